@@ -1,0 +1,62 @@
+"""The finding every stage produces: one problem at one place in one file."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+
+class Severity(enum.IntEnum):
+    """Ordered so that a larger value is more serious."""
+
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown severity {text!r} (use error, warning or info)") from None
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A 1-based source range; end is exclusive in column, like most editors report."""
+
+    line: int
+    column: int
+    end_line: int | None = None
+    end_column: int | None = None
+
+
+UNKNOWN_SPAN = Span(1, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    path: Path
+    span: Span
+    code: str
+    severity: Severity
+    message: str
+    hint: str | None = None
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def column(self) -> int:
+        return self.span.column
+
+    def with_severity(self, severity: Severity) -> "Diagnostic":
+        return replace(self, severity=severity)
+
+    def sort_key(self) -> tuple:
+        return (str(self.path), self.span.line, self.span.column, self.code, self.message)
