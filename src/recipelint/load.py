@@ -1,4 +1,574 @@
 """YAML files -> documents with js-yaml 4 values and a source position for every node.
 
-(Interface stub; the implementation lands in the next commit.)
+The upstream compiler reads recipes with js-yaml 4.3.2 (YAML 1.2 core schema plus
+timestamps and merge keys).  We take libyaml's event stream (C speed, exact marks)
+and build the values ourselves, so that:
+
+* plain scalars resolve the way js-yaml resolves them (``yes`` stays a string,
+  ``010`` is ten, ``1e3`` is a number, dates become UTC ``YYYY-MM-DD`` strings);
+* numbers behave as JavaScript doubles (huge integers lose precision, integral
+  floats are integers);
+* mapping keys are stringified as JavaScript does, and duplicates are errors that
+  name both places;
+* nesting depth and alias expansion are bounded, so hostile input costs bounded
+  time and memory; no tag ever constructs a Python object.
 """
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from recipelint.diagnostics import Diagnostic, Severity, Span, UNKNOWN_SPAN
+
+Pointer = tuple[str | int, ...]
+
+YAML_TAG = "tag:yaml.org,2002:"
+
+
+@dataclass(frozen=True)
+class LoadLimits:
+    """Resource bounds for one file; every one of them yields a diagnostic when exceeded."""
+
+    max_file_bytes: int = 1_048_576
+    # js-yaml 4.3.2 refuses nesting beyond 100 levels, so a deeper recipe cannot compile upstream.
+    max_depth: int = 100
+    # Nodes after alias expansion: what a consumer walking the data would visit.
+    max_nodes: int = 200_000
+
+
+DEFAULT_LIMITS = LoadLimits()
+
+
+@dataclass
+class Document:
+    path: Path
+    rel: str
+    kind: str
+    text: str
+    data: Any = None
+    usable: bool = False
+    problems: list[Diagnostic] = field(default_factory=list)
+    _spans: dict[Pointer, tuple[Span | None, Span]] = field(default_factory=dict, repr=False)
+
+    def span(self, pointer: Sequence[str | int]) -> Span:
+        """Where the value at ``pointer`` is written (its nearest written ancestor if absent)."""
+        entry = self._nearest(tuple(pointer))
+        return entry[1] if entry else UNKNOWN_SPAN
+
+    def key_span(self, pointer: Sequence[str | int]) -> Span:
+        """Where the mapping key naming ``pointer``'s last element is written."""
+        entry = self._nearest(tuple(pointer))
+        if not entry:
+            return UNKNOWN_SPAN
+        return entry[0] or entry[1]
+
+    def has_position(self, pointer: Sequence[str | int]) -> bool:
+        return tuple(pointer) in self._spans
+
+    def _nearest(self, pointer: Pointer) -> tuple[Span | None, Span] | None:
+        while True:
+            entry = self._spans.get(pointer)
+            if entry is not None or not pointer:
+                return entry
+            pointer = pointer[:-1]
+
+    def source_line(self, line: int) -> str:
+        lines = self.text.splitlines()
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+class LoadError(Exception):
+    """Stops building a document; carries the diagnostic that explains why."""
+
+    def __init__(self, code: str, message: str, span: Span, hint: str | None = None):
+        super().__init__(message)
+        self.code = code
+        self.span = span
+        self.hint = hint
+
+
+# --------------------------------------------------------------------------- scalars
+
+_FLOAT_PATTERN = re.compile(
+    r"^(?:[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?"
+    r"|\.[0-9]+(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)"
+    r"|\.(?:nan|NaN|NAN))$"
+)
+_DATE_PATTERN = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})$")
+_TIMESTAMP_PATTERN = re.compile(
+    r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
+    r"(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})"
+    r"(?:\.([0-9]*))?"
+    r"(?:[ \t]*(Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?$"
+)
+_NULLS = frozenset({"~", "null", "Null", "NULL", ""})
+_TRUES = frozenset({"true", "True", "TRUE"})
+_FALSES = frozenset({"false", "False", "FALSE"})
+_DIGITS = {"b": "01", "o": "01234567", "x": "0123456789abcdefABCDEF"}
+_BASES = {"b": 2, "o": 8, "x": 16}
+_NO_VALUE = object()
+
+
+def js_double(value: float) -> int | float:
+    """A JavaScript number as Python holds it: integral values within 2**53 as int."""
+    if math.isfinite(value) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+def _resolve_int(text: str) -> int | float | object:
+    body = text[1:] if text[:1] in "+-" else text
+    negative = text[:1] == "-"
+    if not body:
+        return _NO_VALUE
+    if body == "0":
+        return 0
+    if body[0] == "0" and len(body) > 2 and body[1] in _BASES:
+        digits = body[2:]
+        if not all(ch in _DIGITS[body[1]] for ch in digits):
+            return _NO_VALUE
+        number = float(int(digits, _BASES[body[1]]))
+    elif body.isascii() and body.isdigit():
+        number = float(int(body, 10)) if len(body) < 400 else math.inf
+    else:
+        return _NO_VALUE
+    if not math.isfinite(number):
+        return _NO_VALUE
+    return js_double(-number if negative else number)
+
+
+def _resolve_float(text: str) -> int | float | object:
+    if not _FLOAT_PATTERN.match(text):
+        return _NO_VALUE
+    lowered = text.lower().lstrip("+")
+    if lowered in (".inf", "-.inf"):
+        return -math.inf if lowered.startswith("-") else math.inf
+    if lowered == ".nan":
+        return math.nan
+    value = float(text)
+    return js_double(value) if math.isfinite(value) else _NO_VALUE
+
+
+def _js_utc_date(year: int, month0: int, day: int, millis_offset: float = 0.0) -> str | None:
+    """Date.UTC semantics: months and days roll over, years 0-99 mean 1900-1999."""
+    if 0 <= year <= 99:
+        year += 1900
+    year += month0 // 12
+    month0 %= 12
+    try:
+        start = datetime(year, month0 + 1, 1, tzinfo=timezone.utc)
+        moment = start + timedelta(days=day - 1, milliseconds=millis_offset)
+    except (OverflowError, ValueError):
+        return None
+    return moment.date().isoformat()
+
+
+def _resolve_timestamp(text: str) -> str | object:
+    match = _DATE_PATTERN.match(text)
+    if match:
+        year, month, day = (int(g) for g in match.groups())
+        return _js_utc_date(year, month - 1, day) or _NO_VALUE
+    match = _TIMESTAMP_PATTERN.match(text)
+    if not match:
+        return _NO_VALUE
+    year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))
+    fraction = int((match.group(7) or "")[:3].ljust(3, "0") or 0)
+    millis = ((hour * 60 + minute) * 60 + second) * 1000 + fraction
+    if match.group(9):
+        delta = (int(match.group(10)) * 60 + int(match.group(11) or 0)) * 60000
+        millis -= delta if match.group(9) == "+" else -delta
+    return _js_utc_date(year, month - 1, day, millis) or _NO_VALUE
+
+
+def resolve_plain_scalar(text: str) -> Any:
+    """The value js-yaml's default schema gives an untagged plain scalar."""
+    if text in _NULLS:
+        return None
+    if text in _TRUES:
+        return True
+    if text in _FALSES:
+        return False
+    first = text[0]
+    if first in "+-.0123456789":
+        for resolver in (_resolve_int, _resolve_float, _resolve_timestamp):
+            value = resolver(text)
+            if value is not _NO_VALUE:
+                return value
+    return text
+
+
+_EXPLICIT_SCALAR_TAGS = {
+    "null": lambda t: None if t in _NULLS else _NO_VALUE,
+    "bool": lambda t: True if t in _TRUES else (False if t in _FALSES else _NO_VALUE),
+    "int": _resolve_int,
+    "float": lambda t: _resolve_float(t) if _FLOAT_PATTERN.match(t) else _resolve_int(t),
+    "timestamp": _resolve_timestamp,
+}
+
+
+def js_string(value: Any) -> str:
+    """JavaScript String(value) for the value kinds YAML produces (used for mapping keys)."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return js_number_text(value)
+    if isinstance(value, list):
+        return ",".join("" if item is None else js_string(item) for item in value)
+    return "[object Object]"
+
+
+def js_number_text(value: float) -> str:
+    """ECMAScript Number::toString for a double."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    if value.is_integer() and abs(value) < 2**53:
+        return str(int(value))
+    mantissa, _, exponent_text = repr(value).partition("e")
+    exponent = int(exponent_text or 0)
+    negative = mantissa.startswith("-")
+    digits = mantissa.lstrip("-").replace(".", "")
+    point = mantissa.lstrip("-").find(".")
+    point = len(mantissa.lstrip("-")) if point < 0 else point
+    digits_stripped = digits.lstrip("0")
+    point -= len(digits) - len(digits_stripped)
+    digits = digits_stripped.rstrip("0") or "0"
+    n = point + exponent  # decimal point position relative to the digit string
+    k = len(digits)
+    if k <= n <= 21:
+        text = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * (-n) + digits
+    else:
+        exp = n - 1
+        sign = "+" if exp >= 0 else "-"
+        text = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + sign + str(abs(exp))
+    return "-" + text if negative else text
+
+
+# --------------------------------------------------------------------------- building
+
+
+def _is_plain(event: yaml.ScalarEvent) -> bool:
+    # libyaml reports a plain scalar's style as "" and PyYAML's as None.
+    return not event.style
+
+
+def _span(start: Any, end: Any) -> Span:
+    return Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+
+
+@dataclass
+class _Frame:
+    container: dict | list
+    pointer: Pointer
+    start: Any
+    anchor: str | None
+    weight: int = 1
+    # mapping state
+    key: Any = _NO_VALUE
+    key_span: Span | None = None
+    key_is_merge: bool = False
+    key_frame_parent: bool = False
+    explicit_keys: dict[str, Span] = field(default_factory=dict)
+    merged_keys: set[str] = field(default_factory=set)
+
+
+class _Builder:
+    """Turns libyaml events into js-yaml values, recording a span for every node."""
+
+    def __init__(self, limits: LoadLimits):
+        self.limits = limits
+        self.spans: dict[Pointer, tuple[Span | None, Span]] = {}
+        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.stack: list[_Frame] = []
+        self.nodes = 0
+        self.result: Any = _NO_VALUE
+
+    def build(self, events: Iterator[Any]) -> Any:
+        documents = 0
+        for event in events:
+            if isinstance(event, yaml.DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    raise LoadError(
+                        "RL005",
+                        "more than one YAML document in this file",
+                        _span(event.start_mark, event.end_mark),
+                        "a recipe file holds exactly one document: remove the extra '---'",
+                    )
+            elif isinstance(event, yaml.ScalarEvent):
+                self._scalar(event)
+            elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                self._open(event)
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                self._close(event)
+            elif isinstance(event, yaml.AliasEvent):
+                self._alias(event)
+        return None if self.result is _NO_VALUE else self.result
+
+    # -- nodes
+
+    def _scalar(self, event: yaml.ScalarEvent) -> None:
+        span = _span(event.start_mark, event.end_mark)
+        value = self._scalar_value(event, span)
+        if self._is_key_position():
+            frame = self.stack[-1]
+            frame.key_is_merge = event.tag is None and _is_plain(event) and event.value == "<<"
+            self._set_key(value, span)
+        else:
+            self._attach(value, span, weight=1)
+        if event.anchor:
+            self.anchors[event.anchor] = (value, 1)
+
+    def _scalar_value(self, event: yaml.ScalarEvent, span: Span) -> Any:
+        tag = event.tag
+        if tag is None:
+            return resolve_plain_scalar(event.value) if _is_plain(event) else event.value
+        if tag == "!" or tag == YAML_TAG + "str":
+            return event.value
+        short = tag[len(YAML_TAG):] if tag.startswith(YAML_TAG) else None
+        resolver = _EXPLICIT_SCALAR_TAGS.get(short or "")
+        if resolver is None:
+            raise self._unsupported_tag(tag, span)
+        value = resolver(event.value)
+        if value is _NO_VALUE:
+            raise LoadError("RL001", f"cannot read {event.value!r} as !!{short}", span)
+        return value
+
+    def _unsupported_tag(self, tag: str, span: Span) -> LoadError:
+        return LoadError(
+            "RL008",
+            f"unsupported YAML tag {tag!r}",
+            span,
+            "recipes use plain YAML values only: remove the tag",
+        )
+
+    def _open(self, event: Any) -> None:
+        is_map = isinstance(event, yaml.MappingStartEvent)
+        expected = YAML_TAG + ("map" if is_map else "seq")
+        if event.tag not in (None, "!", expected):
+            raise self._unsupported_tag(event.tag, _span(event.start_mark, event.end_mark))
+        if len(self.stack) >= self.limits.max_depth:
+            raise LoadError(
+                "RL009",
+                f"nesting deeper than {self.limits.max_depth} levels",
+                _span(event.start_mark, event.end_mark),
+                "flatten the structure; the upstream compiler refuses it too",
+            )
+        in_key = self._is_key_position()
+        pointer = self._child_pointer() if not in_key else ()
+        self._count(1, _span(event.start_mark, event.end_mark))
+        frame = _Frame({} if is_map else [], pointer, event.start_mark, event.anchor)
+        frame.key_frame_parent = in_key
+        self.stack.append(frame)
+
+    def _close(self, event: Any) -> None:
+        frame = self.stack.pop()
+        span = Span(frame.start.line + 1, frame.start.column + 1,
+                    event.end_mark.line + 1, event.end_mark.column + 1)
+        if frame.anchor:
+            self.anchors[frame.anchor] = (frame.container, frame.weight)
+        if frame.key_frame_parent:
+            self._set_key(js_string(frame.container), span)
+            return
+        self._attach(frame.container, span, weight=frame.weight, counted=True)
+
+    def _alias(self, event: yaml.AliasEvent) -> None:
+        span = _span(event.start_mark, event.end_mark)
+        if event.anchor not in self.anchors:
+            raise LoadError("RL001", f"unknown alias *{event.anchor}", span)
+        value, weight = self.anchors[event.anchor]
+        self._count(weight, span)
+        if self._is_key_position():
+            self.stack[-1].key_is_merge = False
+            self._set_key(js_string(value), span)
+        else:
+            self._attach(value, span, weight=weight, counted=True)
+
+    # -- bookkeeping
+
+    def _count(self, weight: int, span: Span) -> None:
+        self.nodes += weight
+        if self.nodes > self.limits.max_nodes:
+            raise LoadError(
+                "RL010",
+                f"more than {self.limits.max_nodes} nodes once aliases are expanded",
+                span,
+                "remove the alias chain; recipes do not need anchors",
+            )
+        for frame in self.stack:
+            frame.weight += weight
+
+    def _is_key_position(self) -> bool:
+        return bool(self.stack) and isinstance(self.stack[-1].container, dict) \
+            and self.stack[-1].key is _NO_VALUE
+
+    def _child_pointer(self) -> Pointer:
+        if not self.stack:
+            return ()
+        frame = self.stack[-1]
+        if isinstance(frame.container, list):
+            return frame.pointer + (len(frame.container),)
+        return frame.pointer + (frame.key,)
+
+    def _set_key(self, value: Any, span: Span) -> None:
+        frame = self.stack[-1]
+        frame.key = js_string(value)
+        frame.key_span = span
+
+    def _attach(self, value: Any, span: Span, weight: int, counted: bool = False) -> None:
+        if not counted:
+            self._count(weight, span)
+        if not self.stack:
+            self.result = value
+            self.spans[()] = (None, span)
+            return
+        frame = self.stack[-1]
+        if isinstance(frame.container, list):
+            self.spans[frame.pointer + (len(frame.container),)] = (None, span)
+            frame.container.append(value)
+            return
+        key, key_span = frame.key, frame.key_span
+        frame.key, frame.key_span = _NO_VALUE, None
+        if frame.key_is_merge:
+            frame.key_is_merge = False
+            self._merge(frame, value, span)
+            return
+        self._store(frame, key, key_span, value, span)
+
+    def _store(self, frame: _Frame, key: str, key_span: Span | None, value: Any, span: Span) -> None:
+        first = frame.explicit_keys.get(key)
+        if first is not None:
+            raise LoadError(
+                "RL002",
+                f"duplicate key {key!r} (first defined at line {first.line}, column {first.column})",
+                key_span or span,
+                "keep one of the two entries; the upstream compiler refuses duplicate keys",
+            )
+        frame.explicit_keys[key] = key_span or span
+        frame.merged_keys.discard(key)
+        frame.container[key] = value
+        self.spans[frame.pointer + (key,)] = (key_span, span)
+
+    def _merge(self, frame: _Frame, value: Any, span: Span) -> None:
+        sources = value if isinstance(value, list) else [value]
+        for source in sources:
+            if not isinstance(source, dict):
+                raise LoadError("RL001", "a merge key '<<' needs a mapping or a list of mappings", span)
+            for key, item in source.items():
+                if key not in frame.container:
+                    frame.container[key] = item
+                    frame.merged_keys.add(key)
+                    self.spans[frame.pointer + (key,)] = (span, span)
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def _error(doc: Document, code: str, message: str, span: Span, hint: str | None = None) -> Document:
+    doc.problems.append(Diagnostic(doc.path, span, code, Severity.ERROR, message, hint))
+    doc.usable = False
+    doc.data = None
+    return doc
+
+
+def _position_of_offset(text: str, offset: int) -> Span:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return Span(line, column)
+
+
+def _decode(raw: bytes, doc: Document) -> str | None:
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        span = _position_of_offset(raw[:nul].decode("utf-8", "replace"), nul)
+        _error(doc, "RL004", "the file contains a NUL byte", span, "recipes are UTF-8 text files")
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        prefix = raw[: exc.start].decode("utf-8", "replace")
+        _error(doc, "RL004", f"invalid UTF-8 at byte {exc.start}", _position_of_offset(prefix, len(prefix)),
+               "save the file as UTF-8")
+        return None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def parse_yaml(
+    text: str,
+    path: Path = Path("<string>"),
+    kind: str = "other",
+    rel: str | None = None,
+    limits: LoadLimits = DEFAULT_LIMITS,
+) -> Document:
+    """Build a Document from text; never raises for bad input."""
+    doc = Document(path=path, rel=rel if rel is not None else path.as_posix(), kind=kind, text=text)
+    if len(text.encode("utf-8", "surrogatepass")) > limits.max_file_bytes:
+        return _error(doc, "RL003", f"file is larger than {limits.max_file_bytes} bytes", Span(1, 1),
+                      "split the file or raise the limit in the recipelint configuration")
+    builder = _Builder(limits)
+    try:
+        data = builder.build(yaml.parse(text, Loader=yaml.CSafeLoader))
+    except LoadError as exc:
+        return _error(doc, exc.code, str(exc), exc.span, exc.hint)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        span = Span(mark.line + 1, mark.column + 1) if mark else Span(1, 1)
+        message = " ".join(part for part in (exc.context, exc.problem) if part) or "invalid YAML"
+        return _error(doc, "RL001", f"YAML syntax error: {message}", span)
+    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        return _error(doc, "RL001", f"YAML syntax error: {exc}", Span(1, 1))
+    doc.data, doc._spans = data, builder.spans
+    if builder.result is _NO_VALUE:
+        return _error(doc, "RL006", "the file is empty", Span(1, 1), "write the document's keys, or delete the file")
+    if not isinstance(data, dict):
+        kind_name = "list" if isinstance(data, list) else "single value"
+        _error(doc, "RL007", f"the top level is a {kind_name}, not a mapping", doc.span(()),
+               "a recipe file is a mapping of keys such as meta, model and variants")
+        doc._spans = builder.spans
+        return doc
+    doc.usable = True
+    return doc
+
+
+def load_document(
+    path: Path,
+    rel: str | None = None,
+    kind: str = "other",
+    limits: LoadLimits = DEFAULT_LIMITS,
+) -> Document:
+    """Read and parse one file; size is checked before the file is read whole."""
+    doc = Document(path=path, rel=rel if rel is not None else path.as_posix(), kind=kind, text="")
+    try:
+        size = path.stat().st_size
+        if size > limits.max_file_bytes:
+            return _error(doc, "RL003", f"file is {size} bytes, more than the {limits.max_file_bytes}-byte limit",
+                          Span(1, 1), "split the file or raise the limit in the recipelint configuration")
+        raw = path.read_bytes()
+    except OSError as exc:
+        return _error(doc, "RL011", f"cannot read the file: {exc.strerror or exc}", Span(1, 1))
+    text = _decode(raw, doc)
+    if text is None:
+        return doc
+    return parse_yaml(text, path=path, kind=kind, rel=doc.rel, limits=limits)

@@ -1,0 +1,152 @@
+"""A recipe tree on disk: which files exist, in the order the upstream compiler reads them."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from recipelint.diagnostics import Diagnostic, Severity, Span
+from recipelint.load import DEFAULT_LIMITS, Document, LoadLimits, load_document
+
+RECIPE_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass
+class RecipeTree:
+    root: Path
+    taxonomy: Document | None = None
+    platforms: Document | None = None
+    strategies: list[Document] = field(default_factory=list)
+    kv_stores: list[Document] = field(default_factory=list)
+    recipes: list[Document] = field(default_factory=list)
+    problems: list[Diagnostic] = field(default_factory=list)
+
+    def documents(self) -> Iterator[Document]:
+        for doc in (self.taxonomy, self.platforms):
+            if doc is not None:
+                yield doc
+        yield from self.strategies
+        yield from self.kv_stores
+        yield from self.recipes
+
+    def all_problems(self) -> Iterator[Diagnostic]:
+        yield from self.problems
+        for doc in self.documents():
+            yield from doc.problems
+
+
+def byte_sorted(names: list[str]) -> list[str]:
+    """Node's readdirSync order: file names compared as UTF-8 bytes."""
+    return sorted(names, key=lambda name: name.encode("utf-8", "surrogateescape"))
+
+
+def is_tree_root(folder: Path) -> bool:
+    return (folder / "taxonomy.yaml").is_file() and (folder / "models").is_dir()
+
+
+def find_tree_root(path: Path) -> Path | None:
+    """The nearest folder at or above ``path`` that holds taxonomy.yaml and models/."""
+    current = path.resolve()
+    if not current.is_dir():
+        current = current.parent
+    for folder in (current, *current.parents):
+        if is_tree_root(folder):
+            return folder
+    return None
+
+
+def recipe_hf_id(rel: str) -> str | None:
+    """models/<org>/.../<repo>.yaml -> org/repo; upstream drops any middle folders."""
+    parts = rel.split("/")
+    if parts and parts[0] == "models":
+        parts = parts[1:]
+    if len(parts) < 2:
+        return None
+    repo = parts[-1]
+    for suffix in RECIPE_SUFFIXES:
+        if repo.endswith(suffix):
+            repo = repo[: -len(suffix)]
+            break
+    return f"{parts[0]}/{repo}"
+
+
+class _Walker:
+    """Lists files inside the tree without ever following a link out of it."""
+
+    def __init__(self, root: Path, problems: list[Diagnostic]):
+        self.root = root
+        self.resolved_root = root.resolve()
+        self.problems = problems
+
+    def escapes(self, path: Path) -> bool:
+        if not path.is_symlink():
+            return False
+        target = path.resolve()
+        if target == self.resolved_root or self.resolved_root in target.parents:
+            return False
+        self.problems.append(Diagnostic(
+            path, Span(1, 1), "RL012", Severity.ERROR,
+            f"symbolic link points outside the recipe tree (to {target}); it was not followed",
+            "replace the link with the file itself",
+        ))
+        return True
+
+    def listing(self, folder: Path) -> list[Path]:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return []
+        return [folder / name for name in byte_sorted(names)]
+
+    def flat(self, folder: Path, suffix: str) -> list[Path]:
+        return [p for p in self.listing(folder)
+                if p.name.endswith(suffix) and not self.escapes(p) and p.is_file()]
+
+    def recursive(self, folder: Path) -> Iterator[Path]:
+        for path in self.listing(folder):
+            if self.escapes(path):
+                continue
+            if path.is_dir():
+                yield from self.recursive(path)
+            elif path.name.endswith(RECIPE_SUFFIXES) and path.is_file():
+                yield path
+
+
+def _rel(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def load_tree(root: Path, limits: LoadLimits = DEFAULT_LIMITS) -> RecipeTree:
+    root = Path(os.path.abspath(root))
+    tree = RecipeTree(root=root)
+    walker = _Walker(root, tree.problems)
+
+    def load(path: Path, kind: str) -> Document:
+        return load_document(path, _rel(root, path), kind, limits)
+
+    taxonomy = root / "taxonomy.yaml"
+    if taxonomy.is_file() and not walker.escapes(taxonomy):
+        tree.taxonomy = load(taxonomy, "taxonomy")
+    else:
+        tree.problems.append(Diagnostic(
+            taxonomy, Span(1, 1), "RL013", Severity.ERROR,
+            "the tree has no taxonomy.yaml", "add taxonomy.yaml with the hardware profiles",
+        ))
+    platforms = root / "platforms.yaml"
+    if platforms.is_file() and not walker.escapes(platforms):
+        tree.platforms = load(platforms, "platforms")
+    tree.strategies = [load(p, "strategy") for p in walker.flat(root / "strategies", ".yaml")]
+    tree.kv_stores = [load(p, "kv_store") for p in walker.flat(root / "kv_store", ".yaml")]
+    for path in walker.recursive(root / "models"):
+        rel = _rel(root, path)
+        if recipe_hf_id(rel) is None:
+            tree.problems.append(Diagnostic(
+                path, Span(1, 1), "RL014", Severity.ERROR,
+                "a recipe file directly under models/ has no organisation folder",
+                f"move it to models/<hf_org>/{path.name}",
+            ))
+            continue
+        tree.recipes.append(load(path, "recipe"))
+    return tree
