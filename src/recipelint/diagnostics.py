@@ -46,6 +46,9 @@ class Diagnostic:
     severity: Severity
     message: str
     hint: str | None = None
+    # Where in the document the finding points; suppression comments on any
+    # enclosing key apply to it.
+    pointer: tuple[str | int, ...] = ()
 
     @property
     def line(self) -> int:

@@ -536,6 +536,9 @@ def parse_yaml(
         mark = exc.problem_mark or exc.context_mark
         span = Span(mark.line + 1, mark.column + 1) if mark else Span(1, 1)
         message = " ".join(part for part in (exc.context, exc.problem) if part) or "invalid YAML"
+        if "nesting depth" in message:  # libyaml's own bound (1000 levels) came before ours
+            return _error(doc, "RL009", f"nesting deeper than {limits.max_depth} levels", span,
+                          "flatten the structure; the upstream compiler refuses it too")
         return _error(doc, "RL001", f"YAML syntax error: {message}", span)
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         return _error(doc, "RL001", f"YAML syntax error: {exc}", Span(1, 1))

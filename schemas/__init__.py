@@ -1,0 +1,1 @@
+"""JSON Schemas for recipe trees, shipped as recipelint._schemas."""

@@ -1,0 +1,102 @@
+"""The rule catalog: data in the top-level rules/ folder, shipped as recipelint._catalog.
+
+Each ``rules/RL*.yaml`` file holds one family.  The catalog is the single source of
+rule metadata (name, default severity, documentation, examples); check functions
+only produce findings.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from recipelint.diagnostics import Severity
+
+
+@dataclass(frozen=True)
+class Example:
+    path: str
+    content: str
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    rationale: str = ""
+    fix: str = ""
+    autofix: bool = False
+    family: str = ""
+    family_title: str = ""
+    failing: tuple[Example, ...] = ()
+    passing: tuple[Example, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+
+DEFAULT_EXAMPLE_PATH = "models/acme/demo-model.yaml"
+
+
+def _examples(raw: Any) -> tuple[Example, ...]:
+    if raw is None:
+        return ()
+    items = raw if isinstance(raw, list) else [raw]
+    return tuple(Example(str(item.get("path") or DEFAULT_EXAMPLE_PATH), str(item["content"])) for item in items)
+
+
+def _rule(entry: dict[str, Any], family: str, title: str) -> RuleInfo:
+    examples = entry.get("examples") or {}
+    known = {"code", "name", "severity", "summary", "rationale", "fix", "autofix", "examples"}
+    return RuleInfo(
+        code=str(entry["code"]),
+        name=str(entry["name"]),
+        severity=Severity.parse(str(entry.get("severity", "error"))),
+        summary=str(entry.get("summary", "")).strip(),
+        rationale=str(entry.get("rationale", "")).strip(),
+        fix=str(entry.get("fix", "")).strip(),
+        autofix=bool(entry.get("autofix", False)),
+        family=family,
+        family_title=title,
+        failing=_examples(examples.get("failing")),
+        passing=_examples(examples.get("passing")),
+        extra={k: v for k, v in entry.items() if k not in known},
+    )
+
+
+def catalog_files() -> list[tuple[str, str]]:
+    """(name, text) of every family file, in name order."""
+    root = resources.files("recipelint._catalog")
+    files = [item for item in root.iterdir() if item.name.startswith("RL") and item.name.endswith(".yaml")]
+    return [(item.name, item.read_text(encoding="utf-8")) for item in sorted(files, key=lambda i: i.name)]
+
+
+@functools.cache
+def load_catalog() -> dict[str, RuleInfo]:
+    """Every rule by code. The catalog is our own trusted data, so a plain YAML load is fine."""
+    rules: dict[str, RuleInfo] = {}
+    for name, text in catalog_files():
+        data = yaml.load(text, Loader=yaml.CSafeLoader) or {}
+        family, title = str(data.get("family", name)), str(data.get("title", ""))
+        for entry in data.get("rules") or []:
+            info = _rule(entry, family, title)
+            if info.code in rules:
+                raise ValueError(f"rule {info.code} is defined twice in the catalog ({name})")
+            rules[info.code] = info
+    return rules
+
+
+def rule_info(code: str) -> RuleInfo | None:
+    return load_catalog().get(code.upper())
+
+
+def find_rule(code_or_name: str) -> RuleInfo | None:
+    wanted = code_or_name.strip()
+    info = rule_info(wanted)
+    if info:
+        return info
+    return next((r for r in load_catalog().values() if r.name == wanted.lower()), None)

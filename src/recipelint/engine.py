@@ -1,0 +1,200 @@
+"""Runs every stage of `recipelint check` over a tree and returns its diagnostics.
+
+load problems -> schema validation -> rule checks -> configuration (select,
+ignore, severity, per-file ignores) -> inline suppressions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from recipelint.catalog import load_catalog
+from recipelint.config import Config
+from recipelint.diagnostics import Diagnostic, Severity, Span
+from recipelint.load import Document
+from recipelint.rules import Finding, registered_checks
+from recipelint.tree import RecipeTree, recipe_hf_id
+
+SUPPRESSION = re.compile(r"#\s*recipelint:\s*disable=([A-Za-z0-9_, -]+)")
+UNUSED_SUPPRESSION = "RL015"
+
+
+@dataclass
+class CheckContext:
+    """What checks read: the tree plus indexes built once and shared."""
+
+    tree: RecipeTree
+    config: Config = field(default_factory=Config)
+
+    @cached_property
+    def recipes(self) -> list[Document]:
+        return [doc for doc in self.tree.recipes if doc.usable]
+
+    @cached_property
+    def profiles(self) -> dict[str, Any]:
+        data = self.tree.taxonomy.data if self.tree.taxonomy and self.tree.taxonomy.usable else {}
+        profiles = data.get("hardware_profiles") if isinstance(data, dict) else None
+        return profiles if isinstance(profiles, dict) else {}
+
+    @cached_property
+    def strategies(self) -> dict[str, Document]:
+        return _by_name(self.tree.strategies)
+
+    @cached_property
+    def kv_stores(self) -> dict[str, Document]:
+        return _by_name(self.tree.kv_stores)
+
+    @cached_property
+    def hf_ids(self) -> dict[str, Document]:
+        ids: dict[str, Document] = {}
+        for doc in self.tree.recipes:
+            hf_id = recipe_hf_id(doc.rel)
+            if hf_id:
+                ids.setdefault(hf_id, doc)
+        return ids
+
+    @cached_property
+    def generations(self) -> set[str]:
+        gens: set[str] = set()
+        for profile in self.profiles.values():
+            if isinstance(profile, dict):
+                gen = profile.get("generation") or profile.get("gpu_generation")
+                gens.update(g for g in (gen if isinstance(gen, list) else [gen]) if isinstance(g, str))
+        return gens
+
+    @cached_property
+    def brands(self) -> set[str]:
+        return {p["brand"].lower() for p in self.profiles.values()
+                if isinstance(p, dict) and isinstance(p.get("brand"), str)}
+
+
+def _by_name(docs: Iterable[Document]) -> dict[str, Document]:
+    named: dict[str, Document] = {}
+    for doc in docs:
+        if doc.usable and isinstance(doc.data.get("name"), str):
+            named.setdefault(doc.data["name"], doc)
+    return named
+
+
+def _to_diagnostic(finding: Finding, code: str, severity: Severity) -> Diagnostic:
+    doc = finding.doc
+    span = doc.key_span(finding.pointer) if finding.at_key else doc.span(finding.pointer)
+    return Diagnostic(doc.path, span, finding.code or code, severity, finding.message,
+                      finding.hint, tuple(finding.pointer))
+
+
+def _schema_problems(tree: RecipeTree) -> Iterator[Diagnostic]:
+    try:
+        from recipelint.schema import validate_document
+    except ModuleNotFoundError as exc:  # the schema stage ships with the schemas
+        if exc.name != "recipelint.schema":
+            raise
+        return
+    for doc in tree.documents():
+        if doc.usable:
+            yield from validate_document(doc)
+
+
+def _rule_problems(context: CheckContext) -> Iterator[Diagnostic]:
+    catalog = load_catalog()
+    for code, functions in sorted(registered_checks().items()):
+        if not context.config.is_enabled(code):
+            continue
+        info = catalog.get(code)
+        severity = info.severity if info else Severity.ERROR
+        for function in functions:
+            for finding in function(context):
+                if (finding.code or code) == code:
+                    yield _to_diagnostic(finding, code, severity)
+
+
+def _configured(diagnostics: Iterable[Diagnostic], config: Config, root: Path) -> Iterator[Diagnostic]:
+    for diag in diagnostics:
+        if not config.is_enabled(diag.code):
+            continue
+        rel = _relative(diag.path, root)
+        if config.is_ignored_for(diag.code, rel):
+            continue
+        yield diag.with_severity(config.severity_for(diag.code, diag.severity))
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+@dataclass
+class _Suppression:
+    line: int
+    column: int
+    codes: set[str]
+    used: set[str] = field(default_factory=set)
+
+
+def _suppressions(doc: Document) -> dict[int, _Suppression]:
+    found: dict[int, _Suppression] = {}
+    if "recipelint:" not in doc.text:
+        return found
+    for number, line in enumerate(doc.text.splitlines(), start=1):
+        match = SUPPRESSION.search(line)
+        if match:
+            codes = {c.strip().upper() for c in match.group(1).split(",") if c.strip()}
+            found[number] = _Suppression(number, match.start() + 1, codes)
+    return found
+
+
+def _candidate_lines(doc: Document, diag: Diagnostic) -> list[int]:
+    """The finding's own line, then the line of every key that encloses it."""
+    lines = [diag.span.line]
+    pointer = diag.pointer
+    while pointer:
+        if doc.has_position(pointer):
+            lines.append(doc.key_span(pointer).line)
+        pointer = pointer[:-1]
+    return lines
+
+
+def _apply_suppressions(diagnostics: list[Diagnostic], tree: RecipeTree, config: Config) -> list[Diagnostic]:
+    docs = {doc.path: doc for doc in tree.documents()}
+    tables = {path: _suppressions(doc) for path, doc in docs.items()}
+    kept: list[Diagnostic] = []
+    for diag in diagnostics:
+        table = tables.get(diag.path)
+        if table:
+            hit = next((table[n] for n in _candidate_lines(docs[diag.path], diag)
+                        if n in table and diag.code in table[n].codes), None)
+            if hit is not None:
+                hit.used.add(diag.code)
+                continue
+        kept.append(diag)
+    if config.is_enabled(UNUSED_SUPPRESSION):
+        kept.extend(_unused(tables, config))
+    return kept
+
+
+def _unused(tables: dict[Path, dict[int, _Suppression]], config: Config) -> Iterator[Diagnostic]:
+    for path, table in tables.items():
+        for entry in table.values():
+            for code in sorted(entry.codes - entry.used):
+                yield Diagnostic(
+                    path, Span(entry.line, entry.column), UNUSED_SUPPRESSION,
+                    config.severity_for(UNUSED_SUPPRESSION, Severity.WARNING),
+                    f"suppression of {code} is not needed here: no {code} finding on this line or block",
+                    "remove the code from the comment",
+                )
+
+
+def run_checks(tree: RecipeTree, config: Config | None = None) -> list[Diagnostic]:
+    config = config or Config()
+    context = CheckContext(tree, config)
+    stages = (tree.all_problems(), _schema_problems(tree), _rule_problems(context))
+    found = [diag for stage in stages for diag in _configured(stage, config, tree.root)]
+    found = _apply_suppressions(found, tree, config)
+    return sorted(set(found), key=Diagnostic.sort_key)

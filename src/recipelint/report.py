@@ -1,0 +1,135 @@
+"""Formatters: one function per output format, each turning diagnostics into text.
+
+Recipe content reaches every format through messages and hints, so each format
+escapes it by that format's own rules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from recipelint.diagnostics import Diagnostic, Severity
+
+# C0/C1 controls except tab and newline, plus ESC sequences: a recipe must not drive the terminal.
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def display_path(path: Path, base: Path | None = None) -> str:
+    """The path relative to the current directory when it is below it, else as given."""
+    base = base or Path.cwd()
+    try:
+        return os.path.relpath(path, base) if path.is_absolute() else str(path)
+    except ValueError:
+        return str(path)
+
+
+def strip_controls(text: str) -> str:
+    return _CONTROL.sub(lambda m: "" if m.group().startswith("\x1b") else f"\\x{ord(m.group()):02x}", text)
+
+
+def _one_line(text: str) -> str:
+    return strip_controls(text).replace("\n", "\\n").replace("\r", "\\r")
+
+
+def format_text(diagnostics: Sequence[Diagnostic], sources: dict[Path, str] | None = None,
+                color: bool = False) -> str:
+    lines: list[str] = []
+    for diag in diagnostics:
+        location = f"{display_path(diag.path)}:{diag.span.line}:{diag.span.column}"
+        level = str(diag.severity)
+        if color:
+            shade = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}[diag.severity]
+            level = f"\x1b[{shade}m{level}\x1b[0m"
+        lines.append(f"{location}: {diag.code} {level}: {_one_line(diag.message)}")
+        if sources is not None:
+            lines.extend(_excerpt(diag, sources.get(diag.path)))
+        if diag.hint:
+            lines.append(f"    hint: {_one_line(diag.hint)}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _excerpt(diag: Diagnostic, text: str | None) -> list[str]:
+    if not text:
+        return []
+    source_lines = text.splitlines()
+    if not 0 < diag.span.line <= len(source_lines):
+        return []
+    line = strip_controls(source_lines[diag.span.line - 1].replace("\t", " "))
+    width = 1
+    if diag.span.end_line == diag.span.line and diag.span.end_column:
+        width = max(1, diag.span.end_column - diag.span.column)
+    gutter = f"{diag.span.line:>5} | "
+    return [f"{gutter}{line}", " " * (len(gutter) + diag.span.column - 1) + "^" * width]
+
+
+def as_record(diag: Diagnostic) -> dict[str, object]:
+    return {
+        "path": display_path(diag.path),
+        "line": diag.span.line,
+        "column": diag.span.column,
+        "end_line": diag.span.end_line,
+        "end_column": diag.span.end_column,
+        "code": diag.code,
+        "severity": str(diag.severity),
+        "message": diag.message,
+        "hint": diag.hint,
+    }
+
+
+def format_json(diagnostics: Sequence[Diagnostic]) -> str:
+    return json.dumps([as_record(d) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def format_github(diagnostics: Sequence[Diagnostic]) -> str:
+    """GitHub workflow commands; escaping keeps recipe text from starting a new command."""
+    from recipelint.catalog import rule_info
+
+    command = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+    lines = []
+    for diag in diagnostics:
+        info = rule_info(diag.code)
+        title = f"{diag.code} {info.name}" if info else diag.code
+        props = {"file": display_path(diag.path), "line": diag.span.line, "col": diag.span.column}
+        if diag.span.end_line:
+            props["endLine"] = diag.span.end_line
+        if diag.span.end_column:
+            props["endColumn"] = diag.span.end_column
+        props["title"] = title
+        rendered = ",".join(f"{k}={_escape_property(str(v))}" for k, v in props.items())
+        message = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
+        lines.append(f"::{command[diag.severity]} {rendered}::{_escape_data(strip_controls(message))}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def format_sarif(diagnostics: Sequence[Diagnostic]) -> str:
+    from recipelint.sarif import build_sarif
+
+    return json.dumps(build_sarif(diagnostics), indent=2, ensure_ascii=False) + "\n"
+
+
+FORMATTERS: dict[str, Callable[[Sequence[Diagnostic]], str]] = {
+    "json": format_json,
+    "github": format_github,
+    "sarif": format_sarif,
+}
+
+
+def summary_line(diagnostics: Sequence[Diagnostic], files: int) -> str:
+    counts = {level: sum(1 for d in diagnostics if d.severity is level) for level in Severity}
+    if not diagnostics:
+        return f"recipelint: {files} files checked, no problems"
+    parts = [f"{counts[level]} {level}{'s' if counts[level] != 1 else ''}"
+             for level in (Severity.ERROR, Severity.WARNING, Severity.INFO) if counts[level]]
+    return f"recipelint: {files} files checked, " + ", ".join(parts)
