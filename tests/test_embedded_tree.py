@@ -44,6 +44,16 @@ def test_tree_loads_without_problems(tree: RecipeTree) -> None:
     assert all(doc.usable and isinstance(doc.data, dict) for doc in tree.documents())
 
 
+def test_recipelint_check_is_clean_on_the_embedded_tree(embedded_tree: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from recipelint.cli import main
+
+    exit_code = main(["check", "--strict", "--format", "json", str(embedded_tree)])
+    findings = capsys.readouterr().out
+    assert exit_code == 0, findings
+    assert json.loads(findings) == []
+
+
 def test_strategy_and_kv_store_files_are_named_after_their_ids(tree: RecipeTree) -> None:
     for doc in [*tree.strategies, *tree.kv_stores]:
         assert doc.data["name"] == Path(doc.rel).stem, doc.rel
