@@ -57,7 +57,8 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: click usage errors exit 2, unexpected failures exit 2 with a message."""
     try:
-        cli.main(args=argv, prog_name="recipelint", standalone_mode=False)
+        # Without standalone mode click returns ctx.exit()'s code instead of exiting.
+        status = cli.main(args=argv, prog_name="recipelint", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"recipelint: internal error: {type(exc).__name__}: {exc}", err=True)
         click.echo("Please report this with the input that caused it.", err=True)
         return EXIT_USAGE
-    return EXIT_OK
+    return status if isinstance(status, int) else EXIT_OK
 
 
 def run() -> None:
