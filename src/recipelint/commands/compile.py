@@ -1,0 +1,109 @@
+"""`recipelint compile TREE -o OUT`: the recipes JSON API, byte-identical to upstream's build."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from recipelint.diagnostics import Diagnostic, Severity
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def _provenance(root: Path, no_provenance: bool, name: str | None, repo: str | None, ref: str | None,
+                sha: str | None):
+    """Explicit --source-* options win; otherwise a git checkout fills the block; else none."""
+    from recipelint.compiler import Provenance, git_provenance
+
+    given = any(v is not None for v in (name, repo, ref, sha))
+    if no_provenance:
+        if given:
+            raise click.UsageError("--no-provenance cannot be combined with --source-* options")
+        return None
+    from_git = git_provenance(root, name, repo, ref, sha)
+    if from_git is not None:
+        return from_git
+    if not given:
+        return None
+    missing = [opt for opt, value in (("--source-repo", repo), ("--source-ref", ref), ("--source-sha", sha))
+               if not value]
+    if missing:
+        raise click.UsageError(f"the tree is not in a git checkout, so {', '.join(missing)} must be given")
+    return Provenance(name or repo.split("/")[-1], repo, ref, sha, root)
+
+
+def _show(diagnostics: list[Diagnostic], output_format: str) -> None:
+    from recipelint.report import FORMATTERS, format_text
+
+    if output_format == "text":
+        text = format_text(diagnostics)
+        if text:
+            click.echo(text, err=True, nl=False)
+    else:
+        click.echo(FORMATTERS[output_format](diagnostics), nl=False)
+
+
+@click.command("compile")
+@click.argument("tree", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--output", "out", type=click.Path(path_type=Path),
+              help="Folder to write the API to (replaced as a whole).")
+@click.option("--dry-run", is_flag=True, help="Compile and report, write nothing.")
+@click.option("--source-name", help="Provenance: name of the source (default: the repository name).")
+@click.option("--source-repo", help="Provenance: GitHub owner/name (default: from the origin remote).")
+@click.option("--source-ref", help="Provenance: branch or tag (default: the current branch).")
+@click.option("--source-sha", help="Provenance: commit (default: HEAD).")
+@click.option("--no-provenance", is_flag=True, help="Never add the `source` block.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "github", "sarif"]),
+              default="text", show_default=True, help="How to print findings.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary line.")
+def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: str | None,
+                    source_repo: str | None, source_ref: str | None, source_sha: str | None,
+                    no_provenance: bool, output_format: str, quiet: bool) -> None:
+    """Compile the recipe tree TREE into the static JSON API.
+
+    Provenance: with --source-* options every recipe JSON ends with a `source`
+    block; without them it is filled from git when TREE is inside a checkout with an
+    origin remote, and left out otherwise (or with --no-provenance).
+
+    Exit status: 0 compiled, 1 error findings (nothing written), 2 usage error.
+    """
+    from recipelint.compiler import Compiler
+    from recipelint.emit import EmitError, check_destination, replace_folder
+    from recipelint.tree import is_tree_root, load_tree
+
+    if out is None and not dry_run:
+        raise click.UsageError("give the output folder with -o OUT (or use --dry-run)")
+    if not is_tree_root(tree):
+        raise click.UsageError(f"{tree} is not a recipe tree (it needs taxonomy.yaml and models/)")
+    if out is not None and not dry_run:
+        try:
+            check_destination(out, tree)
+        except EmitError as exc:
+            raise click.UsageError(str(exc)) from exc
+    provenance = _provenance(tree.resolve(), no_provenance, source_name, source_repo, source_ref, source_sha)
+
+    started = time.perf_counter()
+    result = Compiler(load_tree(tree), provenance).run()
+    _show(result.diagnostics, output_format)
+    errors = sum(1 for d in result.diagnostics if d.severity is Severity.ERROR)
+    if errors:
+        if not quiet:
+            click.echo(f"recipelint compile: {errors} error(s); nothing written", err=True)
+        sys.exit(EXIT_FINDINGS)
+    if dry_run:
+        size = sum(len(data) for _, data in result.files.items())
+        if not quiet:
+            click.echo(f"recipelint compile: {len(result.files)} files, {size} bytes rendered "
+                       "(dry run, nothing written)", err=True)
+        return
+    try:
+        written = replace_folder(result.files.items(), out)
+    except EmitError as exc:
+        click.echo(f"recipelint compile: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    if not quiet:
+        click.echo(f"recipelint compile: wrote {written} files to {out} in "
+                   f"{time.perf_counter() - started:.1f}s", err=True)

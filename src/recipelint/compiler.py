@@ -1,0 +1,585 @@
+"""Recipe tree -> the JSON API, in memory: {relative path: document} plus diagnostics.
+
+The upstream build writes as it goes, `rm -rf`s each rendered variant's folder
+first, and lets a later write replace an earlier one. Those semantics are modelled
+here on an in-memory map (:class:`OutputMap`) so that nothing touches the disk
+until the whole tree has compiled; :mod:`recipelint.emit` then writes the map.
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterator
+
+from recipelint.diagnostics import Diagnostic, Severity, Span, UNKNOWN_SPAN
+from recipelint.jsvalue import UNDEFINED, dumps, get, has_js_specials, js_or, js_string, truthy
+from recipelint.load import Document, load_document
+from recipelint.resolve.command import Catalog, Combination, render_command
+from recipelint.resolve.features import feature_mode_problems
+from recipelint.resolve.install import synthesize_install
+from recipelint.resolve.plan import Problems, render_variant
+from recipelint.tree import RecipeTree, byte_sorted, load_tree, recipe_hf_id
+
+# Diagnostic codes of the compile stage (family RL7xx).
+UNSAFE_PATH = "RL701"
+INVALID_FEATURE_MODES = "RL702"
+UNRENDERABLE_RECIPE = "RL703"
+SYNTHESIS_FAILED = "RL704"
+BROKEN_RENDERING = "RL705"
+PROMOTION_COLLIDES = "RL706"
+OUTPUT_OVERWRITTEN = "RL707"
+UNNAMED_SPEC = "RL708"
+PATH_CONFLICT = "RL709"
+MISSING_INPUT = "RL710"
+
+HEAD_KEYS = ("hf_id", "meta", "recommended_command")
+SYNTHESIS_ONLY_KEYS = ("strategy_overrides", "compatible_strategies", "default_strategy")
+
+
+# ---------------------------------------------------------------- provenance
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where the recipes came from; each recipe JSON then ends with a `source` block."""
+
+    source: str
+    repo: str
+    ref: str
+    sha: str
+    repo_root: Path  # paths in the block are relative to this folder
+
+    def block(self, recipe_file: Path) -> dict[str, Any]:
+        try:
+            rel = recipe_file.resolve().relative_to(self.repo_root.resolve()).as_posix()
+        except ValueError:
+            rel = recipe_file.name
+        return {
+            "source": self.source,
+            "repo": self.repo,
+            "ref": self.ref,
+            "sha": self.sha,
+            "path": rel,
+            "edit_url": f"https://github.com/{self.repo}/edit/{self.ref}/{rel}",
+            "overlays": [],
+        }
+
+
+def _git(folder: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True,
+                              timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
+
+
+def repo_slug(url: str) -> str | None:
+    """owner/name from an https, ssh or scp-style GitHub remote URL."""
+    text = url.strip().removesuffix("/").removesuffix(".git")
+    for marker in ("github.com/", "github.com:"):
+        if marker in text:
+            tail = text.split(marker, 1)[1].strip("/")
+            parts = tail.split("/")
+            if len(parts) >= 2 and all(parts[:2]):
+                return f"{parts[0]}/{parts[1]}"
+    parts = text.replace(":", "/").split("/")
+    return f"{parts[-2]}/{parts[-1]}" if len(parts) >= 2 and parts[-2] and parts[-1] else None
+
+
+def git_provenance(folder: Path, name: str | None = None, repo: str | None = None,
+                   ref: str | None = None, sha: str | None = None) -> Provenance | None:
+    """Fill the source block from the git checkout holding ``folder``; None outside git."""
+    root = _git(folder, "rev-parse", "--show-toplevel")
+    if root is None:
+        return None
+    url = _git(folder, "remote", "get-url", "origin")
+    repo = repo or (repo_slug(url) if url else None)
+    ref = ref or _git(folder, "symbolic-ref", "--quiet", "--short", "HEAD") or _git(folder, "rev-parse", "HEAD")
+    sha = sha or _git(folder, "rev-parse", "HEAD")
+    if not (repo and ref and sha):
+        return None
+    return Provenance(name or repo.split("/")[-1], repo, ref, sha, Path(root))
+
+
+# ---------------------------------------------------------------- output map
+
+
+def unsafe_path_reason(path: str) -> str | None:
+    """Why a data-derived output path (an hf id) could leave, or clobber, the output folder."""
+    if not isinstance(path, str) or not path:
+        return "it is empty"
+    if "\x00" in path:
+        return "it contains a NUL character"
+    if "\\" in path:
+        return "it contains a backslash"
+    if path.startswith("/"):
+        return "it is an absolute path"
+    segments = path.split("/")
+    if any(seg in ("", ".", "..") for seg in segments):
+        return "it has an empty, '.' or '..' path segment"
+    if any(ord(ch) < 0x20 for ch in path):
+        return "it contains a control character"
+    return None
+
+
+@dataclass
+class _Entry:
+    doc: Any
+    special: bool
+    origin: str  # the tree file that produced it
+
+
+class OutputMap:
+    """The files upstream would leave in its output folder, with its write semantics."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, _Entry] = {}
+        self._by_top: dict[str, set[str]] = {}
+        self.overwritten: list[tuple[str, str, str]] = []  # path, earlier origin, later origin
+
+    def write(self, path: str, doc: Any, special: bool, origin: str) -> None:
+        earlier = self._files.get(path)
+        if earlier is not None and earlier.origin != origin:
+            self.overwritten.append((path, earlier.origin, origin))
+        self._files[path] = _Entry(doc, special, origin)
+        self._by_top.setdefault(path.split("/", 1)[0], set()).add(path)
+
+    def remove_tree(self, base: str) -> None:
+        """`rm -rf <base>`: the file or folder at base, and everything below it."""
+        top = base.split("/", 1)[0]
+        bucket = self._by_top.get(top)
+        if not bucket:
+            return
+        prefix = base + "/"
+        doomed = [p for p in bucket if p == base or p.startswith(prefix)]
+        for path in doomed:
+            bucket.discard(path)
+            del self._files[path]
+
+    def __contains__(self, path: str) -> bool:
+        return path in self._files
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def paths(self) -> list[str]:
+        return sorted(self._files)
+
+    def document(self, path: str) -> Any:
+        return self._files[path].doc
+
+    def serialize(self, path: str) -> bytes:
+        entry = self._files[path]
+        return dumps(entry.doc, special=entry.special)
+
+    def items(self) -> Iterator[tuple[str, bytes]]:
+        for path in self.paths():
+            yield path, self.serialize(path)
+
+    def conflicts(self) -> list[str]:
+        """Paths that are a file and also a folder holding other files (mkdir would fail)."""
+        files = self._files
+        clashes = []
+        for path in files:
+            parts = path.split("/")
+            for i in range(1, len(parts)):
+                if "/".join(parts[:i]) in files:
+                    clashes.append(path)
+                    break
+        return sorted(clashes)
+
+
+# ---------------------------------------------------------------- compile
+
+
+@dataclass
+class CompileResult:
+    files: OutputMap
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+
+def _diag(doc: Document | None, fallback: Path, pointer: tuple, code: str, severity: Severity,
+          message: str, hint: str | None = None) -> Diagnostic:
+    span = doc.span(pointer) if doc is not None and doc.usable else UNKNOWN_SPAN
+    return Diagnostic(doc.path if doc is not None else fallback, span, code, severity, message, hint)
+
+
+@dataclass
+class _Globals:
+    catalog: Catalog
+    special: bool  # any tree-wide input holds values orjson would print differently
+
+
+class Compiler:
+    """Compiles one loaded tree; ``run`` returns the in-memory output and the findings."""
+
+    def __init__(self, tree: RecipeTree, provenance: Provenance | None = None):
+        self.tree = tree
+        self.provenance = provenance
+        self.out = OutputMap()
+        self.diagnostics: list[Diagnostic] = list(tree.all_problems())
+        self.hf_ids = {recipe_hf_id(doc.rel) for doc in tree.recipes}
+        self.parents: list[dict[str, Any]] = []
+        self.promoted_index: list[dict[str, Any]] = []
+
+    # -------------------------------------------------------- helpers
+
+    def report(self, doc: Document | None, pointer: tuple, code: str, severity: Severity, message: str,
+               hint: str | None = None) -> None:
+        self.diagnostics.append(_diag(doc, self.tree.root, pointer, code, severity, message, hint))
+
+    def run(self) -> CompileResult:
+        globals_ = self._global_files()
+        if globals_ is not None:
+            for doc in self.tree.recipes:
+                self._compile_recipe(doc, globals_)
+            self._models_index(globals_)
+            self._quickstart()
+        self._final_checks()
+        self.diagnostics.sort(key=Diagnostic.sort_key)
+        return CompileResult(self.out, self.diagnostics)
+
+    # -------------------------------------------------------- global files
+
+    def _global_files(self) -> _Globals | None:
+        tree = self.tree
+        taxonomy = tree.taxonomy
+        if taxonomy is None or not taxonomy.usable:
+            return None  # the tree loader already reported why
+        special = has_js_specials(taxonomy.data)
+        self.out.write("taxonomy.json", taxonomy.data, special, taxonomy.rel)
+        if tree.platforms is not None and tree.platforms.usable:
+            self.out.write("platforms.json", tree.platforms.data, has_js_specials(tree.platforms.data),
+                           tree.platforms.rel)
+        for folder in ("strategies", "kv_store"):
+            if not (tree.root / folder).is_dir():
+                self.report(None, (), MISSING_INPUT, Severity.ERROR, f"the tree has no {folder}/ folder",
+                            f"add {folder}/ with the deployment specs the recipes use")
+        strategies: dict[str, Any] = {}
+        special |= self._specs(tree.strategies, "strategies", strategies, {})
+        self.out.write("strategies.json", dict(strategies), special, "strategies")
+        kv_map: dict[str, Any] = {}
+        special |= self._specs(tree.kv_stores, "kv_store", strategies, kv_map)
+        self.out.write("kv_store.json", kv_map, special, "kv_store")
+        profiles = js_or(get(taxonomy.data, "hardware_profiles"), {})
+        if type(profiles) is not dict:
+            self.report(taxonomy, ("hardware_profiles",), UNRENDERABLE_RECIPE, Severity.ERROR,
+                        "hardware_profiles must be a mapping of hardware id to profile")
+            profiles = {}
+        return _Globals(Catalog(taxonomy.data, profiles, strategies), special)
+
+    def _specs(self, docs: list[Document], folder: str, strategies: dict, extra: dict) -> bool:
+        special = False
+        for doc in docs:
+            if not doc.usable:
+                continue
+            name = get(doc.data, "name")
+            reason = unsafe_path_reason(name) if type(name) is str else "it is not a string"
+            if reason is not None or "/" in name:
+                self.report(doc, ("name",), UNNAMED_SPEC, Severity.ERROR,
+                            f"`name` cannot name the output file {folder}/<name>.json: "
+                            f"{reason or 'it contains a slash'}",
+                            f"set name: {PurePosixPath(doc.rel).stem}")
+                continue
+            strategies[name] = doc.data
+            extra[name] = doc.data
+            doc_special = has_js_specials(doc.data)
+            special |= doc_special
+            self.out.write(f"{folder}/{name}.json", doc.data, doc_special, doc.rel)
+        return special
+
+    # -------------------------------------------------------- recipes
+
+    def _compile_recipe(self, doc: Document, globals_: _Globals) -> None:
+        if not doc.usable:
+            return
+        hf_id = recipe_hf_id(doc.rel)
+        data = doc.data
+        if hf_id is None:
+            return  # reported by the tree loader
+        reason = unsafe_path_reason(hf_id)
+        if reason is not None:
+            self.report(doc, (), UNSAFE_PATH, Severity.ERROR,
+                        f"the recipe id {hf_id!r} taken from the file path is not a safe output path: {reason}",
+                        "rename the file or its folder")
+            return
+        if type(data) is not dict:
+            self.report(doc, (), UNRENDERABLE_RECIPE, Severity.ERROR, "a recipe must be a mapping")
+            return
+        if type(get(data, "meta")) is not dict:
+            self.report(doc, ("meta",), UNRENDERABLE_RECIPE, Severity.ERROR,
+                        "the recipe has no `meta` mapping (upstream crashes building models.json)",
+                        "add meta: with at least title and provider")
+            return
+        mode_problems = feature_mode_problems(data)
+        for pointer, message in mode_problems:
+            self.report(doc, pointer, INVALID_FEATURE_MODES, Severity.ERROR, message)
+        if mode_problems:
+            return
+        try:
+            _RecipeCompiler(self, doc, hf_id, globals_).run()
+        except (TypeError, AttributeError, ValueError, KeyError, IndexError, OverflowError,
+                RecursionError) as exc:
+            self.report(doc, (), UNRENDERABLE_RECIPE, Severity.ERROR,
+                        f"the recipe cannot be compiled: {type(exc).__name__}: {exc}")
+
+    def _models_index(self, globals_: _Globals) -> None:
+        entries = []
+        for parent in self.parents:
+            entry = {"hf_id": parent["hf_id"]}
+            meta = parent["meta"]
+            for key in ("title", "provider"):
+                if key in meta:
+                    entry[key] = meta[key]
+            entry["url"] = "/" + js_string(parent["hf_id"])
+            entry["json"] = "/" + js_string(parent["hf_id"]) + ".json"
+            entries.append(entry)
+        entries.extend(self.promoted_index)
+        special = any(has_js_specials(e) for e in entries)
+        self.out.write("models.json", entries, special, "models")
+
+    def _quickstart(self) -> None:
+        folder = self.tree.root / "quickstart"
+        if not folder.is_dir():
+            return
+        for name in byte_sorted([n for n in _listdir(folder) if n.endswith(".yaml")]):
+            doc = load_document(folder / name, f"quickstart/{name}", "other")
+            self.diagnostics.extend(doc.problems)
+            if not doc.usable:
+                continue
+            profile = js_string(get(doc.data, "hardware_profile"))
+            reason = unsafe_path_reason(profile)
+            if reason is not None or "/" in profile:
+                self.report(doc, ("hardware_profile",), UNSAFE_PATH, Severity.ERROR,
+                            f"hardware_profile {profile!r} is not a safe output file name")
+                continue
+            self.out.write(f"quickstart/{profile}.json", doc.data, has_js_specials(doc.data), doc.rel)
+
+    def _final_checks(self) -> None:
+        for path in self.out.conflicts():
+            self.report(None, (), PATH_CONFLICT, Severity.ERROR,
+                        f"output {path} needs a folder where another output file is written")
+        seen: set[str] = set()
+        for path, earlier, later in self.out.overwritten:
+            if path in seen:
+                continue
+            seen.add(path)
+            doc = next((d for d in self.tree.recipes if d.rel == later), None)
+            self.report(doc, (), OUTPUT_OVERWRITTEN, Severity.WARNING,
+                        f"{path} is written by {earlier} and again by {later}; the later one is kept")
+
+
+def _listdir(folder: Path) -> list[str]:
+    import os
+
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+class _RecipeCompiler:
+    """One recipe file: its renderings, promoted variants, and the parent document."""
+
+    def __init__(self, owner: Compiler, doc: Document, hf_id: str, globals_: _Globals):
+        self.owner = owner
+        self.doc = doc
+        self.hf_id = hf_id
+        self.catalog = globals_.catalog
+        self.special = globals_.special or has_js_specials(doc.data)
+        self.problems = Problems()
+
+    def write(self, path: str, document: Any) -> None:
+        self.owner.out.write(path, document, self.special, self.doc.rel)
+
+    def run(self) -> None:
+        recipe = self._published_recipe()
+        default = self._render_and_write(recipe, "default", self.hf_id)
+        if default is not None:
+            recipe["recommended_command"] = default
+        promotions = self._promote(recipe)
+        if promotions and type(get(recipe, "variants")) is dict:
+            variants = dict(recipe["variants"])
+            for key, model_id, _ in promotions:
+                variants[key] = {**variants[key], "json": f"/{model_id}.json"} if type(variants[key]) is dict \
+                    else {"json": f"/{model_id}.json"}
+            recipe["variants"] = variants
+        for key in SYNTHESIS_ONLY_KEYS:
+            recipe.pop(key, None)
+        parent = self._write_recipe_json(self.hf_id, recipe)
+        self.owner.parents.append(parent)
+        for key, model_id, rendered in promotions:
+            self._write_promoted(recipe, key, model_id, rendered)
+        self._report_problems()
+
+    def _published_recipe(self) -> dict[str, Any]:
+        """The recipe as the API publishes it: hf_id added, install synthesised, dependencies dropped."""
+        recipe = dict(self.doc.data)
+        recipe["hf_id"] = self.hf_id
+        install = synthesize_install(recipe)
+        model = recipe.get("model")
+        if truthy(model):
+            rest = {k: v for k, v in model.items() if k != "install"} if type(model) is dict else {}
+            recipe["model"] = {**rest, "install": install} if install is not None else rest
+        elif install is not None:
+            recipe["model"] = {"install": install}
+        recipe.pop("dependencies", None)
+        return recipe
+
+    def _render_and_write(self, recipe: dict, variant_key: str, base: str) -> dict[str, Any] | None:
+        variant = get(get(recipe, "variants"), variant_key)
+        if not truthy(variant):
+            return None
+        tasks = js_or(get(get(recipe, "meta"), "tasks"), [])
+        if isinstance(tasks, (list, str)) and "omni" in tasks:
+            return None
+        self.owner.out.remove_tree(base)
+        rendered = render_variant(self.catalog, recipe, variant_key, self.problems)
+        if rendered is None:
+            return None
+        default_hw, by_hw = rendered
+        links: dict[str, str] = {}
+        for hardware in by_hw:
+            folder = f"{base}/strategies" if hardware.hw_id == default_hw else f"{base}/hw/{hardware.hw_id}/strategies"
+            alt_links = {}
+            for strategy, alternative in hardware.alternatives.items():
+                path = f"{folder}/{strategy}.json"
+                self.write(path, alternative)
+                alt_links[strategy] = "/" + path
+            if alt_links:
+                hardware.recommended["alternatives"] = alt_links
+            hw_path = f"{base}/hw/{hardware.hw_id}.json"
+            self.write(hw_path, hardware.recommended)
+            links[hardware.hw_id] = "/" + hw_path
+        return {**by_hw[0].recommended, "by_hardware": links}
+
+    def _promote(self, recipe: dict) -> list[tuple[str, str, dict]]:
+        variants = get(recipe, "variants")
+        if type(variants) is not dict:
+            return []
+        kept = []
+        for key, cfg in variants.items():
+            model_id = get(cfg, "model_id")
+            if type(model_id) is not str or "/" not in model_id:
+                continue
+            pointer = ("variants", key, "model_id")
+            if model_id in self.owner.hf_ids:
+                own = model_id == self.hf_id
+                self.owner.report(
+                    self.doc, pointer, PROMOTION_COLLIDES, Severity.INFO if own else Severity.WARNING,
+                    f"variant {key!r} is not published as {model_id}: "
+                    + ("that is this recipe's own id" if own else "a standalone recipe has that id"),
+                )
+                continue
+            reason = unsafe_path_reason(model_id)
+            if reason is not None:
+                self.owner.report(self.doc, pointer, UNSAFE_PATH, Severity.ERROR,
+                                  f"variant {key!r} model_id {model_id!r} cannot be an output path: {reason}",
+                                  "use a Hugging Face id of the form org/name")
+                continue
+            rendered = self._render_and_write(recipe, key, model_id)
+            if rendered is not None:
+                kept.append((key, model_id, rendered))
+        return kept
+
+    def _write_recipe_json(self, hf_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+        ordered = {k: payload[k] for k in HEAD_KEYS if k in payload}
+        ordered.update((k, v) for k, v in payload.items() if k not in HEAD_KEYS)
+        if self.owner.provenance is not None:
+            ordered.pop("source", None)
+            ordered["source"] = self.owner.provenance.block(self.doc.path)
+        self.write(f"{hf_id}.json", ordered)
+        return ordered
+
+    def _write_promoted(self, recipe: dict, key: str, model_id: str, rendered: dict) -> None:
+        cfg = js_or(get(recipe["variants"], key), {})
+        core = {k: v for k, v in cfg.items() if k not in ("model_id", "json")} if type(cfg) is dict else {}
+        meta = recipe["meta"]
+        model = recipe.get("model")
+        promoted = {
+            **recipe,
+            "hf_id": model_id,
+            "meta": {**meta, "derived_from": self.hf_id, "variant": key},
+            "model": {**(model if type(model) is dict else {}), "model_id": model_id},
+            "variants": {"default": core},
+            "recommended_command": rendered,
+        }
+        self._write_recipe_json(model_id, promoted)
+        entry: dict[str, Any] = {"hf_id": model_id}
+        for field_name in ("title", "provider"):
+            value = promoted["meta"].get(field_name, UNDEFINED)
+            if value is not UNDEFINED:
+                entry[field_name] = value
+        entry.update({"url": f"/{self.hf_id}", "json": f"/{model_id}.json", "derived_from": self.hf_id})
+        self.owner.promoted_index.append(entry)
+
+    def _report_problems(self) -> None:
+        reported: set[tuple] = set()
+        for variant, strategy, hw_id, message in self.problems.failed:
+            key = (variant, message)
+            if key in reported:
+                continue
+            reported.add(key)
+            self.owner.report(self.doc, ("variants", variant), SYNTHESIS_FAILED, Severity.ERROR,
+                              f"cannot render variant {variant!r} ({strategy} on {hw_id}, and possibly others): "
+                              f"{message}")
+        for pointer, message in self.problems.invalid:
+            key = (pointer, message)
+            if key in reported:
+                continue
+            reported.add(key)
+            self.owner.report(self.doc, pointer, BROKEN_RENDERING, Severity.ERROR, message)
+
+
+# ---------------------------------------------------------------- library entry points
+
+
+def compile_tree(root: Path, provenance: Provenance | None = None) -> CompileResult:
+    """Load and compile the tree at ``root`` without writing anything."""
+    return Compiler(load_tree(root), provenance).run()
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_tree(root: str) -> tuple[RecipeTree, Catalog]:
+    tree = load_tree(Path(root))
+    compiler = Compiler(tree)
+    globals_ = compiler._global_files()
+    if globals_ is None:
+        raise ValueError(f"{root}: the tree has no usable taxonomy.yaml")
+    return tree, globals_.catalog
+
+
+def render_combination(tree: Path | str, hf_id: str, variant: str, hardware: str, strategy: str,
+                       features: list[str] | None = None, node_count: int | None = None,
+                       pd_nodes: dict[str, int] | None = None, kv_offload: str | None = None) -> dict[str, Any]:
+    """One rendering of a recipe, as the API would publish it, without writing files.
+
+    ``features`` defaults to the features enabled by default on that hardware;
+    ``node_count`` defaults to the strategy's own floor (2 for multi-node).
+    Raises LookupError for an unknown recipe and RenderError when synthesis fails.
+    """
+    from recipelint.resolve.features import default_features
+    from recipelint.resolve.strategy import nodes_for_strategy
+
+    loaded, catalog = _cached_tree(str(Path(tree).resolve()))
+    doc = next((d for d in loaded.recipes if recipe_hf_id(d.rel) == hf_id and d.usable), None)
+    if doc is None:
+        raise LookupError(f"no recipe {hf_id} in {tree}")
+    recipe = dict(doc.data)
+    recipe["hf_id"] = hf_id
+    if features is None:
+        features = default_features(recipe, hardware, variant)
+    if node_count is None:
+        profile = catalog.profiles.get(hardware, {})
+        floor = 2 if get(catalog.strategies.get(strategy), "deploy_type") == "multi_node" else 1
+        node_count = max(floor, nodes_for_strategy(recipe, strategy, get(profile, "gpu_count"), hardware))
+    combo = Combination(variant, strategy, hardware, node_count, tuple(features), pd_nodes, kv_offload)
+    return render_command(catalog, recipe, combo)

@@ -1,0 +1,367 @@
+"""JavaScript value semantics the upstream compiler relies on, and its JSON writer.
+
+The recipe data arrives as plain Python values (dict/list/str/bool/None/int/float).
+The upstream compiler is JavaScript, so wherever it branches on truthiness, formats
+a value with ``String()`` or serialises with ``JSON.stringify(v, null, 2)`` we must
+reproduce the JS result, not Python's: ``{}`` and ``[]`` are truthy, ``1.0`` prints
+as ``1``, ``NaN`` serialises as ``null``, integer-like object keys come first.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Final
+
+try:  # orjson serialises ~50x faster than json's pure-Python indent path.
+    import orjson
+
+    _HAS_ORJSON = hasattr(orjson, "Fragment")
+except ImportError:  # pragma: no cover - exercised only without the dependency
+    orjson = None  # type: ignore[assignment]
+    _HAS_ORJSON = False
+
+
+class _Undefined:
+    """JavaScript ``undefined``: distinct from ``null`` (None) where upstream tests ``!== undefined``."""
+
+    _instance: "_Undefined | None" = None
+
+    def __new__(cls) -> "_Undefined":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "undefined"
+
+
+UNDEFINED: Final = _Undefined()
+MAX_SAFE_INTEGER: Final = 2**53
+
+
+def truthy(value: Any) -> bool:
+    """JS ToBoolean: only undefined, null, false, 0, -0, NaN and "" are falsy."""
+    if value is None or value is False or value is UNDEFINED:
+        return False
+    kind = type(value)
+    if kind is str:
+        return value != ""
+    if kind is int or kind is bool:
+        return value != 0
+    if kind is float:
+        return value != 0.0 and value == value
+    return True
+
+
+def js_or(*values: Any) -> Any:
+    """``a || b || c``: the first truthy operand, else the last one."""
+    for value in values[:-1]:
+        if truthy(value):
+            return value
+    return values[-1]
+
+
+def nullish(value: Any) -> bool:
+    return value is None or value is UNDEFINED
+
+
+def coalesce(*values: Any) -> Any:
+    """``a ?? b ?? c``: the first operand that is neither null nor undefined."""
+    for value in values[:-1]:
+        if not nullish(value):
+            return value
+    return values[-1]
+
+
+def is_number(value: Any) -> bool:
+    """``typeof v === "number"`` (booleans are not numbers in JS)."""
+    kind = type(value)
+    return kind is int or kind is float
+
+
+def is_object(value: Any) -> bool:
+    """``v && typeof v === "object"`` for parsed YAML: a mapping or a sequence."""
+    return isinstance(value, (dict, list))
+
+
+def get(obj: Any, key: str) -> Any:
+    """``obj?.[key]`` on parsed data: UNDEFINED when obj is not a mapping or lacks the key."""
+    if type(obj) is dict:
+        return obj.get(key, UNDEFINED)
+    return UNDEFINED
+
+
+def js_in(key: str, obj: Any) -> bool:
+    """``key in obj`` for a parsed mapping (a list answers for its indices)."""
+    if isinstance(obj, dict):
+        return key in obj
+    if isinstance(obj, list):
+        return _is_array_index(key) and int(key) < len(obj)
+    raise TypeError(f"cannot use 'in' to search for '{key}' in {js_string(obj)}")
+
+
+_SHORTEST = re.compile(r"^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$")
+
+
+def js_number_string(value: int | float) -> str:
+    """ECMAScript Number::toString(10) for a finite or non-finite double."""
+    if type(value) is int:
+        if -MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER:
+            return str(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            return "Infinity" if value > 0 else "-Infinity"
+    if value != value:
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    match = _SHORTEST.match(repr(abs(value)))
+    assert match is not None, repr(value)
+    whole, frac, exp = match.group(1), match.group(2) or "", int(match.group(3) or 0)
+    digits = (whole + frac).lstrip("0")
+    point = len(whole) + exp - (len(whole + frac) - len((whole + frac).lstrip("0")))
+    digits = digits.rstrip("0")
+    return sign + _format_decimal(digits, point)
+
+
+def _format_decimal(digits: str, n: int) -> str:
+    """Lay out the digits s with value 0.s x 10^n as ECMAScript prescribes."""
+    k = len(digits)
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * (-n) + digits
+    e = n - 1
+    exponent = ("+" if e >= 0 else "-") + str(abs(e))
+    if k == 1:
+        return digits + "e" + exponent
+    return digits[0] + "." + digits[1:] + "e" + exponent
+
+
+def js_string(value: Any) -> str:
+    """``String(value)`` / template-literal interpolation."""
+    kind = type(value)
+    if kind is str:
+        return value
+    if value is None:
+        return "null"
+    if value is UNDEFINED:
+        return "undefined"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int or kind is float:
+        return js_number_string(value)
+    if kind is list:
+        return ",".join("" if nullish(item) else js_string(item) for item in value)
+    return "[object Object]"
+
+
+def js_number(value: Any) -> float | int:
+    """``Number(value)`` for the scalar types YAML produces."""
+    if value is None:
+        return 0
+    if value is UNDEFINED:
+        return math.nan
+    kind = type(value)
+    if kind is bool:
+        return int(value)
+    if kind is int or kind is float:
+        return value
+    if kind is str:
+        text = value.strip(" \t\n\r\x0b\x0c\ufeff\u00a0\u2028\u2029")
+        if text == "":
+            return 0
+        try:
+            if re.fullmatch(r"[+-]?(Infinity|\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?)", text, re.I):
+                if text.lstrip("+-") == "Infinity":
+                    return -math.inf if text.startswith("-") else math.inf
+                if "infinity" in text.lower():
+                    return math.nan
+                return _integral(float(text))
+            if re.fullmatch(r"0[xX][0-9a-fA-F]+", text):
+                return int(text, 16)
+            if re.fullmatch(r"0[oO][0-7]+", text):
+                return int(text, 8)
+            if re.fullmatch(r"0[bB][01]+", text):
+                return int(text, 2)
+        except ValueError:
+            return math.nan
+        return math.nan
+    if kind is list:
+        if not value:
+            return 0
+        if len(value) == 1:
+            return js_number(js_string(value[0]))
+    return math.nan
+
+
+def _integral(value: float) -> float | int:
+    if value == value and not math.isinf(value) and value == int(value) and abs(value) < MAX_SAFE_INTEGER:
+        return int(value)
+    return value
+
+
+def normalize_number(value: float | int) -> float | int:
+    """Collapse a computed double to an int whenever JS would print it without a point."""
+    if type(value) is float:
+        return _integral(value)
+    return value
+
+
+def js_floor(value: float | int) -> float | int:
+    if type(value) is int:
+        return value
+    if value != value or math.isinf(value):
+        return value
+    return math.floor(value)
+
+
+def js_ceil(value: float | int) -> float | int:
+    if type(value) is int:
+        return value
+    if value != value or math.isinf(value):
+        return value
+    return math.ceil(value)
+
+
+def js_max(*values: float | int) -> float | int:
+    """``Math.max``: NaN wins, unlike Python's ``max``."""
+    result: float | int = -math.inf
+    for value in values:
+        if value != value:
+            return math.nan
+        if value > result:
+            result = value
+    return result
+
+
+def js_divide(a: float | int, b: float | int) -> float | int:
+    if b == 0:
+        if a == 0 or a != a:
+            return math.nan
+        return math.inf if (a > 0) == (math.copysign(1, b) > 0) else -math.inf
+    return normalize_number(a / b)
+
+
+# ---------------------------------------------------------------- JSON writer
+
+
+def _is_array_index(key: str) -> bool:
+    """Canonical array index keys ("0".."4294967294", no leading zeros) sort first in JS objects."""
+    if not key or not key.isascii() or not key.isdigit():
+        return False
+    if len(key) > 1 and key[0] == "0":
+        return False
+    return int(key) < 4294967295
+
+
+def has_js_specials(value: Any) -> bool:
+    """Whether ``value`` holds anything orjson would print differently from JSON.stringify.
+
+    That is: any float, an integer outside the exactly-representable range, or an
+    object whose keys include array indices (JS lists those first).
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            for key in item:
+                if key[:1].isdigit() and _is_array_index(key):
+                    return True
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is float:
+            return True
+        elif kind is int and not -MAX_SAFE_INTEGER < item < MAX_SAFE_INTEGER:
+            return True
+    return False
+
+
+def to_json_value(value: Any, raw: type | None = None) -> Any:
+    """A copy of ``value`` that orjson serialises exactly as JSON.stringify would.
+
+    Only needed for documents where :func:`has_js_specials` is true; every other
+    document is serialised as it stands. ``raw`` wraps preformatted numbers.
+    """
+    kind = type(value)
+    if kind is dict:
+        keys = list(value)
+        if any(_is_array_index(k) for k in keys):
+            indexed = sorted((k for k in keys if _is_array_index(k)), key=int)
+            keys = indexed + [k for k in keys if not _is_array_index(k)]
+        return {k: to_json_value(value[k], raw) for k in keys if value[k] is not UNDEFINED}
+    if kind is list:
+        return [None if item is UNDEFINED else to_json_value(item, raw) for item in value]
+    if kind is float or (kind is int and not -MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER):
+        return json_number(value, raw)
+    return value
+
+
+class RawNumber:
+    """A preformatted JSON number literal, for the stdlib fallback writer."""
+
+    __slots__ = ("contents",)
+
+    def __init__(self, contents: str) -> None:
+        self.contents = contents
+
+
+def json_number(value: float | int, raw: type | None = None) -> Any:
+    """The JSON form of a JS number: an int, None for non-finite, or a raw literal."""
+    if type(value) is int and -MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER:
+        return value
+    text = js_number_string(value)
+    if text in ("NaN", "Infinity", "-Infinity"):
+        return None
+    if re.fullmatch(r"-?\d+", text) and abs(int(text)) < MAX_SAFE_INTEGER:
+        return int(text)
+    if raw is None:
+        raw = orjson.Fragment if _HAS_ORJSON else RawNumber
+    return raw(text.encode() if raw is not RawNumber else text)
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def dumps(value: Any, *, special: bool = False) -> bytes:
+    """``JSON.stringify(value, null, 2)`` as UTF-8 bytes (no trailing newline).
+
+    ``special`` says the document may hold floats, huge integers or index-like keys
+    (see :func:`has_js_specials`); it is then rewritten first.
+    """
+    if _HAS_ORJSON:
+        try:
+            return orjson.dumps(to_json_value(value) if special else value, option=orjson.OPT_INDENT_2)
+        except TypeError:
+            pass  # lone surrogates (legal in JS strings, not in UTF-8): take the exact slow path
+    return _dumps_python(to_json_value(value, RawNumber))
+
+
+def _dumps_python(value: Any) -> bytes:
+    """Stdlib encoder; raw numbers and lone surrogates are patched into the text."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=_raw_marker)
+    text = _RAW_MARK.sub(lambda m: m.group(1), text)
+    text = _SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group(0)), text)
+    return text.encode("utf-8")
+
+
+_RAW_MARK = re.compile('"\ue000NUM:([^"]*)\ue000"')
+
+
+def _raw_marker(obj: Any) -> str:
+    if isinstance(obj, RawNumber):
+        return "\ue000NUM:" + obj.contents + "\ue000"
+    raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")

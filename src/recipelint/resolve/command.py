@@ -1,0 +1,612 @@
+"""One deployment's commands: arg layers, env layers, and the per-deploy-type shape.
+
+`render_command` is the compiler's unit of work: (recipe, variant, strategy,
+hardware, node count, features, PD nodes, kv deployment) -> the JSON document the
+API publishes for it. It raises :class:`RenderError` where upstream's synthesis
+throws (upstream then drops that rendering with a warning).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from recipelint.jsvalue import (
+    UNDEFINED,
+    coalesce,
+    get,
+    is_number,
+    js_floor,
+    js_divide,
+    js_max,
+    js_number,
+    js_or,
+    js_string,
+    normalize_number,
+    nullish,
+    truthy,
+)
+from recipelint.resolve.docker import DockerMeta, docker_meta, dockerize
+from recipelint.resolve.features import JS_WHITESPACE, FeatureContext, companions, feature_args
+from recipelint.resolve.formatting import RenderError, dedupe_args, format_argv, format_command
+from recipelint.resolve.hardware import generation_of, gpu_count_of, hardware_keyed_value
+from recipelint.resolve.strategy import pd_pool_modes
+
+NVL4_ONLY_ENV = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE", "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
+NVL4_HARDWARE = frozenset({"gb200", "gb300"})
+PD_PORTS = {"prefill": 8001, "decode": 8002}
+SERVE_PORT = 8000
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The tree-wide inputs every rendering reads."""
+
+    taxonomy: Any
+    profiles: dict[str, Any]
+    strategies: dict[str, Any]  # serving strategies and kv deployments, by name
+
+    @property
+    def kv_ids(self) -> list[str]:
+        return [name for name, spec in self.strategies.items() if get(spec, "deploy_type") == "kv_store_lb"]
+
+
+@dataclass(frozen=True)
+class Combination:
+    """What to render: every choice the compiler makes before synthesis."""
+
+    variant_key: str
+    strategy: str
+    hw_id: str
+    node_count: int = 1
+    features: tuple[str, ...] = ()
+    pd_nodes: dict[str, Any] | None = None
+    kv_offload: str | None = None
+
+
+def spread(source: Any) -> list[Any]:
+    """`...source` in an array literal: arrays as they are, strings as characters."""
+    kind = type(source)
+    if kind is list:
+        return source
+    if kind is str:
+        return list(source)
+    raise RenderError(f"{js_string(source)} is not iterable (expected a list of arguments)")
+
+
+def assign(target: dict, source: Any) -> None:
+    """`Object.assign(target, source)` for the mappings recipes provide."""
+    if type(source) is dict:
+        target.update(source)
+    elif truthy(source):
+        raise RenderError(f"expected a mapping of environment variables, got {js_string(source)}")
+
+
+def _generation_layer(table: Any, gen: Any, nvidia: bool) -> Any:
+    """`table[gen] || (nvidia ? table.nvidia : null)`: the generation-level override."""
+    by_gen = get(table, js_string(gen)) if not nullish(gen) else UNDEFINED
+    if truthy(by_gen):
+        return by_gen
+    return get(table, "nvidia") if nvidia else None
+
+
+@dataclass
+class _Synthesis:
+    catalog: Catalog
+    recipe: dict
+    combo: Combination
+    variant: Any = None
+    strategy: Any = None
+    profile: Any = None
+    gen: Any = None
+    nvidia: bool = False
+    gpu_count: Any = 1
+    total_gpus: Any = 1
+    model_id: Any = "unknown"
+    kv: Any = None
+    kv_composing: bool = False
+    kv_option: Any = None
+    instances: Any = 2
+    overrides: Any = UNDEFINED  # strategy_overrides[strategy]
+    deploy: str = "single_node"
+    single_node_tp: Any = 1
+    _feature_sources: list = field(default_factory=list)
+    problems: list = field(default_factory=list)  # (pointer, message): renders, but is invalid
+
+    def __post_init__(self) -> None:
+        recipe, combo, catalog = self.recipe, self.combo, self.catalog
+        variants = get(recipe, "variants")
+        self.variant = js_or(get(variants, combo.variant_key), get(variants, "default"), {})
+        self.strategy = js_or(catalog.strategies.get(combo.strategy, UNDEFINED), {})
+        self.profile = js_or(catalog.profiles.get(combo.hw_id, UNDEFINED), {})
+        self.gen = generation_of(self.profile)
+        self.nvidia = get(self.profile, "brand") == "NVIDIA"
+        self.gpu_count = gpu_count_of(self.profile)
+        self.total_gpus = self.gpu_count * js_max(1, combo.node_count)
+        self.model_id = js_or(get(self.variant, "model_id"), get(get(recipe, "model"), "model_id"), "unknown")
+        kv = catalog.strategies.get(combo.kv_offload, UNDEFINED) if combo.kv_offload else UNDEFINED
+        self.kv = kv if get(kv, "deploy_type") == "kv_store_lb" else None
+        self.kv_composing = self.kv is not None and get(self.strategy, "deploy_type") != "pd_cluster"
+        self.kv_option = self._kv_option()
+        self.instances = js_or(get(self.kv, "default_instances"), 2) if self.kv is not None else 2
+        self.overrides = get(get(recipe, "strategy_overrides"), combo.strategy)
+        self.deploy = js_or(get(self.strategy, "deploy_type"), "single_node")
+        self.single_node_tp = self._single_node_tp()
+        context = FeatureContext(recipe, self.variant, combo.variant_key, combo.strategy,
+                                 self.profile, combo.hw_id, self.kv_composing)
+        self._feature_sources = feature_args(context, list(combo.features))
+
+    # ------------------------------------------------------------ preamble
+
+    def _kv_option(self) -> Any:
+        """`taxonomy.kv_offload[kv]` behind its strategy, recipe and brand gates."""
+        option = get(get(self.catalog.taxonomy, "kv_offload"), self.combo.kv_offload or "")
+        if not truthy(option) or self.combo.kv_offload is None:
+            return None
+        if get(self.strategy, "deploy_type") in ("pd_cluster", "kv_store_lb"):
+            return None
+        allow = get(option, "strategies")
+        if type(allow) is list and allow and self.combo.strategy not in allow:
+            return None
+        support = get(get(self.recipe, "kv_offload_support"), self.combo.kv_offload)
+        if support == "unsupported":
+            return None
+        if truthy(get(option, "requires_opt_in")) and support != "verified":
+            return None
+        brands = get(option, "brands")
+        if type(brands) is list and brands and get(self.profile, "brand") not in brands:
+            return None
+        return option
+
+    def _single_node_tp(self) -> Any:
+        if self.combo.strategy != "single_node_tp":
+            return self.gpu_count
+        is_cpu = get(self.profile, "generation") == "cpu"
+        for raw in (get(self.variant, "tp"), get(get(get(self.recipe, "strategy_overrides"), "single_node_tp"), "tp")):
+            declared = raw if is_number(raw) else hardware_keyed_value(raw, self.profile, self.combo.hw_id)
+            if is_number(declared) and declared > 0:
+                return declared if is_cpu else min(declared, self.gpu_count)
+        vram = get(self.profile, "vram_gb")
+        per_gpu = js_divide(vram, self.gpu_count) if truthy(vram) and truthy(self.gpu_count) else 0
+        needed = js_or(get(self.variant, "vram_minimum_gb"), 0)
+        if not truthy(needed) or not truthy(per_gpu) or per_gpu <= 0:
+            return self.gpu_count
+        return 1 if needed <= per_gpu else self.gpu_count
+
+    # ------------------------------------------------------------ args
+
+    def build_args(self, role: str | None, node_role: str | None, node_rank: int = 1) -> list[Any]:
+        recipe, variant, strategy, combo = self.recipe, self.variant, self.strategy, self.combo
+        args: list[Any] = []
+        base = get(get(recipe, "model"), "base_args")
+        if truthy(base):
+            args += spread(base)
+        if truthy(get(variant, "extra_args")):
+            args += spread(variant["extra_args"])
+        exact_variant = get(get(variant, "hardware_overrides"), combo.hw_id)
+        if truthy(get(exact_variant, "extra_args")):
+            args += spread(exact_variant["extra_args"])
+        if get(strategy, "deploy_type") != "pd_cluster":
+            if truthy(get(strategy, "vllm_args")):
+                args += spread(strategy["vllm_args"])
+        elif role and truthy(get(get(strategy, role), "vllm_args")):
+            args += spread(strategy[role]["vllm_args"])
+        args += self._parallel_args(role, node_role, node_rank)
+
+        so = self.overrides
+        if truthy(so):
+            layer = get(so, role) if role else so
+            for key in ("extra_args", "vllm_args"):
+                if truthy(get(layer, key)):
+                    args += spread(layer[key])
+        args += self._hardware_layers("extra_args", role)
+        for source in self._feature_sources:
+            args += spread(source)
+        if self.kv_option is not None:
+            args += spread(js_or(get(self.kv_option, "args"), []))
+        if self.kv_composing:
+            args += spread(js_or(get(get(self.kv, "vllm"), "vllm_args"), []))
+        if get(strategy, "deploy_type") == "pd_cluster" and role:
+            pd_args = get(get(get(self.kv, "pd"), role), "args") if self.kv is not None else UNDEFINED
+            if truthy(pd_args):
+                args += spread(pd_args)
+        return args
+
+    def _hardware_layers(self, key: str, role: str | None) -> list[Any]:
+        """Generation layer (strategy REPLACES recipe+variant), then exact-GPU strategy and role deltas."""
+        out: list[Any] = []
+        so = self.overrides
+        so_hw = get(so, "hardware_overrides")
+        strategy_gen = _generation_layer(so_hw, self.gen, self.nvidia)
+        if truthy(strategy_gen):
+            layers = [strategy_gen]
+        else:
+            layers = [
+                _generation_layer(get(self.recipe, "hardware_overrides"), self.gen, self.nvidia),
+                _generation_layer(get(self.variant, "hardware_overrides"), self.gen, self.nvidia),
+            ]
+        layers.append(get(so_hw, self.combo.hw_id))
+        if role:
+            layers.append(get(get(get(so, role), "hardware_overrides"), self.combo.hw_id))
+        for layer in layers:
+            value = get(layer, key)
+            if truthy(value):
+                if key == "extra_args":
+                    out += spread(value)
+                else:
+                    out.append(value)
+        return out
+
+    def _parallel_args(self, role: str | None, node_role: str | None, node_rank: int) -> list[Any]:
+        strategy, combo = self.strategy, self.combo
+        deploy = get(strategy, "deploy_type")
+        flag = js_or(get(strategy, "parallel_flag"), "--tensor-parallel-size")
+        nodes = combo.node_count
+        multi = deploy == "multi_node" and nodes > 1
+        rank = js_max(1, node_rank) if node_role == "worker" else 0
+        address = "$VLLM_INSTANCE_1" if self.kv_composing and self.instances > 1 else "$HEAD_IP"
+        parallelism = get(strategy, "parallelism")
+        s = js_string
+        if multi and flag == "--data-parallel-size":
+            dp_local = self._dep_local_override()
+            out = ["--data-parallel-size", s(self.total_gpus), "--data-parallel-size-local", s(self.gpu_count),
+                   "--data-parallel-address", address]
+            if node_role == "worker":
+                out += ["--data-parallel-start-rank", s(normalize_number(rank * dp_local))]
+            return out
+        if multi and parallelism == "tp_pp":
+            out = ["--tensor-parallel-size", s(self.gpu_count), "--pipeline-parallel-size", s(nodes),
+                   "--nnodes", s(nodes), "--node-rank", s(rank), "--master-addr", address]
+            return out + ["--headless"] if rank > 0 else out
+        if multi and parallelism == "tp_dp":
+            out = ["--tensor-parallel-size", s(self.gpu_count), "--data-parallel-size", s(nodes),
+                   "--data-parallel-size-local", "1", "--data-parallel-address", address]
+            return out + ["--data-parallel-start-rank", s(rank)] if node_role == "worker" else out
+        if multi:
+            out = ["--tensor-parallel-size", s(self.total_gpus), "--nnodes", s(nodes), "--node-rank", s(rank),
+                   "--master-addr", address]
+            return out + ["--headless"] if rank > 0 else out
+        if deploy == "pd_cluster":
+            return self._pd_parallel_args(role or "")
+        return [flag, s(self.single_node_tp)]
+
+    def _dep_local_override(self) -> Any:
+        """The last `--data-parallel-size-local` value the recipe's overrides set, as Number() reads it."""
+        so = self.overrides
+        so_hw = get(so, "hardware_overrides")
+        sources = [get(so, "vllm_args"), get(so, "extra_args"),
+                   get(_generation_layer(so_hw, self.gen, self.nvidia), "extra_args"),
+                   get(get(so_hw, self.combo.hw_id), "extra_args")]
+        flat: list[Any] = []
+        for source in sources:
+            flat += spread(js_or(source, []))
+        for index in range(len(flat) - 1, -1, -1):
+            if flat[index] == "--data-parallel-size-local":
+                return js_number(flat[index + 1] if index + 1 < len(flat) else UNDEFINED)
+        return self.gpu_count
+
+    def _pd_role(self, role: str) -> dict[str, Any]:
+        raw = self.combo.pd_nodes.get(role) if self.combo.pd_nodes else None
+        if is_number(raw):
+            return {"nodes": raw}
+        return raw if type(raw) is dict else {}
+
+    def _pool_nodes(self, role: str) -> Any:
+        nodes = self._pd_role(role).get("nodes", UNDEFINED)
+        return nodes if is_number(nodes) else (1 if self.combo.node_count > 1 else 0)
+
+    def _pd_parallel_args(self, role: str) -> list[Any]:
+        s = js_string
+        role_cfg = js_or(get(self.strategy, role), {})
+        so_role = js_or(get(self.overrides, role), {})
+        pd_role = self._pd_role(role)
+        pool_nodes = self._pool_nodes(role)
+        pool_gpus = js_floor(self.gpu_count / 2) if pool_nodes == 0 else pool_nodes * self.gpu_count
+        mode = js_or(pd_role.get("parallelism"), get(so_role, "parallelism"), get(role_cfg, "parallelism"), "tp")
+        allowed = pd_pool_modes(self.recipe)
+        if mode not in allowed:
+            mode = allowed[0]
+        upper = role.upper()
+        if mode == "dep":
+            nodes_in_pool = js_max(1, pool_nodes)
+            tp_explicit = coalesce(get(so_role, "tp"), get(role_cfg, "tp"))
+            tp = coalesce(tp_explicit, 1)
+            if not is_number(tp) or tp <= 0:
+                self.problems.append((
+                    ("strategy_overrides", self.combo.strategy, role, "tp"),
+                    f"PD {role} pool `tp` must be a positive number, got {js_string(tp)}: the rendered "
+                    f"data-parallel size would be {js_string(js_divide(self.gpu_count, js_number(tp)))}",
+                ))
+            dp_local = js_max(1, js_floor(js_divide(self.gpu_count, js_number(tp))))
+            out: list[Any] = []
+            if tp_explicit is not UNDEFINED:
+                out += ["--tensor-parallel-size", s(tp)]
+            out += ["--data-parallel-size", s(normalize_number(nodes_in_pool * dp_local)),
+                    "--data-parallel-size-local", s(normalize_number(dp_local)),
+                    "--data-parallel-start-rank", s(normalize_number(0 * dp_local)),
+                    "--data-parallel-address", f"${upper}_NODE_1",
+                    "--data-parallel-rpc-port", f"${upper}_DP_RPC_PORT"]
+            if nodes_in_pool > 1:
+                out.append("--data-parallel-hybrid-lb")
+            return out + ["--enable-expert-parallel"]
+        flag = js_or(get(so_role, "parallel_flag"), get(role_cfg, "parallel_flag"),
+                     get(self.strategy, "parallel_flag"), "--tensor-parallel-size")
+        out = [flag, s(normalize_number(js_max(1, pool_gpus)))]
+        if mode == "tep":
+            out.append("--enable-expert-parallel")
+        if pool_nodes > 1:
+            out += ["--nnodes", s(pool_nodes), "--node-rank", "0", "--master-addr", f"${upper}_NODE_1"]
+        return out
+
+    # ------------------------------------------------------------ env
+
+    def build_env(self, role: str | None) -> dict[str, Any]:
+        recipe, variant, strategy, combo = self.recipe, self.variant, self.strategy, self.combo
+        env: dict[str, Any] = {}
+        assign(env, js_or(get(get(recipe, "model"), "base_env"), {}))
+        assign(env, get(variant, "extra_env") if truthy(get(variant, "extra_env")) else None)
+        exact_variant = get(get(variant, "hardware_overrides"), combo.hw_id)
+        assign(env, get(exact_variant, "extra_env") if truthy(get(exact_variant, "extra_env")) else None)
+        pd = get(strategy, "deploy_type") == "pd_cluster"
+        if not pd:
+            assign(env, js_or(get(strategy, "env"), {}))
+        elif role and truthy(get(get(strategy, role), "env")):
+            assign(env, strategy[role]["env"])
+        if self.kv_option is not None and truthy(get(self.kv_option, "env")):
+            assign(env, self.kv_option["env"])
+        if self.kv_composing or (pd and role and self.kv is not None and truthy(get(self.kv, "pd"))):
+            assign(env, js_or(get(get(self.kv, "vllm"), "env"), {}))
+        if pd and role:
+            self._pin_pd_devices(env, role)
+        so = self.overrides
+        if truthy(so):
+            if truthy(get(so, "env")):
+                assign(env, so["env"])
+            if role and truthy(get(get(so, role), "env")):
+                assign(env, so[role]["env"])
+            if not role and truthy(get(so, "extra_env")):
+                assign(env, so["extra_env"])
+        for layer in self._hardware_layers("extra_env", role):
+            assign(env, layer)
+        if pd and combo.hw_id not in NVL4_HARDWARE:
+            for key in NVL4_ONLY_ENV:
+                env.pop(key, None)
+        return env
+
+    def _pin_pd_devices(self, env: dict, role: str) -> None:
+        pool_nodes = self._pool_nodes(role)
+        gpus = self.gpu_count
+        if pool_nodes >= 1:
+            env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in range(_length(gpus)))
+            if pool_nodes >= 2:
+                env["GLOO_SOCKET_IFNAME"] = "$IFACE_NAME"
+                env["NCCL_SOCKET_IFNAME"] = "$IFACE_NAME"
+            return
+        half = js_floor(gpus / 2)
+        if half > 0:
+            ids = range(half) if role == "prefill" else range(half, half + _length(gpus - half))
+            env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in ids)
+
+    # ------------------------------------------------------------ assembly
+
+    def command_pair(self, args: list[Any]) -> tuple[str, list[Any]]:
+        deduped = dedupe_args(args)
+        return format_command(js_string(self.model_id), deduped), format_argv(self.model_id, deduped)
+
+
+def _length(value: Any) -> int:
+    """`Array.from({length: v})` length for the GPU counts taxonomies hold."""
+    if not is_number(value) or value != value or value <= 0:
+        return 0
+    return int(min(value, 2**32 - 1))
+
+
+def _follower_ranks(nodes: Any) -> list[int]:
+    count = js_or(nodes, 1)
+    return list(range(1, max(0, int(count) - 1) + 1)) if is_number(count) else []
+
+
+def render_command(
+    catalog: Catalog, recipe: dict, combo: Combination, problems: list | None = None
+) -> dict[str, Any]:
+    """The published JSON for one combination (before `strategy_spec`/`hardware_profile`).
+
+    Raises RenderError where upstream's synthesis throws. Input that upstream renders
+    but that is nonetheless broken (a PD `tp: 0`, no image for the hardware) renders
+    the same way and adds a (pointer, message) pair to ``problems``.
+    """
+    synth = _Synthesis(catalog, recipe, combo)
+    meta = docker_meta(recipe, synth.variant, synth.profile, combo.hw_id)
+    if synth.deploy == "pd_cluster":
+        doc = _render_pd(synth, meta)
+    elif synth.kv_composing:
+        doc = _render_kv(synth, meta)
+    elif synth.deploy == "multi_node" and combo.node_count > 1:
+        doc = _render_multi_node(synth, meta)
+    else:
+        doc = _render_single_node(synth, meta)
+    if problems is not None:
+        problems.extend(synth.problems)
+        if meta.image is UNDEFINED:
+            problems.append((("model", "docker_image"),
+                             f"no container image exists for {combo.hw_id} (nightly images are not published "
+                             "for this hardware): the docker command would run `undefined`"))
+    return doc
+
+
+def _base(synth: _Synthesis, meta: DockerMeta, deploy_type: str, env: dict) -> dict[str, Any]:
+    combo = synth.combo
+    base = {
+        "hardware": combo.hw_id,
+        "strategy": combo.strategy,
+        "variant": combo.variant_key,
+        "node_count": combo.node_count,
+        "deploy_type": deploy_type,
+        "env": env,
+    }
+    if meta.image is not UNDEFINED:
+        base["docker_image"] = meta.image
+    return base
+
+
+def _render_single_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
+    command, argv = synth.command_pair(synth.build_args(None, None))
+    env = synth.build_env(None)
+    out = _base(synth, meta, synth.deploy, env)
+    out["command"] = command
+    out["argv"] = argv
+    out.update(dockerize(command, argv, env, meta))
+    extra = companions(synth.recipe, list(synth.combo.features), synth.combo.strategy)
+    option = synth.kv_option
+    if option is not None and truthy(get(get(option, "companion"), "command")):
+        companion = option["companion"]
+        description = " ".join(
+            part for part in (js_or(get(companion, "description"), ""),
+                              f"Requires: {js_string(option['install'])}" if truthy(get(option, "install")) else "")
+            if truthy(part)
+        )
+        extra.append({"feature": f"kv_offload:{synth.combo.kv_offload}",
+                      "label": js_or(get(companion, "label"), synth.combo.kv_offload),
+                      "description": description,
+                      "command": js_string(companion["command"]).rstrip(JS_WHITESPACE)})
+    if extra:
+        out["companions"] = extra
+    return out
+
+
+def _render_multi_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
+    head_cmd, head_argv = synth.command_pair(synth.build_args(None, "head"))
+    workers = [synth.command_pair(synth.build_args(None, "worker", r)) for r in _follower_ranks(synth.combo.node_count)]
+    env = synth.build_env(None)
+    head = dockerize(head_cmd, head_argv, env, meta)
+    worker_dockers = [dockerize(cmd, argv, env, meta) for cmd, argv in workers]
+    out = _base(synth, meta, "multi_node", env)
+    out.update({
+        "head_command": head_cmd,
+        "worker_command": workers[0][0],
+        "worker_commands": [cmd for cmd, _ in workers],
+        "head_argv": head_argv,
+        "worker_argv": workers[0][1],
+        "worker_argvs": [argv for _, argv in workers],
+        "head_docker_command": head["docker_command"],
+        "worker_docker_command": worker_dockers[0]["docker_command"],
+        "worker_docker_commands": [w["docker_command"] for w in worker_dockers],
+        "head_docker_argv": head["docker_argv"],
+        "worker_docker_argv": worker_dockers[0]["docker_argv"],
+        "worker_docker_argvs": [w["docker_argv"] for w in worker_dockers],
+    })
+    return out
+
+
+def _pd_role_meta(synth: _Synthesis, role: str) -> dict[str, Any]:
+    """The role metadata upstream reports; it does not snap to `pool_modes` (unlike the args)."""
+    so_role = js_or(get(synth.overrides, role), {})
+    role_cfg = js_or(get(synth.strategy, role), {})
+    nodes = synth._pool_nodes(role)
+    mode = js_or(synth._pd_role(role).get("parallelism"), get(so_role, "parallelism"),
+                 get(role_cfg, "parallelism"), "tp")
+    gpus = synth.gpu_count
+    pool_gpus = js_floor(gpus / 2) if nodes == 0 else nodes * gpus
+    tp = js_or(get(so_role, "tp"), get(role_cfg, "tp"), 1) if mode == "dep" else pool_gpus
+    dp_local = js_max(1, js_floor(js_divide(gpus, js_number(tp)))) if mode == "dep" else 0
+    dp_size = js_max(1, nodes) * dp_local if mode == "dep" else 1
+    return {"nodes": nodes, "parallelism": mode, "tp": tp, "dpLocal": normalize_number(dp_local),
+            "dpSize": normalize_number(dp_size), "poolGpus": normalize_number(pool_gpus),
+            "currentNode": 0, "startRank": 0}
+
+
+def _render_pd(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
+    strategy = synth.strategy
+    policy = js_or(get(get(strategy, "router"), "policy"), "round_robin")
+    roles = {}
+    for role in ("prefill", "decode"):
+        role_meta = _pd_role_meta(synth, role)
+        roles[role] = role_meta
+    endpoints = []
+    for role, flag in (("prefill", "--prefill"), ("decode", "--decode")):
+        role_meta = roles[role]
+        count = js_max(1, js_or(role_meta["nodes"], 1)) if role_meta["parallelism"] == "dep" else 1
+        port = PD_PORTS[role]
+        endpoints += [f"    {flag} http://${role.upper()}_NODE_{i + 1}:{port} \\" for i in range(int(count))]
+    intra = coalesce(
+        get(get(synth.overrides, "router"), "intra_node_data_parallel_size"),
+        js_max(js_or(roles["prefill"]["dpLocal"], 0), js_or(roles["decode"]["dpLocal"], 0), 1),
+    )
+    router_lines = [f"vllm-router --policy {js_string(policy)} \\", "    --vllm-pd-disaggregation \\", *endpoints,
+                    "    --host $ROUTER_HOST \\", "    --port $ROUTER_PORT \\",
+                    f"    --intra-node-data-parallel-size {js_string(normalize_number(intra))}"]
+    rendered = {}
+    for role in ("prefill", "decode"):
+        command, argv = synth.command_pair(synth.build_args(role, None))
+        env = synth.build_env(role)
+        doc = {"command": command, "argv": argv, "env": env, **roles[role]}
+        doc.update(dockerize(command, argv, env, meta, PD_PORTS[role]))
+        rendered[role] = doc
+    out = _base(synth, meta, "pd_cluster", {})
+    out["prefill"] = rendered["prefill"]
+    out["decode"] = rendered["decode"]
+    out["router"] = {"command": "\n".join(router_lines), "install": "uv pip install vllm-router"}
+    out["router_config"] = js_or(get(strategy, "router"), {"policy": "round_robin"})
+    return out
+
+
+def _brand_install(synth: _Synthesis, raw: Any) -> Any:
+    if isinstance(raw, (dict, list)):
+        brand = get(synth.profile, "brand")
+        key = "amd" if brand == "AMD" else "nvidia" if brand == "NVIDIA" else None
+        return js_or(get(raw, key), None) if key else None
+    return raw if truthy(raw) else None
+
+
+def _render_kv(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
+    kv, combo = synth.kv, synth.combo
+    multi = get(synth.strategy, "deploy_type") == "multi_node" and combo.node_count > 1
+    command, argv = synth.command_pair(synth.build_args(None, "head" if multi else None))
+    workers = ([synth.command_pair(synth.build_args(None, "worker", r)) for r in _follower_ranks(combo.node_count)]
+               if multi else None)
+    env = synth.build_env(None)
+    router_cfg, vllm_cfg = get(kv, "router"), get(kv, "vllm")
+    instances = synth.instances
+    vllm_port = js_or(get(vllm_cfg, "port"), 8000)
+    router_lines = [f"vllm-router --policy {js_string(js_or(get(router_cfg, 'policy'), 'cache_aware'))} \\",
+                    *[f"    --backend-url http://$VLLM_INSTANCE_{i + 1}:{js_string(vllm_port)} \\"
+                      for i in range(_length(instances))],
+                    "    --host $ROUTER_HOST \\", "    --port $ROUTER_PORT \\", "    --cache-threshold 0.5 \\",
+                    "    --balance-abs-threshold 4 \\", "    --balance-rel-threshold 1.1"]
+    master_cfg, store_cfg = get(kv, "mooncake_master"), get(kv, "mooncake_store_config")
+    vllm_config = get(kv, "mooncake_vllm_config")
+    worker_docker = dockerize(workers[0][0], workers[0][1], env, meta) if workers else {}
+    worker_dockers = [dockerize(c, a, env, meta) for c, a in workers] if workers else None
+    vllm_docker = dockerize(command, argv, env, meta)
+    out = _base(synth, meta, "kv_store_lb", env)
+    out["strategy"] = combo.kv_offload or combo.strategy
+    out.update({
+        "serving_strategy": combo.strategy,
+        "kv_min_vllm_version": js_or(get(kv, "min_vllm_version"), None),
+        "instances": instances,
+        "vllm_command": command,
+        "vllm_argv": argv,
+        "vllm_worker_command": workers[0][0] if workers else None,
+        "vllm_worker_commands": [c for c, _ in workers] if workers else None,
+        "vllm_worker_argv": workers[0][1] if workers else None,
+        "vllm_worker_argvs": [a for _, a in workers] if workers else None,
+        "vllm_worker_docker_command": worker_docker.get("docker_command"),
+        "vllm_worker_docker_argv": worker_docker.get("docker_argv"),
+        "vllm_worker_docker_commands": [w["docker_command"] for w in worker_dockers] if worker_dockers else None,
+        "vllm_worker_docker_argvs": [w["docker_argv"] for w in worker_dockers] if worker_dockers else None,
+        "vllm_install": _brand_install(synth, get(vllm_cfg, "install")),
+        "vllm_docker_command": vllm_docker["docker_command"],
+        "vllm_docker_argv": vllm_docker["docker_argv"],
+        "master": {"command": js_or(get(master_cfg, "command"), "mooncake_master"),
+                   "description": js_or(get(master_cfg, "description"), "")},
+        "store": ({"command": get(store_cfg, "command"),
+                   "description": js_or(get(store_cfg, "description"), ""),
+                   "config": js_or(get(store_cfg, "config"), None),
+                   "note": js_or(get(store_cfg, "note"), "")} if truthy(store_cfg) else None),
+        "router": ({"command": "\n".join(router_lines),
+                    "install": js_or(get(router_cfg, "install"), "uv pip install vllm-router"),
+                    "port": js_or(get(router_cfg, "port"), 30080)} if instances > 1 else None),
+        "mooncake_config": js_or(get(vllm_config, "template"), {}),
+        "mooncake_config_note": js_or(get(vllm_config, "note"), ""),
+    })
+    return out

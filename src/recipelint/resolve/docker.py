@@ -1,0 +1,146 @@
+"""The container image for a (recipe, variant, hardware) and the `docker run` wrappers."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from recipelint.jsvalue import UNDEFINED, get, js_string, nullish, truthy
+
+_DEFAULT_IMAGES = {
+    "nvidia": "vllm/vllm-openai:latest",
+    "amd": "vllm/vllm-openai-rocm:latest",
+    "tpu": "vllm/vllm-tpu:latest",
+    "intel": "vllm/vllm-openai-cpu:latest-x86_64",
+}
+# Upstream publishes no nightly CPU image, so nightly Intel CPU has no image at all.
+_NIGHTLY_IMAGES = {
+    "nvidia": "vllm/vllm-openai:nightly",
+    "amd": "vllm/vllm-openai-rocm:nightly",
+    "tpu": "vllm/vllm-tpu:nightly",
+}
+XPU_IMAGE = "vllm/vllm-openai-xpu:latest"
+_BRAND_KEYS = ("nvidia", "amd", "tpu", "intel")
+
+_GPU_FLAGS = {
+    "tpu": ("--privileged --network host \\\n  -v /dev/shm:/dev/shm",
+            ("--privileged", "--network", "host", "-v", "/dev/shm:/dev/shm")),
+    "amd": ("--device=/dev/kfd --device=/dev/dri \\\n  --security-opt seccomp=unconfined --group-add video",
+            ("--device=/dev/kfd", "--device=/dev/dri", "--security-opt", "seccomp=unconfined",
+             "--group-add", "video")),
+    "xpu": ("--device /dev/dri \\\n  -v /dev/dri/by-path:/dev/dri/by-path --shm-size=16g",
+            ("--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size", "16g")),
+    "intel": ("--shm-size=16g", ("--shm-size", "16g")),
+    "nvidia": ("--gpus all", ("--gpus", "all")),
+}
+
+
+@dataclass(frozen=True)
+class DockerMeta:
+    image: Any  # a string, or UNDEFINED when no image exists for this hardware
+    gpu_flags: str
+    gpu_argv: tuple[str, ...]
+
+
+def is_cuda_map(value: Any) -> bool:
+    return type(value) is dict and ("cu129" in value or "cu130" in value)
+
+
+def docker_meta(recipe: dict, variant: Any, profile: Any, hw_id: str | None) -> DockerMeta:
+    """Image precedence: exact-hardware variant pin, variant image, model image, brand default."""
+    model = get(recipe, "model")
+    nightly = get(model, "nightly_required") is True
+    defaults = _NIGHTLY_IMAGES if nightly else _DEFAULT_IMAGES
+    brand = get(profile, "brand")
+    generation = get(profile, "generation")
+    is_amd, is_tpu, is_xpu = brand == "AMD", generation == "tpu", generation == "xpu"
+    is_intel = generation == "cpu" or is_xpu or brand == "Intel"
+    brand_key = "tpu" if is_tpu else "amd" if is_amd else "intel" if is_intel else "nvidia"
+
+    exact = get(get(get(variant, "hardware_overrides"), hw_id), "docker_image") if hw_id else None
+    pinned: Any = exact if type(exact) is str else None
+    cuda_map: Any = None
+    for layer in (get(variant, "docker_image"), get(model, "docker_image")):
+        if not truthy(layer) or truthy(pinned) or cuda_map is not None:
+            continue
+        if type(layer) is str:
+            if brand_key == "nvidia":
+                pinned = layer
+        elif isinstance(layer, dict):
+            if any(k in layer for k in _BRAND_KEYS):
+                value = layer.get(brand_key, UNDEFINED)
+                if type(value) is str:
+                    pinned = value
+                elif brand_key == "nvidia" and is_cuda_map(value):
+                    cuda_map = value
+            elif brand_key == "nvidia" and is_cuda_map(layer):
+                cuda_map = layer
+
+    if is_xpu and not truthy(pinned):
+        image: Any = XPU_IMAGE
+    else:
+        image = pinned
+        if not truthy(image):
+            picked = _js_or2(cuda_map.get("cu130"), cuda_map.get("cu129")) if cuda_map is not None else None
+            image = picked if truthy(picked) else defaults.get(brand_key, UNDEFINED)
+    flags_key = "tpu" if is_tpu else "amd" if is_amd else "xpu" if is_xpu else "intel" if is_intel else "nvidia"
+    flags, argv = _GPU_FLAGS[flags_key]
+    return DockerMeta(image, flags, argv)
+
+
+def _js_or2(a: Any, b: Any) -> Any:
+    return a if truthy(a) else b
+
+
+_SERVE_MODEL = re.compile(r"^vllm serve (\S+)")
+_SERVE_PREFIX = re.compile(r"^vllm serve \S+\s*\\?\n?\s*")
+
+
+def _config_mounts(env: dict) -> list[str]:
+    return [f"{js_string(v)}:{js_string(v)}:ro" for k, v in env.items() if k.endswith("_CONFIG_PATH")]
+
+
+def _local_model_mount(model_id: Any) -> list[str]:
+    return [f"{model_id}:{model_id}:ro"] if type(model_id) is str and model_id.startswith("/") else []
+
+
+def docker_run(command: str, env: dict, meta: DockerMeta, port: int) -> str:
+    """The shell form: `docker run <gpu flags> ... <image> <model> <serve args>`."""
+    env_flags = " \\\n  ".join(f"-e {k}={js_string(v)}" for k, v in env.items())
+    found = _SERVE_MODEL.match(command)
+    model_id = found.group(1) if found else "MODEL"
+    local = _local_model_mount(model_id)
+    mounts = " \\\n  ".join("-v " + m for m in local + _config_mounts(env))
+    prereq = f"# {model_id} must already exist on the host — bind-mounted read-only below.\n" if local else ""
+    body = _SERVE_PREFIX.sub("", command, count=1)
+    text = (
+        f"{prereq}docker run {meta.gpu_flags} \\\n  --privileged --ipc=host -p {port}:{port} \\\n"
+        "  -v ~/.cache/huggingface:/root/.cache/huggingface \\"
+    )
+    if mounts:
+        text += f"\n  {mounts} \\"
+    if env_flags:
+        text += f"\n  {env_flags} \\"
+    text += f"\n  {js_string(meta.image)} {model_id}"
+    if body:
+        text += " \\\n  " + body
+    return text
+
+
+def docker_argv(argv: list[Any], env: dict, meta: DockerMeta, port: int) -> list[Any]:
+    """The argv form; an image that does not exist becomes null, as JSON.stringify writes it."""
+    served = argv[2:] if len(argv) >= 2 and argv[0] == "vllm" and argv[1] == "serve" else argv
+    out: list[Any] = ["docker", "run", *meta.gpu_argv, "--privileged", "--ipc=host",
+                      "-p", f"{port}:{port}", "-v", "~/.cache/huggingface:/root/.cache/huggingface"]
+    for mount in _local_model_mount(served[0] if served else UNDEFINED) + _config_mounts(env):
+        out += ("-v", mount)
+    for key, value in env.items():
+        out += ("-e", f"{key}={js_string(value)}")
+    out.append(None if nullish(meta.image) else meta.image)
+    out.extend(served)
+    return out
+
+
+def dockerize(command: str, argv: list[Any], env: dict, meta: DockerMeta, port: int = 8000) -> dict[str, Any]:
+    return {"docker_command": docker_run(command, env, meta, port), "docker_argv": docker_argv(argv, env, meta, port)}

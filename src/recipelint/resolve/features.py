@@ -1,0 +1,213 @@
+"""Features: which are on by default, which mode each uses, and the args they add."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from recipelint.jsvalue import UNDEFINED, coalesce, get, js_or, js_string, truthy
+from recipelint.resolve.hardware import generation_of, hardware_keyed_value, is_nvidia
+
+Recipe = dict[str, Any]
+
+
+def _iterable_names(value: Any) -> list:
+    """`new Set(x || [])` / `for (const f of x || [])` over parsed data."""
+    if not truthy(value):
+        return []
+    if type(value) is list:
+        return value
+    if type(value) is str:
+        return list(value)
+    raise TypeError(f"{js_string(value)} is not iterable")
+
+
+def default_features(recipe: Recipe, hw_id: str, variant_key: str) -> list[str]:
+    """Every feature, minus opt-ins (recipe-wide and per exact hardware), unless the variant forces it."""
+    opt_in = set(_iterable_names(get(recipe, "opt_in_features")))
+    opt_in.update(_iterable_names(get(get(recipe, "hardware_opt_in_features"), hw_id)))
+    forced = js_or(get(get(get(recipe, "variants"), variant_key), "default_modes"), {})
+    forced_keys = set(forced) if type(forced) is dict else set()
+    features = js_or(get(recipe, "features"), {})
+    names = list(features) if type(features) is dict else []
+    return [f for f in names if f in forced_keys or f not in opt_in]
+
+
+def allowed_for_strategy(feature: Any, strategy: str) -> bool:
+    allow = get(feature, "strategies")
+    return type(allow) is not list or not allow or strategy in allow
+
+
+def _mode_allowed_for_variant(mode: Any, variant_key: str) -> bool:
+    allow = get(mode, "variants")
+    return type(allow) is not list or not allow or variant_key in allow
+
+
+def _mode_supported(mode: Any, profile: Any, hw_id: str) -> bool:
+    table = get(mode, "hardware")
+    if not isinstance(table, dict):
+        return True
+    gen = generation_of(profile)
+    if truthy(gen) and table.get(js_string(gen)) == "unsupported":
+        return False
+    if truthy(hw_id) and table.get(hw_id) == "unsupported":
+        return False
+    return True
+
+
+def is_modal(feature: Any) -> bool:
+    modes = get(feature, "modes")
+    return truthy(modes) and isinstance(modes, (dict, list))
+
+
+def resolve_mode_key(feature: Any, name: str, variant: Any, variant_key: str, profile: Any, hw_id: str) -> Any:
+    """The mode a modal feature uses here: variant default, feature default, else the first allowed."""
+    modes = get(feature, "modes")
+    if type(modes) is not dict:
+        return UNDEFINED
+    allowed = [
+        key
+        for key, mode in modes.items()
+        if _mode_allowed_for_variant(mode, variant_key) and _mode_supported(mode, profile, hw_id)
+    ]
+    if not allowed:
+        return UNDEFINED
+    for candidate in (get(get(variant, "default_modes"), name), get(feature, "default_mode")):
+        if truthy(candidate) and candidate in allowed:
+            return candidate
+    return allowed[0]
+
+
+@dataclass(frozen=True)
+class FeatureContext:
+    recipe: Recipe
+    variant: Any
+    variant_key: str
+    strategy: str
+    profile: Any
+    hw_id: str
+    kv_composing: bool
+
+
+def feature_args(ctx: FeatureContext, enabled: list[str]) -> list[Any]:
+    """The arg sources (lists to spread) contributed by the enabled features, in order."""
+    features = get(ctx.recipe, "features")
+    out: list[Any] = []
+    gen = generation_of(ctx.profile)
+    nvidia = is_nvidia(ctx.profile)
+    for name in enabled:
+        feat = get(features, name)
+        if not truthy(feat):
+            continue
+        if not allowed_for_strategy(feat, ctx.strategy):
+            continue
+        if ctx.kv_composing and truthy(get(get(feat, "companion"), "command")):
+            continue
+        if is_modal(feat):
+            key = resolve_mode_key(feat, name, ctx.variant, ctx.variant_key, ctx.profile, ctx.hw_id)
+            mode = get(get(feat, "modes"), key) if truthy(key) else None
+            if truthy(mode):
+                override = hardware_keyed_value(get(mode, "hardware_overrides"), ctx.profile, ctx.hw_id)
+                args = coalesce(get(override, "args"), get(mode, "args"))
+                if truthy(args):
+                    out.append(args)
+            continue
+        overrides = get(feat, "hardware_overrides")
+        override = js_or(
+            get(overrides, js_string(gen)) if truthy(gen) else UNDEFINED,
+            get(overrides, "nvidia") if nvidia else None,
+        )
+        args = coalesce(get(override, "args"), get(feat, "args"))
+        if truthy(args):
+            out.append(args)
+    return out
+
+
+JS_WHITESPACE = " \t\n\r\x0b\x0c\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def companions(recipe: Recipe, enabled: list[str], strategy: str) -> list[dict[str, Any]]:
+    features = get(recipe, "features")
+    out = []
+    for name in enabled:
+        feat = get(features, name)
+        companion = get(feat, "companion")
+        command = get(companion, "command")
+        if not truthy(command) or not allowed_for_strategy(feat, strategy):
+            continue
+        out.append(
+            {
+                "feature": name,
+                "label": js_or(get(companion, "label"), name),
+                "description": js_or(get(companion, "description"), ""),
+                "command": js_string(command).rstrip(JS_WHITESPACE),
+            }
+        )
+    return out
+
+
+def feature_mode_problems(recipe: Recipe) -> list[tuple[tuple, str]]:
+    """Cross-reference errors between features' modes and variants (upstream aborts on any)."""
+    problems: list[tuple[tuple, str]] = []
+    features = js_or(get(recipe, "features"), {})
+    variants = js_or(get(recipe, "variants"), {})
+    if type(features) is not dict:
+        features = {}
+    if type(variants) is not dict:
+        variants = {}
+    for fname, feature in features.items():
+        modes = get(feature, "modes")
+        if modes is UNDEFINED:
+            continue
+        where = ("features", fname, "modes")
+        mode_keys = list(modes) if type(modes) is dict else []
+        if not mode_keys:
+            problems.append((where, f"features.{fname}.modes must be a non-empty map"))
+            continue
+        if get(feature, "args") is not UNDEFINED:
+            problems.append((("features", fname, "args"), f"features.{fname} cannot declare both args and modes"))
+        default_mode = get(feature, "default_mode")
+        if truthy(default_mode) and default_mode not in mode_keys:
+            problems.append(
+                (("features", fname, "default_mode"),
+                 f"features.{fname}.default_mode references unknown mode {js_string(default_mode)}")
+            )
+        for mkey, mode in modes.items():
+            if type(get(mode, "args")) is not list:
+                problems.append((where + (mkey,), f"features.{fname}.modes.{mkey}.args must be an array"))
+            allow = get(mode, "variants")
+            if allow is not UNDEFINED and type(allow) is not list:
+                problems.append((where + (mkey, "variants"), f"features.{fname}.modes.{mkey}.variants must be an array"))
+            for vkey in allow if type(allow) is list else []:
+                if not (type(vkey) is str and vkey in variants):
+                    problems.append(
+                        (where + (mkey, "variants"),
+                         f"features.{fname}.modes.{mkey}.variants references unknown variant {js_string(vkey)}")
+                    )
+        for vkey in variants:
+            if not any(_mode_allowed_for_variant(modes[m], vkey) for m in mode_keys):
+                problems.append((where, f"features.{fname} has no mode available for variant {vkey}"))
+    for vkey, variant in variants.items():
+        chosen = js_or(get(variant, "default_modes"), {})
+        if type(chosen) is not dict:
+            continue
+        for fname, mkey in chosen.items():
+            where = ("variants", vkey, "default_modes", fname)
+            feature = features.get(fname, UNDEFINED)
+            modes = get(feature, "modes")
+            mode = get(modes, js_string(mkey)) if type(modes) is dict else UNDEFINED
+            if not truthy(feature):
+                problems.append((where, f"variants.{vkey}.default_modes references unknown feature {fname}"))
+            elif not truthy(modes):
+                problems.append((where, f"variants.{vkey}.default_modes references non-modal feature {fname}"))
+            elif not truthy(mode):
+                problems.append(
+                    (where, f"variants.{vkey}.default_modes.{fname} references unknown mode {js_string(mkey)}")
+                )
+            elif type(get(mode, "variants")) is list and mode["variants"] and vkey not in mode["variants"]:
+                problems.append(
+                    (where,
+                     f"variants.{vkey}.default_modes.{fname} selects mode {js_string(mkey)}, "
+                     "which is unavailable for that variant")
+                )
+    return problems

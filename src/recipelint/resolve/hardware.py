@@ -1,0 +1,181 @@
+"""Which hardware a variant can land on, and which one it lands on by default."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from recipelint.jsvalue import UNDEFINED, coalesce, get, is_number, js_in, js_or, truthy
+from recipelint.resolve.collation import icu_root_key
+
+Profile = dict[str, Any]
+Recipe = dict[str, Any]
+Variant = dict[str, Any]
+
+# Built-in precision constraints; a variant's `precision_hardware` replaces them.
+_PRECISION_CONSTRAINTS: dict[str, dict[str, str]] = {
+    "nvfp4": {"brand": "NVIDIA", "generation": "blackwell"},
+    "fp4": {"brand": "NVIDIA", "generation": "blackwell"},
+}
+_BRAND_RANK = {"NVIDIA": 0, "AMD": 1}
+
+
+def generation_of(profile: Any) -> Any:
+    """The profile's generation key (first element when it lists several)."""
+    gen = js_or(get(profile, "generation"), get(profile, "gpu_generation"))
+    if type(gen) is list:
+        return gen[0] if gen else UNDEFINED
+    return gen
+
+
+def is_nvidia(profile: Any) -> bool:
+    return get(profile, "brand") == "NVIDIA"
+
+
+def gpu_count_of(profile: Any, fallback: int = 1) -> Any:
+    count = get(profile, "gpu_count")
+    return count if is_number(count) else fallback
+
+
+def hardware_keyed_value(table: Any, profile: Any, hw_id: str | None) -> Any:
+    """Exact id, then generation, then lower-case brand, then `default` (skipping nulls)."""
+    if not isinstance(table, (dict, list)) or not truthy(table):
+        return UNDEFINED
+    if type(table) is not dict:
+        return UNDEFINED
+    gen = generation_of(profile)
+    brand = get(profile, "brand")
+    brand_key = brand.lower() if type(brand) is str else None
+    candidates = (
+        table.get(hw_id, UNDEFINED) if hw_id is not None else UNDEFINED,
+        table.get(_key(gen), UNDEFINED) if truthy(gen) else UNDEFINED,
+        table.get(brand_key, UNDEFINED) if truthy(brand_key) else UNDEFINED,
+        table.get("default", UNDEFINED),
+    )
+    return coalesce(*candidates)
+
+
+def _key(value: Any) -> str:
+    from recipelint.jsvalue import js_string
+
+    return value if type(value) is str else js_string(value)
+
+
+def precision_constraint(variant: Any) -> Any:
+    explicit = get(variant, "precision_hardware")
+    if truthy(explicit):
+        return explicit
+    precision = get(variant, "precision")
+    if type(precision) is str:
+        return _PRECISION_CONSTRAINTS.get(precision, UNDEFINED)
+    return UNDEFINED
+
+
+def matches_constraint(profile: Any, constraint: Any) -> bool:
+    if not truthy(constraint):
+        return True
+    brand = get(constraint, "brand")
+    if truthy(brand) and get(profile, "brand") != brand:
+        return False
+    generation = get(constraint, "generation")
+    if truthy(generation):
+        profile_gen = js_or(get(profile, "generation"), get(profile, "gpu_generation"))
+        gens = profile_gen if type(profile_gen) is list else [profile_gen]
+        if generation not in gens:
+            return False
+    return True
+
+
+def is_hardware_supported(recipe: Recipe, hw_id: str) -> bool:
+    return get(get(get(recipe, "meta"), "hardware"), hw_id) != "unsupported"
+
+
+def is_variant_hardware_supported(variant: Any, hw_id: str) -> bool:
+    supported = get(variant, "supported_hardware")
+    return type(supported) is not list or not supported or hw_id in supported
+
+
+def is_scalable(profile: Any) -> bool:
+    return get(profile, "scalable") is not False
+
+
+def fits_single_node(profile: Any, variant: Any) -> bool:
+    node_vram = get(profile, "vram_gb")
+    node_vram = node_vram if is_number(node_vram) else 0
+    model_vram = js_or(get(variant, "vram_minimum_gb"), 0)
+    if model_vram <= 0 or node_vram <= 0:
+        return True
+    return model_vram <= node_vram
+
+
+def pd_fits_single_node(profile: Any, variant: Any) -> bool:
+    """Co-located PD halves the node, so it must hold the model twice, on 2+ GPUs."""
+    if not truthy(profile) or not truthy(variant):
+        return False
+    gpus = gpu_count_of(profile, 0)
+    if gpus < 2:
+        return False
+    node_vram = get(profile, "vram_gb")
+    node_vram = node_vram if is_number(node_vram) else 0
+    return node_vram >= 2 * js_or(get(variant, "vram_minimum_gb"), 0)
+
+
+def is_kv_store_brand_supported(profile: Any) -> bool:
+    return get(profile, "brand") in ("NVIDIA", "AMD")
+
+
+def _declared_hardware(recipe: Recipe) -> Any:
+    return js_or(get(get(recipe, "meta"), "hardware"), {})
+
+
+def _selectable(recipe: Recipe, variant: Any, hw_id: str, profile: Any, constraint: Any) -> bool:
+    return (
+        matches_constraint(profile, constraint)
+        and is_hardware_supported(recipe, hw_id)
+        and is_variant_hardware_supported(variant, hw_id)
+    )
+
+
+def list_compatible_hardware(profiles: dict[str, Any], variant: Any, recipe: Recipe) -> list[str]:
+    """Precision-compatible, not opted out, allowed by the variant: in taxonomy order."""
+    constraint = precision_constraint(variant)
+    return [hw for hw, p in profiles.items() if _selectable(recipe, variant, hw, p, constraint)]
+
+
+def pick_default_hardware(profiles: dict[str, Any], variant: Any, recipe: Recipe) -> str:
+    constraint = precision_constraint(variant)
+    declared = _declared_hardware(recipe)
+    candidates = [
+        hw
+        for hw, p in profiles.items()
+        if _selectable(recipe, variant, hw, p, constraint)
+        and (not truthy(get(p, "restricted")) or js_in(hw, declared))
+    ]
+    authored = get(get(recipe, "meta"), "default_hardware")
+    if truthy(authored) and authored in candidates:
+        return authored
+    if get(constraint, "generation") == "blackwell":
+        for preferred in ("b200", "gb200"):
+            if preferred in candidates:
+                return preferred
+    if "h200" in candidates:
+        return "h200"
+    candidates.sort(key=lambda hw: (_BRAND_RANK.get(get(profiles[hw], "brand"), 9), icu_root_key(hw)))
+    return candidates[0] if candidates else "h200"
+
+
+def runs_on(profile: Any, variant: Any, hw_id: str) -> bool:
+    if not matches_constraint(profile, precision_constraint(variant)):
+        return False
+    if not is_variant_hardware_supported(variant, hw_id):
+        return False
+    return is_scalable(profile) or fits_single_node(profile, variant)
+
+
+def pick_fitting_variant(recipe: Recipe, profile: Any, hw_id: str) -> str | None:
+    """On a box that cannot scale out: the largest variant that fits it."""
+    variants = js_or(get(recipe, "variants"), {})
+    fitting = [(key, v) for key, v in variants.items() if runs_on(profile, v, hw_id)]
+    if not fitting:
+        return None
+    fitting.sort(key=lambda kv: -js_or(get(kv[1], "vram_minimum_gb"), 0))
+    return fitting[0][0]

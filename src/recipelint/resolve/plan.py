@@ -1,0 +1,210 @@
+"""Choosing what to render for one variant: hardware list, recommended strategy, alternatives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from recipelint.jsvalue import get, js_in, js_max, js_or, truthy
+from recipelint.resolve.command import Catalog, Combination, render_command
+from recipelint.resolve.features import default_features
+from recipelint.resolve.formatting import RenderError
+from recipelint.resolve.hardware import (
+    fits_single_node,
+    is_kv_store_brand_supported,
+    is_scalable,
+    list_compatible_hardware,
+    pick_default_hardware,
+    pick_fitting_variant,
+)
+from recipelint.resolve.strategy import (
+    SKIP,
+    effective_compatible,
+    is_reachable,
+    is_supported_on_hardware,
+    kv_nodes_per_instance,
+    nodes_for_strategy,
+    pick_pd_nodes,
+    recommend_strategy,
+)
+
+# Exceptions that mean "this input is not the shape synthesis expects": upstream's
+# try/catch around synthesis turns the equivalent JS TypeErrors into a skipped rendering.
+SYNTHESIS_ERRORS = (RenderError, TypeError, AttributeError, ValueError, KeyError, IndexError, OverflowError)
+
+
+@dataclass
+class Problems:
+    """What went wrong while rendering one recipe; the compiler turns these into diagnostics."""
+
+    failed: list[tuple[str, str, str, str]] = field(default_factory=list)  # variant, strategy, hw, message
+    invalid: list[tuple[tuple, str]] = field(default_factory=list)  # pointer, message
+
+
+@dataclass
+class HardwareRendering:
+    hw_id: str
+    recommended: dict[str, Any]
+    alternatives: dict[str, dict[str, Any]]
+
+
+def variant_hardware(catalog: Catalog, recipe: dict, variant: Any) -> tuple[str, list[str]]:
+    """The default hardware, then every other selectable hardware in taxonomy order."""
+    profiles = catalog.profiles
+    default_hw = pick_default_hardware(profiles, variant, recipe)
+    declared = js_or(get(get(recipe, "meta"), "hardware"), {})
+    compatible = [
+        hw
+        for hw in list_compatible_hardware(profiles, variant, recipe)
+        if not truthy(get(profiles[hw], "restricted")) or js_in(hw, declared)
+    ]
+    ordered = [default_hw] + [hw for hw in compatible if hw != default_hw]
+    return default_hw, ordered
+
+
+def _try_render(
+    catalog: Catalog, recipe: dict, combo: Combination, problems: Problems
+) -> dict[str, Any] | None:
+    try:
+        return render_command(catalog, recipe, combo, problems.invalid)
+    except SYNTHESIS_ERRORS as exc:
+        problems.failed.append((combo.variant_key, combo.strategy, combo.hw_id, str(exc)))
+        return None
+
+
+def _compatible_strategies(catalog: Catalog, recipe: dict, profile: Any, hw_id: str, scalable: bool) -> list[str]:
+    strategies = catalog.strategies
+    gpus = get(profile, "gpu_count")
+    candidates = list(dict.fromkeys(effective_compatible(recipe) + catalog.kv_ids))
+    kept = []
+    for name in candidates:
+        spec = strategies.get(name) if type(name) is str else None
+        deploy = get(spec, "deploy_type")
+        if deploy == "kv_store_lb":
+            opted_out = get(get(get(recipe, "kv_cache_strategy_hardware"), name), hw_id) == "unsupported"
+            if scalable and is_kv_store_brand_supported(profile) and not opted_out:
+                kept.append(name)
+            continue
+        if not is_supported_on_hardware(recipe, name, profile, hw_id):
+            continue
+        if not is_reachable(recipe, name, deploy, gpus, hw_id):
+            continue
+        if scalable or (not str(name).startswith("multi_node_") and name != "pd_cluster"):
+            kept.append(name)
+    return kept
+
+
+def build_variant_rendering(
+    catalog: Catalog, recipe: dict, variant_key: str, hw_id: str, problems: Problems
+) -> HardwareRendering | None:
+    """The recommended rendering and every alternative strategy for one (variant, hardware)."""
+    variants = get(recipe, "variants")
+    variant = get(variants, variant_key)
+    if not truthy(variant):
+        return None
+    profile = js_or(catalog.profiles.get(hw_id), {})
+    scalable = is_scalable(profile)
+    if not scalable and not fits_single_node(profile, variant):
+        fitting = pick_fitting_variant(recipe, profile, hw_id)
+        if fitting is None:
+            return None
+        variant_key, variant = fitting, variants[fitting]
+    strategies = catalog.strategies
+    gpus = get(profile, "gpu_count")
+
+    def nodes_for(name: str) -> Any:
+        floor = 2 if get(strategies.get(name), "deploy_type") == "multi_node" else 1
+        return js_max(floor, nodes_for_strategy(recipe, name, gpus, hw_id))
+
+    def deploy_of(name: str) -> Any:
+        return get(strategies.get(name), "deploy_type")
+
+    compatible = _compatible_strategies(catalog, recipe, profile, hw_id, scalable)
+    multi_capable = scalable and any(str(s).startswith("multi_node_") for s in compatible)
+    base_nodes = 2 if not fits_single_node(profile, variant) and multi_capable else 1
+    recommended_name = recommend_strategy(recipe, base_nodes)
+    if recommended_name not in compatible:
+        recommended_name = next(
+            (s for s in compatible if deploy_of(s) != "kv_store_lb" and s != "pd_cluster"),
+            next((s for s in compatible if deploy_of(s) != "kv_store_lb"), recommended_name),
+        )
+    features = tuple(default_features(recipe, hw_id, variant_key))
+    pd_nodes = pick_pd_nodes(profile, variant, recipe, strategies, hw_id) if recommended_name == "pd_cluster" else None
+    if pd_nodes == SKIP:
+        return None
+    combo = Combination(variant_key, recommended_name, hw_id, js_max(base_nodes, nodes_for(recommended_name)),
+                        features, pd_nodes)
+    recommended = _try_render(catalog, recipe, combo, problems)
+    if recommended is None:
+        return None
+    spec = strategies.get(recommended_name)
+    if spec is not None:
+        recommended["strategy_spec"] = spec
+    recommended["hardware_profile"] = profile
+
+    def kv_serving_for(nodes: int) -> str | None:
+        def ok(name: Any) -> bool:
+            spec = strategies.get(name) if type(name) is str else None
+            deploy = get(spec, "deploy_type")
+            if spec is None or deploy in ("pd_cluster", "kv_store_lb"):
+                return False
+            return deploy == "multi_node" if nodes > 1 else deploy != "multi_node"
+
+        preferred = recommend_strategy(recipe, nodes)
+        if ok(preferred):
+            return preferred
+        return next((s for s in effective_compatible(recipe) if ok(s)), None)
+
+    alternatives: dict[str, dict[str, Any]] = {}
+    for name in compatible:
+        if name == recommended_name:
+            continue
+        serving, kv_offload, pd = name, None, None
+        if name == "pd_cluster":
+            pd = pick_pd_nodes(profile, variant, recipe, strategies, hw_id)
+            if pd == SKIP:
+                continue
+            nodes = 1
+        elif deploy_of(name) == "kv_store_lb":
+            nodes = kv_nodes_per_instance(profile, variant)
+            serving = kv_serving_for(nodes)
+            if serving is None and nodes == 2:
+                nodes, serving = 1, kv_serving_for(1)
+            if serving is None:
+                continue
+            if deploy_of(serving) == "multi_node":
+                nodes = js_max(nodes, nodes_for_strategy(recipe, serving, gpus, hw_id))
+            kv_offload = name
+        else:
+            nodes = nodes_for(name)
+        rendered = _try_render(
+            catalog, recipe, Combination(variant_key, serving, hw_id, nodes, features, pd, kv_offload), problems
+        )
+        if rendered is not None:
+            alternatives[name] = rendered
+    return HardwareRendering(hw_id, recommended, alternatives)
+
+
+def render_variant(
+    catalog: Catalog,
+    recipe: dict,
+    variant_key: str,
+    problems: Problems,
+    on_hardware: Callable[[str], None] | None = None,
+) -> tuple[str, list[HardwareRendering]] | None:
+    """Every hardware rendering of a variant, default hardware first; None when it has none there."""
+    variant = get(get(recipe, "variants"), variant_key)
+    if not truthy(variant):
+        return None
+    tasks = js_or(get(get(recipe, "meta"), "tasks"), [])
+    if "omni" in (tasks if isinstance(tasks, (list, str)) else []):
+        return None
+    default_hw, hw_ids = variant_hardware(catalog, recipe, variant)
+    rendered = []
+    for hw_id in hw_ids:
+        built = build_variant_rendering(catalog, recipe, variant_key, hw_id, problems)
+        if built is not None:
+            rendered.append(built)
+    if not rendered or rendered[0].hw_id != default_hw:
+        return None
+    return default_hw, rendered

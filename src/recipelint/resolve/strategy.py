@@ -1,0 +1,163 @@
+"""Which serving strategies a recipe offers on a hardware, and at how many nodes."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from recipelint.jsvalue import UNDEFINED, coalesce, get, is_number, js_ceil, js_max, js_or, truthy
+from recipelint.resolve.hardware import (
+    fits_single_node,
+    hardware_keyed_value,
+    pd_fits_single_node,
+)
+
+Recipe = dict[str, Any]
+MAX_NODES = 16
+MAX_PD_NODES_PER_ROLE = 4
+MULTI_NODE_PREFERENCE = ("multi_node_tp", "multi_node_dep", "multi_node_tep")
+
+
+def listed_strategies(recipe: Recipe) -> list:
+    listed = js_or(get(recipe, "compatible_strategies"), [])
+    return listed if type(listed) is list else list(listed) if type(listed) is str else []
+
+
+def effective_compatible(recipe: Recipe) -> list:
+    """`compatible_strategies`, then strategies granted `supported` somewhere in `strategy_hardware`."""
+    listed = listed_strategies(recipe)
+    table = js_or(get(recipe, "strategy_hardware"), {})
+    if type(table) is not dict:
+        return listed
+    opt_ins = [
+        name
+        for name, gates in table.items()
+        if name not in listed and isinstance(gates, dict) and "supported" in gates.values()
+    ]
+    return listed + opt_ins if opt_ins else listed
+
+
+def is_supported_on_hardware(recipe: Recipe, strategy: str, profile: Any, hw_id: str) -> bool:
+    gate = hardware_keyed_value(get(get(recipe, "strategy_hardware"), strategy), profile, hw_id)
+    if gate is not None and gate is not UNDEFINED:
+        return gate != "unsupported"
+    return strategy in listed_strategies(recipe)
+
+
+def _floor_from_block(block: Any, key: str) -> Any:
+    if block is None or block is UNDEFINED:
+        return 0
+    if is_number(block):
+        return block
+    if type(block) is not dict:
+        return coalesce(UNDEFINED, 0)
+    return coalesce(
+        block.get(key, UNDEFINED),
+        block.get("multi_node_" + key, UNDEFINED),
+        block.get("single_node_" + key, UNDEFINED),
+        0,
+    )
+
+
+def min_gpus(recipe: Recipe, key: str, hw_id: str | None) -> Any:
+    """The recipe's GPU floor (`strategy_min_gpus`) for a strategy or a PD pool mode."""
+    cfg = get(recipe, "strategy_min_gpus")
+    if cfg is None or cfg is UNDEFINED:
+        return 0
+    if is_number(cfg):
+        return cfg
+    exact = _floor_from_block(cfg.get(hw_id, UNDEFINED), key) if truthy(hw_id) and type(cfg) is dict else 0
+    return js_max(_floor_from_block(cfg, key), exact)
+
+
+def nodes_for_strategy(recipe: Recipe, key: str, gpus_per_node: Any, hw_id: str | None) -> Any:
+    per_node = gpus_per_node if truthy(gpus_per_node) else 8
+    nodes = js_ceil(min_gpus(recipe, key, hw_id) / per_node)
+    return nodes if truthy(nodes) else 1
+
+
+def is_reachable(recipe: Recipe, key: str, deploy_type: Any, gpus_per_node: Any, hw_id: str) -> bool:
+    scales_out = deploy_type in ("multi_node", "pd_cluster")
+    per_node = gpus_per_node if truthy(gpus_per_node) else 8
+    return (MAX_NODES if scales_out else 1) * per_node >= min_gpus(recipe, key, hw_id)
+
+
+def recommend_strategy(recipe: Recipe, node_count: int) -> str:
+    """The recipe's preferred strategy at a node count (the hardware does not matter)."""
+    compatible = effective_compatible(recipe)
+    explicit = get(recipe, "default_strategy")
+    if truthy(explicit) and explicit in compatible:
+        if node_count > 1 and type(explicit) is str and explicit.startswith("single_node_"):
+            sibling = "multi_node_" + explicit[len("single_node_"):]
+            if sibling in compatible:
+                return sibling
+        else:
+            return explicit
+    if node_count > 1:
+        for name in MULTI_NODE_PREFERENCE:
+            if name in compatible:
+                return name
+    if "single_node_tp" in compatible:
+        return "single_node_tp"
+    return compatible[0] if compatible and truthy(compatible[0]) else "single_node_tp"
+
+
+_DEP = re.compile(r"(?:^|_)dep$")
+_TEP = re.compile(r"(?:^|_)tep$")
+_TP = re.compile(r"(?:^|_)tp(?:_pp|_dp)?$")
+
+
+def pd_pool_modes(recipe: Recipe) -> list[str]:
+    """PD pool parallelism modes, from the strategy-name suffixes, narrowed by `pool_modes`."""
+    modes: set[str] = set()
+    for name in effective_compatible(recipe):
+        if name == "pd_cluster" or type(name) is not str:
+            continue
+        if _DEP.search(name):
+            modes.add("dep")
+        elif _TEP.search(name):
+            modes.add("tep")
+        elif _TP.search(name):
+            modes.add("tp")
+    if not modes:
+        modes.add("tp")
+    ordered = [m for m in ("tp", "tep", "dep") if m in modes]
+    restrict = get(get(get(recipe, "strategy_overrides"), "pd_cluster"), "pool_modes")
+    if type(restrict) is list and restrict:
+        narrowed = [m for m in ordered if m in restrict]
+        if narrowed:
+            ordered = narrowed
+    return ordered
+
+
+PdNodes = dict[str, Any] | None
+SKIP = "skip"
+
+
+def pick_pd_nodes(profile: Any, variant: Any, recipe: Recipe, strategies: dict, hw_id: str) -> Any:
+    """Per-role node counts for PD: None (co-located), {prefill, decode}, or SKIP (> 4 nodes)."""
+    if pd_fits_single_node(profile, variant):
+        return None
+    node_vram = get(profile, "vram_gb")
+    node_vram = node_vram if is_number(node_vram) else 0
+    model_vram = js_or(get(variant, "vram_minimum_gb"), 0)
+    if node_vram <= 0 or model_vram <= 0:
+        return None
+    per_role = math.ceil(model_vram / node_vram)
+    if per_role > MAX_PD_NODES_PER_ROLE:
+        return SKIP
+
+    def floored(role: str) -> Any:
+        parallelism = js_or(
+            get(get(get(get(recipe, "strategy_overrides"), "pd_cluster"), role), "parallelism"),
+            get(get(strategies.get("pd_cluster", UNDEFINED), role), "parallelism"),
+            "tp",
+        )
+        return js_max(per_role, nodes_for_strategy(recipe, parallelism, get(profile, "gpu_count"), hw_id))
+
+    return {"prefill": floored("prefill"), "decode": floored("decode")}
+
+
+def kv_nodes_per_instance(profile: Any, variant: Any) -> int:
+    return 1 if fits_single_node(profile, variant) else 2
