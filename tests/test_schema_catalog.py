@@ -1,0 +1,49 @@
+"""The RL1xx catalog entries: one per schema code, and every example behaves as documented."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from recipelint.diagnostics import Severity
+from recipelint.load import parse_yaml
+from recipelint.schema import CODES, validate_document
+
+CATALOG = Path(__file__).resolve().parent.parent / "rules" / "RL1xx-structure.yaml"
+
+
+def entries() -> list[dict]:
+    return yaml.safe_load(CATALOG.read_text(encoding="utf-8"))["rules"]
+
+
+def kind_of(path: str) -> str:
+    return "recipe" if path.startswith("models/") else path.split("/", 1)[0].rstrip("s")
+
+
+def codes_for(example: dict) -> list[str]:
+    doc = parse_yaml(example["content"], path=Path(example["path"]), kind=kind_of(example["path"]))
+    assert doc.usable, doc.problems
+    return [d.code for d in validate_document(doc)]
+
+
+def test_catalog_covers_exactly_the_schema_codes() -> None:
+    data = yaml.safe_load(CATALOG.read_text(encoding="utf-8"))
+    assert data["family"] == "RL1xx" and data["title"]
+    assert {e["code"]: e["name"] for e in entries()} == CODES
+    for entry in entries():
+        Severity.parse(entry["severity"])
+        assert entry["severity"] == "error", "validate_document emits RL1xx as errors"
+        for field in ("summary", "rationale", "fix"):
+            assert str(entry[field]).strip(), (entry["code"], field)
+
+
+@pytest.mark.parametrize("entry", entries(), ids=lambda e: e["code"])
+def test_failing_example_raises_exactly_its_code(entry: dict) -> None:
+    assert codes_for(entry["examples"]["failing"]) == [entry["code"]]
+
+
+@pytest.mark.parametrize("entry", entries(), ids=lambda e: e["code"])
+def test_passing_example_is_schema_clean(entry: dict) -> None:
+    assert codes_for(entry["examples"]["passing"]) == []
