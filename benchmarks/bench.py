@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Speed and memory of recipelint on a recipe tree, with the upstream build beside it.
+
+usage: python benchmarks/bench.py [TREE] [--runs N] [--upstream DIR]
+
+TREE defaults to ../shared/corpus/upstream/tree. Each figure is the median of N
+runs of a fresh process (process start included), measured with wait4() so user
+CPU and peak RSS are the child's own. --upstream names a checkout of
+vllm-project/recipes whose node_modules holds js-yaml 4 (`npm install js-yaml@4`);
+its build is then run on a scratch copy of TREE and shown side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parent.parent
+DEFAULT_TREE = PROJECT.parent / "shared" / "corpus" / "upstream" / "tree"
+TREE_PARTS = ("models", "strategies", "kv_store", "taxonomy.yaml", "platforms.yaml")
+
+
+@dataclass
+class Sample:
+    wall: float
+    user: float
+    system: float
+    peak_mb: float
+    status: int
+
+
+def run_once(command: list[str], cwd: Path | None = None) -> Sample:
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return Sample(wall, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024, process.returncode)
+
+
+def median_of(command: list[str], runs: int, cwd: Path | None = None, before=None) -> Sample:
+    samples = []
+    for _ in range(runs):
+        if before:
+            before()
+        samples.append(run_once(command, cwd))
+    return Sample(
+        statistics.median(s.wall for s in samples),
+        statistics.median(s.user for s in samples),
+        statistics.median(s.system for s in samples),
+        max(s.peak_mb for s in samples),
+        max(s.status for s in samples),
+    )
+
+
+def recipelint(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from recipelint.cli import run; run()", *args]
+
+
+def first_recipe(tree: Path) -> Path:
+    return next(p for p in sorted((tree / "models").rglob("*.yaml")))
+
+
+def scratch_copy(tree: Path, into: Path) -> Path:
+    into.mkdir(parents=True, exist_ok=True)
+    for part in TREE_PARTS:
+        source = tree / part
+        if source.is_dir():
+            shutil.copytree(source, into / part)
+        elif source.is_file():
+            shutil.copy2(source, into / part)
+    return into
+
+
+def upstream_sample(upstream: Path, tree: Path, runs: int, work: Path) -> Sample | None:
+    node = shutil.which("node")
+    script = upstream / "scripts" / "build-recipes-api.mjs"
+    if not node or not script.is_file():
+        return None
+    build = work / "upstream"
+    build.mkdir()
+    for part in ("scripts", "src", "node_modules", "package.json"):
+        if (upstream / part).exists():
+            (build / part).symlink_to(upstream / part)
+    for part in TREE_PARTS:
+        if (tree / part).exists():
+            (build / part).symlink_to(tree / part)
+    return median_of([node, str(script.relative_to(upstream))], runs, cwd=build,
+                     before=lambda: shutil.rmtree(build / "public", ignore_errors=True))
+
+
+def row(name: str, sample: Sample | None) -> str:
+    if sample is None:
+        return f"| {name} | n/a | | | |"
+    flag = "" if sample.status in (0, 1) else f" (exit {sample.status})"
+    return f"| {name}{flag} | {sample.wall:.3f} | {sample.user:.3f} | {sample.system:.3f} | {sample.peak_mb:.0f} |"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tree", nargs="?", type=Path, default=DEFAULT_TREE)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--upstream", type=Path, help="checkout of vllm-project/recipes with node_modules")
+    args = parser.parse_args()
+    if not (args.tree / "taxonomy.yaml").is_file():
+        parser.error(f"{args.tree} is not a recipe tree")
+    tree = args.tree.resolve()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="recipelint-bench-") as tmp:
+        work = Path(tmp)
+        out = work / "out"
+        rows.append(row("check, whole tree", median_of(recipelint("check", "-q", str(tree)), args.runs)))
+        rows.append(row("check, one file", median_of(recipelint("check", "-q", str(first_recipe(tree))), args.runs)))
+        rows.append(row("compile, whole tree", median_of(
+            recipelint("compile", str(tree), "-o", str(out)), args.runs,
+            before=lambda: shutil.rmtree(out, ignore_errors=True))))
+        copy = scratch_copy(tree, work / "tree")
+        touched = first_recipe(copy)
+        cache = work / "cache"
+        cached_out = work / "cached-out"
+        warm = recipelint("compile", str(copy), "-o", str(cached_out), "--cache", str(cache))
+        if run_once(warm).status == 0:
+            rows.append(row("compile after touching one recipe (cache)", median_of(
+                warm, args.runs, before=lambda: touched.write_text(touched.read_text() + "\n"))))
+        else:
+            rows.append(row("compile after touching one recipe (cache)", None))
+        upstream = upstream_sample(args.upstream, tree, args.runs, work) if args.upstream else None
+        if args.upstream:
+            rows.append(row("upstream node build, whole tree", upstream))
+    print(f"tree: {tree}  runs: {args.runs} (median; peak = max)")
+    print("| what | wall s | user s | sys s | peak MB |")
+    print("|---|---|---|---|---|")
+    print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
