@@ -31,11 +31,13 @@ def _hooks() -> dict[str, dict]:
     return {hook["id"]: hook for hook in yaml.safe_load(HOOKS_FILE.read_text(encoding="utf-8"))}
 
 
-def _pre_commit(*args: str, cwd: Path, env: dict[str, str] | None = None,
-                timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def _pre_commit(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "pre_commit", *args]
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout, check=False)
+    return subprocess.run(
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +101,16 @@ def test_compile_hook_compiles_the_tree_not_the_files() -> None:
 
 
 def _git(repo: Path, *args: str) -> None:
-    identity = ["-c", "user.name=recipelint test", "-c", "user.email=test@example.invalid",
-                "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"]
+    identity = [
+        "-c",
+        "user.name=recipelint test",
+        "-c",
+        "user.email=test@example.invalid",
+        "-c",
+        "commit.gpgsign=false",
+        "-c",
+        "init.defaultBranch=main",
+    ]
     subprocess.run(["git", *identity, *args], cwd=repo, check=True, capture_output=True, timeout=60)
 
 
@@ -118,13 +128,16 @@ def _plant_duplicate_key(path: Path) -> str:
     text = path.read_text(encoding="utf-8")
     original = '  title: "Qwen2.5-7B-Instruct"\n'
     assert original in text
-    path.write_text(text.replace(original, original + '  title: "Qwen2.5 again"\n', 1), encoding="utf-8")
+    path.write_text(
+        text.replace(original, original + '  title: "Qwen2.5 again"\n', 1), encoding="utf-8"
+    )
     return text
 
 
 @pytest.mark.network
-def test_try_repo_fails_on_a_defect_and_passes_once_fixed(tmp_path: Path,
-                                                           pre_commit_available: None) -> None:
+def test_try_repo_fails_on_a_defect_and_passes_once_fixed(
+    tmp_path: Path, pre_commit_available: None
+) -> None:
     if not (PROJECT_ROOT / ".git").exists():
         pytest.skip("this checkout is not a git repository: try-repo needs one")
     repo = _recipe_repo(tmp_path)
@@ -137,8 +150,9 @@ def test_try_repo_fails_on_a_defect_and_passes_once_fixed(tmp_path: Path,
     _git(repo, "add", DEFECT_FILE)
 
     started = time.monotonic()
-    failed = _pre_commit("try-repo", str(PROJECT_ROOT), "recipelint", "--all-files",
-                         cwd=repo, env=env, timeout=900)
+    failed = _pre_commit(
+        "try-repo", str(PROJECT_ROOT), "recipelint", "--all-files", cwd=repo, env=env, timeout=900
+    )
     first_run = time.monotonic() - started
     output = failed.stdout + failed.stderr
     assert failed.returncode == 1, output
@@ -147,8 +161,9 @@ def test_try_repo_fails_on_a_defect_and_passes_once_fixed(tmp_path: Path,
 
     defect.write_text(original, encoding="utf-8")
     _git(repo, "add", DEFECT_FILE)
-    passed = _pre_commit("try-repo", str(PROJECT_ROOT), "recipelint", "--all-files",
-                         cwd=repo, env=env, timeout=900)
+    passed = _pre_commit(
+        "try-repo", str(PROJECT_ROOT), "recipelint", "--all-files", cwd=repo, env=env, timeout=900
+    )
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert re.search(r"^recipelint\.+Passed$", passed.stdout, re.MULTILINE), passed.stdout
     print(f"\npre-commit try-repo: {first_run:.1f} s with a fresh hook environment")
