@@ -7,7 +7,7 @@ ignore, severity, per-file ignores) -> inline suppressions.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,6 +20,7 @@ from recipelint.load import Document
 from recipelint.rules import Finding, registered_checks
 from recipelint.tree import RecipeTree, recipe_hf_id
 
+Focus = Callable[[Path], bool]
 SUPPRESSION = re.compile(r"#\s*recipelint:\s*disable=([A-Za-z0-9_, -]+)")
 UNUSED_SUPPRESSION = "RL015"
 
@@ -88,7 +89,7 @@ def _to_diagnostic(finding: Finding, code: str, severity: Severity) -> Diagnosti
                       finding.hint, tuple(finding.pointer))
 
 
-def _schema_problems(tree: RecipeTree) -> Iterator[Diagnostic]:
+def _schema_problems(tree: RecipeTree, focus: Focus) -> Iterator[Diagnostic]:
     try:
         from recipelint.schema import validate_document
     except ModuleNotFoundError as exc:  # the schema stage ships with the schemas
@@ -96,7 +97,7 @@ def _schema_problems(tree: RecipeTree) -> Iterator[Diagnostic]:
             raise
         return
     for doc in tree.documents():
-        if doc.usable:
+        if doc.usable and focus(doc.path):
             yield from validate_document(doc)
 
 
@@ -191,10 +192,15 @@ def _unused(tables: dict[Path, dict[int, _Suppression]], config: Config) -> Iter
                 )
 
 
-def run_checks(tree: RecipeTree, config: Config | None = None) -> list[Diagnostic]:
+def _everything(path: Path) -> bool:
+    return True
+
+
+def run_checks(tree: RecipeTree, config: Config | None = None, focus: Focus = _everything) -> list[Diagnostic]:
+    """All findings for the files ``focus`` accepts; the rest of the tree is context only."""
     config = config or Config()
     context = CheckContext(tree, config)
-    stages = (tree.all_problems(), _schema_problems(tree), _rule_problems(context))
-    found = [diag for stage in stages for diag in _configured(stage, config, tree.root)]
+    stages = (tree.all_problems(), _schema_problems(tree, focus), _rule_problems(context))
+    found = [diag for stage in stages for diag in _configured(stage, config, tree.root) if focus(diag.path)]
     found = _apply_suppressions(found, tree, config)
     return sorted(set(found), key=Diagnostic.sort_key)

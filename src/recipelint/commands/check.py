@@ -34,13 +34,6 @@ def group_by_tree(paths: tuple[Path, ...]) -> dict[Path, list[Path]]:
     return groups
 
 
-def _selected(diag: Diagnostic, root: Path, targets: list[Path]) -> bool:
-    if any(target == root for target in targets):
-        return True
-    where = diag.path if diag.path.is_absolute() else root / diag.path
-    return any(where == t or t in where.parents for t in targets)
-
-
 def _override(config: Config, select: tuple[str, ...], ignore: tuple[str, ...]) -> Config:
     from dataclasses import replace
 
@@ -61,7 +54,7 @@ def check_tree(root: Path, targets: list[Path], select: tuple[str, ...] = (),
     except ConfigError as exc:
         return [exc.diagnostic], 0, {}
     tree = load_tree(root, config.limits)
-    found = [d for d in run_checks(tree, config) if _selected(d, root, targets)]
+    found = run_checks(tree, config, focus=lambda path: _selected_path(path, root, targets))
     sources = {doc.path: doc.text for doc in tree.documents()}
     files = sum(1 for doc in tree.documents() if _selected_path(doc.path, root, targets))
     return found, files, sources
