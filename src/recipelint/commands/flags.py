@@ -1,0 +1,98 @@
+"""`recipelint flags ...`: build and query the per-release `vllm serve` flag catalogs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from recipelint.flags.serialize import dump_json
+
+EXIT_USAGE = 2
+
+
+@click.group("flags")
+def flags_group() -> None:
+    """Per-release catalogs of `vllm serve` flags (see docs/flags.md)."""
+
+
+@flags_group.command("extract")
+@click.argument("source", type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="Where to write the catalog JSON (e.g. rules/vllm/vllm-0.17.0.json).")
+@click.option("--with-vllm", type=click.Path(path_type=Path), default=None,
+              help="For a vllm-omni release: the vLLM wheel/folder it runs on (omni extends vLLM's parser).")
+def extract_command(source: Path, output: Path, with_vllm: Path | None) -> None:
+    """Read a vLLM or vllm-omni wheel (or unpacked source folder) and write its catalog."""
+    from recipelint.flags.extract import extract_catalog
+    from recipelint.flags.source import SourceError
+
+    try:
+        catalog = extract_catalog(source, with_vllm)
+    except SourceError as exc:
+        click.echo(f"recipelint flags extract: {exc}", err=True)
+        raise SystemExit(EXIT_USAGE) from None
+    _write(output, catalog)
+    click.echo(f"{catalog['package']} {catalog['version']}: {len(catalog['flags'])} flags -> {output}")
+
+
+@flags_group.command("history")
+@click.argument("catalogs", nargs=-1, type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="Where to write the history JSON (e.g. rules/vllm/vllm-history.json).")
+def history_command(catalogs: tuple[Path, ...], output: Path) -> None:
+    """Rebuild the first/last-release history from catalog files of one package."""
+    from recipelint.flags.history import build_history
+
+    loaded: list[dict[str, Any]] = []
+    for path in catalogs:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            data["flags"], data["version"], data["package"]  # noqa: B018 - shape check
+        except (ValueError, KeyError, TypeError) as exc:
+            click.echo(f"recipelint flags history: {path}: not a flag catalog ({exc})", err=True)
+            raise SystemExit(EXIT_USAGE) from None
+        loaded.append(data)
+    if not loaded or len({c["package"] for c in loaded}) != 1:
+        click.echo("recipelint flags history: give catalogs of exactly one package", err=True)
+        raise SystemExit(EXIT_USAGE)
+    history = build_history(loaded)
+    _write(output, history)
+    click.echo(f"{history['package']}: {len(history['releases'])} releases -> {output}")
+
+
+@flags_group.command("show")
+@click.argument("option")
+@click.option("--version", "version", default=None, help="vLLM release (default: newest catalog).")
+@click.option("--package", default="vllm", show_default=True, help="vllm or vllm-omni.")
+def show_command(option: str, version: str | None, package: str) -> None:
+    """How a release's `serve` reads OPTION (e.g. --tensor_parallel_size, -cc.mode=3)."""
+    from recipelint.flags.catalog import catalog_for, closest_flags, flag_span, newest_catalog
+
+    catalog = catalog_for(version, package) if version else newest_catalog(package)
+    if catalog is None:
+        click.echo(f"no {package} catalog at or below {version}", err=True)
+        raise SystemExit(EXIT_USAGE)
+    found = catalog.lookup(option)
+    if not found.known:
+        hint = closest_flags(catalog, option) or list(found.candidates)
+        click.echo(f"{option}: not accepted by {package} {catalog.version}" + (f" (did you mean {', '.join(hint)}?)" if hint else ""))
+        return
+    assert found.canonical is not None
+    spec = catalog.flags[found.canonical]
+    span = flag_span(found.canonical, package)
+    click.echo(f"{option} -> {found.canonical} via {found.via} in {package} {catalog.version}")
+    if span:
+        click.echo(f"  releases: {span[0]} .. {span[1]}")
+    click.echo("  " + json.dumps({k: v for k, v in spec.__dict__.items() if v not in (None, (), False)}, default=list))
+
+
+def _write(output: Path, data: dict[str, Any]) -> None:
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(dump_json(data), encoding="utf-8")
+    except OSError as exc:
+        click.echo(f"recipelint flags: cannot write {output}: {exc}", err=True)
+        raise SystemExit(EXIT_USAGE) from None

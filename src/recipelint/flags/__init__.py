@@ -1,0 +1,1 @@
+"""vLLM command-line knowledge: per-release flag catalogs."""

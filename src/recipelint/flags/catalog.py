@@ -1,0 +1,291 @@
+"""Committed flag catalogs: load one per release and answer "does `vllm serve` accept this?".
+
+Catalogs live in the repository's ``rules/vllm/`` folder, shipped as the package
+data ``recipelint._catalog`` (subpath ``vllm/``). Nothing here touches the network.
+
+Lookup follows what vLLM's own parser does with a spelling, per release (the
+catalog's ``spelling`` block): underscores rewritten to dashes, ``--x=v``,
+dotted JSON sub-arguments (``--compilation-config.mode 3``, ``-cc.mode=3``,
+``--x.key+ v``), ``-O3`` shorthand, ``--no-x`` / ``--disable-x`` negations and
+argparse's unique-prefix abbreviations.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Literal
+
+CATALOG_PACKAGE = "recipelint._catalog"
+VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.?post(\d+))?")
+
+Via = Literal["exact", "alias", "negation", "abbreviation"]
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """Sortable key for release versions such as 0.9.0.1, 0.8.5.post1, 0.17."""
+    match = VERSION_RE.match(version.strip().lstrip("vV"))
+    if match is None:
+        raise ValueError(f"not a release version: {version!r}")
+    major, minor, patch, fourth, post = match.groups()
+    return (int(major), int(minor), int(patch or 0), int(fourth or 0), int(post or 0))
+
+
+@dataclass(frozen=True)
+class FlagSpec:
+    """One canonical flag of one release."""
+
+    name: str
+    value: str  # "yes" | "no" | "optional"
+    type: str | None = None
+    aliases: tuple[str, ...] = ()
+    negations: tuple[str, ...] = ()
+    choices: tuple[str, ...] | None = None  # hard: argparse rejects anything else
+    values: tuple[str, ...] = ()  # soft: known values, others validated later (or by plugins)
+    nargs: str | int | None = None
+    repeatable: bool = False
+    deprecated: bool = False
+    json_keys: dict[str, Any] | None = None
+
+    @classmethod
+    def from_json(cls, name: str, raw: dict[str, Any]) -> "FlagSpec":
+        return cls(
+            name=name,
+            value=raw["value"],
+            type=raw.get("type"),
+            aliases=tuple(raw.get("aliases", ())),
+            negations=tuple(raw.get("negations", ())),
+            choices=tuple(raw["choices"]) if "choices" in raw else None,
+            values=tuple(raw.get("values", ())),
+            nargs=raw.get("nargs"),
+            repeatable=bool(raw.get("repeatable", False)),
+            deprecated=bool(raw.get("deprecated", False)),
+            json_keys=raw.get("json_keys"),
+        )
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """How a spelled option resolves against one catalog."""
+
+    spelled: str
+    canonical: str | None  # None: unknown or ambiguous
+    via: Via | None = None
+    negated: bool = False
+    underscored: bool = False  # the spelling relied on underscore rewriting
+    inline_value: str | None = None  # the `v` of `--x=v` (or `-O3`'s level)
+    json_path: tuple[str, ...] = ()  # dotted sub-argument keys
+    list_append: bool = False  # `--x.key+ v`
+    candidates: tuple[str, ...] = ()  # abbreviation matches when ambiguous
+
+    @property
+    def known(self) -> bool:
+        return self.canonical is not None
+
+
+@dataclass
+class Catalog:
+    package: str
+    version: str
+    spelling: dict[str, Any]
+    flags: dict[str, FlagSpec]
+    _options: dict[str, tuple[str, Via, bool]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Catalog":
+        flags = {name: FlagSpec.from_json(name, raw) for name, raw in data["flags"].items()}
+        catalog = cls(data["package"], data["version"], data["spelling"], flags)
+        for spec in flags.values():
+            catalog._options[spec.name] = (spec.name, "exact", False)
+            for alias in spec.aliases:
+                catalog._options.setdefault(alias, (spec.name, "alias", False))
+            for negation in spec.negations:
+                catalog._options.setdefault(negation, (spec.name, "negation", True))
+        return catalog
+
+    def option_strings(self) -> list[str]:
+        """Every option string this release's `serve` accepts literally."""
+        return sorted(self._options)
+
+    def flag(self, canonical: str) -> FlagSpec | None:
+        return self.flags.get(canonical)
+
+    # -- lookup ----------------------------------------------------------------
+    def lookup(self, spelled: str) -> Lookup:
+        option, inline = (spelled.split("=", 1) + [None])[:2] if "=" in spelled else (spelled, None)
+        assert option is not None
+        shorthand = self._optimization_shorthand(option)
+        if shorthand is not None:
+            return Lookup(spelled, shorthand, "alias", inline_value=option[2:].lstrip("=") or inline)
+        normalized, underscored = self._rewrite_underscores(option)
+        key, path, append = self._split_dotted(normalized)
+        found = self._options.get(key)
+        if found is not None:
+            canonical, via, negated = found
+            return Lookup(spelled, canonical, via, negated, underscored, inline, path, append)
+        if self.spelling.get("abbreviations", True) and key.startswith("--"):
+            matches = sorted({o for o in self._options if o.startswith(key) and o.startswith("--")})
+            targets = sorted({self._options[m][0] for m in matches})
+            if len(matches) == 1 or (len(targets) == 1 and matches and len({self._options[m][2] for m in matches}) == 1):
+                canonical, _via, negated = self._options[matches[0]]
+                return Lookup(spelled, canonical, "abbreviation", negated, underscored, inline, path, append)
+            if matches:
+                return Lookup(spelled, None, None, underscored=underscored, candidates=tuple(matches))
+        return Lookup(spelled, None, None, underscored=underscored, inline_value=inline)
+
+    def _optimization_shorthand(self, option: str) -> str | None:
+        """`-O3` / `-O=3` / `-Odecode`: rewritten by vLLM before argparse runs."""
+        if not self.spelling.get("optimization_shorthand") or not option.startswith("-O") or option == "-O":
+            return None
+        if option.startswith("-O."):
+            return None  # a dotted sub-argument of the flag `-O` aliases; handled generically
+        for spec in self.flags.values():
+            if "-O" in spec.aliases:
+                return spec.name
+        return "--optimization-level" if "--optimization-level" in self.flags else None
+
+    def _rewrite_underscores(self, option: str) -> tuple[str, bool]:
+        mode = self.spelling.get("underscores", "none")
+        if not option.startswith("--") or mode == "none" or "_" not in option:
+            return option, False
+        if mode == "before_dot":
+            head, dot, tail = option.partition(".")
+            rewritten = head.replace("_", "-") + dot + tail
+        else:
+            rewritten = option.replace("_", "-")
+        return rewritten, rewritten != option
+
+    def _split_dotted(self, option: str) -> tuple[str, tuple[str, ...], bool]:
+        if not self.spelling.get("dotted_json") or "." not in option or not option.startswith("-"):
+            return option, (), False
+        key, *path = option.split(".")
+        append = bool(path) and path[-1].endswith("+") and bool(self.spelling.get("list_append"))
+        if append:
+            path[-1] = path[-1][:-1]
+        return key, tuple(path), append
+
+    # -- values ------------------------------------------------------------------
+    def json_key_status(self, canonical: str, path: tuple[str, ...]) -> str:
+        """"known", "deprecated", "unknown", or "free" (a JSON flag whose keys are not catalogued)."""
+        spec = self.flags.get(canonical)
+        keys = spec.json_keys if spec is not None else None
+        for i, part in enumerate(path):
+            if keys is None:
+                return "free"
+            entry = keys.get(part)
+            if entry is None:
+                return "unknown"
+            if entry.get("deprecated"):
+                return "deprecated"
+            keys = entry.get("keys") if i + 1 < len(path) else keys
+        return "known"
+
+    def value_status(self, canonical: str, value: str) -> str:
+        """"ok", "bad" (argparse rejects it), or "unknown" (not a known soft value)."""
+        spec = self.flags.get(canonical)
+        if spec is None:
+            return "ok"
+        if spec.choices is not None:
+            return "ok" if value in spec.choices else "bad"
+        if spec.type in ("int", "float", "human_int", "human_int_or_auto", "json"):
+            return "ok" if _converts(spec.type, value) else "bad"
+        if spec.values and value not in spec.values:
+            return "unknown"
+        return "ok"
+
+
+_HUMAN_INT = re.compile(r"^\d+(?:\.\d+)?[kKmMgGtT]$")
+
+
+def _converts(kind: str, value: str) -> bool:
+    text = value.strip()
+    if kind == "int":
+        return re.fullmatch(r"[-+]?\d+", text) is not None
+    if kind == "float":
+        try:
+            float(text)
+        except ValueError:
+            return False
+        return True
+    if kind in ("human_int", "human_int_or_auto"):
+        if kind == "human_int_or_auto" and text.lower() in ("auto", "-1"):
+            return True
+        return re.fullmatch(r"[-+]?\d+", text) is not None or _HUMAN_INT.match(text) is not None
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+# -- loading -----------------------------------------------------------------------
+
+def _catalog_dir() -> Any:
+    return resources.files(CATALOG_PACKAGE) / "vllm"
+
+
+@lru_cache(maxsize=None)
+def available_versions(package: str = "vllm") -> tuple[str, ...]:
+    """Releases with a committed catalog, oldest first."""
+    prefix = f"{package}-"
+    found = []
+    for entry in _catalog_dir().iterdir():
+        name = entry.name
+        if name.startswith(prefix) and name.endswith(".json") and name[len(prefix):-5][:1].isdigit():
+            found.append(name[len(prefix):-5])
+    return tuple(sorted(found, key=version_key))
+
+
+@lru_cache(maxsize=None)
+def load_catalog(version: str, package: str = "vllm") -> Catalog:
+    """The committed catalog of exactly this release (KeyError when there is none)."""
+    if version not in available_versions(package):
+        raise KeyError(f"no {package} catalog for {version}")
+    text = (_catalog_dir() / f"{package}-{version}.json").read_text(encoding="utf-8")
+    return Catalog.from_json(json.loads(text))
+
+
+def catalog_for(version: str, package: str = "vllm") -> Catalog | None:
+    """The catalog of this release or, when it has none, of the closest lower release.
+
+    A version lower than every catalog gives None (the release predates our coverage).
+    """
+    wanted = version_key(version)
+    candidates = [v for v in available_versions(package) if version_key(v) <= wanted]
+    return load_catalog(candidates[-1], package) if candidates else None
+
+
+def newest_catalog(package: str = "vllm") -> Catalog:
+    return load_catalog(available_versions(package)[-1], package)
+
+
+@lru_cache(maxsize=None)
+def load_history(package: str = "vllm") -> dict[str, Any]:
+    """First/last release of each flag and of each choice/known value (see docs/flags.md)."""
+    text = (_catalog_dir() / f"{package}-history.json").read_text(encoding="utf-8")
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+def flag_span(flag: str, package: str = "vllm") -> tuple[str, str] | None:
+    """(first release, last release) that accept this canonical flag."""
+    entry = load_history(package)["flags"].get(flag)
+    return (entry["first"], entry["last"]) if entry else None
+
+
+def value_span(flag: str, value: str, package: str = "vllm") -> tuple[str, str] | None:
+    """(first release, last release) that list this value for this flag."""
+    entry = load_history(package)["values"].get(flag, {}).get(value)
+    return (entry["first"], entry["last"]) if entry else None
+
+
+def closest_flags(catalog: Catalog, spelled: str, limit: int = 3) -> list[str]:
+    """Did-you-mean candidates among this release's option strings."""
+    import difflib
+
+    normalized, _ = catalog._rewrite_underscores(spelled.split("=", 1)[0])
+    key = catalog._split_dotted(normalized)[0]
+    pool = [o for o in catalog.option_strings() if o.startswith("--")]
+    return difflib.get_close_matches(key, pool, n=limit, cutoff=0.75)

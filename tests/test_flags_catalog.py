@@ -1,0 +1,189 @@
+"""Regression list: hand-checked facts about `vllm serve` asserted against the COMMITTED catalogs.
+
+Each fact was checked by reading that release's own source (engine/arg_utils.py,
+the server's cli_args.py, config dataclasses). One block per extraction era.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from recipelint.flags.catalog import (
+    available_versions,
+    catalog_for,
+    closest_flags,
+    flag_span,
+    load_catalog,
+    newest_catalog,
+    value_span,
+    version_key,
+)
+
+RULES = Path(__file__).resolve().parent.parent / "rules" / "vllm"
+
+# The doc's sanity figures (canonical flags, aliases and negations not counted).
+SANITY_COUNTS = {"0.8.5": 137, "0.11.0": 183, "0.17.0": 222, "0.22.0": 261, "0.28.0": 284, "0.33.0": 320}
+
+
+def test_coverage_and_sanity_counts() -> None:
+    versions = available_versions()
+    assert len(versions) >= 25
+    minors = {tuple(v.split(".")[:2]) for v in versions}
+    assert {("0", str(m)) for m in range(8, 34)} <= minors
+    for version, count in SANITY_COUNTS.items():
+        assert len(load_catalog(version).flags) == count, version
+    # 0.27.1 has no catalog of its own: it equals 0.27.0, which the lookup falls back to.
+    assert len(catalog_for("0.27.1").flags) == 282
+
+
+def test_committed_files_are_lean_and_canonical() -> None:
+    for path in sorted(RULES.glob("*.json")):
+        text = path.read_text()
+        assert len(text) < 80_000, path.name
+        assert text == json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def test_version_selection() -> None:
+    assert catalog_for("0.17.0").version == "0.17.0"
+    assert catalog_for("0.17.5").version == "0.17.1"
+    assert catalog_for("0.9.0.1").version == "0.9.0"
+    assert catalog_for("0.8.5.post1").version == "0.8.5"
+    assert catalog_for("0.7.3") is None
+    assert newest_catalog().version == "0.33.0"
+    assert version_key("0.10.1.1") > version_key("0.10.1")
+
+
+# -- 0.8: explicit add_argument calls -------------------------------------------------
+
+def test_era_explicit_0_8_5() -> None:
+    cat = load_catalog("0.8.5")
+    tp = cat.flags["--tensor-parallel-size"]
+    assert tp.aliases == ("-tp",) and tp.type == "int" and tp.value == "yes"
+    assert "gguf" in cat.flags["--quantization"].choices and cat.flags["--quantization"].aliases == ("-q",)
+    assert cat.flags["--reasoning-parser"].choices == ("deepseek_r1", "granite")
+    assert cat.flags["--tokenizer-mode"].choices == ("auto", "custom", "mistral", "slow")
+    assert cat.flags["--max-model-len"].type == "human_int"
+    assert cat.flags["--use-v2-block-manager"].deprecated  # help says [DEPRECATED]
+    assert cat.flags["--trust-remote-code"].value == "no"
+    assert cat.flags["--enable-prefix-caching"].negations == ("--no-enable-prefix-caching",)
+    cc = cat.flags["--compilation-config"]
+    assert cc.aliases == ("-O",) and cc.type == "json"  # CompilationConfig.from_cli
+    assert cat.spelling["underscores"] == "all" and not cat.spelling["dotted_json"]
+    assert "hermes" in cat.flags["--tool-call-parser"].values
+
+
+# -- 0.9-0.11: get_kwargs over vllm/config.py, deprecated=True ------------------------------
+
+def test_era_get_kwargs_0_11_0() -> None:
+    cat = load_catalog("0.11.0")
+    assert cat.flags["--task"].deprecated  # add_argument(..., deprecated=True)
+    assert cat.flags["--guided-decoding-backend"].deprecated
+    assert cat.flags["--disable-log-requests"].deprecated
+    assert cat.flags["--enable-log-requests"].value == "no"
+    assert cat.flags["--compilation-config"].aliases == ("-O",)
+    assert "level" in cat.flags["--compilation-config"].json_keys
+    # QuantizationMethods is Any at run time (TYPE_CHECKING import): soft values only.
+    quant = cat.flags["--quantization"]
+    assert quant.choices is None and "fp8" in quant.values
+    assert cat.flags["--hf-token"].value == "optional"
+    assert cat.flags["--api-server-count"].aliases == ("-asc",)
+    assert cat.spelling["underscores"] == "before_dot" and cat.spelling["dotted_json"]
+
+
+# -- 0.12-0.28: config package, -cc alias, human-readable ints ----------------------------
+
+def test_era_config_package_0_17_0() -> None:
+    cat = load_catalog("0.17.0")
+    assert cat.flags["--max-model-len"].type == "human_int_or_auto"
+    assert cat.flags["--max-num-batched-tokens"].type == "human_int"
+    cc = cat.flags["--compilation-config"]
+    assert cc.aliases == ("-cc",)
+    assert {"mode", "pass_config", "cudagraph_capture_sizes"} <= set(cc.json_keys)
+    assert "keys" in cc.json_keys["pass_config"]
+    assert cat.flags["--kv-cache-dtype"].choices == (
+        "auto", "bfloat16", "fp8", "fp8_ds_mla", "fp8_e4m3", "fp8_e5m2", "fp8_inc")
+    assert cat.flags["--dtype"].choices == ("auto", "bfloat16", "float", "float16", "float32", "half")
+    assert "hf" in cat.flags["--tokenizer-mode"].values and cat.flags["--tokenizer-mode"].choices is None
+    assert "kv_connector" in cat.flags["--kv-transfer-config"].json_keys
+    assert cat.flags["--hf-overrides"].type == "json_or_str"
+    assert cat.flags["--middleware"].repeatable
+    assert cat.flags["--allowed-origins"].type == "json" and cat.flags["--allowed-origins"].nargs is None
+    assert "--disable-prefix-caching" not in cat.option_strings()  # pairs arrive in 0.33
+
+
+def test_patch_release_differs_0_17_1() -> None:
+    assert set(load_catalog("0.17.1").flags["--reasoning-parser"].values) != set(
+        load_catalog("0.17.0").flags["--reasoning-parser"].values)
+
+
+# -- 0.29-0.33: launchers / common cli_args, deprecation actions, --enable/--disable pairs ----
+
+def test_era_common_cli_args_0_33_0() -> None:
+    cat = load_catalog("0.33.0")
+    assert cat.lookup("--disable-prefix-caching").canonical == "--enable-prefix-caching"
+    assert cat.lookup("--disable-prefix-caching").negated
+    assert cat.lookup("--enable-cascade-attn").canonical == "--disable-cascade-attn"
+    assert cat.flags["--disable-cascade-attn"].deprecated
+    assert cat.flags["--log-config-file"].deprecated  # DeprecatedLogConfigFileAction
+    assert cat.flags["--gpu-memory-utilization"].aliases == ("--device-memory-utilization",)
+    assert cat.flags["--speculative-config"].aliases == ("-sc",)
+    assert cat.spelling["omni_handoff"] and cat.spelling["enable_disable_pairs"]
+    assert "qwen3_xml" in cat.flags["--tool-call-parser"].values
+
+
+def test_vllm_omni_catalog() -> None:
+    omni = load_catalog("0.30.0", "vllm-omni")
+    vllm = load_catalog("0.30.0")
+    assert set(vllm.flags) < set(omni.flags)  # omni starts from vLLM's own parser
+    assert "--omni" in omni.flags and "--stage-overrides" in omni.flags
+    assert "--omni" not in vllm.flags
+
+
+# -- spellings -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("version", "spelled", "canonical", "via"),
+    [
+        ("0.17.0", "--tensor_parallel_size", "--tensor-parallel-size", "exact"),
+        ("0.17.0", "-tp", "--tensor-parallel-size", "alias"),
+        ("0.17.0", "-cc.mode=3", "--compilation-config", "alias"),
+        ("0.17.0", "--compilation-config.pass_config.fuse_norm_quant", "--compilation-config", "exact"),
+        ("0.17.0", "--no-enable-prefix-caching", "--enable-prefix-caching", "negation"),
+        ("0.17.0", "--gpu-memory-util", "--gpu-memory-utilization", "abbreviation"),
+        ("0.17.0", "-O3", "--optimization-level", "alias"),
+        ("0.8.5", "-O3", "--compilation-config", "alias"),
+        ("0.8.5", "--max_model_len", "--max-model-len", "exact"),
+    ],
+)
+def test_lookup_spellings(version: str, spelled: str, canonical: str, via: str) -> None:
+    found = load_catalog(version).lookup(spelled)
+    assert (found.canonical, found.via) == (canonical, via)
+
+
+def test_lookup_details() -> None:
+    cat = load_catalog("0.17.0")
+    dotted = cat.lookup("--kv_transfer_config.kv_connector=NixlConnector")
+    assert dotted.underscored and dotted.json_path == ("kv_connector",) and dotted.inline_value == "NixlConnector"
+    assert cat.lookup("--compilation-config.compile_sizes+").list_append
+    assert cat.json_key_status("--compilation-config", ("mode",)) == "known"
+    assert cat.json_key_status("--compilation-config", ("nope",)) == "unknown"
+    assert cat.json_key_status("--hf-overrides", ("anything",)) == "free"
+    ambiguous = cat.lookup("--enable")
+    assert not ambiguous.known and "--enable-prefix-caching" in ambiguous.candidates
+    assert not cat.lookup("--tensor-paralel-size").known
+    assert closest_flags(cat, "--tensor-paralel-size")[0] == "--tensor-parallel-size"
+    assert cat.value_status("--dtype", "bf16") == "bad"
+    assert cat.value_status("--max-model-len", "128k") == "ok"
+    assert cat.value_status("--tensor-parallel-size", "two") == "bad"
+    assert cat.value_status("--tokenizer-mode", "mistrall") == "unknown"
+
+
+def test_history() -> None:
+    assert flag_span("--guided-decoding-backend") == ("0.8.0", "0.11.1")
+    assert flag_span("--structured-outputs-config") == ("0.11.0", "0.33.0")
+    assert flag_span("--async-scheduling") == ("0.10.0", "0.33.0")
+    assert value_span("--tool-call-parser", "hermes") == ("0.8.0", "0.33.0")
+    assert flag_span("--no-such-flag") is None
