@@ -126,10 +126,15 @@ FORMATTERS: dict[str, Callable[[Sequence[Diagnostic]], str]] = {
 }
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def summary_line(diagnostics: Sequence[Diagnostic], files: int) -> str:
     counts = {level: sum(1 for d in diagnostics if d.severity is level) for level in Severity}
+    checked = f"recipelint: {_plural(files, 'file')} checked"
     if not diagnostics:
-        return f"recipelint: {files} files checked, no problems"
-    parts = [f"{counts[level]} {level}{'s' if counts[level] != 1 else ''}"
+        return f"{checked}, no problems"
+    parts = [_plural(counts[level], str(level))
              for level in (Severity.ERROR, Severity.WARNING, Severity.INFO) if counts[level]]
-    return f"recipelint: {files} files checked, " + ", ".join(parts)
+    return f"{checked}, " + ", ".join(parts)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -91,7 +92,8 @@ def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: st
         files += counted
     if output_format == "text":
         terminal = sys.stdout.isatty()
-        click.echo(format_text(diagnostics, sources if terminal else None, color=terminal), nl=False)
+        color = terminal and not os.environ.get("NO_COLOR")
+        click.echo(format_text(diagnostics, sources if terminal else None, color=color), nl=False)
         if not quiet:
             click.echo(summary_line(diagnostics, files), err=True)
     else:
