@@ -1,0 +1,134 @@
+"""`recipelint check --format sarif` validates against the SARIF 2.1.0 schema.
+
+The schema file is the OASIS one (tests/data/README.md says where it comes from).
+It is draft-04, whose validator does not check `uri-reference`, the format of every
+artifact location; rfc3986-validator checks that one, so a file name holding `%`,
+`:` or a space cannot produce an invalid URI unnoticed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import jsonschema
+import pytest
+
+from conftest import EMBEDDED_TREE
+from recipelint.catalog import load_catalog
+from recipelint.diagnostics import Diagnostic, Severity, Span
+from recipelint.sarif import build_sarif
+from test_github_format import _hostile_tree
+
+SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def _validator() -> jsonschema.Draft4Validator:
+    rfc3986 = pytest.importorskip(
+        "rfc3986_validator", reason="rfc3986-validator is in the test extra"
+    )
+    checker = jsonschema.FormatChecker()
+    for name, rule in (("uri", "URI"), ("uri-reference", "URI_reference")):
+        checker.checks(name)(
+            lambda value, rule=rule: (
+                not isinstance(value, str) or bool(rfc3986.validate_rfc3986(value, rule=rule))
+            )
+        )
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    return jsonschema.Draft4Validator(schema, format_checker=checker)
+
+
+def _problems(document: dict[str, Any]) -> list[str]:
+    return [f"{list(e.absolute_path)}: {e.message}" for e in _validator().iter_errors(document)]
+
+
+def _check(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-c", "from recipelint.cli import run; run()", "check", *args]
+    return subprocess.run(
+        command, cwd=where, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def hostile(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    tree = _hostile_tree(tmp_path_factory.mktemp("sarif"))
+    sarif = _check(tree, ".", "--format", "sarif")
+    report = _check(tree, ".", "--format", "json")
+    assert sarif.returncode == 1 and "Traceback" not in sarif.stderr
+    again = _check(tree, ".", "--format", "sarif")
+    assert again.stdout == sarif.stdout, "SARIF output must be deterministic"
+    return json.loads(sarif.stdout), json.loads(report.stdout)
+
+
+def test_findings_validate(hostile: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
+    document, records = hostile
+    assert document["runs"][0]["results"], "the hostile tree has findings"
+    assert _problems(document) == []
+
+
+def test_embedded_tree_validates() -> None:
+    done = _check(EMBEDDED_TREE.parent, "recipes", "--format", "sarif")
+    assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
+    assert _problems(json.loads(done.stdout)) == []
+
+
+def test_results_match_the_json_report(
+    hostile: tuple[dict[str, Any], list[dict[str, Any]]],
+) -> None:
+    document, records = hostile
+    run = document["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert len(run["results"]) == len(records)
+    for result, record in zip(run["results"], records, strict=True):
+        assert result["ruleId"] == record["code"] == rules[result["ruleIndex"]]["id"]
+        assert result["level"] == LEVELS[record["severity"]]
+        assert result["message"]["text"].startswith(record["message"])
+        location = result["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
+        assert unquote(location["artifactLocation"]["uri"]) == record["path"]
+        region = location["region"]
+        assert (region["startLine"], region["startColumn"]) == (record["line"], record["column"])
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file:///")
+    assert run["columnKind"] == "unicodeCodePoints"
+
+
+def test_rule_metadata_comes_from_the_catalog(
+    hostile: tuple[dict[str, Any], list[dict[str, Any]]],
+) -> None:
+    document, _ = hostile
+    by_id = {rule["id"]: rule for rule in document["runs"][0]["tool"]["driver"]["rules"]}
+    catalog = load_catalog()
+    assert set(catalog) <= set(by_id)
+    for code, info in catalog.items():
+        rule = by_id[code]
+        assert rule["name"] == info.name
+        assert rule["shortDescription"]["text"] == (info.summary or info.name)
+        assert rule["fullDescription"]["text"] and rule["help"]["text"]
+        assert rule["defaultConfiguration"]["level"] == LEVELS[str(info.severity)]
+
+
+def test_paths_outside_the_base_are_absolute_file_uris(tmp_path: Path) -> None:
+    outside = tmp_path / "other tree" / "a:b%#c.yaml"
+    diag = Diagnostic(outside, Span(1, 1), "RL001", Severity.ERROR, "x")
+    document = build_sarif([diag], base=tmp_path / "checkout")
+    artifact = document["runs"][0]["results"][0]["locations"][0]["physicalLocation"][
+        "artifactLocation"
+    ]
+    assert artifact == {"uri": outside.as_uri()}
+    assert unquote(artifact["uri"]) == "file://" + outside.as_posix()
+    assert _problems(document) == []
+
+
+def test_a_colon_in_a_relative_path_is_not_a_scheme(tmp_path: Path) -> None:
+    diag = Diagnostic(tmp_path / "a:b.yaml", Span(1, 1), "RL001", Severity.ERROR, "x")
+    artifact = build_sarif([diag], base=tmp_path)["runs"][0]["results"][0]["locations"][0][
+        "physicalLocation"
+    ]["artifactLocation"]
+    assert artifact["uri"] == "a%3Ab.yaml"
