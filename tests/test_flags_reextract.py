@@ -1,0 +1,52 @@
+"""Re-extract every committed catalog from its release and compare (opt-in, needs local sources).
+
+Set RECIPELINT_VLLM_CACHE to a folder holding unpacked releases named
+``vllm-<version>/`` and ``vllm-omni-<version>/`` (each containing the ``vllm/`` or
+``vllm_omni/`` package) or the wheels themselves; docs/flags.md shows how to fill it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from recipelint.flags.extract import extract_catalog
+
+RULES = Path(__file__).resolve().parent.parent / "rules" / "vllm"
+CACHE = os.environ.get("RECIPELINT_VLLM_CACHE")
+
+pytestmark = pytest.mark.skipif(not CACHE, reason="RECIPELINT_VLLM_CACHE is not set")
+
+
+def _source(package: str, version: str) -> Path | None:
+    assert CACHE is not None
+    root = Path(CACHE)
+    folder = root / f"{package}-{version}"
+    if folder.is_dir():
+        return folder
+    wheels = sorted(root.glob(f"{package.replace('-', '_')}-{version}-*.whl"))
+    return wheels[0] if wheels else None
+
+
+def _committed() -> list[tuple[str, str, Path]]:
+    out = []
+    for path in sorted(RULES.glob("*.json")):
+        if path.name.endswith("-history.json"):
+            continue
+        data = json.loads(path.read_text())
+        out.append((data["package"], data["version"], path))
+    return out
+
+
+@pytest.mark.parametrize(("package", "version", "path"), _committed(), ids=lambda v: str(getattr(v, "name", v)))
+def test_reextraction_matches_committed(package: str, version: str, path: Path) -> None:
+    source = _source(package, version)
+    if source is None:
+        pytest.skip(f"{package} {version} is not in {CACHE}")
+    with_vllm = _source("vllm", version) if package == "vllm-omni" else None
+    if package == "vllm-omni" and with_vllm is None:
+        pytest.skip(f"vllm {version} (needed by vllm-omni {version}) is not in {CACHE}")
+    assert extract_catalog(source, with_vllm) == json.loads(path.read_text())
