@@ -377,6 +377,23 @@ class Compiler:
                         f"{path} is written by {earlier} and again by {later}; the later one is kept")
 
 
+ARGUMENT_KEYS = frozenset({"base_args", "extra_args", "vllm_args", "args"})
+
+
+def argument_lists(value: Any, pointer: tuple = ()) -> Iterator[tuple[tuple, Any]]:
+    """(pointer, value) of every `*args` entry in a recipe, wherever it is nested."""
+    if type(value) is dict:
+        for key, item in value.items():
+            if key in ARGUMENT_KEYS and item is not None:
+                yield (*pointer, key), item
+            elif isinstance(item, (dict, list)):
+                yield from argument_lists(item, (*pointer, key))
+    elif type(value) is list:
+        for index, item in enumerate(value):
+            if isinstance(item, (dict, list)):
+                yield from argument_lists(item, (*pointer, index))
+
+
 def _listdir(folder: Path) -> list[str]:
     import os
 
@@ -466,6 +483,7 @@ class _RecipeCompiler:
         if type(variants) is not dict:
             return []
         kept = []
+        promoted_by: dict[str, str] = {}
         for key, cfg in variants.items():
             model_id = get(cfg, "model_id")
             if type(model_id) is not str or "/" not in model_id:
@@ -485,10 +503,24 @@ class _RecipeCompiler:
                                   f"variant {key!r} model_id {model_id!r} cannot be an output path: {reason}",
                                   "use a Hugging Face id of the form org/name")
                 continue
+            if model_id in promoted_by:
+                self.owner.report(self.doc, pointer, OUTPUT_OVERWRITTEN, Severity.WARNING,
+                                  f"variants {promoted_by[model_id]!r} and {key!r} both publish {model_id}; "
+                                  f"{key!r} replaces it and models.json lists it twice")
+            promoted_by[model_id] = key
             rendered = self._render_and_write(recipe, key, model_id)
             if rendered is not None:
                 kept.append((key, model_id, rendered))
         return kept
+
+    def _failure_pointer(self, variant: str) -> tuple:
+        """The first argument that is not a string, since that is what makes synthesis throw."""
+        for pointer, value in argument_lists(self.doc.data):
+            if type(value) is list:
+                for index, item in enumerate(value):
+                    if truthy(item) and type(item) is not str:
+                        return (*pointer, index)
+        return ("variants", variant)
 
     def _write_recipe_json(self, hf_id: str, payload: dict[str, Any]) -> dict[str, Any]:
         ordered = {k: payload[k] for k in HEAD_KEYS if k in payload}
@@ -523,12 +555,17 @@ class _RecipeCompiler:
 
     def _report_problems(self) -> None:
         reported: set[tuple] = set()
+        for pointer, value in argument_lists(self.doc.data):
+            if type(value) is str:
+                self.owner.report(self.doc, pointer, SYNTHESIS_FAILED, Severity.ERROR,
+                                  f"{'.'.join(map(str, pointer))} is a string, which upstream spreads into "
+                                  "single characters", "write it as a list of arguments")
         for variant, strategy, hw_id, message in self.problems.failed:
             key = (variant, message)
             if key in reported:
                 continue
             reported.add(key)
-            self.owner.report(self.doc, ("variants", variant), SYNTHESIS_FAILED, Severity.ERROR,
+            self.owner.report(self.doc, self._failure_pointer(variant), SYNTHESIS_FAILED, Severity.ERROR,
                               f"cannot render variant {variant!r} ({strategy} on {hw_id}, and possibly others): "
                               f"{message}")
         for pointer, message in self.problems.invalid:

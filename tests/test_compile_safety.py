@@ -1,0 +1,243 @@
+"""Compile on small in-test trees: output paths, atomic replacement, determinism, provenance."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from recipelint.cli import main
+from recipelint.compiler import compile_tree, render_combination, unsafe_path_reason
+
+TAXONOMY = """\
+hardware_profiles:
+  h200: {brand: NVIDIA, generation: hopper, gpu_count: 8, vram_gb: 1128}
+  b200: {brand: NVIDIA, generation: blackwell, gpu_count: 8, vram_gb: 1440}
+  mi300x: {brand: AMD, generation: amd, gpu_count: 8, vram_gb: 1536}
+"""
+STRATEGIES = {
+    "single_node_tp": "name: single_node_tp\ndeploy_type: single_node\nvllm_args: []\n",
+    "multi_node_tp": "name: multi_node_tp\ndeploy_type: multi_node\nvllm_args: []\n",
+}
+KV = ("name: kv_store_centralized_mooncake\ndeploy_type: kv_store_lb\n"
+      "vllm:\n  vllm_args: ['--kv-transfer-config', '{}']\n")
+RECIPE = """\
+meta: {{title: "{title}", provider: P, tasks: [text]}}
+model: {{model_id: {hf_id}, base_args: ["--trust-remote-code"]}}
+features: {{}}
+variants:
+  default: {{precision: bf16, vram_minimum_gb: 10}}
+{extra}compatible_strategies: [single_node_tp, multi_node_tp]
+"""
+
+
+def make_tree(root: Path, recipes: dict[str, str] | None = None) -> Path:
+    (root / "models").mkdir(parents=True)
+    (root / "taxonomy.yaml").write_text(TAXONOMY)
+    (root / "strategies").mkdir()
+    for name, text in STRATEGIES.items():
+        (root / "strategies" / f"{name}.yaml").write_text(text)
+    (root / "kv_store").mkdir()
+    (root / "kv_store" / "kv_store_centralized_mooncake.yaml").write_text(KV)
+    for rel, text in (recipes or {"models/org/model.yaml": recipe_text("org/model")}).items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def recipe_text(hf_id: str, variants: str = "", title: str = "T") -> str:
+    return RECIPE.format(hf_id=hf_id, title=title, extra=variants)
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def compile_cli(tree: Path, out: Path, *options: str) -> int:
+    return main(["compile", str(tree), "-o", str(out), "-q", *options])
+
+
+# ------------------------------------------------------------------ output paths
+
+
+@pytest.mark.parametrize("bad", ["../escape/evil", "/abs/local/path", "a/../../b", "a\\b/c", "a/\x00b",
+                                 "a//b", "./a/b", "a/.."])
+def test_unsafe_ids_are_recognised(bad: str) -> None:
+    assert unsafe_path_reason(bad) is not None
+
+
+@pytest.mark.parametrize("bad", ["../escape/evil", "/abs/local/path", "a/../../b", "a\\\\b/c", "a/\\0b"])
+def test_unsafe_promoted_model_id_is_an_error_and_nothing_is_written(tmp_path: Path, bad: str) -> None:
+    variants = f'  evil: {{model_id: "{bad}", precision: fp8, vram_minimum_gb: 5}}\n'
+    tree = make_tree(tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)})
+    result = compile_tree(tree)
+    assert [(d.code, d.span.line) for d in result.diagnostics] == [("RL701", 6)]
+    assert all(unsafe_path_reason(p) is None for p in result.files.paths())
+    assert all("evil" not in p and "abs" not in p for p in result.files.paths())
+    out = tmp_path / "out"
+    assert compile_cli(tree, out) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tree"]  # nothing beside or outside OUT
+
+
+def test_recipe_id_from_a_dot_dot_file_name_is_refused(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree", {"models/org/...yaml": recipe_text("org/x"),
+                                         "models/org/ok.yaml": recipe_text("org/ok")})
+    result = compile_tree(tree)
+    assert [d.code for d in result.diagnostics] == ["RL701"]
+    assert "org/ok.json" in result.files
+
+
+def test_recipe_directly_under_models_is_a_diagnostic_not_a_wipe(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    out = tmp_path / "out"
+    assert compile_cli(tree, out) == 0
+    before = snapshot(out)
+    (tree / "models" / "stray.yaml").write_text(recipe_text("stray"))
+    assert compile_cli(tree, out) == 1
+    assert snapshot(out) == before
+    assert {d.code for d in compile_tree(tree).diagnostics} == {"RL014"}
+
+
+# ------------------------------------------------------------------ write semantics
+
+
+def test_second_promotion_of_an_id_replaces_the_first_sub_tree(tmp_path: Path) -> None:
+    variants = ('  a: {model_id: zz/Same, precision: fp8, vram_minimum_gb: 5}\n'
+                '  b: {model_id: zz/Same, precision: fp8, vram_minimum_gb: 5, supported_hardware: [b200]}\n')
+    tree = make_tree(tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)})
+    result = compile_tree(tree)
+    same = [p for p in result.files.paths() if p.startswith("zz/Same/")]
+    assert same and all("/h200" not in p and "/mi300x" not in p for p in same)  # a's renderings were removed
+    assert json.loads(result.files.serialize("zz/Same.json"))["meta"]["variant"] == "b"
+    index = json.loads(result.files.serialize("models.json"))
+    assert [e["hf_id"] for e in index].count("zz/Same") == 2
+    assert [d.code for d in result.diagnostics] == ["RL707"]
+
+
+def test_failed_compile_leaves_previous_output_intact(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    out = tmp_path / "out"
+    assert compile_cli(tree, out) == 0
+    before = snapshot(out)
+    (tree / "models" / "org" / "broken.yaml").write_text("meta: {title: x\n")
+    assert compile_cli(tree, out) == 1
+    assert snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "tree"]  # no staging folder left behind
+
+
+def test_successful_compile_replaces_output_as_a_whole(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    out = tmp_path / "out"
+    assert compile_cli(tree, out) == 0
+    (out / "stale.json").write_text("{}")
+    assert compile_cli(tree, out) == 0
+    assert not (out / "stale.json").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "tree"]
+
+
+def test_refuses_to_replace_a_folder_that_is_not_compiled_output(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me")
+    assert compile_cli(tree, precious) == 2
+    assert (precious / "notes.txt").read_text() == "keep me"
+    assert compile_cli(tree, tree) == 2
+    assert compile_cli(tree, tmp_path) == 2
+    assert (tree / "taxonomy.yaml").exists()
+
+
+def test_dry_run_writes_nothing(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    assert main(["compile", str(tree), "--dry-run", "-q"]) == 0
+    assert main(["compile", str(tree), "-o", str(tmp_path / "out"), "--dry-run", "-q"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tree"]
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    assert main(["compile", str(tree)]) == 2
+    assert main(["compile", str(tmp_path), "-o", str(tmp_path / "out")]) == 2
+    assert main(["compile", str(tree), "-o", str(tmp_path / "o"), "--no-provenance", "--source-ref", "x"]) == 2
+
+
+# ------------------------------------------------------------------ determinism
+
+
+def test_output_does_not_depend_on_directory_listing_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    recipes = {f"models/{org}/{name}.yaml": recipe_text(f"{org}/{name}", title=name)
+               for org in ("b-org", "a-org", "A-org") for name in ("m-2", "m.1", "M", "m-1")}
+    tree = make_tree(tmp_path / "tree", recipes)
+    first = dict(compile_tree(tree).files.items())
+    real_listdir = os.listdir
+    monkeypatch.setattr(os, "listdir", lambda path=".": list(reversed(real_listdir(path))))
+    second = dict(compile_tree(tree).files.items())
+    assert first == second
+    order = [e["hf_id"] for e in json.loads(first["models.json"])]
+    assert order[:4] == ["A-org/M", "A-org/m-1", "A-org/m-2", "A-org/m.1"]
+
+
+# ------------------------------------------------------------------ provenance
+
+
+def _git(folder: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+
+
+def test_source_options_add_a_trailing_block(tmp_path: Path) -> None:
+    variants = '  fp8: {model_id: zz/Model-FP8, precision: fp8, vram_minimum_gb: 5}\n'
+    tree = make_tree(tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)})
+    out = tmp_path / "out"
+    assert compile_cli(tree, out, "--source-name", "s", "--source-repo", "o/r", "--source-ref", "main",
+                       "--source-sha", "abc") == 0
+    for name in ("org/model.json", "zz/Model-FP8.json"):
+        document = json.loads((out / name).read_text())
+        assert list(document)[-1] == "source"
+        assert document["source"] == {"source": "s", "repo": "o/r", "ref": "main", "sha": "abc",
+                                      "path": "models/org/model.yaml",
+                                      "edit_url": "https://github.com/o/r/edit/main/models/org/model.yaml",
+                                      "overlays": []}
+    assert "source" not in json.loads((out / "org/model/hw/h200.json").read_text())
+
+
+def test_no_block_outside_git_or_with_no_provenance(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    assert compile_cli(tree, tmp_path / "out") == 0
+    assert "source" not in json.loads((tmp_path / "out" / "org/model.json").read_text())
+
+
+def test_block_is_filled_from_git(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    tree = make_tree(repo / "recipes")
+    _git(repo, "init", "-q", "-b", "trunk")
+    _git(repo, "remote", "add", "origin", "git@github.com:acme/recipes.git")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "x")
+    sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    out = tmp_path / "out"
+    assert compile_cli(tree, out) == 0
+    source = json.loads((out / "org/model.json").read_text())["source"]
+    assert source == {"source": "recipes", "repo": "acme/recipes", "ref": "trunk", "sha": sha,
+                      "path": "recipes/models/org/model.yaml",
+                      "edit_url": "https://github.com/acme/recipes/edit/trunk/recipes/models/org/model.yaml",
+                      "overlays": []}
+    assert compile_cli(tree, out, "--no-provenance") == 0
+    assert "source" not in json.loads((out / "org/model.json").read_text())
+
+
+# ------------------------------------------------------------------ library call
+
+
+def test_render_combination_matches_the_compiled_file(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    compiled = json.loads(compile_tree(tree).files.serialize("org/model/strategies/multi_node_tp.json"))
+    single = render_combination(tree, "org/model", "default", "h200", "multi_node_tp")
+    assert single == compiled
+    with pytest.raises(LookupError):
+        render_combination(tree, "org/nope", "default", "h200", "single_node_tp")

@@ -1,0 +1,108 @@
+"""JavaScript semantics: truthiness, String(), Number::toString and JSON.stringify(v, null, 2)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given, strategies as st
+
+from recipelint.jsvalue import (
+    UNDEFINED,
+    coalesce,
+    dumps,
+    has_js_specials,
+    js_max,
+    js_number,
+    js_number_string,
+    js_or,
+    js_string,
+    truthy,
+)
+
+
+@pytest.mark.parametrize("value", [None, UNDEFINED, False, 0, 0.0, -0.0, math.nan, ""])
+def test_falsy_values(value: object) -> None:
+    assert not truthy(value)
+
+
+@pytest.mark.parametrize("value", [{}, [], "0", " ", 1, -1, 0.5, True, math.inf, "false"])
+def test_truthy_values_include_empty_containers(value: object) -> None:
+    assert truthy(value)
+
+
+def test_or_and_nullish_coalescing_differ_on_empty_values() -> None:
+    assert js_or({}, {"a": 1}) == {}
+    assert js_or(0, "", None, "x") == "x"
+    assert js_or(0, None) is None
+    assert coalesce(0, 5) == 0
+    assert coalesce(None, UNDEFINED, "") == ""
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (1e21, "1e+21"), (1e20, "100000000000000000000"), (1e-7, "1e-7"), (0.000001, "0.000001"),
+    (-0.0, "0"), (1.0, "1"), (1.5, "1.5"), (123.456, "123.456"), (12345678901234567890, "12345678901234567000"),
+    (2**53, "9007199254740992"), (5e-324, "5e-324"), (-1e-7, "-1e-7"), (1.5e300, "1.5e+300"),
+    (0.1 + 0.2, "0.30000000000000004"), (math.nan, "NaN"), (math.inf, "Infinity"), (-math.inf, "-Infinity"),
+    (10**400, "Infinity"),
+])
+def test_number_to_string_follows_ecmascript(value: float, text: str) -> None:
+    assert js_number_string(value) == text
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_number_string_round_trips(value: float) -> None:
+    assert float(js_number_string(value)) == value or value == 0
+
+
+def test_string_conversion() -> None:
+    assert js_string(None) == "null"
+    assert js_string(UNDEFINED) == "undefined"
+    assert js_string(True) == "true"
+    assert js_string([1, None, "a", [2, 3]]) == "1,,a,2,3"
+    assert js_string({"a": 1}) == "[object Object]"
+    assert js_string(4.0) == "4"
+
+
+def test_number_conversion_and_math_max() -> None:
+    assert js_number(" 12 ") == 12
+    assert js_number("1e3") == 1000
+    assert math.isnan(js_number("2x"))
+    assert js_number("") == 0 and js_number(None) == 0
+    assert js_number("0x1F") == 31
+    assert math.isnan(js_max(1, math.nan))
+
+
+def test_writer_matches_json_stringify_layout() -> None:
+    value = {"a": [1, {}, [], "é — ✓"], "b": {"c": None, "d": True}, "e": ""}
+    expected = json.dumps(value, indent=2, ensure_ascii=False).encode()
+    assert dumps(value) == expected
+    assert not dumps(value).endswith(b"\n")
+
+
+def test_writer_escapes_like_javascript() -> None:
+    text = dumps({"s": "\x01\x7f\u2028/\"\\\b\f\n\r\t"}).decode()
+    assert text == '{\n  "s": "\\u0001\x7f\u2028/\\"\\\\\\b\\f\\n\\r\\t"\n}'
+
+
+def test_writer_handles_lone_surrogates_as_javascript_does() -> None:
+    assert dumps(["a\ud800b"]) == b'[\n  "a\\ud800b"\n]'
+
+
+def test_special_documents_get_javascript_numbers_and_key_order() -> None:
+    doc = {"10": "a", "2": "b", "x": "c", "1": "d", "010": "e",
+           "n": [1.0, 1e20, 1e-7, math.inf, math.nan, -0.0, 12345678901234567890, 0.5]}
+    assert has_js_specials(doc)
+    assert json.loads(dumps(doc, special=True))  # still valid JSON
+    assert dumps(doc, special=True).decode() == (
+        '{\n  "1": "d",\n  "2": "b",\n  "10": "a",\n  "x": "c",\n  "010": "e",\n  "n": [\n'
+        "    1,\n    100000000000000000000,\n    1e-7,\n    null,\n    null,\n    0,\n"
+        "    12345678901234567000,\n    0.5\n  ]\n}"
+    )
+
+
+def test_plain_documents_need_no_rewrite() -> None:
+    assert not has_js_specials({"a": [1, "2", {"b": None, "x10": True}], "n": 2**52})
+    assert has_js_specials({"a": [{"b": 0.5}]})
+    assert has_js_specials({"4294967294": 1}) and not has_js_specials({"4294967295": 1})
