@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "explain": "recipelint.commands.rules:explain_command",
     "flags": "recipelint.commands.flags:flags_group",
     "diff": "recipelint.commands.diff:diff_command",
+    "summary": "recipelint.summary:summary_command",
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
