@@ -327,6 +327,8 @@ class Omni(Strict):
     port: Port | None = None
     task_label: str | None = None
     task_hint: str | None = None
+    variant_label: str | None = None
+    variant_hint: str | None = None
     tasks: list[OmniTaskId | OmniTask] | None = None
     task_axes: list[OmniAxis] | None = None
 
