@@ -64,6 +64,7 @@ def test_valid_fixtures_compile_without_errors(edge_result: CompileResult) -> No
     invalid = {"numarg.yaml", "tpdp.yaml", "docker.yaml"}
     errors = {d.path.name for d in edge_result.diagnostics if d.severity is Severity.ERROR}
     assert errors == invalid
+    assert [(c, s) for c, s, _ in _findings(edge_result, "nodefault.yaml")] == [("RL711", Severity.WARNING)]
     promote = _findings(edge_result, "promote.yaml")
     assert sorted((code, sev) for code, sev, _ in promote) == [
         ("RL706", Severity.INFO), ("RL707", Severity.WARNING)]

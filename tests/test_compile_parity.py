@@ -5,9 +5,15 @@ from __future__ import annotations
 import tarfile
 from pathlib import Path
 
+
 import pytest
 
-from recipelint.compiler import compile_tree
+from recipelint.compiler import CompileResult, compile_tree
+
+
+@pytest.fixture(scope="module")
+def corpus_result(corpus_tree: Path) -> CompileResult:
+    return compile_tree(corpus_tree)
 
 
 def _expected(archive: Path) -> dict[str, bytes]:
@@ -27,8 +33,8 @@ def _mismatches(produced: dict[str, bytes], expected: dict[str, bytes]) -> tuple
     return missing, extra, different
 
 
-def test_upstream_corpus_is_reproduced_byte_for_byte(corpus_tree: Path, shared_dir: Path) -> None:
-    result = compile_tree(corpus_tree)
+def test_upstream_corpus_is_reproduced_byte_for_byte(corpus_result: CompileResult, shared_dir: Path) -> None:
+    result = corpus_result
     assert result.ok, [d.message for d in result.diagnostics if d.severity.name == "ERROR"]
     produced = dict(result.files.items())
     expected = _expected(shared_dir / "corpus" / "upstream" / "expected.tar.xz")
@@ -38,9 +44,11 @@ def test_upstream_corpus_is_reproduced_byte_for_byte(corpus_tree: Path, shared_d
     assert len(produced) == len(expected)
 
 
-def test_corpus_compile_reports_only_the_known_promotion_collisions(corpus_tree: Path) -> None:
-    result = compile_tree(corpus_tree)
-    assert {d.code for d in result.diagnostics} <= {"RL706", "RL707"}
+def test_corpus_compile_reports_only_the_known_promotion_collisions(corpus_result: CompileResult) -> None:
+    result = corpus_result
+    assert {d.code for d in result.diagnostics} == {"RL706", "RL707"}
+    duplicates = [d.path.name for d in result.diagnostics if d.code == "RL707"]
+    assert duplicates == ["ERNIE-4.5-VL-28B-A3B-PT.yaml"]
     collisions = sorted(d.path.name for d in result.diagnostics if d.code == "RL706")
     assert collisions == sorted([
         "dots3-note-prev.yaml", "Phi-4-mini-instruct.yaml",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from recipelint.diagnostics import Diagnostic, Severity, Span, UNKNOWN_SPAN
+from recipelint.diagnostics import Diagnostic, Severity, UNKNOWN_SPAN
 from recipelint.jsvalue import UNDEFINED, dumps, get, has_js_specials, js_or, js_string, truthy
 from recipelint.load import Document, load_document
 from recipelint.resolve.command import Catalog, Combination, render_command
@@ -34,6 +34,7 @@ OUTPUT_OVERWRITTEN = "RL707"
 UNNAMED_SPEC = "RL708"
 PATH_CONFLICT = "RL709"
 MISSING_INPUT = "RL710"
+NO_RUNNABLE_STRATEGY = "RL711"
 
 HEAD_KEYS = ("hf_id", "meta", "recommended_command")
 SYNTHESIS_ONLY_KEYS = ("strategy_overrides", "compatible_strategies", "default_strategy")
@@ -326,7 +327,7 @@ class Compiler:
             return
         try:
             _RecipeCompiler(self, doc, hf_id, globals_).run()
-        except (TypeError, AttributeError, ValueError, KeyError, IndexError, OverflowError,
+        except (TypeError, AttributeError, ValueError, KeyError, IndexError, ArithmeticError,
                 RecursionError) as exc:
             self.report(doc, (), UNRENDERABLE_RECIPE, Severity.ERROR,
                         f"the recipe cannot be compiled: {type(exc).__name__}: {exc}")
@@ -568,6 +569,15 @@ class _RecipeCompiler:
             self.owner.report(self.doc, self._failure_pointer(variant), SYNTHESIS_FAILED, Severity.ERROR,
                               f"cannot render variant {variant!r} ({strategy} on {hw_id}, and possibly others): "
                               f"{message}")
+        fallbacks: dict[tuple[str, str], list[str]] = {}
+        for variant, hw_id, strategy in self.problems.unrunnable:
+            fallbacks.setdefault((variant, strategy), []).append(hw_id)
+        for (variant, strategy), hardware in fallbacks.items():
+            pointer = ("compatible_strategies",) if "compatible_strategies" in self.doc.data else ("variants", variant)
+            self.owner.report(self.doc, pointer, NO_RUNNABLE_STRATEGY, Severity.WARNING,
+                              f"variant {variant!r} has no strategy it can run on {', '.join(hardware)}; "
+                              f"{strategy} is rendered there anyway",
+                              "list the strategies the model supports in compatible_strategies")
         for pointer, message in self.problems.invalid:
             key = (pointer, message)
             if key in reported:

@@ -394,16 +394,22 @@ class _Synthesis:
         return format_command(js_string(self.model_id), deduped), format_argv(self.model_id, deduped)
 
 
+# Far beyond any real deployment; upstream would build arrays this long (or throw).
+MAX_RENDERED_ITEMS = 4096
+
+
 def _length(value: Any) -> int:
-    """`Array.from({length: v})` length for the GPU counts taxonomies hold."""
+    """`Array.from({length: v})`: how many GPUs, nodes or endpoints to list."""
     if not is_number(value) or value != value or value <= 0:
         return 0
-    return int(min(value, 2**32 - 1))
+    if value > MAX_RENDERED_ITEMS:
+        raise RenderError(f"{js_string(value)} nodes, GPUs or instances is beyond any real deployment")
+    return int(value)
 
 
 def _follower_ranks(nodes: Any) -> list[int]:
     count = js_or(nodes, 1)
-    return list(range(1, max(0, int(count) - 1) + 1)) if is_number(count) else []
+    return list(range(1, _length(count - 1) + 1)) if is_number(count) else []
 
 
 def render_command(
@@ -527,7 +533,7 @@ def _render_pd(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
         role_meta = roles[role]
         count = js_max(1, js_or(role_meta["nodes"], 1)) if role_meta["parallelism"] == "dep" else 1
         port = PD_PORTS[role]
-        endpoints += [f"    {flag} http://${role.upper()}_NODE_{i + 1}:{port} \\" for i in range(int(count))]
+        endpoints += [f"    {flag} http://${role.upper()}_NODE_{i + 1}:{port} \\" for i in range(_length(count))]
     intra = coalesce(
         get(get(synth.overrides, "router"), "intra_node_data_parallel_size"),
         js_max(js_or(roles["prefill"]["dpLocal"], 0), js_or(roles["decode"]["dpLocal"], 0), 1),

@@ -30,7 +30,7 @@ from recipelint.resolve.strategy import (
 
 # Exceptions that mean "this input is not the shape synthesis expects": upstream's
 # try/catch around synthesis turns the equivalent JS TypeErrors into a skipped rendering.
-SYNTHESIS_ERRORS = (RenderError, TypeError, AttributeError, ValueError, KeyError, IndexError, OverflowError)
+SYNTHESIS_ERRORS = (RenderError, TypeError, AttributeError, ValueError, KeyError, IndexError, ArithmeticError)
 
 
 @dataclass
@@ -39,6 +39,7 @@ class Problems:
 
     failed: list[tuple[str, str, str, str]] = field(default_factory=list)  # variant, strategy, hw, message
     invalid: list[tuple[tuple, str]] = field(default_factory=list)  # pointer, message
+    unrunnable: list[tuple[str, str, str]] = field(default_factory=list)  # variant, hw, strategy rendered anyway
 
 
 @dataclass
@@ -128,6 +129,8 @@ def build_variant_rendering(
             (s for s in compatible if deploy_of(s) != "kv_store_lb" and s != "pd_cluster"),
             next((s for s in compatible if deploy_of(s) != "kv_store_lb"), recommended_name),
         )
+        if recommended_name not in compatible:
+            problems.unrunnable.append((variant_key, hw_id, recommended_name))
     features = tuple(default_features(recipe, hw_id, variant_key))
     pd_nodes = pick_pd_nodes(profile, variant, recipe, strategies, hw_id) if recommended_name == "pd_cluster" else None
     if pd_nodes == SKIP:

@@ -33,7 +33,8 @@ def effective_compatible(recipe: Recipe) -> list:
     opt_ins = [
         name
         for name, gates in table.items()
-        if name not in listed and isinstance(gates, dict) and "supported" in gates.values()
+        if name not in listed and truthy(gates) and isinstance(gates, (dict, list))
+        and "supported" in (gates.values() if type(gates) is dict else gates)
     ]
     return listed + opt_ins if opt_ins else listed
 
