@@ -480,3 +480,12 @@ def test_findings_are_sorted_and_deterministic() -> None:
     assert first == findings(text)
     lines = [d.span.line for _, _, d in first]
     assert lines == sorted(lines) and len(first) == 3
+
+
+def test_hardware_statuses() -> None:
+    """meta.hardware takes verified/supported/unsupported; kv_offload_support only verified/unsupported."""
+    assert findings(edit("h200: verified", "h200: supported")) == []
+    assert findings(edit("h200: verified", "h200: unsupported")) == []
+    text = edit("compatible_strategies:", "kv_offload_support: {offloading_cpu: supported}\ncompatible_strategies:")
+    code, pointer, _ = only(text)
+    assert (code, pointer) == ("RL104", ("kv_offload_support", "offloading_cpu"))
