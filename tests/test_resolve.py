@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, strategies as st
 
 from recipelint.jsvalue import UNDEFINED
 
@@ -281,3 +282,33 @@ def test_docker_image_precedence() -> None:
     assert docker_meta(r, {}, tpu, "tpu").gpu_flags.startswith("--privileged --network host")
     cpu_nightly = recipe(model={"model_id": "m", "nightly_required": True})
     assert docker_meta(cpu_nightly, {}, {"brand": "Intel", "generation": "cpu"}, "xeon").image is UNDEFINED
+
+
+def _reference_dedupe(args: list[Any]) -> list[Any]:
+    """The spec's three steps, with no shortcut: tokenize into units, keep last flags, emit."""
+    tokens = [t for t in args if t not in ("", 0, None, False)]
+    units: list[tuple[str, Any]] = []
+    i = 0
+    while i < len(tokens):
+        cur = tokens[i]
+        if isinstance(cur, str) and cur.startswith("-"):
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            if i + 1 < len(tokens) and not (isinstance(nxt, str) and nxt.startswith("-")):
+                units.append(("flag", (cur, nxt)))
+                i += 2
+                continue
+            units.append(("flag", (cur,)))
+        else:
+            units.append(("pos", (cur,)))
+        i += 1
+    last = {u[1][0]: index for index, u in enumerate(units) if u[0] == "flag"}
+    out: list[Any] = []
+    for index, (kind, parts) in enumerate(units):
+        if kind == "pos" or last[parts[0]] == index:
+            out.extend(parts)
+    return out
+
+
+@given(st.lists(st.sampled_from(["--a", "--b", "--c=1", "-1", "x", "y", "", 0, 7, "--a.b"]), max_size=12))
+def test_dedupe_matches_the_reference_algorithm(args: list[Any]) -> None:
+    assert dedupe_args(args) == _reference_dedupe(args)

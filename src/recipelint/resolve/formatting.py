@@ -28,6 +28,9 @@ def dedupe_args(args: list[Any]) -> list[Any]:
     the exact flag text, and positionals are always kept.
     """
     tokens = [t for t in args if truthy(t)]
+    flags = [t for t in tokens if type(t) is str and t.startswith("-")]
+    if len(set(flags)) == len(flags):
+        return tokens  # no flag repeats, so every unit survives in place
     units: list[tuple[Any, Any, bool]] = []  # (flag_or_positional, value, has_value)
     i = 0
     count = len(tokens)
