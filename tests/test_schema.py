@@ -489,3 +489,21 @@ def test_hardware_statuses() -> None:
     text = edit("compatible_strategies:", "kv_offload_support: {offloading_cpu: supported}\ncompatible_strategies:")
     code, pointer, _ = only(text)
     assert (code, pointer) == ("RL104", ("kv_offload_support", "offloading_cpu"))
+
+
+@pytest.mark.parametrize("text,message", [
+    (edit("    vram_minimum_gb: 9\n", "    vram_minimum_gb: 9\n    hardware_overrides:\n      hopper:\n"
+                                       "        extra_argz: []\n"),
+     "unknown key 'extra_argz' in hardware override 'hopper' in variant 'fp8' (did you mean 'extra_args'?)"),
+    (edit('    args: ["--enable-auto-tool-choice", "--tool-call-parser", "hermes"]\n',
+          "    modes:\n      a:\n        args: []\n        labl: x\n"),
+     "unknown key 'labl' in mode 'a' in feature 'tool_calling' (did you mean 'label'?)"),
+    (RECIPE + "strategy_hardware:\n  multi_node_tp:\n    h100: off\n",
+     "'h100' in strategy_hardware.multi_node_tp is the string 'off'; expected one of: supported, unsupported"),
+    (RECIPE + "strategy_overrides:\n  pd_cluster:\n    decode:\n      nodez: 1\n",
+     "unknown key 'nodez' in decode in strategy override 'pd_cluster' (did you mean 'nodes'?)"),
+    (RECIPE + "omni:\n  tasks:\n    - id: t2x\n",
+     "'id' in omni.tasks[0] is the string 't2x'; expected one of: t2i, i2i, t2v, i2v, ti2v, t2a"),
+])
+def test_messages_name_the_nested_place(text: str, message: str) -> None:
+    assert only(text)[2].message == message

@@ -82,10 +82,6 @@ def validator_for(kind: str) -> Draft202012Validator:
     return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
-def schema_kinds() -> list[str]:
-    return sorted(SCHEMA_FILES)
-
-
 # ----------------------------------------------------------------------------- schema walking
 
 
@@ -149,20 +145,28 @@ def _field_path(elements: Sequence[str | int]) -> str:
     return text
 
 
+def _lower_first(title: str) -> str:
+    """"Variant" -> "variant", but "KV offload option" keeps its acronym."""
+    return title[:1].lower() + title[1:] if title[1:2].islower() else title
+
+
+def _entry_title(step: _Step) -> str | None:
+    """The title of a map entry ("Variant", "Feature"), if the entry's schema has one."""
+    title = step.schema.get("title") if step.via_map and isinstance(step.element, str) else None
+    return _lower_first(title) if isinstance(title, str) else None
+
+
 def _where(steps: Sequence[_Step], kind: str) -> str:
-    """Name the container at the end of ``steps``: "variant 'fp8'", "meta", "the recipe"."""
+    """Name the container at the end of ``steps``: "variant 'fp8'", "mode 'mtp' in feature 'x'", "meta"."""
     if not steps:
-        return f"the {kind.replace('_', ' ')}" if kind != "kv_store" else "the kv_store file"
-    last_map = max((i for i, step in enumerate(steps) if step.via_map), default=-1)
-    if last_map == len(steps) - 1 and isinstance(steps[-1].element, str):
-        title = str(steps[-1].schema.get("title") or "entry").lower()
-        head = f"{title} '{steps[-1].element}'"
-        parent = _where(steps[:-1], kind) if last_map > 0 else ""
-        return f"{head} in {parent}" if parent and any(s.via_map for s in steps[:-1]) else head
-    tail = _field_path([s.element for s in steps[last_map + 1:]])
-    if last_map < 0:
-        return tail
-    return f"{tail} in {_where(steps[: last_map + 1], kind)}"
+        return "the kv_store file" if kind == "kv_store" else f"the {kind}"
+    anchor = max((i for i, step in enumerate(steps) if _entry_title(step)), default=-1)
+    if anchor == len(steps) - 1:
+        head = f"{_entry_title(steps[-1])} '{steps[-1].element}'"
+        outer = max((i for i, step in enumerate(steps[:-1]) if _entry_title(step)), default=-1)
+        return f"{head} in {_where(steps[: outer + 1], kind)}" if outer >= 0 else head
+    tail = _field_path([step.element for step in steps[anchor + 1:]])
+    return tail if anchor < 0 else f"{tail} in {_where(steps[: anchor + 1], kind)}"
 
 
 def _subject(steps: Sequence[_Step], kind: str) -> str:
