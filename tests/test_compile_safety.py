@@ -241,3 +241,28 @@ def test_render_combination_matches_the_compiled_file(tmp_path: Path) -> None:
     assert single == compiled
     with pytest.raises(LookupError):
         render_combination(tree, "org/nope", "default", "h200", "single_node_tp")
+
+
+@pytest.mark.parametrize(("url", "slug"), [
+    ("https://github.com/vllm-project/vllm.git", "vllm-project/vllm"),
+    ("git@github.com:acme/recipes.git", "acme/recipes"),
+    ("ssh://git@github.com/a/b", "a/b"),
+    ("https://github.com/a/b/", "a/b"),
+    ("/srv/clones/main", None),
+    ("https://gitlab.com/a/b", None),
+])
+def test_origin_remote_to_repo_slug(url: str, slug: str | None) -> None:
+    from recipelint.compiler import repo_slug
+
+    assert repo_slug(url) == slug
+
+
+def test_checkout_whose_origin_is_not_github_gets_no_block(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    tree = make_tree(repo / "recipes")
+    _git(repo, "init", "-q")
+    _git(repo, "remote", "add", "origin", "/srv/clones/main")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "x")
+    assert compile_cli(tree, tmp_path / "out") == 0
+    assert "source" not in json.loads((tmp_path / "out" / "org/model.json").read_text())

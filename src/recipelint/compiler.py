@@ -9,6 +9,7 @@ until the whole tree has compiled; :mod:`recipelint.emit` then writes the map.
 from __future__ import annotations
 
 import functools
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -78,17 +79,16 @@ def _git(folder: Path, *args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
 
 
+_GITHUB_REMOTE = re.compile(
+    r"^(?:(?:https?|ssh|git)://(?:[^@/]+@)?github\.com(?::\d+)?/|[^@/:]+@github\.com:)"
+    r"(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]*)/(?P<name>[A-Za-z0-9._-]+?)(?:\.git)?/?$"
+)
+
+
 def repo_slug(url: str) -> str | None:
-    """owner/name from an https, ssh or scp-style GitHub remote URL."""
-    text = url.strip().removesuffix("/").removesuffix(".git")
-    for marker in ("github.com/", "github.com:"):
-        if marker in text:
-            tail = text.split(marker, 1)[1].strip("/")
-            parts = tail.split("/")
-            if len(parts) >= 2 and all(parts[:2]):
-                return f"{parts[0]}/{parts[1]}"
-    parts = text.replace(":", "/").split("/")
-    return f"{parts[-2]}/{parts[-1]}" if len(parts) >= 2 and parts[-2] and parts[-1] else None
+    """owner/name of a GitHub remote (https, ssh or scp-style); None for any other remote."""
+    found = _GITHUB_REMOTE.match(url.strip())
+    return f"{found['owner']}/{found['name']}" if found else None
 
 
 def git_provenance(folder: Path, name: str | None = None, repo: str | None = None,
@@ -293,7 +293,7 @@ class Compiler:
             strategies[name] = doc.data
             extra[name] = doc.data
             doc_special = has_js_specials(doc.data)
-            special |= doc_special
+            special |= doc_special or has_js_specials({name: None})  # names become object keys
             self.out.write(f"{folder}/{name}.json", doc.data, doc_special, doc.rel)
         return special
 
