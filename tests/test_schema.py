@@ -507,3 +507,14 @@ def test_hardware_statuses() -> None:
 ])
 def test_messages_name_the_nested_place(text: str, message: str) -> None:
     assert only(text)[2].message == message
+
+
+def test_invalid_key_name_inside_an_alternative() -> None:
+    """A key-name error found inside an anyOf branch still points at the key."""
+    text = edit("  base_env:\n", "  docker_image:\n    nvidia:\n      CU130: x\n  base_env:\n")
+    code, pointer, _ = only(text)
+    assert (code, pointer) == ("RL101", ("model", "docker_image", "nvidia", "CU130"))
+    text = RECIPE + "omni:\n  tasks:\n    - id: t2i\n      hardware_overrides:\n        H100: {label: x}\n"
+    code, pointer, diag = only(text)
+    assert (code, pointer) == ("RL107", ("omni", "tasks", 0, "hardware_overrides", "H100"))
+    assert diag.span.line == RECIPE.count("\n") + 5

@@ -405,7 +405,7 @@ def _bad_enum(ctx: _Context, error: ValidationError, steps: list[_Step]) -> Sche
 
 
 def _in_property_names(error: ValidationError) -> bool:
-    return "propertyNames" in error.schema_path
+    return "propertyNames" in error.absolute_schema_path
 
 
 def _bad_key_name(ctx: _Context, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
