@@ -191,7 +191,9 @@ def test_every_unknown_key_of_one_mapping_is_reported() -> None:
 
 def test_feature_level_hardware_gate_is_unknown_but_mode_level_is_allowed() -> None:
     feature_gate = edit("    description: Tool calls\n", "    description: Tool calls\n    hardware:\n      h100: unsupported\n")
-    assert [(c, p) for c, p, _ in findings(feature_gate)] == [("RL101", ("features", "tool_calling", "hardware"))]
+    found = findings(feature_gate)
+    assert [(c, p) for c, p, _ in found] == [("RL101", ("features", "tool_calling", "hardware"))]
+    assert found[0][2].hint == "'hardware' is a key of mode and of recipe metadata, not of this mapping: move it or remove it"
     mode_gate = edit(
         '    args: ["--enable-auto-tool-choice", "--tool-call-parser", "hermes"]\n',
         '    modes:\n      hermes:\n        args: ["--tool-call-parser", "hermes"]\n        hardware: {hopper: unsupported}\n',

@@ -354,9 +354,34 @@ def _unknown_keys(ctx: _Context, error: ValidationError, steps: list[_Step]) -> 
             hint = f"rename it to '{suggestion}'"
         else:
             message = f"unknown key '{key}' in {where}"
+            elsewhere = _owners(ctx.doc.kind).get(key)
             listed = ", ".join(allowed[:12]) + (", …" if len(allowed) > 12 else "")
-            hint = f"remove it: nothing reads it (allowed here: {listed})" if allowed else "remove it"
+            if elsewhere:
+                hint = f"'{key}' is a key of {' and of '.join(elsewhere[:3])}, not of this mapping: move it or remove it"
+            else:
+                hint = f"remove it: nothing reads it (allowed here: {listed})" if allowed else "remove it"
         yield ctx.diagnostic(UNKNOWN_KEY, ctx.doc.key_span(path + (key,)), message, hint, path + (key,))
+
+
+@functools.cache
+def _owners(kind: str) -> dict[str, list[str]]:
+    """Property name -> titles of the closed mappings that define it (for "move it there" hints)."""
+    owners: dict[str, set[str]] = {}
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            title = node.get("title")
+            if isinstance(node.get("properties"), dict) and node.get("additionalProperties") is False and title:
+                for name in node["properties"]:
+                    owners.setdefault(name, set()).add(_lower_first(title))
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(load_schema(kind))
+    return {name: sorted(titles) for name, titles in owners.items()}
 
 
 def _missing_keys(ctx: _Context, error: ValidationError, steps: list[_Step]) -> Iterator[SchemaFinding]:
