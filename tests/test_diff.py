@@ -193,6 +193,28 @@ def test_renderings_appear_and_disappear(tmp_path: Path) -> None:
     assert back.added == result.removed and back.removed == []
 
 
+def test_recommended_strategy_change(tmp_path: Path) -> None:
+    """Dropping the default strategy moves the recommendation and removes its renderings."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(EMBEDDED_TREE, old)
+    shutil.copytree(EMBEDDED_TREE, new)
+    recipe = "models/deepseek-ai/DeepSeek-V3.1.yaml"
+    _edit(new, recipe, "  - single_node_tep\n", "")
+    _edit(new, recipe, "default_strategy: single_node_tep\n", "")
+    old_docs, new_docs = _documents(old), _documents(new)
+    result = diff_renderings(old_docs, new_docs)
+    assert result.removed and {k.strategy for k in result.removed} == {"single_node_tep"}
+    assert result.recommended
+    for (recipe_id, variant, hardware), (before, after) in result.recommended.items():
+        assert recipe_id == "deepseek-ai/DeepSeek-V3.1"
+        base = recipe_id if variant == "default" else "nvidia/DeepSeek-V3.1-NVFP4"
+        assert old_docs[f"{base}/hw/{hardware}.json"]["strategy"] == before
+        assert new_docs[f"{base}/hw/{hardware}.json"]["strategy"] == after != before
+    assert "single_node_tep" in {before for before, _ in result.recommended.values()}
+    text = format_markdown(result)
+    assert "| recipe | variant | hardware | recommended strategy |" in text
+
+
 def test_identical_trees_have_no_changes(trees: tuple[Path, Path]) -> None:
     done = _run(str(trees[0]), str(trees[0]), "--exit-code", cwd=trees[0].parent)
     assert done.returncode == 0, done.stderr
@@ -204,7 +226,12 @@ def test_cli_text_lists_recipe_rendering_and_flags(trees: tuple[Path, Path]) -> 
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == QWEN
-    assert "  variant default · hardware h100 · strategy single_node_tp" in lines
+    tp = next(
+        line for line in lines if line.startswith("  variant default · strategy single_node_tp · ")
+    )
+    assert "h100" in tp.removeprefix(
+        "  variant default · strategy single_node_tp · hardware "
+    ).split(", ")
     assert "      + --max-num-seqs 64" in lines
     assert "      ~ --tool-call-parser: hermes → qwen3" in lines
     assert "      ~ env VLLM_CPU_KVCACHE_SPACE: 40 → 80" in lines

@@ -262,6 +262,31 @@ def change_groups(result: CommandDiff) -> list[tuple[str, tuple[Change, ...], li
     return [(recipe, changes, keys) for (recipe, changes), keys in groups.items()]
 
 
+def rendering_buckets(keys: Iterable[RenderingKey]) -> list[tuple[str, str, list[str]]]:
+    """(variant, strategy, [hardware…]) for a set of renderings of one recipe.
+
+    A change usually reaches one strategy on many hardware profiles; one line per
+    variant × strategy keeps every rendering named without a line for each.
+    """
+    buckets: dict[tuple[str, str], list[str]] = {}
+    for key in sorted(keys):
+        buckets.setdefault((key.variant, key.strategy), []).append(key.hardware)
+    return [
+        (variant, strategy, hardware) for (variant, strategy), hardware in sorted(buckets.items())
+    ]
+
+
+def _bucket_text(variant: str, strategy: str, hardware: list[str]) -> str:
+    return f"variant {variant} · strategy {strategy} · hardware {', '.join(hardware)}"
+
+
+def _by_recipe(keys: Iterable[RenderingKey]) -> dict[str, list[RenderingKey]]:
+    grouped: dict[str, list[RenderingKey]] = {}
+    for key in keys:
+        grouped.setdefault(key.recipe, []).append(key)
+    return grouped
+
+
 def format_text(result: CommandDiff) -> str:
     if not result:
         return "no command changes\n"
@@ -271,7 +296,7 @@ def format_text(result: CommandDiff) -> str:
         if recipe != previous:
             lines.append(_one_line(recipe))
             previous = recipe
-        lines.extend(_one_line(f"  {key.label()}") for key in keys)
+        lines.extend(_one_line(f"  {_bucket_text(*bucket)}") for bucket in rendering_buckets(keys))
         lines.extend(_one_line(f"      {sign} {text}") for sign, text in map(describe, changes))
     for (recipe, variant, hardware), (old, new) in result.recommended.items():
         lines.append(
@@ -280,12 +305,12 @@ def format_text(result: CommandDiff) -> str:
                 f"recommended strategy {old} → {new}"
             )
         )
-    lines.extend(
-        _one_line(f"+ {key.recipe}  {key.label()}  (new rendering)") for key in result.added
-    )
-    lines.extend(
-        _one_line(f"- {key.recipe}  {key.label()}  (rendering removed)") for key in result.removed
-    )
+    for sign, note, keys in (("+", "new", result.added), ("-", "removed", result.removed)):
+        for recipe, group in _by_recipe(keys).items():
+            lines.extend(
+                _one_line(f"{sign} {recipe}  {_bucket_text(*bucket)}  ({note})")
+                for bucket in rendering_buckets(group)
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -304,12 +329,14 @@ def markdown_code(text: str) -> str:
 
 
 def _rendering_cell(keys: list[RenderingKey], limit: int) -> str:
+    buckets = rendering_buckets(keys)
     shown = [
-        " · ".join(markdown_code(p) for p in (k.variant, k.hardware, k.strategy))
-        for k in keys[:limit]
+        f"{markdown_code(variant)} · {markdown_code(strategy)} · "
+        + ", ".join(markdown_code(h) for h in hardware)
+        for variant, strategy, hardware in buckets[:limit]
     ]
-    if len(keys) > limit:
-        shown.append(f"… and {len(keys) - limit} more")
+    if len(buckets) > limit:
+        shown.append(f"… and {len(buckets) - limit} more")
     return "<br>".join(shown)
 
 
@@ -325,7 +352,7 @@ def format_markdown(
         return "\n".join([*lines, "No resolved command changed.", ""])
     lines += [
         f"{len(result.changed)} changed, {len(result.added)} new and {len(result.removed)} removed "
-        "renderings (variant · hardware · strategy).",
+        "renderings (variant · strategy · hardware).",
         "",
     ]
     rows = [
@@ -337,12 +364,9 @@ def format_markdown(
         for recipe, changes, keys in change_groups(result)
     ]
     for status, keys in (("new rendering", result.added), ("rendering removed", result.removed)):
-        by_recipe: dict[str, list[RenderingKey]] = {}
-        for key in keys:
-            by_recipe.setdefault(key.recipe, []).append(key)
         rows += [
             (recipe, _rendering_cell(group, renderings_per_row), status)
-            for recipe, group in by_recipe.items()
+            for recipe, group in _by_recipe(keys).items()
         ]
     lines += ["| recipe | renderings | change |", "|---|---|---|"]
     lines += [
