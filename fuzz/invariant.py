@@ -15,7 +15,7 @@ import json
 import re
 import shutil
 from dataclasses import dataclass, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic
@@ -133,8 +133,8 @@ def check_compile(tree: RecipeTree) -> None:
     for diag in result.diagnostics:
         check_diagnostic(diag)
     for rel, blob in result.files.items():
-        parts = PurePosixPath(rel).parts
-        if rel.startswith("/") or "\\" in rel or "\x00" in rel or any(p in ("..", ".") for p in parts):
+        parts = rel.split("/")
+        if rel.startswith("/") or "\\" in rel or "\x00" in rel or any(p in ("", "..", ".") for p in parts):
             raise _fail(f"compiled output path {rel!r} could leave the output folder")
         json.loads(blob)
 

@@ -35,6 +35,7 @@ OUTPUT_OVERWRITTEN = "RL707"
 UNNAMED_SPEC = "RL708"
 PATH_CONFLICT = "RL709"
 MISSING_INPUT = "RL710"
+TOO_MANY_RENDERINGS = "RL018"  # a resource limit, with RL003/RL009/RL010
 NO_RUNNABLE_STRATEGY = "RL711"
 
 HEAD_KEYS = ("hf_id", "meta", "recommended_command")
@@ -141,8 +142,14 @@ class OutputMap:
         self._files: dict[str, _Entry] = {}
         self._by_top: dict[str, set[str]] = {}
         self.overwritten: list[tuple[str, str, str]] = []  # path, earlier origin, later origin
+        self.refused: list[tuple[str, str, str]] = []  # path, reason, origin
 
     def write(self, path: str, doc: Any, special: bool, origin: str) -> None:
+        # The last line of defence for every data-derived path (hardware ids are taxonomy keys).
+        reason = unsafe_path_reason(path)
+        if reason is not None:
+            self.refused.append((path, reason, origin))
+            return
         earlier = self._files.get(path)
         if earlier is not None and earlier.origin != origin:
             self.overwritten.append((path, earlier.origin, origin))
@@ -222,9 +229,10 @@ class _Globals:
 class Compiler:
     """Compiles one loaded tree; ``run`` returns the in-memory output and the findings."""
 
-    def __init__(self, tree: RecipeTree, provenance: Provenance | None = None):
+    def __init__(self, tree: RecipeTree, provenance: Provenance | None = None, max_renderings: int = 5000):
         self.tree = tree
         self.provenance = provenance
+        self.max_renderings = max_renderings  # per recipe: [tool.recipelint.limits] max-renderings
         self.out = OutputMap()
         self.diagnostics: list[Diagnostic] = list(tree.all_problems())
         self.hf_ids = {recipe_hf_id(doc.rel) for doc in tree.recipes}
@@ -365,6 +373,11 @@ class Compiler:
             self.out.write(f"quickstart/{profile}.json", doc.data, has_js_specials(doc.data), doc.rel)
 
     def _final_checks(self) -> None:
+        for path, reason, origin in self.out.refused:
+            doc = next((d for d in self.tree.documents() if d.rel == origin), None)
+            self.report(doc, (), UNSAFE_PATH, Severity.ERROR,
+                        f"output path {path!r} is not safe ({reason}); it was not written",
+                        "hardware profile ids, names and model ids must be plain path segments")
         for path in self.out.conflicts():
             self.report(None, (), PATH_CONFLICT, Severity.ERROR,
                         f"output {path} needs a folder where another output file is written")
@@ -414,6 +427,8 @@ class _RecipeCompiler:
         self.catalog = globals_.catalog
         self.special = globals_.special or has_js_specials(doc.data)
         self.problems = Problems()
+        self.renderings = 0
+        self.capped = False
 
     def write(self, path: str, document: Any) -> None:
         self.owner.out.write(path, document, self.special, self.doc.rel)
@@ -459,11 +474,15 @@ class _RecipeCompiler:
         tasks = js_or(get(get(recipe, "meta"), "tasks"), [])
         if isinstance(tasks, (list, str)) and "omni" in tasks:
             return None
+        if self.renderings >= self.owner.max_renderings:
+            self._too_many_renderings(variant_key)
+            return None
         self.owner.out.remove_tree(base)
         rendered = render_variant(self.catalog, recipe, variant_key, self.problems)
         if rendered is None:
             return None
         default_hw, by_hw = rendered
+        self.renderings += sum(1 + len(hardware.alternatives) for hardware in by_hw)
         links: dict[str, str] = {}
         for hardware in by_hw:
             folder = f"{base}/strategies" if hardware.hw_id == default_hw else f"{base}/hw/{hardware.hw_id}/strategies"
@@ -554,6 +573,16 @@ class _RecipeCompiler:
         entry.update({"url": f"/{self.hf_id}", "json": f"/{model_id}.json", "derived_from": self.hf_id})
         self.owner.promoted_index.append(entry)
 
+    def _too_many_renderings(self, variant_key: str) -> None:
+        """Hostile recipes can multiply variants x hardware x strategies; stop at the limit."""
+        if self.capped:
+            return
+        self.capped = True
+        self.owner.report(self.doc, ("variants", variant_key), TOO_MANY_RENDERINGS, Severity.ERROR,
+                          f"the recipe reached the limit of {self.owner.max_renderings} renderings: variant "
+                          f"{variant_key!r} and the ones after it were not rendered",
+                          "remove variants, or raise limits.max-renderings in the recipelint configuration")
+
     def _report_problems(self) -> None:
         reported: set[tuple] = set()
         for pointer, value in argument_lists(self.doc.data):
@@ -589,9 +618,9 @@ class _RecipeCompiler:
 # ---------------------------------------------------------------- library entry points
 
 
-def compile_tree(root: Path, provenance: Provenance | None = None) -> CompileResult:
+def compile_tree(root: Path, provenance: Provenance | None = None, max_renderings: int = 5000) -> CompileResult:
     """Load and compile the tree at ``root`` without writing anything."""
-    return Compiler(load_tree(root), provenance).run()
+    return Compiler(load_tree(root), provenance, max_renderings).run()
 
 
 @functools.lru_cache(maxsize=8)

@@ -79,6 +79,9 @@ class _Walker:
         self.root = root
         self.resolved_root = root.resolve()
         self.problems = problems
+        # Real folders already entered: links that lead back into one (loops, or two links to
+        # the same folder) would make the walk exponential, so each folder is walked once.
+        self.entered: set[Path] = set()
 
     def escapes(self, path: Path) -> bool:
         if not path.is_symlink():
@@ -94,6 +97,8 @@ class _Walker:
         return True
 
     def listing(self, folder: Path) -> list[Path]:
+        if self.escapes(folder):  # models/, strategies/ or kv_store/ may themselves be links
+            return []
         try:
             names = os.listdir(folder)
         except OSError:
@@ -105,6 +110,15 @@ class _Walker:
                 if p.name.endswith(suffix) and not self.escapes(p) and p.is_file()]
 
     def recursive(self, folder: Path) -> Iterator[Path]:
+        real = folder.resolve()
+        if real in self.entered:
+            self.problems.append(Diagnostic(
+                folder, Span(1, 1), "RL017", Severity.ERROR,
+                f"symbolic link leads into a folder that was already walked ({real}); it was not followed",
+                "remove the link: a recipe folder is listed once",
+            ))
+            return
+        self.entered.add(real)
         for path in self.listing(folder):
             if self.escapes(path):
                 continue

@@ -85,8 +85,15 @@ def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: st
             raise click.UsageError(str(exc)) from exc
     provenance = _provenance(tree.resolve(), no_provenance, source_name, source_repo, source_ref, source_sha)
 
+    from recipelint.config import ConfigError, load_config
+
+    try:
+        config = load_config(tree)
+    except ConfigError as exc:
+        _show([exc.diagnostic], output_format)
+        sys.exit(EXIT_FINDINGS)
     started = time.perf_counter()
-    result = Compiler(load_tree(tree), provenance).run()
+    result = Compiler(load_tree(tree, config.limits), provenance, config.max_renderings).run()
     _show(result.diagnostics, output_format)
     errors = sum(1 for d in result.diagnostics if d.severity is Severity.ERROR)
     if errors:
