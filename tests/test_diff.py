@@ -131,13 +131,22 @@ def test_settings_of_every_role() -> None:
             ["vllm", "serve", "m", "--rank", "2"],
         ],
         "strategy_spec": {"vllm_args": ["--ignored"], "argv": ["not", "a", "command"]},
+        "argv": ["vllm", "serve", "m", "--top"],
+        "command": "vllm serve m --top --not-read-twice",
+        "router": {"command": "# one per cluster\nvllm-router --policy rr \\\n  --port 'a b' -v=2"},
     }
     assert command_settings(rendering) == {
-        "": {"env A": ("1",)},
+        "": {"env A": ("1",), "command": ("vllm serve m",), "--top": (None,)},
         "prefill": {"command": ("vllm serve m",), "--port": ("8001",), "env B": ("2",)},
         "head": {"command": ("vllm serve m",), "--rank": ("0",)},
         "worker[0]": {"command": ("vllm serve m",), "--rank": ("1",)},
         "worker[1]": {"command": ("vllm serve m",), "--rank": ("2",)},
+        "router": {
+            "command": ("vllm-router",),
+            "--policy": ("rr",),
+            "--port": ("a b",),
+            "-v": ("2",),
+        },
     }
 
 

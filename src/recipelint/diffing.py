@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -84,9 +85,7 @@ def parse_flags(argv: Iterable[Any]) -> dict[str, tuple[str | None, ...]]:
     for raw in argv:
         token = str(raw)
         if _FLAG.match(token):
-            name, equals, inline = (
-                token.partition("=") if token.startswith("--") else (token, "", "")
-            )
+            name, equals, inline = token.partition("=")
             values.setdefault(name, []).append(inline if equals else None)
             current = name
         elif current is None:
@@ -96,6 +95,15 @@ def parse_flags(argv: Iterable[Any]) -> dict[str, tuple[str | None, ...]]:
             values[current][-1] = token if last is None else f"{last} {token}"
     flags = {name: tuple(found) for name, found in values.items()}
     return {PROGRAM: (" ".join(program),), **flags} if program else flags
+
+
+def split_shell(text: str) -> list[str]:
+    """Words of a displayed shell command: continuations joined, comments dropped."""
+    joined = text.replace("\\\r\n", " ").replace("\\\n", " ")
+    try:
+        return shlex.split(joined, comments=True)
+    except ValueError:  # unbalanced quotes: still compare word by word
+        return joined.split()
 
 
 def _role(trail: tuple[str, ...], key: str, suffix: str) -> str:
@@ -117,6 +125,11 @@ def _walk(node: Any, trail: tuple[str, ...], settings: Settings) -> None:
             if isinstance(node.get(key + "s"), list):
                 continue  # worker_argv repeats worker_argvs[0]
             settings.setdefault(_role(trail, key, "argv"), {}).update(parse_flags(value))
+        elif key.endswith("command") and isinstance(value, str):
+            # router, KV master and store: shell text with no argv of their own
+            if not isinstance(node.get(key[: -len("command")] + "argv"), list):
+                role = settings.setdefault(_role(trail, key, "command"), {})
+                role.update(parse_flags(split_shell(value)))
         elif key == "env" and isinstance(value, dict):
             role = settings.setdefault("/".join(trail), {})
             role.update({f"env {name}": (_text(v),) for name, v in value.items()})
