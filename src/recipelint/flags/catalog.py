@@ -193,7 +193,9 @@ class Catalog:
         if spec.type in ("int", "float", "human_int", "human_int_or_auto", "json"):
             return "ok" if _converts(spec.type, value) else "bad"
         if spec.values and value not in spec.values:
-            return "unknown"
+            # Soft values are checked after parsing, often case-folded (enum names, parser names).
+            folded = value.casefold()
+            return "ok" if any(v.casefold() == folded for v in spec.values) else "unknown"
         return "ok"
 
 

@@ -175,8 +175,9 @@ class _Extractor:
             out["type"] = Tag("str")
             enum = next((h for h in hints if h.kind == "enum"), None)
             if enum is not None and enum.cls is not None:
-                # argparse takes any string; the config validates against the enum later.
-                out["_soft"] = [str(v) for _, v in self.reader.enum_members(enum.cls)]
+                # argparse takes any string; the config later looks the enum up by member
+                # name (e.g. AttentionBackendEnum[value.upper()]), so names are the values.
+                out["_soft"] = [name for name, _ in self.reader.enum_members(enum.cls)]
         return out
 
     def _int_type(self, name: str) -> str:

@@ -1,0 +1,400 @@
+"""RL35x: `vllm serve` flags and values checked against the committed per-release catalogs.
+
+Every argument list of a recipe, strategy or kv_store (``base_args``, ``extra_args``,
+``args``, ``vllm_args`` wherever they sit) is read token by token the way vLLM's
+parser reads argv, against two catalogs: the one of the document's
+``min_vllm_version`` (that release or the closest lower one) and the newest. A flag
+the minimum release lacks but a later one has is an error naming the release that
+added it; one the newest release dropped is a warning. Documents marked omni
+(``meta.tasks: [omni]``, an ``omni`` block, or ``--omni`` in an argument list) are
+read against the vllm-omni catalogs. No network: only rules/vllm/*.json.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from recipelint.flags.catalog import (
+    Catalog,
+    available_versions,
+    load_catalog,
+    FlagSpec,
+    Lookup,
+    catalog_for,
+    closest_flags,
+    flag_span,
+    newest_catalog,
+    value_span,
+    version_key,
+)
+from recipelint.load import Document
+from recipelint.rules import Finding, check
+
+CODES = ("RL350", "RL351", "RL352", "RL353", "RL354", "RL355", "RL356", "RL357", "RL358", "RL359", "RL360")
+ARG_KEYS = frozenset({"args", "extra_args", "base_args", "vllm_args"})
+PLUGIN_FLAGS = {"--tool-call-parser": "--tool-parser-plugin", "--reasoning-parser": "--reasoning-parser-plugin"}
+NUMBER = re.compile(r"^-\d+(\.\d+)?$")
+Pointer = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Catalogs:
+    package: str
+    minimum: Catalog | None  # None: no usable min_vllm_version, or older than every catalog
+    min_version: str | None
+    newest: Catalog
+
+
+@check(*CODES)
+def vllm_flags(context: Any) -> Iterator[Finding]:
+    # One pass serves every code: the engine calls a check once per registered code.
+    cached = context.__dict__.get("_rl35x_findings")
+    if cached is None:
+        cached = []
+        for doc in list(context.tree.recipes) + list(context.tree.strategies) + list(context.tree.kv_stores):
+            if doc.usable and isinstance(doc.data, dict):
+                cached.extend(_check_document(doc))
+        context.__dict__["_rl35x_findings"] = cached
+    yield from cached
+
+
+# -- document level ------------------------------------------------------------------
+
+def _check_document(doc: Document) -> list[Finding]:
+    lists = list(_arg_lists(doc.data, ()))
+    if not lists:
+        return []
+    tokens = [t for _, items in lists for t in items if isinstance(t, str)]
+    catalogs = _catalogs(doc.data, omni="--omni" in tokens or _is_omni(doc.data))
+    plugins = {flag for flag, plugin in PLUGIN_FLAGS.items() if any(t.split("=", 1)[0] == plugin for t in tokens)}
+    findings: list[Finding] = []
+    for pointer, items in lists:
+        findings.extend(_ArgList(doc, pointer, items, catalogs, plugins).check())
+    return findings
+
+
+def _arg_lists(value: Any, pointer: Pointer) -> Iterator[tuple[Pointer, list[Any]]]:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if key == "guide":
+                continue
+            if key in ARG_KEYS and isinstance(child, list):
+                yield (*pointer, key), child
+            else:
+                yield from _arg_lists(child, (*pointer, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _arg_lists(child, (*pointer, index))
+
+
+def _is_omni(data: dict[str, Any]) -> bool:
+    meta = data.get("meta")
+    tasks = meta.get("tasks") if isinstance(meta, dict) else None
+    return "omni" in data or (isinstance(tasks, list) and "omni" in tasks)
+
+
+def _min_version(data: dict[str, Any]) -> str | None:
+    model = data.get("model")
+    raw = model.get("min_vllm_version") if isinstance(model, dict) else data.get("min_vllm_version")
+    if not isinstance(raw, str):
+        return None
+    try:
+        version_key(raw)
+    except ValueError:
+        return None  # a malformed version is another rule's finding
+    return raw.strip().lstrip("vV")
+
+
+def _catalogs(data: dict[str, Any], omni: bool) -> Catalogs:
+    package = "vllm-omni" if omni else "vllm"
+    minimum_version = _min_version(data)
+    minimum = catalog_for(minimum_version, package) if minimum_version else None
+    return Catalogs(package, minimum, minimum_version, newest_catalog(package))
+
+
+# -- one argument list ---------------------------------------------------------------------
+
+class _ArgList:
+    def __init__(self, doc: Document, pointer: Pointer, items: list[Any], cats: Catalogs,
+                 plugins: set[str]) -> None:
+        self.doc, self.pointer, self.items, self.cats, self.plugins = doc, pointer, items, cats, plugins
+        self.findings: list[Finding] = []
+
+    def check(self) -> list[Finding]:
+        index = 0
+        while index < len(self.items):
+            token = self.items[index]
+            if isinstance(token, str) and token.startswith("-") and not NUMBER.match(token) and token != "-":
+                index = self._option(index, token)
+            else:
+                index += 1  # a stray positional: the argument-shape rules report those
+        return self.findings
+
+    def _report(self, code: str, index: int, message: str, hint: str | None = None) -> None:
+        self.findings.append(Finding(self.doc, (*self.pointer, index), message, hint, code=code))
+
+    def _is_value(self, index: int) -> bool:
+        if index >= len(self.items):
+            return False
+        token = self.items[index]
+        if isinstance(token, str):
+            return not token.startswith("-") or bool(NUMBER.match(token))
+        return token is not None and not isinstance(token, (dict, list))
+
+    # -- an option and its values --------------------------------------------------------
+    def _option(self, index: int, token: str) -> int:
+        minimum, newest = self.cats.minimum, self.cats.newest
+        at_min = minimum.lookup(token) if minimum is not None else None
+        at_new = newest.lookup(token)
+        if at_min is not None and at_min.known:
+            hit, catalog = at_min, minimum
+        elif at_new.known:
+            hit, catalog = at_new, newest
+        else:
+            self._unknown(index, token, at_min or at_new)
+            return index + 2 if self._is_value(index + 1) else index + 1
+        assert hit.canonical is not None and catalog is not None
+        self._versions(index, token, hit.canonical, at_min, at_new)
+        spec = catalog.flags[hit.canonical]
+        self._spelling(index, token, hit, catalog)
+        return self._values(index, token, hit, spec, catalog)
+
+    def _unknown(self, index: int, token: str, hit: Lookup) -> None:
+        name = self.cats.package
+        if hit.candidates:
+            shown = ", ".join(f"`{c}`" for c in hit.candidates[:5])
+            self._report("RL350", index, f"`{token}` is an ambiguous abbreviation in {name}: it could be {shown}",
+                         "spell the full flag name")
+            return
+        head, _, rest = token.partition(" ")
+        if rest and self.cats.newest.lookup(head).known:
+            self._report("RL350", index, f"`{token}` holds a flag and its value in one list item; vLLM receives "
+                         f"it as a single unknown argument", f"split it into `{head}` and `{rest.strip()}`")
+            return
+        key = _option_key(self.cats.newest, token)
+        span = flag_span(key, name)
+        if span is not None:
+            self._report("RL359", index, f"`{key}` is accepted only by {name} {span[0]} to {span[1]}, "
+                         f"neither by the recipe's minimum nor by the newest release",
+                         "remove it or use its replacement")
+            return
+        close = closest_flags(self.cats.newest, token)
+        releases = f"{name} {self._range()}"
+        self._report("RL350", index, f"`{token}` is not a `vllm serve` flag in any release of {releases}",
+                     f"did you mean `{close[0]}`?" if close else "check the flag name in `vllm serve --help`")
+
+    def _range(self) -> str:
+        low = self.cats.minimum.version if self.cats.minimum is not None else None
+        return f"{low}..{self.cats.newest.version}" if low else f"up to {self.cats.newest.version}"
+
+    def _versions(self, index: int, token: str, canonical: str, at_min: Lookup | None, at_new: Lookup) -> None:
+        name = self.cats.package
+        if at_min is not None and not at_min.known:
+            # Walk the catalogs rather than the flag's history: an alias such as `-cc`
+            # can be younger than the flag it names.
+            added = _first_accepting(token, self.cats) or self.cats.newest.version
+            self._report("RL358", index, f"`{token}` needs {name} {added} or newer, but min_vllm_version is "
+                         f"{self.cats.min_version}", f"raise min_vllm_version to {added} or drop the flag")
+        elif at_min is not None and not at_new.known:
+            last = _last_accepting(token, self.cats) or self.cats.min_version
+            self._report("RL359", index, f"`{token}` was removed after {name} {last}; the newest release "
+                         f"({self.cats.newest.version}) rejects it", "remove it or use its replacement")
+
+    def _spelling(self, index: int, token: str, hit: Lookup, catalog: Catalog) -> None:
+        assert hit.canonical is not None
+        newest = self.cats.newest.flags.get(hit.canonical)
+        deprecated_in = catalog if catalog.flags[hit.canonical].deprecated else (
+            self.cats.newest if newest is not None and newest.deprecated else None)
+        if deprecated_in is not None:
+            self._report("RL355", index, f"`{hit.canonical}` is deprecated in {deprecated_in.package} "
+                         f"{deprecated_in.version}", "see the release notes for its replacement")
+        if hit.via == "abbreviation":
+            self._report("RL356", index, f"`{token.split('=', 1)[0]}` relies on argparse abbreviating "
+                         f"`{hit.canonical}`; a new flag with the same prefix makes it ambiguous",
+                         f"spell it `{hit.canonical}`")
+        elif hit.underscored:
+            dashed = _dashed(token)
+            self._report("RL357", index, f"`{token}` is spelt with underscores; vLLM rewrites it to `{dashed}`",
+                         f"write `{dashed}`")
+        if hit.json_path:
+            self._json_key(index, hit.canonical, hit.json_path, catalog)
+
+    def _json_key(self, index: int, canonical: str, path: tuple[str, ...], catalog: Catalog) -> None:
+        status = catalog.json_key_status(canonical, path)
+        key = ".".join(path)
+        newest = self.cats.newest
+        if status == "unknown" and catalog is not newest and newest.json_key_status(canonical, path) == "known":
+            added = _first_key_release(canonical, path, self.cats) or newest.version
+            self._report("RL358", index, f"`{canonical}` key `{key}` needs {catalog.package} {added} or newer, "
+                         f"but min_vllm_version is {self.cats.min_version}", f"raise min_vllm_version to {added}")
+        elif status == "unknown":
+            self._report("RL354", index, f"`{key}` is not a key of `{canonical}` in {catalog.package} "
+                         f"{catalog.version}", "check the config class's fields for this release")
+        elif status == "deprecated":
+            self._report("RL355", index, f"`{canonical}` key `{key}` is deprecated in {catalog.package} "
+                         f"{catalog.version}", "see the release notes for its replacement")
+
+    def _values(self, index: int, token: str, hit: Lookup, spec: FlagSpec, catalog: Catalog) -> int:
+        assert hit.canonical is not None
+        takes = "no" if hit.negated else spec.value
+        if hit.json_path:
+            takes, spec = "yes", FlagSpec(spec.name, "yes")  # a dotted sub-argument carries one raw value
+        nxt = index + 1
+        if takes == "no":
+            if hit.inline_value is not None or self._is_value(nxt):
+                shown = hit.inline_value if hit.inline_value is not None else self.items[nxt]
+                self._report("RL352", index, f"`{hit.canonical}` is a switch and takes no value, but is given "
+                             f"`{shown}`", _switch_hint(hit, spec))
+                return nxt + 1 if hit.inline_value is None else nxt
+            return nxt
+        values: list[tuple[int, Any]] = []
+        if hit.inline_value is not None:
+            values.append((index, hit.inline_value))
+        else:
+            while self._is_value(nxt) and (not values or spec.nargs in ("+", "*") or isinstance(spec.nargs, int)):
+                values.append((nxt, self.items[nxt]))
+                nxt += 1
+                if isinstance(spec.nargs, int) and len(values) >= spec.nargs:
+                    break
+        if not values and takes == "yes":
+            self._report("RL352", index, f"`{hit.canonical}` needs a value", "put the value right after the flag")
+        if hit.json_path:
+            return nxt  # a sub-argument's raw text becomes one JSON leaf; its key was checked above
+        for where, value in values:
+            self._value(where, hit.canonical, _as_text(value), spec, catalog)
+        return nxt
+
+    def _value(self, index: int, canonical: str, value: str, spec: FlagSpec, catalog: Catalog) -> None:
+        if value.startswith("$") or not spec.name.startswith("--") or spec.value == "no":
+            return  # shell variables are expanded at launch
+        if spec.json_keys and spec.type == "json":
+            self._json_value(index, canonical, value, catalog)
+        status = catalog.value_status(canonical, value)
+        if status == "ok":
+            self._value_removed(index, canonical, value)
+            return
+        newer = self._newer_value(canonical, value, catalog)
+        plugin = canonical in self.plugins
+        if newer is not None:
+            code = "RL360" if plugin else "RL358"
+            self._report(code, index, f"`{canonical} {value}` needs {self.cats.package} {newer} or newer, but "
+                         f"min_vllm_version is {self.cats.min_version}", f"raise min_vllm_version to {newer}")
+        elif plugin and status == "unknown":
+            self._report("RL360", index, f"`{value}` is not a built-in {canonical[2:]} of {catalog.package} "
+                         f"{catalog.version}; it is expected from the plugin loaded with {PLUGIN_FLAGS[canonical]}")
+        elif status == "bad":
+            self._report("RL351", index, f"`{value}` is not accepted by `{canonical}` in {catalog.package} "
+                         f"{catalog.version}", _value_hint(spec, value))
+        else:
+            self._report("RL353", index, f"`{value}` is not a known value of `{canonical}` in {catalog.package} "
+                         f"{catalog.version} (checked after startup, or by a plugin)", _value_hint(spec, value))
+
+    def _newer_value(self, canonical: str, value: str, catalog: Catalog) -> str | None:
+        """The release that introduced a value the minimum catalog rejects but the newest knows."""
+        newest = self.cats.newest
+        if catalog is newest or self.cats.minimum is None or canonical not in newest.flags:
+            return None
+        if newest.value_status(canonical, value) != "ok":
+            return None
+        span = value_span(canonical, value, self.cats.package)
+        return span[0] if span else newest.version
+
+    def _value_removed(self, index: int, canonical: str, value: str) -> None:
+        newest = self.cats.newest
+        spec = newest.flags.get(canonical)
+        if self.cats.minimum is None or spec is None or newest.value_status(canonical, value) == "ok":
+            return
+        if spec.choices is None and not spec.values:
+            return
+        span = value_span(canonical, value, self.cats.package)
+        last = span[1] if span else self.cats.minimum.version
+        self._report("RL359", index, f"`{canonical} {value}` was dropped after {self.cats.package} {last}; "
+                     f"the newest release ({newest.version}) does not know it", _value_hint(spec, value))
+
+    def _json_value(self, index: int, canonical: str, value: str, catalog: Catalog) -> None:
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return  # not JSON: the value check reports it
+        if not isinstance(parsed, dict):
+            return
+        for key, inner in parsed.items():
+            status = catalog.json_key_status(canonical, (key,))
+            if status == "known" and isinstance(inner, dict):
+                for sub in inner:
+                    self._json_key(index, canonical, (key, sub), catalog)
+            else:
+                self._json_key(index, canonical, (key,), catalog)
+
+
+def _first_accepting(token: str, cats: Catalogs) -> str | None:
+    """The first release after the minimum whose parser accepts this spelling."""
+    assert cats.minimum is not None
+    floor = version_key(cats.minimum.version)
+    for version in available_versions(cats.package):
+        if version_key(version) > floor and load_catalog(version, cats.package).lookup(token).known:
+            return version
+    return None
+
+
+def _first_key_release(canonical: str, path: tuple[str, ...], cats: Catalogs) -> str | None:
+    assert cats.minimum is not None
+    floor = version_key(cats.minimum.version)
+    for version in available_versions(cats.package):
+        catalog = load_catalog(version, cats.package)
+        if version_key(version) > floor and catalog.json_key_status(canonical, path) == "known":
+            return version
+    return None
+
+
+def _last_accepting(token: str, cats: Catalogs) -> str | None:
+    """The last release whose parser accepts this spelling."""
+    found = None
+    for version in available_versions(cats.package):
+        if load_catalog(version, cats.package).lookup(token).known:
+            found = version
+    return found
+
+
+def _option_key(catalog: Catalog, token: str) -> str:
+    option = token.split("=", 1)[0]
+    rewritten, _ = catalog._rewrite_underscores(option)  # noqa: SLF001 - same package family
+    return catalog._split_dotted(rewritten)[0]  # noqa: SLF001
+
+
+def _dashed(token: str) -> str:
+    option, eq, value = token.partition("=")
+    head, dot, tail = option.partition(".")
+    return head.replace("_", "-") + dot + tail + eq + value
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _switch_hint(hit: Lookup, spec: FlagSpec) -> str:
+    negation = next((n for n in spec.negations if n.startswith("--no-")), None)
+    if negation:
+        return f"write `{hit.canonical}` to turn it on or `{negation}` to turn it off"
+    return f"write `{hit.canonical}` alone"
+
+
+def _value_hint(spec: FlagSpec, value: str) -> str | None:
+    import difflib
+
+    known = list(spec.choices or spec.values)
+    if not known:
+        return {"int": "give an integer", "float": "give a number", "json": "give valid JSON",
+                "human_int": "give an integer such as 8192 or 128k",
+                "human_int_or_auto": "give an integer such as 8192 or 128k, or auto"}.get(spec.type or "")
+    close = difflib.get_close_matches(value, known, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean `{close[0]}`?"
+    shown = ", ".join(known[:8]) + (", …" if len(known) > 8 else "")
+    return f"known values: {shown}"
