@@ -159,11 +159,32 @@ def test_try_repo_fails_on_a_defect_and_passes_once_fixed(
     assert f"{DEFECT_FILE}:3:3: RL002" in output, output
     assert "duplicate key 'title'" in output
 
+    # The compile hook reports the same defect: the tree does not compile.
+    compiled = _pre_commit(
+        "try-repo",
+        str(PROJECT_ROOT),
+        "recipelint-compile",
+        "--all-files",
+        cwd=repo,
+        env=env,
+        timeout=900,
+    )
+    assert compiled.returncode == 1, compiled.stdout + compiled.stderr
+    assert f"{DEFECT_FILE}:3:3: RL002" in compiled.stdout
+
     defect.write_text(original, encoding="utf-8")
     _git(repo, "add", DEFECT_FILE)
+    # Fixed: both hooks of the manifest pass.
     passed = _pre_commit(
-        "try-repo", str(PROJECT_ROOT), "recipelint", "--all-files", cwd=repo, env=env, timeout=900
+        "try-repo", str(PROJECT_ROOT), "--all-files", cwd=repo, env=env, timeout=900
     )
     assert passed.returncode == 0, passed.stdout + passed.stderr
-    assert re.search(r"^recipelint\.+Passed$", passed.stdout, re.MULTILINE), passed.stdout
-    print(f"\npre-commit try-repo: {first_run:.1f} s with a fresh hook environment")
+    for name in ("recipelint", "recipelint compile --dry-run"):
+        assert re.search(rf"^{re.escape(name)}\.+Passed$", passed.stdout, re.MULTILINE), (
+            passed.stdout
+        )
+    total = time.monotonic() - started
+    print(
+        f"\npre-commit try-repo: first run {first_run:.1f} s (fresh hook environment), "
+        f"three runs {total:.1f} s"
+    )
