@@ -128,6 +128,7 @@ def test_era_common_cli_args_0_33_0() -> None:
     assert cat.lookup("--enable-cascade-attn").canonical == "--disable-cascade-attn"
     assert cat.flags["--disable-cascade-attn"].deprecated
     assert cat.flags["--log-config-file"].deprecated  # DeprecatedLogConfigFileAction
+    assert "will be removed in v0.33.0" in cat.flags["--log-config-file"].deprecation
     assert cat.flags["--gpu-memory-utilization"].aliases == ("--device-memory-utilization",)
     assert cat.flags["--speculative-config"].aliases == ("-sc",)
     assert cat.spelling["omni_handoff"] and cat.spelling["enable_disable_pairs"]

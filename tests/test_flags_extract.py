@@ -387,7 +387,8 @@ def test_explicit_add_argument_era(explicit_era: dict) -> None:
     assert flags["--uvicorn-log-level"]["choices"] == ["debug", "info", "warning"]
     assert flags["--device"]["choices"] == ["cpu", "cuda"]
     assert flags["--max-model-len"]["type"] == "human_int"
-    assert flags["--use-v2-block-manager"] == {"deprecated": True, "value": "no"}
+    assert flags["--use-v2-block-manager"] == {
+        "deprecated": "[DEPRECATED] block manager v1 has been removed.", "value": "no"}
     assert flags["--enable-prefix-caching"]["negations"] == ["--no-enable-prefix-caching"]
     assert flags["--served-model-name"]["nargs"] == "+"
     assert flags["--tool-call-parser"]["values"] == ["hermes", "hermes2"]
@@ -406,7 +407,7 @@ def test_get_kwargs_dataclass_era(dataclass_era: dict) -> None:
     assert flags["--max-num-batched-tokens"]["type"] == "human_int"
     assert flags["--enforce-eager"] == {"negations": ["--no-enforce-eager"], "value": "no"}
     assert flags["--hf-token"]["value"] == "optional"
-    assert flags["--task"]["deprecated"] is True
+    assert flags["--task"]["deprecated"] == "This is deprecated and will be removed in v0.13."
     assert flags["--task"]["values"] == ["auto", "generate"]  # Literal | str: soft
     assert flags["--scheduling-policy"]["choices"] == ["fcfs", "priority"]
     cc = flags["--compilation-config"]

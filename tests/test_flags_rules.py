@@ -109,3 +109,9 @@ def test_omni_recipes_use_the_omni_catalog(tmp_path: Path) -> None:
 
 def test_no_minimum_checks_against_newest_only(tmp_path: Path) -> None:
     assert findings(tmp_path, None, ["--async-scheduling"]) == []
+
+
+def test_deprecation_quotes_the_release(tmp_path: Path) -> None:
+    diags = findings(tmp_path, "0.11.0", ["--guided-decoding-backend", "xgrammar"])
+    assert codes(diags) == ["RL355", "RL359"]  # deprecated in 0.11.0, gone by the newest release
+    assert "will be removed in v0.12.0" in next(d.message for d in diags if d.code == "RL355")

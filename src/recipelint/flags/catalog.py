@@ -48,6 +48,7 @@ class FlagSpec:
     nargs: str | int | None = None
     repeatable: bool = False
     deprecated: bool = False
+    deprecation: str | None = None  # the release's own wording, when it gives one
     json_keys: dict[str, Any] | None = None
 
     @classmethod
@@ -63,6 +64,7 @@ class FlagSpec:
             nargs=raw.get("nargs"),
             repeatable=bool(raw.get("repeatable", False)),
             deprecated=bool(raw.get("deprecated", False)),
+            deprecation=raw["deprecated"] if isinstance(raw.get("deprecated"), str) else None,
             json_keys=raw.get("json_keys"),
         )
 

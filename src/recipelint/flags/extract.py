@@ -402,7 +402,7 @@ def _entry(arg: AddedArgument, canonical: str, ex: _Extractor, spelling: dict[st
     if isinstance(dataclass_ref, ClassRef) and entry.get("type") == "json":
         entry["json_keys"] = _json_keys(ex, dataclass_ref, depth=0)
     if _is_deprecated(kw, action):
-        entry["deprecated"] = True
+        entry["deprecated"] = _deprecation_note(kw.get("help")) or True
     return entry
 
 
@@ -490,6 +490,18 @@ def _is_deprecated(kw: dict[str, Any], action: str | None) -> bool:
         return True
     help_text = kw.get("help")
     return isinstance(help_text, str) and bool(_DEPRECATED_RE.search(help_text))
+
+
+def _deprecation_note(help_text: Any) -> str | None:
+    """The sentence of the help text that announces the deprecation (what a finding quotes)."""
+    if not isinstance(help_text, str):
+        return None
+    text = " ".join(help_text.replace("%%", "%").split())
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        if _DEPRECATED_RE.search(sentence) or "deprecat" in sentence.lower():
+            note = sentence.strip()
+            return note if len(note) <= 200 else note[:197].rstrip() + "..."
+    return None
 
 
 def _json_keys(ex: _Extractor, ref: ClassRef, depth: int) -> dict[str, Any]:

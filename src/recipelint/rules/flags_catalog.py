@@ -210,8 +210,10 @@ class _ArgList:
         deprecated_in = catalog if catalog.flags[hit.canonical].deprecated else (
             self.cats.newest if newest is not None and newest.deprecated else None)
         if deprecated_in is not None:
+            note = deprecated_in.flags[hit.canonical].deprecation
             self._report("RL355", index, f"`{hit.canonical}` is deprecated in {deprecated_in.package} "
-                         f"{deprecated_in.version}", "see the release notes for its replacement")
+                         f"{deprecated_in.version}" + (f": {note}" if note else ""),
+                         "see the release notes for its replacement")
         if hit.via == "abbreviation":
             self._report("RL356", index, f"`{token.split('=', 1)[0]}` relies on argparse abbreviating "
                          f"`{hit.canonical}`; a new flag with the same prefix makes it ambiguous",
