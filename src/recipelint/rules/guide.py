@@ -1,0 +1,218 @@
+"""RL6xx: the markdown guide's code blocks.
+
+Readers copy these blocks verbatim.  A python block must parse, a client call's
+`model=` must name a model the server actually serves, and a `vllm serve`
+line must serve one of the recipe's checkpoints.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import libcst
+import libcst.metadata
+
+from recipelint.load import Document
+from recipelint.rules import Finding, check
+from recipelint.rules.args import recipe_arg_lists, units
+from recipelint.rules.references import as_dict, as_list
+
+FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
+PYTHON = {"python", "py", "python3"}
+SHELL = {"bash", "sh", "shell", "console", "zsh"}
+SERVE = re.compile(r"(?:^|[\s;&|(])vllm\s+serve\s+(\S+)")
+PLACEHOLDER = re.compile(r"^[$<{/.~]|[<>{}*]")
+
+
+@dataclass(frozen=True)
+class Block:
+    language: str
+    code: str
+    line: int  # 1-based line of the first code line inside the guide text
+
+
+def fenced_blocks(markdown: str) -> Iterator[Block]:
+    lines = markdown.splitlines()
+    index = 0
+    while index < len(lines):
+        opening = FENCE.match(lines[index])
+        if not opening:
+            index += 1
+            continue
+        fence, language = opening.group(2), opening.group(3).lower()
+        body: list[str] = []
+        end = index + 1
+        while end < len(lines) and not lines[end].lstrip().startswith(fence):
+            body.append(lines[end])
+            end += 1
+        yield Block(language, textwrap.dedent("\n".join(body)), index + 2)
+        index = end + 1
+
+
+def file_line(doc: Document, block_line: int) -> int:
+    """The file line of a guide line: a block scalar's content starts on the line after the key."""
+    return doc.span(("guide",)).line + block_line
+
+
+def served_models(data: dict[str, Any], doc: Document) -> set[str]:
+    """Model ids and --served-model-name values any command of the recipe serves."""
+    names: list[Any] = [as_dict(data.get("model")).get("model_id")]
+    names += [as_dict(v).get("model_id") for v in as_dict(data.get("variants")).values()]
+    names += [as_dict(t).get("model_id") for t in as_list(as_dict(data.get("omni")).get("tasks"))]
+    for arg_list in recipe_arg_lists(doc):
+        for unit in units(arg_list.items):
+            if unit.name == "--served-model-name":
+                value = unit.inline_value if unit.inline_value is not None else unit.value
+                names += (value or "").split()
+    return {n for n in names if isinstance(n, str) and n}
+
+
+def _guide(doc: Document) -> str | None:
+    guide = doc.data.get("guide") if isinstance(doc.data, dict) else None
+    return guide if isinstance(guide, str) else None
+
+
+def _parse(code: str) -> libcst.Module | libcst.ParserSyntaxError:
+    try:
+        return libcst.parse_module(code)
+    except libcst.ParserSyntaxError as error:
+        return error
+
+
+def _notebook_style(code: str) -> bool:
+    """Interactive transcripts and notebook shell escapes are not meant to parse as a module."""
+    return any(line.lstrip().startswith((">>>", "!", "%", "$ ")) for line in code.splitlines())
+
+
+@check("RL601")
+def python_blocks_parse(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        guide = _guide(doc)
+        for block in fenced_blocks(guide) if guide else ():
+            if block.language not in PYTHON or _notebook_style(block.code):
+                continue
+            parsed = _parse(block.code)
+            if isinstance(parsed, libcst.ParserSyntaxError):
+                line = file_line(doc, block.line + parsed.raw_line - 1)
+                yield Finding(doc, ("guide",),
+                              f"python block in the guide does not parse (line {line}): "
+                              f"{parsed.message.splitlines()[0]}",
+                              "fix the snippet; mark illustrative fragments as ```text")
+
+
+def _model_arguments(module: libcst.Module) -> list[tuple[str, int]]:
+    wrapper = libcst.metadata.MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(libcst.metadata.PositionProvider)
+    found: list[tuple[str, int]] = []
+
+    class Visitor(libcst.CSTVisitor):
+        def visit_Arg(self, node: libcst.Arg) -> None:
+            if node.keyword is not None and node.keyword.value == "model" \
+                    and isinstance(node.value, libcst.SimpleString):
+                value = node.value.evaluated_value
+                if isinstance(value, str):
+                    found.append((value, positions[node].start.line))
+
+    wrapper.visit(Visitor())
+    return found
+
+
+@check("RL602")
+def client_model_names(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        guide = _guide(doc)
+        if not guide:
+            continue
+        served = served_models(doc.data, doc) | _guide_served(guide)
+        for block in fenced_blocks(guide):
+            if block.language not in PYTHON or _notebook_style(block.code):
+                continue
+            parsed = _parse(block.code)
+            if isinstance(parsed, libcst.ParserSyntaxError):
+                continue
+            for model, line in _model_arguments(parsed):
+                if model in served or PLACEHOLDER.search(model):
+                    continue
+                yield Finding(doc, ("guide",),
+                              f"the guide's client asks for model `{model}` (line "
+                              f"{file_line(doc, block.line + line - 1)}), which no command of this recipe serves: "
+                              "the server answers 404", f"use one of: {', '.join(sorted(served)[:4])}")
+
+
+def _guide_served(guide: str) -> set[str]:
+    """Names a guide's own `vllm serve` lines make available (the model or --served-model-name)."""
+    names: set[str] = set()
+    for block in fenced_blocks(guide):
+        for command in _commands(block.code):
+            names.update(_serve_names(command))
+    return names
+
+
+def _commands(code: str) -> Iterator[str]:
+    """Logical shell lines: backslash continuations joined."""
+    yield from re.sub(r"\\\s*\n", " ", code).splitlines()
+
+
+def _serve_names(command: str) -> set[str]:
+    match = SERVE.search(command)
+    if not match:
+        return set()
+    names = {match.group(1)}
+    try:
+        tokens = shlex.split(command[match.start():], comments=True)
+    except ValueError:
+        return names
+    for index, token in enumerate(tokens):
+        if token == "--served-model-name" and index + 1 < len(tokens):
+            names.add(tokens[index + 1])
+        elif token.startswith("--served-model-name="):
+            names.add(token.split("=", 1)[1])
+    return names
+
+
+@check("RL603")
+def serve_lines(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        guide = _guide(doc)
+        if not guide:
+            continue
+        served = served_models(doc.data, doc)
+        siblings = {hf_id.lower() for hf_id in ctx.hf_ids}  # a guide may show a related recipe's command
+        reported: set[str] = set()
+        for block in fenced_blocks(guide):
+            if block.language not in SHELL and block.language:
+                continue
+            for start, command in _logical_lines(block.code):
+                match = SERVE.search(command)
+                model = match.group(1).strip("'\"") if match else None
+                if not model or model.startswith("-") or PLACEHOLDER.search(model) or model in served \
+                        or model.lower() in siblings:
+                    continue
+                if model in reported:
+                    continue
+                reported.add(model)
+                yield Finding(doc, ("guide",),
+                              f"the guide's `vllm serve {model}` (line {file_line(doc, block.line + start)}) "
+                              "serves a model that is neither model.model_id nor any variant's model_id",
+                              f"serve one of: {', '.join(sorted(served)[:4])}")
+
+
+def _logical_lines(code: str) -> Iterator[tuple[int, str]]:
+    """(offset of the first physical line, logical line) with backslash continuations joined."""
+    start, parts = 0, []
+    for offset, line in enumerate(code.splitlines()):
+        if not parts:
+            start = offset
+        if line.rstrip().endswith("\\"):
+            parts.append(line.rstrip()[:-1])
+            continue
+        parts.append(line)
+        yield start, " ".join(parts)
+        parts = []
+    if parts:
+        yield start, " ".join(parts)

@@ -1,0 +1,143 @@
+"""RL550–RL599: values a schema can type but not judge.
+
+Environment values that are not strings, date order, and VRAM figures that
+disagree with the documented formula ``ceil(params × bytes per param × 1.2)``.
+(Impossible dates are the schema stage's RL106.)
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from recipelint.load import Document
+from recipelint.rules import Finding, check
+from recipelint.rules.references import as_dict, as_list
+
+Pointer = tuple[str | int, ...]
+ENV_KEYS = frozenset({"env", "base_env", "extra_env"})
+BYTES_PER_PARAM = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "awq": 1.0, "gptq": 1.0,
+                   "int4": 0.5, "nvfp4": 0.5, "fp4": 0.5, "mxfp4": 0.5}
+PARAMS = re.compile(r"^\s*~?(\d+(?:\.\d+)?)\s*([KMBT])\s*$", re.IGNORECASE)
+SCALE = {"K": 1e-6, "M": 1e-3, "B": 1.0, "T": 1e3}
+# A checkpoint within this band of the formula is consistent; authors round and add headroom.
+VRAM_LOW, VRAM_HIGH = 0.8, 2.0
+MIXED = re.compile(r"mixed|\+|w4a16|w4a8|modelopt", re.IGNORECASE)
+
+
+def env_maps(value: Any, pointer: Pointer = ()) -> Iterator[tuple[Pointer, dict[str, Any]]]:
+    """Every env mapping in a document, wherever the layer puts it."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ENV_KEYS and isinstance(item, dict):
+                yield pointer + (key,), item
+            else:
+                yield from env_maps(item, pointer + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from env_maps(item, pointer + (index,))
+
+
+def _documents(ctx: Any) -> Iterator[Document]:
+    yield from ctx.recipes
+    yield from ctx.strategies.values()
+    yield from ctx.kv_stores.values()
+
+
+@check("RL551")
+def env_values_are_strings(ctx: Any) -> Iterator[Finding]:
+    for doc in _documents(ctx):
+        for pointer, env in env_maps(doc.data):
+            for name, value in env.items():
+                if isinstance(value, str):
+                    continue
+                shown = "null" if value is None else str(value).lower() if isinstance(value, bool) else repr(value)
+                yield Finding(doc, pointer + (name,),
+                              f"env `{name}` is {type(value).__name__ if value is not None else 'null'} {shown}, "
+                              "not a string: the JSON API publishes it untyped and docker `-e` prints it the "
+                              "JavaScript way", f"quote it: {name}: \"{_js_text(value)}\"")
+
+
+def _js_text(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+# --- dates -------------------------------------------------------------------------------
+
+def _valid_date(text: str) -> bool:
+    """Only real YYYY-MM-DD days are compared; RL106 (schema) reports the others."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return False
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+@check("RL553")
+def date_order(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        meta = as_dict(doc.data.get("meta")) if isinstance(doc.data, dict) else {}
+        added, updated = meta.get("date_added"), meta.get("date_updated")
+        if isinstance(added, str) and isinstance(updated, str) and _valid_date(added) and _valid_date(updated) \
+                and updated < added:
+            yield Finding(doc, ("meta", "date_updated"),
+                          f"date_updated {updated} is earlier than date_added {added}",
+                          "date_added is the first day in the catalog; date_updated the latest change")
+
+
+# --- VRAM ------------------------------------------------------------------------------------
+
+
+def parameter_billions(text: Any) -> float | None:
+    match = PARAMS.match(text) if isinstance(text, str) else None
+    return float(match.group(1)) * SCALE[match.group(2).upper()] if match else None
+
+
+def expected_vram(billions: float, precision: str) -> float | None:
+    per_param = BYTES_PER_PARAM.get(precision.lower())
+    return billions * per_param * 1.2 if per_param else None
+
+
+def _serves_described_checkpoint(model: dict[str, Any], variant: dict[str, Any]) -> bool:
+    model_id = variant.get("model_id")
+    return model_id is None or model_id == model.get("model_id")
+
+
+def _mixed_precision(variant: dict[str, Any]) -> bool:
+    text = " ".join(str(variant.get(k) or "") for k in ("description", "label"))
+    return bool(MIXED.search(text))
+
+
+@check("RL554")
+def vram_minimum(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        model = as_dict(data.get("model"))
+        billions = parameter_billions(model.get("parameter_count"))
+        # Omni pipelines are never sized by the command builder, and their parameter_count
+        # describes one component (the transformer), not the whole pipeline in memory.
+        if billions is None or "omni" in as_list(as_dict(data.get("meta")).get("tasks")):
+            continue
+        for name, variant in as_dict(data.get("variants")).items():
+            variant = as_dict(variant)
+            precision, vram = variant.get("precision"), variant.get("vram_minimum_gb")
+            if not isinstance(precision, str) or not isinstance(vram, (int, float)) or isinstance(vram, bool):
+                continue
+            if not _serves_described_checkpoint(model, variant) or _mixed_precision(variant):
+                continue
+            expected = expected_vram(billions, precision)
+            if expected is None or expected <= 0 or VRAM_LOW * expected <= vram <= VRAM_HIGH * expected:
+                continue
+            yield Finding(doc, ("variants", name, "vram_minimum_gb"),
+                          f"vram_minimum_gb {vram} is far from {model['parameter_count']} × "
+                          f"{BYTES_PER_PARAM[precision.lower()]:g} bytes ({precision}) × 1.2 = {expected:.0f} GB",
+                          f"use ceil(params × bytes × 1.2) = {int(-(-expected // 1))}, or describe the "
+                          "checkpoint as mixed precision")

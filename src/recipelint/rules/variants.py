@@ -1,0 +1,193 @@
+"""RL500–RL549: variants and speculative decoding.
+
+A variant owns the served checkpoint; a spec_decoding mode owns only the
+`--speculative-config`.  A draft model trained for one checkpoint (an NVFP4
+draft, an EAGLE head for a particular quantisation) must therefore be offered
+only to the variants that serve that checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from recipelint.rules import Finding, check
+from recipelint.rules.args import units
+from recipelint.rules.references import as_dict, as_list
+
+Pointer = tuple[str | int, ...]
+# Precision words that appear in checkpoint names; aliases map to the recipe's precision names.
+PRECISION_WORDS = {
+    "nvfp4": "nvfp4", "mxfp4": "mxfp4", "fp4": "fp4", "fp8": "fp8", "bf16": "bf16", "fp16": "fp16",
+    "int4": "int4", "int8": "int8", "awq": "awq", "gptq": "gptq", "w4a16": "int4", "w8a8": "int8",
+}
+FUSED_DRAFT_WORDS = ("eagle", "eagle3", "dspark", "dflash", "mtp", "medusa", "draft", "speculator")
+
+
+@dataclass(frozen=True)
+class Draft:
+    pointer: Pointer  # the value item holding the --speculative-config JSON
+    model: str | None  # the external draft checkpoint, None when the draft is fused
+    method: str | None
+
+
+def _spec_configs(args: Any, pointer: Pointer) -> Iterator[Draft]:
+    items = as_list(args)
+    for unit in units(items):
+        if unit.base != "--speculative-config":
+            continue
+        raw = unit.inline_value if unit.inline_value is not None else unit.value
+        index = unit.index if unit.inline_value is not None else unit.value_index
+        try:
+            config = json.loads(raw) if isinstance(raw, str) else None
+        except ValueError:
+            continue  # RL308 reports it
+        if isinstance(config, dict) and index is not None:
+            model, method = config.get("model"), config.get("method")
+            yield Draft(pointer + (index,), model if isinstance(model, str) else None,
+                        method if isinstance(method, str) else None)
+
+
+@dataclass(frozen=True)
+class Offer:
+    """A set of spec-decoding args and the variants that can receive them."""
+
+    feature: str
+    mode: str | None
+    pointer: Pointer  # the mode (or feature) the offer belongs to
+    variants: list[str]
+    restricted: bool
+    drafts: list[Draft]
+
+
+def spec_offers(data: dict[str, Any]) -> Iterator[Offer]:
+    variants = list(as_dict(data.get("variants")))
+    for feature, spec in as_dict(data.get("features")).items():
+        spec = as_dict(spec)
+        base: Pointer = ("features", feature)
+        modes = as_dict(spec.get("modes"))
+        if not modes:
+            drafts = list(_spec_configs(spec.get("args"), base + ("args",)))
+            for hw, override in as_dict(spec.get("hardware_overrides")).items():
+                drafts += _spec_configs(as_dict(override).get("args"), base + ("hardware_overrides", hw, "args"))
+            if drafts:
+                yield Offer(feature, None, base, variants, False, drafts)
+            continue
+        for mode, mode_spec in modes.items():
+            mode_spec = as_dict(mode_spec)
+            pointer = base + ("modes", mode)
+            drafts = list(_spec_configs(mode_spec.get("args"), pointer + ("args",)))
+            for hw, override in as_dict(mode_spec.get("hardware_overrides")).items():
+                drafts += _spec_configs(as_dict(override).get("args"), pointer + ("hardware_overrides", hw, "args"))
+            allow = [v for v in as_list(mode_spec.get("variants")) if isinstance(v, str)]
+            yield Offer(feature, mode, pointer, allow or variants, bool(allow), drafts)
+
+
+def precision_words(name: str) -> set[str]:
+    words = re.split(r"[-_/.\s]+", name.lower())
+    return {PRECISION_WORDS[w] for w in words if w in PRECISION_WORDS}
+
+
+def _checkpoint(data: dict[str, Any], variant: str) -> str:
+    spec = as_dict(as_dict(data.get("variants")).get(variant))
+    model_id = spec.get("model_id") or as_dict(data.get("model")).get("model_id") or ""
+    return str(model_id).rsplit("/", 1)[-1].lower()
+
+
+def _precision(data: dict[str, Any], variant: str) -> str | None:
+    precision = as_dict(as_dict(data.get("variants")).get(variant)).get("precision")
+    return precision.lower() if isinstance(precision, str) else None
+
+
+def _draft_target(data: dict[str, Any], draft: str) -> str | None:
+    """The quantised checkpoint a draft's name says it was made for, if any."""
+    base = str(as_dict(data.get("model")).get("model_id") or "").rsplit("/", 1)[-1].lower()
+    name = draft.rsplit("/", 1)[-1].lower()
+    names = {_checkpoint(data, v) for v in as_dict(data.get("variants"))} - {base, ""}
+    matches = [c for c in names if c in name]
+    return max(matches, key=len) if matches else None
+
+
+@check("RL501")
+def draft_offered_to_other_checkpoint(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        for offer in spec_offers(data):
+            for draft in offer.drafts:
+                if draft.model is None:
+                    continue
+                yield from _mismatches(doc, data, offer, draft)
+
+
+def _mismatches(doc: Any, data: dict[str, Any], offer: Offer, draft: Draft) -> Iterator[Finding]:
+    words = precision_words(draft.model or "")
+    target = _draft_target(data, draft.model or "")
+    where = f"mode `{offer.mode}` of {offer.feature}" if offer.mode else f"feature {offer.feature}"
+    for variant in offer.variants:
+        precision, checkpoint = _precision(data, variant), _checkpoint(data, variant)
+        if words and precision is not None and precision not in words and not _same_family(precision, words):
+            reason = f"a {'/'.join(sorted(words))} draft served next to a {precision} checkpoint"
+        elif target and checkpoint != target:
+            reason = f"it was made for `{target}`, not `{checkpoint}`"
+        else:
+            continue
+        pointer = offer.pointer + ("variants",) if offer.restricted else draft.pointer
+        yield Finding(doc, pointer,
+                      f"{where} offers draft `{draft.model}` to variant `{variant}`: {reason}",
+                      f"limit the mode with `variants:` to the checkpoints the draft was trained for")
+
+
+def _same_family(precision: str, words: set[str]) -> bool:
+    # nvfp4 checkpoints are often labelled plain fp4 and vice versa.
+    return {precision, *words} <= {"fp4", "nvfp4"}
+
+
+@check("RL502")
+def fused_draft_without_default_modes(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        variants = as_dict(data.get("variants"))
+        for offer in spec_offers(data):
+            if offer.mode is None or not offer.restricted or any(d.model for d in offer.drafts):
+                continue
+            tokens = _mode_tokens(offer)
+            for variant in offer.variants:
+                spec = as_dict(variants.get(variant))
+                if offer.feature in as_dict(spec.get("default_modes")) or not _names_draft(variant, spec, tokens):
+                    continue
+                yield Finding(doc, ("variants", variant),
+                              f"variant `{variant}` serves a checkpoint with a fused {offer.mode} draft, but sets no "
+                              f"default_modes: it opens with {offer.feature}'s default mode (or off, when opt-in)",
+                              f"add `default_modes: {{{offer.feature}: {offer.mode}}}` to the variant", at_key=True)
+
+
+def _mode_tokens(offer: Offer) -> set[str]:
+    tokens = {_alnum(offer.mode or "")}
+    tokens.update(_alnum(d.method) for d in offer.drafts if d.method)
+    return {t for t in tokens if t}
+
+
+def _alnum(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def _names_draft(variant: str, spec: dict[str, Any], tokens: set[str]) -> bool:
+    """Whether the variant's own names mention the mode's draft method."""
+    if not isinstance(spec.get("model_id"), str):
+        return False  # same checkpoint as the recipe: nothing fused into it
+    words = set(re.split(r"[^a-z0-9]+", " ".join(
+        str(spec.get(k) or "") for k in ("model_id", "label")).lower() + " " + variant.lower()))
+    return bool(words & tokens & set(FUSED_DRAFT_WORDS) or words & tokens - {"mtp"})
+
+
+@check("RL503")
+def retired_mtp_feature(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        features = as_dict(doc.data.get("features")) if isinstance(doc.data, dict) else {}
+        if "mtp" in features:
+            yield Finding(doc, ("features", "mtp"),
+                          "feature key `mtp` was retired: the site and tools look for `spec_decoding`",
+                          "rename the feature to `spec_decoding` (and its opt_in_features entry)", at_key=True)

@@ -1,0 +1,267 @@
+"""RL4xx: vLLM versions, docker images and the guide's account of them.
+
+The version *format* is the schema's business (RL1xx); these rules compare
+versions with each other: an image tag against the minimum version it must
+satisfy, `nightly_required` against a pinned image, and the guide's prose
+against the fields the command builder uses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from recipelint.load import Document
+from recipelint.rules import Finding, check
+from recipelint.rules.references import as_dict
+
+Pointer = tuple[str | int, ...]
+BRANDS = ("nvidia", "amd", "tpu", "intel")
+VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:rc(\d+))?(?:\.post(\d+))?(?:\.dev(\d+))?")
+# distribution/reference grammar: [domain[:port]/]path[:tag][@digest]
+_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_DOMAIN = r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?"
+IMAGE_REFERENCE = re.compile(
+    rf"^(?:(?P<domain>{_DOMAIN})/)?(?P<path>{_COMPONENT}(?:/{_COMPONENT})*)"
+    r"(?::(?P<tag>[\w][\w.-]{0,127}))?(?:@(?P<digest>[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,}))?$"
+)
+
+
+@dataclass(frozen=True, order=True)
+class Version:
+    major: int
+    minor: int
+    patch: int
+    final: int  # 1 for a release, 0 for rc/dev pre-releases
+    rc: int
+    post: int
+    text: str = ""
+
+    @property
+    def released(self) -> bool:
+        return bool(self.final)
+
+
+def parse_version(text: Any) -> Version | None:
+    match = VERSION.match(text) if isinstance(text, str) else None
+    if not match:
+        return None
+    major, minor, patch, rc, post, dev = match.groups()
+    final = 0 if rc is not None or dev is not None else 1
+    return Version(int(major), int(minor), int(patch), final, int(rc or 0), int(post or 0), text)
+
+
+@dataclass(frozen=True)
+class Image:
+    pointer: Pointer
+    reference: str
+    variant: str | None  # None: the model-level image
+
+
+def split_image(reference: str) -> tuple[str, str | None]:
+    """(repository, tag) of a reference; the tag is None when only a digest or nothing pins it."""
+    match = IMAGE_REFERENCE.match(reference)
+    if not match:
+        return reference, None
+    repo = (match["domain"] + "/" if match["domain"] else "") + match["path"]
+    return repo, match["tag"]
+
+
+def _image_strings(value: Any, pointer: Pointer) -> Iterator[tuple[Pointer, str]]:
+    """Strings of a docker_image field: a string, a brand map, or a CUDA map (cu129/cu130)."""
+    if isinstance(value, str):
+        yield pointer, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _image_strings(item, pointer + (key,))
+
+
+def recipe_images(data: dict[str, Any]) -> Iterator[Image]:
+    model = as_dict(data.get("model"))
+    for pointer, ref in _image_strings(model.get("docker_image"), ("model", "docker_image")):
+        yield Image(pointer, ref, None)
+    for name, variant in as_dict(data.get("variants")).items():
+        variant = as_dict(variant)
+        for pointer, ref in _image_strings(variant.get("docker_image"), ("variants", name, "docker_image")):
+            yield Image(pointer, ref, name)
+        for hw, spec in as_dict(variant.get("hardware_overrides")).items():
+            image = as_dict(spec).get("docker_image")
+            if isinstance(image, str):
+                yield Image(("variants", name, "hardware_overrides", hw, "docker_image"), image, name)
+
+
+def _variant_images(data: dict[str, Any], variant: str) -> list[Image]:
+    """Images a variant can render with: its own, else the model's (§7.1 precedence, per brand)."""
+    images = list(recipe_images(data))
+    own = [image for image in images if image.variant == variant]
+    own_brands = {image.pointer[3] for image in own if image.pointer[2] == "docker_image" and len(image.pointer) > 3}
+    own_plain = any(image.pointer == ("variants", variant, "docker_image") for image in own)
+    inherited = [image for image in images if image.variant is None and not own_plain
+                 and not (len(image.pointer) > 2 and image.pointer[2] in own_brands)]
+    return own + inherited
+
+
+def _required(data: dict[str, Any], variant: str) -> tuple[Version | None, str]:
+    model_min = parse_version(as_dict(data.get("model")).get("min_vllm_version"))
+    variant_min = parse_version(as_dict(as_dict(data.get("variants")).get(variant)).get("min_vllm_version"))
+    if variant_min and (model_min is None or variant_min > model_min):
+        return variant_min, f"variant `{variant}` min_vllm_version"
+    return model_min, "model.min_vllm_version"
+
+
+def _nightly(data: dict[str, Any], variant: str) -> bool:
+    model = as_dict(data.get("model"))
+    spec = as_dict(as_dict(data.get("variants")).get(variant))
+    return model.get("nightly_required") is True or spec.get("nightly_required") is True
+
+
+def _is_vllm(repo: str) -> bool:
+    return repo.startswith("vllm/") or repo.startswith("docker.io/vllm/")
+
+
+def _per_variant_images(doc: Document) -> Iterator[tuple[str, Image, str, str | None]]:
+    """(variant, image, repository, tag) for every vLLM image a variant renders with, once per pointer."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    for variant in as_dict(data.get("variants")):
+        for image in _variant_images(data, variant):
+            repo, tag = split_image(image.reference)
+            if _is_vllm(repo):
+                yield variant, image, repo, tag
+
+
+@check("RL401")
+def tag_below_minimum(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        reported: set[Pointer] = set()
+        for variant, image, _repo, tag in _per_variant_images(doc):
+            tag_version = parse_version(tag)
+            required, source = _required(data, variant)
+            if tag_version is None or required is None or image.pointer in reported:
+                continue
+            if _release_key(tag_version) < _release_key(required):
+                reported.add(image.pointer)
+                yield Finding(doc, image.pointer,
+                              f"image `{image.reference}` is vLLM {tag_version.text.lstrip('v')}, older than "
+                              f"{source} {required.text} that variant `{variant}` needs",
+                              f"pin a tag at or above v{required.text}, or drop the pin")
+
+
+def _release_key(version: Version) -> tuple[int, ...]:
+    return (version.major, version.minor, version.patch, version.final, version.rc, version.post)
+
+
+@check("RL402", "RL403")
+def nightly_images(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        reported: set[Pointer] = set()
+        for variant, image, _repo, tag in _per_variant_images(doc):
+            if not _nightly(data, variant) or image.pointer in reported:
+                continue
+            version = parse_version(tag)
+            if version is not None and version.released:
+                reported.add(image.pointer)
+                yield Finding(doc, image.pointer,
+                              f"nightly_required is set for variant `{variant}`, but its image `{image.reference}` "
+                              f"is the released vLLM {version.text.lstrip('v')}",
+                              "drop nightly_required if the release suffices, or pin a nightly image", code="RL402")
+            elif tag in (None, "latest") or (tag or "").startswith("latest"):
+                reported.add(image.pointer)
+                yield Finding(doc, image.pointer,
+                              f"nightly_required is set for variant `{variant}`, but `{image.reference}` is the "
+                              "latest *release*, which lacks what the nightly brings",
+                              "use the `nightly` tag (or a nightly-<commit> tag)", code="RL403")
+
+
+@check("RL404")
+def image_references(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        for image in recipe_images(data):
+            if not IMAGE_REFERENCE.match(image.reference):
+                yield Finding(doc, image.pointer,
+                              f"`{image.reference}` is not a valid image reference ([registry/]name[:tag][@digest], "
+                              "lowercase name, no spaces): `docker pull` and `docker run` reject it")
+
+
+# --- the guide against the fields -------------------------------------------------------------
+
+GUIDE_MINIMUM = re.compile(
+    r"vLLM(?:\*\*)?\s*:?\s*(?:\*\*)?\s*(?:>=|≥|version\s+>=)\s*(?:\*\*)?\s*v?(\d+\.\d+(?:\.\d+)?)"
+    r"|vLLM\s+v?(\d+\.\d+\.\d+)\s+or\s+(?:later|newer)",
+    re.IGNORECASE,
+)
+GUIDE_IMAGE = re.compile(r"\b(vllm/vllm-openai(?:-[a-z0-9]+)?):([A-Za-z0-9_][A-Za-z0-9_.-]*)")
+
+
+def _known_minimums(data: dict[str, Any]) -> set[tuple[int, int, int]]:
+    found = [as_dict(data.get("model")).get("min_vllm_version")]
+    found += [as_dict(v).get("min_vllm_version") for v in as_dict(data.get("variants")).values()]
+    versions = (parse_version(text) for text in found)
+    return {(v.major, v.minor, v.patch) for v in versions if v}
+
+
+def _mentioned_version(text: str) -> tuple[int, int, int]:
+    parts = [int(p) for p in text.split(".")]
+    return (parts + [0, 0])[0], (parts + [0, 0])[1], (parts + [0, 0, 0])[2]
+
+
+def guide_text(doc: Document) -> str | None:
+    guide = doc.data.get("guide") if isinstance(doc.data, dict) else None
+    return guide if isinstance(guide, str) else None
+
+
+@check("RL405")
+def guide_minimum_version(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        guide = guide_text(doc)
+        known = _known_minimums(doc.data) if guide else set()
+        if not known:
+            continue
+        for match in GUIDE_MINIMUM.finditer(guide):
+            text = match.group(1) or match.group(2)
+            mentioned = _mentioned_version(text)
+            precise = text.count(".") == 2
+            if (mentioned not in known) if precise else (mentioned[:2] not in {k[:2] for k in known}):
+                fields = ", ".join(".".join(map(str, k)) for k in sorted(known))
+                yield Finding(doc, ("guide",),
+                              f"the guide asks for vLLM >= {text}, but min_vllm_version says {fields}",
+                              "make the guide quote the min_vllm_version field (or fix the field)")
+                break
+
+
+def renderable_images(data: dict[str, Any]) -> set[str]:
+    """Every image a command can show: the pinned ones and the brand defaults (§7.1)."""
+    images = {image.reference for image in recipe_images(data)}
+    nightly = as_dict(data.get("model")).get("nightly_required") is True or any(
+        as_dict(v).get("nightly_required") is True for v in as_dict(data.get("variants")).values())
+    tag = "nightly" if nightly else "latest"
+    images.update({f"vllm/vllm-openai:{tag}", f"vllm/vllm-openai-rocm:{tag}",
+                   "vllm/vllm-openai-cpu:latest-x86_64", "vllm/vllm-openai-xpu:latest"})
+    return images
+
+
+def _without_cuda_suffix(reference: str) -> str:
+    """`…:tag-cu129` is the CUDA 12.9 build of `…:tag`; the guide may name either."""
+    return re.sub(r"-cu1\d\d$", "", reference)
+
+
+@check("RL406")
+def guide_image_tag(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        guide = guide_text(doc)
+        if not guide:
+            continue
+        known = renderable_images(doc.data)
+        known_builds = {_without_cuda_suffix(ref) for ref in known}
+        for match in GUIDE_IMAGE.finditer(guide):
+            if _without_cuda_suffix(match.group(0)) not in known_builds:
+                pinned = sorted(ref for ref in known if ref.startswith(match.group(1) + ":"))
+                yield Finding(doc, ("guide",),
+                              f"the guide names `{match.group(0)}`, but the recipe's commands use "
+                              f"{', '.join(f'`{p}`' for p in pinned) or 'another image'}",
+                              "quote the image the docker_image fields pin, or pin the one the guide uses")
+                break
