@@ -6,11 +6,21 @@ so a compile that fails (or is killed) leaves the previous OUT exactly as it was
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import errno
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no lock, the swap is still all-or-nothing
+    fcntl = None  # type: ignore[assignment]
 
 # A folder we are about to replace must look like an earlier compile's output.
 OUTPUT_MARKER = "models.json"
@@ -51,29 +61,74 @@ def _safe_relative(path: str) -> bool:
     )
 
 
-def write_files(files: Iterable[tuple[str, bytes]], folder: Path) -> int:
-    """Write each (relative path, bytes) under ``folder``; returns the count."""
-    made: set[str] = set()
-    count = 0
+# Writing thousands of small files is bound by filesystem latency, not CPU: a few
+# threads keep several writes in flight (os.write and open release the GIL).
+WRITER_THREADS = 4
+MAX_PENDING_WRITES = 256
+
+
+def _write_one(base: str, rel: str, data: bytes) -> None:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(os.path.join(base, rel), flags, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def write_files(files: Iterable[tuple[str, bytes]], folder: Path) -> int:
+    """Write each (relative path, bytes) under the fresh folder ``folder``; returns the count.
+
+    ``files`` is consumed lazily and at most a bounded number of writes are pending,
+    so the serialised API never has to be held in memory all at once.
+    """
     base = os.fspath(folder)
-    for rel, data in files:
-        if not _safe_relative(rel):
-            raise EmitError(f"refusing to write {rel!r}: not a plain relative path")
-        parent = rel.rpartition("/")[0]
-        if parent and parent not in made:
-            os.makedirs(os.path.join(base, parent), exist_ok=True)
-            made.add(parent)
-        fd = os.open(os.path.join(base, rel), flags, 0o644)
+    made: set[str] = set()
+    pending: deque[Future[None]] = deque()
+    count = 0
+    with ThreadPoolExecutor(WRITER_THREADS) as pool:
         try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            for rel, data in files:
+                if not _safe_relative(rel):
+                    raise EmitError(f"refusing to write {rel!r}: not a plain relative path")
+                parent = rel.rpartition("/")[0]
+                if parent and parent not in made:
+                    os.makedirs(os.path.join(base, parent), exist_ok=True)
+                    made.add(parent)
+                pending.append(pool.submit(_write_one, base, rel, data))
+                count += 1
+                if len(pending) > MAX_PENDING_WRITES:
+                    pending.popleft().result()
         finally:
-            os.close(fd)
-        count += 1
+            for future in pending:
+                future.result()
     return count
+
+
+def remove_folder(folder: Path) -> None:
+    """Delete a folder this module created (staging or retired output), files in parallel."""
+    files: list[str] = []
+    folders: list[str] = []
+    for current, dirs, names in os.walk(folder, topdown=False):
+        files.extend(os.path.join(current, name) for name in names)
+        files.extend(os.path.join(current, d) for d in dirs if os.path.islink(os.path.join(current, d)))
+        folders.append(current)
+    with ThreadPoolExecutor(WRITER_THREADS) as pool:
+        list(pool.map(_unlink_quietly, files))
+    for current in folders:
+        try:
+            os.rmdir(current)
+        except OSError:
+            shutil.rmtree(current, ignore_errors=True)
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def replace_folder(files: Iterable[tuple[str, bytes]], out: Path) -> int:
@@ -85,12 +140,48 @@ def replace_folder(files: Iterable[tuple[str, bytes]], out: Path) -> int:
         count = write_files(files, staging)
         os.chmod(staging, 0o755)
     except BaseException as exc:
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_folder(staging)
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
         raise EmitError(f"could not write the output: {exc}") from exc
-    _swap(staging, out)
+    with _swap_lock(out.parent):
+        _swap(staging, out)
     return count
+
+
+@contextlib.contextmanager
+def _swap_lock(folder: Path) -> Iterator[None]:
+    """Serialise swaps of two compiles into one folder. The lock is on the parent folder
+    itself, so it leaves no lock file behind and is released when the process dies."""
+    if fcntl is None:
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step (Linux renameat2); False where that is not supported.
+
+    Two renames leave a moment with no OUT at all; a kill there would lose it."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), os.fspath(b))
 
 
 def _swap(staging: Path, out: Path) -> None:
@@ -100,6 +191,14 @@ def _swap(staging: Path, out: Path) -> None:
         except OSError as exc:
             shutil.rmtree(staging, ignore_errors=True)
             raise EmitError(f"could not move the output into place: {exc}") from exc
+        return
+    try:
+        exchanged = _exchange(staging, out)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise EmitError(f"could not move the output into place: {exc}") from exc
+    if exchanged:
+        remove_folder(staging)  # it now holds the previous output
         return
     retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
     try:
@@ -115,4 +214,4 @@ def _swap(staging: Path, out: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
         os.rmdir(retired)
         raise EmitError(f"could not move the output into place: {exc}") from exc
-    shutil.rmtree(retired, ignore_errors=True)
+    remove_folder(retired)
