@@ -220,6 +220,7 @@ DATACLASS_ERA = {
         class SchedulerConfig:
             max_num_batched_tokens: int = 2048
             policy: Literal["fcfs", "priority"] = "fcfs"
+            \"\"\"The "priority" policy is deprecated and will be removed.\"\"\"
     """,
     "vllm/config/compilation.py": """
         from dataclasses import dataclass, field
@@ -410,6 +411,7 @@ def test_get_kwargs_dataclass_era(dataclass_era: dict) -> None:
     assert flags["--task"]["deprecated"] == "This is deprecated and will be removed in v0.13."
     assert flags["--task"]["values"] == ["auto", "generate"]  # Literal | str: soft
     assert flags["--scheduling-policy"]["choices"] == ["fcfs", "priority"]
+    assert "deprecated" not in flags["--scheduling-policy"]  # a deprecated VALUE, not the flag
     cc = flags["--compilation-config"]
     assert cc["aliases"] == ["-cc"] and cc["type"] == "json"
     assert cc["json_keys"] == {

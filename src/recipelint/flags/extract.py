@@ -488,19 +488,24 @@ def _is_deprecated(kw: dict[str, Any], action: str | None) -> bool:
         return True
     if action is not None and "deprecat" in action.lower():
         return True
-    help_text = kw.get("help")
-    return isinstance(help_text, str) and bool(_DEPRECATED_RE.search(help_text))
+    return _deprecation_note(kw.get("help")) is not None
+
+
+# `The "lm-format-enforcer" backend is deprecated`: a VALUE is deprecated, not the option.
+_QUOTED_SUBJECT = re.compile(r'^[^"]*"[^"]+"[^"]*?\b(is|are|will be)\b')
 
 
 def _deprecation_note(help_text: Any) -> str | None:
-    """The sentence of the help text that announces the deprecation (what a finding quotes)."""
+    """The sentence of the help text that announces the option's deprecation (what a finding quotes)."""
     if not isinstance(help_text, str):
         return None
     text = " ".join(help_text.replace("%%", "%").split())
     for sentence in re.split(r"(?<=[.!?])\s+", text):
-        if _DEPRECATED_RE.search(sentence) or "deprecat" in sentence.lower():
-            note = sentence.strip()
-            return note if len(note) <= 200 else note[:197].rstrip() + "..."
+        match = _DEPRECATED_RE.search(sentence)
+        if match is None or _QUOTED_SUBJECT.match(sentence[: match.end()]):
+            continue
+        note = sentence.strip()
+        return note if len(note) <= 200 else note[:197].rstrip() + "..."
     return None
 
 
@@ -511,7 +516,7 @@ def _json_keys(ex: _Extractor, ref: ClassRef, depth: int) -> dict[str, Any]:
         if info.init_false or info.name.startswith("_"):
             continue
         sub: dict[str, Any] = {}
-        if _DEPRECATED_RE.search(info.doc):
+        if _deprecation_note(info.doc) is not None:
             sub["deprecated"] = True
         if depth == 0:
             nested = next((h.cls for h in ex.reader.hints(info.module, info.annotation) if h.kind == "dataclass"), None)
