@@ -564,54 +564,65 @@ def _brand_install(synth: _Synthesis, raw: Any) -> Any:
     return raw if truthy(raw) else None
 
 
+def _kv_router(kv: Any, instances: Any) -> dict[str, Any] | None:
+    """The cache-aware router in front of the instances; none for a single instance."""
+    if not instances > 1:
+        return None
+    router, vllm = get(kv, "router"), get(kv, "vllm")
+    port = js_or(get(vllm, "port"), 8000)
+    lines = [f"vllm-router --policy {js_string(js_or(get(router, 'policy'), 'cache_aware'))} \\",
+             *[f"    --backend-url http://$VLLM_INSTANCE_{i + 1}:{js_string(port)} \\"
+               for i in range(_length(instances))],
+             "    --host $ROUTER_HOST \\", "    --port $ROUTER_PORT \\", "    --cache-threshold 0.5 \\",
+             "    --balance-abs-threshold 4 \\", "    --balance-rel-threshold 1.1"]
+    return {"command": "\n".join(lines),
+            "install": js_or(get(router, "install"), "uv pip install vllm-router"),
+            "port": js_or(get(router, "port"), 30080)}
+
+
+def _kv_services(kv: Any) -> dict[str, Any]:
+    master, store = get(kv, "mooncake_master"), get(kv, "mooncake_store_config")
+    return {
+        "master": {"command": js_or(get(master, "command"), "mooncake_master"),
+                   "description": js_or(get(master, "description"), "")},
+        "store": ({"command": get(store, "command"), "description": js_or(get(store, "description"), ""),
+                   "config": js_or(get(store, "config"), None), "note": js_or(get(store, "note"), "")}
+                  if truthy(store) else None),
+    }
+
+
 def _render_kv(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
+    """A Mooncake deployment: the serving strategy's commands plus router, master and store."""
     kv, combo = synth.kv, synth.combo
     multi = get(synth.strategy, "deploy_type") == "multi_node" and combo.node_count > 1
     command, argv = synth.command_pair(synth.build_args(None, "head" if multi else None))
     workers = ([synth.command_pair(synth.build_args(None, "worker", r)) for r in _follower_ranks(combo.node_count)]
-               if multi else None)
+               if multi else [])
     env = synth.build_env(None)
-    router_cfg, vllm_cfg = get(kv, "router"), get(kv, "vllm")
-    instances = synth.instances
-    vllm_port = js_or(get(vllm_cfg, "port"), 8000)
-    router_lines = [f"vllm-router --policy {js_string(js_or(get(router_cfg, 'policy'), 'cache_aware'))} \\",
-                    *[f"    --backend-url http://$VLLM_INSTANCE_{i + 1}:{js_string(vllm_port)} \\"
-                      for i in range(_length(instances))],
-                    "    --host $ROUTER_HOST \\", "    --port $ROUTER_PORT \\", "    --cache-threshold 0.5 \\",
-                    "    --balance-abs-threshold 4 \\", "    --balance-rel-threshold 1.1"]
-    master_cfg, store_cfg = get(kv, "mooncake_master"), get(kv, "mooncake_store_config")
-    vllm_config = get(kv, "mooncake_vllm_config")
-    worker_docker = dockerize(workers[0][0], workers[0][1], env, meta) if workers else {}
-    worker_dockers = [dockerize(c, a, env, meta) for c, a in workers] if workers else None
+    worker_dockers = [dockerize(c, a, env, meta) for c, a in workers]
     vllm_docker = dockerize(command, argv, env, meta)
+    vllm_config = get(kv, "mooncake_vllm_config")
     out = _base(synth, meta, "kv_store_lb", env)
     out["strategy"] = combo.kv_offload or combo.strategy
     out.update({
         "serving_strategy": combo.strategy,
         "kv_min_vllm_version": js_or(get(kv, "min_vllm_version"), None),
-        "instances": instances,
+        "instances": synth.instances,
         "vllm_command": command,
         "vllm_argv": argv,
         "vllm_worker_command": workers[0][0] if workers else None,
         "vllm_worker_commands": [c for c, _ in workers] if workers else None,
         "vllm_worker_argv": workers[0][1] if workers else None,
         "vllm_worker_argvs": [a for _, a in workers] if workers else None,
-        "vllm_worker_docker_command": worker_docker.get("docker_command"),
-        "vllm_worker_docker_argv": worker_docker.get("docker_argv"),
-        "vllm_worker_docker_commands": [w["docker_command"] for w in worker_dockers] if worker_dockers else None,
-        "vllm_worker_docker_argvs": [w["docker_argv"] for w in worker_dockers] if worker_dockers else None,
-        "vllm_install": _brand_install(synth, get(vllm_cfg, "install")),
+        "vllm_worker_docker_command": worker_dockers[0]["docker_command"] if workers else None,
+        "vllm_worker_docker_argv": worker_dockers[0]["docker_argv"] if workers else None,
+        "vllm_worker_docker_commands": [w["docker_command"] for w in worker_dockers] if workers else None,
+        "vllm_worker_docker_argvs": [w["docker_argv"] for w in worker_dockers] if workers else None,
+        "vllm_install": _brand_install(synth, get(get(kv, "vllm"), "install")),
         "vllm_docker_command": vllm_docker["docker_command"],
         "vllm_docker_argv": vllm_docker["docker_argv"],
-        "master": {"command": js_or(get(master_cfg, "command"), "mooncake_master"),
-                   "description": js_or(get(master_cfg, "description"), "")},
-        "store": ({"command": get(store_cfg, "command"),
-                   "description": js_or(get(store_cfg, "description"), ""),
-                   "config": js_or(get(store_cfg, "config"), None),
-                   "note": js_or(get(store_cfg, "note"), "")} if truthy(store_cfg) else None),
-        "router": ({"command": "\n".join(router_lines),
-                    "install": js_or(get(router_cfg, "install"), "uv pip install vllm-router"),
-                    "port": js_or(get(router_cfg, "port"), 30080)} if instances > 1 else None),
+        **_kv_services(kv),
+        "router": _kv_router(kv, synth.instances),
         "mooncake_config": js_or(get(vllm_config, "template"), {}),
         "mooncake_config_note": js_or(get(vllm_config, "note"), ""),
     })

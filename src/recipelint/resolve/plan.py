@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from recipelint.jsvalue import get, js_in, js_max, js_or, truthy
 from recipelint.resolve.command import Catalog, Combination, render_command
@@ -95,96 +95,118 @@ def _compatible_strategies(catalog: Catalog, recipe: dict, profile: Any, hw_id: 
     return kept
 
 
-def build_variant_rendering(
-    catalog: Catalog, recipe: dict, variant_key: str, hw_id: str, problems: Problems
-) -> HardwareRendering | None:
-    """The recommended rendering and every alternative strategy for one (variant, hardware)."""
+@dataclass
+class _HardwarePlan:
+    """The choices for one (variant, hardware): which strategies, at how many nodes."""
+
+    catalog: Catalog
+    recipe: dict
+    variant_key: str
+    variant: Any
+    hw_id: str
+    profile: Any
+
+    @property
+    def gpus(self) -> Any:
+        return get(self.profile, "gpu_count")
+
+    def deploy_of(self, name: Any) -> Any:
+        return get(self.catalog.strategies.get(name) if type(name) is str else None, "deploy_type")
+
+    def nodes_for(self, name: str) -> Any:
+        floor = 2 if self.deploy_of(name) == "multi_node" else 1
+        return js_max(floor, nodes_for_strategy(self.recipe, name, self.gpus, self.hw_id))
+
+    def pd_nodes(self) -> Any:
+        return pick_pd_nodes(self.profile, self.variant, self.recipe, self.catalog.strategies, self.hw_id)
+
+    def recommended(self, compatible: list[str], problems: Problems) -> tuple[str, int]:
+        """The recommended strategy and its node count (a single-node one may get 2)."""
+        multi_capable = is_scalable(self.profile) and any(str(s).startswith("multi_node_") for s in compatible)
+        base_nodes = 2 if not fits_single_node(self.profile, self.variant) and multi_capable else 1
+        name = recommend_strategy(self.recipe, base_nodes)
+        if name not in compatible:
+            name = next(
+                (s for s in compatible if self.deploy_of(s) != "kv_store_lb" and s != "pd_cluster"),
+                next((s for s in compatible if self.deploy_of(s) != "kv_store_lb"), name),
+            )
+            if name not in compatible:
+                problems.unrunnable.append((self.variant_key, self.hw_id, name))
+        return name, js_max(base_nodes, self.nodes_for(name))
+
+    def kv_serving_for(self, nodes: int) -> str | None:
+        """The serving strategy each Mooncake instance runs (strategy_hardware is not consulted)."""
+        def usable(name: Any) -> bool:
+            deploy = self.deploy_of(name)
+            if type(name) is not str or name not in self.catalog.strategies or deploy in ("pd_cluster", "kv_store_lb"):
+                return False
+            return deploy == "multi_node" if nodes > 1 else deploy != "multi_node"
+
+        preferred = recommend_strategy(self.recipe, nodes)
+        if usable(preferred):
+            return preferred
+        return next((s for s in effective_compatible(self.recipe) if usable(s)), None)
+
+    def alternative(self, name: str, features: tuple[str, ...]) -> Combination | None:
+        """How an alternative strategy is rendered; None when it is skipped on this hardware."""
+        if name == "pd_cluster":
+            pd = self.pd_nodes()
+            return None if pd == SKIP else Combination(self.variant_key, name, self.hw_id, 1, features, pd)
+        if self.deploy_of(name) != "kv_store_lb":
+            return Combination(self.variant_key, name, self.hw_id, self.nodes_for(name), features)
+        nodes = kv_nodes_per_instance(self.profile, self.variant)
+        serving = self.kv_serving_for(nodes)
+        if serving is None and nodes == 2:
+            nodes, serving = 1, self.kv_serving_for(1)
+        if serving is None:
+            return None
+        if self.deploy_of(serving) == "multi_node":
+            nodes = js_max(nodes, nodes_for_strategy(self.recipe, serving, self.gpus, self.hw_id))
+        return Combination(self.variant_key, serving, self.hw_id, nodes, features, None, name)
+
+
+def _plan_for(catalog: Catalog, recipe: dict, variant_key: str, hw_id: str) -> _HardwarePlan | None:
+    """On hardware that cannot scale out, a variant too big for one box yields to one that fits."""
     variants = get(recipe, "variants")
     variant = get(variants, variant_key)
     if not truthy(variant):
         return None
     profile = js_or(catalog.profiles.get(hw_id), {})
-    scalable = is_scalable(profile)
-    if not scalable and not fits_single_node(profile, variant):
+    if not is_scalable(profile) and not fits_single_node(profile, variant):
         fitting = pick_fitting_variant(recipe, profile, hw_id)
         if fitting is None:
             return None
         variant_key, variant = fitting, variants[fitting]
-    strategies = catalog.strategies
-    gpus = get(profile, "gpu_count")
+    return _HardwarePlan(catalog, recipe, variant_key, variant, hw_id, profile)
 
-    def nodes_for(name: str) -> Any:
-        floor = 2 if get(strategies.get(name), "deploy_type") == "multi_node" else 1
-        return js_max(floor, nodes_for_strategy(recipe, name, gpus, hw_id))
 
-    def deploy_of(name: str) -> Any:
-        return get(strategies.get(name), "deploy_type")
-
-    compatible = _compatible_strategies(catalog, recipe, profile, hw_id, scalable)
-    multi_capable = scalable and any(str(s).startswith("multi_node_") for s in compatible)
-    base_nodes = 2 if not fits_single_node(profile, variant) and multi_capable else 1
-    recommended_name = recommend_strategy(recipe, base_nodes)
-    if recommended_name not in compatible:
-        recommended_name = next(
-            (s for s in compatible if deploy_of(s) != "kv_store_lb" and s != "pd_cluster"),
-            next((s for s in compatible if deploy_of(s) != "kv_store_lb"), recommended_name),
-        )
-        if recommended_name not in compatible:
-            problems.unrunnable.append((variant_key, hw_id, recommended_name))
-    features = tuple(default_features(recipe, hw_id, variant_key))
-    pd_nodes = pick_pd_nodes(profile, variant, recipe, strategies, hw_id) if recommended_name == "pd_cluster" else None
+def build_variant_rendering(
+    catalog: Catalog, recipe: dict, variant_key: str, hw_id: str, problems: Problems
+) -> HardwareRendering | None:
+    """The recommended rendering and every alternative strategy for one (variant, hardware)."""
+    plan = _plan_for(catalog, recipe, variant_key, hw_id)
+    if plan is None:
+        return None
+    compatible = _compatible_strategies(catalog, recipe, plan.profile, hw_id, is_scalable(plan.profile))
+    name, nodes = plan.recommended(compatible, problems)
+    features = tuple(default_features(recipe, hw_id, plan.variant_key))
+    pd_nodes = plan.pd_nodes() if name == "pd_cluster" else None
     if pd_nodes == SKIP:
         return None
-    combo = Combination(variant_key, recommended_name, hw_id, js_max(base_nodes, nodes_for(recommended_name)),
-                        features, pd_nodes)
+    combo = Combination(plan.variant_key, name, hw_id, nodes, features, pd_nodes)
     recommended = _try_render(catalog, recipe, combo, problems)
     if recommended is None:
         return None
-    spec = strategies.get(recommended_name)
+    spec = catalog.strategies.get(name) if type(name) is str else None
     if spec is not None:
         recommended["strategy_spec"] = spec
-    recommended["hardware_profile"] = profile
-
-    def kv_serving_for(nodes: int) -> str | None:
-        def ok(name: Any) -> bool:
-            spec = strategies.get(name) if type(name) is str else None
-            deploy = get(spec, "deploy_type")
-            if spec is None or deploy in ("pd_cluster", "kv_store_lb"):
-                return False
-            return deploy == "multi_node" if nodes > 1 else deploy != "multi_node"
-
-        preferred = recommend_strategy(recipe, nodes)
-        if ok(preferred):
-            return preferred
-        return next((s for s in effective_compatible(recipe) if ok(s)), None)
-
+    recommended["hardware_profile"] = plan.profile
     alternatives: dict[str, dict[str, Any]] = {}
-    for name in compatible:
-        if name == recommended_name:
-            continue
-        serving, kv_offload, pd = name, None, None
-        if name == "pd_cluster":
-            pd = pick_pd_nodes(profile, variant, recipe, strategies, hw_id)
-            if pd == SKIP:
-                continue
-            nodes = 1
-        elif deploy_of(name) == "kv_store_lb":
-            nodes = kv_nodes_per_instance(profile, variant)
-            serving = kv_serving_for(nodes)
-            if serving is None and nodes == 2:
-                nodes, serving = 1, kv_serving_for(1)
-            if serving is None:
-                continue
-            if deploy_of(serving) == "multi_node":
-                nodes = js_max(nodes, nodes_for_strategy(recipe, serving, gpus, hw_id))
-            kv_offload = name
-        else:
-            nodes = nodes_for(name)
-        rendered = _try_render(
-            catalog, recipe, Combination(variant_key, serving, hw_id, nodes, features, pd, kv_offload), problems
-        )
+    for other in compatible:
+        combo = plan.alternative(other, features) if other != name else None
+        rendered = _try_render(catalog, recipe, combo, problems) if combo is not None else None
         if rendered is not None:
-            alternatives[name] = rendered
+            alternatives[other] = rendered
     return HardwareRendering(hw_id, recommended, alternatives)
 
 
@@ -193,7 +215,6 @@ def render_variant(
     recipe: dict,
     variant_key: str,
     problems: Problems,
-    on_hardware: Callable[[str], None] | None = None,
 ) -> tuple[str, list[HardwareRendering]] | None:
     """Every hardware rendering of a variant, default hardware first; None when it has none there."""
     variant = get(get(recipe, "variants"), variant_key)
