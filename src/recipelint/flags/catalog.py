@@ -117,8 +117,8 @@ class Catalog:
 
     # -- lookup ----------------------------------------------------------------
     def lookup(self, spelled: str) -> Lookup:
-        option, inline = (spelled.split("=", 1) + [None])[:2] if "=" in spelled else (spelled, None)
-        assert option is not None
+        option, eq, value = spelled.partition("=")
+        inline = value if eq else None
         shorthand = self._optimization_shorthand(option)
         if shorthand is not None:
             return Lookup(spelled, shorthand, "alias", inline_value=option[2:].lstrip("=") or inline)
@@ -137,6 +137,11 @@ class Catalog:
             if matches:
                 return Lookup(spelled, None, None, underscored=underscored, candidates=tuple(matches))
         return Lookup(spelled, None, None, underscored=underscored, inline_value=inline)
+
+    def option_key(self, spelled: str) -> str:
+        """The option string argparse would look up: no `=value`, dashes, no dotted sub-keys."""
+        rewritten, _ = self._rewrite_underscores(spelled.partition("=")[0])
+        return self._split_dotted(rewritten)[0]
 
     def _optimization_shorthand(self, option: str) -> str | None:
         """`-O3` / `-O=3` / `-Odecode`: rewritten by vLLM before argparse runs."""
@@ -289,7 +294,6 @@ def closest_flags(catalog: Catalog, spelled: str, limit: int = 3) -> list[str]:
     """Did-you-mean candidates among this release's option strings."""
     import difflib
 
-    normalized, _ = catalog._rewrite_underscores(spelled.split("=", 1)[0])
-    key = catalog._split_dotted(normalized)[0]
+    key = catalog.option_key(spelled)
     pool = [o for o in catalog.option_strings() if o.startswith("--")]
     return difflib.get_close_matches(key, pool, n=limit, cutoff=0.75)

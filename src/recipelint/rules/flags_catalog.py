@@ -175,7 +175,7 @@ class _ArgList:
             self._report("RL350", index, f"`{token}` holds a flag and its value in one list item; vLLM receives "
                          f"it as a single unknown argument", f"split it into `{head}` and `{rest.strip()}`")
             return
-        key = _option_key(self.cats.newest, token)
+        key = self.cats.newest.option_key(token)
         span = flag_span(key, name)
         if span is not None:
             self._report("RL359", index, f"`{key}` is accepted only by {name} {span[0]} to {span[1]}, "
@@ -360,12 +360,6 @@ def _last_accepting(token: str, cats: Catalogs) -> str | None:
         if load_catalog(version, cats.package).lookup(token).known:
             found = version
     return found
-
-
-def _option_key(catalog: Catalog, token: str) -> str:
-    option = token.split("=", 1)[0]
-    rewritten, _ = catalog._rewrite_underscores(option)  # noqa: SLF001 - same package family
-    return catalog._split_dotted(rewritten)[0]  # noqa: SLF001
 
 
 def _dashed(token: str) -> str:
