@@ -266,3 +266,16 @@ def test_checkout_whose_origin_is_not_github_gets_no_block(tmp_path: Path) -> No
     _git(repo, "commit", "-q", "-m", "x")
     assert compile_cli(tree, tmp_path / "out") == 0
     assert "source" not in json.loads((tmp_path / "out" / "org/model.json").read_text())
+
+
+def test_index_like_keys_are_iterated_in_javascript_order(tmp_path: Path) -> None:
+    variants = ('  "2": {model_id: zz/two, precision: fp8, vram_minimum_gb: 5}\n'
+                '  "1": {model_id: zz/one, precision: fp8, vram_minimum_gb: 5}\n')
+    tree = make_tree(tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)})
+    (tree / "taxonomy.yaml").write_text(TAXONOMY + "  \"4090\": {brand: NVIDIA, generation: ada, gpu_count: 1}\n")
+    result = compile_tree(tree)
+    index = json.loads(result.files.serialize("models.json"))
+    assert [e["hf_id"] for e in index] == ["org/model", "zz/one", "zz/two"]
+    parent = json.loads(result.files.serialize("org/model.json"))
+    assert list(parent["variants"]) == ["1", "2", "default"]
+    assert list(parent["recommended_command"]["by_hardware"]) == ["4090", "h200", "b200", "mi300x"]

@@ -16,7 +16,17 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 from recipelint.diagnostics import Diagnostic, Severity, UNKNOWN_SPAN
-from recipelint.jsvalue import UNDEFINED, dumps, get, has_js_specials, js_or, js_string, truthy
+from recipelint.jsvalue import (
+    UNDEFINED,
+    dumps,
+    get,
+    has_js_specials,
+    js_key_order,
+    js_or,
+    js_ordered,
+    js_string,
+    truthy,
+)
 from recipelint.load import Document, load_document
 from recipelint.resolve.command import Catalog, Combination, render_command
 from recipelint.resolve.features import feature_mode_problems
@@ -264,7 +274,8 @@ class Compiler:
         if taxonomy is None or not taxonomy.usable:
             return None  # the tree loader already reported why
         special = has_js_specials(taxonomy.data)
-        self.out.write("taxonomy.json", taxonomy.data, special, taxonomy.rel)
+        taxonomy_data = js_ordered(taxonomy.data) if special else taxonomy.data
+        self.out.write("taxonomy.json", taxonomy_data, special, taxonomy.rel)
         if tree.platforms is not None and tree.platforms.usable:
             self.out.write("platforms.json", tree.platforms.data, has_js_specials(tree.platforms.data),
                            tree.platforms.rel)
@@ -278,12 +289,14 @@ class Compiler:
         kv_map: dict[str, Any] = {}
         special |= self._specs(tree.kv_stores, "kv_store", strategies, kv_map)
         self.out.write("kv_store.json", kv_map, special, "kv_store")
-        profiles = js_or(get(taxonomy.data, "hardware_profiles"), {})
+        profiles = js_or(get(taxonomy_data, "hardware_profiles"), {})
         if type(profiles) is not dict:
             self.report(taxonomy, ("hardware_profiles",), UNRENDERABLE_RECIPE, Severity.ERROR,
                         "hardware_profiles must be a mapping of hardware id to profile")
             profiles = {}
-        return _Globals(Catalog(taxonomy.data, profiles, strategies), special)
+        if has_js_specials({name: None for name in strategies}):
+            strategies = {name: strategies[name] for name in js_key_order(list(strategies))}
+        return _Globals(Catalog(taxonomy_data, profiles, strategies), special)
 
     def _specs(self, docs: list[Document], folder: str, strategies: dict, extra: dict) -> bool:
         special = False
@@ -298,11 +311,12 @@ class Compiler:
                             f"{reason or 'it contains a slash'}",
                             f"set name: {PurePosixPath(doc.rel).stem}")
                 continue
-            strategies[name] = doc.data
-            extra[name] = doc.data
             doc_special = has_js_specials(doc.data)
+            data = js_ordered(doc.data) if doc_special else doc.data
+            strategies[name] = data
+            extra[name] = data
             special |= doc_special or has_js_specials({name: None})  # names become object keys
-            self.out.write(f"{folder}/{name}.json", doc.data, doc_special, doc.rel)
+            self.out.write(f"{folder}/{name}.json", data, doc_special, doc.rel)
         return special
 
     # -------------------------------------------------------- recipes
@@ -425,7 +439,9 @@ class _RecipeCompiler:
         self.doc = doc
         self.hf_id = hf_id
         self.catalog = globals_.catalog
-        self.special = globals_.special or has_js_specials(doc.data)
+        own_special = has_js_specials(doc.data)
+        self.data = js_ordered(doc.data) if own_special else doc.data
+        self.special = globals_.special or own_special
         self.problems = Problems()
         self.renderings = 0
         self.capped = False
@@ -455,7 +471,7 @@ class _RecipeCompiler:
 
     def _published_recipe(self) -> dict[str, Any]:
         """The recipe as the API publishes it: hf_id added, install synthesised, dependencies dropped."""
-        recipe = dict(self.doc.data)
+        recipe = dict(self.data)
         recipe["hf_id"] = self.hf_id
         install = synthesize_install(recipe)
         model = recipe.get("model")

@@ -290,6 +290,28 @@ def has_js_specials(value: Any) -> bool:
     return False
 
 
+def js_key_order(keys: list[str]) -> list[str]:
+    """The order JS objects enumerate keys in: array indices ascending, then insertion order."""
+    indexed = [k for k in keys if _is_array_index(k)]
+    if not indexed:
+        return keys
+    return sorted(indexed, key=int) + [k for k in keys if not _is_array_index(k)]
+
+
+def js_ordered(value: Any) -> Any:
+    """A copy of parsed data whose mappings enumerate their keys as JS objects would.
+
+    Upstream iterates objects (variants, features, hardware profiles...) in that order,
+    so data with index-like keys must be reordered before it is compiled.
+    """
+    kind = type(value)
+    if kind is dict:
+        return {k: js_ordered(value[k]) for k in js_key_order(list(value))}
+    if kind is list:
+        return [js_ordered(item) for item in value]
+    return value
+
+
 def to_json_value(value: Any, raw: type | None = None) -> Any:
     """A copy of ``value`` that orjson serialises exactly as JSON.stringify would.
 
