@@ -73,15 +73,27 @@ def _selected_path(path: Path, root: Path, targets: list[Path]) -> bool:
 @click.option("--select", multiple=True, metavar="CODE", help="Run only these codes or prefixes.")
 @click.option("--ignore", multiple=True, metavar="CODE", help="Skip these codes or prefixes.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary line.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes in place (comments and layout kept), then report the rest.")
+@click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff and write nothing.")
 @click.pass_context
 def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: str, strict: bool,
-                  select: tuple[str, ...], ignore: tuple[str, ...], quiet: bool) -> None:
+                  select: tuple[str, ...], ignore: tuple[str, ...], quiet: bool, fix: bool = False,
+                  diff: bool = False) -> None:
     """Check recipe trees, folders inside them, or single recipe files.
 
     The whole tree is always loaded for context; findings are reported only for
     the paths named. Exit status: 0 clean, 1 findings, 2 usage or internal error.
     """
     paths = paths or (Path("."),)
+    if fix or diff:
+        from recipelint.fix import fix_paths
+
+        changes = fix_paths(group_by_tree(paths), select, ignore, write=not diff)
+        if diff:
+            click.echo(changes.diff, nl=False)
+            ctx.exit(EXIT_FINDINGS if changes.files else EXIT_OK)
+        if not quiet:
+            click.echo(f"fixed {len(changes.files)} file{'s' * (len(changes.files) != 1)}", err=True)
     diagnostics: list[Diagnostic] = []
     sources: dict[Path, str] = {}
     files = 0

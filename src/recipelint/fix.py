@@ -1,0 +1,612 @@
+"""`recipelint check --fix` / `--diff`: safe fixes as minimal text edits that keep everything else.
+
+A YAML round trip (even ruamel's, tuned) rewrites bytes nobody asked to change:
+indentation of nested sequences, trailing spaces, blank lines (docs/autofix.md
+has the corpus figures). So each fixer computes *text edits* at the exact source
+positions the loader records for the finding's pointer (libyaml marks: start and
+end of every node and key), plus the *intended change to the data*. A fix is
+applied only if re-reading the edited text gives exactly that data; every byte
+outside the edited ranges is untouched by construction.
+
+Fixers are keyed by rule code; :data:`FIXERS` is the list of fixable rules
+(the catalog marks the same rules `autofix: true`).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from recipelint import argv
+from recipelint.config import Config, load_config
+from recipelint.diagnostics import Diagnostic, Span
+from recipelint.jsvalue import js_string
+from recipelint.load import Document, parse_yaml
+from recipelint.tree import RecipeTree, load_tree
+
+Pointer = tuple[str | int, ...]
+Transform = Callable[[Any], None]  # edits a deep copy of the document's data in place
+MAX_PASSES = 10
+BOM = "\ufeff"
+RETIRED_FEATURE, FEATURE = "mtp", "spec_decoding"
+_PLAIN_SAFE = re.compile(r"[A-Za-z0-9_$/-][A-Za-z0-9_.$/=+@-]*")
+_BLOCK_ITEM_PREFIX = re.compile(r"[ \t]*-[ \t]+")
+_LINE_REST = re.compile(r"[ \t]*(#[^\r\n]*)?(\r?\n|$)")
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """Replace text[start:end] (character offsets) with ``text``."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    code: str
+    pointer: Pointer
+    edits: tuple[Edit, ...]
+    transform: Transform  # the intended change to the data
+    anchor: int  # text offset that orders fixes (later ones are applied to the data first)
+
+    @property
+    def start(self) -> int:
+        return min(edit.start for edit in self.edits)
+
+    @property
+    def end(self) -> int:
+        return max(edit.end for edit in self.edits)
+
+
+# ---------------------------------------------------------------- positions
+
+
+class Source:
+    """Offsets of a document's nodes, from the loader's 1-based, character-column spans."""
+
+    def __init__(self, doc: Document):
+        self.doc = doc
+        self.text = doc.text
+        self._line_starts = [0] + [m.end() for m in re.finditer(r"\n", self.text)]
+
+    def offset(self, line: int, column: int) -> int:
+        return self._line_starts[line - 1] + column - 1
+
+    def value_range(self, pointer: Pointer) -> tuple[int, int] | None:
+        return self._range(pointer, self.doc.span(pointer))
+
+    def key_range(self, pointer: Pointer) -> tuple[int, int] | None:
+        return self._range(pointer, self.doc.key_span(pointer))
+
+    def _range(self, pointer: Pointer, span: Span) -> tuple[int, int] | None:
+        if not self.doc.has_position(pointer) or span.end_line is None or span.end_column is None:
+            return None  # absent: the span would be an ancestor's
+        return self.offset(span.line, span.column), self.offset(span.end_line, span.end_column)
+
+    def line_start(self, offset: int) -> int:
+        return self.text.rfind("\n", 0, offset) + 1
+
+    def line_end(self, offset: int) -> int | None:
+        """Offset after the newline ending ``offset``'s line, if only spaces or a comment follow."""
+        match = _LINE_REST.match(self.text, offset)
+        return match.end() if match else None
+
+
+def render_like(value: str, original: str) -> str:
+    """``value`` as a YAML scalar in the quoting style of ``original`` (plain only when unambiguous)."""
+    if original.startswith("'"):
+        return "'" + value.replace("'", "''") + "'"
+    if not original.startswith('"') and _plain_ok(value):
+        return value
+    return json.dumps(value, ensure_ascii=False)  # JSON strings are valid YAML double-quoted scalars
+
+
+def _plain_ok(value: str) -> bool:
+    if not _PLAIN_SAFE.fullmatch(value):
+        return False
+    probe = parse_yaml(f"k: {value}\n")
+    return probe.usable and probe.data == {"k": value}
+
+
+# ---------------------------------------------------------------- data helpers
+
+
+def at(data: Any, pointer: Pointer) -> Any:
+    for part in pointer:
+        data = data[part]
+    return data
+
+
+def _exists(data: Any, pointer: Pointer) -> bool:
+    try:
+        at(data, pointer)
+    except (KeyError, IndexError, TypeError):
+        return False
+    return True
+
+
+def _rename_key(mapping: dict, old: str, new: str) -> None:
+    """Rename in place, keeping the key's position."""
+    items = list(mapping.items())
+    mapping.clear()
+    mapping.update((new if key == old else key, value) for key, value in items)
+
+
+def same_data(left: Any, right: Any) -> bool:
+    """Equality that also compares types (Python says 1 == 1.0 == True)."""
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, dict):
+        return list(left) == list(right) and all(same_data(left[k], right[k]) for k in left)
+    if isinstance(left, list):
+        return len(left) == len(right) and all(same_data(a, b) for a, b in zip(left, right))
+    if isinstance(left, float) and left != left:
+        return right != right
+    return left == right
+
+
+# ---------------------------------------------------------------- sequences
+
+
+def _is_flow(source: Source, list_pointer: Pointer) -> bool | None:
+    found = source.value_range(list_pointer)
+    return None if found is None else source.text.startswith("[", found[0])
+
+
+def remove_items(source: Source, list_pointer: Pointer, first: int, last: int) -> Edit | None:
+    """Delete items first..last (inclusive) of a sequence: whole lines in block style,
+    the items and one separating comma in flow style."""
+    flow = _is_flow(source, list_pointer)
+    start_range = source.value_range((*list_pointer, first))
+    end_range = source.value_range((*list_pointer, last))
+    if flow is None or start_range is None or end_range is None:
+        return None
+    start, end = start_range[0], end_range[1]
+    text = source.text
+    if flow:
+        after = re.compile(r"\s*,[ \t]*").match(text, end)
+        if after:
+            return Edit(start, after.end(), "")
+        before = re.search(r",\s*$", text[:start])
+        return Edit(before.start(), end, "") if before else None
+    line_start = source.line_start(start)
+    line_end = source.line_end(end)
+    if not _BLOCK_ITEM_PREFIX.fullmatch(text, line_start, start) or line_end is None:
+        return None  # an item sharing its line with other content: leave it to the author
+    return Edit(line_start, line_end, "")
+
+
+def replace_item_with_two(source: Source, list_pointer: Pointer, index: int, one: str, two: str) -> Edit | None:
+    flow = _is_flow(source, list_pointer)
+    found = source.value_range((*list_pointer, index))
+    if flow is None or found is None:
+        return None
+    start, end = found
+    original = source.text[start:end]
+    first, second = render_like(one, original), render_like(two, original)
+    if flow:
+        return Edit(start, end, f"{first}, {second}")
+    line_start = source.line_start(start)
+    if not _BLOCK_ITEM_PREFIX.fullmatch(source.text, line_start, start):
+        return None
+    line_break = source.text.find("\n", end)
+    newline = "\r\n" if line_break > 0 and source.text[line_break - 1] == "\r" else "\n"
+    return Edit(start, end, f"{first}{newline}{source.text[line_start:start]}{second}")
+
+
+def replace_scalar(source: Source, pointer: Pointer, value: str, key: bool = False) -> Edit | None:
+    found = source.key_range(pointer) if key else source.value_range(pointer)
+    if found is None:
+        return None
+    start, end = found
+    original = source.text[start:end]
+    if original.startswith(("|", ">", "&", "!", "*")):
+        return None  # block scalars, anchors, tags, aliases: not a plain token to swap
+    rendered = render_like(value, original) if original else json.dumps(value, ensure_ascii=False)
+    if start == end and not source.text[:start].endswith((" ", "\t")):
+        rendered = " " + rendered  # an empty value right after `key:`
+    return Edit(start, end, rendered)
+
+
+# ---------------------------------------------------------------- argument lists
+
+
+@dataclass(frozen=True)
+class RawUnit:
+    """A flag and its value as the rules index them: item positions in the raw list."""
+
+    flag: str
+    index: int
+    value: Any = argv.NO_VALUE
+    value_index: int | None = None
+
+
+def raw_units(items: list[Any]) -> list[RawUnit]:
+    """The rule checks' tokenisation (no falsy filter), so finding indices line up."""
+    found: list[RawUnit] = []
+    index = 0
+    while index < len(items):
+        item = items[index]
+        following = items[index + 1] if index + 1 < len(items) else None
+        if argv.is_flag_token(item):
+            if isinstance(following, str) and not following.startswith("-"):
+                found.append(RawUnit(item, index, following, index + 1))
+                index += 2
+                continue
+            found.append(RawUnit(item, index))
+        index += 1
+    return found
+
+
+def _list_target(doc: Document, diag: Diagnostic) -> tuple[Pointer, int, list[Any]] | None:
+    pointer = diag.pointer
+    if not pointer or not isinstance(pointer[-1], int) or not _exists(doc.data, pointer[:-1]):
+        return None
+    items = at(doc.data, pointer[:-1])
+    if not isinstance(items, list) or not 0 <= pointer[-1] < len(items):
+        return None
+    return pointer[:-1], pointer[-1], items
+
+
+def boundaries_kept(old: list[Any], new: list[Any]) -> bool:
+    """A list keeps its meaning inside any concatenation if its first unit stays a flag (or
+    not) and its last unit stays bare (or not): those decide gluing across layers."""
+    before, after = argv.parse(old), argv.parse(new)
+    if not before or not after:
+        return bool(before) == bool(after)
+    return (before[0].is_positional == after[0].is_positional) and (before[-1].is_bare == after[-1].is_bare)
+
+
+def _drops_one_overridden_unit(before: list[argv.Unit], after: list[argv.Unit]) -> bool:
+    """`after` is `before` minus one flag unit that a later unit of the same flag overrides,
+    so every concatenation of layers dedupes to the same command."""
+    for index, unit in enumerate(before):
+        rest = before[index + 1:]
+        if unit.flag is not None and unit.flag in argv.flags(rest) and before[:index] + rest == after:
+            return True
+    return False
+
+
+def fix_duplicate_flag(doc: Document, diag: Diagnostic, source: Source) -> Fix | None:
+    """RL301, exact repeats only: drop the *earlier* copy, which dedupe would drop anyway;
+    the survivor stays where the compiled command has it."""
+    target = _list_target(doc, diag)
+    if target is None:
+        return None
+    list_pointer, index, items = target
+    units = raw_units(items)
+    later = next((u for u in units if u.index == index), None)
+    earlier = [u for u in units if later and u.flag == later.flag and u.index < index]
+    if later is None or not earlier or not same_data(earlier[-1].value, later.value):
+        return None
+    drop = earlier[-1]
+    last = drop.value_index if drop.value_index is not None else drop.index
+    kept = items[: drop.index] + items[last + 1:]
+    if not _drops_one_overridden_unit(argv.parse(items), argv.parse(kept)) or not boundaries_kept(items, kept):
+        return None
+    edit = remove_items(source, list_pointer, drop.index, last)
+    if edit is None:
+        return None
+
+    def transform(data: Any) -> None:
+        del at(data, list_pointer)[drop.index: last + 1]
+
+    return Fix(diag.code, diag.pointer, (edit,), transform, edit.start)
+
+
+def fix_equals_form(doc: Document, diag: Diagnostic, source: Source) -> Fix | None:
+    """RL303: `--x=v` -> `--x`, `v`, when the split means the same flag and value to vLLM.
+
+    The list's boundaries keep their meaning: the first unit stays a flag, and a last
+    `--x=v` only stops being bare (it could glue a next layer's leading positional,
+    which vLLM would have read as a positional anyway)."""
+    target = _list_target(doc, diag)
+    if target is None:
+        return None
+    list_pointer, index, items = target
+    item = items[index]
+    if not (isinstance(item, str) and item.startswith("--") and "=" in item):
+        return None
+    name, value = item.split("=", 1)
+    following = items[index + 1] if index + 1 < len(items) else None
+    if not value or value.startswith("-") or (isinstance(following, str) and not following.startswith("-")):
+        return None  # `--x=` / `--x=-1` / a following value would change what the parts mean
+    edit = replace_item_with_two(source, list_pointer, index, name, value)
+    if edit is None:
+        return None
+
+    def transform(data: Any) -> None:
+        at(data, list_pointer)[index: index + 1] = [name, value]
+
+    return Fix(diag.code, diag.pointer, (edit,), transform, edit.start)
+
+
+def dashed(token: str) -> str:
+    """`--foo_bar.x_y=v` -> `--foo-bar.x_y=v`: only the option name, never JSON keys or values."""
+    option, equals, value = token.partition("=")
+    head, dot, tail = option.partition(".")
+    return head.replace("_", "-") + dot + tail + equals + value
+
+
+def fix_underscore_flag(doc: Document, diag: Diagnostic, source: Source) -> Fix | None:
+    """RL304 / RL357: spell the option name with dashes, as vLLM itself rewrites it."""
+    target = _list_target(doc, diag)
+    if target is None:
+        return None
+    list_pointer, index, items = target
+    item = items[index]
+    if not argv.is_flag_token(item) or dashed(item) == item:
+        return None
+    new = dashed(item)
+    edit = replace_scalar(source, (*list_pointer, index), new)
+    if edit is None:
+        return None
+
+    def transform(data: Any) -> None:
+        at(data, list_pointer)[index] = new
+
+    return Fix(diag.code, diag.pointer, (edit,), transform, edit.start)
+
+
+# ---------------------------------------------------------------- env and features
+
+
+def fix_env_value(doc: Document, diag: Diagnostic, source: Source) -> Fix | None:
+    """RL551: quote a number/boolean/null env value as the text docker `-e` already prints."""
+    pointer = diag.pointer
+    if not pointer or not _exists(doc.data, pointer):
+        return None
+    value = at(doc.data, pointer)
+    if isinstance(value, (str, dict, list)):
+        return None  # a mapping or list has no meaningful string form
+    text = js_string(value)
+    edit = replace_scalar(source, pointer, text)
+    if edit is None:
+        return None
+
+    def transform(data: Any) -> None:
+        at(data, pointer[:-1])[pointer[-1]] = text
+
+    return Fix(diag.code, pointer, (edit,), transform, edit.start)
+
+
+def _feature_name_places(data: dict[str, Any]) -> Iterator[tuple[Pointer, bool]]:
+    """Every place that names the retired feature: (pointer, is a mapping key)."""
+    yield ("features", RETIRED_FEATURE), True
+    for index, name in enumerate(data.get("opt_in_features") or []):
+        if name == RETIRED_FEATURE:
+            yield ("opt_in_features", index), False
+    hardware = data.get("hardware_opt_in_features")
+    for hw, names in (hardware.items() if isinstance(hardware, dict) else ()):
+        for index, name in enumerate(names if isinstance(names, list) else []):
+            if name == RETIRED_FEATURE:
+                yield ("hardware_opt_in_features", hw, index), False
+    variants = data.get("variants")
+    for key, variant in (variants.items() if isinstance(variants, dict) else ()):
+        modes = variant.get("default_modes") if isinstance(variant, dict) else None
+        if isinstance(modes, dict) and RETIRED_FEATURE in modes:
+            yield ("variants", key, "default_modes", RETIRED_FEATURE), True
+
+
+def fix_retired_feature(doc: Document, diag: Diagnostic, source: Source) -> Fix | None:
+    """RL503: rename the `mtp` feature, and every reference to it, to `spec_decoding`."""
+    data = doc.data
+    features = data.get("features") if isinstance(data, dict) else None
+    if not isinstance(features, dict) or RETIRED_FEATURE not in features or FEATURE in features:
+        return None
+    places = list(_feature_name_places(data))
+    if any(is_key and FEATURE in at(data, pointer[:-1]) for pointer, is_key in places):
+        return None  # renaming would collide with an existing key
+    edits = [replace_scalar(source, pointer, FEATURE, key=is_key) for pointer, is_key in places]
+    if any(edit is None for edit in edits):
+        return None
+
+    def transform(new_data: Any) -> None:
+        for pointer, is_key in places:
+            if is_key:
+                _rename_key(at(new_data, pointer[:-1]), RETIRED_FEATURE, FEATURE)
+            else:
+                at(new_data, pointer[:-1])[pointer[-1]] = FEATURE
+
+    real = tuple(edit for edit in edits if edit is not None)
+    return Fix(diag.code, diag.pointer, real, transform, min(edit.start for edit in real))
+
+
+Fixer = Callable[[Document, Diagnostic, Source], "Fix | None"]
+FIXERS: dict[str, Fixer] = {
+    "RL301": fix_duplicate_flag,
+    "RL303": fix_equals_form,
+    "RL304": fix_underscore_flag,
+    "RL357": fix_underscore_flag,
+    "RL503": fix_retired_feature,
+    "RL551": fix_env_value,
+}
+
+
+# ---------------------------------------------------------------- applying
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    out, cursor = [], 0
+    for edit in sorted(set(edits)):
+        out += [text[cursor:edit.start], edit.text]
+        cursor = edit.end
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def _reparse(doc: Document, text: str) -> Document:
+    return parse_yaml(text, doc.path, doc.kind, doc.rel)
+
+
+def _achieves(doc: Document, fixes: list[Fix]) -> str | None:
+    """The edited text if re-reading it gives exactly the intended data, else None."""
+    expected = copy.deepcopy(doc.data)
+    for fix in sorted(fixes, key=lambda f: f.anchor, reverse=True):  # later positions first keep pointers valid
+        fix.transform(expected)
+    text = apply_edits(doc.text, [edit for fix in fixes for edit in fix.edits])
+    again = _reparse(doc, text)
+    same_problems = [p.code for p in again.problems] == [p.code for p in doc.problems]
+    return text if again.usable and same_problems and same_data(again.data, expected) else None
+
+
+def _overlaps(fix: Fix, chosen: list[Fix]) -> bool:
+    """Edits that touch the same text conflict, unless they are the very same edit
+    (RL304 and RL357 both rename one underscored token)."""
+    for edit in fix.edits:
+        for other in chosen:
+            for taken in other.edits:
+                if edit == taken:
+                    continue
+                if edit.start < taken.end and taken.start < edit.end or edit.start == taken.start:
+                    return True
+    return False
+
+
+def plan_document(doc: Document, diagnostics: list[Diagnostic]) -> str | None:
+    """Apply every fix for one document that verifies alone and does not overlap an earlier one."""
+    if not doc.usable:
+        return None
+    source = Source(doc)
+    chosen: list[Fix] = []
+    for diag in sorted(diagnostics, key=Diagnostic.sort_key):
+        fixer = FIXERS.get(diag.code)
+        fix = fixer(doc, diag, source) if fixer else None
+        if fix is None or _overlaps(fix, chosen) or _achieves(doc, [fix]) is None:
+            continue
+        chosen.append(fix)
+    if not chosen:
+        return None
+    return _achieves(doc, chosen) or _achieves(doc, chosen[:1])
+
+
+# ---------------------------------------------------------------- trees
+
+
+@dataclass
+class FixResult:
+    root: Path
+    original: dict[Path, str] = field(default_factory=dict)
+    fixed: dict[Path, str] = field(default_factory=dict)
+    passes: int = 0
+
+    @property
+    def changed(self) -> list[Path]:
+        return sorted(path for path, text in self.fixed.items() if text != self.original[path])
+
+    def diff(self, display: Callable[[Path], str] = str) -> str:
+        chunks = []
+        for path in self.changed:
+            name = display(path)
+            chunks += difflib.unified_diff(self.original[path].splitlines(keepends=True),
+                                           self.fixed[path].splitlines(keepends=True),
+                                           fromfile=f"a/{name}", tofile=f"b/{name}")
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in chunks)
+
+
+def _replace_document(tree: RecipeTree, old: Document, new: Document) -> None:
+    for name in ("taxonomy", "platforms"):
+        if getattr(tree, name) is old:
+            setattr(tree, name, new)
+    for docs in (tree.strategies, tree.kv_stores, tree.recipes):
+        for index, doc in enumerate(docs):
+            if doc is old:
+                docs[index] = new
+
+
+def fix_tree(root: Path, focus: Callable[[Path], bool], config: Config | None = None) -> FixResult:
+    """Fix the focused files of one tree in memory, pass after pass, until nothing fixable is left."""
+    from recipelint.engine import run_checks
+
+    config = config or load_config(root)
+    tree = load_tree(root, config.limits)
+    result = FixResult(root, {doc.path: doc.text for doc in tree.documents()})
+    for result.passes in range(1, MAX_PASSES + 1):
+        by_path: dict[Path, list[Diagnostic]] = {}
+        for diag in run_checks(tree, config, focus):
+            if diag.code in FIXERS:
+                by_path.setdefault(diag.path, []).append(diag)
+        progress = False
+        for doc in list(tree.documents()):
+            text = plan_document(doc, by_path.get(doc.path, [])) if doc.path in by_path else None
+            if text is not None and text != doc.text:
+                _replace_document(tree, doc, _reparse(doc, text))
+                result.fixed[doc.path] = text
+                progress = True
+        if not progress:
+            break
+    return result
+
+
+def write_fixed(result: FixResult) -> None:
+    """Write changed files atomically, keeping a byte-order mark and the file mode."""
+    for path in result.changed:
+        raw = path.read_bytes()
+        prefix = BOM if raw.startswith(BOM.encode()) else ""
+        data = (prefix + result.fixed[path]).encode("utf-8")
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+
+def configured(root: Path, select: tuple[str, ...], ignore: tuple[str, ...]) -> Config:
+    config = load_config(root)
+    if select:
+        config = replace(config, select=tuple(s.upper() for s in select))
+    if ignore:
+        config = replace(config, ignore=config.ignore + tuple(i.upper() for i in ignore))
+    return config
+
+
+@dataclass
+class Changes:
+    """What `check --fix/--diff` did over every tree named on the command line."""
+
+    files: list[Path] = field(default_factory=list)
+    diff: str = ""
+
+
+def _display(path: Path) -> str:
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def fix_paths(groups: dict[Path, list[Path]], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
+              write: bool = True) -> Changes:
+    """Fix the named files of each tree (the rest of the tree is context), writing them if ``write``."""
+    from recipelint.config import ConfigError
+
+    changes = Changes()
+    for root, targets in groups.items():
+        try:
+            config = configured(root, select, ignore)
+        except ConfigError:
+            continue  # the check that follows reports the broken configuration
+
+        def focus(path: Path, root: Path = root, targets: list[Path] = targets) -> bool:
+            return any(t == root or t == path or t in path.parents for t in targets)
+
+        result = fix_tree(root, focus, config)
+        if write:
+            write_fixed(result)
+        changes.files += result.changed
+        changes.diff += result.diff(_display)
+    return changes
