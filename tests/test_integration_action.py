@@ -104,6 +104,8 @@ def _run_step(
         **env,
         "GITHUB_OUTPUT": str(output),
         "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_PATH": str(runner / "path"),
+        "RUNNER_TEMP": str(runner),
         "PATH": bin_dir + os.pathsep + base_env.get("PATH", ""),
     }
     done = subprocess.run(
@@ -262,3 +264,26 @@ def test_findings_table_escapes_codes() -> None:
     assert "**2 errors, 1 warning** in 2 files." in text
     rows = [line for line in text.splitlines() if line.startswith("| `")]
     assert rows == ["| `RL002` | `duplicate-key` | error | 2 |", "| `RL\\|<b>` |  | warning | 1 |"]
+
+
+@pytest.mark.network
+def test_install_step_installs_the_actions_own_checkout(tmp_path: Path) -> None:
+    """pip installs this checkout (dependencies from PyPI) into a fresh virtualenv."""
+    runner = tmp_path / "runner"
+    runner.mkdir()
+    context = {
+        "steps.python.outputs.python-path": sys.executable,
+        "inputs.version": "",
+        "github.action_path": str(PROJECT_ROOT),
+    }
+    status, _, log = _run_step("Install recipelint", tmp_path, context, runner)
+    assert status == 0, log
+    bin_dir = Path((runner / "path").read_text(encoding="utf-8").strip())
+    done = subprocess.run(
+        [str(bin_dir / "recipelint"), "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and "recipelint" in done.stdout, done.stderr

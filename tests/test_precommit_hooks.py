@@ -141,8 +141,8 @@ def test_try_repo_fails_on_a_defect_and_passes_once_fixed(
     if not (PROJECT_ROOT / ".git").exists():
         pytest.skip("this checkout is not a git repository: try-repo needs one")
     repo = _recipe_repo(tmp_path)
-    # A private pre-commit home: the hook environment is built from scratch, as a
-    # new user gets it, and nothing is left in the user's cache.
+    # try-repo uses a temporary store of its own; the private home keeps anything
+    # else pre-commit writes out of the user's cache.
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
     env.pop("PRE_COMMIT", None)
     defect = repo / DEFECT_FILE
@@ -159,19 +159,6 @@ def test_try_repo_fails_on_a_defect_and_passes_once_fixed(
     assert f"{DEFECT_FILE}:3:3: RL002" in output, output
     assert "duplicate key 'title'" in output
 
-    # The compile hook reports the same defect: the tree does not compile.
-    compiled = _pre_commit(
-        "try-repo",
-        str(PROJECT_ROOT),
-        "recipelint-compile",
-        "--all-files",
-        cwd=repo,
-        env=env,
-        timeout=900,
-    )
-    assert compiled.returncode == 1, compiled.stdout + compiled.stderr
-    assert f"{DEFECT_FILE}:3:3: RL002" in compiled.stdout
-
     defect.write_text(original, encoding="utf-8")
     _git(repo, "add", DEFECT_FILE)
     # Fixed: both hooks of the manifest pass.
@@ -184,7 +171,5 @@ def test_try_repo_fails_on_a_defect_and_passes_once_fixed(
             passed.stdout
         )
     total = time.monotonic() - started
-    print(
-        f"\npre-commit try-repo: first run {first_run:.1f} s (fresh hook environment), "
-        f"three runs {total:.1f} s"
-    )
+    # try-repo builds the hook environment afresh, in a temporary store, on every run.
+    print(f"\npre-commit try-repo: {first_run:.1f} s for the first run, {total:.1f} s for both")
