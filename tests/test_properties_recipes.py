@@ -13,6 +13,7 @@ CI runs a fixed-seed bounded profile; `RECIPELINT_PROPERTIES=long` runs a soak
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,8 @@ LONG = os.environ.get("RECIPELINT_PROPERTIES") == "long"
 EXAMPLES = int(os.environ.get("RECIPELINT_PROPERTY_EXAMPLES", "100000" if LONG else "200"))
 PROFILE = settings(max_examples=EXAMPLES, derandomize=not LONG, deadline=None, database=None, print_blob=True,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# A soak can report progress (examples done, seconds) to this file every 1,000 examples.
+PROGRESS = os.environ.get("RECIPELINT_PROPERTY_PROGRESS")
 # Checking runs every rule over the tree, so the invalid-recipe property gets fewer examples.
 CHECK_PROFILE = settings(PROFILE, max_examples=max(1, EXAMPLES // 4))
 
@@ -75,7 +78,7 @@ def with_recipe(text: str) -> tuple[RecipeTree, Document]:
     return tree, doc
 
 
-class _QuotedDumper(yaml.SafeDumper):
+class _QuotedDumper(yaml.CSafeDumper):
     """Double-quote every string: PyYAML resolves YAML 1.1, the loader 1.2 (`0o7` would turn numeric)."""
 
 
@@ -342,6 +345,17 @@ def test_generated_recipes_compile_into_sound_command_lines(recipe: dict[str, An
                 assert docker_argv[len(docker_argv) - len(argv) + 2:] == argv[2:], path
                 checked += 1
     event("argv pairs checked: " + ("none" if not checked else f"{min(checked, 50) // 10 * 10}+"))
+    _progress()
+
+
+_DONE = [0, time.monotonic()]
+
+
+def _progress() -> None:
+    _DONE[0] += 1
+    if PROGRESS and _DONE[0] % 1000 == 0:
+        with open(PROGRESS, "a", encoding="utf-8") as log:
+            log.write(f"{_DONE[0]} {time.monotonic() - _DONE[1]:.0f}s {time.process_time():.0f}s-cpu\n")
 
 
 def deploy_types(recipe: dict[str, Any]) -> set[str]:
