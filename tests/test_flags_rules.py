@@ -117,3 +117,10 @@ def test_deprecation_quotes_the_release(tmp_path: Path) -> None:
     diags = findings(tmp_path, "0.11.0", ["--guided-decoding-backend", "xgrammar"])
     assert codes(diags) == ["RL355", "RL359"]  # deprecated in 0.11.0, gone by the newest release
     assert "will be removed in v0.12.0" in next(d.message for d in diags if d.code == "RL355")
+
+
+def test_variant_minimum_raises_the_baseline(tmp_path: Path) -> None:
+    variants = ('variants:\n  default:\n    precision: bf16\n  fast:\n    precision: fp8\n'
+                '    min_vllm_version: "0.10.0"\n    extra_args: ["--async-scheduling"]\n')
+    assert findings(tmp_path, "0.9.0", [], variants) == []
+    assert codes(findings(tmp_path, "0.9.0", ["--async-scheduling"], variants)) == ["RL358"]

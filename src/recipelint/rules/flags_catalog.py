@@ -72,12 +72,26 @@ def _check_document(doc: Document) -> list[Finding]:
     if not lists:
         return []
     tokens = [t for _, items in lists for t in items if isinstance(t, str)]
-    catalogs = _catalogs(doc.data, omni="--omni" in tokens or _is_omni(doc.data))
+    omni = "--omni" in tokens or _is_omni(doc.data)
+    baseline = _min_version(doc.data)
     plugins = {flag for flag, plugin in PLUGIN_FLAGS.items() if any(t.split("=", 1)[0] == plugin for t in tokens)}
     findings: list[Finding] = []
     for pointer, items in lists:
+        catalogs = _catalogs(_effective_minimum(doc.data, pointer, baseline), omni)
         findings.extend(_ArgList(doc, pointer, items, catalogs, plugins).check())
     return findings
+
+
+def _effective_minimum(data: dict[str, Any], pointer: Pointer, baseline: str | None) -> str | None:
+    """A variant's own min_vllm_version raises the recipe's baseline for the args under it."""
+    if len(pointer) < 2 or pointer[0] != "variants":
+        return baseline
+    variants = data.get("variants")
+    variant = variants.get(pointer[1]) if isinstance(variants, dict) else None
+    raised = _valid_version(variant.get("min_vllm_version")) if isinstance(variant, dict) else None
+    if raised is None or (baseline is not None and version_key(raised) <= version_key(baseline)):
+        return baseline
+    return raised
 
 
 def _arg_lists(value: Any, pointer: Pointer) -> Iterator[tuple[Pointer, list[Any]]]:
@@ -102,7 +116,10 @@ def _is_omni(data: dict[str, Any]) -> bool:
 
 def _min_version(data: dict[str, Any]) -> str | None:
     model = data.get("model")
-    raw = model.get("min_vllm_version") if isinstance(model, dict) else data.get("min_vllm_version")
+    return _valid_version(model.get("min_vllm_version") if isinstance(model, dict) else data.get("min_vllm_version"))
+
+
+def _valid_version(raw: Any) -> str | None:
     if not isinstance(raw, str):
         return None
     try:
@@ -112,9 +129,8 @@ def _min_version(data: dict[str, Any]) -> str | None:
     return raw.strip().lstrip("vV")
 
 
-def _catalogs(data: dict[str, Any], omni: bool) -> Catalogs:
+def _catalogs(minimum_version: str | None, omni: bool) -> Catalogs:
     package = "vllm-omni" if omni else "vllm"
-    minimum_version = _min_version(data)
     minimum = catalog_for(minimum_version, package) if minimum_version else None
     return Catalogs(package, minimum, minimum_version, newest_catalog(package))
 
