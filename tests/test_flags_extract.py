@@ -491,3 +491,17 @@ def test_cli_bad_input_exits_2_without_traceback(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "Traceback" not in result.output
     assert "not a readable wheel" in result.output
+
+
+def test_corrupt_member_in_a_wheel(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "w", EXPLICIT_ERA)
+    wheel = tmp_path / "vllm-0.8.9-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(root.rglob("*.py")):
+            zf.writestr(path.relative_to(root).as_posix(), path.read_text() * 20)
+    data = bytearray(wheel.read_bytes())
+    offset = data.index(b"vllm/engine/arg_utils.py") + 60  # inside that member's compressed bytes
+    data[offset:offset + 40] = bytes(40)
+    wheel.write_bytes(bytes(data))
+    with pytest.raises(SourceError, match="corrupt wheel member|not a readable wheel"):
+        extract_catalog(wheel)

@@ -60,6 +60,8 @@ def extract_catalog(path: Path, with_vllm: Path | None = None) -> dict[str, Any]
             raise SourceError(f"{with_vllm}: --with-vllm needs a vLLM release")
     try:
         return _Extractor(tree, path).run()
+    except RecursionError:
+        raise SourceError(f"{path}: the parser definitions nest too deeply to read statically") from None
     finally:
         tree.close()
 

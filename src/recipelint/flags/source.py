@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -201,7 +202,7 @@ class _ZipReader(_Reader):
     def read(self, relpath: str) -> str:
         try:
             return self.zip.read(relpath).decode("utf-8", errors="replace")
-        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
             raise SourceError(f"corrupt wheel member {relpath}: {exc}") from None
 
     def close(self) -> None:
