@@ -339,7 +339,7 @@ def dashed(token: str) -> str:
 
 
 def fix_underscore_flag(doc: Document, diag: Diagnostic, source: Source) -> Fix | None:
-    """RL304 / RL357: spell the option name with dashes, as vLLM itself rewrites it."""
+    """RL304: spell the option name with dashes, as vLLM itself rewrites it."""
     target = _list_target(doc, diag)
     if target is None:
         return None
@@ -427,7 +427,6 @@ FIXERS: dict[str, Fixer] = {
     "RL301": fix_duplicate_flag,
     "RL303": fix_equals_form,
     "RL304": fix_underscore_flag,
-    "RL357": fix_underscore_flag,
     "RL503": fix_retired_feature,
     "RL551": fix_env_value,
 }
@@ -462,7 +461,7 @@ def _achieves(doc: Document, fixes: list[Fix]) -> str | None:
 
 def _overlaps(fix: Fix, chosen: list[Fix]) -> bool:
     """Edits that touch the same text conflict, unless they are the very same edit
-    (RL304 and RL357 both rename one underscored token)."""
+    (two findings on one token asking for the same change)."""
     for edit in fix.edits:
         for other in chosen:
             for taken in other.edits:
