@@ -112,6 +112,7 @@ class _Synthesis:
     single_node_tp: Any = 1
     _feature_sources: list = field(default_factory=list)
     problems: list = field(default_factory=list)  # (pointer, message): renders, but is invalid
+    _layers: dict = field(default_factory=dict)  # role -> (leading args, trailing args)
 
     def __post_init__(self) -> None:
         recipe, combo, catalog = self.recipe, self.combo, self.catalog
@@ -176,14 +177,26 @@ class _Synthesis:
     # ------------------------------------------------------------ args
 
     def build_args(self, role: str | None, node_role: str | None, node_rank: int = 1) -> list[Any]:
-        recipe, variant, strategy, combo = self.recipe, self.variant, self.strategy, self.combo
+        """Layers in order: model, variant, strategy, parallelism, overrides, hardware, features, kv."""
+        before, after = self._role_layers(role)
+        return before + self._parallel_args(role, node_role, node_rank) + after
+
+    def _role_layers(self, role: str | None) -> tuple[list[Any], list[Any]]:
+        """The args before and after the parallelism flags; they do not depend on the node rank."""
+        cached = self._layers.get(role)
+        if cached is None:
+            cached = self._layers[role] = (self._leading_args(role), self._trailing_args(role))
+        return cached
+
+    def _leading_args(self, role: str | None) -> list[Any]:
+        variant, strategy = self.variant, self.strategy
         args: list[Any] = []
-        base = get(get(recipe, "model"), "base_args")
+        base = get(get(self.recipe, "model"), "base_args")
         if truthy(base):
             args += spread(base)
         if truthy(get(variant, "extra_args")):
             args += spread(variant["extra_args"])
-        exact_variant = get(get(variant, "hardware_overrides"), combo.hw_id)
+        exact_variant = get(get(variant, "hardware_overrides"), self.combo.hw_id)
         if truthy(get(exact_variant, "extra_args")):
             args += spread(exact_variant["extra_args"])
         if get(strategy, "deploy_type") != "pd_cluster":
@@ -191,8 +204,10 @@ class _Synthesis:
                 args += spread(strategy["vllm_args"])
         elif role and truthy(get(get(strategy, role), "vllm_args")):
             args += spread(strategy[role]["vllm_args"])
-        args += self._parallel_args(role, node_role, node_rank)
+        return args
 
+    def _trailing_args(self, role: str | None) -> list[Any]:
+        args: list[Any] = []
         so = self.overrides
         if truthy(so):
             layer = get(so, role) if role else so
@@ -206,7 +221,7 @@ class _Synthesis:
             args += spread(js_or(get(self.kv_option, "args"), []))
         if self.kv_composing:
             args += spread(js_or(get(get(self.kv, "vllm"), "vllm_args"), []))
-        if get(strategy, "deploy_type") == "pd_cluster" and role:
+        if get(self.strategy, "deploy_type") == "pd_cluster" and role:
             pd_args = get(get(get(self.kv, "pd"), role), "args") if self.kv is not None else UNDEFINED
             if truthy(pd_args):
                 args += spread(pd_args)
