@@ -130,12 +130,15 @@ def unsafe_path_reason(path: str) -> str | None:
         return "it contains a backslash"
     if path.startswith("/"):
         return "it is an absolute path"
-    segments = path.split("/")
-    if any(seg in ("", ".", "..") for seg in segments):
+    if _BAD_SEGMENT.search(path):
         return "it has an empty, '.' or '..' path segment"
-    if any(ord(ch) < 0x20 for ch in path):
+    if _CONTROL.search(path):
         return "it contains a control character"
     return None
+
+
+_BAD_SEGMENT = re.compile(r"(?:^|/)(?:\.{1,2})?(?:/|$)")
+_CONTROL = re.compile(r"[\x00-\x1f]")
 
 
 @dataclass
