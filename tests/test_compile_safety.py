@@ -241,6 +241,10 @@ def test_render_combination_matches_the_compiled_file(tmp_path: Path) -> None:
     assert single == compiled
     with pytest.raises(LookupError):
         render_combination(tree, "org/nope", "default", "h200", "single_node_tp")
+    recipe = tree / "models/org/model.yaml"
+    recipe.write_text(recipe.read_text().replace('"--trust-remote-code"', '"--trust-remote-code", "--edited"'))
+    edited = render_combination(tree, "org/model", "default", "h200", "single_node_tp")
+    assert "--edited" in edited["argv"]
 
 
 @pytest.mark.parametrize(("url", "slug"), [

@@ -9,6 +9,7 @@ until the whole tree has compiled; :mod:`recipelint.emit` then writes the map.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -426,8 +427,6 @@ def argument_lists(value: Any, pointer: tuple = ()) -> Iterator[tuple[tuple, Any
 
 
 def _listdir(folder: Path) -> list[str]:
-    import os
-
     try:
         return os.listdir(folder)
     except OSError:
@@ -643,13 +642,27 @@ def compile_tree(root: Path, provenance: Provenance | None = None, max_rendering
 
 
 @functools.lru_cache(maxsize=8)
-def _cached_tree(root: str) -> tuple[RecipeTree, Catalog]:
+def _loaded_tree(root: str, signature: tuple) -> tuple[RecipeTree, Catalog]:
+    """The loaded tree and its catalog, reused while no file in the tree changes."""
     tree = load_tree(Path(root))
     compiler = Compiler(tree)
     globals_ = compiler._global_files()
     if globals_ is None:
         raise ValueError(f"{root}: the tree has no usable taxonomy.yaml")
     return tree, globals_.catalog
+
+
+def _tree_signature(root: Path) -> tuple:
+    """(path, size, mtime) of every file: a cheap stat walk that invalidates the cache."""
+    entries = []
+    for folder, _, names in os.walk(root):
+        for name in names:
+            try:
+                stat = os.stat(os.path.join(folder, name))
+            except OSError:
+                continue
+            entries.append((folder, name, stat.st_size, stat.st_mtime_ns))
+    return tuple(sorted(entries))
 
 
 def render_combination(tree: Path | str, hf_id: str, variant: str, hardware: str, strategy: str,
@@ -664,7 +677,8 @@ def render_combination(tree: Path | str, hf_id: str, variant: str, hardware: str
     from recipelint.resolve.features import default_features
     from recipelint.resolve.strategy import nodes_for_strategy
 
-    loaded, catalog = _cached_tree(str(Path(tree).resolve()))
+    root = Path(tree).resolve()
+    loaded, catalog = _loaded_tree(str(root), _tree_signature(root))
     doc = next((d for d in loaded.recipes if recipe_hf_id(d.rel) == hf_id and d.usable), None)
     if doc is None:
         raise LookupError(f"no recipe {hf_id} in {tree}")
