@@ -1,0 +1,235 @@
+"""Autofix over generated argument lists and env maps written in many YAML styles.
+
+For every generated recipe: fixing converges; re-reading the result finds no
+underscore spelling (RL304) or non-string env value (RL551) left, and any RL301
+or RL303 left is one of the documented unsafe cases; every line the fixes did
+not target is byte-identical; and the compiled JSON differs from the original's
+only by the intended token and env changes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from test_fix import _planned_changes, changed_lines
+
+from recipelint.argv import dedupe_tokens
+from recipelint.compiler import Compiler
+from recipelint.engine import run_checks
+from recipelint.fix import MAX_PASSES, plan_document
+from recipelint.jsvalue import js_string
+from recipelint.load import Document, parse_yaml
+from recipelint.tree import RecipeTree, load_tree
+
+LONG = os.environ.get("RECIPELINT_PROPERTIES") == "long"
+EXAMPLES = int(os.environ.get("RECIPELINT_PROPERTY_EXAMPLES", "100000" if LONG else "40"))
+PROFILE = settings(max_examples=EXAMPLES, derandomize=not LONG, deadline=None, database=None, print_blob=True,
+                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+EMBEDDED = Path(__file__).resolve().parent.parent / "recipes"
+BASE = load_tree(EMBEDDED)
+REL = "models/acme/Fix-8B.yaml"
+FIXABLE = {"RL301", "RL303", "RL304", "RL503", "RL551"}
+
+HEAD = """\
+meta:
+  title: "Fix 8B"
+  slug: "fix-8b"
+  provider: "Acme"
+  description: "Generated."
+  date_added: 2026-01-10
+  date_updated: 2026-01-12
+  tasks: [text]
+model:
+  model_id: "acme/Fix-8B"
+  min_vllm_version: "0.20.0"
+  architecture: dense
+  parameter_count: "8B"
+  active_parameters: "8B"
+  context_length: 32768
+"""
+TAIL = """\
+variants:
+  default:
+    precision: bf16
+    vram_minimum_gb: 20
+compatible_strategies: [single_node_tp]
+guide: |
+  ## Overview
+  Generated.
+"""
+
+FLAGS = ("--max-model-len", "--max_model_len", "--trust-remote-code", "--enforce_eager", "--kv-cache-dtype",
+         "--attention_config.backend", "--attention_config.use_fp4_indexer_cache", "--max-num-seqs=256", "--block_size=16", "--offset=-1", "--x=", "-1")
+VALUES = ("8192", "4096", "fp8", "FLASHINFER", "-1", "auto", "ü", "a b")
+ENV_VALUES = ("0", "1", "true", "~", "1.5", "'text'", '"2"', "", "0x10", ".inf")
+
+
+def scalar(token: str, style: str) -> str:
+    if style == "single":
+        return "'" + token.replace("'", "''") + "'"
+    if style == "plain" and token and token[0].isalnum() or style == "plain" and token.startswith("--"):
+        probe = parse_yaml(f"k: {token}\n")
+        if probe.usable and probe.data == {"k": token}:
+            return token
+    return '"' + token + '"'
+
+
+@st.composite
+def arg_tokens(draw: st.DrawFn) -> list[str]:
+    """Flags, each with an optional value; `=` flags never get one, so every fix decision
+    depends on the token alone, not on its position (see docs/autofix.md for the rest)."""
+    tokens: list[str] = []
+    for _ in range(draw(st.integers(1, 6))):
+        flag = draw(st.sampled_from(FLAGS))
+        tokens.append(flag)
+        if "=" not in flag and draw(st.booleans()):
+            tokens.append(draw(st.sampled_from(VALUES)))
+    return tokens
+
+
+@st.composite
+def arg_block(draw: st.DrawFn) -> str:
+    tokens = draw(arg_tokens())
+    styles = [draw(st.sampled_from(["double", "single", "plain"])) for _ in tokens]
+    if draw(st.booleans()):
+        items = ", ".join(scalar(t, s) for t, s in zip(tokens, styles))
+        return f"  base_args: [{items}]" + draw(st.sampled_from(["", "  # flow"])) + "\n"
+    indent = " " * draw(st.sampled_from([2, 4, 6]))
+    lines = ["  base_args:"]
+    for token, style in zip(tokens, styles):
+        comment = draw(st.sampled_from(["", "", "  # note", "   #x"]))
+        lines.append(f"{indent}- {scalar(token, style)}{comment}")
+        if draw(st.integers(0, 5)) == 0:
+            lines.append(f"{indent}# a comment line")
+    return "\n".join(lines) + "\n"
+
+
+@st.composite
+def env_block(draw: st.DrawFn) -> str:
+    names = draw(st.lists(st.sampled_from(["A", "B_1", "PYTHONHASHSEED", "VLLM_X"]), max_size=3, unique=True))
+    if not names:
+        return ""
+    pairs = [(name, draw(st.sampled_from(ENV_VALUES))) for name in names]
+    if draw(st.booleans()):
+        return "  base_env: {" + ", ".join(f"{n}: {v}" for n, v in pairs) + "}\n"
+    return "  base_env:\n" + "".join(f"    {n}: {v}\n" if v else f"    {n}:\n" for n, v in pairs)
+
+
+@st.composite
+def recipe_texts(draw: st.DrawFn) -> str:
+    text = HEAD + draw(arg_block()) + draw(env_block()) + TAIL
+    return text.replace("\n", "\r\n") if draw(st.integers(0, 4)) == 0 else text
+
+
+def tree_with(text: str) -> tuple[RecipeTree, Document]:
+    doc = parse_yaml(text, EMBEDDED / REL, "recipe", REL)
+    return RecipeTree(BASE.root, BASE.taxonomy, BASE.platforms, BASE.strategies, BASE.kv_stores, [doc]), doc
+
+
+def findings(tree: RecipeTree, doc: Document) -> list[Any]:
+    return [d for d in run_checks(tree) if d.path == doc.path and d.code in FIXABLE]
+
+
+def fix_in_memory(text: str) -> str:
+    for _ in range(MAX_PASSES):
+        tree, doc = tree_with(text)
+        fixed = plan_document(doc, findings(tree, doc))
+        if fixed is None or fixed == text:
+            return text
+        text = fixed
+    raise AssertionError("fixing did not converge")
+
+
+def item(doc: Document, pointer: tuple) -> Any:
+    value: Any = doc.data
+    for part in pointer:
+        value = value[part]
+    return value
+
+
+def acceptable_leftover(doc: Document, diag: Any) -> bool:
+    """The documented cases a fix declines (docs/autofix.md)."""
+    items = item(doc, diag.pointer[:-1])
+    index = diag.pointer[-1]
+    token = items[index]
+    following = items[index + 1] if index + 1 < len(items) else None
+    if diag.code == "RL303":
+        value = token.split("=", 1)[1]
+        return not value or value.startswith("-") or (isinstance(following, str) and not following.startswith("-"))
+    if diag.code == "RL301":
+        flags_with_values = [(t, items[i + 1] if i + 1 < len(items) else None) for i, t in enumerate(items) if t == token]
+        return len(set(flags_with_values)) > 1 or any(isinstance(t, str) and not t.startswith("-") for t in items)
+    return False
+
+
+@PROFILE
+@given(recipe_texts())
+def test_fixes_converge_touch_only_their_lines_and_change_json_only_as_intended(text: str) -> None:
+    tree, doc = tree_with(text)
+    before = findings(tree, doc)
+    fixed = fix_in_memory(text)
+    for code in sorted({d.code for d in before}):
+        event(f"finding {code}")
+    after_tree, after_doc = tree_with(fixed)
+    assert after_doc.usable
+    left = findings(after_tree, after_doc)
+    assert not [d for d in left if d.code in ("RL304", "RL551")], left
+    assert all(acceptable_leftover(after_doc, d) for d in left if d.code in ("RL301", "RL303")), left
+
+    # Lines outside the findings' own lists and env maps are byte-identical.
+    allowed: set[int] = set()
+    for diag in before:
+        container = doc.span(diag.pointer[:-1])
+        allowed.update(range(container.line, (container.end_line or container.line) + 1))
+    assert changed_lines(text, fixed) <= allowed
+
+    # The compiled JSON changes only as the fixes intend: every argv is the original's with the
+    # renamed/split tokens mapped and deduplicated again (a renamed `--max_model_len` now merges
+    # with `--max-model-len`), env values quoted, and everything else identical. Dropping an
+    # earlier exact duplicate changes nothing: the compiler's dedupe dropped it already.
+    fixed_findings = [d for d in before if d.code != "RL301" and not _still_reported(d, doc, left, after_doc)]
+    renames, splits, env_values = _planned_changes(tree, fixed_findings)
+    old = Compiler(tree).run().files
+    new = Compiler(after_tree).run().files
+    assert old.paths() == new.paths()
+    for path in old.paths():
+        expected = _canonical(old.document(path), renames, splits, env_values)
+        assert expected == _canonical(new.document(path), {}, {}, {}), path
+
+
+def _still_reported(diag: Any, doc: Document, left: list[Any], after_doc: Document) -> bool:
+    token = item(doc, diag.pointer)
+    return any(d.code == diag.code and item(after_doc, d.pointer) == token for d in left)
+
+
+def _canonical(node: Any, renames: dict[str, str], splits: dict[str, tuple[str, str]],
+               env_values: dict[str, Any], key: str = "") -> Any:
+    """Argv lists re-deduplicated after the token mapping; command text and docker forms (derived
+    from argv; the corpus test and the recipe properties pin them) and the raw edited lists left
+    out; env values quoted."""
+    if isinstance(node, dict):
+        out = {}
+        for k, v in node.items():
+            if k.endswith(("command", "commands")) or "docker" in k or k in ("base_args", "base_env"):
+                continue
+            if k in env_values and v == env_values[k] and not isinstance(v, str):
+                out[k] = js_string(v)
+            else:
+                out[k] = _canonical(v, renames, splits, env_values, k)
+        return out
+    if isinstance(node, list) and key.endswith("argvs"):
+        return [_canonical(v, renames, splits, env_values, "argv") for v in node]
+    if isinstance(node, list) and key.endswith("argv"):
+        head_size = node.index("serve") + 2 if "serve" in node else 0
+        mapped: list[Any] = []
+        for token in node[head_size:]:
+            mapped += list(splits[token]) if token in splits else [renames.get(token, token)]
+        return node[:head_size] + dedupe_tokens(mapped)
+    if isinstance(node, list):
+        return [_canonical(v, renames, splits, env_values) for v in node]
+    return node
