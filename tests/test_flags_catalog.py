@@ -114,6 +114,15 @@ def test_era_config_package_0_17_0() -> None:
     assert "--disable-prefix-caching" not in cat.option_strings()  # pairs arrive in 0.33
 
 
+def test_model_flag_with_serve() -> None:
+    # parse_args raises on `--model` up to 0.11.0 (serve's cmd() before 0.8.3), warns after.
+    assert load_catalog("0.8.0").flags["--model"].serve_error
+    assert load_catalog("0.11.0").flags["--model"].serve_error
+    later = load_catalog("0.11.1").flags["--model"]
+    assert later.serve_error is None and later.deprecated
+    assert load_catalog("0.33.0").spelling["serve_model_flag"] == "deprecated"
+
+
 def test_patch_release_differs_0_17_1() -> None:
     assert set(load_catalog("0.17.1").flags["--reasoning-parser"].values) != set(
         load_catalog("0.17.0").flags["--reasoning-parser"].values)

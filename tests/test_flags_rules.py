@@ -124,3 +124,9 @@ def test_variant_minimum_raises_the_baseline(tmp_path: Path) -> None:
                 '    min_vllm_version: "0.10.0"\n    extra_args: ["--async-scheduling"]\n')
     assert findings(tmp_path, "0.9.0", [], variants) == []
     assert codes(findings(tmp_path, "0.9.0", ["--async-scheduling"], variants)) == ["RL358"]
+
+
+def test_model_flag_with_serve(tmp_path: Path) -> None:
+    [diag] = findings(tmp_path, "0.10.0", ["--model", "acme/demo-model"])
+    assert diag.code == "RL350" and "positional argument" in diag.message
+    assert codes(findings(tmp_path, "0.12.0", ["--model", "acme/demo-model"])) == ["RL355"]

@@ -49,6 +49,7 @@ class FlagSpec:
     repeatable: bool = False
     deprecated: bool = False
     deprecation: str | None = None  # the release's own wording, when it gives one
+    serve_error: str | None = None  # `vllm serve` rejects the flag before argparse (why)
     json_keys: dict[str, Any] | None = None
 
     @classmethod
@@ -65,6 +66,7 @@ class FlagSpec:
             repeatable=bool(raw.get("repeatable", False)),
             deprecated=bool(raw.get("deprecated", False)),
             deprecation=raw["deprecated"] if isinstance(raw.get("deprecated"), str) else None,
+            serve_error=raw.get("serve_error"),
             json_keys=raw.get("json_keys"),
         )
 

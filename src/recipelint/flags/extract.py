@@ -86,6 +86,7 @@ class _Extractor:
             raise SourceError(f"{self.path}: found no `serve` command-line flags (not a supported vLLM layout)")
         spelling = self._spelling_rules()
         flags = _build_flags(added, self, spelling)
+        _apply_serve_model_rule(flags, spelling["serve_model_flag"])
         return {
             "format": CATALOG_FORMAT,
             "package": self.tree.package.replace("_", "-"),
@@ -252,6 +253,8 @@ class _Extractor:
         if 'replace("_", "-")' in parser_src or "replace('_', '-')" in parser_src:
             underscores = "before_dot" if re.search(r"\[\^\\?\.\]", parser_src) else "all"
         dotted_json = bool(re.search(r"""split\(\s*["']\.["']""", parser_src)) and "json" in parser_src.lower()
+        serve_rel = f"{pkg}/entrypoints/cli/serve.py"
+        serve_src = self.tree.read(serve_rel) if self.tree.has(serve_rel) else ""
         cli_main = self.tree.read(f"{pkg}/entrypoints/cli/main.py") if self.tree.has(f"{pkg}/entrypoints/cli/main.py") else ""
         return {
             "underscores": underscores,
@@ -262,7 +265,34 @@ class _Extractor:
             "abbreviations": "allow_abbrev=False" not in parser_src,
             "enable_disable_pairs": "_inverse_prefixes" in text or ('"--disable-"' in text and '"--enable-"' in text),
             "omni_handoff": '"--omni"' in cli_main,
+            "serve_model_flag": _serve_model_flag(parser_src if "`--model` option" in parser_src else serve_src),
         }
+
+
+def _apply_serve_model_rule(flags: dict[str, Any], rule: str) -> None:
+    # parse_args inspects argv for `--model` before argparse runs: invisible to the
+    # add_argument reading, so it is recorded on the flag here.
+    entry = flags.get("--model")
+    if entry is None or rule == "ok":
+        return
+    message = "with `vllm serve`, give the model as the positional argument, not `--model`"
+    if rule == "error":
+        entry["serve_error"] = message
+    else:
+        entry["deprecated"] = message[0].upper() + message[1:] + "."
+
+
+def _serve_model_flag(parser_src: str) -> str:
+    """How `vllm serve ... --model X` fares: the parser (0.8.3+) or the serve command (0.8.0-0.8.2)
+    raises ("error"), warns ("deprecated"), or says nothing ("ok")."""
+    at = parser_src.find("`--model` option")
+    if at < 0:
+        return "ok"
+    before = parser_src[max(0, at - 600):at]
+    raise_at, warn_at = before.rfind("raise ValueError"), before.rfind("logger.warning")
+    if raise_at < 0 and warn_at < 0:
+        return "ok"
+    return "error" if raise_at > warn_at else "deprecated"
 
 
 def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:

@@ -179,6 +179,9 @@ class _ArgList:
         assert hit.canonical is not None and catalog is not None
         self._versions(index, token, hit.canonical, at_min, at_new)
         spec = catalog.flags[hit.canonical]
+        if spec.serve_error:
+            self._report("RL350", index, f"`{token}` is rejected by `vllm serve` in {catalog.package} "
+                         f"{catalog.version}: {spec.serve_error}", "drop it: the command already names the model")
         self._spelling(index, token, hit, catalog)
         return self._values(index, token, hit, spec, catalog)
 
@@ -226,7 +229,7 @@ class _ArgList:
         newest = self.cats.newest.flags.get(hit.canonical)
         deprecated_in = catalog if catalog.flags[hit.canonical].deprecated else (
             self.cats.newest if newest is not None and newest.deprecated else None)
-        if deprecated_in is not None:
+        if deprecated_in is not None and not catalog.flags[hit.canonical].serve_error:
             note = deprecated_in.flags[hit.canonical].deprecation
             self._report("RL355", index, f"`{hit.canonical}` is deprecated in {deprecated_in.package} "
                          f"{deprecated_in.version}" + (f": {note}" if note else ""),
