@@ -9,11 +9,12 @@ artifact location; rfc3986-validator checks that one, so a file name holding `%`
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, unquote_to_bytes
 
 import jsonschema
 import pytest
@@ -25,6 +26,7 @@ from recipelint.sarif import build_sarif
 from test_github_format import _hostile_tree
 
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+Hostile = tuple[dict[str, Any], list[dict[str, Any]], Path]
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
@@ -57,18 +59,18 @@ def _check(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def hostile(
     tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+) -> Hostile:
     tree = _hostile_tree(tmp_path_factory.mktemp("sarif"))
     sarif = _check(tree, ".", "--format", "sarif")
     report = _check(tree, ".", "--format", "json")
     assert sarif.returncode == 1 and "Traceback" not in sarif.stderr
     again = _check(tree, ".", "--format", "sarif")
     assert again.stdout == sarif.stdout, "SARIF output must be deterministic"
-    return json.loads(sarif.stdout), json.loads(report.stdout)
+    return json.loads(sarif.stdout), json.loads(report.stdout), tree
 
 
-def test_findings_validate(hostile: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
-    document, records = hostile
+def test_findings_validate(hostile: Hostile) -> None:
+    document, records, tree = hostile
     assert document["runs"][0]["results"], "the hostile tree has findings"
     assert _problems(document) == []
 
@@ -80,9 +82,9 @@ def test_embedded_tree_validates() -> None:
 
 
 def test_results_match_the_json_report(
-    hostile: tuple[dict[str, Any], list[dict[str, Any]]],
+    hostile: Hostile,
 ) -> None:
-    document, records = hostile
+    document, records, tree = hostile
     run = document["runs"][0]
     rules = run["tool"]["driver"]["rules"]
     assert len(run["results"]) == len(records)
@@ -92,7 +94,11 @@ def test_results_match_the_json_report(
         assert result["message"]["text"].startswith(record["message"])
         location = result["locations"][0]["physicalLocation"]
         assert location["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
-        assert unquote(location["artifactLocation"]["uri"]) == record["path"]
+        # the URI names the real file, byte for byte; the JSON report shows it escaped
+        real = unquote_to_bytes(location["artifactLocation"]["uri"])
+        assert (tree / os.fsdecode(real)).is_file()
+        if real.isascii() and real.decode().isprintable():
+            assert real.decode() == record["path"]
         region = location["region"]
         assert (region["startLine"], region["startColumn"]) == (record["line"], record["column"])
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file:///")
@@ -100,9 +106,9 @@ def test_results_match_the_json_report(
 
 
 def test_rule_metadata_comes_from_the_catalog(
-    hostile: tuple[dict[str, Any], list[dict[str, Any]]],
+    hostile: Hostile,
 ) -> None:
-    document, _ = hostile
+    document, _, _ = hostile
     by_id = {rule["id"]: rule for rule in document["runs"][0]["tool"]["driver"]["rules"]}
     catalog = load_catalog()
     assert set(catalog) <= set(by_id)
@@ -132,3 +138,15 @@ def test_a_colon_in_a_relative_path_is_not_a_scheme(tmp_path: Path) -> None:
         "physicalLocation"
     ]["artifactLocation"]
     assert artifact["uri"] == "a%3Ab.yaml"
+
+
+def test_a_name_that_is_not_utf8_keeps_its_bytes(tmp_path: Path) -> None:
+    name = os.fsdecode(b"bad\xff name.yaml")
+    diag = Diagnostic(tmp_path / "models" / name, Span(1, 1), "RL001", Severity.ERROR, "x")
+    document = build_sarif([diag], base=tmp_path)
+    artifact = document["runs"][0]["results"][0]["locations"][0]["physicalLocation"][
+        "artifactLocation"
+    ]
+    assert artifact["uri"] == "models/bad%FF%20name.yaml"
+    json.dumps(document, ensure_ascii=False).encode("utf-8")  # printable as UTF-8
+    assert _problems(document) == []

@@ -45,7 +45,8 @@ def _artifact(path: Path, base: Path) -> dict[str, Any]:
     except ValueError:
         return {"uri": absolute.as_uri()}
     # quote() with safe="/" also encodes ":", so no first segment reads as a scheme.
-    return {"uri": quote(relative, safe="/"), "uriBaseId": SRCROOT}
+    # A file name that is not UTF-8 keeps its own bytes (%80), as as_uri() does.
+    return {"uri": quote(relative, safe="/", errors="surrogateescape"), "uriBaseId": SRCROOT}
 
 
 def _location(diag: Diagnostic, base: Path) -> dict[str, Any]:
