@@ -130,3 +130,9 @@ def test_model_flag_with_serve(tmp_path: Path) -> None:
     [diag] = findings(tmp_path, "0.10.0", ["--model", "acme/demo-model"])
     assert diag.code == "RL350" and "positional argument" in diag.message
     assert codes(findings(tmp_path, "0.12.0", ["--model", "acme/demo-model"])) == ["RL355"]
+
+
+def test_plugin_does_not_rescue_a_hard_choice(tmp_path: Path) -> None:
+    # 0.10.0 builds --tool-call-parser's choices from the registry before any plugin loads.
+    diags = findings(tmp_path, "0.10.0", ["--tool-parser-plugin", "p.py", "--tool-call-parser", "mine"])
+    assert codes(diags) == ["RL351"]
