@@ -77,7 +77,7 @@ class CheckContext:
 def _by_name(docs: Iterable[Document]) -> dict[str, Document]:
     named: dict[str, Document] = {}
     for doc in docs:
-        if doc.usable and isinstance(doc.data.get("name"), str):
+        if doc.usable and isinstance(doc.data, dict) and isinstance(doc.data.get("name"), str):
             named.setdefault(doc.data["name"], doc)
     return named
 
