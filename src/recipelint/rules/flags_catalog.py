@@ -198,9 +198,9 @@ class _ArgList:
         key = self.cats.newest.option_key(token)
         span = flag_span(key, name)
         if span is not None:
+            rejected_by = "the document's minimum release nor the newest" if self.cats.minimum else "the newest release"
             self._report("RL359", index, f"`{key}` is accepted only by {name} {span[0]} to {span[1]}, "
-                         f"neither by the recipe's minimum nor by the newest release",
-                         "remove it or use its replacement")
+                         f"not by {rejected_by} ({self.cats.newest.version})", "remove it or use its replacement")
             return
         close = closest_flags(self.cats.newest, token)
         releases = f"{name} {self._range()}"
