@@ -358,10 +358,18 @@ def test_revision_against_the_work_tree_from_inside_the_tree(repo: Path) -> None
     assert _run("HEAD", "HEAD", cwd=inside).stdout == "no command changes\n"
 
 
-def test_revision_without_the_tree_is_empty(repo: Path) -> None:
+def test_revision_without_the_tree(repo: Path, tmp_path: Path) -> None:
+    """Missing on both sides is a wrong --tree; missing on one side is a tree being added."""
     done = _run("HEAD~1", "HEAD", "--tree", "elsewhere", cwd=repo)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "no command changes\n"
+    assert done.returncode == 2 and "--tree" in done.stderr, done.stdout + done.stderr
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", str(repo), str(clone))
+    _git(clone, "mv", "recipes", "tree")
+    _git(clone, "commit", "-q", "-m", "move")
+    moved = _run("HEAD~1", "HEAD", "--tree", "tree", "--format", "json", cwd=clone)
+    assert moved.returncode == 0, moved.stderr
+    data = json.loads(moved.stdout)
+    assert data["added"] and not data["removed"] and not data["changed"]
 
 
 @pytest.mark.parametrize(

@@ -65,6 +65,11 @@ def default_tree_path(top: Path, cwd: Path) -> str:
     return "." if (top / "taxonomy.yaml").is_file() else "recipes"
 
 
+def default_tree_path_for(cwd: Path) -> str:
+    top = repository_top(cwd)
+    return default_tree_path(top, cwd.resolve()) if top is not None else "."
+
+
 def extract_tree(sha: str, top: Path, tree_path: str, destination: Path) -> Path:
     """Write the revision's files under `tree_path` to `destination`; return the tree folder.
 
@@ -193,6 +198,12 @@ def diff_command(
     with ExitStack() as stack:
         old_root = resolve_side(base, tree_path, stack, cwd)
         new_root = resolve_side(head, tree_path, stack, cwd)
+        if not any((root / "taxonomy.yaml").is_file() for root in (old_root, new_root)):
+            # One side without the tree is a tree being added or removed; both is a wrong --tree.
+            raise click.UsageError(
+                f"neither {base!r} nor {head!r} holds a recipe tree at "
+                f"{tree_path or default_tree_path_for(cwd)!r}; say where it is with --tree"
+            )
         old = compiled_documents(old_root, base)
         new = compiled_documents(new_root, head)
     result = diff_renderings(old, new)
