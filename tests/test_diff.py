@@ -288,6 +288,7 @@ def _cells(row: str) -> list[str]:
 
 def test_markdown_code_is_inert() -> None:
     assert markdown_code("a|b") == "`a\\|b`"
+    assert markdown_code("a\\|b") == "`a\\\\\\|b`"  # backslash before a pipe: odd run
     assert markdown_code("x`y") == "``x`y``"
     assert markdown_code("`edge`") == "`` `edge` ``"
     assert markdown_code("line\nbreak") == "`line\\nbreak`"
@@ -297,7 +298,7 @@ def test_markdown_table_survives_hostile_values(tmp_path: Path) -> None:
     old, new = tmp_path / "old", tmp_path / "new"
     shutil.copytree(EMBEDDED_TREE, old)
     shutil.copytree(EMBEDDED_TREE, new)
-    hostile = "a|b</td><script>alert(1)</script>\\n| x | y |\\n``<img src=x onerror=alert(1)>"
+    hostile = "a|b</td><script>alert(1)</script>\\n| x | y |\\n``<img src=x onerror=alert(1)>\\\\|z"
     _edit(new, RECIPE, '      - "hermes"\n', f'      - "{hostile}"\n')
     output = format_markdown(diff_renderings(_documents(old), _documents(new)))
     rows = [line for line in output.splitlines() if line.startswith("| ")]
