@@ -8,6 +8,7 @@ against the argv the compiler publishes for that rendering.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -273,22 +274,13 @@ def test_cli_json_is_deterministic_and_complete(trees: tuple[Path, Path]) -> Non
 
 
 def _cells(row: str) -> list[str]:
-    """Split a GFM table row on its unescaped pipes."""
-    inner = row.strip()[1:-1]
-    parts, current, escaped = [], "", False
-    for char in inner:
-        if char == "|" and not escaped:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-        escaped = char == "\\" and not escaped
-    return [*parts, current]
+    """Split a table row as GitHub (cmark-gfm) does: a pipe after a backslash is content."""
+    return re.split(r"(?<!\\)\|", row.strip()[1:-1])
 
 
 def test_markdown_code_is_inert() -> None:
     assert markdown_code("a|b") == "`a\\|b`"
-    assert markdown_code("a\\|b") == "`a\\\\\\|b`"  # backslash before a pipe: odd run
+    assert markdown_code("a\\|b") == "`a\\\\|b`"
     assert markdown_code("x`y") == "``x`y``"
     assert markdown_code("`edge`") == "`` `edge` ``"
     assert markdown_code("line\nbreak") == "`line\\nbreak`"
@@ -310,6 +302,14 @@ def test_markdown_table_survives_hostile_values(tmp_path: Path) -> None:
         assert "<" not in outside.replace("<br>", "")
     assert "<script>" in output  # still shown, inside a code span
     assert "\n| x | y |" not in output
+    cmarkgfm = pytest.importorskip("cmarkgfm", reason="GitHub's Markdown parser")
+    html = cmarkgfm.github_flavored_markdown_to_html(
+        output, options=cmarkgfm.cmark.Options.CMARK_OPT_UNSAFE
+    )
+    assert "<script>" not in html and "<img" not in html and "&lt;script&gt;" in html
+    body_rows = html.split("<tbody>")[1].split("</tbody>")[0].count("<tr>")
+    assert body_rows == len(rows) - 1 and html.count("<td>") == 3 * body_rows
+    assert "a|b&lt;/td&gt;" in html and "\\|z" in html  # the value survives intact
 
 
 # ---------------------------------------------------------------- git revisions

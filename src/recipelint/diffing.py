@@ -327,16 +327,6 @@ def format_text(result: CommandDiff) -> str:
     return "\n".join(lines) + "\n"
 
 
-_PIPE = re.compile(r"(\\*)\|")
-
-
-def _escape_pipe(match: re.Match[str]) -> str:
-    # An odd run of backslashes before the pipe: escaped whether a table parser
-    # pairs backslashes or only looks at the one before the pipe.
-    slashes = match.group(1)
-    return slashes + ("\\" if len(slashes) % 2 == 0 else "\\\\") + "|"
-
-
 def markdown_code(text: str) -> str:
     """Recipe text as an inert inline code span that cannot break a GFM table row.
 
@@ -344,7 +334,9 @@ def markdown_code(text: str) -> str:
     unless escaped, and a newline ends the row; a run of backticks needs a longer
     fence.
     """
-    text = _PIPE.sub(_escape_pipe, _one_line(text))
+    # GitHub's table parser (cmark-gfm) reads every `\|` as a pipe inside the cell,
+    # whatever precedes the backslash, and drops that backslash.
+    text = _one_line(text).replace("|", "\\|")
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
