@@ -233,3 +233,21 @@ def _canonical(node: Any, renames: dict[str, str], splits: dict[str, tuple[str, 
     if isinstance(node, list):
         return [_canonical(v, renames, splits, env_values) for v in node]
     return node
+
+
+@PROFILE
+@given(recipe_texts(), st.lists(st.tuples(st.integers(0, 2000), st.integers(0, 3),
+                                          st.sampled_from(["", "-", ":", "'", '"', "[", "]", ",", "\n", " ", "#", "&a",
+                                                           "*a", "!!int ", "_", "="])), max_size=4))
+def test_fixing_mangled_files_never_raises_and_never_breaks_them(text: str, cuts: list[tuple[int, int, str]]) -> None:
+    """Damaged YAML around the fixable findings: fixing either declines or yields a file that
+    still loads with the same problems."""
+    for at_, length, insert in cuts:
+        at_ %= len(text) + 1
+        text = text[:at_] + insert + text[at_ + length:]
+    tree, doc = tree_with(text)
+    fixed = plan_document(doc, findings(tree, doc)) if doc.usable else None
+    if fixed is not None:
+        again = parse_yaml(fixed, doc.path, doc.kind, doc.rel)
+        assert again.usable
+        assert [p.code for p in again.problems] == [p.code for p in doc.problems]

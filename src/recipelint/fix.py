@@ -472,6 +472,15 @@ def _overlaps(fix: Fix, chosen: list[Fix]) -> bool:
     return False
 
 
+def _proposed(doc: Document, diag: Diagnostic, source: Source) -> Fix | None:
+    """The fixer's proposal; data of a shape no fixer expects means no fix, never a traceback."""
+    fixer = FIXERS.get(diag.code)
+    try:
+        return fixer(doc, diag, source) if fixer else None
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return None
+
+
 def plan_document(doc: Document, diagnostics: list[Diagnostic]) -> str | None:
     """Apply every fix for one document that verifies alone and does not overlap an earlier one."""
     if not doc.usable:
@@ -479,8 +488,7 @@ def plan_document(doc: Document, diagnostics: list[Diagnostic]) -> str | None:
     source = Source(doc)
     chosen: list[Fix] = []
     for diag in sorted(diagnostics, key=Diagnostic.sort_key):
-        fixer = FIXERS.get(diag.code)
-        fix = fixer(doc, diag, source) if fixer else None
+        fix = _proposed(doc, diag, source)
         if fix is None or _overlaps(fix, chosen) or _achieves(doc, [fix]) is None:
             continue
         chosen.append(fix)
