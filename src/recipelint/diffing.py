@@ -1,7 +1,7 @@
 """What changed in the served commands between two compiled trees.
 
 Input is the compiled JSON API of each side as a mapping {API path: document}
-(:class:`recipelint.compiler.OutputMap` or a dict). Every rendering document —
+(built from :class:`recipelint.compiler.OutputMap`). Every rendering document —
 one recipe × variant × hardware × strategy — is reduced to its command lines
 (one per role: the single server, head and workers, prefill and decode…) and
 its environment; each command line to its flags. The diff lists the flags and
