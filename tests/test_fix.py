@@ -4,6 +4,7 @@ corpus compiles to the same JSON except where a fix means to change it."""
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import shutil
 from pathlib import Path
@@ -454,3 +455,23 @@ def test_fixing_the_corpus_changes_only_what_the_fixes_intend(corpus_tree: Path,
                    != after.files.document(path)]
     assert not unexplained, unexplained[:5]
     assert any(before.files.serialize(p) != after.files.serialize(p) for p in before.files.paths())
+
+
+def test_fix_on_hostile_files_reports_them_and_writes_nothing(tmp_path: Path) -> None:
+    """Every hostile file of the check tests at once, through the real command with its memory
+    cap: `--fix` must not raise and must leave files it cannot read exactly as they were."""
+    from catalog_harness import build_context
+    from test_check_hostile import HOSTILE, run_check
+
+    build_context(tmp_path)
+    folder = tmp_path / "models" / "acme"
+    folder.mkdir(parents=True)
+    for name, (content, _) in HOSTILE.items():
+        (folder / f"{name}.yaml").write_bytes(content)
+    result = run_check(str(folder), "--fix", "--format", "json", cwd=tmp_path)
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 1, result.stderr
+    reported = {Path(d["path"]).stem for d in json.loads(result.stdout)}
+    assert set(HOSTILE) <= reported
+    for name, (content, _) in HOSTILE.items():
+        assert (folder / f"{name}.yaml").read_bytes() == content
