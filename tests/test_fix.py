@@ -475,3 +475,13 @@ def test_fix_on_hostile_files_reports_them_and_writes_nothing(tmp_path: Path) ->
     assert set(HOSTILE) <= reported
     for name, (content, _) in HOSTILE.items():
         assert (folder / f"{name}.yaml").read_bytes() == content
+
+
+def test_fix_through_a_link_rewrites_the_target_and_keeps_the_link(tree: Path) -> None:
+    target = write(tree, recipe('  base_args: ["--max_model_len", "8192"]\n'), "models/acme/real/Demo-8B.yaml")
+    link = tree / RECIPE
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(target)
+    check(str(link), "--fix", "--select", "RL304")
+    assert link.is_symlink()
+    assert '["--max-model-len", "8192"]' in target.read_text(encoding="utf-8")

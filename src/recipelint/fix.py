@@ -557,7 +557,8 @@ def fix_tree(root: Path, focus: Callable[[Path], bool], config: Config | None = 
 
 def write_fixed(result: FixResult) -> None:
     """Write changed files atomically, keeping a byte-order mark and the file mode."""
-    for path in result.changed:
+    for changed in result.changed:
+        path = changed.resolve()  # through a link inside the tree: rewrite the file, keep the link
         raw = path.read_bytes()
         prefix = BOM if raw.startswith(BOM.encode()) else ""
         data = (prefix + result.fixed[path]).encode("utf-8")
