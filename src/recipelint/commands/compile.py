@@ -58,7 +58,7 @@ def _show(diagnostics: list[Diagnostic], output_format: str) -> None:
 @click.option("--no-provenance", is_flag=True, help="Never add the `source` block.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "github", "sarif"]),
               default="text", show_default=True, help="How to print findings.")
-@click.option("-q", "--quiet", is_flag=True, help="No summary line.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary line, and no info-level findings in text output.")
 def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: str | None,
                     source_repo: str | None, source_ref: str | None, source_sha: str | None,
                     no_provenance: bool, output_format: str, quiet: bool) -> None:
@@ -94,7 +94,10 @@ def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: st
         sys.exit(EXIT_FINDINGS)
     started = time.perf_counter()
     result = Compiler(load_tree(tree, config.limits), provenance, config.max_renderings).run()
-    _show(result.diagnostics, output_format)
+    shown = result.diagnostics
+    if quiet and output_format == "text":
+        shown = [d for d in shown if d.severity is not Severity.INFO]
+    _show(shown, output_format)
     errors = sum(1 for d in result.diagnostics if d.severity is Severity.ERROR)
     if errors:
         if not quiet:
