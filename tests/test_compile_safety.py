@@ -283,3 +283,11 @@ def test_index_like_keys_are_iterated_in_javascript_order(tmp_path: Path) -> Non
     parent = json.loads(result.files.serialize("org/model.json"))
     assert list(parent["variants"]) == ["1", "2", "default"]
     assert list(parent["recommended_command"]["by_hardware"]) == ["4090", "h200", "b200", "mi300x"]
+
+
+def test_unwritable_destination_is_reported_and_nothing_changes(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert compile_cli(tree, blocker / "out") == 2
+    assert blocker.read_text() == "not a folder"

@@ -134,8 +134,11 @@ def _unlink_quietly(path: str) -> None:
 def replace_folder(files: Iterable[tuple[str, bytes]], out: Path) -> int:
     """Write ``files`` to a temporary folder beside ``out``, then swap it in."""
     out = Path(os.path.abspath(out))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    except OSError as exc:
+        raise EmitError(f"cannot create a folder beside {out}: {exc.strerror or exc}") from exc
     try:
         count = write_files(files, staging)
         os.chmod(staging, 0o755)
