@@ -291,3 +291,34 @@ def test_unwritable_destination_is_reported_and_nothing_changes(tmp_path: Path) 
     blocker.write_text("not a folder")
     assert compile_cli(tree, blocker / "out") == 2
     assert blocker.read_text() == "not a folder"
+
+
+def test_quickstart_files_are_published_by_hardware_profile(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    (tree / "quickstart").mkdir()
+    (tree / "quickstart" / "b.yaml").write_text("hardware_profile: h200\ntitle: q\n")
+    (tree / "quickstart" / "a.yml").write_text("hardware_profile: ignored\n")  # only .yaml is read
+    result = compile_tree(tree)
+    assert json.loads(result.files.serialize("quickstart/h200.json")) == {"hardware_profile": "h200", "title": "q"}
+    assert not [p for p in result.files.paths() if "ignored" in p]
+
+
+def test_two_files_with_one_hf_id_and_namespace_collisions_are_warned(tmp_path: Path) -> None:
+    recipes = {"models/org/model.yaml": recipe_text("org/model", title="first"),
+               "models/org/deeper/model.yaml": recipe_text("org/model", title="second"),
+               "models/strategies/single_node_tp.yaml": recipe_text("strategies/single_node_tp")}
+    result = compile_tree(make_tree(tmp_path / "tree", recipes))
+    warnings = sorted(d.message.split(" ")[0] for d in result.diagnostics if d.code == "RL707")
+    assert warnings == ["org/model.json", "strategies/single_node_tp.json"]
+    assert json.loads(result.files.serialize("org/model.json"))["meta"]["title"] == "first"  # walked last
+    assert "hf_id" in json.loads(result.files.serialize("strategies/single_node_tp.json"))  # recipe wins
+
+
+def test_strategy_without_name_and_missing_folders_are_errors(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    (tree / "strategies" / "nameless.yaml").write_text("deploy_type: single_node\n")
+    import shutil
+
+    shutil.rmtree(tree / "kv_store")
+    codes = sorted(d.code for d in compile_tree(tree).diagnostics)
+    assert codes == ["RL708", "RL710"]
