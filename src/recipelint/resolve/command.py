@@ -8,6 +8,7 @@ throws (upstream then drops that rendering with a warning).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +47,7 @@ class Catalog:
     profiles: dict[str, Any]
     strategies: dict[str, Any]  # serving strategies and kv deployments, by name
 
-    @property
+    @functools.cached_property
     def kv_ids(self) -> list[str]:
         return [name for name, spec in self.strategies.items() if get(spec, "deploy_type") == "kv_store_lb"]
 
