@@ -59,14 +59,6 @@ class Fix:
     transform: Transform  # the intended change to the data
     anchor: int  # text offset that orders fixes (later ones are applied to the data first)
 
-    @property
-    def start(self) -> int:
-        return min(edit.start for edit in self.edits)
-
-    @property
-    def end(self) -> int:
-        return max(edit.end for edit in self.edits)
-
 
 # ---------------------------------------------------------------- positions
 
