@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -212,6 +213,10 @@ def test_no_block_outside_git_or_with_no_provenance(tmp_path: Path) -> None:
     assert "source" not in json.loads((tmp_path / "out" / "org/model.json").read_text())
 
 
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@needs_git
 def test_block_is_filled_from_git(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     tree = make_tree(repo / "recipes")
@@ -261,6 +266,7 @@ def test_origin_remote_to_repo_slug(url: str, slug: str | None) -> None:
     assert repo_slug(url) == slug
 
 
+@needs_git
 def test_checkout_whose_origin_is_not_github_gets_no_block(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     tree = make_tree(repo / "recipes")
@@ -317,8 +323,6 @@ def test_two_files_with_one_hf_id_and_namespace_collisions_are_warned(tmp_path: 
 def test_strategy_without_name_and_missing_folders_are_errors(tmp_path: Path) -> None:
     tree = make_tree(tmp_path / "tree")
     (tree / "strategies" / "nameless.yaml").write_text("deploy_type: single_node\n")
-    import shutil
-
     shutil.rmtree(tree / "kv_store")
     codes = sorted(d.code for d in compile_tree(tree).diagnostics)
     assert codes == ["RL708", "RL710"]
