@@ -148,3 +148,37 @@ def test_check_output_never_quotes_a_linked_file(layout: tuple[Path, Path]) -> N
         assert result.returncode == 1, result.stderr
         assert "RL012" in result.stdout
         assert SECRET not in result.stdout + result.stderr
+
+
+HOSTILE_NAMES = [b"\x1b[2Jclear.yaml", b"line\n::error file=x::forged.yaml", b"bell\x07.yaml"]
+NOT_UTF8 = b"bad\x80name.yaml"
+
+
+def test_unsafe_file_names_are_refused_or_escaped_and_every_report_stays_valid(layout: tuple[Path, Path]) -> None:
+    """A name that is not UTF-8 is RL019 and unread; names with controls are read, but no report
+    lets them drive a terminal or forge a line, every report is valid UTF-8, and none is compiled."""
+    root, _ = layout
+    seed = (root / COMPANION).read_bytes()
+    folder = os.fsencode(root / "models" / "acme")
+    os.makedirs(folder)
+    for name in [NOT_UTF8, *HOSTILE_NAMES]:
+        with open(os.path.join(folder, name), "wb") as handle:
+            handle.write(seed)
+    tree = load_tree(root)
+    assert [os.fsencode(p.path.name) for p in tree.problems if p.code == "RL019"] == [NOT_UTF8]
+    assert NOT_UTF8 not in [os.fsencode(Path(d.rel).name) for d in tree.recipes]
+    outputs = {}
+    for fmt in ("text", "json", "github", "sarif"):
+        command = [sys.executable, "-c", "from recipelint.cli import run; run()", "check", str(root),
+                   "--format", fmt]
+        result = subprocess.run(command, capture_output=True, timeout=120, cwd=root)
+        assert result.returncode == 1, result.stderr
+        outputs[fmt] = result.stdout.decode("utf-8")  # strict: raises on invalid UTF-8
+    records = json.loads(outputs["json"])
+    assert len(records) == len(json.loads(outputs["sarif"])["runs"][0]["results"])
+    assert any("line\n::error file=x::forged" in r["path"] for r in records)  # JSON stays faithful
+    assert "\x1b" not in outputs["text"] + outputs["github"] and "\x07" not in outputs["text"]
+    assert not any(line.startswith("::") for line in outputs["text"].split("\n"))
+    github = outputs["github"].split("\n")[:-1]
+    assert len(github) == len(records) and not any(line.startswith("::error file=x") for line in github)
+    assert not [p for p in compile_tree(root).files.paths() if p.startswith("acme/")]

@@ -19,12 +19,17 @@ _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def display_path(path: Path, base: Path | None = None) -> str:
-    """The path relative to the current directory when it is below it, else as given."""
+    """The path relative to the current directory when it is below it, else as given.
+
+    File names come with the pull request: bytes that are not UTF-8 become U+FFFD, so a
+    name cannot make a report invalid UTF-8. Each format escapes the rest by its own rules.
+    """
     base = base or Path.cwd()
     try:
-        return os.path.relpath(path, base) if path.is_absolute() else str(path)
+        shown = os.path.relpath(path, base) if path.is_absolute() else str(path)
     except ValueError:
-        return str(path)
+        shown = str(path)
+    return shown.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def strip_controls(text: str) -> str:
@@ -39,7 +44,7 @@ def format_text(diagnostics: Sequence[Diagnostic], sources: dict[Path, str] | No
                 color: bool = False) -> str:
     lines: list[str] = []
     for diag in diagnostics:
-        location = f"{display_path(diag.path)}:{diag.span.line}:{diag.span.column}"
+        location = f"{_one_line(display_path(diag.path))}:{diag.span.line}:{diag.span.column}"
         level = str(diag.severity)
         if color:
             shade = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}[diag.severity]
@@ -107,7 +112,8 @@ def format_github(diagnostics: Sequence[Diagnostic]) -> str:
         if diag.span.end_column:
             props["endColumn"] = diag.span.end_column
         props["title"] = title
-        rendered = ",".join(f"{k}={_escape_property(str(v))}" for k, v in props.items())
+        # A file name may carry terminal escapes too: GitHub's log viewer renders them.
+        rendered = ",".join(f"{k}={_escape_property(strip_controls(str(v)))}" for k, v in props.items())
         message = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
         lines.append(f"::{command[diag.severity]} {rendered}::{_escape_data(strip_controls(message))}")
     return "\n".join(lines) + ("\n" if lines else "")

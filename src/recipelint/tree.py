@@ -103,7 +103,18 @@ class _Walker:
             names = os.listdir(folder)
         except OSError:
             return []
-        return [folder / name for name in byte_sorted(names)]
+        return [folder / name for name in byte_sorted(names) if self.plain_name(folder / name)]
+
+    def plain_name(self, path: Path) -> bool:
+        """File names become hf ids, output paths and report text, which must stay valid UTF-8."""
+        try:
+            path.name.encode("utf-8")
+        except UnicodeEncodeError:
+            self.problems.append(Diagnostic(path, Span(1, 1), "RL019", Severity.ERROR,
+                                            "the file name is not valid UTF-8; it was not read",
+                                            "rename it with UTF-8 characters"))
+            return False
+        return True
 
     def flat(self, folder: Path, suffix: str) -> list[Path]:
         return [p for p in self.listing(folder)

@@ -23,6 +23,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "recipelint.rules.variants",
     "recipelint.rules.values",
     "recipelint.rules.guide",
+    "recipelint.rules.security",
 )
 
 
