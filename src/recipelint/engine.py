@@ -69,6 +69,11 @@ class CheckContext:
         return gens
 
     @cached_property
+    def memo(self) -> dict[str, Any]:
+        """Scratch space for indexes a rule family builds once and several of its checks share."""
+        return {}
+
+    @cached_property
     def brands(self) -> set[str]:
         return {p["brand"].lower() for p in self.profiles.values()
                 if isinstance(p, dict) and isinstance(p.get("brand"), str)}

@@ -7,15 +7,15 @@ line must serve one of the recipe's checkpoints.
 
 from __future__ import annotations
 
+import ast
+import functools
 import re
-import shlex
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import libcst
-import libcst.metadata
 
 from recipelint.load import Document
 from recipelint.rules import Finding, check
@@ -36,7 +36,13 @@ class Block:
     line: int  # 1-based line of the first code line inside the guide text
 
 
-def fenced_blocks(markdown: str) -> Iterator[Block]:
+@functools.lru_cache(maxsize=1024)
+def fenced_blocks(markdown: str) -> tuple[Block, ...]:
+    """Every fenced code block of a markdown text, parsed once per text."""
+    return tuple(_fenced_blocks(markdown))
+
+
+def _fenced_blocks(markdown: str) -> Iterator[Block]:
     lines = markdown.splitlines()
     index = 0
     while index < len(lines):
@@ -77,11 +83,40 @@ def _guide(doc: Document) -> str | None:
     return guide if isinstance(guide, str) else None
 
 
-def _parse(code: str) -> libcst.Module | libcst.ParserSyntaxError:
+@functools.lru_cache(maxsize=4096)
+def syntax_error(code: str) -> tuple[str, int] | None:
+    """libcst's verdict on a block: (message, line) when it does not parse.
+
+    CPython's own parser answers first (it is fast, and code it accepts libcst
+    accepts too); libcst decides, and words the message, only for what it refuses.
+    """
     try:
-        return libcst.parse_module(code)
+        ast.parse(code)
+        return None
+    except (SyntaxError, ValueError):
+        pass
+    try:
+        libcst.parse_module(code)
     except libcst.ParserSyntaxError as error:
-        return error
+        return error.message.splitlines()[0], error.raw_line
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def model_arguments(code: str) -> tuple[tuple[str, int], ...]:
+    """(value, line) of every string literal passed as `model=` to a call."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return ()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                value = keyword.value
+                if keyword.arg == "model" and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found.append((value.value, keyword.lineno))
+    return tuple(sorted(found, key=lambda item: item[1]))
 
 
 def _notebook_style(code: str) -> bool:
@@ -96,30 +131,11 @@ def python_blocks_parse(ctx: Any) -> Iterator[Finding]:
         for block in fenced_blocks(guide) if guide else ():
             if block.language not in PYTHON or _notebook_style(block.code):
                 continue
-            parsed = _parse(block.code)
-            if isinstance(parsed, libcst.ParserSyntaxError):
-                line = file_line(doc, block.line + parsed.raw_line - 1)
-                yield Finding(doc, ("guide",),
-                              f"python block in the guide does not parse (line {line}): "
-                              f"{parsed.message.splitlines()[0]}",
+            error = syntax_error(block.code)
+            if error is not None:
+                line = file_line(doc, block.line + error[1] - 1)
+                yield Finding(doc, ("guide",), f"python block in the guide does not parse (line {line}): {error[0]}",
                               "fix the snippet; mark illustrative fragments as ```text")
-
-
-def _model_arguments(module: libcst.Module) -> list[tuple[str, int]]:
-    wrapper = libcst.metadata.MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(libcst.metadata.PositionProvider)
-    found: list[tuple[str, int]] = []
-
-    class Visitor(libcst.CSTVisitor):
-        def visit_Arg(self, node: libcst.Arg) -> None:
-            if node.keyword is not None and node.keyword.value == "model" \
-                    and isinstance(node.value, libcst.SimpleString):
-                value = node.value.evaluated_value
-                if isinstance(value, str):
-                    found.append((value, positions[node].start.line))
-
-    wrapper.visit(Visitor())
-    return found
 
 
 @check("RL602")
@@ -128,15 +144,12 @@ def client_model_names(ctx: Any) -> Iterator[Finding]:
         guide = _guide(doc)
         if not guide:
             continue
-        served = served_models(doc.data, doc) | _guide_served(guide)
+        served = served_models(doc.data, doc)
         for block in fenced_blocks(guide):
             if block.language not in PYTHON or _notebook_style(block.code):
                 continue
-            parsed = _parse(block.code)
-            if isinstance(parsed, libcst.ParserSyntaxError):
-                continue
-            for model, line in _model_arguments(parsed):
-                if model in served or PLACEHOLDER.search(model):
+            for model, line in model_arguments(block.code):
+                if model in served or PLACEHOLDER.search(model) or model in _guide_served(guide):
                     continue
                 yield Finding(doc, ("guide",),
                               f"the guide's client asks for model `{model}` (line "
@@ -144,13 +157,14 @@ def client_model_names(ctx: Any) -> Iterator[Finding]:
                               "the server answers 404", f"use one of: {', '.join(sorted(served)[:4])}")
 
 
-def _guide_served(guide: str) -> set[str]:
+@functools.lru_cache(maxsize=1024)
+def _guide_served(guide: str) -> frozenset[str]:
     """Names a guide's own `vllm serve` lines make available (the model or --served-model-name)."""
     names: set[str] = set()
     for block in fenced_blocks(guide):
         for command in _commands(block.code):
             names.update(_serve_names(command))
-    return names
+    return frozenset(names)
 
 
 def _commands(code: str) -> Iterator[str]:
@@ -158,21 +172,14 @@ def _commands(code: str) -> Iterator[str]:
     yield from re.sub(r"\\\s*\n", " ", code).splitlines()
 
 
+SERVED_NAME = re.compile(r"--served-model-name(?:=|\s+)[\"']?([^\s\"']+)")
+
+
 def _serve_names(command: str) -> set[str]:
     match = SERVE.search(command)
     if not match:
         return set()
-    names = {match.group(1)}
-    try:
-        tokens = shlex.split(command[match.start():], comments=True)
-    except ValueError:
-        return names
-    for index, token in enumerate(tokens):
-        if token == "--served-model-name" and index + 1 < len(tokens):
-            names.add(tokens[index + 1])
-        elif token.startswith("--served-model-name="):
-            names.add(token.split("=", 1)[1])
-    return names
+    return {match.group(1).strip("\"'"), *SERVED_NAME.findall(command[match.start():])}
 
 
 @check("RL603")

@@ -1,0 +1,290 @@
+"""RL340–RL349: what the layers of one rendered command do to each other.
+
+For every (variant, hardware, strategy) combination the compiler offers, the
+argument layers are assembled in upstream order (§6.2) and attributed to the
+list each token came from.  The compiler's own selection helpers decide which
+combinations exist, which features are on and which mode a feature uses
+(resolve.plan, resolve.strategy, resolve.features); the feature lists it picks
+are the recipe's own list objects, so their source is known by identity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from recipelint.jsvalue import get, truthy
+from recipelint.load import Document
+from recipelint.resolve.command import Catalog
+from recipelint.resolve.features import FeatureContext, default_features, feature_args
+from recipelint.resolve.hardware import generation_of, is_nvidia, is_scalable
+from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
+from recipelint.resolve.strategy import effective_compatible, is_reachable, is_supported_on_hardware
+from recipelint.rules import Finding, check
+from recipelint.rules.args import recipe_arg_lists, units
+from recipelint.rules.references import PD_ROLES, as_dict
+
+Pointer = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Layer:
+    doc: Document
+    pointer: Pointer  # the list's pointer; empty for data the recipe does not own
+    items: list[Any]
+
+
+@dataclass(frozen=True)
+class Combination:
+    variant: str
+    hw_id: str
+    strategy: str
+    role: str | None
+
+
+def _catalog(ctx: Any) -> Catalog:
+    taxonomy = ctx.tree.taxonomy.data if ctx.tree.taxonomy is not None and ctx.tree.taxonomy.usable else {}
+    specs = {name: doc.data for name, doc in {**ctx.strategies, **ctx.kv_stores}.items()}
+    return Catalog(taxonomy, ctx.profiles, specs)
+
+
+def _mentioned(value: Any, profiles: dict[str, Any], found: set[str]) -> set[str]:
+    """Profile ids the recipe uses as keys or values anywhere: only those make a hardware special."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in profiles:
+                found.add(key)
+            _mentioned(item, profiles, found)
+    elif isinstance(value, list):
+        for item in value:
+            _mentioned(item, profiles, found)
+    elif isinstance(value, str) and value in profiles:
+        found.add(value)
+    return found
+
+
+def _hardware_class(hw_id: str, profile: Any, mentioned: set[str]) -> Any:
+    """Hardware the recipe never names gets the same layers as any other of its generation and size."""
+    if hw_id in mentioned:
+        return hw_id
+    return (generation_of(profile), get(profile, "brand"), get(profile, "gpu_count"), is_scalable(profile))
+
+
+def combinations(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[Combination]:
+    """Every (variant, hardware, serving strategy, PD role) the compiler can render, one hardware per class."""
+    mentioned = _mentioned(recipe, catalog.profiles, set())
+    for variant_key, variant in as_dict(recipe.get("variants")).items():
+        if not truthy(variant):
+            continue
+        _default, hardware = variant_hardware(catalog, recipe, variant)
+        classes: set[Any] = set()
+        layer_keys: set[Any] = set()
+        for hw_id in hardware:
+            profile = catalog.profiles.get(hw_id, {})
+            hw_class = _hardware_class(hw_id, profile, mentioned)
+            if hw_class in classes:
+                continue
+            classes.add(hw_class)
+            # Layers depend on the hardware only through the keys they read: its id, generation and brand.
+            layer_class = hw_class if isinstance(hw_class, str) else hw_class[:2]
+            for strategy in _strategies_on(catalog, recipe, profile, hw_id):
+                roles = PD_ROLES if get(catalog.strategies[strategy], "deploy_type") == "pd_cluster" else (None,)
+                for role in roles:
+                    if (layer_class, strategy, role) not in layer_keys:
+                        layer_keys.add((layer_class, strategy, role))
+                        yield Combination(variant_key, hw_id, strategy, role)
+
+
+def _strategies_on(catalog: Catalog, recipe: dict[str, Any], profile: Any, hw_id: str) -> list[str]:
+    scalable = is_scalable(profile)
+    offered = []
+    for strategy in dict.fromkeys(s for s in effective_compatible(recipe) if isinstance(s, str)):
+        spec = catalog.strategies.get(strategy)
+        deploy = get(spec, "deploy_type")
+        if spec is None or deploy == "kv_store_lb":
+            continue
+        if not scalable and (strategy.startswith("multi_node_") or strategy == "pd_cluster"):
+            continue
+        if is_supported_on_hardware(recipe, strategy, profile, hw_id) and \
+                is_reachable(recipe, strategy, deploy, get(profile, "gpu_count"), hw_id):
+            offered.append(strategy)
+    return offered
+
+
+class Assembler:
+    """The authored argument layers of one recipe's commands, in upstream order (§6.2)."""
+
+    def __init__(self, ctx: Any, catalog: Catalog, doc: Document):
+        self.ctx, self.catalog, self.doc = ctx, catalog, doc
+        self.recipe: dict[str, Any] = doc.data
+        self.sources = {id(arg_list.items): arg_list.pointer for arg_list in recipe_arg_lists(doc)}
+
+    def _own(self, items: Any) -> list[Layer]:
+        pointer = self.sources.get(id(items))
+        return [Layer(self.doc, pointer, items)] if pointer is not None and items else []
+
+    def generation_layers(self, combo: Combination) -> tuple[list[Layer], list[Layer], Any]:
+        """(strategy generation layer, recipe+variant generation layers, the key the strategy layer used)."""
+        profile = self.catalog.profiles.get(combo.hw_id, {})
+        gen, nvidia = generation_of(profile), is_nvidia(profile)
+        so_hw = get(get(get(self.recipe, "strategy_overrides"), combo.strategy), "hardware_overrides")
+        variant = get(get(self.recipe, "variants"), combo.variant)
+        pick = [_generation_key(table, gen, nvidia)
+                for table in (so_hw, get(self.recipe, "hardware_overrides"), get(variant, "hardware_overrides"))]
+        tables = (so_hw, get(self.recipe, "hardware_overrides"), get(variant, "hardware_overrides"))
+        layers = [get(table, key) if key is not None else None for table, key in zip(tables, pick)]
+        strategy_layer = self._own(get(layers[0], "extra_args")) if truthy(layers[0]) else []
+        replaced = [] if truthy(layers[0]) else \
+            self._own(get(layers[1], "extra_args")) + self._own(get(layers[2], "extra_args"))
+        return strategy_layer, replaced, pick[0] if truthy(layers[0]) else None
+
+    def layers(self, combo: Combination) -> list[Layer]:
+        recipe, role = self.recipe, combo.role
+        variant = get(get(recipe, "variants"), combo.variant)
+        so = get(get(recipe, "strategy_overrides"), combo.strategy)
+        out = self._own(get(get(recipe, "model"), "base_args")) + self._own(get(variant, "extra_args"))
+        out += self._own(get(get(get(variant, "hardware_overrides"), combo.hw_id), "extra_args"))
+        out += self._strategy_file_layer(combo)
+        scope = get(so, role) if role else so
+        out += self._own(get(scope, "extra_args")) + self._own(get(scope, "vllm_args"))
+        strategy_gen, recipe_gen, _key = self.generation_layers(combo)
+        out += strategy_gen + recipe_gen
+        out += self._own(get(get(get(so, "hardware_overrides"), combo.hw_id), "extra_args"))
+        if role:
+            out += self._own(get(get(get(get(so, role), "hardware_overrides"), combo.hw_id), "extra_args"))
+        for source in self._feature_sources(combo, variant):
+            out += self._own(source)
+        return out
+
+    def _strategy_file_layer(self, combo: Combination) -> list[Layer]:
+        doc = self.ctx.strategies.get(combo.strategy)
+        if doc is None or not isinstance(doc.data, dict):
+            return []
+        pointer: Pointer = (combo.role, "vllm_args") if combo.role else ("vllm_args",)
+        items = get(get(doc.data, combo.role), "vllm_args") if combo.role else doc.data.get("vllm_args")
+        return [Layer(doc, pointer, items)] if isinstance(items, list) and items else []
+
+    def _feature_sources(self, combo: Combination, variant: Any) -> list[Any]:
+        profile = self.catalog.profiles.get(combo.hw_id, {})
+        enabled = default_features(self.recipe, combo.hw_id, combo.variant)
+        context = FeatureContext(self.recipe, variant, combo.variant, combo.strategy, profile, combo.hw_id, False)
+        return feature_args(context, enabled)
+
+
+def _generation_key(table: Any, gen: Any, nvidia: bool) -> Any:
+    """Which key `table[gen] || (nvidia ? table.nvidia : null)` reads."""
+    if isinstance(gen, str) and truthy(get(table, gen)):
+        return gen
+    return "nvidia" if nvidia else None
+
+
+def _recipe_combinations(ctx: Any, catalog: Catalog) -> list[tuple[Assembler, list[Combination]]]:
+    """Planned once per check run; both RL34x checks walk the same combinations."""
+    if "resolved.combinations" not in ctx.memo:
+        ctx.memo["resolved.combinations"] = list(_plan(ctx, catalog))
+    return ctx.memo["resolved.combinations"]
+
+
+def _plan(ctx: Any, catalog: Catalog) -> Iterator[tuple[Assembler, list[Combination]]]:
+    for doc in ctx.recipes:
+        tasks = as_dict(doc.data.get("meta")).get("tasks") if isinstance(doc.data, dict) else None
+        if not isinstance(doc.data, dict) or "omni" in (tasks if isinstance(tasks, (list, str)) else []):
+            continue  # omni recipes get no renderings (§2.3)
+        assembler = Assembler(ctx, catalog, doc)
+        try:
+            combos = list(combinations(catalog, doc.data))
+        except SYNTHESIS_ERRORS:
+            continue  # the compiler reports recipes it cannot plan
+        yield assembler, combos
+
+
+def _where(layer: Layer, index: int) -> str:
+    line = layer.doc.span(layer.pointer + (index,)).line
+    place = ".".join(str(p) for p in layer.pointer)
+    return f"{place} ({layer.doc.rel}:{line})" if layer.doc is not None else place
+
+
+@check("RL340")
+def shadowed_values(ctx: Any) -> Iterator[Finding]:
+    catalog = _catalog(ctx)
+    for assembler, combos in _recipe_combinations(ctx, catalog):
+        seen: set[tuple[Pointer, Pointer, int]] = set()
+        done: set[tuple[int, ...]] = set()
+        for combo in combos:
+            try:
+                layers = assembler.layers(combo)
+            except SYNTHESIS_ERRORS:
+                continue
+            signature = tuple(id(layer.items) for layer in layers)
+            if signature in done:
+                continue  # another hardware or strategy with the very same layers
+            done.add(signature)
+            yield from _shadows(assembler.doc, layers, combo, seen)
+
+
+def _shadows(doc: Document, layers: list[Layer], combo: Combination,
+             seen: set[tuple[Pointer, Pointer, int]]) -> Iterator[Finding]:
+    last: dict[str, tuple[Layer, Any]] = {}
+    for layer in layers:
+        for unit in units(layer.items):
+            previous = last.get(unit.flag)
+            last[unit.flag] = (layer, unit)
+            if previous is None or previous[0] is layer or previous[1].value == unit.value:
+                continue
+            earlier, earlier_unit = previous
+            key = (earlier.pointer + (earlier_unit.index,), layer.pointer, unit.index)
+            if layer.doc is not doc or key in seen:
+                continue
+            seen.add(key)
+            yield Finding(doc, layer.pointer + (unit.index,),
+                          f"`{unit.flag} {unit.value}` replaces `{earlier_unit.flag} {earlier_unit.value}` from "
+                          f"{_where(earlier, earlier_unit.index)} in the {combo.strategy} command of variant "
+                          f"`{combo.variant}` on {combo.hw_id} (last wins)",
+                          "intended overrides are fine; otherwise make the layers agree")
+
+
+@check("RL341")
+def strategy_override_replaces(ctx: Any) -> Iterator[Finding]:
+    catalog = _catalog(ctx)
+    for assembler, combos in _recipe_combinations(ctx, catalog):
+        vanished: dict[tuple[Pointer, Pointer], tuple[list[str], list[str]]] = {}
+        for combo in combos:
+            if combo.role is not None:
+                continue  # PD roles share the strategy's generation layer; one report per strategy
+            try:
+                strategy_layer, _kept, key = assembler.generation_layers(combo)
+                replaced = _replaced_layers(assembler, combo)
+            except SYNTHESIS_ERRORS:
+                continue
+            if key is None:
+                continue
+            kept_flags = {unit.flag for layer in strategy_layer for unit in units(layer.items)}
+            target: Pointer = ("strategy_overrides", combo.strategy, "hardware_overrides", key)
+            for layer in replaced:
+                lost = [unit.flag for unit in units(layer.items) if unit.flag not in kept_flags]
+                if lost:
+                    entry = vanished.setdefault((target, layer.pointer), (lost, []))
+                    if combo.hw_id not in entry[1]:
+                        entry[1].append(combo.hw_id)
+        for (target, source), (lost, hardware) in vanished.items():
+            yield Finding(assembler.doc, target,
+                          f"strategy_overrides.{target[1]}.hardware_overrides.{target[3]} replaces "
+                          f"{'.'.join(str(p) for p in source)} on {', '.join(hardware)}: "
+                          f"{', '.join(f'`{flag}`' for flag in dict.fromkeys(lost))} vanish from the "
+                          f"{target[1]} command", "repeat the args you still need in the strategy override, or "
+                          "use an exact-hardware key, which adds instead of replacing", at_key=True)
+
+
+def _replaced_layers(assembler: Assembler, combo: Combination) -> list[Layer]:
+    """The recipe and variant generation layers the strategy's generation override displaces."""
+    profile = assembler.catalog.profiles.get(combo.hw_id, {})
+    gen, nvidia = generation_of(profile), is_nvidia(profile)
+    recipe = assembler.recipe
+    variant = get(get(recipe, "variants"), combo.variant)
+    out: list[Layer] = []
+    for table in (get(recipe, "hardware_overrides"), get(variant, "hardware_overrides")):
+        key = _generation_key(table, gen, nvidia)
+        if key is not None:
+            out += assembler._own(get(get(table, key), "extra_args"))
+    return out
