@@ -451,13 +451,15 @@ def speculative_config_in_variant(ctx: Any) -> Iterator[Finding]:
 @check("RL312")
 def omni_in_base_args(ctx: Any) -> Iterator[Finding]:
     for doc in ctx.recipes:
-        base = as_dict(as_dict(doc.data).get("model")).get("base_args")
+        data = as_dict(doc.data)
+        base = as_dict(data.get("model")).get("base_args")
+        omni = "omni" in as_list(as_dict(data.get("meta")).get("tasks"))
+        effect = ("is redundant: the omni command path injects it itself" if omni else
+                  "hands every strategy's command to vllm-omni (vLLM 0.20+), though the recipe is not omni")
         for index, item in enumerate(as_list(base)):
             if item == "--omni":
-                yield Finding(doc, ("model", "base_args", index),
-                              "`--omni` in base_args: the omni command path injects it itself, and in a "
-                              "rendered command it hands every strategy's command to vllm-omni",
-                              "remove it and list `omni` in meta.tasks")
+                yield Finding(doc, ("model", "base_args", index), f"`--omni` in base_args {effect}",
+                              "remove it; list `omni` in meta.tasks to serve through vLLM-Omni")
 
 
 @check("RL313")
