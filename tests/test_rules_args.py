@@ -1,0 +1,145 @@
+"""RL3xx: upstream's tokenisation, which layers meet in one command, parallel flags, resolved layers."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from catalog_harness import build_context
+from recipelint.engine import CheckContext, run_checks
+from recipelint.rules.args import Scope, co_occur, units
+from recipelint.tree import load_tree
+
+BASE: dict[str, Any] = {
+    "meta": {"title": "Demo", "slug": "demo", "provider": "Acme", "description": "Demo.",
+             "date_added": "2026-01-10", "date_updated": "2026-01-12", "difficulty": "beginner", "tasks": ["text"]},
+    "model": {"model_id": "acme/demo", "min_vllm_version": "0.20.0", "architecture": "dense",
+              "parameter_count": "8B", "active_parameters": "8B", "context_length": 32768, "base_args": []},
+    "variants": {"default": {"precision": "bf16", "vram_minimum_gb": 20}},
+    "compatible_strategies": ["single_node_tp"],
+    "guide": "## Overview\n",
+}
+
+
+def codes(tmp_path: Path, data: dict[str, Any], code: str) -> list[str]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    build_context(tmp_path)
+    target = tmp_path / "models/acme/demo.yaml"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return [d.message for d in run_checks(load_tree(tmp_path)) if d.code == code]
+
+
+def recipe() -> dict[str, Any]:
+    return copy.deepcopy(BASE)
+
+
+def test_units_follow_upstream_dedupe_tokenisation() -> None:
+    parsed = units(["--offset", "-1", "--x=2", "--enable-y", "pos", "--z", 3])
+    # A dash value is a flag of its own; a bare flag swallows the next non-flag string; numbers are not values.
+    assert [(u.flag, u.value) for u in parsed] == [("--offset", None), ("-1", None), ("--x=2", None),
+                                                   ("--enable-y", "pos"), ("--z", None)]
+    assert parsed[2].name == "--x" and parsed[2].inline_value == "2"
+    assert units(["--max_model_len", "1"])[0].canonical == "--max-model-len"
+    assert units(["--no-enable-prefix-caching"])[0].canonical == "--enable-prefix-caching"
+    assert units(["--attention_config.use_fp4_indexer_cache", "True"])[0].base == "--attention_config"
+
+
+def _context(tmp_path: Path) -> CheckContext:
+    build_context(tmp_path)
+    return CheckContext(load_tree(tmp_path))
+
+
+def test_co_occurrence_of_layers(tmp_path: Path) -> None:
+    ctx = _context(tmp_path)
+    base = Scope("base")
+    assert co_occur(base, Scope("variant", "fp8"), ctx)
+    assert not co_occur(Scope("variant", "fp8"), Scope("variant", "nvfp4"), ctx)
+    # Two modes of one feature, and a feature's args against its own override, never meet.
+    assert not co_occur(Scope("mode", feature="spec", mode="a"), Scope("mode", feature="spec", mode="b"), ctx)
+    assert not co_occur(Scope("feature", feature="f"), Scope("feature-hw", feature="f", hardware="hopper"), ctx)
+    assert co_occur(Scope("mode", feature="spec", mode="a"), Scope("feature", feature="tools"), ctx)
+    # `hopper || nvidia` picks one key of the same map; a strategy generation override replaces the recipe's.
+    assert not co_occur(Scope("recipe-hw", hardware="hopper"), Scope("recipe-hw", hardware="nvidia"), ctx)
+    assert not co_occur(Scope("recipe-hw", hardware="blackwell"),
+                        Scope("strategy-hw", strategy="single_node_tp", hardware="blackwell"), ctx)
+    assert co_occur(Scope("recipe-hw", hardware="blackwell"),
+                    Scope("strategy-hw", strategy="single_node_tp", hardware="b200"), ctx)
+    # Disjoint hardware never meets.
+    assert not co_occur(Scope("recipe-hw", hardware="hopper"), Scope("variant-hw", "v", hardware="b200"), ctx)
+
+
+def test_spelling_conflict_only_between_layers_of_one_command(tmp_path: Path) -> None:
+    data = recipe()
+    data["model"]["base_args"] = ["--max-model-len", "8192"]
+    data["features"] = {"spec_decoding": {"description": "x", "modes": {
+        "a": {"args": ["--max_model_len", "4096"]}, "b": {"args": ["--max-model-len=2048"]}}}}
+    messages = codes(tmp_path, data, "RL302")
+    # Each mode conflicts with the base args; the two modes are never in one command together.
+    assert len(messages) == 2
+    assert any("underscore and dash" in m for m in messages) and any("`--x=v` and `--x v`" in m for m in messages)
+
+
+def test_parallel_flag_is_overridden_on_tp_but_multiplies_on_dep(tmp_path: Path) -> None:
+    data = recipe()
+    data["model"]["base_args"] = ["--tensor-parallel-size", "4"]
+    assert len(codes(tmp_path / "tp", data, "RL314")) == 1
+    assert codes(tmp_path / "tp2", data, "RL310") == []
+    data["compatible_strategies"] = ["single_node_tp", "single_node_dep"]
+    multiplied = codes(tmp_path / "dep", data, "RL310")
+    assert len(multiplied) == 1 and multiplied[0].endswith("on: single_node_dep")
+    assert codes(tmp_path / "dep2", data, "RL314") == []
+
+
+def test_parallel_flag_after_the_emitter_is_a_single_node_override(tmp_path: Path) -> None:
+    data = recipe()
+    data["hardware_overrides"] = {"amd": {"extra_args": ["--tensor-parallel-size", "2"]}}
+    assert codes(tmp_path / "a", data, "RL310") == codes(tmp_path / "b", data, "RL314") == []
+    data["compatible_strategies"] = ["single_node_tp", "multi_node_tp"]
+    assert codes(tmp_path / "c", data, "RL310")[0].endswith("on: multi_node_tp")
+
+
+def test_strategy_override_of_its_own_emitted_flag_is_allowed(tmp_path: Path) -> None:
+    data = recipe()
+    data["compatible_strategies"] = ["single_node_dep"]
+    data["strategy_overrides"] = {"single_node_dep": {"extra_args": ["--data-parallel-size", "4"]},
+                                  "multi_node_dep": {"extra_args": ["--tensor-parallel-size", "2"]}}
+    messages = codes(tmp_path, data, "RL310")
+    assert len(messages) == 1 and messages[0].endswith("on: multi_node_dep")
+
+
+def test_json_values(tmp_path: Path) -> None:
+    data = recipe()
+    data["model"]["base_args"] = ["--hf-overrides", '{"a": "false"}', "--kv-transfer-config", "nixl",
+                                  "--compilation-config", "{'mode': 3}"]
+    assert len(codes(tmp_path / "a", data, "RL309")) == 1
+    invalid = codes(tmp_path / "b", data, "RL308")
+    assert len(invalid) == 2 and any("takes a JSON object" in m for m in invalid)
+
+
+def test_layer_shadowing_names_both_places(tmp_path: Path) -> None:
+    data = recipe()
+    data["model"]["base_args"] = ["--max-num-seqs", "256"]
+    data["hardware_overrides"] = {"hopper": {"extra_args": ["--max-num-seqs", "128"]}}
+    messages = codes(tmp_path, data, "RL340")
+    assert len(messages) == 1
+    assert "`--max-num-seqs 128` replaces `--max-num-seqs 256` from model.base_args (models/acme/demo.yaml:" \
+        in messages[0]
+
+
+def test_strategy_generation_override_replacing_args(tmp_path: Path) -> None:
+    data = recipe()
+    data["hardware_overrides"] = {"blackwell": {"extra_args": ["--kv-cache-dtype", "fp8", "--max-num-seqs", "8"]}}
+    data["strategy_overrides"] = {"single_node_tp": {"hardware_overrides": {
+        "blackwell": {"extra_args": ["--kv-cache-dtype", "fp8"]}}}}
+    messages = codes(tmp_path / "a", data, "RL341")
+    assert len(messages) == 1 and "`--max-num-seqs` vanish" in messages[0] and "kv-cache-dtype`" not in messages[0]
+    # An exact-hardware key adds instead of replacing.
+    data["strategy_overrides"]["single_node_tp"]["hardware_overrides"] = {"b200": {"extra_args": ["--x", "1"]}}
+    assert codes(tmp_path / "b", data, "RL341") == []
+    # A strategy the recipe does not offer renders nothing to report.
+    data["strategy_overrides"] = {"multi_node_tp": {"hardware_overrides": {"blackwell": {"extra_args": []}}}}
+    assert codes(tmp_path / "c", data, "RL341") == []

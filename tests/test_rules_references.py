@@ -1,0 +1,120 @@
+"""RL2xx: keyspaces per place, cross-file references, the feature-mode rules upstream enforces."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from catalog_harness import build_context
+from recipelint.engine import run_checks
+from recipelint.tree import load_tree
+
+BASE: dict[str, Any] = {
+    "meta": {"title": "Demo", "slug": "demo", "provider": "Acme", "description": "Demo.",
+             "date_added": "2026-01-10", "date_updated": "2026-01-12", "difficulty": "beginner", "tasks": ["text"]},
+    "model": {"model_id": "acme/demo", "min_vllm_version": "0.20.0", "architecture": "dense",
+              "parameter_count": "8B", "active_parameters": "8B", "context_length": 32768, "base_args": []},
+    "variants": {"default": {"precision": "bf16", "vram_minimum_gb": 20}},
+    "compatible_strategies": ["single_node_tp"],
+    "guide": "## Overview\n",
+}
+
+
+def recipe(**changes: Any) -> dict[str, Any]:
+    data = copy.deepcopy(BASE)
+    for dotted, value in changes.items():
+        node = data
+        *parents, last = dotted.split("__")
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[last] = value
+    return data
+
+
+def findings(tmp_path: Path, files: dict[str, dict[str, Any]], code: str) -> list[tuple[str, str]]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    build_context(tmp_path)
+    for rel, data in files.items():
+        target = tmp_path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return [(d.path.relative_to(tmp_path).as_posix(), d.message)
+            for d in run_checks(load_tree(tmp_path)) if d.code == code]
+
+
+def test_duplicate_slug_is_reported_on_the_second_recipe(tmp_path: Path) -> None:
+    first = recipe()
+    second = recipe(model__model_id="acme/other")
+    found = findings(tmp_path, {"models/acme/demo.yaml": first, "models/acme/other.yaml": second}, "RL210")
+    assert found == [("models/acme/other.yaml", "slug `demo` is already used by models/acme/demo.yaml")]
+
+
+def test_exact_id_is_ignored_at_recipe_level_but_read_in_a_variant(tmp_path: Path) -> None:
+    data = recipe(hardware_overrides={"h200": {"extra_args": ["--max-num-seqs", "8"]}})
+    data["variants"]["default"]["hardware_overrides"] = {"h200": {"extra_args": ["--max-num-seqs", "8"]}}
+    found = findings(tmp_path, {"models/acme/demo.yaml": data}, "RL202")
+    assert len(found) == 1 and "recipe-level hardware_overrides reads only generations" in found[0][1]
+
+
+def test_mode_hardware_reads_no_brand_while_mode_overrides_do(tmp_path: Path) -> None:
+    mode = {"args": ["--speculative-config", '{"method":"mtp"}'], "hardware": {"amd": "unsupported"},
+            "hardware_overrides": {"nvidia": {"args": []}}}
+    data = recipe(features={"spec_decoding": {"description": "x", "modes": {"mtp": mode}}})
+    found = findings(tmp_path, {"models/acme/demo.yaml": data}, "RL202")
+    # `amd` is a generation of the embedded taxonomy as well as a brand, so it is read; `nvidia` is only a brand.
+    assert found == []
+    mode["hardware"] = {"nvidia": "unsupported"}
+    found = findings(tmp_path / "2", {"models/acme/demo.yaml": data}, "RL202")
+    assert len(found) == 1 and "mode hardware reads only exact hardware ids, generations" in found[0][1]
+
+
+def test_unknown_hardware_gets_a_suggestion(tmp_path: Path) -> None:
+    data = recipe(meta__hardware={"h2000": "verified"})
+    build_context(tmp_path)
+    (tmp_path / "models/acme").mkdir(parents=True)
+    (tmp_path / "models/acme/demo.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    hits = [d for d in run_checks(load_tree(tmp_path)) if d.code == "RL201"]
+    assert len(hits) == 1 and hits[0].hint == "did you mean `h200`?"
+
+
+def test_min_gpus_reads_strategies_and_exact_ids_only(tmp_path: Path) -> None:
+    data = recipe(strategy_min_gpus={"single_node_tp": 8, "h100": {"multi_node_tp": 16}, "hopper": 16})
+    assert [m for _, m in findings(tmp_path, {"models/acme/demo.yaml": data}, "RL202")] == [
+        "strategy_min_gpus key `hopper` is a generation key; this map reads only strategy ids and exact "
+        "hardware ids, so the floor is ignored"]
+
+
+def test_kv_topology_in_compatible_strategies_is_tolerated_elsewhere_reported(tmp_path: Path) -> None:
+    data = recipe(compatible_strategies=["single_node_tp", "kv_store_distributed_mooncake"],
+                  strategy_overrides={"kv_store_distributed_mooncake": {"extra_args": []}})
+    found = findings(tmp_path, {"models/acme/demo.yaml": data}, "RL203")
+    assert len(found) == 1 and "a kv_store topology, not a serving strategy" in found[0][1]
+
+
+def test_every_variant_needs_a_mode_and_default_modes_must_be_offered(tmp_path: Path) -> None:
+    modes = {"mtp": {"args": [], "variants": ["default"]}}
+    data = recipe(features={"spec_decoding": {"description": "x", "modes": modes}})
+    data["variants"]["fp8"] = {"precision": "fp8", "vram_minimum_gb": 10, "default_modes": {"spec_decoding": "mtp"}}
+    messages = sorted(m for _, m in findings(tmp_path, {"models/acme/demo.yaml": data}, "RL213"))
+    assert len(messages) == 2
+    assert messages[0].startswith("default_modes selects `mtp`")
+    assert messages[1].startswith("no mode of spec_decoding is available for variant `fp8`")
+
+
+def test_default_strategy_offered_through_strategy_hardware_is_fine(tmp_path: Path) -> None:
+    data = recipe(default_strategy="multi_node_tp", strategy_hardware={"multi_node_tp": {"h200": "supported"}})
+    assert findings(tmp_path, {"models/acme/demo.yaml": data}, "RL214") == []
+
+
+def test_related_recipe_case_mismatch_names_the_real_id(tmp_path: Path) -> None:
+    other = recipe(model__model_id="Acme/Other", meta__slug="other")
+    data = recipe(meta__related_recipes=["acme/Other"])
+    build_context(tmp_path)
+    for rel, doc in (("models/acme/demo.yaml", data), ("models/Acme/Other.yaml", other)):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(yaml.safe_dump(doc), encoding="utf-8")
+    hits = [d for d in run_checks(load_tree(tmp_path)) if d.code == "RL208"]
+    assert [d.hint for d in hits] == ["the recipe is `Acme/Other` (ids are case-sensitive)"]

@@ -1,0 +1,51 @@
+"""RL4xx–RL6xx helpers: version order, image references, VRAM formula, drafts, guide blocks."""
+
+from __future__ import annotations
+
+from recipelint.rules.guide import fenced_blocks, model_arguments, syntax_error
+from recipelint.rules.values import expected_vram, parameter_billions
+from recipelint.rules.variants import precision_words
+from recipelint.rules.versions import IMAGE_REFERENCE, parse_version, split_image
+
+
+def test_versions_order_pre_releases_before_releases() -> None:
+    rc, final, post = parse_version("0.25.0rc1"), parse_version("v0.25.0"), parse_version("0.25.0.post1")
+    assert rc is not None and final is not None and post is not None
+    assert rc < final < post and not rc.released and final.released
+    assert parse_version("0.9.1") < parse_version("0.10.0")
+    assert parse_version("nightly") is None and parse_version(None) is None
+
+
+def test_image_references() -> None:
+    assert split_image("vllm/vllm-openai:v0.20.0") == ("vllm/vllm-openai", "v0.20.0")
+    assert split_image("quay.io/ascend/vllm-ascend:qwen3.8-a5") == ("quay.io/ascend/vllm-ascend", "qwen3.8-a5")
+    assert split_image("localhost:5000/x/y") == ("localhost:5000/x/y", None)
+    for bad in ("docker pull vllm/vllm-openai:nightly", "vllm/VLLM:latest", "vllm/vllm-openai:", ""):
+        assert IMAGE_REFERENCE.match(bad) is None, bad
+
+
+def test_vram_formula_inputs() -> None:
+    assert parameter_billions("284B") == 284 and parameter_billions("2.4T") == 2400
+    assert abs(parameter_billions("350M") - 0.35) < 1e-9 and parameter_billions("Undisclosed") is None
+    assert round(expected_vram(70, "bf16"), 6) == 168 and round(expected_vram(235, "NVFP4"), 6) == 141
+    assert expected_vram(8, "q4_k_m") is None
+
+
+def test_precision_words_in_draft_names() -> None:
+    assert precision_words("nvidia/Model-30B-A3B-NVFP4-DSpark") == {"nvfp4"}
+    assert precision_words("RedHatAI/Model-speculator.eagle3") == set()
+    assert precision_words("org/Model-W8A8-eagle") == {"int8"}
+
+
+def test_fenced_blocks_keep_language_and_line() -> None:
+    guide = "## Launch\n\n```bash\nvllm serve a/b\n```\n\n  ```python\n  print(1)\n  ```\n"
+    blocks = fenced_blocks(guide)
+    assert [(b.language, b.code, b.line) for b in blocks] == [("bash", "vllm serve a/b", 4),
+                                                               ("python", "print(1)", 8)]
+
+
+def test_python_verdicts_and_model_arguments() -> None:
+    assert syntax_error("x = f(\n") is not None
+    assert syntax_error("client.chat.completions.create(model='a/b', messages=[])\n") is None
+    code = "c.create(model='a/b')\nc.create(\n    model=\"x/y\",\n)\nc.create(model=name)\n"
+    assert model_arguments(code) == (("a/b", 1), ("x/y", 3))
