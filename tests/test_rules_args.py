@@ -143,3 +143,12 @@ def test_strategy_generation_override_replacing_args(tmp_path: Path) -> None:
     # A strategy the recipe does not offer renders nothing to report.
     data["strategy_overrides"] = {"multi_node_tp": {"hardware_overrides": {"blackwell": {"extra_args": []}}}}
     assert codes(tmp_path / "c", data, "RL341") == []
+
+
+def test_spelling_conflict_with_a_strategy_file_is_reported_in_the_recipe(tmp_path: Path) -> None:
+    data = recipe()
+    data["features"] = {"kv": {"description": "x", "args": ["--kv_transfer_config", '{"kv_connector":"X"}']}}
+    assert codes(tmp_path / "a", data, "RL302") == []  # pd_cluster is not offered: its args never meet these
+    data["compatible_strategies"] = ["single_node_tp", "pd_cluster"]
+    messages = codes(tmp_path / "b", data, "RL302")
+    assert len(messages) == 1 and "strategies/pd_cluster.yaml: " in messages[0]

@@ -537,33 +537,41 @@ def _conflict(a: Unit, b: Unit) -> str | None:
 
 @check("RL302")
 def spelling_conflicts(ctx: Any) -> Iterator[Finding]:
+    from recipelint.rules.references import offered_strategies
+
+    shared = [arg_list for arg_list in shared_arg_lists(ctx) if arg_list.scope.layer == "strategy-file"]
     for doc in ctx.recipes:
+        offered = set(offered_strategies(as_dict(doc.data)))
+        lists = [*recipe_arg_lists(doc), *(a for a in shared if a.scope.strategy in offered)]
         by_option: dict[str, list[_Occurrence]] = defaultdict(list)
-        for arg_list in recipe_arg_lists(doc):
+        for arg_list in lists:
             for unit in units(arg_list.items):
                 if FLAG_NAME.match(unit.flag):
                     by_option[unit.canonical].append(_Occurrence(arg_list, unit))
         for occurrences in by_option.values():
-            yield from _report_conflicts(occurrences, ctx)
+            yield from _report_conflicts(doc, occurrences, ctx)
 
 
-def _report_conflicts(occurrences: list[_Occurrence], ctx: Any) -> Iterator[Finding]:
+def _report_conflicts(doc: Document, occurrences: list[_Occurrence], ctx: Any) -> Iterator[Finding]:
     reported: set[tuple[Pointer, int]] = set()
     for later_index, later in enumerate(occurrences):
         for earlier in occurrences[:later_index]:
             kind = _conflict(earlier.unit, later.unit)
             if kind is None or not co_occur(earlier.arg_list.scope, later.arg_list.scope, ctx):
                 continue
-            key = (later.arg_list.pointer, later.unit.index)
-            if key in reported:
+            # Report in the recipe: a strategy file is shared by every recipe that offers it.
+            here, there = (later, earlier) if later.arg_list.doc is doc else (earlier, later)
+            key = (here.arg_list.pointer, here.unit.index)
+            if here.arg_list.doc is not doc or key in reported:
                 continue
             reported.add(key)
-            where = _place(earlier.arg_list.pointer, earlier.unit.index)
-            yield Finding(later.arg_list.doc, later.arg_list.pointer + (later.unit.index,),
-                          f"`{later.unit.flag}` and `{earlier.unit.flag}` ({where}) are {kind} of one option: "
-                          "last-wins dedupe keeps both, so the command carries two values",
+            yield Finding(doc, here.arg_list.pointer + (here.unit.index,),
+                          f"`{here.unit.flag}` and `{there.unit.flag}` ({_place(there.arg_list)}"
+                          f"{'.'.join(str(p) for p in there.arg_list.pointer)}[{there.unit.index}]) are {kind} of one "
+                          "option: last-wins dedupe keeps both, so the command carries two values",
                           "spell the option the same way in every layer: \"--name\", \"value\"")
 
 
-def _place(pointer: Pointer, index: int) -> str:
-    return ".".join(str(p) for p in pointer) + f"[{index}]"
+def _place(arg_list: ArgList) -> str:
+    """The file of a list outside the recipe (a strategy file), as a prefix."""
+    return f"{arg_list.doc.rel}: " if arg_list.scope.layer == "strategy-file" else ""
