@@ -81,7 +81,8 @@ def test_unknown_hardware_gets_a_suggestion(tmp_path: Path) -> None:
 
 
 def test_min_gpus_reads_strategies_and_exact_ids_only(tmp_path: Path) -> None:
-    data = recipe(strategy_min_gpus={"single_node_tp": 8, "h100": {"multi_node_tp": 16}, "hopper": 16})
+    # `dep` is a PD pool key (minGpusForStrategy falls back to multi_node_dep for it).
+    data = recipe(strategy_min_gpus={"single_node_tp": 8, "h100": {"multi_node_tp": 16}, "hopper": 16, "dep": 16})
     assert [m for _, m in findings(tmp_path, {"models/acme/demo.yaml": data}, "RL202")] == [
         "strategy_min_gpus key `hopper` is a generation key; this map reads only strategy ids and exact "
         "hardware ids, so the floor is ignored"]

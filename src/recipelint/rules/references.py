@@ -19,6 +19,7 @@ from recipelint.tree import recipe_hf_id
 
 Pointer = tuple[str | int, ...]
 PD_ROLES = ("prefill", "decode")
+PD_POOL_KEYS = frozenset({"tp", "tep", "dep"})
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -59,6 +60,9 @@ GENERATION = Keyspace(generation=True, nvidia=True)
 EXACT_OR_GENERATION = Keyspace(exact=True, generation=True, nvidia=True)
 MODE_SUPPORT = Keyspace(exact=True, generation=True)
 FULL = Keyspace(exact=True, generation=True, nvidia=True, brand=True, default=True)
+
+
+KIND_NAMES = {"exact": "an exact hardware", "generation": "a generation", "brand": "a brand", "default": "the `default`"}
 
 
 def key_kinds(key: str, ctx: Any) -> set[str]:
@@ -162,6 +166,8 @@ def _feature_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
 def _min_gpu_findings(ctx: Any, doc: Document) -> Iterator[Finding]:
     floors = doc.data.get("strategy_min_gpus")
     for key, value in as_dict(floors).items():
+        if key in PD_POOL_KEYS:
+            continue  # a PD pool's floor, read through its parallelism (tp, tep, dep)
         if key in ctx.strategies or key in ctx.profiles:
             if key in ctx.profiles:
                 for strategy in as_dict(value):
@@ -171,7 +177,8 @@ def _min_gpu_findings(ctx: Any, doc: Document) -> Iterator[Finding]:
         kinds = key_kinds(key, ctx)
         if kinds:
             yield Finding(doc, ("strategy_min_gpus", key),
-                          f"strategy_min_gpus key `{key}` is a {'/'.join(sorted(kinds))} key; this map reads only "
+                          f"strategy_min_gpus key `{key}` is {'/'.join(KIND_NAMES[k] for k in sorted(kinds))} key; "
+                          "this map reads only "
                           "strategy ids and exact hardware ids, so the floor is ignored",
                           "key the floor by each exact hardware id of that family", at_key=True, code="RL202")
         else:
@@ -191,9 +198,9 @@ def hardware_keys(ctx: Any) -> Iterator[Finding]:
             if accepts(ref.space, ref.key, kinds):
                 continue
             if kinds or ref.key == "nvidia":
-                what = "/".join(sorted(kinds)) or "brand"
+                what = "/".join(KIND_NAMES[k] for k in sorted(kinds)) or "brand"
                 yield Finding(doc, ref.pointer,
-                              f"`{ref.key}` is a {what} key, but {ref.place} reads only {ref.space.describe()}: "
+                              f"`{ref.key}` is {what} key, but {ref.place} reads only {ref.space.describe()}: "
                               "this entry is silently ignored",
                               _keyspace_hint(ref, ctx), at_key=ref.at_key, code="RL202")
             else:

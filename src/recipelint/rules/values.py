@@ -53,9 +53,9 @@ def env_values_are_strings(ctx: Any) -> Iterator[Finding]:
             for name, value in env.items():
                 if isinstance(value, str):
                     continue
-                shown = "null" if value is None else str(value).lower() if isinstance(value, bool) else repr(value)
+                kind = "null" if value is None else f"the {type(value).__name__} {_js_text(value)}"
                 yield Finding(doc, pointer + (name,),
-                              f"env `{name}` is {type(value).__name__ if value is not None else 'null'} {shown}, "
+                              f"env `{name}` is {kind}, "
                               "not a string: the JSON API publishes it untyped and docker `-e` prints it the "
                               "JavaScript way", f"quote it: {name}: \"{_js_text(value)}\"")
 
