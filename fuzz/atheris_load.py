@@ -16,6 +16,7 @@ See docs/security.md ("Fuzzing") for the long-run recipe and the last results.
 
 from __future__ import annotations
 
+import random
 import sys
 import tempfile
 from pathlib import Path
@@ -27,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 with atheris.instrument_imports(include=["recipelint", "invariant"]):
     import recipelint.compiler  # noqa: F401  (instrumented before the first input)
     from invariant import SLOTS, FuzzTree, exercise
+    from structured import structured_mutation
 
 _FUZZ: FuzzTree | None = None
 
@@ -44,8 +46,21 @@ def test_one_input(data: bytes) -> None:
     exercise(_fuzz_tree(), data[1:], SLOTS[data[0] % len(SLOTS)])
 
 
+def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
+    """Half structure-aware (fuzz/structured.py), half libFuzzer's own byte mutations."""
+    rng = random.Random(seed)
+    if len(data) > 1 and rng.random() < 0.5:
+        try:
+            mutated = structured_mutation(data, rng)
+        except RecursionError:  # a pathological nesting: let the byte mutator handle it
+            mutated = None
+        if mutated is not None and len(mutated) <= max_size:
+            return mutated
+    return atheris.Mutate(data, max_size)
+
+
 def main() -> None:
-    atheris.Setup(sys.argv, test_one_input)
+    atheris.Setup(sys.argv, test_one_input, custom_mutator=custom_mutator)
     atheris.Fuzz()
 
 

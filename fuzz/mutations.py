@@ -7,6 +7,7 @@ Shape level: huge and deep structures, anchor/alias bombs.
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from collections.abc import Callable
@@ -173,7 +174,7 @@ def _mutate_value(draw: Draw, data: Any) -> Any:
     path = draw(st.sampled_from(paths))
     action = draw(st.sampled_from(("type", "hostile", "swap", "rename", "delete", "nest")))
     if action == "type":
-        return _set(data, path, draw(st.sampled_from(ODD_VALUES)))
+        return _set(data, path, copy.deepcopy(draw(st.sampled_from(ODD_VALUES))))  # shared objects make cycles
     if action == "hostile":
         return _set(data, path, draw(st.sampled_from(HOSTILE_STRINGS)))
     if action == "swap":

@@ -11,19 +11,33 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuzz"))
 
 from invariant import EMBEDDED_TREE, RECIPE_SLOT, SLOTS, FuzzTree, Slot, exercise  # noqa: E402
 
-TAXONOMY, STRATEGY = SLOTS[3], SLOTS[1]
+TAXONOMY = SLOTS[3]
+
+
+def _replace(rel: str, old: str, new: str) -> bytes:
+    text = (EMBEDDED_TREE / rel).read_text(encoding="utf-8")
+    assert old in text
+    return text.replace(old, new, 1).encode()
 
 
 def _taxonomy(old: str, new: str) -> bytes:
-    text = (EMBEDDED_TREE / "taxonomy.yaml").read_text(encoding="utf-8")
-    assert old in text
-    return text.replace(old, new, 1).encode()
+    return _replace("taxonomy.yaml", old, new)
+
+
+def _recipe(old: str, new: str) -> bytes:
+    return _replace("models/Qwen/Qwen2.5-7B-Instruct.yaml", old, new)
 
 
 # name -> (slot, input bytes, where the crash was and what fixed it)
 FOUND: dict[str, tuple[Slot, bytes]] = {
     # rules/references.py built a set of profile brands: a mapping brand was unhashable.
     "taxonomy-brand-is-a-mapping": (TAXONOMY, _taxonomy("brand: NVIDIA", "brand: {x: 1}")),
+    # compiler.py keyed `alternatives` by the raw list item: JSON output of an int key crashed.
+    "numeric-compatible-strategy": (RECIPE_SLOT, _recipe("compatible_strategies:\n  - single_node_tp\n",
+                                                         "compatible_strategies:\n  - single_node_tp\n  - 1\n"
+                                                         "  - true\n  - -1.5\n")),
+    # compiler.py: a hardware profile id is an output folder; '../..' must not become a path.
+    "hardware-id-climbs-out": (TAXONOMY, _taxonomy("\n  h100:", '\n  "../../escape":')),
 }
 
 

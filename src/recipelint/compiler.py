@@ -506,9 +506,11 @@ class _RecipeCompiler:
             folder = f"{base}/strategies" if hardware.hw_id == default_hw else f"{base}/hw/{hardware.hw_id}/strategies"
             alt_links = {}
             for strategy, alternative in hardware.alternatives.items():
-                path = f"{folder}/{strategy}.json"
+                # compatible_strategies may list numbers or booleans: JS object keys are strings.
+                name = js_string(strategy)
+                path = f"{folder}/{name}.json"
                 self.write(path, alternative)
-                alt_links[strategy] = "/" + path
+                alt_links[name] = "/" + path
             if alt_links:
                 hardware.recommended["alternatives"] = alt_links
             hw_path = f"{base}/hw/{hardware.hw_id}.json"
