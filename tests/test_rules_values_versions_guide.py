@@ -49,3 +49,28 @@ def test_python_verdicts_and_model_arguments() -> None:
     assert syntax_error("client.chat.completions.create(model='a/b', messages=[])\n") is None
     code = "c.create(model='a/b')\nc.create(\n    model=\"x/y\",\n)\nc.create(model=name)\n"
     assert model_arguments(code) == (("a/b", 1), ("x/y", 3))
+
+
+def test_draft_named_for_a_quantised_checkpoint(tmp_path) -> None:
+    import yaml
+
+    from catalog_harness import build_context
+    from recipelint.engine import run_checks
+    from recipelint.tree import load_tree
+
+    config = '{"method":"eagle3","model":"acme/demo-FP8-eagle3","num_speculative_tokens":3}'
+    data = {
+        "meta": {"title": "Demo", "slug": "demo", "provider": "Acme", "description": "Demo.",
+                 "date_added": "2026-01-10", "date_updated": "2026-01-12", "tasks": ["text"]},
+        "model": {"model_id": "acme/demo", "min_vllm_version": "0.20.0", "parameter_count": "8B"},
+        "features": {"spec_decoding": {"description": "x", "args": ["--speculative-config", config]}},
+        "variants": {"default": {"precision": "bf16", "vram_minimum_gb": 20},
+                     "fp8": {"model_id": "acme/demo-FP8", "precision": "fp8", "vram_minimum_gb": 10}},
+        "compatible_strategies": ["single_node_tp"],
+    }
+    build_context(tmp_path)
+    (tmp_path / "models/acme").mkdir(parents=True)
+    (tmp_path / "models/acme/demo.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    messages = [d.message for d in run_checks(load_tree(tmp_path)) if d.code == "RL501"]
+    # The FP8 draft reaches the bf16 default variant (precision word) and nothing else.
+    assert len(messages) == 1 and "to variant `default`" in messages[0] and "fp8 draft" in messages[0]

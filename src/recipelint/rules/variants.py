@@ -24,7 +24,6 @@ PRECISION_WORDS = {
     "nvfp4": "nvfp4", "mxfp4": "mxfp4", "fp4": "fp4", "fp8": "fp8", "bf16": "bf16", "fp16": "fp16",
     "int4": "int4", "int8": "int8", "awq": "awq", "gptq": "gptq", "w4a16": "int4", "w8a8": "int8",
 }
-FUSED_DRAFT_WORDS = ("eagle", "eagle3", "dspark", "dflash", "mtp", "medusa", "draft", "speculator")
 
 
 @dataclass(frozen=True)
@@ -137,7 +136,7 @@ def _mismatches(doc: Any, data: dict[str, Any], offer: Offer, draft: Draft) -> I
         pointer = offer.pointer + ("variants",) if offer.restricted else draft.pointer
         yield Finding(doc, pointer,
                       f"{where} offers draft `{draft.model}` to variant `{variant}`: {reason}",
-                      f"limit the mode with `variants:` to the checkpoints the draft was trained for")
+                      "limit the mode with `variants:` to the checkpoints the draft was trained for")
 
 
 def _same_family(precision: str, words: set[str]) -> bool:
@@ -180,7 +179,7 @@ def _names_draft(variant: str, spec: dict[str, Any], tokens: set[str]) -> bool:
         return False  # same checkpoint as the recipe: nothing fused into it
     words = set(re.split(r"[^a-z0-9]+", " ".join(
         str(spec.get(k) or "") for k in ("model_id", "label")).lower() + " " + variant.lower()))
-    return bool(words & tokens & set(FUSED_DRAFT_WORDS) or words & tokens - {"mtp"})
+    return bool(words & tokens)
 
 
 @check("RL503")
