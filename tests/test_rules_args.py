@@ -136,7 +136,7 @@ def test_strategy_generation_override_replacing_args(tmp_path: Path) -> None:
     data["strategy_overrides"] = {"single_node_tp": {"hardware_overrides": {
         "blackwell": {"extra_args": ["--kv-cache-dtype", "fp8"]}}}}
     messages = codes(tmp_path / "a", data, "RL341")
-    assert len(messages) == 1 and "`--max-num-seqs` vanish" in messages[0] and "kv-cache-dtype`" not in messages[0]
+    assert len(messages) == 1 and "dropping `--max-num-seqs` from" in messages[0] and "kv-cache-dtype`" not in messages[0]
     # An exact-hardware key adds instead of replacing.
     data["strategy_overrides"]["single_node_tp"]["hardware_overrides"] = {"b200": {"extra_args": ["--x", "1"]}}
     assert codes(tmp_path / "b", data, "RL341") == []

@@ -38,9 +38,10 @@ class Layer:
 @dataclass(frozen=True)
 class Combination:
     variant: str
-    hw_id: str
+    hw_id: str  # the representative of every hardware in `members`
     strategy: str
     role: str | None
+    members: tuple[str, ...] = ()
 
 
 def _catalog(ctx: Any) -> Catalog:
@@ -78,14 +79,13 @@ def combinations(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[Combinati
         if not truthy(variant):
             continue
         _default, hardware = variant_hardware(catalog, recipe, variant)
-        classes: set[Any] = set()
-        layer_keys: set[Any] = set()
+        members: dict[Any, list[str]] = {}
         for hw_id in hardware:
+            members.setdefault(_hardware_class(hw_id, catalog.profiles.get(hw_id, {}), mentioned), []).append(hw_id)
+        layer_keys: set[Any] = set()
+        for hw_class, group in members.items():
+            hw_id = group[0]
             profile = catalog.profiles.get(hw_id, {})
-            hw_class = _hardware_class(hw_id, profile, mentioned)
-            if hw_class in classes:
-                continue
-            classes.add(hw_class)
             # Layers depend on the hardware only through the keys they read: its id, generation and brand.
             layer_class = hw_class if isinstance(hw_class, str) else hw_class[:2]
             for strategy in _strategies_on(catalog, recipe, profile, hw_id):
@@ -93,7 +93,7 @@ def combinations(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[Combinati
                 for role in roles:
                     if (layer_class, strategy, role) not in layer_keys:
                         layer_keys.add((layer_class, strategy, role))
-                        yield Combination(variant_key, hw_id, strategy, role)
+                        yield Combination(variant_key, hw_id, strategy, role, tuple(group))
 
 
 def _strategies_on(catalog: Catalog, recipe: dict[str, Any], profile: Any, hw_id: str) -> list[str]:
@@ -265,13 +265,12 @@ def strategy_override_replaces(ctx: Any) -> Iterator[Finding]:
                 lost = [unit.flag for unit in units(layer.items) if unit.flag not in kept_flags]
                 if lost:
                     entry = vanished.setdefault((target, layer.pointer), (lost, []))
-                    if combo.hw_id not in entry[1]:
-                        entry[1].append(combo.hw_id)
+                    entry[1].extend(hw for hw in combo.members or (combo.hw_id,) if hw not in entry[1])
         for (target, source), (lost, hardware) in vanished.items():
             yield Finding(assembler.doc, target,
                           f"strategy_overrides.{target[1]}.hardware_overrides.{target[3]} replaces "
-                          f"{'.'.join(str(p) for p in source)} on {', '.join(hardware)}: "
-                          f"{', '.join(f'`{flag}`' for flag in dict.fromkeys(lost))} vanish from the "
+                          f"{'.'.join(str(p) for p in source)} on {', '.join(hardware)}, dropping "
+                          f"{', '.join(f'`{flag}`' for flag in dict.fromkeys(lost))} from the "
                           f"{target[1]} command", "repeat the args you still need in the strategy override, or "
                           "use an exact-hardware key, which adds instead of replacing", at_key=True)
 
