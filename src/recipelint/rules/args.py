@@ -1,0 +1,578 @@
+"""RL300–RL339: vLLM flags and arguments, per list and across the layers of one command.
+
+Upstream joins every layer's list into one flat argv and then runs a last-wins
+dedupe keyed on the exact flag text (§6.6).  Anything that dedupe cannot see as
+"the same flag" — `--x=v` against `--x v`, `--max_model_len` against
+`--max-model-len` — survives twice; anything it wrongly sees as a flag (a
+value starting with `-`) can be deduplicated away.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from recipelint.load import Document
+from recipelint.rules import Finding, check
+from recipelint.rules.references import PD_ROLES, as_dict, as_list
+
+Pointer = tuple[str | int, ...]
+
+# Strings the strategy emitter owns (§6.3); elsewhere they multiply ranks.
+PARALLEL_FLAGS = frozenset({
+    "--tensor-parallel-size", "-tp", "--pipeline-parallel-size", "-pp", "--data-parallel-size", "-dp",
+    "--data-parallel-size-local", "-dpl", "--data-parallel-start-rank", "-dpr", "--data-parallel-address", "-dpa",
+    "--nnodes", "--node-rank",
+})
+# JSON-typed flags whose value vLLM parses with json.loads (dataclass-typed arguments).
+JSON_FLAGS = frozenset({
+    "--speculative-config", "--kv-transfer-config", "--compilation-config", "-cc", "--hf-overrides",
+    "--reasoning-config", "--default-chat-template-kwargs", "--override-generation-config",
+    "--limit-mm-per-prompt", "--mm-processor-kwargs", "--model-loader-extra-config", "--attention-config",
+    "--kv-events-config", "--structured-outputs-config", "--pooler-config", "--override-pooler-config",
+    "--additional-config", "--ec-transfer-config", "--chat-template-kwargs",
+})
+NEGATIVE_NUMBER = re.compile(r"^-(\d|\.\d)")
+FLAG_NAME = re.compile(r"^--?[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """When a list lands in a command: which variant, strategy, role, hardware and feature mode."""
+
+    layer: str
+    variant: str | None = None
+    strategy: str | None = None
+    role: str | None = None
+    hardware: str | None = None  # hardware key of the override holding the list
+    feature: str | None = None
+    mode: str | None = None
+
+
+@dataclass
+class ArgList:
+    doc: Document
+    pointer: Pointer
+    items: list[Any]
+    scope: Scope
+
+
+@dataclass
+class Unit:
+    """One flag of a list as the upstream dedupe tokenises it."""
+
+    index: int
+    flag: str
+    value: str | None = None
+    value_index: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.flag.split("=", 1)[0]
+
+    @property
+    def inline_value(self) -> str | None:
+        return self.flag.split("=", 1)[1] if "=" in self.flag else None
+
+    @property
+    def base(self) -> str:
+        """The option name before any dotted JSON sub-key."""
+        return self.name.split(".", 1)[0]
+
+    @property
+    def canonical(self) -> str:
+        """The option vLLM resolves this spelling to: dashes, no negation."""
+        base = self.base.replace("_", "-")
+        return "--" + base[5:] if base.startswith("--no-") else base
+
+
+def units(items: list[Any]) -> list[Unit]:
+    """Tokenise like upstream dedupe: a `-` string is a flag, a following non-flag string its value."""
+    found: list[Unit] = []
+    index = 0
+    while index < len(items):
+        item = items[index]
+        if isinstance(item, str) and item.startswith("-"):
+            nxt = items[index + 1] if index + 1 < len(items) else None
+            if isinstance(nxt, str) and not nxt.startswith("-"):
+                found.append(Unit(index, item, nxt, index + 1))
+                index += 2
+                continue
+            found.append(Unit(index, item))
+        index += 1
+    return found
+
+
+# --- where the lists are ---------------------------------------------------------------
+
+
+def _list(doc: Document, pointer: Pointer, value: Any, scope: Scope) -> Iterator[ArgList]:
+    if isinstance(value, list):
+        yield ArgList(doc, pointer, value, scope)
+
+
+def recipe_arg_lists(doc: Document) -> Iterator[ArgList]:
+    data = doc.data if isinstance(doc.data, dict) else {}
+    yield from _list(doc, ("model", "base_args"), as_dict(data.get("model")).get("base_args"), Scope("base"))
+    for name, variant in as_dict(data.get("variants")).items():
+        variant = as_dict(variant)
+        yield from _list(doc, ("variants", name, "extra_args"), variant.get("extra_args"), Scope("variant", name))
+        for hw, spec in as_dict(variant.get("hardware_overrides")).items():
+            yield from _list(doc, ("variants", name, "hardware_overrides", hw, "extra_args"),
+                             as_dict(spec).get("extra_args"), Scope("variant-hw", name, hardware=hw))
+    for hw, spec in as_dict(data.get("hardware_overrides")).items():
+        yield from _list(doc, ("hardware_overrides", hw, "extra_args"), as_dict(spec).get("extra_args"),
+                         Scope("recipe-hw", hardware=hw))
+    yield from _strategy_override_lists(doc, data)
+    yield from _feature_lists(doc, data)
+    for index, task in enumerate(as_list(as_dict(data.get("omni")).get("tasks"))):
+        yield from _list(doc, ("omni", "tasks", index, "extra_args"), as_dict(task).get("extra_args"),
+                         Scope("omni", variant=f"omni-task-{index}"))
+
+
+def _strategy_override_lists(doc: Document, data: dict[str, Any]) -> Iterator[ArgList]:
+    for strategy, override in as_dict(data.get("strategy_overrides")).items():
+        override = as_dict(override)
+        base = ("strategy_overrides", strategy)
+        for key in ("extra_args", "vllm_args"):
+            yield from _list(doc, base + (key,), override.get(key), Scope("strategy", strategy=strategy))
+        for hw, spec in as_dict(override.get("hardware_overrides")).items():
+            yield from _list(doc, base + ("hardware_overrides", hw, "extra_args"), as_dict(spec).get("extra_args"),
+                             Scope("strategy-hw", strategy=strategy, hardware=hw))
+        for role in PD_ROLES:
+            role_data = as_dict(override.get(role))
+            for key in ("extra_args", "vllm_args"):
+                yield from _list(doc, base + (role, key), role_data.get(key),
+                                 Scope("role", strategy=strategy, role=role))
+            for hw, spec in as_dict(role_data.get("hardware_overrides")).items():
+                yield from _list(doc, base + (role, "hardware_overrides", hw, "extra_args"),
+                                 as_dict(spec).get("extra_args"),
+                                 Scope("role-hw", strategy=strategy, role=role, hardware=hw))
+
+
+def _feature_lists(doc: Document, data: dict[str, Any]) -> Iterator[ArgList]:
+    for feature, spec in as_dict(data.get("features")).items():
+        spec = as_dict(spec)
+        base = ("features", feature)
+        yield from _list(doc, base + ("args",), spec.get("args"), Scope("feature", feature=feature))
+        for hw, override in as_dict(spec.get("hardware_overrides")).items():
+            yield from _list(doc, base + ("hardware_overrides", hw, "args"), as_dict(override).get("args"),
+                             Scope("feature-hw", feature=feature, hardware=hw))
+        for mode, mode_spec in as_dict(spec.get("modes")).items():
+            mode_spec = as_dict(mode_spec)
+            yield from _list(doc, base + ("modes", mode, "args"), mode_spec.get("args"),
+                             Scope("mode", feature=feature, mode=mode))
+            for hw, override in as_dict(mode_spec.get("hardware_overrides")).items():
+                yield from _list(doc, base + ("modes", mode, "hardware_overrides", hw, "args"),
+                                 as_dict(override).get("args"),
+                                 Scope("mode-hw", feature=feature, mode=mode, hardware=hw))
+
+
+def shared_arg_lists(ctx: Any) -> Iterator[ArgList]:
+    """Strategy and kv_store files: their args join every recipe command that uses them."""
+    for name, doc in ctx.strategies.items():
+        data = as_dict(doc.data)
+        yield from _list(doc, ("vllm_args",), data.get("vllm_args"), Scope("strategy-file", strategy=name))
+        for role in PD_ROLES:
+            yield from _list(doc, (role, "vllm_args"), as_dict(data.get(role)).get("vllm_args"),
+                             Scope("strategy-file", strategy=name, role=role))
+    for doc in ctx.kv_stores.values():
+        data = as_dict(doc.data)
+        yield from _list(doc, ("vllm", "vllm_args"), as_dict(data.get("vllm")).get("vllm_args"), Scope("kv-file"))
+        for role in PD_ROLES:
+            yield from _list(doc, ("pd", role, "args"), as_dict(as_dict(data.get("pd")).get(role)).get("args"),
+                             Scope("kv-file", role=role))
+
+
+def all_arg_lists(ctx: Any) -> Iterator[ArgList]:
+    for doc in ctx.recipes:
+        yield from recipe_arg_lists(doc)
+    yield from shared_arg_lists(ctx)
+
+
+# --- per-list checks -----------------------------------------------------------------------
+
+
+@check("RL301", "RL315")
+def duplicate_flags(ctx: Any) -> Iterator[Finding]:
+    """RL301: an exact repeat (removable as is); RL315: a repeat with another value (a choice to make)."""
+    for arg_list in all_arg_lists(ctx):
+        seen: dict[str, Unit] = {}
+        for unit in units(arg_list.items):
+            first = seen.get(unit.flag)
+            seen[unit.flag] = unit
+            if first is None:
+                continue
+            pointer = arg_list.pointer + (unit.index,)
+            if first.value == unit.value:
+                yield Finding(arg_list.doc, pointer, f"`{unit.flag}` appears twice in this list with the same value",
+                              "delete the repeated flag", code="RL301")
+            else:
+                yield Finding(arg_list.doc, pointer,
+                              f"`{unit.flag}` appears twice in this list ({_show(first)} at item {first.index}, "
+                              f"then {_show(unit)}): last-wins dedupe silently drops the first",
+                              "keep the value you mean and delete the other", code="RL315")
+
+
+def _show(unit: Unit) -> str:
+    return f"`{unit.flag} {unit.value}`" if unit.value is not None else f"`{unit.flag}`"
+
+
+@check("RL303")
+def equals_form(ctx: Any) -> Iterator[Finding]:
+    for arg_list in all_arg_lists(ctx):
+        for unit in units(arg_list.items):
+            if unit.flag.startswith("--") and unit.inline_value is not None:
+                yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
+                              f"`{unit.flag}` carries its value after `=`: dedupe keys flags by their whole text, so "
+                              f"it never replaces (or is replaced by) `{unit.name}` in another layer",
+                              f"split it into two items: \"{unit.name}\", \"{unit.inline_value}\"")
+
+
+@check("RL304")
+def underscore_spelling(ctx: Any) -> Iterator[Finding]:
+    for arg_list in all_arg_lists(ctx):
+        for unit in units(arg_list.items):
+            if unit.flag.startswith("--") and "_" in unit.base:
+                fixed = unit.base.replace("_", "-") + unit.flag[len(unit.base):]
+                yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
+                              f"`{unit.base}` is spelled with underscores: vLLM accepts it, but dedupe treats it as "
+                              f"a different flag from `{unit.base.replace('_', '-')}`",
+                              f"write `{fixed}`")
+
+
+@check("RL305")
+def dotted_without_value(ctx: Any) -> Iterator[Finding]:
+    for arg_list in all_arg_lists(ctx):
+        for unit in units(arg_list.items):
+            if "." in unit.name and unit.inline_value is None and unit.value is None and FLAG_NAME.match(unit.flag):
+                yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
+                              f"dotted sub-flag `{unit.flag}` has no value: vLLM takes the next argument of the "
+                              "assembled command as its value", f"add the value after `{unit.flag}`")
+
+
+@check("RL306")
+def flag_and_value_in_one_item(ctx: Any) -> Iterator[Finding]:
+    for arg_list in all_arg_lists(ctx):
+        for index, item in enumerate(arg_list.items):
+            if isinstance(item, str) and FLAG_NAME.match(item) and re.search(r"\s", item.split("=", 1)[0]):
+                parts = item.split(None, 1)
+                yield Finding(arg_list.doc, arg_list.pointer + (index,),
+                              f"`{item}` is one argv item: vLLM receives a single unknown option "
+                              f"`{item}` in argv and docker_argv, and dedupe cannot match `{parts[0]}`",
+                              f"split it into two items: \"{parts[0]}\", \"{parts[1]}\"")
+
+
+@check("RL307")
+def dash_values(ctx: Any) -> Iterator[Finding]:
+    for arg_list in all_arg_lists(ctx):
+        items = arg_list.items
+        for index, item in enumerate(items):
+            if not (isinstance(item, str) and item.startswith("-") and not FLAG_NAME.match(item)):
+                continue
+            if index == 0 or not (isinstance(items[index - 1], str) and items[index - 1].startswith("-")):
+                continue
+            yield Finding(arg_list.doc, arg_list.pointer + (index,),
+                          f"value `{item}` of `{items[index - 1]}` starts with `-`: upstream dedupe parses it as a "
+                          "flag, so the option loses its value and a repeated value is deduplicated away",
+                          f"write it inline: \"{items[index - 1]}={item}\"")
+
+
+def _json_values(ctx: Any) -> Iterator[tuple[ArgList, Unit, str, int]]:
+    for arg_list in all_arg_lists(ctx):
+        for unit in units(arg_list.items):
+            value = unit.inline_value if unit.inline_value is not None else unit.value
+            index = unit.index if unit.inline_value is not None else unit.value_index
+            if value is None or index is None:
+                continue
+            if value.lstrip()[:1] in "{[" and value.strip() or unit.base in JSON_FLAGS and "." not in unit.name:
+                yield arg_list, unit, value, index
+
+
+@check("RL308")
+def invalid_json(ctx: Any) -> Iterator[Finding]:
+    for arg_list, unit, value, index in _json_values(ctx):
+        if value.lstrip()[:1] not in "{[":
+            if unit.base.replace("_", "-") in ("--speculative-config", "--kv-transfer-config", "--hf-overrides"):
+                yield Finding(arg_list.doc, arg_list.pointer + (index,),
+                              f"`{unit.base}` takes a JSON object, but its value `{value}` is not one")
+            continue
+        try:
+            json.loads(value)
+        except ValueError as exc:
+            yield Finding(arg_list.doc, arg_list.pointer + (index,),
+                          f"value of `{unit.flag}` is not valid JSON ({exc.msg} at column {exc.colno}): vLLM "
+                          "refuses to start", "quote keys and strings with double quotes; no trailing commas")
+
+
+def _string_booleans(value: Any, path: str = "") -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _string_booleans(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _string_booleans(item, f"{path}[{index}]")
+    elif isinstance(value, str) and value.lower() in ("true", "false"):
+        yield path
+
+
+@check("RL309")
+def json_boolean_strings(ctx: Any) -> Iterator[Finding]:
+    for arg_list, unit, value, index in _json_values(ctx):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            continue
+        for path in _string_booleans(parsed):
+            yield Finding(arg_list.doc, arg_list.pointer + (index,),
+                          f"`{unit.flag}` sets `{path}` to a string \"true\"/\"false\": a non-empty string is truthy, "
+                          "so \"false\" turns the option on", "write a JSON boolean: true or false, unquoted")
+
+
+# --- flags in the wrong layer --------------------------------------------------------------
+
+
+def emitted_flags(strategy: Any) -> set[str]:
+    """Parallel flags the strategy emitter writes for a strategy file (§6.3)."""
+    data = as_dict(strategy)
+    deploy, parallelism = data.get("deploy_type"), data.get("parallelism")
+    flag = data.get("parallel_flag") if isinstance(data.get("parallel_flag"), str) else "--tensor-parallel-size"
+    if deploy == "pd_cluster":
+        return {"--tensor-parallel-size", "--data-parallel-size", "--data-parallel-size-local",
+                "--data-parallel-start-rank", "--data-parallel-address", "--nnodes", "--node-rank", flag}
+    if deploy != "multi_node":
+        return {flag}
+    if flag == "--data-parallel-size":
+        return {flag, "--data-parallel-size-local", "--data-parallel-address", "--data-parallel-start-rank"}
+    if parallelism == "tp_pp":
+        return {"--tensor-parallel-size", "--pipeline-parallel-size", "--nnodes", "--node-rank"}
+    if parallelism == "tp_dp":
+        return {"--tensor-parallel-size", "--data-parallel-size", "--data-parallel-size-local",
+                "--data-parallel-address", "--data-parallel-start-rank"}
+    return {"--tensor-parallel-size", "--nnodes", "--node-rank"}
+
+
+BEFORE_EMITTER = ("base", "variant")  # steps 1-2 of §6.2; the variant's exact-id override is step 2b
+
+
+def _before_emitter(scope: Scope, ctx: Any) -> bool:
+    return scope.layer in BEFORE_EMITTER or (scope.layer == "variant-hw" and scope.hardware in ctx.profiles)
+
+
+def _pd_pools_use_dep(data: dict[str, Any], offered: list[str]) -> bool:
+    """pdPoolModes (§4.4): DEP pools exist when a *dep strategy is offered and pool_modes allows it."""
+    pd = as_dict(as_dict(data.get("strategy_overrides")).get("pd_cluster"))
+    pool_modes = pd.get("pool_modes")
+    allowed = not isinstance(pool_modes, list) or not pool_modes or "dep" in pool_modes
+    roles = any(as_dict(pd.get(role)).get("parallelism") == "dep" for role in PD_ROLES)
+    return allowed and (roles or any(s != "pd_cluster" and re.search(r"(^|_)dep$", s) for s in offered))
+
+
+def _effects(flag: str, scope: Scope, data: dict[str, Any], offered: list[str], ctx: Any) -> dict[str, str]:
+    """Per offered strategy, what a parallel flag outside the emitter does: `multiplies` or `overridden`."""
+    names = [scope.strategy] if scope.strategy is not None else offered
+    effects: dict[str, str] = {}
+    for name in names:
+        spec = ctx.strategies.get(name)
+        if spec is None:
+            continue
+        spec_data = as_dict(spec.data)
+        emits = flag in emitted_flags(spec_data)
+        if name == "pd_cluster" and _pd_pools_use_dep(data, offered) and flag == "--tensor-parallel-size":
+            emits = False  # DEP pools emit no TP flag unless the role sets tp
+        if not emits:
+            effects[name] = "multiplies"
+        elif scope.strategy is None and (_before_emitter(scope, ctx)
+                                         or spec_data.get("deploy_type") not in (None, "single_node")):
+            # Before the emitter it loses; after it, it replaces a multi-node world size.
+            effects[name] = "overridden" if _before_emitter(scope, ctx) else "multiplies"
+    return effects
+
+
+def _parallel_findings(ctx: Any, code: str, effect: str) -> Iterator[Finding]:
+    from recipelint.rules.references import offered_strategies
+
+    for doc in ctx.recipes:
+        data = as_dict(doc.data)
+        offered = [s for s in offered_strategies(data) if s in ctx.strategies]
+        for arg_list in recipe_arg_lists(doc):
+            if arg_list.scope.layer == "omni" or not offered:
+                continue
+            for unit in units(arg_list.items):
+                flag = unit.name.replace("_", "-")
+                if flag not in PARALLEL_FLAGS:
+                    continue
+                effects = _effects(flag, arg_list.scope, data, offered, ctx)
+                hit = [name for name, what in effects.items() if what == effect]
+                if code == "RL314" and any(what == "multiplies" for what in effects.values()):
+                    continue  # RL310 reports it
+                if hit:
+                    yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
+                                  PARALLEL_MESSAGES[effect].format(flag=unit.name, strategies=", ".join(hit)),
+                                  "size tensor parallelism with the variant's `tp` (or strategy_overrides."
+                                  "single_node_tp.tp) and leave parallel flags to the strategies", code=code)
+
+
+PARALLEL_MESSAGES = {
+    "multiplies": "`{flag}` outside the strategy emitter survives next to the emitter's own parallel flags and "
+                  "multiplies (or resizes) the ranks on: {strategies}",
+    "overridden": "`{flag}` comes before the strategy emitter, which writes its own value last: this one is "
+                  "silently dropped on: {strategies}",
+}
+
+
+@check("RL310")
+def parallel_flags_multiply(ctx: Any) -> Iterator[Finding]:
+    yield from _parallel_findings(ctx, "RL310", "multiplies")
+
+
+@check("RL314")
+def parallel_flags_overridden(ctx: Any) -> Iterator[Finding]:
+    yield from _parallel_findings(ctx, "RL314", "overridden")
+
+
+@check("RL311")
+def speculative_config_in_variant(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        for arg_list in recipe_arg_lists(doc):
+            if arg_list.scope.layer not in ("variant", "variant-hw"):
+                continue
+            for unit in units(arg_list.items):
+                if unit.base == "--speculative-config":
+                    yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
+                                  "`--speculative-config` in a variant's args: a spec_decoding feature or mode "
+                                  "emitting the same flag later silently replaces it, and users cannot turn it off",
+                                  "move it into a spec_decoding mode and select it with the variant's default_modes")
+
+
+@check("RL312")
+def omni_in_base_args(ctx: Any) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        data = as_dict(doc.data)
+        base = as_dict(data.get("model")).get("base_args")
+        omni = "omni" in as_list(as_dict(data.get("meta")).get("tasks"))
+        effect = ("is redundant: the omni command path injects it itself" if omni else
+                  "hands every strategy's command to vllm-omni (vLLM 0.20+), though the recipe is not omni")
+        for index, item in enumerate(as_list(base)):
+            if item == "--omni":
+                yield Finding(doc, ("model", "base_args", index), f"`--omni` in base_args {effect}",
+                              "remove it; list `omni` in meta.tasks to serve through vLLM-Omni")
+
+
+@check("RL313")
+def empty_args(ctx: Any) -> Iterator[Finding]:
+    for arg_list in all_arg_lists(ctx):
+        for index, item in enumerate(arg_list.items):
+            if isinstance(item, str) and not item.strip():
+                yield Finding(arg_list.doc, arg_list.pointer + (index,),
+                              "empty argument: upstream drops falsy items before dedupe, leaving the flag before "
+                              "it without a value", "remove the item or write the value")
+
+
+# --- spellings across the layers of one command ----------------------------------------------
+
+
+@dataclass
+class _Occurrence:
+    arg_list: ArgList
+    unit: Unit
+    hardware: frozenset[str] = field(default_factory=frozenset)
+
+
+def hardware_members(key: str | None, ctx: Any) -> frozenset[str] | None:
+    """Profile ids a hardware key applies to; None means every profile."""
+    if key is None or key == "default":
+        return None
+    members = set()
+    for hw, profile in ctx.profiles.items():
+        profile = as_dict(profile)
+        gen = profile.get("generation") or profile.get("gpu_generation")
+        gens = gen if isinstance(gen, list) else [gen]
+        brand = profile.get("brand").lower() if isinstance(profile.get("brand"), str) else None
+        if key in (hw, brand) or key in gens:
+            members.add(hw)
+    return frozenset(members)
+
+
+GENERATION_LAYERS = ("recipe-hw", "variant-hw", "strategy-hw")
+
+
+def _is_generation_layer(scope: Scope, ctx: Any) -> bool:
+    return scope.layer in GENERATION_LAYERS and scope.hardware not in ctx.profiles
+
+
+def co_occur(a: Scope, b: Scope, ctx: Any) -> bool:
+    """Whether two lists can both land in one rendered command (§6.2)."""
+    for left, right in ((a.variant, b.variant), (a.strategy, b.strategy), (a.role, b.role)):
+        if left is not None and right is not None and left != right:
+            return False
+    if a.feature is not None and a.feature == b.feature and (a.mode, a.hardware) != (b.mode, b.hardware):
+        return False  # modes, and a feature's overrides, replace each other
+    if a.layer == b.layer and (a.variant, a.strategy, a.role) == (b.variant, b.strategy, b.role) \
+            and a.hardware != b.hardware and _is_generation_layer(a, ctx) and _is_generation_layer(b, ctx):
+        return False  # `gen || nvidia` picks one key of the same map
+    gens = {_is_generation_layer(a, ctx) and a.layer, _is_generation_layer(b, ctx) and b.layer}
+    if "strategy-hw" in gens and gens & {"recipe-hw", "variant-hw"}:
+        return False  # a strategy generation override replaces the recipe and variant ones
+    left_hw, right_hw = hardware_members(a.hardware, ctx), hardware_members(b.hardware, ctx)
+    return left_hw is None or right_hw is None or bool(left_hw & right_hw)
+
+
+def _conflict(a: Unit, b: Unit) -> str | None:
+    if a.flag == b.flag:
+        return None
+    if a.name == b.name:
+        return "`--x=v` and `--x v` spellings"
+    if a.base != b.base and a.base.replace("_", "-") == b.base.replace("_", "-"):
+        return "underscore and dash spellings"
+    if a.base.replace("_", "-") != b.base.replace("_", "-"):
+        return "a negated and a plain spelling"
+    if ("." in a.name) != ("." in b.name):
+        return "a dotted sub-flag and the whole JSON flag"
+    return None
+
+
+@check("RL302")
+def spelling_conflicts(ctx: Any) -> Iterator[Finding]:
+    from recipelint.rules.references import offered_strategies
+
+    shared = [arg_list for arg_list in shared_arg_lists(ctx) if arg_list.scope.layer == "strategy-file"]
+    for doc in ctx.recipes:
+        offered = set(offered_strategies(as_dict(doc.data)))
+        lists = [*recipe_arg_lists(doc), *(a for a in shared if a.scope.strategy in offered)]
+        by_option: dict[str, list[_Occurrence]] = defaultdict(list)
+        for arg_list in lists:
+            for unit in units(arg_list.items):
+                if FLAG_NAME.match(unit.flag):
+                    by_option[unit.canonical].append(_Occurrence(arg_list, unit))
+        for occurrences in by_option.values():
+            yield from _report_conflicts(doc, occurrences, ctx)
+
+
+def _report_conflicts(doc: Document, occurrences: list[_Occurrence], ctx: Any) -> Iterator[Finding]:
+    reported: set[tuple[Pointer, int]] = set()
+    for later_index, later in enumerate(occurrences):
+        for earlier in occurrences[:later_index]:
+            kind = _conflict(earlier.unit, later.unit)
+            if kind is None or not co_occur(earlier.arg_list.scope, later.arg_list.scope, ctx):
+                continue
+            # Report in the recipe: a strategy file is shared by every recipe that offers it.
+            here, there = (later, earlier) if later.arg_list.doc is doc else (earlier, later)
+            key = (here.arg_list.pointer, here.unit.index)
+            if here.arg_list.doc is not doc or key in reported:
+                continue
+            reported.add(key)
+            yield Finding(doc, here.arg_list.pointer + (here.unit.index,),
+                          f"`{here.unit.flag}` and `{there.unit.flag}` ({_place(there.arg_list)}"
+                          f"{'.'.join(str(p) for p in there.arg_list.pointer)}[{there.unit.index}]) are {kind} of one "
+                          "option: last-wins dedupe keeps both, so the command carries two values",
+                          "spell the option the same way in every layer: \"--name\", \"value\"")
+
+
+def _place(arg_list: ArgList) -> str:
+    """The file of a list outside the recipe (a strategy file), as a prefix."""
+    return f"{arg_list.doc.rel}: " if arg_list.scope.layer == "strategy-file" else ""
