@@ -303,6 +303,9 @@ def invalid_json(ctx: Any) -> Iterator[Finding]:
             continue
         try:
             json.loads(value)
+        except RecursionError:  # thousands of nested brackets: no real config looks like that
+            yield Finding(arg_list.doc, arg_list.pointer + (index,),
+                          f"value of `{unit.flag}` nests too deeply to be read as JSON", "flatten the value")
         except ValueError as exc:
             yield Finding(arg_list.doc, arg_list.pointer + (index,),
                           f"value of `{unit.flag}` is not valid JSON ({exc.msg} at column {exc.colno}): vLLM "
@@ -325,7 +328,7 @@ def json_boolean_strings(ctx: Any) -> Iterator[Finding]:
     for arg_list, unit, value, index in _json_values(ctx):
         try:
             parsed = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         for path in _string_booleans(parsed):
             yield Finding(arg_list.doc, arg_list.pointer + (index,),

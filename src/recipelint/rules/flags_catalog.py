@@ -59,7 +59,7 @@ def vllm_flags(context: Any) -> Iterator[Finding]:
     if cached is None:
         cached = []
         for doc in list(context.tree.recipes) + list(context.tree.strategies) + list(context.tree.kv_stores):
-            if doc.usable and isinstance(doc.data, dict):
+            if doc.usable and isinstance(doc.data, dict) and context.in_focus(doc):
                 cached.extend(_check_document(doc))
         context.__dict__["_rl35x_findings"] = cached
     yield from cached
@@ -338,8 +338,8 @@ class _ArgList:
     def _json_value(self, index: int, canonical: str, value: str, catalog: Catalog) -> None:
         try:
             parsed = json.loads(value)
-        except ValueError:
-            return  # not JSON: the value check reports it
+        except (ValueError, RecursionError):
+            return  # not JSON (or absurdly nested): RL308 reports it
         if not isinstance(parsed, dict):
             return
         for key, inner in parsed.items():

@@ -42,7 +42,7 @@ def _spec_configs(args: Any, pointer: Pointer) -> Iterator[Draft]:
         index = unit.index if unit.inline_value is not None else unit.value_index
         try:
             config = json.loads(raw) if isinstance(raw, str) else None
-        except ValueError:
+        except (ValueError, RecursionError):
             continue  # RL308 reports it
         if isinstance(config, dict) and index is not None:
             model, method = config.get("model"), config.get("method")
