@@ -91,3 +91,23 @@ def _corpus_seeds(tree: Path) -> list[tuple[Slot, bytes]]:
 
         _CORPUS.extend((slot, path.read_bytes()) for slot, path in seed_files(tree))
     return _CORPUS
+
+
+LONG = 100_000
+LONG_VALUES = {
+    "letters": "a" * LONG, "brackets": "[" * LONG, "objects": '{"a":' * (LONG // 5), "backticks": "`" * LONG,
+    "pipes": "|" * LONG, "dashes": "-" * LONG, "words": "a \n" * (LONG // 3), "substitutions": "$(" * (LONG // 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_VALUES))
+def test_long_values_in_args_text_and_names_are_bounded(fuzz_tree: FuzzTree, name: str) -> None:
+    """Pathological long strings where regexes and parsers look: args, free text, keys."""
+    import json
+
+    value = json.dumps(LONG_VALUES[name])
+    seed = (fuzz_tree.root / "models/Qwen/Qwen2.5-7B-Instruct.yaml").read_text(encoding="utf-8")
+    assert "  base_args: []\n" in seed and "  description: " in seed
+    text = seed.replace("  base_args: []\n", f'  base_args: ["--hf-overrides", {value}, {value}]\n', 1)
+    text = text.replace("  description: ", f"  {value}: 1\n  description: {value}\n  x_description: ", 1)
+    exercise_bounded(fuzz_tree, text.encode(), RECIPE_SLOT)
