@@ -14,7 +14,7 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from recipelint.diagnostics import Diagnostic, Severity, UNKNOWN_SPAN
 from recipelint.jsvalue import (
@@ -259,11 +259,13 @@ class Compiler:
                hint: str | None = None) -> None:
         self.diagnostics.append(_diag(doc, self.tree.root, pointer, code, severity, message, hint))
 
-    def run(self) -> CompileResult:
+    def run(self, recipe_filter: Callable[[Document], bool] | None = None) -> CompileResult:
+        """Compile the tree; with ``recipe_filter`` only the recipes it accepts (for `check`)."""
         globals_ = self._global_files()
         if globals_ is not None:
             for doc in self.tree.recipes:
-                self._compile_recipe(doc, globals_)
+                if recipe_filter is None or recipe_filter(doc):
+                    self._compile_recipe(doc, globals_)
             self._models_index(globals_)
             self._quickstart()
         self._final_checks()

@@ -31,9 +31,20 @@ class CheckContext:
 
     tree: RecipeTree
     config: Config = field(default_factory=Config)
+    # Findings are wanted only for these files; per-file checks skip the others.
+    focus: Callable[[Path], bool] = field(default=lambda path: True)
+
+    def in_focus(self, doc: Document) -> bool:
+        return self.focus(doc.path)
 
     @cached_property
     def recipes(self) -> list[Document]:
+        """The usable recipes to report on."""
+        return [doc for doc in self.all_recipes if self.focus(doc.path)]
+
+    @cached_property
+    def all_recipes(self) -> list[Document]:
+        """Every usable recipe, for checks that compare recipes with each other."""
         return [doc for doc in self.tree.recipes if doc.usable]
 
     @cached_property
@@ -104,6 +115,16 @@ def _schema_problems(tree: RecipeTree, focus: Focus) -> Iterator[Diagnostic]:
     for doc in tree.documents():
         if doc.usable and focus(doc.path):
             yield from validate_document(doc)
+
+
+def _compile_problems(tree: RecipeTree, config: Config, focus: Focus) -> Iterator[Diagnostic]:
+    """What rendering the named recipes reveals: synthesis failures, unsafe output paths, …"""
+    if not config.is_enabled("RL7"):
+        return
+    from recipelint.compiler import Compiler
+
+    result = Compiler(tree, None, config.max_renderings).run(recipe_filter=lambda doc: focus(doc.path))
+    yield from result.diagnostics
 
 
 def _rule_problems(context: CheckContext) -> Iterator[Diagnostic]:
@@ -204,8 +225,9 @@ def _everything(path: Path) -> bool:
 def run_checks(tree: RecipeTree, config: Config | None = None, focus: Focus = _everything) -> list[Diagnostic]:
     """All findings for the files ``focus`` accepts; the rest of the tree is context only."""
     config = config or Config()
-    context = CheckContext(tree, config)
-    stages = (tree.all_problems(), _schema_problems(tree, focus), _rule_problems(context))
+    context = CheckContext(tree, config, focus)
+    stages = (tree.all_problems(), _schema_problems(tree, focus), _rule_problems(context),
+              _compile_problems(tree, config, focus))
     found = [diag for stage in stages for diag in _configured(stage, config, tree.root) if focus(diag.path)]
     found = _apply_suppressions(found, tree, config)
     return sorted(set(found), key=Diagnostic.sort_key)

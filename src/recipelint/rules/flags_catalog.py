@@ -59,7 +59,7 @@ def vllm_flags(context: Any) -> Iterator[Finding]:
     if cached is None:
         cached = []
         for doc in list(context.tree.recipes) + list(context.tree.strategies) + list(context.tree.kv_stores):
-            if doc.usable and isinstance(doc.data, dict):
+            if doc.usable and isinstance(doc.data, dict) and context.in_focus(doc):
                 cached.extend(_check_document(doc))
         context.__dict__["_rl35x_findings"] = cached
     yield from cached

@@ -490,7 +490,7 @@ def model_id_matches_path(ctx: Any) -> Iterator[Finding]:
 @check("RL210")
 def duplicate_slugs(ctx: Any) -> Iterator[Finding]:
     first: dict[str, Document] = {}
-    for doc in ctx.recipes:
+    for doc in ctx.all_recipes:
         slug = as_dict(doc.data.get("meta")).get("slug") if isinstance(doc.data, dict) else None
         if not isinstance(slug, str):
             continue
@@ -504,7 +504,7 @@ def duplicate_slugs(ctx: Any) -> Iterator[Finding]:
 @check("RL215")
 def promoted_id_collisions(ctx: Any) -> Iterator[Finding]:
     promoted: dict[str, tuple[Document, str]] = {}
-    for doc in ctx.recipes:
+    for doc in ctx.all_recipes:
         own = recipe_hf_id(doc.rel)
         for name, variant in _variant_keys(doc.data if isinstance(doc.data, dict) else {}).items():
             model_id = as_dict(variant).get("model_id")
