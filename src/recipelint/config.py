@@ -88,9 +88,11 @@ def _parse(table: dict[str, Any], path: Path) -> Config:
     if not isinstance(ignores, dict):
         raise _fail(path, "'per-file-ignores' must be a table of glob = [codes]")
     limits_table = table.get("limits", {})
+    if not isinstance(limits_table, dict):
+        raise _fail(path, "'limits' must be a table")
     limit_names = {"max-file-bytes": "max_file_bytes", "max-depth": "max_depth", "max-nodes": "max_nodes"}
     bad = sorted(set(limits_table) - set(limit_names) - {"max-renderings"})
-    if bad or not all(isinstance(v, int) and v > 0 for v in limits_table.values()):
+    if bad or not all(type(v) is int and v > 0 for v in limits_table.values()):  # not bool
         raise _fail(path, "limits take positive integers: " + ", ".join([*limit_names, "max-renderings"]))
     return Config(
         select=_codes(table.get("select", ["RL"]), path, "select"),
@@ -111,11 +113,15 @@ def load_config(tree_root: Path) -> Config:
             continue
         try:
             document = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError, RecursionError) as exc:
+            # RecursionError: the file comes with the pull request and may nest arrays 100,000 deep.
             raise _fail(path, f"cannot read the configuration: {exc}") from None
-        table = document.get("tool", {}).get("recipelint")
+        tool = document.get("tool", {})
+        table = tool.get("recipelint") if isinstance(tool, dict) else None
         if table is None and name != "pyproject.toml":
             table = document
         if table is not None:
+            if not isinstance(table, dict):  # the file comes with the pull request: any shape
+                raise _fail(path, "[tool.recipelint] must be a table")
             return _parse(table, path)
     return Config()
