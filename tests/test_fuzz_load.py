@@ -90,3 +90,30 @@ def test_wide_documents_are_bounded(data: bytes) -> None:
         assert [p.code for p in doc.problems] == ["RL003"]
     else:
         assert doc.usable, doc.problems
+
+
+def _peak_bytes(text: str) -> tuple[Document, int]:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        doc = parse_yaml(text)
+        return doc, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_worst_inputs_stay_within_memory() -> None:
+    """Alias bombs and deep nesting cost almost nothing; the largest legal file stays far below
+    a CI runner's memory (128 MiB here, for a 1 MiB file of 100,000 keys)."""
+    width, levels = 12, 14  # 12**14 nodes if expanded
+    bomb = "\n".join(["l0: &l0 [" + ", ".join(["x"] * width) + "]"]
+                     + [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * width)}]" for i in range(1, levels)]) + "\n"
+    doc, peak = _peak_bytes(bomb)
+    assert [p.code for p in doc.problems] == ["RL010"] and peak < 1 << 20
+    doc, peak = _peak_bytes("k: " + "[" * 1500 + "]" * 1500 + "\n")
+    assert [p.code for p in doc.problems] == ["RL009"] and peak < 1 << 20
+    wide = "".join(f"k{i}: v\n" for i in range(100_000))
+    assert len(wide.encode()) < DEFAULT_LIMITS.max_file_bytes
+    doc, peak = _peak_bytes(wide)
+    assert doc.usable and peak < 128 << 20
