@@ -252,3 +252,24 @@ def test_swap_is_serialised_when_two_compiles_overlap(tmp_path: Path, monkeypatc
     assert not failures, failures
     assert snapshot(out) == {"a.json": b"2\n", "models.json": b"[2]\n"}
     assert outside_entries(tmp_path) == ["out"]
+
+
+def test_hostile_branch_name_stays_data_in_the_source_block(tmp_path: Path) -> None:
+    """A pull request's branch name is attacker-chosen; git allows `"`, `$()`, `;`, `<>` in it."""
+    import json
+
+    branch = 'x"$(id);<img>|`id`'  # no spaces: git refuses them
+    repo = tmp_path / "repo"
+    embedded_copy(repo / "recipes")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q", "-b", branch], ["remote", "add", "origin", "https://github.com/acme/recipes.git"],
+                 ["add", "."], ["commit", "-q", "-m", "x"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
+    out = tmp_path / "out"
+    assert main(["compile", str(repo / "recipes"), "-o", str(out), "-q"]) == 0
+    source = json.loads((out / "Qwen/Qwen2.5-7B-Instruct.json").read_text(encoding="utf-8"))["source"]
+    assert source["ref"] == branch
+    assert source["edit_url"].startswith("https://github.com/acme/recipes/edit/")
+    assert outside_entries(tmp_path) == ["out", "repo"]
+    assert not Path("/tmp/pwned").exists()
