@@ -235,8 +235,8 @@ UNSAFE = {
     "RL303-dash": '  base_args: ["--offset=-1"]\n',
     # The retired key cannot be renamed onto an existing spec_decoding feature.
     "RL503": "features:\n  mtp: {description: a}\n  spec_decoding: {description: b}\n",
-    # Non-exact duplicates are the author's call.
-    "RL301": '  base_args: ["--max-model-len", "8192", "--max-model-len", "4096"]\n',
+    # A repeat with another value is the author's call (RL315, no fix).
+    "RL315": '  base_args: ["--max-model-len", "8192", "--max-model-len", "4096"]\n',
 }
 
 
