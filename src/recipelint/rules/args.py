@@ -312,15 +312,17 @@ def invalid_json(ctx: Any) -> Iterator[Finding]:
                           "refuses to start", "quote keys and strings with double quotes; no trailing commas")
 
 
-def _string_booleans(value: Any, path: str = "") -> Iterator[str]:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _string_booleans(item, f"{path}.{key}" if path else str(key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _string_booleans(item, f"{path}[{index}]")
-    elif isinstance(value, str) and value.lower() in ("true", "false"):
-        yield path
+def _string_booleans(value: Any) -> Iterator[str]:
+    """Paths of "true"/"false" strings in parsed JSON, walked without recursion (values nest arbitrarily)."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((item, f"{path}.{key}" if path else str(key)) for key, item in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(node))))
+        elif isinstance(node, str) and node.lower() in ("true", "false"):
+            yield path
 
 
 @check("RL309")
