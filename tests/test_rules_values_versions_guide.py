@@ -74,3 +74,10 @@ def test_draft_named_for_a_quantised_checkpoint(tmp_path) -> None:
     messages = [d.message for d in run_checks(load_tree(tmp_path)) if d.code == "RL501"]
     # The FP8 draft reaches the bf16 default variant (precision word) and nothing else.
     assert len(messages) == 1 and "to variant `default`" in messages[0] and "fp8 draft" in messages[0]
+
+
+def test_deeply_nested_python_is_judged_without_libcst() -> None:
+    # libcst's native parser overflows its stack on thousands of brackets; CPython's refusal is used instead.
+    assert syntax_error("(" * 5000) == ("too many nested parentheses", 1)
+    assert syntax_error("".join(" " * i + "if x:\n" for i in range(300)))[0] == "too many levels of indentation"
+    assert model_arguments("[" * 5000) == ()

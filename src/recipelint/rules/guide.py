@@ -93,8 +93,12 @@ def syntax_error(code: str) -> tuple[str, int] | None:
     try:
         ast.parse(code)
         return None
-    except (SyntaxError, ValueError):
-        pass
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        refusal = error
+    if _too_deep(code, refusal):
+        # libcst's native parser overflows its stack on such input: CPython's refusal is the verdict.
+        line = refusal.lineno if isinstance(refusal, SyntaxError) and refusal.lineno else 1
+        return str(getattr(refusal, "msg", refusal) or "nested too deeply"), line
     try:
         libcst.parse_module(code)
     except libcst.ParserSyntaxError as error:
@@ -102,12 +106,30 @@ def syntax_error(code: str) -> tuple[str, int] | None:
     return None
 
 
+MAX_NESTING = 100
+
+
+def _too_deep(code: str, refusal: BaseException) -> bool:
+    """Nesting beyond what CPython accepts (brackets or indentation), counted without parsing."""
+    if not isinstance(refusal, SyntaxError) or "too many" in str(refusal.msg):
+        return True
+    depth = deepest = 0
+    for char in code:
+        if char in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+    indents = (len(line) - len(line.lstrip(" \t")) for line in code.splitlines())
+    return deepest > MAX_NESTING or max(indents, default=0) > 4 * MAX_NESTING
+
+
 @functools.lru_cache(maxsize=4096)
 def model_arguments(code: str) -> tuple[tuple[str, int], ...]:
     """(value, line) of every string literal passed as `model=` to a call."""
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ()
     found = []
     for node in ast.walk(tree):
