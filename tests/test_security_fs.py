@@ -182,3 +182,20 @@ def test_unsafe_file_names_are_refused_or_escaped_and_every_report_stays_valid(l
     github = outputs["github"].split("\n")[:-1]
     assert len(github) == len(records) and not any(line.startswith("::error file=x") for line in github)
     assert not [p for p in compile_tree(root).files.paths() if p.startswith("acme/")]
+
+
+@pytest.mark.parametrize("linked", ["file", "folder"])
+def test_quickstart_links_out_of_the_tree_are_not_published(layout: tuple[Path, Path], linked: str) -> None:
+    """The compiler reads quickstart/ itself; it used to follow links there into the API."""
+    root, outside = layout
+    (outside / "quick").mkdir()
+    (outside / "quick" / "leak.yaml").write_text(f"hardware_profile: h100\nsecret: {SECRET}\n", encoding="utf-8")
+    if linked == "file":
+        (root / "quickstart").mkdir()
+        where = link(root / "quickstart" / "leak.yaml", outside / "quick" / "leak.yaml")
+    else:
+        where = link(root / "quickstart", outside / "quick")
+    result = compile_tree(root)
+    assert ("RL012", where) in {(d.code, d.path) for d in result.diagnostics}
+    assert all(SECRET.encode() not in blob for _, blob in result.files.items())
+    assert not [p for p in result.files.paths() if p.startswith("quickstart/")]

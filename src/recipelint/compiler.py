@@ -33,7 +33,7 @@ from recipelint.resolve.command import Catalog, Combination, render_command
 from recipelint.resolve.features import feature_mode_problems
 from recipelint.resolve.install import synthesize_install
 from recipelint.resolve.plan import Problems, render_variant
-from recipelint.tree import RecipeTree, byte_sorted, load_tree, recipe_hf_id
+from recipelint.tree import RecipeTree, confined_files, load_tree, recipe_hf_id
 
 # Diagnostic codes of the compile stage (family RL7xx).
 UNSAFE_PATH = "RL701"
@@ -379,8 +379,9 @@ class Compiler:
         folder = self.tree.root / "quickstart"
         if not folder.is_dir():
             return
-        for name in byte_sorted([n for n in _listdir(folder) if n.endswith(".yaml")]):
-            doc = load_document(folder / name, f"quickstart/{name}", "other")
+        # Confined like every other tree file: a link to a file outside would be published.
+        for path in confined_files(self.tree.root, folder, ".yaml", self.diagnostics):
+            doc = load_document(path, f"quickstart/{path.name}", "other")
             self.diagnostics.extend(doc.problems)
             if not doc.usable:
                 continue
@@ -426,13 +427,6 @@ def argument_lists(value: Any, pointer: tuple = ()) -> Iterator[tuple[tuple, Any
         for index, item in enumerate(value):
             if isinstance(item, (dict, list)):
                 yield from argument_lists(item, (*pointer, index))
-
-
-def _listdir(folder: Path) -> list[str]:
-    try:
-        return os.listdir(folder)
-    except OSError:
-        return []
 
 
 class _RecipeCompiler:

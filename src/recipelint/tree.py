@@ -139,6 +139,11 @@ class _Walker:
                 yield path
 
 
+def confined_files(root: Path, folder: Path, suffix: str, problems: list[Diagnostic]) -> list[Path]:
+    """The files of one flat folder of the tree, with the walker's confinement (links, names)."""
+    return _Walker(Path(os.path.abspath(root)), problems).flat(folder, suffix)
+
+
 def _rel(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
 
