@@ -81,3 +81,14 @@ def test_deeply_nested_python_is_judged_without_libcst() -> None:
     assert syntax_error("(" * 5000) == ("too many nested parentheses", 1)
     assert syntax_error("".join(" " * i + "if x:\n" for i in range(300)))[0] == "too many levels of indentation"
     assert model_arguments("[" * 5000) == ()
+
+
+def test_guide_version_pattern_is_linear_on_long_blank_runs() -> None:
+    import time
+
+    from recipelint.rules.versions import GUIDE_MINIMUM
+
+    started = time.process_time()
+    assert GUIDE_MINIMUM.search("vLLM" + " " * 50_000 + "x") is None
+    assert time.process_time() - started < 1.0
+    assert GUIDE_MINIMUM.search("- **vLLM**: ≥ 0.23.0.").group(1) == "0.23.0"

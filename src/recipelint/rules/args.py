@@ -36,7 +36,6 @@ JSON_FLAGS = frozenset({
     "--kv-events-config", "--structured-outputs-config", "--pooler-config", "--override-pooler-config",
     "--additional-config", "--ec-transfer-config", "--chat-template-kwargs",
 })
-NEGATIVE_NUMBER = re.compile(r"^-(\d|\.\d)")
 FLAG_NAME = re.compile(r"^--?[A-Za-z]")
 
 

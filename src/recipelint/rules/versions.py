@@ -189,8 +189,9 @@ def image_references(ctx: Any) -> Iterator[Finding]:
 
 # --- the guide against the fields -------------------------------------------------------------
 
+# One character class per gap (markdown bold, colons, spaces), so a run of spaces cannot backtrack polynomially.
 GUIDE_MINIMUM = re.compile(
-    r"vLLM(?:\*\*)?\s*:?\s*(?:\*\*)?\s*(?:>=|≥|version\s+>=)\s*(?:\*\*)?\s*v?(\d+\.\d+(?:\.\d+)?)"
+    r"vLLM[\s*:]*(?:>=|≥|version\s+>=)[\s*]*v?(\d+\.\d+(?:\.\d+)?)"
     r"|vLLM\s+v?(\d+\.\d+\.\d+)\s+or\s+(?:later|newer)",
     re.IGNORECASE,
 )
