@@ -491,6 +491,13 @@ def hardware_members(key: str | None, ctx: Any) -> frozenset[str] | None:
     """Profile ids a hardware key applies to; None means every profile."""
     if key is None or key == "default":
         return None
+    cache = ctx.memo.setdefault("args.hardware_members", {})
+    if key not in cache:
+        cache[key] = _members(key, ctx)
+    return cache[key]
+
+
+def _members(key: str, ctx: Any) -> frozenset[str]:
     members = set()
     for hw, profile in ctx.profiles.items():
         profile = as_dict(profile)
@@ -550,31 +557,47 @@ def spelling_conflicts(ctx: Any) -> Iterator[Finding]:
         lists = [*recipe_arg_lists(doc), *(a for a in shared if a.scope.strategy in offered)]
         by_option: dict[str, list[_Occurrence]] = defaultdict(list)
         for arg_list in lists:
+            spelled: set[str] = set()  # one occurrence per spelling per list keeps the pairing linear in lists
             for unit in units(arg_list.items):
-                if FLAG_NAME.match(unit.flag):
+                if FLAG_NAME.match(unit.flag) and unit.flag not in spelled:
+                    spelled.add(unit.flag)
                     by_option[unit.canonical].append(_Occurrence(arg_list, unit))
         for occurrences in by_option.values():
             yield from _report_conflicts(doc, occurrences, ctx)
 
 
+def _candidates(occurrences: list[_Occurrence]) -> Iterator[tuple[_Occurrence, _Occurrence]]:
+    """(earlier, later) pairs that may share a command: lists of two different variants never do."""
+    seen: dict[str | None, list[_Occurrence]] = defaultdict(list)
+    everything: list[_Occurrence] = []
+    for later in occurrences:
+        variant = later.arg_list.scope.variant
+        pool = everything if variant is None else seen[variant] + seen[None]
+        for earlier in pool:
+            yield earlier, later
+        seen[variant].append(later)
+        everything.append(later)
+
+
 def _report_conflicts(doc: Document, occurrences: list[_Occurrence], ctx: Any) -> Iterator[Finding]:
     reported: set[tuple[Pointer, int]] = set()
-    for later_index, later in enumerate(occurrences):
-        for earlier in occurrences[:later_index]:
-            kind = _conflict(earlier.unit, later.unit)
-            if kind is None or not co_occur(earlier.arg_list.scope, later.arg_list.scope, ctx):
-                continue
-            # Report in the recipe: a strategy file is shared by every recipe that offers it.
-            here, there = (later, earlier) if later.arg_list.doc is doc else (earlier, later)
-            key = (here.arg_list.pointer, here.unit.index)
-            if here.arg_list.doc is not doc or key in reported:
-                continue
-            reported.add(key)
-            yield Finding(doc, here.arg_list.pointer + (here.unit.index,),
-                          f"`{here.unit.flag}` and `{there.unit.flag}` ({_place(there.arg_list)}"
-                          f"{'.'.join(str(p) for p in there.arg_list.pointer)}[{there.unit.index}]) are {kind} of one "
-                          "option: last-wins dedupe keeps both, so the command carries two values",
-                          "spell the option the same way in every layer: \"--name\", \"value\"")
+    if len({o.unit.flag for o in occurrences}) < 2:
+        return  # one spelling only: nothing to reconcile
+    for earlier, later in _candidates(occurrences):
+        kind = _conflict(earlier.unit, later.unit)
+        if kind is None or not co_occur(earlier.arg_list.scope, later.arg_list.scope, ctx):
+            continue
+        # Report in the recipe: a strategy file is shared by every recipe that offers it.
+        here, there = (later, earlier) if later.arg_list.doc is doc else (earlier, later)
+        key = (here.arg_list.pointer, here.unit.index)
+        if here.arg_list.doc is not doc or key in reported:
+            continue
+        reported.add(key)
+        yield Finding(doc, here.arg_list.pointer + (here.unit.index,),
+                      f"`{here.unit.flag}` and `{there.unit.flag}` ({_place(there.arg_list)}"
+                      f"{'.'.join(str(p) for p in there.arg_list.pointer)}[{there.unit.index}]) are {kind} of one "
+                      "option: last-wins dedupe keeps both, so the command carries two values",
+                      "spell the option the same way in every layer: \"--name\", \"value\"")
 
 
 def _place(arg_list: ArgList) -> str:

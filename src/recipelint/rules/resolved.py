@@ -10,6 +10,7 @@ are the recipe's own list objects, so their source is known by identity.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -22,10 +23,11 @@ from recipelint.resolve.hardware import generation_of, is_nvidia, is_scalable
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
 from recipelint.resolve.strategy import effective_compatible, is_reachable, is_supported_on_hardware
 from recipelint.rules import Finding, check
-from recipelint.rules.args import recipe_arg_lists, units
+from recipelint.rules.args import Unit, recipe_arg_lists, units
 from recipelint.rules.references import PD_ROLES, as_dict
 
 Pointer = tuple[str | int, ...]
+MAX_COMBINATIONS = 2000
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,14 @@ class Assembler:
         self.ctx, self.catalog, self.doc = ctx, catalog, doc
         self.recipe: dict[str, Any] = doc.data
         self.sources = {id(arg_list.items): arg_list.pointer for arg_list in recipe_arg_lists(doc)}
+        self._units: dict[int, list[Unit]] = {}
+
+    def units_of(self, items: list[Any]) -> list[Unit]:
+        """A list's units, tokenised once however many combinations share the list."""
+        key = id(items)
+        if key not in self._units:
+            self._units[key] = units(items)
+        return self._units[key]
 
     def _own(self, items: Any) -> list[Layer]:
         pointer = self.sources.get(id(items))
@@ -193,7 +203,8 @@ def _plan(ctx: Any, catalog: Catalog) -> Iterator[tuple[Assembler, list[Combinat
             continue  # omni recipes get no renderings (§2.3)
         assembler = Assembler(ctx, catalog, doc)
         try:
-            combos = list(combinations(catalog, doc.data))
+            # Real recipes plan a few hundred at most; the cap bounds the cost of a hostile file.
+            combos = list(itertools.islice(combinations(catalog, doc.data), MAX_COMBINATIONS))
         except SYNTHESIS_ERRORS:
             continue  # the compiler reports recipes it cannot plan
         yield assembler, combos
@@ -220,14 +231,15 @@ def shadowed_values(ctx: Any) -> Iterator[Finding]:
             if signature in done:
                 continue  # another hardware or strategy with the very same layers
             done.add(signature)
-            yield from _shadows(assembler.doc, layers, combo, seen)
+            yield from _shadows(assembler, layers, combo, seen)
 
 
-def _shadows(doc: Document, layers: list[Layer], combo: Combination,
+def _shadows(assembler: Assembler, layers: list[Layer], combo: Combination,
              seen: set[tuple[Pointer, Pointer, int]]) -> Iterator[Finding]:
+    doc = assembler.doc
     last: dict[str, tuple[Layer, Any]] = {}
     for layer in layers:
-        for unit in units(layer.items):
+        for unit in assembler.units_of(layer.items):
             previous = last.get(unit.flag)
             last[unit.flag] = (layer, unit)
             if previous is None or previous[0] is layer or previous[1].value == unit.value:

@@ -92,9 +92,8 @@ def recipe_images(data: dict[str, Any]) -> Iterator[Image]:
                 yield Image(("variants", name, "hardware_overrides", hw, "docker_image"), image, name)
 
 
-def _variant_images(data: dict[str, Any], variant: str) -> list[Image]:
+def _variant_images(images: list[Image], variant: str) -> list[Image]:
     """Images a variant can render with: its own, else the model's (§7.1 precedence, per brand)."""
-    images = list(recipe_images(data))
     own = [image for image in images if image.variant == variant]
     own_brands = {image.pointer[3] for image in own if image.pointer[2] == "docker_image" and len(image.pointer) > 3}
     own_plain = any(image.pointer == ("variants", variant, "docker_image") for image in own)
@@ -124,8 +123,12 @@ def _is_vllm(repo: str) -> bool:
 def _per_variant_images(doc: Document) -> Iterator[tuple[str, Image, str, str | None]]:
     """(variant, image, repository, tag) for every vLLM image a variant renders with, once per pointer."""
     data = doc.data if isinstance(doc.data, dict) else {}
+    images = list(recipe_images(data))
+    by_variant: dict[str | None, list[Image]] = {}
+    for image in images:
+        by_variant.setdefault(image.variant, []).append(image)
     for variant in as_dict(data.get("variants")):
-        for image in _variant_images(data, variant):
+        for image in _variant_images(by_variant.get(variant, []) + by_variant.get(None, []), variant):
             repo, tag = split_image(image.reference)
             if _is_vllm(repo):
                 yield variant, image, repo, tag
