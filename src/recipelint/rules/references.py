@@ -30,9 +30,27 @@ def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+MAX_SUGGESTION_INPUT = 200
+
+
 def suggestion(name: str, known: Iterable[str]) -> str | None:
+    if len(name) > MAX_SUGGESTION_INPUT:
+        return None  # no id is this long; fuzzy matching it only costs time
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
     return f"did you mean `{close[0]}`?" if close else None
+
+
+class Suggester:
+    """Fuzzy hints for one document, up to a budget: a file of thousands of typos stays fast."""
+
+    def __init__(self, known: Iterable[str], budget: int = 50):
+        self.known, self.budget = sorted(known), budget
+
+    def __call__(self, name: str) -> str | None:
+        if self.budget <= 0:
+            return None
+        self.budget -= 1
+        return suggestion(name, self.known)
 
 
 # --- hardware keyspaces ---------------------------------------------------------
@@ -193,6 +211,7 @@ def hardware_keys(ctx: Any) -> Iterator[Finding]:
     for doc in ctx.recipes:
         if not isinstance(doc.data, dict):
             continue
+        suggest = Suggester(known)
         for ref in hardware_refs(doc.data):
             kinds = key_kinds(ref.key, ctx)
             if accepts(ref.space, ref.key, kinds):
@@ -206,7 +225,7 @@ def hardware_keys(ctx: Any) -> Iterator[Finding]:
             else:
                 yield Finding(doc, ref.pointer,
                               f"`{ref.key}` in {ref.place} names no hardware profile, generation or brand "
-                              "in taxonomy.yaml", suggestion(ref.key, known), at_key=ref.at_key, code="RL201")
+                              "in taxonomy.yaml", suggest(ref.key), at_key=ref.at_key, code="RL201")
         yield from _min_gpu_findings(ctx, doc)
         yield from _precision_hardware(ctx, doc)
 
@@ -466,11 +485,12 @@ def related_recipes(ctx: Any) -> Iterator[Finding]:
     lowered = {hf.lower(): hf for hf in ctx.hf_ids}
     for doc in ctx.recipes:
         meta = as_dict(doc.data.get("meta")) if isinstance(doc.data, dict) else {}
+        suggest = Suggester(ctx.hf_ids)
         for index, related in enumerate(as_list(meta.get("related_recipes"))):
             if not isinstance(related, str) or related in ctx.hf_ids:
                 continue
             near = lowered.get(related.lower())
-            hint = f"the recipe is `{near}` (ids are case-sensitive)" if near else suggestion(related, ctx.hf_ids)
+            hint = f"the recipe is `{near}` (ids are case-sensitive)" if near else suggest(related)
             yield Finding(doc, ("meta", "related_recipes", index),
                           f"related recipe `{related}` is not a recipe in this tree: the link is dead", hint)
 
