@@ -52,9 +52,6 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
         "models/Google/gemma-4-31B-it.yaml": 1, "models/Google/translategemma-27b-it.yaml": 1,
         "models/thinkingmachines/Inkling-Small.yaml": 1,
     }),
-    ("RL215", "ERNIE's two 424b variants publish one id (Q4); Phi-4-mini's variant is a standalone recipe", {
-        "models/baidu/ERNIE-4.5-VL-28B-A3B-PT.yaml": 1, "models/microsoft/Phi-4-mini-instruct.yaml": 1,
-    }),
     ("RL302", "Kimi-K3: recipe blackwell --enable-prefix-caching comes after the strategy's --no-enable-…", {
         "models/moonshotai/Kimi-K3.yaml": 1,
     }),

@@ -519,27 +519,3 @@ def duplicate_slugs(ctx: Any) -> Iterator[Finding]:
                           "give each recipe its own slug")
         else:
             first[slug] = doc
-
-
-@check("RL215")
-def promoted_id_collisions(ctx: Any) -> Iterator[Finding]:
-    promoted: dict[str, tuple[Document, str]] = {}
-    for doc in ctx.all_recipes:
-        own = recipe_hf_id(doc.rel)
-        for name, variant in _variant_keys(doc.data if isinstance(doc.data, dict) else {}).items():
-            model_id = as_dict(variant).get("model_id")
-            if not isinstance(model_id, str) or "/" not in model_id:
-                continue
-            pointer = ("variants", name, "model_id")
-            if model_id == own:
-                continue  # serving the recipe's own checkpoint under a variant is a normal pattern
-            if model_id in ctx.hf_ids:
-                yield Finding(doc, pointer, f"variant `{name}` serves `{model_id}`, which is a standalone recipe: "
-                              "upstream skips publishing this variant", "drop model_id or link the recipe instead")
-            elif model_id in promoted:
-                other_doc, other = promoted[model_id]
-                where = f"variant `{other}`" + ("" if other_doc is doc else f" of {other_doc.rel}")
-                yield Finding(doc, pointer, f"`{model_id}` is also published by {where}: the later one "
-                              "overwrites the first in the JSON API", "serve each checkpoint from one variant")
-            else:
-                promoted[model_id] = (doc, name)
