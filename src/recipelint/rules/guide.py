@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import libcst
 
 from recipelint.load import Document
 from recipelint.rules import Finding, check
@@ -99,6 +98,8 @@ def syntax_error(code: str) -> tuple[str, int] | None:
         # libcst's native parser overflows its stack on such input: CPython's refusal is the verdict.
         line = refusal.lineno if isinstance(refusal, SyntaxError) and refusal.lineno else 1
         return str(getattr(refusal, "msg", refusal) or "nested too deeply"), line
+    import libcst  # costs ~0.3 s to import: only when CPython already refused the block
+
     try:
         libcst.parse_module(code)
     except libcst.ParserSyntaxError as error:
