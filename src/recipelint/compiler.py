@@ -257,7 +257,10 @@ class Compiler:
 
     def report(self, doc: Document | None, pointer: tuple, code: str, severity: Severity, message: str,
                hint: str | None = None) -> None:
-        self.diagnostics.append(_diag(doc, self.tree.root, pointer, code, severity, message, hint))
+        # A tree-wide finding is anchored on taxonomy.yaml, the file that makes a folder a tree,
+        # so every report format can point at a real file.
+        anchor = self.tree.taxonomy.path if self.tree.taxonomy is not None else self.tree.root / "taxonomy.yaml"
+        self.diagnostics.append(_diag(doc, anchor, pointer, code, severity, message, hint))
 
     def run(self, recipe_filter: Callable[[Document], bool] | None = None) -> CompileResult:
         """Compile the tree; with ``recipe_filter`` only the recipes it accepts (for `check`)."""
