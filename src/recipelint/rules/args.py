@@ -190,7 +190,7 @@ def shared_arg_lists(ctx: Any) -> Iterator[ArgList]:
 def all_arg_lists(ctx: Any) -> Iterator[ArgList]:
     for doc in ctx.recipes:
         yield from recipe_arg_lists(doc)
-    yield from shared_arg_lists(ctx)
+    yield from (arg_list for arg_list in shared_arg_lists(ctx) if ctx.in_focus(arg_list.doc))
 
 
 # --- per-list checks -----------------------------------------------------------------------

@@ -347,6 +347,8 @@ def strategy_outside_vocabulary(ctx: Any) -> Iterator[Finding]:
     if not isinstance(vocabulary, list):
         return
     for doc in ctx.tree.strategies:
+        if not ctx.in_focus(doc):
+            continue
         name = doc.data.get("name") if doc.usable and isinstance(doc.data, dict) else None
         if isinstance(name, str) and name not in vocabulary:
             yield Finding(doc, ("name",), f"strategy `{name}` is not listed in taxonomy.yaml `strategies`",
@@ -510,12 +512,12 @@ def model_id_matches_path(ctx: Any) -> Iterator[Finding]:
 @check("RL210")
 def duplicate_slugs(ctx: Any) -> Iterator[Finding]:
     first: dict[str, Document] = {}
-    for doc in ctx.all_recipes:
+    for doc in ctx.all_recipes:  # every recipe holds a slug; only the files in focus get findings
         slug = as_dict(doc.data.get("meta")).get("slug") if isinstance(doc.data, dict) else None
         if not isinstance(slug, str):
             continue
-        if slug in first:
+        if slug in first and ctx.in_focus(doc):
             yield Finding(doc, ("meta", "slug"), f"slug `{slug}` is already used by {first[slug].rel}",
                           "give each recipe its own slug")
         else:
-            first[slug] = doc
+            first.setdefault(slug, doc)

@@ -42,8 +42,7 @@ def env_maps(value: Any, pointer: Pointer = ()) -> Iterator[tuple[Pointer, dict[
 
 def _documents(ctx: Any) -> Iterator[Document]:
     yield from ctx.recipes
-    yield from ctx.strategies.values()
-    yield from ctx.kv_stores.values()
+    yield from (doc for doc in [*ctx.strategies.values(), *ctx.kv_stores.values()] if ctx.in_focus(doc))
 
 
 @check("RL551")
