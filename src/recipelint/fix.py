@@ -530,6 +530,12 @@ def fix_tree(root: Path, focus: Callable[[Path], bool], config: Config | None = 
     config = config or load_config(root)
     tree = load_tree(root, config.limits)
     result = FixResult(root, {doc.path: doc.text for doc in tree.documents()})
+    # Only the enabled fixable rules need to run (no compile stage, no other family): the
+    # user's ignores, per-file ignores and suppressions still apply to them.
+    fixable = tuple(code for code in FIXERS if config.is_enabled(code))
+    if not fixable:
+        return result
+    config = replace(config, select=fixable)
     for result.passes in range(1, MAX_PASSES + 1):
         by_path: dict[Path, list[Diagnostic]] = {}
         for diag in run_checks(tree, config, focus):
