@@ -17,6 +17,7 @@ from recipelint.catalog import load_catalog
 from recipelint.cli import cli
 from recipelint.compiler import compile_tree
 from recipelint.config import Config
+from recipelint.diagnostics import Span
 from recipelint.engine import run_checks
 from recipelint.fix import FIXERS, fix_paths
 from recipelint.jsvalue import js_string
@@ -91,17 +92,23 @@ def codes_for(root: Path, path: Path) -> list[str]:
     return [d.code for d in run_checks(load_tree(root)) if d.path == path.resolve() or d.path == path]
 
 
-def changed_lines(before: str, after: str) -> set[int]:
-    """1-based lines of ``before`` that the edit replaced, deleted, or inserted after."""
-    lines: set[int] = set()
-    matcher = difflib.SequenceMatcher(a=before.splitlines(keepends=True), b=after.splitlines(keepends=True),
-                                      autojunk=False)
-    for tag, i1, i2, _, _ in matcher.get_opcodes():
-        if tag in ("replace", "delete"):
-            lines.update(range(i1 + 1, i2 + 1))
-        elif tag == "insert":
-            lines.add(i1)  # new lines follow line i1
-    return lines
+def line_ranges(text: str, spans: list[Any]) -> list[tuple[int, int]]:
+    """Offsets of the whole lines each span covers (the newline included)."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)] + [len(text)]
+    return [(starts[span.line - 1], starts[min((span.end_line or span.line), len(starts) - 1)]) for span in spans]
+
+
+def only_inside(before: str, after: str, ranges: list[tuple[int, int]]) -> bool:
+    """Whether ``after`` is ``before`` with text replaced only inside ``ranges`` (offsets into
+    ``before``): every byte outside them is still there, in order, with nothing added between."""
+    segments, cursor = [], 0
+    for start, end in sorted(ranges):
+        if start > cursor or not segments:
+            segments.append(before[cursor:max(start, cursor)])
+        cursor = max(cursor, end)
+    segments.append(before[cursor:])
+    pattern = ".*?".join(re.escape(segment) for segment in segments)
+    return re.fullmatch(pattern, after, re.DOTALL) is not None
 
 
 # ------------------------------------------------------------------ catalog
@@ -445,12 +452,12 @@ def test_fixing_the_corpus_changes_only_what_the_fixes_intend(corpus_tree: Path,
     assert changes.files
 
     assert not run_checks(load_tree(root), FIXABLE_ONLY)
-    allowed: dict[Path, set[int]] = {}
+    spans: dict[Path, list[Any]] = {}
     for diag in findings:
-        allowed.setdefault(diag.path, set()).update(range(diag.span.line, (diag.span.end_line or diag.span.line) + 1))
+        spans.setdefault(diag.path, []).append(diag.span)
     for path, text in originals.items():
-        lines = changed_lines(text, path.read_text(encoding="utf-8"))
-        assert lines <= allowed.get(path, set()), (path, sorted(lines - allowed.get(path, set())))
+        edited = line_ranges(text, spans.get(path, []))
+        assert only_inside(text, path.read_text(encoding="utf-8"), edited), path
 
     after = compile_tree(root)
     assert before.files.paths() == after.files.paths()
@@ -489,3 +496,15 @@ def test_fix_through_a_link_rewrites_the_target_and_keeps_the_link(tree: Path) -
     check(str(link), "--fix", "--select", "RL304")
     assert link.is_symlink()
     assert '["--max-model-len", "8192"]' in target.read_text(encoding="utf-8")
+
+
+def test_only_inside_measures_edits_by_position_not_by_line_matching() -> None:
+    """Repeated lines fool a line diff (it may align a removed line with its twin); offsets do not."""
+    before = "k:\n- a\n# c\n- b\n# c\nz: 1\n"
+    after = "k:\n# c\n- a\n# c\nz: 1\n"  # `- a` removed, `- b` renamed to `- a`
+    item_lines = line_ranges(before, [Span(2, 1, 5, 1)])
+    assert only_inside(before, after, item_lines)
+    assert not only_inside(before, after.replace("z: 1", "z: 2"), item_lines)
+    assert not only_inside(before, "x" + after, item_lines)
+    assert only_inside(before, before, [])
+    assert not only_inside(before, before + "\n", [])
