@@ -412,15 +412,24 @@ def malformed_modes(ctx: Any) -> Iterator[Finding]:
                                   f"mode `{name}` of {feature}: variants must be a list (upstream aborts the build)")
 
 
+def _modal_features(features: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(name, spec, modes) of every feature that declares modes."""
+    for feature, spec in features.items():
+        modes = as_dict(as_dict(spec).get("modes"))
+        if modes:
+            yield feature, spec, modes
+
+
+def _features_and_variants(doc: Document) -> tuple[dict[str, Any], dict[str, Any]]:
+    data = doc.data if isinstance(doc.data, dict) else {}
+    return as_dict(data.get("features")), _variant_keys(data)
+
+
 @check("RL206", "RL207")
 def unknown_modes(ctx: Any) -> Iterator[Finding]:
     for doc in ctx.recipes:
-        data = doc.data if isinstance(doc.data, dict) else {}
-        features, variants = as_dict(data.get("features")), _variant_keys(data)
-        for feature, spec in features.items():
-            modes = as_dict(as_dict(spec).get("modes"))
-            if not modes:
-                continue
+        features, variants = _features_and_variants(doc)
+        for feature, spec, modes in _modal_features(features):
             default = spec.get("default_mode")
             if default and (not isinstance(default, str) or default not in modes):
                 yield Finding(doc, ("features", feature, "default_mode"),
@@ -456,12 +465,8 @@ def _default_mode_refs(doc: Document, features: dict[str, Any], variants: dict[s
 @check("RL213")
 def variants_without_mode(ctx: Any) -> Iterator[Finding]:
     for doc in ctx.recipes:
-        data = doc.data if isinstance(doc.data, dict) else {}
-        features, variants = as_dict(data.get("features")), _variant_keys(data)
-        for feature, spec in features.items():
-            modes = as_dict(as_dict(spec).get("modes"))
-            if not modes:
-                continue
+        features, variants = _features_and_variants(doc)
+        for feature, _spec, modes in _modal_features(features):
             for variant in variants:
                 if not any(_mode_allows(mode, variant) for mode in modes.values()):
                     yield Finding(doc, ("features", feature, "modes"),
