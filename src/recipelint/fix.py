@@ -30,6 +30,7 @@ from recipelint.config import Config, load_config
 from recipelint.diagnostics import Diagnostic, Span
 from recipelint.jsvalue import js_string
 from recipelint.load import Document, parse_yaml
+from recipelint.rules.args import units as arg_units
 from recipelint.tree import RecipeTree, load_tree
 
 Pointer = tuple[str | int, ...]
@@ -225,19 +226,8 @@ class RawUnit:
 
 def raw_units(items: list[Any]) -> list[RawUnit]:
     """The rule checks' tokenisation (no falsy filter), so finding indices line up."""
-    found: list[RawUnit] = []
-    index = 0
-    while index < len(items):
-        item = items[index]
-        following = items[index + 1] if index + 1 < len(items) else None
-        if argv.is_flag_token(item):
-            if isinstance(following, str) and not following.startswith("-"):
-                found.append(RawUnit(item, index, following, index + 1))
-                index += 2
-                continue
-            found.append(RawUnit(item, index))
-        index += 1
-    return found
+    return [RawUnit(unit.flag, unit.index, argv.NO_VALUE if unit.value is None else unit.value, unit.value_index)
+            for unit in arg_units(items)]
 
 
 def _list_target(doc: Document, diag: Diagnostic) -> tuple[Pointer, int, list[Any]] | None:
