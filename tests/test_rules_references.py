@@ -8,19 +8,11 @@ from typing import Any
 
 import yaml
 
+from catalog_harness import DEMO_RECIPE as BASE
 from catalog_harness import build_context
 from recipelint.engine import run_checks
 from recipelint.tree import load_tree
 
-BASE: dict[str, Any] = {
-    "meta": {"title": "Demo", "slug": "demo", "provider": "Acme", "description": "Demo.",
-             "date_added": "2026-01-10", "date_updated": "2026-01-12", "difficulty": "beginner", "tasks": ["text"]},
-    "model": {"model_id": "acme/demo", "min_vllm_version": "0.20.0", "architecture": "dense",
-              "parameter_count": "8B", "active_parameters": "8B", "context_length": 32768, "base_args": []},
-    "variants": {"default": {"precision": "bf16", "vram_minimum_gb": 20}},
-    "compatible_strategies": ["single_node_tp"],
-    "guide": "## Overview\n",
-}
 
 
 def recipe(**changes: Any) -> dict[str, Any]:
