@@ -70,6 +70,9 @@ def _replace(data: dict, path: tuple, value: Any) -> None:
     target = data
     for step in path[:-1]:
         target = target[step]
+    # Loaded YAML has string keys only: an index step into what an earlier edit made a mapping is skipped.
+    if isinstance(target, dict) and not isinstance(path[-1], str):
+        raise TypeError("an index into a mapping")
     target[path[-1]] = value
 
 

@@ -9,6 +9,7 @@ until the whole tree has compiled; :mod:`recipelint.emit` then writes the map.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import subprocess
@@ -147,6 +148,26 @@ class _Entry:
     doc: Any
     special: bool
     origin: str  # the tree file that produced it
+    data: bytes | None = None  # already serialised (a cached rendering); doc is then None
+
+
+class WriteJournal:
+    """The writes and `rm -rf`s one recipe makes, in order, to be applied to an OutputMap later.
+
+    Recording instead of writing lets a recipe compile in another process or come from a
+    cache, while the map still sees every operation in tree order (overwrites, conflicts).
+    Without ``keep_documents`` only the paths are kept: all `check` needs.
+    """
+
+    def __init__(self, keep_documents: bool = True) -> None:
+        self.keep_documents = keep_documents
+        self.ops: list[tuple] = []  # ("write", path, doc, special, origin) | ("remove", base)
+
+    def write(self, path: str, doc: Any, special: bool, origin: str) -> None:
+        self.ops.append(("write", path, doc if self.keep_documents else None, special, origin))
+
+    def remove_tree(self, base: str) -> None:
+        self.ops.append(("remove", base))
 
 
 class OutputMap:
@@ -158,7 +179,7 @@ class OutputMap:
         self.overwritten: list[tuple[str, str, str]] = []  # path, earlier origin, later origin
         self.refused: list[tuple[str, str, str]] = []  # path, reason, origin
 
-    def write(self, path: str, doc: Any, special: bool, origin: str) -> None:
+    def write(self, path: str, doc: Any, special: bool, origin: str, data: bytes | None = None) -> None:
         # The last line of defence for every data-derived path (hardware ids are taxonomy keys).
         reason = unsafe_path_reason(path)
         if reason is not None:
@@ -167,8 +188,17 @@ class OutputMap:
         earlier = self._files.get(path)
         if earlier is not None and earlier.origin != origin:
             self.overwritten.append((path, earlier.origin, origin))
-        self._files[path] = _Entry(doc, special, origin)
+        self._files[path] = _Entry(doc, special, origin, data)
         self._by_top.setdefault(path.split("/", 1)[0], set()).add(path)
+
+    def apply(self, ops: list[tuple]) -> None:
+        """Replay a :class:`WriteJournal` (a "write" op may carry bytes instead of a document)."""
+        for op in ops:
+            if op[0] == "remove":
+                self.remove_tree(op[1])
+            else:
+                _, path, doc, special, origin, *data = op
+                self.write(path, doc, special, origin, data[0] if data else None)
 
     def remove_tree(self, base: str) -> None:
         """`rm -rf <base>`: the file or folder at base, and everything below it."""
@@ -192,11 +222,12 @@ class OutputMap:
         return sorted(self._files)
 
     def document(self, path: str) -> Any:
-        return self._files[path].doc
+        entry = self._files[path]
+        return json.loads(entry.data) if entry.data is not None else entry.doc
 
     def serialize(self, path: str) -> bytes:
         entry = self._files[path]
-        return dumps(entry.doc, special=entry.special)
+        return entry.data if entry.data is not None else dumps(entry.doc, special=entry.special)
 
     def items(self) -> Iterator[tuple[str, bytes]]:
         for path in self.paths():
@@ -235,6 +266,28 @@ def _diag(doc: Document | None, fallback: Path, pointer: tuple, code: str, sever
 
 
 @dataclass
+class RecipeOutcome:
+    """What compiling one recipe contributes; :meth:`Compiler.absorb` adds it to the output."""
+
+    writes: WriteJournal
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    index_entry: dict[str, Any] | None = None  # its models.json entry
+    promoted_entries: list[dict[str, Any]] = field(default_factory=list)  # one per promoted variant
+
+
+def _index_entry(parent: dict[str, Any]) -> dict[str, Any]:
+    """A parent recipe's models.json entry: id, title and provider, and where it is published."""
+    entry = {"hf_id": parent["hf_id"]}
+    meta = parent["meta"]
+    for key in ("title", "provider"):
+        if key in meta:
+            entry[key] = meta[key]
+    entry["url"] = "/" + js_string(parent["hf_id"])
+    entry["json"] = "/" + js_string(parent["hf_id"]) + ".json"
+    return entry
+
+
+@dataclass
 class _Globals:
     catalog: Catalog
     special: bool  # any tree-wide input holds values orjson would print differently
@@ -250,26 +303,48 @@ class Compiler:
         self.out = OutputMap()
         self.diagnostics: list[Diagnostic] = list(tree.all_problems())
         self.hf_ids = {recipe_hf_id(doc.rel) for doc in tree.recipes}
-        self.parents: list[dict[str, Any]] = []
-        self.promoted_index: list[dict[str, Any]] = []
+        self.index_entries: list[dict[str, Any]] = []  # models.json: every parent recipe ...
+        self.promoted_entries: list[dict[str, Any]] = []  # ... then every promoted variant
 
     # -------------------------------------------------------- helpers
 
-    def report(self, doc: Document | None, pointer: tuple, code: str, severity: Severity, message: str,
-               hint: str | None = None) -> None:
+    def diagnostic(self, doc: Document | None, pointer: tuple, code: str, severity: Severity, message: str,
+                   hint: str | None = None) -> Diagnostic:
         # A tree-wide finding is anchored on taxonomy.yaml, the file that makes a folder a tree,
         # so every report format can point at a real file.
         anchor = self.tree.taxonomy.path if self.tree.taxonomy is not None else self.tree.root / "taxonomy.yaml"
-        self.diagnostics.append(_diag(doc, anchor, pointer, code, severity, message, hint))
+        return _diag(doc, anchor, pointer, code, severity, message, hint)
+
+    def report(self, doc: Document | None, pointer: tuple, code: str, severity: Severity, message: str,
+               hint: str | None = None) -> None:
+        self.diagnostics.append(self.diagnostic(doc, pointer, code, severity, message, hint))
 
     def run(self, recipe_filter: Callable[[Document], bool] | None = None) -> CompileResult:
         """Compile the tree; with ``recipe_filter`` only the recipes it accepts (for `check`)."""
-        globals_ = self._global_files()
+        globals_ = self.prepare()
         if globals_ is not None:
             for doc in self.tree.recipes:
                 if recipe_filter is None or recipe_filter(doc):
-                    self._compile_recipe(doc, globals_)
-            self._models_index(globals_)
+                    self.absorb(self.compile_recipe(doc, globals_))
+        return self.finish(globals_)
+
+    # The three steps of `run`, public so that recipes can be compiled elsewhere (another
+    # process, a cache) and absorbed here in tree order with the same result.
+
+    def prepare(self) -> _Globals | None:
+        """Write the tree-wide files; None when there is no usable taxonomy (already reported)."""
+        return self._global_files()
+
+    def absorb(self, outcome: RecipeOutcome) -> None:
+        self.out.apply(outcome.writes.ops)
+        self.diagnostics.extend(outcome.diagnostics)
+        if outcome.index_entry is not None:
+            self.index_entries.append(outcome.index_entry)
+        self.promoted_entries.extend(outcome.promoted_entries)
+
+    def finish(self, globals_: _Globals | None) -> CompileResult:
+        if globals_ is not None:
+            self._models_index()
             self._quickstart()
         self._final_checks()
         self.diagnostics.sort(key=Diagnostic.sort_key)
@@ -330,51 +405,45 @@ class Compiler:
 
     # -------------------------------------------------------- recipes
 
-    def _compile_recipe(self, doc: Document, globals_: _Globals) -> None:
-        if not doc.usable:
-            return
+    def compile_recipe(self, doc: Document, globals_: _Globals, keep_documents: bool = True) -> RecipeOutcome:
+        """One recipe's writes, findings and index entries; the compiler's own state is not touched."""
+        outcome = RecipeOutcome(WriteJournal(keep_documents))
         hf_id = recipe_hf_id(doc.rel)
-        data = doc.data
-        if hf_id is None:
-            return  # reported by the tree loader
-        reason = unsafe_path_reason(hf_id)
-        if reason is not None:
-            self.report(doc, (), UNSAFE_PATH, Severity.ERROR,
-                        f"the recipe id {hf_id!r} taken from the file path is not a safe output path: {reason}",
-                        "rename the file or its folder")
-            return
-        if type(data) is not dict:
-            self.report(doc, (), UNRENDERABLE_RECIPE, Severity.ERROR, "a recipe must be a mapping")
-            return
-        if type(get(data, "meta")) is not dict:
-            self.report(doc, ("meta",), UNRENDERABLE_RECIPE, Severity.ERROR,
-                        "the recipe has no `meta` mapping (upstream crashes building models.json)",
-                        "add meta: with at least title and provider")
-            return
-        mode_problems = feature_mode_problems(data)
-        for pointer, message in mode_problems:
-            self.report(doc, pointer, INVALID_FEATURE_MODES, Severity.ERROR, message)
-        if mode_problems:
-            return
+        if not doc.usable or hf_id is None:
+            return outcome  # reported by the tree loader
+        problem = self._unrenderable(doc, hf_id)
+        if problem is not None:
+            outcome.diagnostics.append(problem)
+            return outcome
+        for pointer, message in feature_mode_problems(doc.data):
+            outcome.diagnostics.append(self.diagnostic(doc, pointer, INVALID_FEATURE_MODES, Severity.ERROR, message))
+        if outcome.diagnostics:
+            return outcome
         try:
-            _RecipeCompiler(self, doc, hf_id, globals_).run()
+            _RecipeCompiler(self, doc, hf_id, globals_, outcome).run()
         except (TypeError, AttributeError, ValueError, KeyError, IndexError, ArithmeticError,
                 RecursionError) as exc:
-            self.report(doc, (), UNRENDERABLE_RECIPE, Severity.ERROR,
-                        f"the recipe cannot be compiled: {type(exc).__name__}: {exc}")
+            outcome.diagnostics.append(self.diagnostic(
+                doc, (), UNRENDERABLE_RECIPE, Severity.ERROR,
+                f"the recipe cannot be compiled: {type(exc).__name__}: {exc}"))
+        return outcome
 
-    def _models_index(self, globals_: _Globals) -> None:
-        entries = []
-        for parent in self.parents:
-            entry = {"hf_id": parent["hf_id"]}
-            meta = parent["meta"]
-            for key in ("title", "provider"):
-                if key in meta:
-                    entry[key] = meta[key]
-            entry["url"] = "/" + js_string(parent["hf_id"])
-            entry["json"] = "/" + js_string(parent["hf_id"]) + ".json"
-            entries.append(entry)
-        entries.extend(self.promoted_index)
+    def _unrenderable(self, doc: Document, hf_id: str) -> Diagnostic | None:
+        reason = unsafe_path_reason(hf_id)
+        if reason is not None:
+            return self.diagnostic(doc, (), UNSAFE_PATH, Severity.ERROR,
+                                   f"the recipe id {hf_id!r} taken from the file path is not a safe output path: "
+                                   f"{reason}", "rename the file or its folder")
+        if type(doc.data) is not dict:
+            return self.diagnostic(doc, (), UNRENDERABLE_RECIPE, Severity.ERROR, "a recipe must be a mapping")
+        if type(get(doc.data, "meta")) is not dict:
+            return self.diagnostic(doc, ("meta",), UNRENDERABLE_RECIPE, Severity.ERROR,
+                                   "the recipe has no `meta` mapping (upstream crashes building models.json)",
+                                   "add meta: with at least title and provider")
+        return None
+
+    def _models_index(self) -> None:
+        entries = self.index_entries + self.promoted_entries
         special = any(has_js_specials(e) for e in entries)
         self.out.write("models.json", entries, special, "models")
 
@@ -435,8 +504,9 @@ def argument_lists(value: Any, pointer: tuple = ()) -> Iterator[tuple[tuple, Any
 class _RecipeCompiler:
     """One recipe file: its renderings, promoted variants, and the parent document."""
 
-    def __init__(self, owner: Compiler, doc: Document, hf_id: str, globals_: _Globals):
+    def __init__(self, owner: Compiler, doc: Document, hf_id: str, globals_: _Globals, outcome: RecipeOutcome):
         self.owner = owner
+        self.outcome = outcome
         self.doc = doc
         self.hf_id = hf_id
         self.catalog = globals_.catalog
@@ -448,7 +518,10 @@ class _RecipeCompiler:
         self.capped = False
 
     def write(self, path: str, document: Any) -> None:
-        self.owner.out.write(path, document, self.special, self.doc.rel)
+        self.outcome.writes.write(path, document, self.special, self.doc.rel)
+
+    def report(self, pointer: tuple, code: str, severity: Severity, message: str, hint: str | None = None) -> None:
+        self.outcome.diagnostics.append(self.owner.diagnostic(self.doc, pointer, code, severity, message, hint))
 
     def run(self) -> None:
         recipe = self._published_recipe()
@@ -465,7 +538,7 @@ class _RecipeCompiler:
         for key in SYNTHESIS_ONLY_KEYS:
             recipe.pop(key, None)
         parent = self._write_recipe_json(self.hf_id, recipe)
-        self.owner.parents.append(parent)
+        self.outcome.index_entry = _index_entry(parent)
         for key, model_id, rendered in promotions:
             self._write_promoted(recipe, key, model_id, rendered)
         self._report_problems()
@@ -494,7 +567,7 @@ class _RecipeCompiler:
         if self.renderings >= self.owner.max_renderings:
             self._too_many_renderings(variant_key)
             return None
-        self.owner.out.remove_tree(base)
+        self.outcome.writes.remove_tree(base)
         rendered = render_variant(self.catalog, recipe, variant_key, self.problems)
         if rendered is None:
             return None
@@ -530,22 +603,22 @@ class _RecipeCompiler:
             pointer = ("variants", key, "model_id")
             if model_id in self.owner.hf_ids:
                 own = model_id == self.hf_id
-                self.owner.report(
-                    self.doc, pointer, PROMOTION_COLLIDES, Severity.INFO if own else Severity.WARNING,
+                self.report(
+                    pointer, PROMOTION_COLLIDES, Severity.INFO if own else Severity.WARNING,
                     f"variant {key!r} is not published as {model_id}: "
                     + ("that is this recipe's own id" if own else "a standalone recipe has that id"),
                 )
                 continue
             reason = unsafe_path_reason(model_id)
             if reason is not None:
-                self.owner.report(self.doc, pointer, UNSAFE_PATH, Severity.ERROR,
-                                  f"variant {key!r} model_id {model_id!r} cannot be an output path: {reason}",
-                                  "use a Hugging Face id of the form org/name")
+                self.report(pointer, UNSAFE_PATH, Severity.ERROR,
+                            f"variant {key!r} model_id {model_id!r} cannot be an output path: {reason}",
+                            "use a Hugging Face id of the form org/name")
                 continue
             if model_id in promoted_by:
-                self.owner.report(self.doc, pointer, OUTPUT_OVERWRITTEN, Severity.WARNING,
-                                  f"variants {promoted_by[model_id]!r} and {key!r} both publish {model_id}; "
-                                  f"{key!r} replaces it and models.json lists it twice")
+                self.report(pointer, OUTPUT_OVERWRITTEN, Severity.WARNING,
+                            f"variants {promoted_by[model_id]!r} and {key!r} both publish {model_id}; "
+                            f"{key!r} replaces it and models.json lists it twice")
             promoted_by[model_id] = key
             rendered = self._render_and_write(recipe, key, model_id)
             if rendered is not None:
@@ -590,48 +663,48 @@ class _RecipeCompiler:
             if value is not UNDEFINED:
                 entry[field_name] = value
         entry.update({"url": f"/{self.hf_id}", "json": f"/{model_id}.json", "derived_from": self.hf_id})
-        self.owner.promoted_index.append(entry)
+        self.outcome.promoted_entries.append(entry)
 
     def _too_many_renderings(self, variant_key: str) -> None:
         """Hostile recipes can multiply variants x hardware x strategies; stop at the limit."""
         if self.capped:
             return
         self.capped = True
-        self.owner.report(self.doc, ("variants", variant_key), TOO_MANY_RENDERINGS, Severity.ERROR,
-                          f"the recipe reached the limit of {self.owner.max_renderings} renderings: variant "
-                          f"{variant_key!r} and the ones after it were not rendered",
-                          "remove variants, or raise limits.max-renderings in the recipelint configuration")
+        self.report(("variants", variant_key), TOO_MANY_RENDERINGS, Severity.ERROR,
+                    f"the recipe reached the limit of {self.owner.max_renderings} renderings: variant "
+                    f"{variant_key!r} and the ones after it were not rendered",
+                    "remove variants, or raise limits.max-renderings in the recipelint configuration")
 
     def _report_problems(self) -> None:
         reported: set[tuple] = set()
         for pointer, value in argument_lists(self.doc.data):
             if type(value) is str:
-                self.owner.report(self.doc, pointer, SYNTHESIS_FAILED, Severity.ERROR,
-                                  f"{'.'.join(map(str, pointer))} is a string, which upstream spreads into "
-                                  "single characters", "write it as a list of arguments")
+                self.report(pointer, SYNTHESIS_FAILED, Severity.ERROR,
+                            f"{'.'.join(map(str, pointer))} is a string, which upstream spreads into "
+                            "single characters", "write it as a list of arguments")
         for variant, strategy, hw_id, message in self.problems.failed:
             key = (variant, message)
             if key in reported:
                 continue
             reported.add(key)
-            self.owner.report(self.doc, self._failure_pointer(variant), SYNTHESIS_FAILED, Severity.ERROR,
-                              f"cannot render variant {variant!r} ({strategy} on {hw_id}, and possibly others): "
-                              f"{message}")
+            self.report(self._failure_pointer(variant), SYNTHESIS_FAILED, Severity.ERROR,
+                        f"cannot render variant {variant!r} ({strategy} on {hw_id}, and possibly others): "
+                        f"{message}")
         fallbacks: dict[tuple[str, str], list[str]] = {}
         for variant, hw_id, strategy in self.problems.unrunnable:
             fallbacks.setdefault((variant, strategy), []).append(hw_id)
         for (variant, strategy), hardware in fallbacks.items():
             pointer = ("compatible_strategies",) if "compatible_strategies" in self.doc.data else ("variants", variant)
-            self.owner.report(self.doc, pointer, NO_RUNNABLE_STRATEGY, Severity.WARNING,
-                              f"variant {variant!r} has no strategy it can run on {', '.join(hardware)}; "
-                              f"{strategy} is rendered there anyway",
-                              "list the strategies the model supports in compatible_strategies")
+            self.report(pointer, NO_RUNNABLE_STRATEGY, Severity.WARNING,
+                        f"variant {variant!r} has no strategy it can run on {', '.join(hardware)}; "
+                        f"{strategy} is rendered there anyway",
+                        "list the strategies the model supports in compatible_strategies")
         for pointer, message in self.problems.invalid:
             key = (pointer, message)
             if key in reported:
                 continue
             reported.add(key)
-            self.owner.report(self.doc, pointer, BROKEN_RENDERING, Severity.ERROR, message)
+            self.report(pointer, BROKEN_RENDERING, Severity.ERROR, message)
 
 
 # ---------------------------------------------------------------- library entry points
@@ -647,7 +720,7 @@ def _loaded_tree(root: str, signature: tuple) -> tuple[RecipeTree, Catalog]:
     """The loaded tree and its catalog, reused while no file in the tree changes."""
     tree = load_tree(Path(root))
     compiler = Compiler(tree)
-    globals_ = compiler._global_files()
+    globals_ = compiler.prepare()
     if globals_ is None:
         raise ValueError(f"{root}: the tree has no usable taxonomy.yaml")
     return tree, globals_.catalog
