@@ -6,21 +6,25 @@ ignore, severity, per-file ignores) -> inline suppressions.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from recipelint.catalog import load_catalog
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.load import Document
+from recipelint.parallel import run_tasks
 from recipelint.rules import Finding, registered_checks
 from recipelint.tree import RecipeTree, recipe_hf_id
 
 Focus = Callable[[Path], bool]
+Task = Callable[[], list[Any]]
+T = TypeVar("T")
 SUPPRESSION = re.compile(r"#\s*recipelint:\s*disable=([A-Za-z0-9_, -]+)")
 UNUSED_SUPPRESSION = "RL015"
 
@@ -105,39 +109,79 @@ def _to_diagnostic(finding: Finding, code: str, severity: Severity) -> Diagnosti
                       finding.hint, tuple(finding.pointer))
 
 
-def _schema_problems(tree: RecipeTree, focus: Focus) -> Iterator[Diagnostic]:
+def _schema_problems(docs: list[Document]) -> list[Diagnostic]:
     try:
         from recipelint.schema import validate_document
     except ModuleNotFoundError as exc:  # the schema stage ships with the schemas
         if exc.name != "recipelint.schema":
             raise
-        return
-    for doc in tree.documents():
-        if doc.usable and focus(doc.path):
-            yield from validate_document(doc)
+        return []
+    return [diag for doc in docs for diag in validate_document(doc)]
 
 
-def _compile_problems(tree: RecipeTree, config: Config, focus: Focus) -> Iterator[Diagnostic]:
-    """What rendering the named recipes reveals: synthesis failures, unsafe output paths, …"""
-    if not config.is_enabled("RL7"):
-        return
-    from recipelint.compiler import Compiler
-
-    result = Compiler(tree, None, config.max_renderings).run(recipe_filter=lambda doc: focus(doc.path))
-    yield from result.diagnostics
+def _schema_tasks(tree: RecipeTree, focus: Focus, pieces: int) -> list[Task]:
+    docs = [doc for doc in tree.documents() if doc.usable and focus(doc.path)]
+    return [functools.partial(_schema_problems, chunk) for chunk in _chunks(docs, pieces)]
 
 
-def _rule_problems(context: CheckContext) -> Iterator[Diagnostic]:
+class _CompileStage:
+    """What rendering the named recipes reveals: synthesis failures, unsafe output paths, …
+
+    Each task compiles a run of consecutive recipes; their outcomes are absorbed in tree
+    order, so overwrites between recipes are found exactly as in one sequential compile.
+    """
+
+    def __init__(self, tree: RecipeTree, config: Config, focus: Focus) -> None:
+        from recipelint.compiler import Compiler
+
+        self.compiler = Compiler(tree, None, config.max_renderings)
+        self.globals = self.compiler.prepare()
+        self.recipes = [doc for doc in tree.recipes if focus(doc.path)] if self.globals is not None else []
+
+    def tasks(self, pieces: int) -> list[Task]:
+        return [functools.partial(self._compile, chunk) for chunk in _chunks(self.recipes, pieces)]
+
+    def _compile(self, recipes: list[Document]) -> list[Any]:
+        return [self.compiler.compile_recipe(doc, self.globals, keep_documents=False) for doc in recipes]
+
+    def diagnostics(self, results: Iterable[list[Any]]) -> list[Diagnostic]:
+        for outcomes in results:
+            for outcome in outcomes:
+                self.compiler.absorb(outcome)
+        return self.compiler.finish(self.globals).diagnostics
+
+
+def _rule_tasks(context: CheckContext) -> list[Task]:
+    """One task per rule module: a family's checks share the indexes they build in context.memo."""
     catalog = load_catalog()
+    families: dict[str, list[tuple[str, Severity, Callable]]] = {}
     for code, functions in sorted(registered_checks().items()):
         if not context.config.is_enabled(code):
             continue
         info = catalog.get(code)
         severity = info.severity if info else Severity.ERROR
         for function in functions:
-            for finding in function(context):
-                if (finding.code or code) == code:
-                    yield _to_diagnostic(finding, code, severity)
+            families.setdefault(function.__module__, []).append((code, severity, function))
+    return [functools.partial(_rule_problems, context, checks) for checks in families.values()]
+
+
+def _rule_problems(context: CheckContext, checks: list[tuple[str, Severity, Callable]]) -> list[Diagnostic]:
+    return [_to_diagnostic(finding, code, severity)
+            for code, severity, function in checks
+            for finding in function(context)
+            if (finding.code or code) == code]
+
+
+def _chunks(items: list[T], pieces: int) -> list[list[T]]:
+    """``items`` cut into at most ``pieces`` consecutive runs of near-equal length."""
+    pieces = max(1, min(pieces, len(items)))
+    size, extra = divmod(len(items), pieces)
+    runs, start = [], 0
+    for index in range(pieces):
+        end = start + size + (1 if index < extra else 0)
+        runs.append(items[start:end])
+        start = end
+    return [run for run in runs if run]
 
 
 def _configured(diagnostics: Iterable[Diagnostic], config: Config, root: Path) -> Iterator[Diagnostic]:
@@ -222,12 +266,30 @@ def _everything(path: Path) -> bool:
     return True
 
 
-def run_checks(tree: RecipeTree, config: Config | None = None, focus: Focus = _everything) -> list[Diagnostic]:
-    """All findings for the files ``focus`` accepts; the rest of the tree is context only."""
+# Below this many recipes a check is quick anyway, and forking workers would only add to it.
+PARALLEL_MIN_RECIPES = 16
+
+
+def run_checks(tree: RecipeTree, config: Config | None = None, focus: Focus = _everything,
+               jobs: int = 1) -> list[Diagnostic]:
+    """All findings for the files ``focus`` accepts; the rest of the tree is context only.
+
+    With ``jobs`` > 1 the schema, rule and compile work is spread over that many forked
+    workers; the findings are the same, in the same order.
+    """
     config = config or Config()
     context = CheckContext(tree, config, focus)
-    stages = (tree.all_problems(), _schema_problems(tree, focus), _rule_problems(context),
-              _compile_problems(tree, config, focus))
+    compile_stage = _CompileStage(tree, config, focus) if config.is_enabled("RL7") else None
+    if len(context.recipes) < PARALLEL_MIN_RECIPES:
+        jobs = 1
+    pieces = 4 * jobs if jobs > 1 else 1
+    # The longest tasks go first so that the workers finish together.
+    compile_tasks = compile_stage.tasks(pieces) if compile_stage else []
+    tasks = compile_tasks + _rule_tasks(context) + _schema_tasks(tree, focus, jobs)
+    results = run_tasks(tasks, jobs)
+    stages: list[Iterable[Diagnostic]] = [tree.all_problems(), *results[len(compile_tasks):]]
+    if compile_stage:
+        stages.append(compile_stage.diagnostics(results[:len(compile_tasks)]))
     found = [diag for stage in stages for diag in _configured(stage, config, tree.root) if focus(diag.path)]
     found = _apply_suppressions(found, tree, config)
     return sorted(set(found), key=Diagnostic.sort_key)

@@ -46,7 +46,7 @@ def _override(config: Config, select: tuple[str, ...], ignore: tuple[str, ...]) 
 
 
 def check_tree(root: Path, targets: list[Path], select: tuple[str, ...] = (),
-               ignore: tuple[str, ...] = ()) -> tuple[list[Diagnostic], int, dict[Path, str]]:
+               ignore: tuple[str, ...] = (), jobs: int = 1) -> tuple[list[Diagnostic], int, dict[Path, str]]:
     from recipelint.engine import run_checks
     from recipelint.tree import load_tree
 
@@ -55,7 +55,7 @@ def check_tree(root: Path, targets: list[Path], select: tuple[str, ...] = (),
     except ConfigError as exc:
         return [exc.diagnostic], 0, {}
     tree = load_tree(root, config.limits)
-    found = run_checks(tree, config, focus=lambda path: _selected_path(path, root, targets))
+    found = run_checks(tree, config, focus=lambda path: _selected_path(path, root, targets), jobs=jobs)
     sources = {doc.path: doc.text for doc in tree.documents()}
     files = sum(1 for doc in tree.documents() if _selected_path(doc.path, root, targets))
     return found, files, sources
@@ -75,10 +75,12 @@ def _selected_path(path: Path, root: Path, targets: list[Path]) -> bool:
 @click.option("--quiet", "-q", is_flag=True, help="No summary line.")
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place (comments and layout kept), then report the rest.")
 @click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff and write nothing.")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Worker processes for a large check; 0 = one per available CPU, 1 = no workers.")
 @click.pass_context
 def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: str, strict: bool,
                   select: tuple[str, ...], ignore: tuple[str, ...], quiet: bool, fix: bool = False,
-                  diff: bool = False) -> None:
+                  diff: bool = False, jobs: int = 0) -> None:
     """Check recipe trees, folders inside them, or single recipe files.
 
     The whole tree is always loaded for context; findings are reported only for
@@ -97,8 +99,12 @@ def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: st
     diagnostics: list[Diagnostic] = []
     sources: dict[Path, str] = {}
     files = 0
+    if jobs == 0:
+        from recipelint.parallel import available_cpus
+
+        jobs = available_cpus()
     for root, targets in group_by_tree(paths).items():
-        found, counted, texts = check_tree(root, targets, select, ignore)
+        found, counted, texts = check_tree(root, targets, select, ignore, jobs)
         diagnostics.extend(found)
         sources.update(texts)
         files += counted
