@@ -15,7 +15,7 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Protocol
 
 from recipelint.diagnostics import Diagnostic, Severity, UNKNOWN_SPAN
 from recipelint.jsvalue import (
@@ -143,12 +143,24 @@ _BAD_SEGMENT = re.compile(r"(?:^|/)(?:\.{1,2})?(?:/|$)")
 _CONTROL = re.compile(r"[\x00-\x1f]")
 
 
+class StoredDocument(Protocol):
+    """A document serialised earlier (by a cache), read back when it is written out."""
+
+    def read(self) -> bytes: ...
+
+
+class OutcomeSource(Protocol):
+    """Where :meth:`Compiler.run` gets a recipe's outcome from instead of compiling it (a cache)."""
+
+    def outcome(self, compiler: Compiler, doc: Document, globals_: _Globals) -> RecipeOutcome: ...
+
+
 @dataclass
 class _Entry:
     doc: Any
     special: bool
     origin: str  # the tree file that produced it
-    data: bytes | None = None  # already serialised (a cached rendering); doc is then None
+    data: bytes | StoredDocument | None = None  # already serialised (a cached rendering); doc is then None
 
 
 class WriteJournal:
@@ -179,7 +191,8 @@ class OutputMap:
         self.overwritten: list[tuple[str, str, str]] = []  # path, earlier origin, later origin
         self.refused: list[tuple[str, str, str]] = []  # path, reason, origin
 
-    def write(self, path: str, doc: Any, special: bool, origin: str, data: bytes | None = None) -> None:
+    def write(self, path: str, doc: Any, special: bool, origin: str,
+              data: bytes | StoredDocument | None = None) -> None:
         # The last line of defence for every data-derived path (hardware ids are taxonomy keys).
         reason = unsafe_path_reason(path)
         if reason is not None:
@@ -223,11 +236,13 @@ class OutputMap:
 
     def document(self, path: str) -> Any:
         entry = self._files[path]
-        return json.loads(entry.data) if entry.data is not None else entry.doc
+        return json.loads(self.serialize(path)) if entry.data is not None else entry.doc
 
     def serialize(self, path: str) -> bytes:
         entry = self._files[path]
-        return entry.data if entry.data is not None else dumps(entry.doc, special=entry.special)
+        if entry.data is None:
+            return dumps(entry.doc, special=entry.special)
+        return entry.data if type(entry.data) is bytes else entry.data.read()
 
     def items(self) -> Iterator[tuple[str, bytes]]:
         for path in self.paths():
@@ -319,13 +334,16 @@ class Compiler:
                hint: str | None = None) -> None:
         self.diagnostics.append(self.diagnostic(doc, pointer, code, severity, message, hint))
 
-    def run(self, recipe_filter: Callable[[Document], bool] | None = None) -> CompileResult:
-        """Compile the tree; with ``recipe_filter`` only the recipes it accepts (for `check`)."""
+    def run(self, recipe_filter: Callable[[Document], bool] | None = None,
+            source: OutcomeSource | None = None) -> CompileResult:
+        """Compile the tree; with ``recipe_filter`` only the recipes it accepts (for `check`),
+        with ``source`` taking each recipe's outcome from there (a cache)."""
         globals_ = self.prepare()
         if globals_ is not None:
             for doc in self.tree.recipes:
                 if recipe_filter is None or recipe_filter(doc):
-                    self.absorb(self.compile_recipe(doc, globals_))
+                    self.absorb(source.outcome(self, doc, globals_) if source is not None
+                                else self.compile_recipe(doc, globals_))
         return self.finish(globals_)
 
     # The three steps of `run`, public so that recipes can be compiled elsewhere (another

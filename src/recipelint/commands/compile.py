@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -59,14 +60,20 @@ def _show(diagnostics: list[Diagnostic], output_format: str) -> None:
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "github", "sarif"]),
               default="text", show_default=True, help="How to print findings.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line, and no info-level findings in text output.")
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder of rendered recipes to reuse: a recompile renders only what changed.")
 def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: str | None,
                     source_repo: str | None, source_ref: str | None, source_sha: str | None,
-                    no_provenance: bool, output_format: str, quiet: bool) -> None:
+                    no_provenance: bool, output_format: str, quiet: bool, cache_dir: Path | None = None) -> None:
     """Compile the recipe tree TREE into the static JSON API.
 
     Provenance: with --source-* options every recipe JSON ends with a `source`
     block; without them it is filled from git when TREE is inside a checkout with an
     origin remote, and left out otherwise (or with --no-provenance).
+
+    With --cache DIR each recipe's rendering is kept in DIR, keyed by a hash of the
+    recipe, every tree-wide input and recipelint itself; a later compile reuses it
+    while none of those changed. Entries the compile did not use are deleted.
 
     Exit status: 0 compiled, 1 error findings (nothing written), 2 usage error.
     """
@@ -83,6 +90,9 @@ def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: st
             check_destination(out, tree)
         except EmitError as exc:
             raise click.UsageError(str(exc)) from exc
+    if cache_dir is not None and out is not None and _inside(cache_dir, out):
+        raise click.UsageError(f"the cache {cache_dir} must not be inside the output folder {out}, "
+                               "which every compile replaces")
     provenance = _provenance(tree.resolve(), no_provenance, source_name, source_repo, source_ref, source_sha)
 
     from recipelint.config import ConfigError, load_config
@@ -93,7 +103,14 @@ def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: st
         _show([exc.diagnostic], output_format)
         sys.exit(EXIT_FINDINGS)
     started = time.perf_counter()
-    result = Compiler(load_tree(tree, config.limits), provenance, config.max_renderings).run()
+    loaded = load_tree(tree, config.limits)
+    compiler = Compiler(loaded, provenance, config.max_renderings)
+    cache = None
+    if cache_dir is not None:
+        from recipelint.cache import RecipeCache, tree_fingerprint
+
+        cache = RecipeCache(cache_dir, tree_fingerprint(loaded, provenance, config.max_renderings, config.limits))
+    result = compiler.run(source=cache)
     shown = result.diagnostics
     if quiet and output_format == "text":
         shown = [d for d in shown if d.severity is not Severity.INFO]
@@ -114,6 +131,14 @@ def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: st
     except EmitError as exc:
         click.echo(f"recipelint compile: {exc}", err=True)
         sys.exit(EXIT_USAGE)
+    if cache is not None:
+        cache.prune()
     if not quiet:
+        reuse = f" ({cache.hits} recipes from the cache, {cache.misses} rendered)" if cache is not None else ""
         click.echo(f"recipelint compile: wrote {written} files to {out} in "
-                   f"{time.perf_counter() - started:.1f}s", err=True)
+                   f"{time.perf_counter() - started:.1f}s{reuse}", err=True)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    path, folder = Path(os.path.abspath(path)), Path(os.path.abspath(folder))
+    return path == folder or folder in path.parents

@@ -1,0 +1,261 @@
+"""`compile --cache DIR`: reuse a recipe's rendered output while nothing it depends on changed.
+
+One file per recipe, named by a SHA-256 over everything its output is a function of:
+the recipe's own text, every tree-wide input (taxonomy, platforms, strategies,
+kv_store, the set of recipe ids), the compile options and recipelint's own code.
+A recompile after editing one recipe renders only that recipe. The file holds a
+JSON header (writes, findings, models.json entries) and then the serialised output
+documents back to back; the documents are read again only when written out, so a
+cached compile holds no more in memory than an uncached one.
+
+A cache is data, never code: a damaged or foreign file is a miss, not an error.
+It is trusted as much as the output folder it feeds (its bytes are published as-is).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import tempfile
+from collections import OrderedDict
+from dataclasses import astuple, dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+import recipelint
+from recipelint.compiler import Compiler, Provenance, RecipeOutcome, WriteJournal
+from recipelint.diagnostics import Diagnostic, Severity, Span
+from recipelint.jsvalue import UNDEFINED, dumps
+from recipelint.load import Document, LoadLimits
+from recipelint.tree import RecipeTree, recipe_hf_id
+
+FORMAT = 1
+SUFFIX = ".rlc"
+_ENTRY_NAME = re.compile(r"^[0-9a-f]{64}\.rlc$")
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A digest of recipelint's installed sources: any code change invalidates every entry."""
+    digest = hashlib.sha256(recipelint.__version__.encode())
+    package = Path(recipelint.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _document_digest(digest: Any, doc: Document | None) -> None:
+    if doc is None:
+        digest.update(b"-\0")
+        return
+    digest.update(f"{doc.rel}\0{doc.usable}\0".encode())
+    digest.update(doc.text.encode("utf-8", "surrogatepass") + b"\0")
+
+
+def tree_fingerprint(tree: RecipeTree, provenance: Provenance | None, max_renderings: int,
+                     limits: LoadLimits) -> str:
+    """Everything besides a recipe's own text that its compiled output depends on."""
+    digest = hashlib.sha256(f"{FORMAT}\0{code_fingerprint()}\0{tree.root}\0{max_renderings}\0".encode())
+    digest.update(repr(astuple(limits)).encode())
+    digest.update(repr(provenance).encode())
+    for doc in (tree.taxonomy, tree.platforms, *tree.strategies, *tree.kv_stores):
+        _document_digest(digest, doc)
+    ids = sorted(str(recipe_hf_id(doc.rel)) for doc in tree.recipes)
+    digest.update("\0".join(ids).encode())
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------- lossless values
+
+
+def _encode(value: Any) -> Any:
+    """JSON for a parsed YAML value, exactly: lists are tags, so floats and big ints survive."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is int:
+        return ["i", str(value)]
+    if kind is float:
+        return ["f", value.hex()]
+    if kind is list:
+        return ["l", [_encode(item) for item in value]]
+    if kind is dict:
+        return ["d", [[key, _encode(item)] for key, item in value.items()]]
+    if value is UNDEFINED:
+        return ["u"]
+    raise TypeError(f"cannot cache a {kind.__name__}")
+
+
+def _decode(value: Any) -> Any:
+    if not isinstance(value, list):
+        return value
+    tag = value[0]
+    if tag == "i":
+        return int(value[1])
+    if tag == "f":
+        return float.fromhex(value[1])
+    if tag == "l":
+        return [_decode(item) for item in value[1]]
+    if tag == "d":
+        return {key: _decode(item) for key, item in value[1]}
+    if tag == "u":
+        return UNDEFINED
+    raise ValueError(f"unknown tag {tag!r}")
+
+
+def _encode_diagnostic(diag: Diagnostic) -> list[Any]:
+    span = diag.span
+    return [str(diag.path), span.line, span.column, span.end_line, span.end_column, diag.code,
+            int(diag.severity), diag.message, diag.hint, list(diag.pointer)]
+
+
+def _decode_diagnostic(raw: list[Any]) -> Diagnostic:
+    path, line, column, end_line, end_column, code, severity, message, hint, pointer = raw
+    return Diagnostic(Path(path), Span(line, column, end_line, end_column), code, Severity(severity),
+                      message, hint, tuple(pointer))
+
+
+# ---------------------------------------------------------------- entries
+
+
+class _EntryReader:
+    """Entry files in memory, a few at a time: output files are written in path order,
+    which visits one recipe's documents together."""
+
+    def __init__(self, keep: int = 8) -> None:
+        self.keep = keep
+        self._held: OrderedDict[Path, bytes] = OrderedDict()
+
+    def read(self, entry: Path) -> bytes:
+        blob = self._held.pop(entry, None)
+        if blob is None:
+            blob = entry.read_bytes()
+        self._held[entry] = blob
+        while len(self._held) > self.keep:
+            self._held.popitem(last=False)
+        return blob
+
+    def forget(self, entry: Path) -> None:
+        self._held.pop(entry, None)
+
+
+@dataclass(frozen=True)
+class CachedDocument:
+    """One serialised output document inside a cache entry, read when it is written out."""
+
+    reader: _EntryReader
+    entry: Path
+    offset: int
+    length: int
+
+    def read(self) -> bytes:
+        blob = self.reader.read(self.entry)
+        if self.offset + self.length > len(blob):
+            raise OSError(f"cache entry {self.entry} changed during the compile")
+        return blob[self.offset:self.offset + self.length]
+
+
+class RecipeCache:
+    """Cache entries for one compile of one tree."""
+
+    def __init__(self, folder: Path, tree_key: str) -> None:
+        self.folder = folder
+        self.tree_key = tree_key
+        self.used: set[str] = set()
+        self.hits = 0
+        self.misses = 0
+        self.reader = _EntryReader()
+
+    def key(self, doc: Document) -> str:
+        digest = hashlib.sha256(self.tree_key.encode())
+        _document_digest(digest, doc)
+        return digest.hexdigest()
+
+    def outcome(self, compiler: Compiler, doc: Document, globals_: Any) -> RecipeOutcome:
+        """The recipe's outcome from the cache, or compiled now and stored."""
+        key = self.key(doc)
+        self.used.add(key + SUFFIX)
+        entry = self.folder / (key + SUFFIX)
+        cached = self._load(entry)
+        if cached is not None:
+            self.hits += 1
+            return cached
+        self.misses += 1
+        fresh = compiler.compile_recipe(doc, globals_)
+        stored = self._store(entry, fresh)
+        return stored if stored is not None else fresh
+
+    def prune(self) -> int:
+        """Delete the entries this compile did not use (older versions of the tree)."""
+        removed = 0
+        for path in self.folder.iterdir():
+            if _ENTRY_NAME.match(path.name) and path.name not in self.used:
+                try:
+                    path.unlink()
+                    removed += 1
+                except OSError:
+                    pass
+        return removed
+
+    def _load(self, entry: Path) -> RecipeOutcome | None:
+        try:
+            blob = self.reader.read(entry)
+            header_end = blob.index(b"\n")
+            header = orjson.loads(blob[:header_end])
+            if header.get("format") != FORMAT:
+                return None
+            offset = header_end + 1
+            journal = WriteJournal()
+            for op in header["ops"]:
+                if op[0] == "remove":
+                    journal.ops.append(("remove", op[1]))
+                    continue
+                _, path, origin, length = op
+                journal.ops.append(("write", path, None, False, origin, CachedDocument(self.reader, entry, offset, length)))
+                offset += length
+            if offset != len(blob):
+                return None
+            return RecipeOutcome(journal, [_decode_diagnostic(d) for d in header["diagnostics"]],
+                                 _decode(header["index_entry"]), _decode(header["promoted_entries"]))
+        except (OSError, ValueError, TypeError, KeyError, IndexError, orjson.JSONDecodeError):
+            self.reader.forget(entry)
+            return None
+
+    def _store(self, entry: Path, outcome: RecipeOutcome) -> RecipeOutcome | None:
+        """Write the entry; return the outcome re-pointed at it, so the documents can be freed."""
+        ops, payload = [], []
+        for op in outcome.writes.ops:
+            if op[0] == "remove":
+                ops.append(list(op))
+                continue
+            _, path, doc, special, origin = op[:5]
+            data = dumps(doc, special=special)
+            ops.append(["write", path, origin, len(data)])
+            payload.append(data)
+        try:
+            header = orjson.dumps({
+                "format": FORMAT, "ops": ops,
+                "diagnostics": [_encode_diagnostic(d) for d in outcome.diagnostics],
+                "index_entry": _encode(outcome.index_entry),
+                "promoted_entries": _encode(outcome.promoted_entries),
+            })
+        except TypeError:
+            return None  # a value the cache cannot represent exactly: just do not cache it
+        temp = None
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            handle, temp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=SUFFIX)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(header + b"\n")
+                stream.writelines(payload)
+            os.replace(temp, entry)
+        except OSError:
+            if temp is not None:
+                Path(temp).unlink(missing_ok=True)
+            return None
+        self.reader.forget(entry)
+        return self._load(entry)
