@@ -97,11 +97,15 @@ def upstream_sample(upstream: Path, tree: Path, runs: int, work: Path) -> Sample
                      before=lambda: shutil.rmtree(build / "public", ignore_errors=True))
 
 
-def row(name: str, sample: Sample | None) -> str:
+def row(name: str, sample: Sample | None, baseline: Sample | None = None) -> str:
     if sample is None:
-        return f"| {name} | n/a | | | |"
+        return f"| {name} | n/a | | | | |"
     flag = "" if sample.status in (0, 1) else f" (exit {sample.status})"
-    return f"| {name}{flag} | {sample.wall:.3f} | {sample.user:.3f} | {sample.system:.3f} | {sample.peak_mb:.0f} |"
+    ratio = ""
+    if baseline is not None and baseline.user > 0 and baseline.peak_mb > 0:
+        ratio = f"{sample.user / baseline.user:.2f} CPU, {sample.peak_mb / baseline.peak_mb:.2f} memory"
+    return (f"| {name}{flag} | {sample.wall:.3f} | {sample.user:.3f} | {sample.system:.3f} "
+            f"| {sample.peak_mb:.0f} | {ratio} |")
 
 
 def main() -> int:
@@ -117,11 +121,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="recipelint-bench-") as tmp:
         work = Path(tmp)
         out = work / "out"
+        upstream = upstream_sample(args.upstream, tree, args.runs, work) if args.upstream else None
         rows.append(row("check, whole tree", median_of(recipelint("check", "-q", str(tree)), args.runs)))
         rows.append(row("check, one file", median_of(recipelint("check", "-q", str(first_recipe(tree))), args.runs)))
         rows.append(row("compile, whole tree", median_of(
             recipelint("compile", str(tree), "-o", str(out)), args.runs,
-            before=lambda: shutil.rmtree(out, ignore_errors=True))))
+            before=lambda: shutil.rmtree(out, ignore_errors=True)), upstream))
         copy = scratch_copy(tree, work / "tree")
         touched = first_recipe(copy)
         cache = work / "cache"
@@ -129,15 +134,14 @@ def main() -> int:
         warm = recipelint("compile", str(copy), "-o", str(cached_out), "--cache", str(cache))
         if run_once(warm).status == 0:
             rows.append(row("compile after touching one recipe (cache)", median_of(
-                warm, args.runs, before=lambda: touched.write_text(touched.read_text() + "\n"))))
+                warm, args.runs, before=lambda: touched.write_text(touched.read_text() + "\n")), upstream))
         else:
             rows.append(row("compile after touching one recipe (cache)", None))
-        upstream = upstream_sample(args.upstream, tree, args.runs, work) if args.upstream else None
         if args.upstream:
             rows.append(row("upstream node build, whole tree", upstream))
     print(f"tree: {tree}  runs: {args.runs} (median; peak = max)")
-    print("| what | wall s | user s | sys s | peak MB |")
-    print("|---|---|---|---|---|")
+    print("| what | wall s | user s | sys s | peak MB | vs upstream |")
+    print("|---|---|---|---|---|---|")
     print("\n".join(rows))
     return 0
 

@@ -124,6 +124,8 @@ def git_provenance(folder: Path, name: str | None = None, repo: str | None = Non
 
 def unsafe_path_reason(path: str) -> str | None:
     """Why a data-derived output path (an hf id) could leave, or clobber, the output folder."""
+    if type(path) is str and _ANYTHING_UNSAFE.search(path) is None:
+        return None  # one scan for the common case; the reasons below are for the rest
     if not isinstance(path, str) or not path:
         return "it is empty"
     if "\x00" in path:
@@ -141,6 +143,7 @@ def unsafe_path_reason(path: str) -> str | None:
 
 _BAD_SEGMENT = re.compile(r"(?:^|/)(?:\.{1,2})?(?:/|$)")
 _CONTROL = re.compile(r"[\x00-\x1f]")
+_ANYTHING_UNSAFE = re.compile(r"^$|^/|\\|[\x00-\x1f]|(?:^|/)(?:\.{1,2})?(?:/|$)")
 
 
 class StoredDocument(Protocol):
@@ -187,7 +190,9 @@ class OutputMap:
 
     def __init__(self) -> None:
         self._files: dict[str, _Entry] = {}
-        self._by_top: dict[str, set[str]] = {}
+        # Paths by their first two segments (a recipe's folder), so `rm -rf org/model`
+        # looks at that recipe's files only.
+        self._by_folder: dict[str, set[str]] = {}
         self.overwritten: list[tuple[str, str, str]] = []  # path, earlier origin, later origin
         self.refused: list[tuple[str, str, str]] = []  # path, reason, origin
 
@@ -202,7 +207,7 @@ class OutputMap:
         if earlier is not None and earlier.origin != origin:
             self.overwritten.append((path, earlier.origin, origin))
         self._files[path] = _Entry(doc, special, origin, data)
-        self._by_top.setdefault(path.split("/", 1)[0], set()).add(path)
+        self._by_folder.setdefault(_folder_key(path), set()).add(path)
 
     def apply(self, ops: list[tuple]) -> None:
         """Replay a :class:`WriteJournal` (a "write" op may carry bytes instead of a document)."""
@@ -215,15 +220,18 @@ class OutputMap:
 
     def remove_tree(self, base: str) -> None:
         """`rm -rf <base>`: the file or folder at base, and everything below it."""
-        top = base.split("/", 1)[0]
-        bucket = self._by_top.get(top)
-        if not bucket:
-            return
         prefix = base + "/"
-        doomed = [p for p in bucket if p == base or p.startswith(prefix)]
-        for path in doomed:
-            bucket.discard(path)
-            del self._files[path]
+        key = _folder_key(base)
+        # A one-segment base spans every folder under it; a deeper one lies in one folder.
+        keys = [k for k in self._by_folder if k == key or k.startswith(prefix)] if key == base else [key]
+        for key in keys:
+            bucket = self._by_folder.get(key)
+            if not bucket:
+                continue
+            doomed = [p for p in bucket if p == base or p.startswith(prefix)]
+            for path in doomed:
+                bucket.discard(path)
+                del self._files[path]
 
     def __contains__(self, path: str) -> bool:
         return path in self._files
@@ -253,12 +261,20 @@ class OutputMap:
         files = self._files
         clashes = []
         for path in files:
-            parts = path.split("/")
-            for i in range(1, len(parts)):
-                if "/".join(parts[:i]) in files:
+            cut = path.find("/")
+            while cut != -1:
+                if path[:cut] in files:
                     clashes.append(path)
                     break
+                cut = path.find("/", cut + 1)
         return sorted(clashes)
+
+
+def _folder_key(path: str) -> str:
+    """The first two segments of a path (all of it when it has fewer)."""
+    first = path.find("/")
+    second = path.find("/", first + 1) if first != -1 else -1
+    return path if second == -1 else path[:second]
 
 
 # ---------------------------------------------------------------- compile
