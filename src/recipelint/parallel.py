@@ -8,11 +8,8 @@ run inline, in order, with the same results.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -30,6 +27,8 @@ def available_cpus() -> int:
 
 
 def can_fork() -> bool:
+    import multiprocessing
+
     return "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -42,6 +41,11 @@ def run_tasks(tasks: Sequence[Callable[[], T]], jobs: int) -> list[T]:
     global _TASKS
     if jobs <= 1 or len(tasks) <= 1 or not can_fork():
         return [task() for task in tasks]
+    # Imported here: a one-file check never starts workers and should not pay for these.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     _TASKS = tasks
     try:
         context = multiprocessing.get_context("fork")
