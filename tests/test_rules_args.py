@@ -144,3 +144,14 @@ def test_spelling_conflict_with_a_strategy_file_is_reported_in_the_recipe(tmp_pa
     data["compatible_strategies"] = ["single_node_tp", "pd_cluster"]
     messages = codes(tmp_path / "b", data, "RL302")
     assert len(messages) == 1 and "strategies/pd_cluster.yaml: " in messages[0]
+
+
+def test_flag_with_only_trailing_whitespace_is_reported_not_a_crash(tmp_path: Path) -> None:
+    # Found by test_properties_recipes: `"-A "` has whitespace but nothing to split off.
+    data = recipe()
+    data["variants"] = {"default": {**next(iter(data["variants"].values())), "extra_args": ["-A "]}}
+    assert codes(tmp_path, data, "RL306") == [
+        "`-A ` is one argv item: vLLM receives a single unknown option `-A ` in argv and docker_argv, "
+        "and dedupe cannot match `-A`"]
+    hints = [d.hint for d in run_checks(load_tree(tmp_path)) if d.code == "RL306"]
+    assert hints == ['remove the trailing whitespace: "-A"']

@@ -260,10 +260,12 @@ def flag_and_value_in_one_item(ctx: Any) -> Iterator[Finding]:
         for index, item in enumerate(arg_list.items):
             if isinstance(item, str) and FLAG_NAME.match(item) and re.search(r"\s", item.split("=", 1)[0]):
                 parts = item.split(None, 1)
+                # Only trailing whitespace ("-A "): nothing to split off, the spaces are the defect.
+                hint = f"split it into two items: \"{parts[0]}\", \"{parts[1]}\"" if len(parts) == 2 \
+                    else f"remove the trailing whitespace: \"{parts[0]}\""
                 yield Finding(arg_list.doc, arg_list.pointer + (index,),
                               f"`{item}` is one argv item: vLLM receives a single unknown option "
-                              f"`{item}` in argv and docker_argv, and dedupe cannot match `{parts[0]}`",
-                              f"split it into two items: \"{parts[0]}\", \"{parts[1]}\"")
+                              f"`{item}` in argv and docker_argv, and dedupe cannot match `{parts[0]}`", hint)
 
 
 @check("RL307")
