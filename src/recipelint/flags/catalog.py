@@ -12,12 +12,16 @@ argparse's unique-prefix abbreviations.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal
+
+import orjson
 
 CATALOG_PACKAGE = "recipelint._catalog"
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.?post(\d+))?")
@@ -90,24 +94,61 @@ class Lookup:
         return self.canonical is not None
 
 
+class _Flags(Mapping[str, FlagSpec]):
+    """A release's flags by canonical name; each FlagSpec is built from its JSON when first read.
+
+    A lint run reads a few flags of a few releases, so building all of them up front
+    (several thousand specs over the committed releases) was most of RL35x's time.
+    """
+
+    __slots__ = ("_raw", "_built")
+
+    def __init__(self, raw: dict[str, dict[str, Any]]) -> None:
+        self._raw = raw
+        self._built: dict[str, FlagSpec] = {}
+
+    def __getitem__(self, name: str) -> FlagSpec:
+        spec = self._built.get(name)
+        if spec is None:
+            spec = self._built[name] = FlagSpec.from_json(name, self._raw[name])
+        return spec
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
 @dataclass
 class Catalog:
     package: str
     version: str
     spelling: dict[str, Any]
-    flags: dict[str, FlagSpec]
+    flags: Mapping[str, FlagSpec]
     _options: dict[str, tuple[str, Via, bool]] = field(default_factory=dict, repr=False)
+    # Caches of answers derived from the fields above (not part of a catalog's value).
+    _lookups: dict[str, "Lookup"] = field(default_factory=dict, repr=False, compare=False)
+    _shorthand: list[str | None] = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Catalog":
-        flags = {name: FlagSpec.from_json(name, raw) for name, raw in data["flags"].items()}
-        catalog = cls(data["package"], data["version"], data["spelling"], flags)
-        for spec in flags.values():
-            catalog._options[spec.name] = (spec.name, "exact", False)
-            for alias in spec.aliases:
-                catalog._options.setdefault(alias, (spec.name, "alias", False))
-            for negation in spec.negations:
-                catalog._options.setdefault(negation, (spec.name, "negation", True))
+        raw_flags: dict[str, dict[str, Any]] = data["flags"]
+        catalog = cls(data["package"], data["version"], data["spelling"], _Flags(raw_flags))
+        options = catalog._options
+        # The same index FlagSpec.from_json would give: name, then aliases, then negations.
+        for name, raw in raw_flags.items():
+            options[name] = (name, "exact", False)
+            for alias in raw.get("aliases", ()):
+                options.setdefault(alias, (name, "alias", False))
+            for negation in raw.get("negations", ()):
+                options.setdefault(negation, (name, "negation", True))
         return catalog
 
     def option_strings(self) -> list[str]:
@@ -119,6 +160,13 @@ class Catalog:
 
     # -- lookup ----------------------------------------------------------------
     def lookup(self, spelled: str) -> Lookup:
+        """How this release's parser reads ``spelled`` (answers are immutable, so kept per spelling)."""
+        found = self._lookups.get(spelled)
+        if found is None:
+            found = self._lookups[spelled] = self._lookup(spelled)
+        return found
+
+    def _lookup(self, spelled: str) -> Lookup:
         option, eq, value = spelled.partition("=")
         inline = value if eq else None
         shorthand = self._optimization_shorthand(option)
@@ -151,9 +199,21 @@ class Catalog:
             return None
         if option.startswith("-O."):
             return None  # a dotted sub-argument of the flag `-O` aliases; handled generically
-        for spec in self.flags.values():
-            if "-O" in spec.aliases:
-                return spec.name
+        if not self._shorthand:
+            self._shorthand.append(self._shorthand_target())
+        return self._shorthand[0]
+
+    def _shorthand_target(self) -> str | None:
+        """The flag `-O` aliases (from the raw JSON: no FlagSpec needs building)."""
+        raw_flags = self.flags._raw if isinstance(self.flags, _Flags) else None
+        if raw_flags is not None:
+            for name, raw in raw_flags.items():
+                if "-O" in raw.get("aliases", ()):
+                    return name
+        else:
+            for spec in self.flags.values():
+                if "-O" in spec.aliases:
+                    return spec.name
         return "--optimization-level" if "--optimization-level" in self.flags else None
 
     def _rewrite_underscores(self, option: str) -> tuple[str, bool]:
@@ -234,6 +294,7 @@ def _converts(kind: str, value: str) -> bool:
 
 # -- loading -----------------------------------------------------------------------
 
+@lru_cache(maxsize=None)
 def _catalog_dir() -> Any:
     return resources.files(CATALOG_PACKAGE) / "vllm"
 
@@ -255,8 +316,14 @@ def load_catalog(version: str, package: str = "vllm") -> Catalog:
     """The committed catalog of exactly this release (KeyError when there is none)."""
     if version not in available_versions(package):
         raise KeyError(f"no {package} catalog for {version}")
-    text = (_catalog_dir() / f"{package}-{version}.json").read_text(encoding="utf-8")
-    return Catalog.from_json(json.loads(text))
+    data = (_catalog_dir() / f"{package}-{version}.json").read_bytes()
+    return Catalog.from_json(orjson.loads(data))
+
+
+@lru_cache(maxsize=None)
+def _version_keys(package: str) -> tuple[tuple[int, ...], ...]:
+    """version_key of each of available_versions(package), in the same (ascending) order."""
+    return tuple(version_key(v) for v in available_versions(package))
 
 
 def catalog_for(version: str, package: str = "vllm") -> Catalog | None:
@@ -265,8 +332,9 @@ def catalog_for(version: str, package: str = "vllm") -> Catalog | None:
     A version lower than every catalog gives None (the release predates our coverage).
     """
     wanted = version_key(version)
-    candidates = [v for v in available_versions(package) if version_key(v) <= wanted]
-    return load_catalog(candidates[-1], package) if candidates else None
+    # The last release whose key is <= wanted (the keys ascend: versions are sorted by them).
+    position = bisect.bisect_right(_version_keys(package), wanted)
+    return load_catalog(available_versions(package)[position - 1], package) if position else None
 
 
 def newest_catalog(package: str = "vllm") -> Catalog:
@@ -276,8 +344,8 @@ def newest_catalog(package: str = "vllm") -> Catalog:
 @lru_cache(maxsize=None)
 def load_history(package: str = "vllm") -> dict[str, Any]:
     """First/last release of each flag and of each choice/known value (see docs/flags.md)."""
-    text = (_catalog_dir() / f"{package}-history.json").read_text(encoding="utf-8")
-    return json.loads(text)  # type: ignore[no-any-return]
+    data = (_catalog_dir() / f"{package}-history.json").read_bytes()
+    return orjson.loads(data)  # type: ignore[no-any-return]
 
 
 def flag_span(flag: str, package: str = "vllm") -> tuple[str, str] | None:

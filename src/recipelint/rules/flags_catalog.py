@@ -365,19 +365,18 @@ def _first_key_release(canonical: str, path: tuple[str, ...], cats: Catalogs) ->
     assert cats.minimum is not None
     floor = version_key(cats.minimum.version)
     for version in available_versions(cats.package):
-        catalog = load_catalog(version, cats.package)
-        if version_key(version) > floor and catalog.json_key_status(canonical, path) == "known":
+        if version_key(version) > floor and \
+                load_catalog(version, cats.package).json_key_status(canonical, path) == "known":
             return version
     return None
 
 
 def _last_accepting(token: str, cats: Catalogs) -> str | None:
-    """The last release whose parser accepts this spelling."""
-    found = None
-    for version in available_versions(cats.package):
+    """The last release whose parser accepts this spelling (newest first: no need to read the rest)."""
+    for version in reversed(available_versions(cats.package)):
         if load_catalog(version, cats.package).lookup(token).known:
-            found = version
-    return found
+            return version
+    return None
 
 
 def _as_text(value: Any) -> str:
