@@ -83,17 +83,25 @@ def _guide(doc: Document) -> str | None:
 
 
 @functools.lru_cache(maxsize=4096)
+def _python_ast(code: str) -> ast.Module | BaseException:
+    """CPython's parse of a block, or its refusal: RL601 and RL602 read the same blocks."""
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return error
+
+
+@functools.lru_cache(maxsize=4096)
 def syntax_error(code: str) -> tuple[str, int] | None:
     """libcst's verdict on a block: (message, line) when it does not parse.
 
     CPython's own parser answers first (it is fast, and code it accepts libcst
     accepts too); libcst decides, and words the message, only for what it refuses.
     """
-    try:
-        ast.parse(code)
+    parsed = _python_ast(code)
+    if isinstance(parsed, ast.Module):
         return None
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
-        refusal = error
+    refusal = parsed
     if _too_deep(code, refusal):
         # libcst's native parser overflows its stack on such input: CPython's refusal is the verdict.
         line = refusal.lineno if isinstance(refusal, SyntaxError) and refusal.lineno else 1
@@ -128,9 +136,8 @@ def _too_deep(code: str, refusal: BaseException) -> bool:
 @functools.lru_cache(maxsize=4096)
 def model_arguments(code: str) -> tuple[tuple[str, int], ...]:
     """(value, line) of every string literal passed as `model=` to a call."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _python_ast(code)
+    if not isinstance(tree, ast.Module):
         return ()
     found = []
     for node in ast.walk(tree):

@@ -11,7 +11,7 @@ are the recipe's own list objects, so their source is known by identity.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ from recipelint.rules.references import PD_ROLES, as_dict
 
 Pointer = tuple[str | int, ...]
 MAX_COMBINATIONS = 2000
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,8 @@ def _hardware_class(hw_id: str, profile: Any, mentioned: set[str]) -> Any:
 def combinations(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[Combination]:
     """Every (variant, hardware, serving strategy, PD role) the compiler can render, one hardware per class."""
     mentioned = _mentioned(recipe, catalog.profiles, set())
+    # The strategies offered on a hardware do not depend on the variant: ask once per hardware.
+    offered: dict[str, list[str]] = {}
     for variant_key, variant in as_dict(recipe.get("variants")).items():
         if not truthy(variant):
             continue
@@ -90,7 +93,10 @@ def combinations(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[Combinati
             profile = catalog.profiles.get(hw_id, {})
             # Layers depend on the hardware only through the keys they read: its id, generation and brand.
             layer_class = hw_class if isinstance(hw_class, str) else hw_class[:2]
-            for strategy in _strategies_on(catalog, recipe, profile, hw_id):
+            strategies = offered.get(hw_id)
+            if strategies is None:
+                strategies = offered[hw_id] = _strategies_on(catalog, recipe, profile, hw_id)
+            for strategy in strategies:
                 roles = PD_ROLES if get(catalog.strategies[strategy], "deploy_type") == "pd_cluster" else (None,)
                 for role in roles:
                     if (layer_class, strategy, role) not in layer_keys:
@@ -122,6 +128,8 @@ class Assembler:
         self.recipe: dict[str, Any] = doc.data
         self.sources = {id(arg_list.items): arg_list.pointer for arg_list in recipe_arg_lists(doc)}
         self._units: dict[int, list[Unit]] = {}
+        # Parts of a command's layers, each kept under exactly what it reads (see layers()).
+        self._parts: dict[tuple[Any, ...], Any] = {}
 
     def units_of(self, items: list[Any]) -> list[Unit]:
         """A list's units, tokenised once however many combinations share the list."""
@@ -134,10 +142,28 @@ class Assembler:
         pointer = self.sources.get(id(items))
         return [Layer(self.doc, pointer, items)] if pointer is not None and items else []
 
+    def _part(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        """``compute()``, once per key (a failure is not kept: it is raised again next time)."""
+        found = self._parts.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._parts[key] = compute()
+        return found
+
+    def _hardware(self, hw_id: str) -> tuple[Any, bool]:
+        """(generation, is NVIDIA) of a hardware: all the generation layers read of its profile."""
+        def compute() -> tuple[Any, bool]:
+            profile = self.catalog.profiles.get(hw_id, {})
+            return generation_of(profile), is_nvidia(profile)
+        return self._part(("hardware", hw_id), compute)  # type: ignore[no-any-return]
+
     def generation_layers(self, combo: Combination) -> tuple[list[Layer], list[Layer], Any]:
         """(strategy generation layer, recipe+variant generation layers, the key the strategy layer used)."""
-        profile = self.catalog.profiles.get(combo.hw_id, {})
-        gen, nvidia = generation_of(profile), is_nvidia(profile)
+        gen, nvidia = self._hardware(combo.hw_id)
+        # _generation_key reads the generation only when it is a string.
+        key = ("generation", combo.variant, combo.strategy, gen if isinstance(gen, str) else None, nvidia)
+        return self._part(key, lambda: self._generation_layers(combo, gen, nvidia))  # type: ignore[no-any-return]
+
+    def _generation_layers(self, combo: Combination, gen: Any, nvidia: bool) -> tuple[list[Layer], list[Layer], Any]:
         so_hw = get(get(get(self.recipe, "strategy_overrides"), combo.strategy), "hardware_overrides")
         variant = get(get(self.recipe, "variants"), combo.variant)
         pick = [_generation_key(table, gen, nvidia)
@@ -150,19 +176,42 @@ class Assembler:
         return strategy_layer, replaced, pick[0] if truthy(layers[0]) else None
 
     def layers(self, combo: Combination) -> list[Layer]:
-        recipe, role = self.recipe, combo.role
-        variant = get(get(recipe, "variants"), combo.variant)
-        so = get(get(recipe, "strategy_overrides"), combo.strategy)
-        out = self._own(get(get(recipe, "model"), "base_args")) + self._own(get(variant, "extra_args"))
-        out += self._own(get(get(get(variant, "hardware_overrides"), combo.hw_id), "extra_args"))
-        out += self._strategy_file_layer(combo)
-        scope = get(so, role) if role else so
-        out += self._own(get(scope, "extra_args")) + self._own(get(scope, "vllm_args"))
+        """The layers in command order; each part is assembled once per the inputs it reads."""
+        variant_key, hw_id, strategy, role = combo.variant, combo.hw_id, combo.strategy, combo.role
+        out = self._part(("variant", variant_key), lambda: self._variant_part(variant_key)) + \
+            self._part(("variant-hw", variant_key, hw_id), lambda: self._variant_hw_part(variant_key, hw_id)) + \
+            self._part(("strategy", strategy, role), lambda: self._strategy_part(combo))
         strategy_gen, recipe_gen, _key = self.generation_layers(combo)
-        out += strategy_gen + recipe_gen
-        out += self._own(get(get(get(so, "hardware_overrides"), combo.hw_id), "extra_args"))
+        out = out + strategy_gen + recipe_gen
+        out += self._part(("strategy-hw", strategy, role, hw_id), lambda: self._strategy_hw_part(combo))
+        out += self._part(("features", variant_key, strategy, hw_id), lambda: self._feature_part(combo))
+        return out  # type: ignore[no-any-return]
+
+    def _variant_part(self, variant_key: str) -> list[Layer]:
+        recipe = self.recipe
+        variant = get(get(recipe, "variants"), variant_key)
+        return self._own(get(get(recipe, "model"), "base_args")) + self._own(get(variant, "extra_args"))
+
+    def _variant_hw_part(self, variant_key: str, hw_id: str) -> list[Layer]:
+        variant = get(get(self.recipe, "variants"), variant_key)
+        return self._own(get(get(get(variant, "hardware_overrides"), hw_id), "extra_args"))
+
+    def _strategy_part(self, combo: Combination) -> list[Layer]:
+        so = get(get(self.recipe, "strategy_overrides"), combo.strategy)
+        scope = get(so, combo.role) if combo.role else so
+        return self._strategy_file_layer(combo) + self._own(get(scope, "extra_args")) + \
+            self._own(get(scope, "vllm_args"))
+
+    def _strategy_hw_part(self, combo: Combination) -> list[Layer]:
+        so, role = get(get(self.recipe, "strategy_overrides"), combo.strategy), combo.role
+        out = self._own(get(get(get(so, "hardware_overrides"), combo.hw_id), "extra_args"))
         if role:
             out += self._own(get(get(get(get(so, role), "hardware_overrides"), combo.hw_id), "extra_args"))
+        return out
+
+    def _feature_part(self, combo: Combination) -> list[Layer]:
+        out: list[Layer] = []
+        variant = get(get(self.recipe, "variants"), combo.variant)
         for source in self._feature_sources(combo, variant):
             out += self._own(source)
         return out
@@ -177,7 +226,9 @@ class Assembler:
 
     def _feature_sources(self, combo: Combination, variant: Any) -> list[Any]:
         profile = self.catalog.profiles.get(combo.hw_id, {})
-        enabled = default_features(self.recipe, combo.hw_id, combo.variant)
+        # Which features are on reads the variant and the exact hardware, not the strategy.
+        enabled = self._part(("enabled", combo.variant, combo.hw_id),
+                             lambda: default_features(self.recipe, combo.hw_id, combo.variant))
         context = FeatureContext(self.recipe, variant, combo.variant, combo.strategy, profile, combo.hw_id, False)
         return feature_args(context, enabled)
 
@@ -271,10 +322,10 @@ def strategy_override_replaces(ctx: Any) -> Iterator[Finding]:
                 continue
             if key is None:
                 continue
-            kept_flags = {unit.flag for layer in strategy_layer for unit in units(layer.items)}
+            kept_flags = {unit.flag for layer in strategy_layer for unit in assembler.units_of(layer.items)}
             target: Pointer = ("strategy_overrides", combo.strategy, "hardware_overrides", key)
             for layer in replaced:
-                lost = [unit.flag for unit in units(layer.items) if unit.flag not in kept_flags]
+                lost = [unit.flag for unit in assembler.units_of(layer.items) if unit.flag not in kept_flags]
                 if lost:
                     entry = vanished.setdefault((target, layer.pointer), (lost, []))
                     entry[1].extend(hw for hw in combo.members or (combo.hw_id,) if hw not in entry[1])
@@ -289,8 +340,13 @@ def strategy_override_replaces(ctx: Any) -> Iterator[Finding]:
 
 def _replaced_layers(assembler: Assembler, combo: Combination) -> list[Layer]:
     """The recipe and variant generation layers the strategy's generation override displaces."""
-    profile = assembler.catalog.profiles.get(combo.hw_id, {})
-    gen, nvidia = generation_of(profile), is_nvidia(profile)
+    gen, nvidia = assembler._hardware(combo.hw_id)
+    # Read: the variant, and the generation only when it is a string (see _generation_key).
+    key = ("replaced", combo.variant, gen if isinstance(gen, str) else None, nvidia)
+    return assembler._part(key, lambda: _compute_replaced_layers(assembler, combo, gen, nvidia))  # type: ignore[no-any-return]
+
+
+def _compute_replaced_layers(assembler: Assembler, combo: Combination, gen: Any, nvidia: bool) -> list[Layer]:
     recipe = assembler.recipe
     variant = get(get(recipe, "variants"), combo.variant)
     out: list[Layer] = []
