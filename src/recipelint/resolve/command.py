@@ -9,7 +9,7 @@ throws (upstream then drops that rendering with a warning).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from recipelint.jsvalue import (
@@ -27,8 +27,8 @@ from recipelint.jsvalue import (
     nullish,
     truthy,
 )
-from recipelint.resolve.docker import DockerMeta, docker_meta, dockerize
-from recipelint.resolve.features import JS_WHITESPACE, FeatureContext, companions, feature_args
+from recipelint.resolve.docker import DockerMeta, DockerWrapper, docker_meta
+from recipelint.resolve.features import JS_WHITESPACE, FeatureResolver, companions
 from recipelint.resolve.formatting import RenderError, dedupe_args, format_argv, format_command
 from recipelint.resolve.hardware import generation_of, gpu_count_of, hardware_keyed_value
 from recipelint.resolve.strategy import pd_pool_modes
@@ -91,61 +91,125 @@ def _generation_layer(table: Any, gen: Any, nvidia: bool) -> Any:
     return get(table, "nvidia") if nvidia else None
 
 
-@dataclass
-class _Synthesis:
-    catalog: Catalog
-    recipe: dict
-    combo: Combination
-    variant: Any = None
-    strategy: Any = None
-    profile: Any = None
-    gen: Any = None
-    nvidia: bool = False
-    gpu_count: Any = 1
-    total_gpus: Any = 1
-    model_id: Any = "unknown"
-    kv: Any = None
-    kv_composing: bool = False
-    kv_option: Any = None
-    instances: Any = 2
-    overrides: Any = UNDEFINED  # strategy_overrides[strategy]
-    deploy: str = "single_node"
-    single_node_tp: Any = 1
-    _feature_sources: list = field(default_factory=list)
-    problems: list = field(default_factory=list)  # (pointer, message): renders, but is invalid
-    _layers: dict = field(default_factory=dict)  # role -> (leading args, trailing args)
+class Placement:
+    """One variant on one hardware: everything its renderings share, whatever the strategy.
 
-    def __post_init__(self) -> None:
-        recipe, combo, catalog = self.recipe, self.combo, self.catalog
+    The plan renders several strategies for each (variant, hardware); these values
+    depend on neither the strategy nor the node count, so they are worked out once.
+    Whatever can raise is a cached_property: computed on first use, at the step that
+    computed it before, and re-raised identically by every rendering that reaches it.
+    """
+
+    def __init__(self, catalog: Catalog, recipe: dict, variant_key: str, hw_id: str) -> None:
+        self.catalog, self.recipe, self.variant_key, self.hw_id = catalog, recipe, variant_key, hw_id
         variants = get(recipe, "variants")
-        self.variant = js_or(get(variants, combo.variant_key), get(variants, "default"), {})
-        self.strategy = js_or(catalog.strategies.get(combo.strategy, UNDEFINED), {})
-        self.profile = js_or(catalog.profiles.get(combo.hw_id, UNDEFINED), {})
+        self.variant = js_or(get(variants, variant_key), get(variants, "default"), {})
+        self.profile = js_or(catalog.profiles.get(hw_id, UNDEFINED), {})
         self.gen = generation_of(self.profile)
         self.nvidia = get(self.profile, "brand") == "NVIDIA"
         self.gpu_count = gpu_count_of(self.profile)
-        self.total_gpus = self.gpu_count * js_max(1, combo.node_count)
         self.model_id = js_or(get(self.variant, "model_id"), get(get(recipe, "model"), "model_id"), "unknown")
+        self.variant_on_hw = get(get(self.variant, "hardware_overrides"), hw_id)  # exact-GPU variant layer
+        self.strategy_overrides = get(recipe, "strategy_overrides")
+        self.features = FeatureResolver(recipe, self.variant, variant_key, self.profile, hw_id)
+
+    def serves(self, catalog: Catalog, recipe: dict, combo: Combination) -> bool:
+        return (catalog is self.catalog and recipe is self.recipe
+                and combo.variant_key == self.variant_key and combo.hw_id == self.hw_id)
+
+    @functools.cached_property
+    def meta(self) -> DockerMeta:
+        return docker_meta(self.recipe, self.variant, self.profile, self.hw_id)
+
+    @functools.cached_property
+    def tp_for_single_node_tp(self) -> Any:
+        """The `single_node_tp` size: declared tp (capped at the GPU count), else what VRAM needs."""
+        profile, variant, gpu_count = self.profile, self.variant, self.gpu_count
+        is_cpu = get(profile, "generation") == "cpu"
+        for raw in (get(variant, "tp"), get(get(get(self.recipe, "strategy_overrides"), "single_node_tp"), "tp")):
+            declared = raw if is_number(raw) else hardware_keyed_value(raw, profile, self.hw_id)
+            if is_number(declared) and declared > 0:
+                return declared if is_cpu else min(declared, gpu_count)
+        vram = get(profile, "vram_gb")
+        per_gpu = js_divide(vram, gpu_count) if truthy(vram) and truthy(gpu_count) else 0
+        needed = js_or(get(variant, "vram_minimum_gb"), 0)
+        if not truthy(needed) or not truthy(per_gpu) or per_gpu <= 0:
+            return gpu_count
+        return 1 if needed <= per_gpu else gpu_count
+
+    @functools.cached_property
+    def leading_args(self) -> list[Any]:
+        """Model base args, variant args, exact-GPU variant args (callers copy before extending)."""
+        variant, exact = self.variant, self.variant_on_hw
+        args: list[Any] = []
+        base = get(get(self.recipe, "model"), "base_args")
+        if truthy(base):
+            args += spread(base)
+        if truthy(get(variant, "extra_args")):
+            args += spread(variant["extra_args"])
+        if truthy(get(exact, "extra_args")):
+            args += spread(exact["extra_args"])
+        return args
+
+    @functools.cached_property
+    def base_env(self) -> dict[str, Any]:
+        """Model base env, variant env, exact-GPU variant env (callers copy before extending)."""
+        variant, exact = self.variant, self.variant_on_hw
+        env: dict[str, Any] = {}
+        assign(env, js_or(get(get(self.recipe, "model"), "base_env"), {}))
+        assign(env, get(variant, "extra_env") if truthy(get(variant, "extra_env")) else None)
+        assign(env, get(exact, "extra_env") if truthy(get(exact, "extra_env")) else None)
+        return env
+
+    @functools.cached_property
+    def generation_layers(self) -> tuple[Any, Any]:
+        """The recipe and variant generation layers (used unless the strategy's replaces them)."""
+        return (_generation_layer(get(self.recipe, "hardware_overrides"), self.gen, self.nvidia),
+                _generation_layer(get(self.variant, "hardware_overrides"), self.gen, self.nvidia))
+
+    @functools.cached_property
+    def pool_modes(self) -> list[str]:
+        return pd_pool_modes(self.recipe)
+
+
+class _Synthesis:
+    """One combination being rendered: the placement's shared values plus the strategy's."""
+
+    def __init__(self, catalog: Catalog, recipe: dict, combo: Combination, placement: Placement) -> None:
+        self.catalog, self.recipe, self.combo, self.placement = catalog, recipe, combo, placement
+        self.problems: list = []  # (pointer, message): renders, but is invalid
+        self._layers: dict = {}  # role -> (leading args, trailing args)
+        self._hardware_maps: dict = {}  # role -> the hardware override layers that are mappings
+        self.variant = placement.variant
+        self.strategy = js_or(catalog.strategies.get(combo.strategy, UNDEFINED), {})
+        self.deploy_type = get(self.strategy, "deploy_type")  # raw: undefined when the spec has none
+        self.profile = placement.profile
+        self.gen = placement.gen
+        self.nvidia = placement.nvidia
+        self.gpu_count = placement.gpu_count
+        self.total_gpus = self.gpu_count * js_max(1, combo.node_count)
+        self.model_id = placement.model_id
         kv = catalog.strategies.get(combo.kv_offload, UNDEFINED) if combo.kv_offload else UNDEFINED
         self.kv = kv if get(kv, "deploy_type") == "kv_store_lb" else None
-        self.kv_composing = self.kv is not None and get(self.strategy, "deploy_type") != "pd_cluster"
+        self.kv_composing = self.kv is not None and self.deploy_type != "pd_cluster"
         self.kv_option = self._kv_option()
         self.instances = js_or(get(self.kv, "default_instances"), 2) if self.kv is not None else 2
-        self.overrides = get(get(recipe, "strategy_overrides"), combo.strategy)
-        self.deploy = js_or(get(self.strategy, "deploy_type"), "single_node")
-        self.single_node_tp = self._single_node_tp()
-        context = FeatureContext(recipe, self.variant, combo.variant_key, combo.strategy,
-                                 self.profile, combo.hw_id, self.kv_composing)
-        self._feature_sources = feature_args(context, list(combo.features))
+        self.overrides = get(placement.strategy_overrides, combo.strategy)  # strategy_overrides[strategy]
+        self.deploy = js_or(self.deploy_type, "single_node")
+        self.single_node_tp = (placement.tp_for_single_node_tp if combo.strategy == "single_node_tp"
+                               else self.gpu_count)
+        self._feature_sources = placement.features.args_for(combo.features, combo.strategy, self.kv_composing)
 
     # ------------------------------------------------------------ preamble
 
     def _kv_option(self) -> Any:
         """`taxonomy.kv_offload[kv]` behind its strategy, recipe and brand gates."""
-        option = get(get(self.catalog.taxonomy, "kv_offload"), self.combo.kv_offload or "")
-        if not truthy(option) or self.combo.kv_offload is None:
+        if self.combo.kv_offload is None:
             return None
-        if get(self.strategy, "deploy_type") in ("pd_cluster", "kv_store_lb"):
+        option = get(get(self.catalog.taxonomy, "kv_offload"), self.combo.kv_offload)
+        if not truthy(option):
+            return None
+        if self.deploy_type in ("pd_cluster", "kv_store_lb"):
             return None
         allow = get(option, "strategies")
         if type(allow) is list and allow and self.combo.strategy not in allow:
@@ -159,21 +223,6 @@ class _Synthesis:
         if type(brands) is list and brands and get(self.profile, "brand") not in brands:
             return None
         return option
-
-    def _single_node_tp(self) -> Any:
-        if self.combo.strategy != "single_node_tp":
-            return self.gpu_count
-        is_cpu = get(self.profile, "generation") == "cpu"
-        for raw in (get(self.variant, "tp"), get(get(get(self.recipe, "strategy_overrides"), "single_node_tp"), "tp")):
-            declared = raw if is_number(raw) else hardware_keyed_value(raw, self.profile, self.combo.hw_id)
-            if is_number(declared) and declared > 0:
-                return declared if is_cpu else min(declared, self.gpu_count)
-        vram = get(self.profile, "vram_gb")
-        per_gpu = js_divide(vram, self.gpu_count) if truthy(vram) and truthy(self.gpu_count) else 0
-        needed = js_or(get(self.variant, "vram_minimum_gb"), 0)
-        if not truthy(needed) or not truthy(per_gpu) or per_gpu <= 0:
-            return self.gpu_count
-        return 1 if needed <= per_gpu else self.gpu_count
 
     # ------------------------------------------------------------ args
 
@@ -190,17 +239,9 @@ class _Synthesis:
         return cached
 
     def _leading_args(self, role: str | None) -> list[Any]:
-        variant, strategy = self.variant, self.strategy
-        args: list[Any] = []
-        base = get(get(self.recipe, "model"), "base_args")
-        if truthy(base):
-            args += spread(base)
-        if truthy(get(variant, "extra_args")):
-            args += spread(variant["extra_args"])
-        exact_variant = get(get(variant, "hardware_overrides"), self.combo.hw_id)
-        if truthy(get(exact_variant, "extra_args")):
-            args += spread(exact_variant["extra_args"])
-        if get(strategy, "deploy_type") != "pd_cluster":
+        strategy = self.strategy
+        args = list(self.placement.leading_args)
+        if self.deploy_type != "pd_cluster":
             if truthy(get(strategy, "vllm_args")):
                 args += spread(strategy["vllm_args"])
         elif role and truthy(get(get(strategy, role), "vllm_args")):
@@ -222,30 +263,17 @@ class _Synthesis:
             args += spread(js_or(get(self.kv_option, "args"), []))
         if self.kv_composing:
             args += spread(js_or(get(get(self.kv, "vllm"), "vllm_args"), []))
-        if get(self.strategy, "deploy_type") == "pd_cluster" and role:
+        if self.deploy_type == "pd_cluster" and role:
             pd_args = get(get(get(self.kv, "pd"), role), "args") if self.kv is not None else UNDEFINED
             if truthy(pd_args):
                 args += spread(pd_args)
         return args
 
     def _hardware_layers(self, key: str, role: str | None) -> list[Any]:
-        """Generation layer (strategy REPLACES recipe+variant), then exact-GPU strategy and role deltas."""
+        """`key` ("extra_args" or "extra_env") of each hardware layer that sets it, in order."""
         out: list[Any] = []
-        so = self.overrides
-        so_hw = get(so, "hardware_overrides")
-        strategy_gen = _generation_layer(so_hw, self.gen, self.nvidia)
-        if truthy(strategy_gen):
-            layers = [strategy_gen]
-        else:
-            layers = [
-                _generation_layer(get(self.recipe, "hardware_overrides"), self.gen, self.nvidia),
-                _generation_layer(get(self.variant, "hardware_overrides"), self.gen, self.nvidia),
-            ]
-        layers.append(get(so_hw, self.combo.hw_id))
-        if role:
-            layers.append(get(get(get(so, role), "hardware_overrides"), self.combo.hw_id))
-        for layer in layers:
-            value = get(layer, key)
+        for layer in self._hardware_layer_maps(role):
+            value = layer.get(key, UNDEFINED)
             if truthy(value):
                 if key == "extra_args":
                     out += spread(value)
@@ -253,9 +281,31 @@ class _Synthesis:
                     out.append(value)
         return out
 
+    def _hardware_layer_maps(self, role: str | None) -> list[dict]:
+        """Generation layer (strategy REPLACES recipe+variant), then exact-GPU strategy and role deltas.
+
+        Only mappings are kept: any other layer has no keys to read. Args and env read the same
+        layers, so they are looked up once per role.
+        """
+        cached = self._hardware_maps.get(role)
+        if cached is not None:
+            return cached
+        so = self.overrides
+        so_hw = get(so, "hardware_overrides")
+        strategy_gen = _generation_layer(so_hw, self.gen, self.nvidia)
+        if truthy(strategy_gen):
+            layers = [strategy_gen]
+        else:
+            layers = list(self.placement.generation_layers)
+        layers.append(get(so_hw, self.combo.hw_id))
+        if role:
+            layers.append(get(get(get(so, role), "hardware_overrides"), self.combo.hw_id))
+        cached = self._hardware_maps[role] = [layer for layer in layers if type(layer) is dict]
+        return cached
+
     def _parallel_args(self, role: str | None, node_role: str | None, node_rank: int) -> list[Any]:
         strategy, combo = self.strategy, self.combo
-        deploy = get(strategy, "deploy_type")
+        deploy = self.deploy_type
         flag = js_or(get(strategy, "parallel_flag"), "--tensor-parallel-size")
         nodes = combo.node_count
         multi = deploy == "multi_node" and nodes > 1
@@ -319,7 +369,7 @@ class _Synthesis:
         pool_nodes = self._pool_nodes(role)
         pool_gpus = js_floor(self.gpu_count / 2) if pool_nodes == 0 else pool_nodes * self.gpu_count
         mode = js_or(pd_role.get("parallelism"), get(so_role, "parallelism"), get(role_cfg, "parallelism"), "tp")
-        allowed = pd_pool_modes(self.recipe)
+        allowed = self.placement.pool_modes
         if mode not in allowed:
             mode = allowed[0]
         upper = role.upper()
@@ -357,13 +407,9 @@ class _Synthesis:
     # ------------------------------------------------------------ env
 
     def build_env(self, role: str | None) -> dict[str, Any]:
-        recipe, variant, strategy, combo = self.recipe, self.variant, self.strategy, self.combo
-        env: dict[str, Any] = {}
-        assign(env, js_or(get(get(recipe, "model"), "base_env"), {}))
-        assign(env, get(variant, "extra_env") if truthy(get(variant, "extra_env")) else None)
-        exact_variant = get(get(variant, "hardware_overrides"), combo.hw_id)
-        assign(env, get(exact_variant, "extra_env") if truthy(get(exact_variant, "extra_env")) else None)
-        pd = get(strategy, "deploy_type") == "pd_cluster"
+        strategy, combo = self.strategy, self.combo
+        env = dict(self.placement.base_env)
+        pd = self.deploy_type == "pd_cluster"
         if not pd:
             assign(env, js_or(get(strategy, "env"), {}))
         elif role and truthy(get(get(strategy, role), "env")):
@@ -429,16 +475,20 @@ def _follower_ranks(nodes: Any) -> list[int]:
 
 
 def render_command(
-    catalog: Catalog, recipe: dict, combo: Combination, problems: list | None = None
+    catalog: Catalog, recipe: dict, combo: Combination, problems: list | None = None,
+    placement: Placement | None = None,
 ) -> dict[str, Any]:
     """The published JSON for one combination (before `strategy_spec`/`hardware_profile`).
 
     Raises RenderError where upstream's synthesis throws. Input that upstream renders
     but that is nonetheless broken (a PD `tp: 0`, no image for the hardware) renders
-    the same way and adds a (pointer, message) pair to ``problems``.
+    the same way and adds a (pointer, message) pair to ``problems``. A ``placement``
+    for the combination's variant and hardware saves recomputing what it shares.
     """
-    synth = _Synthesis(catalog, recipe, combo)
-    meta = docker_meta(recipe, synth.variant, synth.profile, combo.hw_id)
+    if placement is None or not placement.serves(catalog, recipe, combo):
+        placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
+    synth = _Synthesis(catalog, recipe, combo, placement)
+    meta = placement.meta
     if synth.deploy == "pd_cluster":
         doc = _render_pd(synth, meta)
     elif synth.kv_composing:
@@ -477,7 +527,7 @@ def _render_single_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     out = _base(synth, meta, synth.deploy, env)
     out["command"] = command
     out["argv"] = argv
-    out.update(dockerize(command, argv, env, meta))
+    out.update(DockerWrapper(env, meta).wrap(command, argv))
     extra = companions(synth.recipe, list(synth.combo.features), synth.combo.strategy)
     option = synth.kv_option
     if option is not None and truthy(get(get(option, "companion"), "command")):
@@ -500,8 +550,9 @@ def _render_multi_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     head_cmd, head_argv = synth.command_pair(synth.build_args(None, "head"))
     workers = [synth.command_pair(synth.build_args(None, "worker", r)) for r in _follower_ranks(synth.combo.node_count)]
     env = synth.build_env(None)
-    head = dockerize(head_cmd, head_argv, env, meta)
-    worker_dockers = [dockerize(cmd, argv, env, meta) for cmd, argv in workers]
+    docker = DockerWrapper(env, meta)  # the head and every worker share the env and the image
+    head = docker.wrap(head_cmd, head_argv)
+    worker_dockers = [docker.wrap(cmd, argv) for cmd, argv in workers]
     out = _base(synth, meta, "multi_node", env)
     out.update({
         "head_command": head_cmd,
@@ -562,7 +613,7 @@ def _render_pd(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
         command, argv = synth.command_pair(synth.build_args(role, None))
         env = synth.build_env(role)
         doc = {"command": command, "argv": argv, "env": env, **roles[role]}
-        doc.update(dockerize(command, argv, env, meta, PD_PORTS[role]))
+        doc.update(DockerWrapper(env, meta).wrap(command, argv, PD_PORTS[role]))
         rendered[role] = doc
     out = _base(synth, meta, "pd_cluster", {})
     out["prefill"] = rendered["prefill"]
@@ -610,13 +661,14 @@ def _kv_services(kv: Any) -> dict[str, Any]:
 def _render_kv(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     """A Mooncake deployment: the serving strategy's commands plus router, master and store."""
     kv, combo = synth.kv, synth.combo
-    multi = get(synth.strategy, "deploy_type") == "multi_node" and combo.node_count > 1
+    multi = synth.deploy_type == "multi_node" and combo.node_count > 1
     command, argv = synth.command_pair(synth.build_args(None, "head" if multi else None))
     workers = ([synth.command_pair(synth.build_args(None, "worker", r)) for r in _follower_ranks(combo.node_count)]
                if multi else [])
     env = synth.build_env(None)
-    worker_dockers = [dockerize(c, a, env, meta) for c, a in workers]
-    vllm_docker = dockerize(command, argv, env, meta)
+    docker = DockerWrapper(env, meta)  # the instance's head and workers share the env and the image
+    worker_dockers = [docker.wrap(c, a) for c, a in workers]
+    vllm_docker = docker.wrap(command, argv)
     vllm_config = get(kv, "mooncake_vllm_config")
     out = _base(synth, meta, "kv_store_lb", env)
     out["strategy"] = combo.kv_offload or combo.strategy

@@ -93,8 +93,8 @@ def _js_or2(a: Any, b: Any) -> Any:
     return a if truthy(a) else b
 
 
-_SERVE_MODEL = re.compile(r"^vllm serve (\S+)")
-_SERVE_PREFIX = re.compile(r"^vllm serve \S+\s*\\?\n?\s*")
+# `vllm serve MODEL` and the line break after it: the model is group 1, the serve args follow.
+_SERVE_PREFIX = re.compile(r"^vllm serve (\S+)\s*\\?\n?\s*")
 
 
 def _config_mounts(env: dict) -> list[str]:
@@ -105,42 +105,65 @@ def _local_model_mount(model_id: Any) -> list[str]:
     return [f"{model_id}:{model_id}:ro"] if type(model_id) is str and model_id.startswith("/") else []
 
 
+class DockerWrapper:
+    """Wraps serve commands that share one env and image (a head and its workers) in `docker run`.
+
+    What comes from the env and the image is the same for every command, so it is formatted once.
+    """
+
+    def __init__(self, env: dict, meta: DockerMeta) -> None:
+        self.meta = meta
+        self.assignments = [f"{key}={js_string(value)}" for key, value in env.items()]  # -e KEY=value
+        self.config_mounts = _config_mounts(env)
+        self.image_text = js_string(meta.image)
+        self.image_arg = None if nullish(meta.image) else meta.image  # JSON.stringify writes undefined as null
+
+    def wrap(self, command: str, argv: list[Any], port: int = 8000) -> dict[str, Any]:
+        return {"docker_command": self.run(command, port), "docker_argv": self.argv(argv, port)}
+
+    def run(self, command: str, port: int) -> str:
+        """The shell form: `docker run <gpu flags> ... <image> <model> <serve args>`."""
+        found = _SERVE_PREFIX.match(command)
+        model_id = found.group(1) if found else "MODEL"
+        body = command[found.end():] if found else command
+        local = _local_model_mount(model_id)
+        mounts = " \\\n  ".join("-v " + m for m in local + self.config_mounts)
+        env_flags = " \\\n  ".join("-e " + a for a in self.assignments)
+        prereq = f"# {model_id} must already exist on the host — bind-mounted read-only below.\n" if local else ""
+        text = (
+            f"{prereq}docker run {self.meta.gpu_flags} \\\n  --privileged --ipc=host -p {port}:{port} \\\n"
+            "  -v ~/.cache/huggingface:/root/.cache/huggingface \\"
+        )
+        if mounts:
+            text += f"\n  {mounts} \\"
+        if env_flags:
+            text += f"\n  {env_flags} \\"
+        text += f"\n  {self.image_text} {model_id}"
+        if body:
+            text += " \\\n  " + body
+        return text
+
+    def argv(self, argv: list[Any], port: int) -> list[Any]:
+        """The argv form; an image that does not exist becomes null, as JSON.stringify writes it."""
+        served = argv[2:] if len(argv) >= 2 and argv[0] == "vllm" and argv[1] == "serve" else argv
+        out: list[Any] = ["docker", "run", *self.meta.gpu_argv, "--privileged", "--ipc=host",
+                          "-p", f"{port}:{port}", "-v", "~/.cache/huggingface:/root/.cache/huggingface"]
+        for mount in _local_model_mount(served[0] if served else UNDEFINED) + self.config_mounts:
+            out += ("-v", mount)
+        for assignment in self.assignments:
+            out += ("-e", assignment)
+        out.append(self.image_arg)
+        out.extend(served)
+        return out
+
+
 def docker_run(command: str, env: dict, meta: DockerMeta, port: int) -> str:
-    """The shell form: `docker run <gpu flags> ... <image> <model> <serve args>`."""
-    env_flags = " \\\n  ".join(f"-e {k}={js_string(v)}" for k, v in env.items())
-    found = _SERVE_MODEL.match(command)
-    model_id = found.group(1) if found else "MODEL"
-    local = _local_model_mount(model_id)
-    mounts = " \\\n  ".join("-v " + m for m in local + _config_mounts(env))
-    prereq = f"# {model_id} must already exist on the host — bind-mounted read-only below.\n" if local else ""
-    body = _SERVE_PREFIX.sub("", command, count=1)
-    text = (
-        f"{prereq}docker run {meta.gpu_flags} \\\n  --privileged --ipc=host -p {port}:{port} \\\n"
-        "  -v ~/.cache/huggingface:/root/.cache/huggingface \\"
-    )
-    if mounts:
-        text += f"\n  {mounts} \\"
-    if env_flags:
-        text += f"\n  {env_flags} \\"
-    text += f"\n  {js_string(meta.image)} {model_id}"
-    if body:
-        text += " \\\n  " + body
-    return text
+    return DockerWrapper(env, meta).run(command, port)
 
 
 def docker_argv(argv: list[Any], env: dict, meta: DockerMeta, port: int) -> list[Any]:
-    """The argv form; an image that does not exist becomes null, as JSON.stringify writes it."""
-    served = argv[2:] if len(argv) >= 2 and argv[0] == "vllm" and argv[1] == "serve" else argv
-    out: list[Any] = ["docker", "run", *meta.gpu_argv, "--privileged", "--ipc=host",
-                      "-p", f"{port}:{port}", "-v", "~/.cache/huggingface:/root/.cache/huggingface"]
-    for mount in _local_model_mount(served[0] if served else UNDEFINED) + _config_mounts(env):
-        out += ("-v", mount)
-    for key, value in env.items():
-        out += ("-e", f"{key}={js_string(value)}")
-    out.append(None if nullish(meta.image) else meta.image)
-    out.extend(served)
-    return out
+    return DockerWrapper(env, meta).argv(argv, port)
 
 
 def dockerize(command: str, argv: list[Any], env: dict, meta: DockerMeta, port: int = 8000) -> dict[str, Any]:
-    return {"docker_command": docker_run(command, env, meta, port), "docker_argv": docker_argv(argv, env, meta, port)}
+    return DockerWrapper(env, meta).wrap(command, argv, port)

@@ -89,38 +89,65 @@ class FeatureContext:
     kv_composing: bool
 
 
-def feature_args(ctx: FeatureContext, enabled: list[str]) -> list[Any]:
-    """The arg sources (lists to spread) contributed by the enabled features, in order."""
-    features = get(ctx.recipe, "features")
-    out: list[Any] = []
-    gen = generation_of(ctx.profile)
-    nvidia = is_nvidia(ctx.profile)
-    for name in enabled:
-        feat = get(features, name)
-        if not truthy(feat):
-            continue
-        if not allowed_for_strategy(feat, ctx.strategy):
-            continue
-        if ctx.kv_composing and truthy(get(get(feat, "companion"), "command")):
-            continue
+class FeatureResolver:
+    """The args each feature contributes for one variant on one hardware.
+
+    A feature's args depend on the variant and the hardware, never on the strategy,
+    so a plan rendering several strategies resolves each feature once (on first use,
+    so a feature that every strategy filters out is never resolved, as before).
+    """
+
+    def __init__(self, recipe: Recipe, variant: Any, variant_key: str, profile: Any, hw_id: str) -> None:
+        self.recipe, self.variant, self.variant_key = recipe, variant, variant_key
+        self.profile, self.hw_id = profile, hw_id
+        self.features = get(recipe, "features")
+        self.gen = generation_of(profile)
+        self.nvidia = is_nvidia(profile)
+        self._args: dict[Any, Any] = {}  # feature name -> its arg source, or None when it adds none
+
+    def args_for(self, enabled: list[str] | tuple[str, ...], strategy: str, kv_composing: bool) -> list[Any]:
+        """The arg sources (lists to spread) contributed by the enabled features, in order."""
+        out: list[Any] = []
+        for name in enabled:
+            feat = get(self.features, name)
+            if not truthy(feat):
+                continue
+            if not allowed_for_strategy(feat, strategy):
+                continue
+            if kv_composing and truthy(get(get(feat, "companion"), "command")):
+                continue
+            if name in self._args:
+                args = self._args[name]
+            else:
+                args = self._args[name] = self._resolve(name, feat)
+            if args is not None:
+                out.append(args)
+        return out
+
+    def _resolve(self, name: str, feat: Any) -> Any:
+        """The feature's args: its mode's (hardware override first), else its own; None if falsy."""
         if is_modal(feat):
-            key = resolve_mode_key(feat, name, ctx.variant, ctx.variant_key, ctx.profile, ctx.hw_id)
+            key = resolve_mode_key(feat, name, self.variant, self.variant_key, self.profile, self.hw_id)
             mode = get(get(feat, "modes"), key) if truthy(key) else None
-            if truthy(mode):
-                override = hardware_keyed_value(get(mode, "hardware_overrides"), ctx.profile, ctx.hw_id)
-                args = coalesce(get(override, "args"), get(mode, "args"))
-                if truthy(args):
-                    out.append(args)
-            continue
+            if not truthy(mode):
+                return None
+            override = hardware_keyed_value(get(mode, "hardware_overrides"), self.profile, self.hw_id)
+            args = coalesce(get(override, "args"), get(mode, "args"))
+            return args if truthy(args) else None
         overrides = get(feat, "hardware_overrides")
+        gen = self.gen
         override = js_or(
             get(overrides, js_string(gen)) if truthy(gen) else UNDEFINED,
-            get(overrides, "nvidia") if nvidia else None,
+            get(overrides, "nvidia") if self.nvidia else None,
         )
         args = coalesce(get(override, "args"), get(feat, "args"))
-        if truthy(args):
-            out.append(args)
-    return out
+        return args if truthy(args) else None
+
+
+def feature_args(ctx: FeatureContext, enabled: list[str]) -> list[Any]:
+    """The arg sources (lists to spread) contributed by the enabled features, in order."""
+    resolver = FeatureResolver(ctx.recipe, ctx.variant, ctx.variant_key, ctx.profile, ctx.hw_id)
+    return resolver.args_for(enabled, ctx.strategy, ctx.kv_composing)
 
 
 JS_WHITESPACE = " \t\n\r\x0b\x0c\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -17,7 +18,7 @@ class RenderError(Exception):
 
 
 def _is_flag(token: Any) -> bool:
-    return type(token) is str and token.startswith("-")
+    return type(token) is str and token[:1] == "-"
 
 
 def dedupe_args(args: list[Any]) -> list[Any]:
@@ -27,42 +28,52 @@ def dedupe_args(args: list[Any]) -> list[Any]:
     it takes the next token as its value unless that one is a flag too. Identity is
     the exact flag text, and positionals are always kept.
     """
-    tokens = [t for t in args if truthy(t)]
-    flags = [t for t in tokens if type(t) is str and t.startswith("-")]
-    if len(set(flags)) == len(flags):
+    tokens: list[Any] = []
+    flags: set[str] = set()
+    repeated = False
+    for token in args:  # nearly every token is a string: test those without the generic truthy()
+        if type(token) is str:
+            if not token:  # "" is JS-falsy too
+                continue
+            if token[0] == "-":
+                if token in flags:
+                    repeated = True
+                flags.add(token)
+        elif not truthy(token):
+            continue
+        tokens.append(token)
+    if not repeated:
         return tokens  # no flag repeats, so every unit survives in place
-    units: list[tuple[Any, Any, bool]] = []  # (flag_or_positional, value, has_value)
+    return _keep_last_units(tokens)
+
+
+def _keep_last_units(tokens: list[Any]) -> list[Any]:
+    """Split truthy tokens into units (flag + value, lone flag, positional); drop all but each flag's last."""
+    units: list[tuple[Any, tuple[Any, ...]]] = []  # (flag, or None for a positional; its tokens)
     i = 0
     count = len(tokens)
     while i < count:
         token = tokens[i]
         if _is_flag(token):
             if i + 1 < count and not _is_flag(tokens[i + 1]):
-                units.append((token, tokens[i + 1], True))
+                units.append((token, (token, tokens[i + 1])))
                 i += 2
                 continue
-            units.append((token, None, False))
+            units.append((token, (token,)))
         else:
-            units.append((None, token, True))
+            units.append((None, (token,)))
         i += 1
     seen: set[str] = set()
-    keep = [False] * len(units)
-    for index in range(len(units) - 1, -1, -1):
-        flag = units[index][0]
-        if flag is None:
-            keep[index] = True
-        elif flag not in seen:
-            seen.add(flag)
-            keep[index] = True
-    out: list[Any] = []
-    for unit, kept in zip(units, keep):
-        if not kept:
-            continue
-        flag, value, has_value = unit
+    kept: list[tuple[Any, ...]] = []
+    for flag, unit in reversed(units):
         if flag is not None:
-            out.append(flag)
-        if has_value:
-            out.append(value)
+            if flag in seen:
+                continue
+            seen.add(flag)
+        kept.append(unit)
+    out: list[Any] = []
+    for unit in reversed(kept):
+        out += unit
     return out
 
 
@@ -70,6 +81,12 @@ def shell_quote(value: Any) -> Any:
     """Single-quote a value unless it is shell-safe or a bare upper-case $VARIABLE."""
     if type(value) is not str or not value:
         return value
+    return _quote_string(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _quote_string(value: str) -> str:
+    # Recipes repeat the same few hundred values across thousands of commands: match each once.
     if _BARE_VARIABLE.fullmatch(value) or _SHELL_SAFE.fullmatch(value):
         return value
     return "'" + value.replace("'", "'\\''") + "'"
@@ -87,7 +104,7 @@ def format_command(model_id: str, deduped: list[Any]) -> str:
     count = len(deduped)
     while i < count:
         token = deduped[i]
-        if token.startswith("-") and i + 1 < count and not deduped[i + 1].startswith("-"):
+        if token[:1] == "-" and i + 1 < count and deduped[i + 1][:1] != "-":
             lines.append(token + " " + shell_quote(deduped[i + 1]))
             i += 2
         else:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recipelint.jsvalue import get, js_in, js_max, js_or, truthy
-from recipelint.resolve.command import Catalog, Combination, render_command
+from recipelint.resolve.command import Catalog, Combination, Placement, render_command
 from recipelint.resolve.features import default_features
 from recipelint.resolve.formatting import RenderError
 from recipelint.resolve.hardware import (
@@ -64,10 +64,10 @@ def variant_hardware(catalog: Catalog, recipe: dict, variant: Any) -> tuple[str,
 
 
 def _try_render(
-    catalog: Catalog, recipe: dict, combo: Combination, problems: Problems
+    catalog: Catalog, recipe: dict, combo: Combination, problems: Problems, placement: Placement
 ) -> dict[str, Any] | None:
     try:
-        return render_command(catalog, recipe, combo, problems.invalid)
+        return render_command(catalog, recipe, combo, problems.invalid, placement)
     except SYNTHESIS_ERRORS as exc:
         problems.failed.append((combo.variant_key, combo.strategy, combo.hw_id, str(exc)))
         return None
@@ -194,7 +194,9 @@ def build_variant_rendering(
     if pd_nodes == SKIP:
         return None
     combo = Combination(plan.variant_key, name, hw_id, nodes, features, pd_nodes)
-    recommended = _try_render(catalog, recipe, combo, problems)
+    # Every strategy below renders the same variant on the same hardware.
+    placement = Placement(catalog, recipe, plan.variant_key, hw_id)
+    recommended = _try_render(catalog, recipe, combo, problems, placement)
     if recommended is None:
         return None
     spec = catalog.strategies.get(name) if type(name) is str else None
@@ -204,7 +206,7 @@ def build_variant_rendering(
     alternatives: dict[str, dict[str, Any]] = {}
     for other in compatible:
         combo = plan.alternative(other, features) if other != name else None
-        rendered = _try_render(catalog, recipe, combo, problems) if combo is not None else None
+        rendered = _try_render(catalog, recipe, combo, problems, placement) if combo is not None else None
         if rendered is not None:
             alternatives[other] = rendered
     return HardwareRendering(hw_id, recommended, alternatives)
