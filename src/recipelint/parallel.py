@@ -8,6 +8,7 @@ run inline, in order, with the same results.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -47,6 +48,9 @@ def run_tasks(tasks: Sequence[Callable[[], T]], jobs: int) -> list[T]:
     from concurrent.futures.process import BrokenProcessPool
 
     _TASKS = tasks
+    # Frozen objects are skipped by the collector, so the workers' collections neither
+    # walk the inherited tree nor copy its memory pages by touching them.
+    gc.freeze()
     try:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=context) as pool:
@@ -56,4 +60,5 @@ def run_tasks(tasks: Sequence[Callable[[], T]], jobs: int) -> list[T]:
         # where a real error surfaces as itself.
         return [task() for task in tasks]
     finally:
+        gc.unfreeze()
         _TASKS = ()
