@@ -187,10 +187,23 @@ def shared_arg_lists(ctx: Any) -> Iterator[ArgList]:
                              Scope("kv-file", role=role))
 
 
-def all_arg_lists(ctx: Any) -> Iterator[ArgList]:
-    for doc in ctx.recipes:
-        yield from recipe_arg_lists(doc)
-    yield from (arg_list for arg_list in shared_arg_lists(ctx) if ctx.in_focus(arg_list.doc))
+def list_units(ctx: Any, items: list[Any]) -> list[Unit]:
+    """units(items), tokenised once per check run however many checks read the list."""
+    cache: dict[int, tuple[list[Any], list[Unit]]] = ctx.memo.setdefault("args.units", {})
+    found = cache.get(id(items))
+    if found is None or found[0] is not items:
+        found = cache[id(items)] = (items, units(items))
+    return found[1]
+
+
+def all_arg_lists(ctx: Any) -> list[ArgList]:
+    """Every argument list the checks report on; found once per check run (a dozen checks read them)."""
+    found = ctx.memo.get("args.all_arg_lists")
+    if found is None:
+        found = [arg_list for doc in ctx.recipes for arg_list in recipe_arg_lists(doc)]
+        found += [arg_list for arg_list in shared_arg_lists(ctx) if ctx.in_focus(arg_list.doc)]
+        ctx.memo["args.all_arg_lists"] = found
+    return found  # type: ignore[no-any-return]
 
 
 # --- per-list checks -----------------------------------------------------------------------
@@ -201,7 +214,7 @@ def duplicate_flags(ctx: Any) -> Iterator[Finding]:
     """RL301: an exact repeat (removable as is); RL315: a repeat with another value (a choice to make)."""
     for arg_list in all_arg_lists(ctx):
         seen: dict[str, Unit] = {}
-        for unit in units(arg_list.items):
+        for unit in list_units(ctx, arg_list.items):
             first = seen.get(unit.flag)
             seen[unit.flag] = unit
             if first is None:
@@ -224,7 +237,7 @@ def _show(unit: Unit) -> str:
 @check("RL303")
 def equals_form(ctx: Any) -> Iterator[Finding]:
     for arg_list in all_arg_lists(ctx):
-        for unit in units(arg_list.items):
+        for unit in list_units(ctx, arg_list.items):
             if unit.flag.startswith("--") and unit.inline_value is not None:
                 yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
                               f"`{unit.flag}` carries its value after `=`: dedupe keys flags by their whole text, so "
@@ -235,7 +248,7 @@ def equals_form(ctx: Any) -> Iterator[Finding]:
 @check("RL304")
 def underscore_spelling(ctx: Any) -> Iterator[Finding]:
     for arg_list in all_arg_lists(ctx):
-        for unit in units(arg_list.items):
+        for unit in list_units(ctx, arg_list.items):
             if unit.flag.startswith("--") and "_" in unit.base:
                 fixed = unit.base.replace("_", "-") + unit.flag[len(unit.base):]
                 yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
@@ -247,7 +260,7 @@ def underscore_spelling(ctx: Any) -> Iterator[Finding]:
 @check("RL305")
 def dotted_without_value(ctx: Any) -> Iterator[Finding]:
     for arg_list in all_arg_lists(ctx):
-        for unit in units(arg_list.items):
+        for unit in list_units(ctx, arg_list.items):
             if "." in unit.name and unit.inline_value is None and unit.value is None and FLAG_NAME.match(unit.flag):
                 yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
                               f"dotted sub-flag `{unit.flag}` has no value: vLLM takes the next argument of the "
@@ -285,7 +298,7 @@ def dash_values(ctx: Any) -> Iterator[Finding]:
 
 def _json_values(ctx: Any) -> Iterator[tuple[ArgList, Unit, str, int]]:
     for arg_list in all_arg_lists(ctx):
-        for unit in units(arg_list.items):
+        for unit in list_units(ctx, arg_list.items):
             value = unit.inline_value if unit.inline_value is not None else unit.value
             index = unit.index if unit.inline_value is not None else unit.value_index
             if value is None or index is None:
@@ -408,7 +421,7 @@ def _parallel_findings(ctx: Any, code: str, effect: str) -> Iterator[Finding]:
         for arg_list in recipe_arg_lists(doc):
             if arg_list.scope.layer == "omni" or not offered:
                 continue
-            for unit in units(arg_list.items):
+            for unit in list_units(ctx, arg_list.items):
                 flag = unit.name.replace("_", "-")
                 if flag not in PARALLEL_FLAGS:
                     continue
@@ -447,7 +460,7 @@ def speculative_config_in_variant(ctx: Any) -> Iterator[Finding]:
         for arg_list in recipe_arg_lists(doc):
             if arg_list.scope.layer not in ("variant", "variant-hw"):
                 continue
-            for unit in units(arg_list.items):
+            for unit in list_units(ctx, arg_list.items):
                 if unit.base == "--speculative-config":
                     yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
                                   "`--speculative-config` in a variant's args: a spec_decoding feature or mode "
@@ -560,7 +573,7 @@ def spelling_conflicts(ctx: Any) -> Iterator[Finding]:
         by_option: dict[str, list[_Occurrence]] = defaultdict(list)
         for arg_list in lists:
             spelled: set[str] = set()  # one occurrence per spelling per list keeps the pairing linear in lists
-            for unit in units(arg_list.items):
+            for unit in list_units(ctx, arg_list.items):
                 if FLAG_NAME.match(unit.flag) and unit.flag not in spelled:
                     spelled.add(unit.flag)
                     by_option[unit.canonical].append(_Occurrence(arg_list, unit))

@@ -18,7 +18,7 @@ from typing import Any
 from recipelint.jsvalue import get, truthy
 from recipelint.load import Document
 from recipelint.resolve.command import Catalog
-from recipelint.resolve.features import FeatureContext, default_features, feature_args
+from recipelint.resolve.features import FeatureResolver, default_features
 from recipelint.resolve.hardware import generation_of, is_nvidia, is_scalable
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
 from recipelint.resolve.strategy import effective_compatible, is_reachable, is_supported_on_hardware
@@ -157,35 +157,52 @@ class Assembler:
         return self._part(("hardware", hw_id), compute)  # type: ignore[no-any-return]
 
     def generation_layers(self, combo: Combination) -> tuple[list[Layer], list[Layer], Any]:
-        """(strategy generation layer, recipe+variant generation layers, the key the strategy layer used)."""
-        gen, nvidia = self._hardware(combo.hw_id)
-        # _generation_key reads the generation only when it is a string.
-        key = ("generation", combo.variant, combo.strategy, gen if isinstance(gen, str) else None, nvidia)
-        return self._part(key, lambda: self._generation_layers(combo, gen, nvidia))  # type: ignore[no-any-return]
+        """(strategy generation layer, recipe+variant generation layers, the key the strategy layer used).
 
-    def _generation_layers(self, combo: Combination, gen: Any, nvidia: bool) -> tuple[list[Layer], list[Layer], Any]:
-        so_hw = get(get(get(self.recipe, "strategy_overrides"), combo.strategy), "hardware_overrides")
-        variant = get(get(self.recipe, "variants"), combo.variant)
-        pick = [_generation_key(table, gen, nvidia)
-                for table in (so_hw, get(self.recipe, "hardware_overrides"), get(variant, "hardware_overrides"))]
-        tables = (so_hw, get(self.recipe, "hardware_overrides"), get(variant, "hardware_overrides"))
-        layers = [get(table, key) if key is not None else None for table, key in zip(tables, pick)]
-        strategy_layer = self._own(get(layers[0], "extra_args")) if truthy(layers[0]) else []
-        replaced = [] if truthy(layers[0]) else \
-            self._own(get(layers[1], "extra_args")) + self._own(get(layers[2], "extra_args"))
-        return strategy_layer, replaced, pick[0] if truthy(layers[0]) else None
+        `so.hardware_overrides[gen] || nvidia` replaces the recipe's and the variant's generation
+        layers when it is set: the first reads the strategy, the others the variant (and both
+        the generation, only when it is a string, and whether the hardware is NVIDIA).
+        """
+        gen, nvidia = self._hardware(combo.hw_id)
+        key = ("strategy-generation", combo.strategy, gen if isinstance(gen, str) else None, nvidia)
+        found = self._parts.get(key)
+        if found is None:
+            found = self._parts[key] = self._strategy_generation(combo.strategy, gen, nvidia)
+        is_set, strategy_layer, picked = found
+        if is_set:
+            return strategy_layer, [], picked
+        return [], _replaced_layers(self, combo), None
+
+    def _strategy_generation(self, strategy: str, gen: Any, nvidia: bool) -> tuple[bool, list[Layer], Any]:
+        so_hw = get(get(get(self.recipe, "strategy_overrides"), strategy), "hardware_overrides")
+        picked = _generation_key(so_hw, gen, nvidia)
+        layer = get(so_hw, picked) if picked is not None else None
+        if truthy(layer):
+            return True, self._own(get(layer, "extra_args")), picked
+        return False, [], None
 
     def layers(self, combo: Combination) -> list[Layer]:
         """The layers in command order; each part is assembled once per the inputs it reads."""
         variant_key, hw_id, strategy, role = combo.variant, combo.hw_id, combo.strategy, combo.role
-        out = self._part(("variant", variant_key), lambda: self._variant_part(variant_key)) + \
-            self._part(("variant-hw", variant_key, hw_id), lambda: self._variant_hw_part(variant_key, hw_id)) + \
-            self._part(("strategy", strategy, role), lambda: self._strategy_part(combo))
+        parts = self._parts  # the hot path: plain lookups, a part is computed only on a miss
+        key: tuple[Any, ...] = ("variant", variant_key, hw_id)
+        variant = parts.get(key)
+        if variant is None:
+            variant = parts[key] = self._variant_part(variant_key) + self._variant_hw_part(variant_key, hw_id)
+        key = ("strategy", strategy, role)
+        scope = parts.get(key)
+        if scope is None:
+            scope = parts[key] = self._strategy_part(combo)
         strategy_gen, recipe_gen, _key = self.generation_layers(combo)
-        out = out + strategy_gen + recipe_gen
-        out += self._part(("strategy-hw", strategy, role, hw_id), lambda: self._strategy_hw_part(combo))
-        out += self._part(("features", variant_key, strategy, hw_id), lambda: self._feature_part(combo))
-        return out  # type: ignore[no-any-return]
+        key = ("strategy-hw", strategy, role, hw_id)
+        scope_hw = parts.get(key)
+        if scope_hw is None:
+            scope_hw = parts[key] = self._strategy_hw_part(combo)
+        key = ("features", variant_key, strategy, hw_id)
+        features = parts.get(key)
+        if features is None:
+            features = parts[key] = self._feature_part(combo)
+        return [*variant, *scope, *strategy_gen, *recipe_gen, *scope_hw, *features]
 
     def _variant_part(self, variant_key: str) -> list[Layer]:
         recipe = self.recipe
@@ -229,8 +246,11 @@ class Assembler:
         # Which features are on reads the variant and the exact hardware, not the strategy.
         enabled = self._part(("enabled", combo.variant, combo.hw_id),
                              lambda: default_features(self.recipe, combo.hw_id, combo.variant))
-        context = FeatureContext(self.recipe, variant, combo.variant, combo.strategy, profile, combo.hw_id, False)
-        return feature_args(context, enabled)
+        # feature_args(FeatureContext(...), enabled), with the resolver (which keeps each feature's
+        # args, the same for every strategy) shared by the strategies of one variant and hardware.
+        resolver = self._part(("feature-resolver", combo.variant, combo.hw_id),
+                              lambda: FeatureResolver(self.recipe, variant, combo.variant, profile, combo.hw_id))
+        return resolver.args_for(enabled, combo.strategy, False)  # type: ignore[no-any-return]
 
 
 def _generation_key(table: Any, gen: Any, nvidia: bool) -> Any:

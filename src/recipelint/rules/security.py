@@ -57,6 +57,31 @@ def _walk(value: Any, pointer: Pointer = ()) -> Iterator[tuple[Pointer, Any, Any
             yield from _walk(item, pointer + (index,))
 
 
+def _collect(value: Any, pointer: Pointer, out: list[tuple[Pointer, Any, Any]]) -> None:
+    """_walk's entries, in _walk's order, appended to ``out`` (no generator per node)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            at = pointer + (key,)
+            out.append((at, key, item))
+            _collect(item, at, out)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            at = pointer + (index,)
+            out.append((at, index, item))
+            _collect(item, at, out)
+
+
+def _entries(ctx: Any, doc: Document) -> list[tuple[Pointer, Any, Any]]:
+    """_walk(doc.data) as a list, built once per check run: every RL75x check reads it."""
+    walked: dict[int, tuple[Document, list[tuple[Pointer, Any, Any]]]] = ctx.memo.setdefault("security.walk", {})
+    found = walked.get(id(doc))
+    if found is None or found[0] is not doc:
+        entries: list[tuple[Pointer, Any, Any]] = []
+        _collect(doc.data, (), entries)
+        found = walked[id(doc)] = (doc, entries)
+    return found[1]
+
+
 def _is_flag(token: Any) -> bool:
     return isinstance(token, str) and token.startswith("-")
 
@@ -69,7 +94,7 @@ def _unquoted(tokens: list[Any], index: int) -> bool:
 @check("RL750")
 def args_that_execute(ctx: Any) -> Iterator[Finding]:
     for doc in _documents(ctx):
-        for pointer, key, tokens in _walk(doc.data):
+        for pointer, key, tokens in _entries(ctx, doc):
             if key not in ARGS_KEYS or not isinstance(tokens, list):
                 continue
             for index, token in enumerate(tokens):
@@ -89,8 +114,8 @@ def args_that_execute(ctx: Any) -> Iterator[Finding]:
                               code="RL750")
 
 
-def _env_maps(doc: Document) -> Iterator[tuple[Pointer, dict[str, Any]]]:
-    for pointer, key, value in _walk(doc.data):
+def _env_maps(ctx: Any, doc: Document) -> Iterator[tuple[Pointer, dict[str, Any]]]:
+    for pointer, key, value in _entries(ctx, doc):
         if key in ENV_KEYS and isinstance(value, dict):
             yield pointer, value
 
@@ -98,7 +123,7 @@ def _env_maps(doc: Document) -> Iterator[tuple[Pointer, dict[str, Any]]]:
 @check("RL751")
 def env_values_that_execute(ctx: Any) -> Iterator[Finding]:
     for doc in _documents(ctx):
-        for pointer, env in _env_maps(doc):
+        for pointer, env in _env_maps(ctx, doc):
             for name, value in env.items():
                 if isinstance(value, str) and (EXECUTES.search(value) or SPLITS.search(value)):
                     yield Finding(doc, pointer + (name,),
@@ -111,7 +136,7 @@ def env_values_that_execute(ctx: Any) -> Iterator[Finding]:
 @check("RL752")
 def env_names_that_are_not_identifiers(ctx: Any) -> Iterator[Finding]:
     for doc in _documents(ctx):
-        for pointer, env in _env_maps(doc):
+        for pointer, env in _env_maps(ctx, doc):
             for name in env:
                 if not ENV_NAME.fullmatch(name):
                     yield Finding(doc, pointer + (name,),
@@ -121,9 +146,9 @@ def env_names_that_are_not_identifiers(ctx: Any) -> Iterator[Finding]:
                                   at_key=True, code="RL752")
 
 
-def _words(doc: Document) -> Iterator[tuple[Pointer, str, str]]:
+def _words(ctx: Any, doc: Document) -> Iterator[tuple[Pointer, str, str]]:
     """(pointer, what, text) of the model ids and images the command prints as bare words."""
-    for pointer, key, value in _walk(doc.data):
+    for pointer, key, value in _entries(ctx, doc):
         if key == "model_id" and isinstance(value, str):
             yield pointer, "model id", value
         elif key == "docker_image":
@@ -137,7 +162,7 @@ def _words(doc: Document) -> Iterator[tuple[Pointer, str, str]]:
 @check("RL753")
 def bare_words_that_execute(ctx: Any) -> Iterator[Finding]:
     for doc in _documents(ctx):
-        for pointer, what, text in _words(doc):
+        for pointer, what, text in _words(ctx, doc):
             if EXECUTES.search(text) or SPLITS.search(text):
                 yield Finding(doc, pointer,
                               f"the {what} `{_shown(text)}` is printed unquoted in `vllm serve` and "
@@ -150,7 +175,7 @@ def terminal_controls(ctx: Any) -> Iterator[Finding]:
     for doc in [*ctx.tree.documents()]:
         if not doc.usable:
             continue
-        for pointer, key, value in _walk(doc.data):
+        for pointer, key, value in _entries(ctx, doc):
             if isinstance(key, str) and CONTROL.search(key):
                 yield Finding(doc, pointer, f"the key `{_shown(key)}` holds a control character",
                               "remove it: terminal escapes can hide or fake text", at_key=True, code="RL754")
