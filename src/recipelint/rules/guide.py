@@ -77,6 +77,15 @@ def served_models(data: dict[str, Any], doc: Document) -> set[str]:
     return {n for n in names if isinstance(n, str) and n}
 
 
+def _served(ctx: Any, doc: Document) -> set[str]:
+    """served_models of a recipe, found once per check run (RL602 and RL603 both read it)."""
+    cache: dict[int, tuple[Document, set[str]]] = ctx.memo.setdefault("guide.served", {})
+    found = cache.get(id(doc))
+    if found is None or found[0] is not doc:
+        found = cache[id(doc)] = (doc, served_models(doc.data, doc))
+    return found[1]
+
+
 def _guide(doc: Document) -> str | None:
     guide = doc.data.get("guide") if isinstance(doc.data, dict) else None
     return guide if isinstance(guide, str) else None
@@ -174,7 +183,7 @@ def client_model_names(ctx: Any) -> Iterator[Finding]:
         guide = _guide(doc)
         if not guide:
             continue
-        served = served_models(doc.data, doc)
+        served = _served(ctx, doc)
         for block in fenced_blocks(guide):
             if block.language not in PYTHON or _notebook_style(block.code):
                 continue
@@ -206,7 +215,7 @@ SERVED_NAME = re.compile(r"--served-model-name(?:=|\s+)[\"']?([^\s\"']+)")
 
 
 def _serve_names(command: str) -> set[str]:
-    match = SERVE.search(command)
+    match = SERVE.search(command) if "vllm" in command else None  # SERVE needs the word
     if not match:
         return set()
     return {match.group(1).strip("\"'"), *SERVED_NAME.findall(command[match.start():])}
@@ -218,14 +227,14 @@ def serve_lines(ctx: Any) -> Iterator[Finding]:
         guide = _guide(doc)
         if not guide:
             continue
-        served = served_models(doc.data, doc)
+        served = _served(ctx, doc)
         siblings = {hf_id.lower() for hf_id in ctx.hf_ids}  # a guide may show a related recipe's command
         reported: set[str] = set()
         for block in fenced_blocks(guide):
             if block.language not in SHELL and block.language:
                 continue
             for start, command in _logical_lines(block.code):
-                match = SERVE.search(command)
+                match = SERVE.search(command) if "vllm" in command else None  # SERVE needs the word
                 model = match.group(1).strip("'\"") if match else None
                 if not model or model.startswith("-") or PLACEHOLDER.search(model) or model in served \
                         or model.lower() in siblings:

@@ -9,6 +9,7 @@ upstream build.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -36,7 +37,13 @@ MAX_SUGGESTION_INPUT = 200
 def suggestion(name: str, known: Iterable[str]) -> str | None:
     if len(name) > MAX_SUGGESTION_INPUT:
         return None  # no id is this long; fuzzy matching it only costs time
-    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+    return _closest(name, tuple(sorted(known)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _closest(name: str, known: tuple[str, ...]) -> str | None:
+    """The hint for a name among sorted candidates (kept: a tree repeats the same dead links)."""
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
     return f"did you mean `{close[0]}`?" if close else None
 
 

@@ -248,6 +248,22 @@ def renderable_images(data: dict[str, Any]) -> set[str]:
     return images
 
 
+def _guide_images(text: str) -> Iterator[re.Match[str]]:
+    """GUIDE_IMAGE.finditer(text), trying the pattern only where its literal start occurs.
+
+    Same matches in the same order (a match always starts with the literal, and `\\b` still
+    sees the character before `pos`), without a regex scan of every position of a long guide.
+    """
+    position = 0
+    while (start := text.find("vllm/vllm-openai", position)) >= 0:
+        match = GUIDE_IMAGE.match(text, start)
+        if match is None:
+            position = start + 1
+            continue
+        yield match
+        position = match.end()
+
+
 def _without_cuda_suffix(reference: str) -> str:
     """`…:tag-cu129` is the CUDA 12.9 build of `…:tag`; the guide may name either."""
     return re.sub(r"-cu1\d\d$", "", reference)
@@ -261,7 +277,7 @@ def guide_image_tag(ctx: Any) -> Iterator[Finding]:
             continue
         known = renderable_images(doc.data)
         known_builds = {_without_cuda_suffix(ref) for ref in known}
-        for match in GUIDE_IMAGE.finditer(guide):
+        for match in _guide_images(guide):
             if _without_cuda_suffix(match.group(0)) not in known_builds:
                 pinned = sorted(ref for ref in known if ref.startswith(match.group(1) + ":"))
                 yield Finding(doc, ("guide",),
