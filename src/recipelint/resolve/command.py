@@ -29,7 +29,7 @@ from recipelint.jsvalue import (
 )
 from recipelint.resolve.docker import DockerMeta, DockerWrapper, docker_meta
 from recipelint.resolve.features import JS_WHITESPACE, FeatureResolver, companions
-from recipelint.resolve.formatting import RenderError, dedupe_args, format_argv, format_command
+from recipelint.resolve.formatting import RenderError, serve_command
 from recipelint.resolve.hardware import generation_of, gpu_count_of, hardware_keyed_value
 from recipelint.resolve.strategy import pd_pool_modes
 
@@ -168,6 +168,10 @@ class Placement:
                 _generation_layer(get(self.variant, "hardware_overrides"), self.gen, self.nvidia))
 
     @functools.cached_property
+    def generation_layer_maps(self) -> list[dict]:
+        return [layer for layer in self.generation_layers if type(layer) is dict]
+
+    @functools.cached_property
     def pool_modes(self) -> list[str]:
         return pd_pool_modes(self.recipe)
 
@@ -291,6 +295,8 @@ class _Synthesis:
         if cached is not None:
             return cached
         so = self.overrides
+        if type(so) is not dict:  # no strategy overrides: only the recipe and variant layers can apply
+            return self.placement.generation_layer_maps
         so_hw = get(so, "hardware_overrides")
         strategy_gen = _generation_layer(so_hw, self.gen, self.nvidia)
         if truthy(strategy_gen):
@@ -452,8 +458,7 @@ class _Synthesis:
     # ------------------------------------------------------------ assembly
 
     def command_pair(self, args: list[Any]) -> tuple[str, list[Any]]:
-        deduped = dedupe_args(args)
-        return format_command(js_string(self.model_id), deduped), format_argv(self.model_id, deduped)
+        return serve_command(self.model_id, js_string(self.model_id), args)
 
 
 # Far beyond any real deployment; upstream would build arrays this long (or throw).

@@ -113,10 +113,15 @@ class DockerWrapper:
 
     def __init__(self, env: dict, meta: DockerMeta) -> None:
         self.meta = meta
-        self.assignments = [f"{key}={js_string(value)}" for key, value in env.items()]  # -e KEY=value
-        self.config_mounts = _config_mounts(env)
-        self.image_text = js_string(meta.image)
-        self.image_arg = None if nullish(meta.image) else meta.image  # JSON.stringify writes undefined as null
+        assignments = [f"{key}={js_string(value)}" for key, value in env.items()]  # -e KEY=value
+        config_mounts = _config_mounts(env)
+        image_arg = None if nullish(meta.image) else meta.image  # JSON.stringify writes undefined as null
+        # Both forms list the (model and) config mounts, then the env, then the image.
+        self._config_lines = "".join(f"\n  -v {mount} \\" for mount in config_mounts)
+        env_lines = "".join(f"\n  -e {assignment} \\" for assignment in assignments)
+        self._env_and_image_line = env_lines + "\n  " + js_string(meta.image) + " "
+        self._config_argv = [word for mount in config_mounts for word in ("-v", mount)]
+        self._env_and_image_argv = [word for assignment in assignments for word in ("-e", assignment)] + [image_arg]
 
     def wrap(self, command: str, argv: list[Any], port: int = 8000) -> dict[str, Any]:
         return {"docker_command": self.run(command, port), "docker_argv": self.argv(argv, port)}
@@ -126,34 +131,26 @@ class DockerWrapper:
         found = _SERVE_PREFIX.match(command)
         model_id = found.group(1) if found else "MODEL"
         body = command[found.end():] if found else command
-        local = _local_model_mount(model_id)
-        mounts = " \\\n  ".join("-v " + m for m in local + self.config_mounts)
-        env_flags = " \\\n  ".join("-e " + a for a in self.assignments)
-        prereq = f"# {model_id} must already exist on the host — bind-mounted read-only below.\n" if local else ""
         text = (
-            f"{prereq}docker run {self.meta.gpu_flags} \\\n  --privileged --ipc=host -p {port}:{port} \\\n"
+            f"docker run {self.meta.gpu_flags} \\\n  --privileged --ipc=host -p {port}:{port} \\\n"
             "  -v ~/.cache/huggingface:/root/.cache/huggingface \\"
         )
-        if mounts:
-            text += f"\n  {mounts} \\"
-        if env_flags:
-            text += f"\n  {env_flags} \\"
-        text += f"\n  {self.image_text} {model_id}"
-        if body:
-            text += " \\\n  " + body
-        return text
+        if model_id.startswith("/"):  # a local model folder: bind-mount it, as _local_model_mount does
+            text = (f"# {model_id} must already exist on the host — bind-mounted read-only below.\n{text}"
+                    f"\n  -v {model_id}:{model_id}:ro \\")
+        text += self._config_lines + self._env_and_image_line + model_id
+        return text + " \\\n  " + body if body else text
 
     def argv(self, argv: list[Any], port: int) -> list[Any]:
         """The argv form; an image that does not exist becomes null, as JSON.stringify writes it."""
         served = argv[2:] if len(argv) >= 2 and argv[0] == "vllm" and argv[1] == "serve" else argv
         out: list[Any] = ["docker", "run", *self.meta.gpu_argv, "--privileged", "--ipc=host",
                           "-p", f"{port}:{port}", "-v", "~/.cache/huggingface:/root/.cache/huggingface"]
-        for mount in _local_model_mount(served[0] if served else UNDEFINED) + self.config_mounts:
+        for mount in _local_model_mount(served[0] if served else UNDEFINED):
             out += ("-v", mount)
-        for assignment in self.assignments:
-            out += ("-e", assignment)
-        out.append(self.image_arg)
-        out.extend(served)
+        out += self._config_argv
+        out += self._env_and_image_argv
+        out += served
         return out
 
 

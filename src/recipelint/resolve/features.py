@@ -103,18 +103,22 @@ class FeatureResolver:
         self.features = get(recipe, "features")
         self.gen = generation_of(profile)
         self.nvidia = is_nvidia(profile)
+        self._gates: dict[Any, tuple[Any, Any, bool]] = {}  # feature name -> see _gate
         self._args: dict[Any, Any] = {}  # feature name -> its arg source, or None when it adds none
 
     def args_for(self, enabled: list[str] | tuple[str, ...], strategy: str, kv_composing: bool) -> list[Any]:
         """The arg sources (lists to spread) contributed by the enabled features, in order."""
         out: list[Any] = []
         for name in enabled:
-            feat = get(self.features, name)
-            if not truthy(feat):
+            gate = self._gates.get(name)
+            if gate is None:
+                gate = self._gates[name] = self._gate(name)
+            feat, allow, has_companion = gate
+            if feat is None:
                 continue
-            if not allowed_for_strategy(feat, strategy):
+            if type(allow) is list and allow and strategy not in allow:  # allowed_for_strategy
                 continue
-            if kv_composing and truthy(get(get(feat, "companion"), "command")):
+            if kv_composing and has_companion:
                 continue
             if name in self._args:
                 args = self._args[name]
@@ -123,6 +127,13 @@ class FeatureResolver:
             if args is not None:
                 out.append(args)
         return out
+
+    def _gate(self, name: Any) -> tuple[Any, Any, bool]:
+        """(the feature or None when it is falsy, its `strategies` allow-list, whether it has a companion command)."""
+        feat = get(self.features, name)
+        if not truthy(feat):
+            return (None, None, False)
+        return (feat, get(feat, "strategies"), truthy(get(get(feat, "companion"), "command")))
 
     def _resolve(self, name: str, feat: Any) -> Any:
         """The feature's args: its mode's (hardware override first), else its own; None if falsy."""
