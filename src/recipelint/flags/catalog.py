@@ -141,14 +141,17 @@ class Catalog:
     def from_json(cls, data: dict[str, Any]) -> "Catalog":
         raw_flags: dict[str, dict[str, Any]] = data["flags"]
         catalog = cls(data["package"], data["version"], data["spelling"], _Flags(raw_flags))
+        # Every canonical name is itself (an alias never shadows a name); any other spelling is
+        # the first alias or negation that claims it, in flag order, aliases before negations.
         options = catalog._options
-        # The same index FlagSpec.from_json would give: name, then aliases, then negations.
+        options.update({name: (name, "exact", False) for name in raw_flags})
         for name, raw in raw_flags.items():
-            options[name] = (name, "exact", False)
-            for alias in raw.get("aliases", ()):
-                options.setdefault(alias, (name, "alias", False))
-            for negation in raw.get("negations", ()):
-                options.setdefault(negation, (name, "negation", True))
+            if "aliases" in raw:
+                for alias in raw["aliases"]:
+                    options.setdefault(alias, (name, "alias", False))
+            if "negations" in raw:
+                for negation in raw["negations"]:
+                    options.setdefault(negation, (name, "negation", True))
         return catalog
 
     def option_strings(self) -> list[str]:

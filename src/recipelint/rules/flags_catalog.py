@@ -101,11 +101,12 @@ def _arg_lists(value: Any, pointer: Pointer) -> Iterator[tuple[Pointer, list[Any
                 continue
             if key in ARG_KEYS and isinstance(child, list):
                 yield (*pointer, key), child
-            else:
+            elif isinstance(child, (dict, list)):  # a scalar holds no list: no call per leaf
                 yield from _arg_lists(child, (*pointer, key))
     elif isinstance(value, list):
         for index, child in enumerate(value):
-            yield from _arg_lists(child, (*pointer, index))
+            if isinstance(child, (dict, list)):
+                yield from _arg_lists(child, (*pointer, index))
 
 
 def _is_omni(data: dict[str, Any]) -> bool:
