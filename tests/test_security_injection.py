@@ -84,7 +84,11 @@ def test_github_commands_cannot_be_forged(hostile_tree: Path, findings: list[dic
         assert "\n" not in line and "\r" not in line
         assert "::add-mask::" not in line.split("::", 2)[1]  # never in the command or its properties
     forged = [line for line in lines if "forged" in line]
-    assert forged and all("%0A::add-mask::x%0A::error file=evil.yaml" in line for line in forged)
+    # Rule messages carry the key verbatim and the formatter encodes its line breaks;
+    # schema messages escape control characters themselves (every schema message is one line).
+    encoded = [line for line in forged if "%0A::add-mask::x%0A::error file=evil.yaml" in line]
+    escaped = [line for line in forged if "\\n::add-mask::x\\n::error file=evil.yaml" in line]
+    assert encoded and len(encoded) + len(escaped) == len(forged)
     assert all("%250A" in line for line in forged)  # a literal %0A in the data stays literal
 
 

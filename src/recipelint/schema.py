@@ -459,7 +459,18 @@ class _Context:
     def diagnostic(self, code: str, span: Span, message: str, hint: str | None,
                    pointer: Sequence[str | int]) -> SchemaFinding:
         at = tuple(pointer)
+        message, hint = _one_line(message), _one_line(hint) if hint is not None else None
         return SchemaFinding(at, Diagnostic(self.doc.path, span, code, Severity.ERROR, message, hint, at))
+
+
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _one_line(text: str) -> str:
+    """Keys and values quoted from the document, with line breaks and control characters escaped,
+    so every schema message is one printable line whatever the document holds."""
+    return _CONTROL_CHARACTERS.sub(lambda m: _ESCAPES.get(m.group(), f"\\x{ord(m.group()):02x}"), text)
 
 
 def _suggest(word: str, choices: Sequence[Any]) -> str | None:
