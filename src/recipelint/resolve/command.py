@@ -48,6 +48,15 @@ class Catalog:
     strategies: dict[str, Any]  # serving strategies and kv deployments, by name
 
     @functools.cached_property
+    def deploy_types(self) -> dict[str, Any]:
+        """Each strategy's raw `deploy_type` (undefined when its spec has none)."""
+        return {name: get(spec, "deploy_type") for name, spec in self.strategies.items()}
+
+    def deploy_type_of(self, name: Any) -> Any:
+        """`strategies[name]?.deploy_type`: undefined for an unknown (or non-string) name."""
+        return self.deploy_types.get(name, UNDEFINED) if type(name) is str else UNDEFINED
+
+    @functools.cached_property
     def kv_ids(self) -> list[str]:
         return [name for name, spec in self.strategies.items() if get(spec, "deploy_type") == "kv_store_lb"]
 

@@ -150,6 +150,13 @@ def pick_default_hardware(profiles: dict[str, Any], variant: Any, recipe: Recipe
         if _selectable(recipe, variant, hw, p, constraint)
         and (not truthy(get(p, "restricted")) or js_in(hw, declared))
     ]
+    return default_among(profiles, variant, recipe, candidates)
+
+
+def default_among(profiles: dict[str, Any], variant: Any, recipe: Recipe, candidates: list[str]) -> str:
+    """The default hardware among the selectable, unrestricted (or declared) candidates, in taxonomy order."""
+    constraint = precision_constraint(variant)
+    candidates = list(candidates)  # sorted below
     authored = get(get(recipe, "meta"), "default_hardware")
     if truthy(authored) and authored in candidates:
         return authored

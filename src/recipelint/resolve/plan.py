@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,11 +11,11 @@ from recipelint.resolve.command import Catalog, Combination, Placement, render_c
 from recipelint.resolve.features import default_features
 from recipelint.resolve.formatting import RenderError
 from recipelint.resolve.hardware import (
+    default_among,
     fits_single_node,
     is_kv_store_brand_supported,
     is_scalable,
     list_compatible_hardware,
-    pick_default_hardware,
     pick_fitting_variant,
 )
 from recipelint.resolve.strategy import (
@@ -23,6 +24,7 @@ from recipelint.resolve.strategy import (
     is_reachable,
     is_supported_on_hardware,
     kv_nodes_per_instance,
+    listed_strategies,
     nodes_for_strategy,
     pick_pd_nodes,
     recommend_strategy,
@@ -52,13 +54,13 @@ class HardwareRendering:
 def variant_hardware(catalog: Catalog, recipe: dict, variant: Any) -> tuple[str, list[str]]:
     """The default hardware, then every other selectable hardware in taxonomy order."""
     profiles = catalog.profiles
-    default_hw = pick_default_hardware(profiles, variant, recipe)
     declared = js_or(get(get(recipe, "meta"), "hardware"), {})
     compatible = [
         hw
         for hw in list_compatible_hardware(profiles, variant, recipe)
         if not truthy(get(profiles[hw], "restricted")) or js_in(hw, declared)
     ]
+    default_hw = default_among(profiles, variant, recipe, compatible)  # = pick_default_hardware(...)
     ordered = [default_hw] + [hw for hw in compatible if hw != default_hw]
     return default_hw, ordered
 
@@ -73,20 +75,21 @@ def _try_render(
         return None
 
 
-def _compatible_strategies(catalog: Catalog, recipe: dict, profile: Any, hw_id: str, scalable: bool) -> list[str]:
-    strategies = catalog.strategies
+def _compatible_strategies(catalog: Catalog, recipe: dict, profile: Any, hw_id: str, scalable: bool,
+                           compatible: list) -> list[str]:
+    """The strategies offered on this hardware; ``compatible`` is effective_compatible(recipe)."""
     gpus = get(profile, "gpu_count")
-    candidates = list(dict.fromkeys(effective_compatible(recipe) + catalog.kv_ids))
+    candidates = list(dict.fromkeys(compatible + catalog.kv_ids))
+    listed = listed_strategies(recipe)
     kept = []
     for name in candidates:
-        spec = strategies.get(name) if type(name) is str else None
-        deploy = get(spec, "deploy_type")
+        deploy = catalog.deploy_type_of(name)
         if deploy == "kv_store_lb":
             opted_out = get(get(get(recipe, "kv_cache_strategy_hardware"), name), hw_id) == "unsupported"
             if scalable and is_kv_store_brand_supported(profile) and not opted_out:
                 kept.append(name)
             continue
-        if not is_supported_on_hardware(recipe, name, profile, hw_id):
+        if not is_supported_on_hardware(recipe, name, profile, hw_id, listed):
             continue
         if not is_reachable(recipe, name, deploy, gpus, hw_id):
             continue
@@ -106,12 +109,19 @@ class _HardwarePlan:
     hw_id: str
     profile: Any
 
-    @property
+    _kv_serving: dict[int, str | None] = field(default_factory=dict)  # node count -> kv_serving_for
+
+    @functools.cached_property
     def gpus(self) -> Any:
         return get(self.profile, "gpu_count")
 
+    @functools.cached_property
+    def compatible(self) -> list:
+        """effective_compatible(recipe), which several choices below read."""
+        return effective_compatible(self.recipe)
+
     def deploy_of(self, name: Any) -> Any:
-        return get(self.catalog.strategies.get(name) if type(name) is str else None, "deploy_type")
+        return self.catalog.deploy_type_of(name)
 
     def nodes_for(self, name: str) -> Any:
         floor = 2 if self.deploy_of(name) == "multi_node" else 1
@@ -124,7 +134,7 @@ class _HardwarePlan:
         """The recommended strategy and its node count (a single-node one may get 2)."""
         multi_capable = is_scalable(self.profile) and any(str(s).startswith("multi_node_") for s in compatible)
         base_nodes = 2 if not fits_single_node(self.profile, self.variant) and multi_capable else 1
-        name = recommend_strategy(self.recipe, base_nodes)
+        name = recommend_strategy(self.recipe, base_nodes, self.compatible)
         if name not in compatible:
             name = next(
                 (s for s in compatible if self.deploy_of(s) != "kv_store_lb" and s != "pd_cluster"),
@@ -135,17 +145,23 @@ class _HardwarePlan:
         return name, js_max(base_nodes, self.nodes_for(name))
 
     def kv_serving_for(self, nodes: int) -> str | None:
-        """The serving strategy each Mooncake instance runs (strategy_hardware is not consulted)."""
+        """The serving strategy each Mooncake instance runs (the same for every kv deployment)."""
+        if nodes not in self._kv_serving:
+            self._kv_serving[nodes] = self._pick_kv_serving(nodes)
+        return self._kv_serving[nodes]
+
+    def _pick_kv_serving(self, nodes: int) -> str | None:
+        """strategy_hardware is not consulted."""
         def usable(name: Any) -> bool:
             deploy = self.deploy_of(name)
             if type(name) is not str or name not in self.catalog.strategies or deploy in ("pd_cluster", "kv_store_lb"):
                 return False
             return deploy == "multi_node" if nodes > 1 else deploy != "multi_node"
 
-        preferred = recommend_strategy(self.recipe, nodes)
+        preferred = recommend_strategy(self.recipe, nodes, self.compatible)
         if usable(preferred):
             return preferred
-        return next((s for s in effective_compatible(self.recipe) if usable(s)), None)
+        return next((s for s in self.compatible if usable(s)), None)
 
     def alternative(self, name: str, features: tuple[str, ...]) -> Combination | None:
         """How an alternative strategy is rendered; None when it is skipped on this hardware."""
@@ -187,7 +203,8 @@ def build_variant_rendering(
     plan = _plan_for(catalog, recipe, variant_key, hw_id)
     if plan is None:
         return None
-    compatible = _compatible_strategies(catalog, recipe, plan.profile, hw_id, is_scalable(plan.profile))
+    compatible = _compatible_strategies(catalog, recipe, plan.profile, hw_id, is_scalable(plan.profile),
+                                        plan.compatible)
     name, nodes = plan.recommended(compatible, problems)
     features = tuple(default_features(recipe, hw_id, plan.variant_key))
     pd_nodes = plan.pd_nodes() if name == "pd_cluster" else None

@@ -39,11 +39,13 @@ def effective_compatible(recipe: Recipe) -> list:
     return listed + opt_ins if opt_ins else listed
 
 
-def is_supported_on_hardware(recipe: Recipe, strategy: str, profile: Any, hw_id: str) -> bool:
+def is_supported_on_hardware(recipe: Recipe, strategy: str, profile: Any, hw_id: str,
+                             listed: list | None = None) -> bool:
+    """``listed`` is ``listed_strategies(recipe)`` when the caller already has it."""
     gate = hardware_keyed_value(get(get(recipe, "strategy_hardware"), strategy), profile, hw_id)
     if gate is not None and gate is not UNDEFINED:
         return gate != "unsupported"
-    return strategy in listed_strategies(recipe)
+    return strategy in (listed_strategies(recipe) if listed is None else listed)
 
 
 def _floor_from_block(block: Any, key: str) -> Any:
@@ -84,9 +86,13 @@ def is_reachable(recipe: Recipe, key: str, deploy_type: Any, gpus_per_node: Any,
     return (MAX_NODES if scales_out else 1) * per_node >= min_gpus(recipe, key, hw_id)
 
 
-def recommend_strategy(recipe: Recipe, node_count: int) -> str:
-    """The recipe's preferred strategy at a node count (the hardware does not matter)."""
-    compatible = effective_compatible(recipe)
+def recommend_strategy(recipe: Recipe, node_count: int, compatible: list | None = None) -> str:
+    """The recipe's preferred strategy at a node count (the hardware does not matter).
+
+    ``compatible`` is ``effective_compatible(recipe)`` when the caller already has it.
+    """
+    if compatible is None:
+        compatible = effective_compatible(recipe)
     explicit = get(recipe, "default_strategy")
     if truthy(explicit) and explicit in compatible:
         if node_count > 1 and type(explicit) is str and explicit.startswith("single_node_"):
