@@ -60,7 +60,7 @@ def truthy(value: Any) -> bool:
 
 def js_or(*values: Any) -> Any:
     """``a || b || c``: the first truthy operand, else the last one."""
-    for value in values[:-1]:
+    for value in values:  # (the last one is returned either way)
         if truthy(value):
             return value
     return values[-1]

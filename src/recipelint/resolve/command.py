@@ -188,6 +188,11 @@ class Placement:
 class _Synthesis:
     """One combination being rendered: the placement's shared values plus the strategy's."""
 
+    __slots__ = ("catalog", "recipe", "combo", "placement", "problems", "_layers", "_hardware_maps", "variant",
+                 "strategy", "deploy_type", "profile", "gen", "nvidia", "gpu_count", "total_gpus", "model_id",
+                 "kv", "kv_composing", "kv_option", "instances", "overrides", "deploy", "single_node_tp",
+                 "_feature_sources")
+
     def __init__(self, catalog: Catalog, recipe: dict, combo: Combination, placement: Placement) -> None:
         self.catalog, self.recipe, self.combo, self.placement = catalog, recipe, combo, placement
         self.problems: list = []  # (pointer, message): renders, but is invalid
