@@ -127,6 +127,11 @@ class Placement:
                 and combo.variant_key == self.variant_key and combo.hw_id == self.hw_id)
 
     @functools.cached_property
+    def model_text(self) -> str:
+        """String(model_id), as the command line shows it."""
+        return js_string(self.model_id)
+
+    @functools.cached_property
     def meta(self) -> DockerMeta:
         return docker_meta(self.recipe, self.variant, self.profile, self.hw_id)
 
@@ -472,7 +477,7 @@ class _Synthesis:
     # ------------------------------------------------------------ assembly
 
     def command_pair(self, args: list[Any]) -> tuple[str, list[Any]]:
-        return serve_command(self.model_id, js_string(self.model_id), args)
+        return serve_command(self.model_id, self.placement.model_text, args)
 
 
 # Far beyond any real deployment; upstream would build arrays this long (or throw).

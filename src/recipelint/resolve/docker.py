@@ -102,10 +102,6 @@ def _config_mounts(env_items: tuple[tuple[Any, Any], ...]) -> list[str]:
     return [f"{js_string(v)}:{js_string(v)}:ro" for k, v in env_items if k.endswith("_CONFIG_PATH")]
 
 
-def _local_model_mount(model_id: Any) -> list[str]:
-    return [f"{model_id}:{model_id}:ro"] if type(model_id) is str and model_id.startswith("/") else []
-
-
 _EnvParts = tuple[str, str, tuple[Any, ...], tuple[Any, ...]]
 
 
@@ -161,8 +157,9 @@ class DockerWrapper:
         served = argv[2:] if len(argv) >= 2 and argv[0] == "vllm" and argv[1] == "serve" else argv
         out: list[Any] = ["docker", "run", *self.meta.gpu_argv, "--privileged", "--ipc=host",
                           "-p", f"{port}:{port}", "-v", "~/.cache/huggingface:/root/.cache/huggingface"]
-        for mount in _local_model_mount(served[0] if served else UNDEFINED):
-            out += ("-v", mount)
+        model_id = served[0] if served else UNDEFINED
+        if type(model_id) is str and model_id.startswith("/"):  # a local model folder: bind-mount it
+            out += ("-v", f"{model_id}:{model_id}:ro")
         out += self._config_argv
         out += self._env_and_image_argv
         out += served
@@ -179,7 +176,7 @@ def _docker_command(command: str, port: int, gpu_flags: str, config_lines: str, 
         f"docker run {gpu_flags} \\\n  --privileged --ipc=host -p {port}:{port} \\\n"
         "  -v ~/.cache/huggingface:/root/.cache/huggingface \\"
     )
-    if model_id.startswith("/"):  # a local model folder: bind-mount it, as _local_model_mount does
+    if model_id.startswith("/"):  # a local model folder: bind-mount it (read-only)
         text = (f"# {model_id} must already exist on the host — bind-mounted read-only below.\n{text}"
                 f"\n  -v {model_id}:{model_id}:ro \\")
     text += config_lines + env_and_image_line + model_id
