@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from recipelint.cli import main
 from recipelint.compiler import compile_tree, render_combination, unsafe_path_reason
@@ -326,3 +328,13 @@ def test_strategy_without_name_and_missing_folders_are_errors(tmp_path: Path) ->
     shutil.rmtree(tree / "kv_store")
     codes = sorted(d.code for d in compile_tree(tree).diagnostics)
     assert codes == ["RL708", "RL710"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab./\\\x00\x1f\x7f\u2028 é")), max_size=8))
+def test_the_fast_safe_path_check_never_admits_what_the_careful_one_refuses(path: str) -> None:
+    from recipelint import compiler
+
+    if compiler._plainly_safe(path):
+        assert compiler._BAD_SEGMENT.search(path) is None and compiler._CONTROL.search(path) is None
+        assert path and not path.startswith("/") and "\\" not in path

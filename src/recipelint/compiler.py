@@ -124,8 +124,8 @@ def git_provenance(folder: Path, name: str | None = None, repo: str | None = Non
 
 def unsafe_path_reason(path: str) -> str | None:
     """Why a data-derived output path (an hf id) could leave, or clobber, the output folder."""
-    if type(path) is str and _ANYTHING_UNSAFE.search(path) is None:
-        return None  # one scan for the common case; the reasons below are for the rest
+    if type(path) is str and _plainly_safe(path):
+        return None
     if not isinstance(path, str) or not path:
         return "it is empty"
     if "\x00" in path:
@@ -143,7 +143,14 @@ def unsafe_path_reason(path: str) -> str | None:
 
 _BAD_SEGMENT = re.compile(r"(?:^|/)(?:\.{1,2})?(?:/|$)")
 _CONTROL = re.compile(r"[\x00-\x1f]")
-_ANYTHING_UNSAFE = re.compile(r"^$|^/|\\|[\x00-\x1f]|(?:^|/)(?:\.{1,2})?(?:/|$)")
+
+
+def _plainly_safe(path: str) -> bool:
+    """The common case in a few C-level string tests: printable (so no control character),
+    no backslash, no empty segment, and no segment starting with a dot (so no '.' or '..').
+    Anything else takes the careful checks above."""
+    return (path.isprintable() and path[:1] not in ("", "/", ".") and path[-1] != "/"
+            and "\\" not in path and "//" not in path and "/." not in path)
 
 
 class StoredDocument(Protocol):
@@ -259,6 +266,14 @@ class OutputMap:
     def conflicts(self) -> list[str]:
         """Paths that are a file and also a folder holding other files (mkdir would fail)."""
         files = self._files
+        folders: set[str] = set()
+        for path in files:
+            parent = path.rpartition("/")[0]
+            while parent and parent not in folders:
+                folders.add(parent)
+                parent = parent.rpartition("/")[0]
+        if folders.isdisjoint(files):
+            return []
         clashes = []
         for path in files:
             cut = path.find("/")
