@@ -18,7 +18,7 @@ from recipelint.catalog import load_catalog
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.load import Document
-from recipelint.parallel import run_tasks
+from recipelint.parallel import SharedTasks
 from recipelint.rules import Finding, registered_checks
 from recipelint.tree import RecipeTree, recipe_hf_id
 
@@ -119,9 +119,6 @@ def _schema_problems(docs: list[Document]) -> list[Diagnostic]:
     return [diag for doc in docs for diag in validate_document(doc)]
 
 
-def _schema_tasks(tree: RecipeTree, focus: Focus, pieces: int) -> list[Task]:
-    docs = [doc for doc in tree.documents() if doc.usable and focus(doc.path)]
-    return [functools.partial(_schema_problems, chunk) for chunk in _chunks(docs, pieces)]
 
 
 class _CompileStage:
@@ -266,7 +263,7 @@ def _everything(path: Path) -> bool:
     return True
 
 
-# Below this many recipes a check is quick anyway, and forking workers would only add to it.
+# Below this many recipes a check is quick anyway, and forking helpers would only add to it.
 PARALLEL_MIN_RECIPES = 16
 
 
@@ -274,22 +271,23 @@ def run_checks(tree: RecipeTree, config: Config | None = None, focus: Focus = _e
                jobs: int = 1) -> list[Diagnostic]:
     """All findings for the files ``focus`` accepts; the rest of the tree is context only.
 
-    With ``jobs`` > 1 the schema, rule and compile work is spread over that many forked
-    workers; the findings are the same, in the same order.
+    With ``jobs`` > 1, ``jobs - 1`` forked helpers and this process share the rendering
+    of every command; the findings are the same, in the same order.
     """
     config = config or Config()
     context = CheckContext(tree, config, focus)
     compile_stage = _CompileStage(tree, config, focus) if config.is_enabled("RL7") else None
-    if len(context.recipes) < PARALLEL_MIN_RECIPES:
-        jobs = 1
-    pieces = 4 * jobs if jobs > 1 else 1
-    # The longest tasks go first so that the workers finish together.
-    compile_tasks = compile_stage.tasks(pieces) if compile_stage else []
-    tasks = compile_tasks + _rule_tasks(context) + _schema_tasks(tree, focus, jobs)
-    results = run_tasks(tasks, jobs)
-    stages: list[Iterable[Diagnostic]] = [tree.all_problems(), *results[len(compile_tasks):]]
+    helpers = jobs - 1 if len(context.recipes) >= PARALLEL_MIN_RECIPES else 0
+    # Rendering is the largest stage and needs nothing more: helpers start on it at once,
+    # while this process sets up and runs the rule and schema stages, then joins them.
+    compile_tasks = compile_stage.tasks(8 * jobs if helpers else 1) if compile_stage else []
+    with SharedTasks(compile_tasks, helpers) as rendering:
+        own = [task() for task in _rule_tasks(context)]
+        own.append(_schema_problems([doc for doc in tree.documents() if doc.usable and focus(doc.path)]))
+        rendered = rendering.results()
+    stages: list[Iterable[Diagnostic]] = [tree.all_problems(), *own]
     if compile_stage:
-        stages.append(compile_stage.diagnostics(results[:len(compile_tasks)]))
+        stages.append(compile_stage.diagnostics(rendered))
     found = [diag for stage in stages for diag in _configured(stage, config, tree.root) if focus(diag.path)]
     found = _apply_suppressions(found, tree, config)
     return sorted(set(found), key=Diagnostic.sort_key)

@@ -1,22 +1,21 @@
-"""Independent tasks on several CPUs: forked workers share the already loaded tree.
+"""Independent tasks on several CPUs: forked helpers share the already loaded tree.
 
-Only fork makes this pay: a worker starts with the parsed tree in memory instead of
-reloading it, and a task is just an index into a list the worker inherited. Where
-fork does not exist (Windows), with one job, or for a handful of tasks, the tasks
-run inline, in order, with the same results.
+Only fork makes this pay: a helper starts with the parsed tree in memory instead of
+reloading it, and a task is just an index into a list it inherited, so nothing but
+results crosses a process boundary. Helpers start as soon as the tasks exist and the
+caller joins in when it has done its own work, taking tasks from the same counter.
+Where fork does not exist (Windows), with one job, or when a helper dies, the caller
+runs what is left itself; the results are the same, in task order.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import pickle
+import signal
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
-
-T = TypeVar("T")
-
-# The tasks of the current run; a forked worker reads them from its copy of this module.
-_TASKS: Sequence[Callable[[], Any]] = ()
+from typing import Any
 
 
 def available_cpus() -> int:
@@ -28,37 +27,113 @@ def available_cpus() -> int:
 
 
 def can_fork() -> bool:
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
+    return hasattr(os, "fork") and hasattr(os, "waitpid")
 
 
-def _run_task(index: int) -> Any:
-    return _TASKS[index]()
+class SharedTasks:
+    """Run ``tasks`` on ``helpers`` forked processes plus the caller (see :meth:`results`)."""
+
+    def __init__(self, tasks: Sequence[Callable[[], Any]], helpers: int) -> None:
+        self.tasks = tasks
+        self._helpers: list[tuple[int, int]] = []  # (pid, read end of its result pipe)
+        self._next = None
+        if helpers > 0 and len(tasks) > 1 and can_fork():
+            self._start(min(helpers, len(tasks) - 1))
+
+    def _start(self, helpers: int) -> None:
+        # Imported here: a one-file check never starts helpers and should not pay for it.
+        import multiprocessing
+
+        self._next = multiprocessing.get_context("fork").Value("l", 0)
+        # Frozen objects are skipped by the collector, so a helper's collections neither
+        # walk the inherited tree nor copy its memory pages by touching them.
+        gc.freeze()
+        try:
+            for _ in range(helpers):
+                read, write = os.pipe()
+                try:
+                    pid = os.fork()
+                except OSError:
+                    os.close(read)
+                    os.close(write)
+                    break
+                if pid == 0:  # pragma: no cover - runs in the helper, which never returns
+                    os.close(read)
+                    self._serve(write)
+                os.close(write)
+                self._helpers.append((pid, read))
+        finally:
+            gc.unfreeze()
+
+    def _take(self) -> int | None:
+        if self._next is None:
+            return None
+        with self._next.get_lock():
+            index = self._next.value
+            self._next.value += 1
+        return index if index < len(self.tasks) else None
+
+    def _serve(self, pipe: int) -> None:  # pragma: no cover - runs in the helper
+        status = 0
+        try:
+            done: dict[int, Any] = {}
+            while (index := self._take()) is not None:
+                try:
+                    done[index] = self.tasks[index]()
+                except BaseException:  # noqa: BLE001 - the caller reruns it and sees the error itself
+                    continue
+            with os.fdopen(pipe, "wb") as stream:
+                pickle.dump(done, stream, protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException:  # noqa: BLE001 - whatever is missing, the caller runs
+            status = 1
+        finally:
+            os._exit(status)
+
+    def close(self) -> None:
+        """Stop helpers whose results will not be collected (the caller failed meanwhile)."""
+        for pid, pipe in self._helpers:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            os.close(pipe)
+            os.waitpid(pid, 0)
+        self._helpers = []
+
+    def __enter__(self) -> SharedTasks:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def results(self) -> list[Any]:
+        """Take tasks until none is left, then collect the helpers'; every result, in task order."""
+        done: dict[int, Any] = {}
+        if self._next is None:
+            return [task() for task in self.tasks]
+        while (index := self._take()) is not None:
+            done[index] = self.tasks[index]()
+        for pid, pipe in self._helpers:
+            done.update(self._collect(pid, pipe))
+        self._helpers = []
+        # A helper that died, or a task that failed there, is run here.
+        return [done[index] if index in done else self.tasks[index]() for index in range(len(self.tasks))]
+
+    @staticmethod
+    def _collect(pid: int, pipe: int) -> dict[int, Any]:
+        try:
+            with os.fdopen(pipe, "rb") as stream:
+                data = stream.read()
+        finally:
+            os.waitpid(pid, 0)
+        try:
+            found = pickle.loads(data)
+        except Exception:  # noqa: BLE001 - a helper killed mid-write: its tasks are rerun
+            return {}
+        return found if isinstance(found, dict) else {}
 
 
-def run_tasks(tasks: Sequence[Callable[[], T]], jobs: int) -> list[T]:
-    """Every task's result, in task order; list the longest tasks first for the best balance."""
-    global _TASKS
-    if jobs <= 1 or len(tasks) <= 1 or not can_fork():
-        return [task() for task in tasks]
-    # Imported here: a one-file check never starts workers and should not pay for these.
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    _TASKS = tasks
-    # Frozen objects are skipped by the collector, so the workers' collections neither
-    # walk the inherited tree nor copy its memory pages by touching them.
-    gc.freeze()
-    try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=context) as pool:
-            return list(pool.map(_run_task, range(len(tasks))))
-    except (BrokenProcessPool, OSError):
-        # A worker died (killed, out of memory) or could not start: do the work here,
-        # where a real error surfaces as itself.
-        return [task() for task in tasks]
-    finally:
-        gc.unfreeze()
-        _TASKS = ()
+def run_tasks(tasks: Sequence[Callable[[], Any]], jobs: int) -> list[Any]:
+    """Every task's result, in task order, on ``jobs`` processes (this one included)."""
+    with SharedTasks(tasks, jobs - 1) as shared:
+        return shared.results()
