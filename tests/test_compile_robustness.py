@@ -115,3 +115,19 @@ def test_absurd_gpu_floors_do_not_render_billions_of_nodes() -> None:
     )
     result = Compiler(tree).run()
     assert any(d.code == "RL704" and "beyond any real deployment" in d.message for d in result.diagnostics)
+
+
+def test_absurd_gpu_counts_do_not_list_billions_of_devices() -> None:
+    profiles = copy.deepcopy(PROFILES)
+    for profile in profiles.values():
+        profile["gpu_count"] = 2**60
+        profile["vram_gb"] = 2**70
+    tree = RecipeTree(
+        root=Path("/virtual"),
+        taxonomy=_doc("taxonomy.yaml", {"hardware_profiles": profiles}, "taxonomy"),
+        strategies=[_doc(f"strategies/{s['name']}.yaml", s, "strategy") for s in STRATEGIES],
+        kv_stores=[_doc(f"kv_store/{s['name']}.yaml", s, "kv_store") for s in KV],
+        recipes=[_doc("models/org/m.yaml", copy.deepcopy(BASE), "recipe")],
+    )
+    result = Compiler(tree).run()  # the co-located PD pools pin half the GPUs each
+    assert any(d.code == "RL704" and "beyond any real deployment" in d.message for d in result.diagnostics)

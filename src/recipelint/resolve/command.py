@@ -471,7 +471,7 @@ class _Synthesis:
             return
         half = js_floor(gpus / 2)
         if half > 0:
-            ids = range(half) if role == "prefill" else range(half, half + _length(gpus - half))
+            ids = range(_length(half)) if role == "prefill" else range(half, half + _length(gpus - half))
             env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in ids)
 
     # ------------------------------------------------------------ assembly
