@@ -44,7 +44,10 @@ class SharedTasks:
         # Imported here: a one-file check never starts helpers and should not pay for it.
         import multiprocessing
 
-        self._next = multiprocessing.get_context("fork").Value("l", 0)
+        try:
+            self._next = multiprocessing.get_context("fork").Value("l", 0)
+        except (OSError, ImportError):  # no shared memory here (some sandboxes): run inline
+            return
         # Frozen objects are skipped by the collector, so a helper's collections neither
         # walk the inherited tree nor copy its memory pages by touching them.
         gc.freeze()
