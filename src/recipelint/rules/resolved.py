@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from recipelint.jsvalue import get, truthy
 from recipelint.load import Document
@@ -38,8 +38,7 @@ class Layer:
     items: list[Any]
 
 
-@dataclass(frozen=True)
-class Combination:
+class Combination(NamedTuple):  # a tuple: thousands are made per run, and cheaply
     variant: str
     hw_id: str  # the representative of every hardware in `members`
     strategy: str
@@ -75,29 +74,79 @@ def _hardware_class(hw_id: str, profile: Any, mentioned: set[str]) -> Any:
     return (generation_of(profile), get(profile, "brand"), get(profile, "gpu_count"), is_scalable(profile))
 
 
+# Tables the argument layers look up by exact hardware id, generation or lower-case brand,
+# wherever they sit (recipe, variants, strategy overrides and their PD roles, features).
+HARDWARE_TABLES = frozenset({"hardware_overrides", "hardware_opt_in_features"})
+
+
+def _hardware_keys(value: Any, found: set[Any], table: bool = False) -> set[Any]:
+    """Keys of every HARDWARE_TABLES table in ``value`` (a key elsewhere never selects a layer)."""
+    if isinstance(value, dict):
+        if table:
+            found.update(value)
+        for key, item in value.items():
+            if isinstance(item, (dict, list)):
+                _hardware_keys(item, found, key in HARDWARE_TABLES)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, (dict, list)):
+                _hardware_keys(item, found)
+    return found
+
+
+def _mode_hardware_keys(recipe: dict[str, Any], found: set[Any]) -> set[Any]:
+    """Keys of each feature mode's `hardware` table (which marks a mode unsupported there)."""
+    for feature in as_dict(recipe.get("features")).values():
+        for mode in as_dict(as_dict(feature).get("modes")).values():
+            found.update(as_dict(as_dict(mode).get("hardware")))
+    return found
+
+
+def _layer_class(hw_id: str, profile: Any, keys: set[Any]) -> Any:
+    """All the layers read of a hardware; two hardware of one class get the very same layers.
+
+    The layers look a hardware up by its id, its generation and its lower-case brand, and
+    also ask whether it is NVIDIA: a key no table holds reads nothing. Anything unusual
+    (a non-string generation or brand) keeps the hardware in a class of its own.
+    """
+    gen, brand = generation_of(profile), get(profile, "brand")
+    if hw_id in keys or type(gen) is not str or type(brand) is not str:
+        return hw_id
+    brand_key = brand.lower()
+    return (gen if gen in keys else None, brand == "NVIDIA", brand_key if brand_key in keys else None)
+
+
 def combinations(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[Combination]:
     """Every (variant, hardware, serving strategy, PD role) the compiler can render, one hardware per class."""
     mentioned = _mentioned(recipe, catalog.profiles, set())
-    # The strategies offered on a hardware do not depend on the variant: ask once per hardware.
+    # Asked once per recipe rather than per variant: a hardware's class, the strategies offered
+    # on it (which do not depend on the variant) and a strategy's PD roles.
+    classes: dict[str, Any] = {}
     offered: dict[str, list[str]] = {}
+    roles_of: dict[str, tuple[str | None, ...]] = {}
     for variant_key, variant in as_dict(recipe.get("variants")).items():
         if not truthy(variant):
             continue
         _default, hardware = variant_hardware(catalog, recipe, variant)
         members: dict[Any, list[str]] = {}
         for hw_id in hardware:
-            members.setdefault(_hardware_class(hw_id, catalog.profiles.get(hw_id, {}), mentioned), []).append(hw_id)
+            hw_class = classes.get(hw_id)
+            if hw_class is None:
+                hw_class = classes[hw_id] = _hardware_class(hw_id, catalog.profiles.get(hw_id, {}), mentioned)
+            members.setdefault(hw_class, []).append(hw_id)
         layer_keys: set[Any] = set()
         for hw_class, group in members.items():
             hw_id = group[0]
-            profile = catalog.profiles.get(hw_id, {})
             # Layers depend on the hardware only through the keys they read: its id, generation and brand.
             layer_class = hw_class if isinstance(hw_class, str) else hw_class[:2]
             strategies = offered.get(hw_id)
             if strategies is None:
-                strategies = offered[hw_id] = _strategies_on(catalog, recipe, profile, hw_id)
+                strategies = offered[hw_id] = _strategies_on(catalog, recipe, catalog.profiles.get(hw_id, {}), hw_id)
             for strategy in strategies:
-                roles = PD_ROLES if get(catalog.strategies[strategy], "deploy_type") == "pd_cluster" else (None,)
+                roles = roles_of.get(strategy)
+                if roles is None:
+                    pd = get(catalog.strategies[strategy], "deploy_type") == "pd_cluster"
+                    roles = roles_of[strategy] = PD_ROLES if pd else (None,)
                 for role in roles:
                     if (layer_class, strategy, role) not in layer_keys:
                         layer_keys.add((layer_class, strategy, role))
@@ -130,6 +179,18 @@ class Assembler:
         self._units: dict[int, list[Unit]] = {}
         # Parts of a command's layers, each kept under exactly what it reads (see layers()).
         self._parts: dict[tuple[Any, ...], Any] = {}
+        self._classes: dict[str, Any] = {}  # hw_id -> its _layer_class
+        self._hardware_keys: set[Any] | None = None
+
+    def layer_class(self, hw_id: str) -> Any:
+        """The hardware's _layer_class in this recipe: what its layers are kept under."""
+        found = self._classes.get(hw_id)
+        if found is None:
+            if self._hardware_keys is None:
+                self._hardware_keys = _mode_hardware_keys(self.recipe, _hardware_keys(self.recipe, set()))
+            profile = self.catalog.profiles.get(hw_id, {})
+            found = self._classes[hw_id] = _layer_class(hw_id, profile, self._hardware_keys)
+        return found
 
     def units_of(self, items: list[Any]) -> list[Unit]:
         """A list's units, tokenised once however many combinations share the list."""
@@ -182,10 +243,15 @@ class Assembler:
         return False, [], None
 
     def layers(self, combo: Combination) -> list[Layer]:
-        """The layers in command order; each part is assembled once per the inputs it reads."""
+        """The layers in command order; each part is assembled once per the inputs it reads.
+
+        Parts that read the hardware are kept under its layer class, not its id: they are
+        computed for the first hardware of a class and are the same for the others.
+        """
         variant_key, hw_id, strategy, role = combo.variant, combo.hw_id, combo.strategy, combo.role
+        hw_class = self.layer_class(hw_id)
         parts = self._parts  # the hot path: plain lookups, a part is computed only on a miss
-        key: tuple[Any, ...] = ("variant", variant_key, hw_id)
+        key: tuple[Any, ...] = ("variant", variant_key, hw_class)
         variant = parts.get(key)
         if variant is None:
             variant = parts[key] = self._variant_part(variant_key) + self._variant_hw_part(variant_key, hw_id)
@@ -194,14 +260,17 @@ class Assembler:
         if scope is None:
             scope = parts[key] = self._strategy_part(combo)
         strategy_gen, recipe_gen, _key = self.generation_layers(combo)
-        key = ("strategy-hw", strategy, role, hw_id)
+        key = ("strategy-hw", strategy, role, hw_class)
         scope_hw = parts.get(key)
         if scope_hw is None:
             scope_hw = parts[key] = self._strategy_hw_part(combo)
-        key = ("features", variant_key, strategy, hw_id)
+        enabled, resolver, filtered = self._features(variant_key, hw_id, hw_class)
+        # Strategies differ here only through the enabled features' `strategies` allow-lists.
+        key = ("features", variant_key, hw_class, strategy if filtered else None)
         features = parts.get(key)
         if features is None:
-            features = parts[key] = self._feature_part(combo)
+            features = parts[key] = [layer for source in resolver.args_for(enabled, strategy, False)
+                                     for layer in self._own(source)]
         return [*variant, *scope, *strategy_gen, *recipe_gen, *scope_hw, *features]
 
     def _variant_part(self, variant_key: str) -> list[Layer]:
@@ -226,13 +295,6 @@ class Assembler:
             out += self._own(get(get(get(get(so, role), "hardware_overrides"), combo.hw_id), "extra_args"))
         return out
 
-    def _feature_part(self, combo: Combination) -> list[Layer]:
-        out: list[Layer] = []
-        variant = get(get(self.recipe, "variants"), combo.variant)
-        for source in self._feature_sources(combo, variant):
-            out += self._own(source)
-        return out
-
     def _strategy_file_layer(self, combo: Combination) -> list[Layer]:
         doc = self.ctx.strategies.get(combo.strategy)
         if doc is None or not isinstance(doc.data, dict):
@@ -241,16 +303,33 @@ class Assembler:
         items = get(get(doc.data, combo.role), "vllm_args") if combo.role else doc.data.get("vllm_args")
         return [Layer(doc, pointer, items)] if isinstance(items, list) and items else []
 
-    def _feature_sources(self, combo: Combination, variant: Any) -> list[Any]:
-        profile = self.catalog.profiles.get(combo.hw_id, {})
-        # Which features are on reads the variant and the exact hardware, not the strategy.
-        enabled = self._part(("enabled", combo.variant, combo.hw_id),
-                             lambda: default_features(self.recipe, combo.hw_id, combo.variant))
-        # feature_args(FeatureContext(...), enabled), with the resolver (which keeps each feature's
-        # args, the same for every strategy) shared by the strategies of one variant and hardware.
-        resolver = self._part(("feature-resolver", combo.variant, combo.hw_id),
-                              lambda: FeatureResolver(self.recipe, variant, combo.variant, profile, combo.hw_id))
-        return resolver.args_for(enabled, combo.strategy, False)  # type: ignore[no-any-return]
+    def _features(self, variant_key: str, hw_id: str, hw_class: Any) -> tuple[list[str], FeatureResolver, bool]:
+        """(enabled features, their resolver, whether any is limited to some strategies).
+
+        feature_args(FeatureContext(...), enabled) in parts: which features are on reads the
+        variant and the hardware, not the strategy; the resolver keeps each feature's args,
+        the same for every strategy. A failure is not kept: it is raised again next time.
+        """
+        key = ("features-of", variant_key, hw_class)
+        found = self._parts.get(key)
+        if found is None:
+            enabled = default_features(self.recipe, hw_id, variant_key)
+            variant = get(get(self.recipe, "variants"), variant_key)
+            profile = self.catalog.profiles.get(hw_id, {})
+            resolver = FeatureResolver(self.recipe, variant, variant_key, profile, hw_id)
+            found = self._parts[key] = (enabled, resolver, _strategy_limited(self.recipe, enabled))
+        return found  # type: ignore[no-any-return]
+
+
+def _strategy_limited(recipe: dict[str, Any], enabled: list[str]) -> bool:
+    """Whether an enabled feature has a non-empty `strategies` allow-list (see FeatureResolver._gate)."""
+    features = get(recipe, "features")
+    for name in enabled:
+        feature = get(features, name)
+        allow = get(feature, "strategies") if truthy(feature) else None
+        if type(allow) is list and allow:
+            return True
+    return False
 
 
 def _generation_key(table: Any, gen: Any, nvidia: bool) -> Any:
@@ -293,11 +372,17 @@ def shadowed_values(ctx: Any) -> Iterator[Finding]:
     for assembler, combos in _recipe_combinations(ctx, catalog):
         seen: set[tuple[Pointer, Pointer, int]] = set()
         done: set[tuple[int, ...]] = set()
+        walked: set[tuple[Any, ...]] = set()
         for combo in combos:
+            # Hardware of one layer class get the same layers: the first combination walked them.
+            planned = (combo.variant, assembler.layer_class(combo.hw_id), combo.strategy, combo.role)
+            if planned in walked:
+                continue
             try:
                 layers = assembler.layers(combo)
             except SYNTHESIS_ERRORS:
                 continue
+            walked.add(planned)
             signature = tuple(id(layer.items) for layer in layers)
             if signature in done:
                 continue  # another hardware or strategy with the very same layers
