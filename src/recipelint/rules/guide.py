@@ -92,12 +92,32 @@ def _guide(doc: Document) -> str | None:
 
 
 @functools.lru_cache(maxsize=4096)
-def _python_ast(code: str) -> ast.Module | BaseException:
-    """CPython's parse of a block, or its refusal: RL601 and RL602 read the same blocks."""
+def _python_facts(code: str) -> tuple[BaseException | None, tuple[tuple[str, int], ...]]:
+    """(CPython's refusal of a block or None, its model_arguments): RL601 and RL602 read the same blocks.
+
+    Only these facts are kept, not the syntax tree: thousands of nodes kept alive per
+    block made the cyclic collector walk them over and over for the rest of the run.
+    """
     try:
-        return ast.parse(code)
+        tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
-        return error
+        return error, ()
+    return None, _model_arguments(tree, code)
+
+
+def _model_arguments(tree: ast.Module, code: str) -> tuple[tuple[str, int], ...]:
+    # A `model=` keyword is spelled `model` (ASCII code has no other spelling of the name):
+    # without the word, no node needs visiting.
+    if code.isascii() and "model" not in code:
+        return ()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                value = keyword.value
+                if keyword.arg == "model" and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found.append((value.value, keyword.lineno))
+    return tuple(sorted(found, key=lambda item: item[1]))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -107,10 +127,9 @@ def syntax_error(code: str) -> tuple[str, int] | None:
     CPython's own parser answers first (it is fast, and code it accepts libcst
     accepts too); libcst decides, and words the message, only for what it refuses.
     """
-    parsed = _python_ast(code)
-    if isinstance(parsed, ast.Module):
+    refusal = _python_facts(code)[0]
+    if refusal is None:
         return None
-    refusal = parsed
     if _too_deep(code, refusal):
         # libcst's native parser overflows its stack on such input: CPython's refusal is the verdict.
         line = refusal.lineno if isinstance(refusal, SyntaxError) and refusal.lineno else 1
@@ -142,20 +161,9 @@ def _too_deep(code: str, refusal: BaseException) -> bool:
     return deepest > MAX_NESTING or max(indents, default=0) > 4 * MAX_NESTING
 
 
-@functools.lru_cache(maxsize=4096)
 def model_arguments(code: str) -> tuple[tuple[str, int], ...]:
     """(value, line) of every string literal passed as `model=` to a call."""
-    tree = _python_ast(code)
-    if not isinstance(tree, ast.Module):
-        return ()
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            for keyword in node.keywords:
-                value = keyword.value
-                if keyword.arg == "model" and isinstance(value, ast.Constant) and isinstance(value.value, str):
-                    found.append((value.value, keyword.lineno))
-    return tuple(sorted(found, key=lambda item: item[1]))
+    return _python_facts(code)[1]
 
 
 def _notebook_style(code: str) -> bool:
