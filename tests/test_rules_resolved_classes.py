@@ -39,7 +39,7 @@ def test_layers_do_not_depend_on_which_hardware_of_a_class(which: str, request: 
     ctx = engine.CheckContext(load_tree(root), Config(), engine._everything)
     catalog = resolved._catalog(ctx)
     checked = 0
-    for shared, combos in resolved._recipe_combinations(ctx, catalog):
+    for shared, combos in resolved._plan(ctx, catalog):
         exact = _ByHardwareId(ctx, catalog, shared.doc)
         first: dict[tuple[Any, ...], Any] = {}
         for combo in combos:

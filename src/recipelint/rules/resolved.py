@@ -339,11 +339,24 @@ def _generation_key(table: Any, gen: Any, nvidia: bool) -> Any:
     return "nvidia" if nvidia else None
 
 
-def _recipe_combinations(ctx: Any, catalog: Catalog) -> list[tuple[Assembler, list[Combination]]]:
-    """Planned once per check run; both RL34x checks walk the same combinations."""
-    if "resolved.combinations" not in ctx.memo:
-        ctx.memo["resolved.combinations"] = list(_plan(ctx, catalog))
-    return ctx.memo["resolved.combinations"]
+def _findings(ctx: Any) -> dict[str, list[Finding]]:
+    """RL340's and RL341's findings, from one walk over the planned combinations.
+
+    Each recipe's combinations and assembled layers are dropped once both checks have
+    read them: kept for the whole run, they were thousands of objects the cyclic
+    collector walked again and again.
+    """
+    found: dict[str, list[Finding]] | None = ctx.memo.get("resolved.findings")
+    if found is None:
+        found = {"RL340": [], "RL341": []}
+        wanted = [code for code in found if ctx.config.is_enabled(code)]
+        for assembler, combos in _plan(ctx, _catalog(ctx)) if wanted else ():
+            if "RL340" in wanted:
+                found["RL340"].extend(_shadowed_values(assembler, combos))
+            if "RL341" in wanted:
+                found["RL341"].extend(_strategy_override_replaces(assembler, combos))
+        ctx.memo["resolved.findings"] = found
+    return found
 
 
 def _plan(ctx: Any, catalog: Catalog) -> Iterator[tuple[Assembler, list[Combination]]]:
@@ -368,26 +381,28 @@ def _where(layer: Layer, index: int) -> str:
 
 @check("RL340")
 def shadowed_values(ctx: Any) -> Iterator[Finding]:
-    catalog = _catalog(ctx)
-    for assembler, combos in _recipe_combinations(ctx, catalog):
-        seen: set[tuple[Pointer, Pointer, int]] = set()
-        done: set[tuple[int, ...]] = set()
-        walked: set[tuple[Any, ...]] = set()
-        for combo in combos:
-            # Hardware of one layer class get the same layers: the first combination walked them.
-            planned = (combo.variant, assembler.layer_class(combo.hw_id), combo.strategy, combo.role)
-            if planned in walked:
-                continue
-            try:
-                layers = assembler.layers(combo)
-            except SYNTHESIS_ERRORS:
-                continue
-            walked.add(planned)
-            signature = tuple(id(layer.items) for layer in layers)
-            if signature in done:
-                continue  # another hardware or strategy with the very same layers
-            done.add(signature)
-            yield from _shadows(assembler, layers, combo, seen)
+    yield from _findings(ctx)["RL340"]
+
+
+def _shadowed_values(assembler: Assembler, combos: list[Combination]) -> Iterator[Finding]:
+    seen: set[tuple[Pointer, Pointer, int]] = set()
+    done: set[tuple[int, ...]] = set()
+    walked: set[tuple[Any, ...]] = set()
+    for combo in combos:
+        # Hardware of one layer class get the same layers: the first combination walked them.
+        planned = (combo.variant, assembler.layer_class(combo.hw_id), combo.strategy, combo.role)
+        if planned in walked:
+            continue
+        try:
+            layers = assembler.layers(combo)
+        except SYNTHESIS_ERRORS:
+            continue
+        walked.add(planned)
+        signature = tuple(id(layer.items) for layer in layers)
+        if signature in done:
+            continue  # another hardware or strategy with the very same layers
+        done.add(signature)
+        yield from _shadows(assembler, layers, combo, seen)
 
 
 def _shadows(assembler: Assembler, layers: list[Layer], combo: Combination,
@@ -414,33 +429,35 @@ def _shadows(assembler: Assembler, layers: list[Layer], combo: Combination,
 
 @check("RL341")
 def strategy_override_replaces(ctx: Any) -> Iterator[Finding]:
-    catalog = _catalog(ctx)
-    for assembler, combos in _recipe_combinations(ctx, catalog):
-        vanished: dict[tuple[Pointer, Pointer], tuple[list[str], list[str]]] = {}
-        for combo in combos:
-            if combo.role is not None:
-                continue  # PD roles share the strategy's generation layer; one report per strategy
-            try:
-                strategy_layer, _kept, key = assembler.generation_layers(combo)
-                replaced = _replaced_layers(assembler, combo)
-            except SYNTHESIS_ERRORS:
-                continue
-            if key is None:
-                continue
-            kept_flags = {unit.flag for layer in strategy_layer for unit in assembler.units_of(layer.items)}
-            target: Pointer = ("strategy_overrides", combo.strategy, "hardware_overrides", key)
-            for layer in replaced:
-                lost = [unit.flag for unit in assembler.units_of(layer.items) if unit.flag not in kept_flags]
-                if lost:
-                    entry = vanished.setdefault((target, layer.pointer), (lost, []))
-                    entry[1].extend(hw for hw in combo.members or (combo.hw_id,) if hw not in entry[1])
-        for (target, source), (lost, hardware) in vanished.items():
-            yield Finding(assembler.doc, target,
-                          f"strategy_overrides.{target[1]}.hardware_overrides.{target[3]} replaces "
-                          f"{'.'.join(str(p) for p in source)} on {', '.join(hardware)}, dropping "
-                          f"{', '.join(f'`{flag}`' for flag in dict.fromkeys(lost))} from the "
-                          f"{target[1]} command", "repeat the args you still need in the strategy override, or "
-                          "use an exact-hardware key, which adds instead of replacing", at_key=True)
+    yield from _findings(ctx)["RL341"]
+
+
+def _strategy_override_replaces(assembler: Assembler, combos: list[Combination]) -> Iterator[Finding]:
+    vanished: dict[tuple[Pointer, Pointer], tuple[list[str], list[str]]] = {}
+    for combo in combos:
+        if combo.role is not None:
+            continue  # PD roles share the strategy's generation layer; one report per strategy
+        try:
+            strategy_layer, _kept, key = assembler.generation_layers(combo)
+            replaced = _replaced_layers(assembler, combo)
+        except SYNTHESIS_ERRORS:
+            continue
+        if key is None:
+            continue
+        kept_flags = {unit.flag for layer in strategy_layer for unit in assembler.units_of(layer.items)}
+        target: Pointer = ("strategy_overrides", combo.strategy, "hardware_overrides", key)
+        for layer in replaced:
+            lost = [unit.flag for unit in assembler.units_of(layer.items) if unit.flag not in kept_flags]
+            if lost:
+                entry = vanished.setdefault((target, layer.pointer), (lost, []))
+                entry[1].extend(hw for hw in combo.members or (combo.hw_id,) if hw not in entry[1])
+    for (target, source), (lost, hardware) in vanished.items():
+        yield Finding(assembler.doc, target,
+                      f"strategy_overrides.{target[1]}.hardware_overrides.{target[3]} replaces "
+                      f"{'.'.join(str(p) for p in source)} on {', '.join(hardware)}, dropping "
+                      f"{', '.join(f'`{flag}`' for flag in dict.fromkeys(lost))} from the "
+                      f"{target[1]} command", "repeat the args you still need in the strategy override, or "
+                      "use an exact-hardware key, which adds instead of replacing", at_key=True)
 
 
 def _replaced_layers(assembler: Assembler, combo: Combination) -> list[Layer]:
