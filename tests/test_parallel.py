@@ -79,3 +79,22 @@ def test_parallel_check_finds_exactly_what_a_sequential_check_finds(tree: Path,
     sequential = engine.run_checks(load_tree(tree), jobs=1)
     assert engine.run_checks(load_tree(tree), jobs=2) == sequential
     assert engine.run_checks(load_tree(tree), jobs=3) == sequential
+
+
+def test_frozen_heap_freezes_for_its_block_and_leaves_a_callers_freeze_alone() -> None:
+    import gc
+
+    from recipelint.parallel import frozen_heap
+
+    assert gc.get_freeze_count() == 0
+    with frozen_heap():
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        mine = gc.get_freeze_count()
+        with frozen_heap():
+            pass
+        assert gc.get_freeze_count() == mine
+    finally:
+        gc.unfreeze()

@@ -18,7 +18,7 @@ from recipelint.catalog import load_catalog
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.load import Document
-from recipelint.parallel import SharedTasks
+from recipelint.parallel import SharedTasks, frozen_heap
 from recipelint.rules import Finding, registered_checks
 from recipelint.tree import RecipeTree, recipe_hf_id
 
@@ -119,8 +119,6 @@ def _schema_problems(docs: list[Document]) -> list[Diagnostic]:
     return [diag for doc in docs for diag in validate_document(doc)]
 
 
-
-
 class _CompileStage:
     """What rendering the named recipes reveals: synthesis failures, unsafe output paths, …
 
@@ -148,25 +146,18 @@ class _CompileStage:
         return self.compiler.finish(self.globals).diagnostics
 
 
-def _rule_tasks(context: CheckContext) -> list[Task]:
-    """One task per rule module: a family's checks share the indexes they build in context.memo."""
+def _rule_problems(context: CheckContext) -> list[Diagnostic]:
     catalog = load_catalog()
-    families: dict[str, list[tuple[str, Severity, Callable]]] = {}
+    found = []
     for code, functions in sorted(registered_checks().items()):
         if not context.config.is_enabled(code):
             continue
         info = catalog.get(code)
         severity = info.severity if info else Severity.ERROR
         for function in functions:
-            families.setdefault(function.__module__, []).append((code, severity, function))
-    return [functools.partial(_rule_problems, context, checks) for checks in families.values()]
-
-
-def _rule_problems(context: CheckContext, checks: list[tuple[str, Severity, Callable]]) -> list[Diagnostic]:
-    return [_to_diagnostic(finding, code, severity)
-            for code, severity, function in checks
-            for finding in function(context)
-            if (finding.code or code) == code]
+            found += [_to_diagnostic(finding, code, severity)
+                      for finding in function(context) if (finding.code or code) == code]
+    return found
 
 
 def _chunks(items: list[T], pieces: int) -> list[list[T]]:
@@ -275,17 +266,18 @@ def run_checks(tree: RecipeTree, config: Config | None = None, focus: Focus = _e
     of every command; the findings are the same, in the same order.
     """
     config = config or Config()
-    context = CheckContext(tree, config, focus)
-    compile_stage = _CompileStage(tree, config, focus) if config.is_enabled("RL7") else None
-    helpers = jobs - 1 if len(context.recipes) >= PARALLEL_MIN_RECIPES else 0
-    # Rendering is the largest stage and needs nothing more: helpers start on it at once,
-    # while this process sets up and runs the rule and schema stages, then joins them.
-    compile_tasks = compile_stage.tasks(8 * jobs if helpers else 1) if compile_stage else []
-    with SharedTasks(compile_tasks, helpers) as rendering:
-        own = [task() for task in _rule_tasks(context)]
-        own.append(_schema_problems([doc for doc in tree.documents() if doc.usable and focus(doc.path)]))
-        rendered = rendering.results()
-    stages: list[Iterable[Diagnostic]] = [tree.all_problems(), *own]
+    with frozen_heap():
+        context = CheckContext(tree, config, focus)
+        compile_stage = _CompileStage(tree, config, focus) if config.is_enabled("RL7") else None
+        helpers = jobs - 1 if len(context.recipes) >= PARALLEL_MIN_RECIPES else 0
+        # Rendering is the largest stage and needs nothing more: helpers start on it at once,
+        # while this process sets up and runs the rule and schema stages, then joins them.
+        compile_tasks = compile_stage.tasks(8 * jobs if helpers else 1) if compile_stage else []
+        with SharedTasks(compile_tasks, helpers) as rendering:
+            own = _rule_problems(context)
+            own += _schema_problems([doc for doc in tree.documents() if doc.usable and focus(doc.path)])
+            rendered = rendering.results()
+    stages: list[Iterable[Diagnostic]] = [tree.all_problems(), own]
     if compile_stage:
         stages.append(compile_stage.diagnostics(rendered))
     found = [diag for stage in stages for diag in _configured(stage, config, tree.root) if focus(diag.path)]
