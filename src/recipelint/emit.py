@@ -65,6 +65,8 @@ def _safe_relative(path: str) -> bool:
 # threads keep several writes in flight (os.write and open release the GIL).
 WRITER_THREADS = 4
 MAX_PENDING_WRITES = 256
+# Files go to a thread in batches: a future per file cost more CPU than the write itself.
+WRITE_BATCH = 32
 
 
 def _write_one(base: str, rel: str, data: bytes) -> None:
@@ -87,6 +89,7 @@ def write_files(files: Iterable[tuple[str, bytes]], folder: Path) -> int:
     base = os.fspath(folder)
     made: set[str] = set()
     pending: deque[Future[None]] = deque()
+    batch: list[tuple[str, bytes]] = []
     count = 0
     with ThreadPoolExecutor(WRITER_THREADS) as pool:
         try:
@@ -97,14 +100,24 @@ def write_files(files: Iterable[tuple[str, bytes]], folder: Path) -> int:
                 if parent and parent not in made:
                     os.makedirs(os.path.join(base, parent), exist_ok=True)
                     made.add(parent)
-                pending.append(pool.submit(_write_one, base, rel, data))
+                batch.append((rel, data))
                 count += 1
-                if len(pending) > MAX_PENDING_WRITES:
-                    pending.popleft().result()
+                if len(batch) == WRITE_BATCH:
+                    pending.append(pool.submit(_write_batch, base, batch))
+                    batch = []
+                    if len(pending) > MAX_PENDING_WRITES // WRITE_BATCH:
+                        pending.popleft().result()
+            if batch:
+                pending.append(pool.submit(_write_batch, base, batch))
         finally:
             for future in pending:
                 future.result()
     return count
+
+
+def _write_batch(base: str, batch: list[tuple[str, bytes]]) -> None:
+    for rel, data in batch:
+        _write_one(base, rel, data)
 
 
 def remove_folder(folder: Path) -> None:
@@ -116,7 +129,7 @@ def remove_folder(folder: Path) -> None:
         files.extend(os.path.join(current, d) for d in dirs if os.path.islink(os.path.join(current, d)))
         folders.append(current)
     with ThreadPoolExecutor(WRITER_THREADS) as pool:
-        list(pool.map(_unlink_quietly, files))
+        list(pool.map(_unlink_all, [files[i:i + WRITE_BATCH] for i in range(0, len(files), WRITE_BATCH)]))
     for current in folders:
         try:
             os.rmdir(current)
@@ -124,11 +137,12 @@ def remove_folder(folder: Path) -> None:
             shutil.rmtree(current, ignore_errors=True)
 
 
-def _unlink_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+def _unlink_all(paths: list[str]) -> None:
+    for path in paths:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def replace_folder(files: Iterable[tuple[str, bytes]], out: Path) -> int:
