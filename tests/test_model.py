@@ -8,7 +8,7 @@ key in turn, every list given a duplicate and a foreign item.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -104,15 +104,18 @@ def _get(data: Any, pointer: tuple) -> Any:
     return data
 
 
-def assert_agreement_under_mutation(kind: str, data: Any, sample: int | None = None) -> int:
-    """Check every mutation, or an evenly spread sample of about ``sample`` of them."""
+def assert_agreement_under_mutation(kind: str, data: Any, sample: int | None = None,
+                                    compare: Callable[[str, Any], str | None] | None = None) -> int:
+    """Check every mutation, or an evenly spread sample of about ``sample`` of them, with
+    ``compare`` (default: schema against pydantic model) naming any disagreement."""
+    compare = compare or disagreement
     every = max(1, sum(1 for _ in mutations(data)) // sample) if sample else 1
     failures, count = [], 0
     for index, (label, mutated) in enumerate(mutations(data)):
         if index % every:
             continue
         count += 1
-        problem = disagreement(kind, mutated)
+        problem = compare(kind, mutated)
         if problem:
             failures.append(f"{label}: {problem}")
     assert failures == []

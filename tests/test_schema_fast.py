@@ -21,9 +21,9 @@ from test_model import (
     FIXTURES,
     RICH_RECIPES,
     data_of,
-    mutations,
     replaced,
 )
+from test_model import assert_agreement_under_mutation as assert_model_agreement
 
 from recipelint.load import parse_yaml
 from recipelint.schema import (
@@ -55,17 +55,7 @@ def disagreement(kind: str, data: Any) -> str | None:
 
 
 def assert_agreement_under_mutation(kind: str, data: Any, sample: int | None = None) -> int:
-    every = max(1, sum(1 for _ in mutations(data)) // sample) if sample else 1
-    failures, count = [], 0
-    for index, (label, mutated) in enumerate(mutations(data)):
-        if index % every:
-            continue
-        count += 1
-        problem = disagreement(kind, mutated)
-        if problem:
-            failures.append(f"{label}: {problem}")
-    assert failures == []
-    return count
+    return assert_model_agreement(kind, data, sample, compare=disagreement)
 
 
 def test_every_kind_has_a_fast_validator() -> None:
