@@ -171,13 +171,24 @@ def _notebook_style(code: str) -> bool:
     return any(line.lstrip().startswith((">>>", "!", "%", "$ ")) for line in code.splitlines())
 
 
-@check("RL601")
-def python_blocks_parse(ctx: Any) -> Iterator[Finding]:
+def _guided(ctx: Any) -> Iterator[tuple[Any, str]]:
+    """(recipe, guide text) of every recipe in focus that has a guide."""
     for doc in ctx.recipes:
         guide = _guide(doc)
-        for block in fenced_blocks(guide) if guide else ():
-            if block.language not in PYTHON or _notebook_style(block.code):
-                continue
+        if guide:
+            yield doc, guide
+
+
+def _python_blocks(guide: str) -> Iterator[Any]:
+    """The guide's Python blocks that are meant to run as a module (not transcripts)."""
+    return (block for block in fenced_blocks(guide)
+            if block.language in PYTHON and not _notebook_style(block.code))
+
+
+@check("RL601")
+def python_blocks_parse(ctx: Any) -> Iterator[Finding]:
+    for doc, guide in _guided(ctx):
+        for block in _python_blocks(guide):
             error = syntax_error(block.code)
             if error is not None:
                 line = file_line(doc, block.line + error[1] - 1)
@@ -187,14 +198,9 @@ def python_blocks_parse(ctx: Any) -> Iterator[Finding]:
 
 @check("RL602")
 def client_model_names(ctx: Any) -> Iterator[Finding]:
-    for doc in ctx.recipes:
-        guide = _guide(doc)
-        if not guide:
-            continue
+    for doc, guide in _guided(ctx):
         served = _served(ctx, doc)
-        for block in fenced_blocks(guide):
-            if block.language not in PYTHON or _notebook_style(block.code):
-                continue
+        for block in _python_blocks(guide):
             for model, line in model_arguments(block.code):
                 if model in served or PLACEHOLDER.search(model) or model in _guide_served(guide):
                     continue
@@ -231,10 +237,7 @@ def _serve_names(command: str) -> set[str]:
 
 @check("RL603")
 def serve_lines(ctx: Any) -> Iterator[Finding]:
-    for doc in ctx.recipes:
-        guide = _guide(doc)
-        if not guide:
-            continue
+    for doc, guide in _guided(ctx):
         served = _served(ctx, doc)
         siblings = {hf_id.lower() for hf_id in ctx.hf_ids}  # a guide may show a related recipe's command
         reported: set[str] = set()
