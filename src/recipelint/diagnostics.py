@@ -39,6 +39,15 @@ UNKNOWN_SPAN = Span(1, 1)
 
 
 @dataclass(frozen=True, slots=True)
+class Related:
+    """Another place that belongs to the same problem (the cause, or more places it affects)."""
+
+    path: Path
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     path: Path
     span: Span
@@ -49,6 +58,7 @@ class Diagnostic:
     # Where in the document the finding points; suppression comments on any
     # enclosing key apply to it.
     pointer: tuple[str | int, ...] = ()
+    related: tuple[Related, ...] = ()
 
     @property
     def line(self) -> int:

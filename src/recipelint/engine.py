@@ -104,9 +104,12 @@ def _by_name(docs: Iterable[Document]) -> dict[str, Document]:
 
 def _to_diagnostic(finding: Finding, code: str, severity: Severity) -> Diagnostic:
     doc = finding.doc
-    span = doc.key_span(finding.pointer) if finding.at_key else doc.span(finding.pointer)
+    if finding.span is not None:
+        span = finding.span
+    else:
+        span = doc.key_span(finding.pointer) if finding.at_key else doc.span(finding.pointer)
     return Diagnostic(doc.path, span, finding.code or code, severity, finding.message,
-                      finding.hint, tuple(finding.pointer))
+                      finding.hint, tuple(finding.pointer), finding.related)
 
 
 def _schema_problems(docs: list[Document]) -> list[Diagnostic]:

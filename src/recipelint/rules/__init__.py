@@ -11,6 +11,7 @@ import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from recipelint.diagnostics import Related, Span
 from recipelint.load import Document
 
 # Imported on demand so that `recipelint check` of one file pays only for what runs.
@@ -36,6 +37,9 @@ class Finding:
     at_key: bool = False
     # A check registered for several codes names the one it reports.
     code: str | None = None
+    # An exact place inside the node at ``pointer`` (a line of a block scalar), when known.
+    span: Span | None = None
+    related: tuple[Related, ...] = ()
 
 
 CheckFunction = Callable[["CheckContext"], Iterable[Finding]]  # noqa: F821 (defined in engine)
