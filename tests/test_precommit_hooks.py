@@ -58,13 +58,14 @@ def test_own_config_is_valid(pre_commit_available: None) -> None:
 
 TREE_FILES = [
     "models/Qwen/Qwen2.5-7B-Instruct.yaml",
-    "models/nvidia/sub/X.yml",
+    "models/nvidia/X.yml",
     "strategies/single_node_tp.yaml",
     "kv_store/kv_store_centralized_mooncake.yaml",
     "taxonomy.yaml",
     "platforms.yaml",
     "recipes/models/google/gemma-3-27b-it.yaml",
     "recipes/taxonomy.yaml",
+    "recipes/strategies/pd_cluster.yaml",
 ]
 OTHER_YAML = [
     ".pre-commit-config.yaml",
@@ -72,7 +73,21 @@ OTHER_YAML = [
     "strategies/nested/x.yaml",
     "docs/taxonomy.md",
     "mytaxonomy.yaml",
+    # Helm charts and other deploy YAML that merely sit in a folder named models/
+    "deploy/helm/models/values.yaml",
+    "models/values.yaml",
+    "models/acme/sub/deep/x.yaml",
+    "models/acme/x.json",
+    "models/acme/x.yaml.bak",
+    # names the tree never reads: it lists taxonomy.yaml, platforms.yaml and *.yaml there
+    "taxonomy.yml",
+    "platforms.yml",
+    "strategies/x.yml",
+    "kv_store/x.yml",
+    "mystrategies/x.yaml",
+    "schemas/recipe.schema.yaml",
 ]
+COMPILE_ONLY = ["quickstart/h100.yaml", "recipes/quickstart/h100.yaml"]
 
 
 @pytest.mark.parametrize("hook_id", ["recipelint", "recipelint-compile"])
@@ -80,6 +95,8 @@ def test_hooks_take_tree_files_only(hook_id: str) -> None:
     pattern = re.compile(_hooks()[hook_id]["files"])
     assert [f for f in TREE_FILES if not pattern.search(f)] == []
     assert [f for f in OTHER_YAML if pattern.search(f)] == []
+    # quickstart/ pages feed only the compile
+    assert [bool(pattern.search(f)) for f in COMPILE_ONLY] == [hook_id == "recipelint-compile"] * len(COMPILE_ONLY)
 
 
 def test_check_hook_runs_once_on_the_files_passed() -> None:
