@@ -63,12 +63,48 @@ def history_command(catalogs: tuple[Path, ...], output: Path) -> None:
     click.echo(f"{history['package']}: {len(history['releases'])} releases -> {output}")
 
 
-@flags_group.command("show")
+class _FlagArgumentCommand(click.Command):
+    """A command whose one argument is a flag name: `flags show --moe-backend` needs no `--`.
+
+    Click reads any token starting with a dash as an option and refuses the ones it does
+    not know. Here every token that is not one of the command's own options (with its
+    value) is moved behind a `--`, so it reaches the argument as written. A flag spelled
+    like one of the command's own options (`--version`) still needs the `--`.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        own = {name: param for param in self.get_params(ctx) if isinstance(param, click.Option)
+               for name in (*param.opts, *param.secondary_opts)}
+        options: list[str] = []
+        positional: list[str] = []
+        index = 0
+        while index < len(args):
+            token = args[index]
+            index += 1
+            if token == "--":
+                positional += args[index:]
+                break
+            param = own.get(token.split("=", 1)[0])
+            if param is None:
+                positional.append(token)
+                continue
+            options.append(token)
+            if "=" not in token and not param.is_flag and not param.count and index < len(args):
+                options.append(args[index])  # the option's value, even if it starts with a dash
+                index += 1
+        return super().parse_args(ctx, [*options, "--", *positional] if positional else options)
+
+
+@flags_group.command("show", cls=_FlagArgumentCommand)
 @click.argument("option")
 @click.option("--version", "version", default=None, help="vLLM release (default: newest catalog).")
 @click.option("--package", default="vllm", show_default=True, help="vllm or vllm-omni.")
 def show_command(option: str, version: str | None, package: str) -> None:
-    """How a release's `serve` reads OPTION (e.g. --tensor_parallel_size, -cc.mode=3)."""
+    """How a release's `serve` reads OPTION (e.g. --tensor_parallel_size, -cc.mode=3).
+
+    OPTION is written as on the command line, dashes and all; only a flag spelled like
+    one of this command's own options needs a `--` before it (`flags show -- --version`).
+    """
     from recipelint.flags.catalog import catalog_for, closest_flags, flag_span, newest_catalog
 
     catalog = catalog_for(version, package) if version else newest_catalog(package)
