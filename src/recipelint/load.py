@@ -16,6 +16,7 @@ and build the values ourselves, so that:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator, Sequence
@@ -83,6 +84,155 @@ class Document:
     def source_line(self, line: int) -> str:
         lines = self.text.splitlines()
         return lines[line - 1] if 0 < line <= len(lines) else ""
+
+    def scalar_line_span(self, pointer: Sequence[str | int], line_index: int,
+                         start: int = 0, end: int | None = None) -> Span:
+        """Where line ``line_index`` (0-based, lines split at "\\n") of the string at ``pointer`` is written.
+
+        ``start``/``end`` are character offsets inside that value line; they narrow the span
+        when that part of the line is written in one piece. Literal and folded block scalars
+        (any chomping or indentation indicator) and plain or quoted scalars are mapped; every
+        mapped line is checked against the parsed value, and whatever cannot be placed exactly
+        (a double-quoted string with escapes, a line the value does not have) gets the node's span.
+        """
+        node = self.span(pointer)
+        value = self._value_at(tuple(pointer))
+        if not isinstance(value, str) or not self.has_position(pointer) or line_index < 0:
+            return node
+        expected = value.split("\n")
+        starts = self._scalar_line_starts(tuple(pointer), node)
+        if starts is None or line_index >= min(len(starts), len(expected)) or starts[line_index] is None:
+            return node
+        line, column, written = starts[line_index]  # type: ignore[misc]
+        segment = self._source_lines[line - 1][column - 1: column - 1 + written]
+        wanted = expected[line_index]
+        if not (segment == wanted if starts.literal else _same_start(segment, wanted)):
+            return node  # the mapping does not account for the value: do not guess
+        written = len(segment) if starts.literal else min(len(segment.rstrip(" \t")), len(wanted))
+        if end is None or not 0 <= start <= end <= written:
+            start, end = 0, written
+        return Span(line, column + start, line, column + end)
+
+    @functools.cached_property
+    def _source_lines(self) -> list[str]:
+        # The line breaks libyaml counts (CR LF once), not str.splitlines()'s wider set.
+        return _LINE_BREAKS.split(self.text)
+
+    def _scalar_line_starts(self, pointer: Pointer, node: Span) -> "_Starts | None":
+        lines = self._source_lines
+        if node.end_line is None or not 0 < node.line <= len(lines):
+            return None
+        header = lines[node.line - 1][node.column - 1:]
+        if header[:1] in ("|", ">"):
+            return _block_scalar_starts(lines, node, header, self._parent_indent(pointer, node))
+        return _flow_scalar_starts(lines, node, header)
+
+    def _value_at(self, pointer: Pointer) -> Any:
+        value = self.data
+        for part in pointer:
+            try:
+                value = value[part]
+            except (KeyError, IndexError, TypeError):
+                return None
+        return value
+
+    def _parent_indent(self, pointer: Pointer, node: Span) -> int:
+        """The indentation an explicit indentation indicator counts from (the enclosing block's)."""
+        key = self._spans.get(pointer, (None, node))[0]
+        if key is not None and key != node and key.line == node.line:
+            return key.column - 1
+        before = self._source_lines[node.line - 1][: node.column - 1].rstrip()
+        return len(before) - 1 if before.endswith("-") else len(before) - len(before.lstrip())
+
+
+_LINE_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_BLOCK_HEADER = re.compile(r"^[|>](?:[-+]?([1-9])?|([1-9])[-+])(?:[ \t]|$)")
+LineStart = tuple[int, int, int] | None  # (line, column, written length) where a value line begins
+
+
+class _Starts(list[LineStart]):
+    """The start of every value line of one scalar; literal lines are copied verbatim."""
+
+    literal: bool = False
+
+
+def _same_start(segment: str, wanted: str) -> bool:
+    """A folded or flow line begins with the written text of its first source line."""
+    text = segment.rstrip(" \t")
+    return wanted.startswith(text) if text else not wanted
+
+
+def _block_scalar_starts(lines: list[str], node: Span, header: str, parent: int) -> _Starts | None:
+    """Value lines of a `|` or `>` scalar: its content lines follow the header at one indentation."""
+    match = _BLOCK_HEADER.match(header)
+    if not match or node.end_line is None:
+        return None
+    # libyaml ends a block scalar at column 1 of the line after it, or inside its last line at end of file.
+    last = node.end_line - 1 if node.end_column == 1 else node.end_line
+    content = lines[node.line:max(node.line, last)]
+    digit = match.group(1) or match.group(2)
+    indent = parent + int(digit) if digit else _auto_indent(content)
+    if indent is None:
+        return None
+    starts = _Starts()
+    starts.literal = header[0] == "|"
+    previous: str | None = None  # the kind of the last non-empty line: "text" or "spaced"
+    empties = 0
+    for number, raw in enumerate(content, start=node.line + 1):
+        if not raw.strip(" "):
+            empties += 1
+            if starts.literal or previous is None:
+                starts.append((number, min(len(raw), indent) + 1, max(0, len(raw) - indent)))
+            continue
+        if len(raw) - len(raw.lstrip(" ")) < indent:
+            break  # a less indented line is no longer the scalar's
+        kind = "spaced" if raw[indent] in " \t" else "text"
+        place = (number, indent + 1, len(raw) - indent)
+        if not starts.literal and previous is not None:
+            # Folding: the break between two text lines becomes a space; each empty line keeps one.
+            breaks = empties if previous == kind == "text" else empties + 1
+            starts.extend([None] * max(0, breaks - 1))
+            if not breaks:
+                previous, empties = kind, 0
+                continue
+        starts.append(place)
+        previous, empties = kind, 0
+    if not starts.literal:
+        starts.extend([None] * empties)
+    return starts
+
+
+def _auto_indent(content: list[str]) -> int | None:
+    """The indentation of the first non-empty content line (YAML's auto-detection)."""
+    for raw in content:
+        if raw.strip(" "):
+            return (len(raw) - len(raw.lstrip(" "))) or None
+    return None
+
+
+def _flow_scalar_starts(lines: list[str], node: Span, header: str) -> _Starts | None:
+    """Value lines of a plain or quoted scalar: breaks fold to spaces, each empty line keeps one."""
+    quote = header[:1] if header[:1] in ("'", '"') else ""
+    last = min(node.end_line or node.line, len(lines))
+    if quote == '"' and "\\" in "\n".join(lines[node.line - 1:last]):
+        return None  # escapes can write line breaks of their own
+    def place(number: int, column: int) -> LineStart:
+        # On the scalar's last line, stop before its closing quote (and any comment after it).
+        stop = (node.end_column or 1) - len(quote) if number == node.end_line else len(lines[number - 1]) + 1
+        return number, column, max(0, stop - column)
+
+    starts = _Starts([place(node.line, node.column + len(quote))])
+    empties = 0
+    for number in range(node.line + 1, last + 1):
+        raw = lines[number - 1]
+        if not raw.strip(" \t"):
+            empties += 1
+            continue
+        if empties:
+            starts.extend([None] * (empties - 1))
+            starts.append(place(number, len(raw) - len(raw.lstrip(" \t")) + 1))
+        empties = 0
+    return starts
 
 
 class LoadError(Exception):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 
+from recipelint.diagnostics import Span
 from recipelint.load import Document
 from recipelint.rules import Finding, check
 from recipelint.rules.args import recipe_arg_lists, units
@@ -59,9 +60,22 @@ def _fenced_blocks(markdown: str) -> Iterator[Block]:
         index = end + 1
 
 
-def file_line(doc: Document, block_line: int) -> int:
-    """The file line of a guide line: a block scalar's content starts on the line after the key."""
-    return doc.span(("guide",)).line + block_line
+def guide_span(doc: Document, line: int, needle: str | None = None) -> Span:
+    """Where guide line ``line`` (1-based in the guide text) is written; narrowed to ``needle`` in it."""
+    guide = _guide(doc) or ""
+    text = guide.split("\n")[line - 1] if 0 < line <= guide.count("\n") + 1 else ""
+    found = text.find(needle) if needle else -1
+    if found < 0:
+        return doc.scalar_line_span(("guide",), line - 1)
+    return doc.scalar_line_span(("guide",), line - 1, found, found + len(needle or ""))
+
+
+def guide_offset_span(doc: Document, offset: int, length: int) -> Span:
+    """Where the guide text's characters [offset, offset + length) are written."""
+    guide = _guide(doc) or ""
+    line_start = guide.rfind("\n", 0, offset) + 1
+    index = guide.count("\n", 0, offset)
+    return doc.scalar_line_span(("guide",), index, offset - line_start, offset - line_start + length)
 
 
 def served_models(data: dict[str, Any], doc: Document) -> set[str]:
@@ -191,9 +205,9 @@ def python_blocks_parse(ctx: Any) -> Iterator[Finding]:
         for block in _python_blocks(guide):
             error = syntax_error(block.code)
             if error is not None:
-                line = file_line(doc, block.line + error[1] - 1)
-                yield Finding(doc, ("guide",), f"python block in the guide does not parse (line {line}): {error[0]}",
-                              "fix the snippet; mark illustrative fragments as ```text")
+                yield Finding(doc, ("guide",), f"python block in the guide does not parse: {error[0]}",
+                              "fix the snippet; mark illustrative fragments as ```text",
+                              span=guide_span(doc, block.line + error[1] - 1))
 
 
 @check("RL602")
@@ -205,9 +219,10 @@ def client_model_names(ctx: Any) -> Iterator[Finding]:
                 if model in served or PLACEHOLDER.search(model) or model in _guide_served(guide):
                     continue
                 yield Finding(doc, ("guide",),
-                              f"the guide's client asks for model `{model}` (line "
-                              f"{file_line(doc, block.line + line - 1)}), which no command of this recipe serves: "
-                              "the server answers 404", f"use one of: {', '.join(sorted(served)[:4])}")
+                              f"the guide's client asks for model `{model}`, which no command of this recipe "
+                              "serves: the server answers 404",
+                              f"pass one of the served names: {', '.join(f'`{n}`' for n in sorted(served)[:4])}",
+                              span=guide_span(doc, block.line + line - 1, model))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -235,11 +250,36 @@ def _serve_names(command: str) -> set[str]:
     return {match.group(1).strip("\"'"), *SERVED_NAME.findall(command[match.start():])}
 
 
+# Name parts that make a repository another build of the same model, not another model:
+# a quantisation, or the instruct/base/chat release of the same weights.
+ALTERNATIVE_WORDS = frozenset({
+    "nvfp4", "mxfp4", "fp4", "fp8", "bf16", "fp16", "int4", "int8", "awq", "gptq", "w4a16", "w8a8", "w4a8",
+    "dynamic", "block", "instruct", "base", "chat", "it",
+})
+
+
+def _stem(repo_name: str) -> str:
+    """A repository name without its trailing quantisation and release words (`X-Instruct-FP8` -> `x`)."""
+    words = re.split(r"[-_]", repo_name.lower())
+    while len(words) > 1 and words[-1] in ALTERNATIVE_WORDS:
+        words.pop()
+    return "-".join(words)
+
+
+def _alternative_checkpoint(model: str, served: set[str]) -> bool:
+    """Whether ``model`` is another build of the recipe's model, from a publisher the recipe already serves."""
+    org, _, name = model.lower().partition("/")
+    if not name:
+        return False
+    ids = [s.lower().partition("/") for s in served if "/" in s]
+    return org in {o for o, _, _ in ids} and _stem(name) in {_stem(n) for _, _, n in ids}
+
+
 @check("RL603")
 def serve_lines(ctx: Any) -> Iterator[Finding]:
+    siblings = {hf_id.lower() for hf_id in ctx.hf_ids}  # a guide may show a related recipe's command
     for doc, guide in _guided(ctx):
         served = _served(ctx, doc)
-        siblings = {hf_id.lower() for hf_id in ctx.hf_ids}  # a guide may show a related recipe's command
         reported: set[str] = set()
         for block in fenced_blocks(guide):
             if block.language not in SHELL and block.language:
@@ -248,15 +288,25 @@ def serve_lines(ctx: Any) -> Iterator[Finding]:
                 match = SERVE.search(command) if "vllm" in command else None  # SERVE needs the word
                 model = match.group(1).strip("'\"") if match else None
                 if not model or model.startswith("-") or PLACEHOLDER.search(model) or model in served \
-                        or model.lower() in siblings:
-                    continue
-                if model in reported:
+                        or model.lower() in siblings or model in reported or _alternative_checkpoint(model, served):
                     continue
                 reported.add(model)
+                ids = _recipe_ids(doc.data)
                 yield Finding(doc, ("guide",),
-                              f"the guide's `vllm serve {model}` (line {file_line(doc, block.line + start)}) "
-                              "serves a model that is neither model.model_id nor any variant's model_id",
-                              f"serve one of: {', '.join(sorted(served)[:4])}")
+                              f"the guide's `vllm serve {model}` serves a checkpoint this recipe does not offer "
+                              "(not model.model_id, a variant's model_id nor another recipe of the tree)",
+                              f"serve `{ids[0]}` here" + (f" (or {', '.join(f'`{i}`' for i in ids[1:4])})"
+                                                           if len(ids) > 1 else "")
+                              + f", or add a variant with `model_id: {model}`",
+                              span=guide_span(doc, block.line + start, model))
+
+
+def _recipe_ids(data: dict[str, Any]) -> list[str]:
+    """The recipe's own checkpoints, model first: what a guide's launch command should serve."""
+    ids = [as_dict(data.get("model")).get("model_id")]
+    ids += [as_dict(v).get("model_id") for v in as_dict(data.get("variants")).values()]
+    found = [i for i in dict.fromkeys(ids) if isinstance(i, str) and i]
+    return found or ["model.model_id"]
 
 
 def _logical_lines(code: str) -> Iterator[tuple[int, str]]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from recipelint.load import Document
 from recipelint.rules import Finding, check
+from recipelint.rules.guide import guide_offset_span
 from recipelint.rules.references import as_dict
 
 Pointer = tuple[str | int, ...]
@@ -230,10 +231,13 @@ def guide_minimum_version(ctx: Any) -> Iterator[Finding]:
             mentioned = _mentioned_version(text)
             precise = text.count(".") == 2
             if (mentioned not in known) if precise else (mentioned[:2] not in {k[:2] for k in known}):
-                fields = ", ".join(".".join(map(str, k)) for k in sorted(known))
+                fields = " and ".join(".".join(map(str, k)) for k in sorted(known))
                 yield Finding(doc, ("guide",),
-                              f"the guide asks for vLLM >= {text}, but min_vllm_version says {fields}",
-                              "make the guide quote the min_vllm_version field (or fix the field)")
+                              f"the guide asks for vLLM >= {text}, but no min_vllm_version field says so "
+                              f"(they say {fields})",
+                              f"write the field's version here, or set `min_vllm_version: \"{text}\"` on the model "
+                              "(or on the variant that needs it) so the install block agrees",
+                              span=guide_offset_span(doc, match.start(), len(match.group(0))))
                 break
 
 
@@ -269,6 +273,28 @@ def _without_cuda_suffix(reference: str) -> str:
     return re.sub(r"-cu1\d\d$", "", reference)
 
 
+def _minimum_tags(data: dict[str, Any]) -> set[str]:
+    """`X.Y.Z` of every min_vllm_version: the release image of the minimum is what the guide may name."""
+    return {".".join(map(str, version)) for version in _known_minimums(data)}
+
+
+def _nightly_build(tag: str) -> bool:
+    """`nightly` or a `nightly-<commit>` build (the form RL403 recommends)."""
+    return tag == "nightly" or tag.startswith("nightly-")
+
+
+def _accepted_guide_image(repo: str, tag: str, known_builds: set[str], data: dict[str, Any]) -> bool:
+    if f"{repo}:{_without_cuda_suffix(tag)}" in known_builds:
+        return True
+    # The release the recipe states as its minimum is a faithful way to run it.
+    release = _without_cuda_suffix(tag)
+    if release.lstrip("v") in _minimum_tags(data) and re.fullmatch(r"v?\d+\.\d+\.\d+", release):
+        return True
+    # Any nightly build of a repository the recipe runs as nightly: the commit pin only dates it.
+    return _nightly_build(tag) and any(
+        ref.startswith(repo + ":") and _nightly_build(ref[len(repo) + 1:]) for ref in known_builds)
+
+
 @check("RL406")
 def guide_image_tag(ctx: Any) -> Iterator[Finding]:
     for doc in ctx.recipes:
@@ -278,10 +304,14 @@ def guide_image_tag(ctx: Any) -> Iterator[Finding]:
         known = renderable_images(doc.data)
         known_builds = {_without_cuda_suffix(ref) for ref in known}
         for match in _guide_images(guide):
-            if _without_cuda_suffix(match.group(0)) not in known_builds:
-                pinned = sorted(ref for ref in known if ref.startswith(match.group(1) + ":"))
-                yield Finding(doc, ("guide",),
-                              f"the guide names `{match.group(0)}`, but the recipe's commands use "
-                              f"{', '.join(f'`{p}`' for p in pinned) or 'another image'}",
-                              "quote the image the docker_image fields pin, or pin the one the guide uses")
-                break
+            if _accepted_guide_image(match.group(1), match.group(2), known_builds, doc.data):
+                continue
+            pinned = sorted(ref for ref in known if ref.startswith(match.group(1) + ":"))
+            used = ", ".join(f"`{p}`" for p in pinned) or "another image"
+            yield Finding(doc, ("guide",),
+                          f"the guide names `{match.group(0)}`, but the recipe's docker commands use {used}",
+                          f"name {f'`{pinned[0]}`' if len(pinned) == 1 else 'one of those'} in the guide, or pin "
+                          f"`docker_image: \"{match.group(0)}\"` (on the model or the variant that needs it) so the "
+                          "commands use it too",
+                          span=guide_offset_span(doc, match.start(), len(match.group(0))))
+            break
