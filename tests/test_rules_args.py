@@ -126,9 +126,13 @@ def test_strategy_generation_override_replacing_args(tmp_path: Path) -> None:
     data = recipe()
     data["hardware_overrides"] = {"blackwell": {"extra_args": ["--kv-cache-dtype", "fp8", "--max-num-seqs", "8"]}}
     data["strategy_overrides"] = {"single_node_tp": {"hardware_overrides": {
-        "blackwell": {"extra_args": ["--kv-cache-dtype", "fp8"]}}}}
+        "blackwell": {"extra_args": ["--enable-prefix-caching"]}}}}
     messages = codes(tmp_path / "a", data, "RL341")
-    assert len(messages) == 1 and "dropping `--max-num-seqs` from" in messages[0] and "kv-cache-dtype`" not in messages[0]
+    assert len(messages) == 1 and "drops `--kv-cache-dtype`, `--max-num-seqs` of" in messages[0]
+    # Restating part of what it replaces shows the override was written as a replacement.
+    data["strategy_overrides"]["single_node_tp"]["hardware_overrides"]["blackwell"]["extra_args"] = [
+        "--kv-cache-dtype", "fp8"]
+    assert codes(tmp_path / "d", data, "RL341") == []
     # An exact-hardware key adds instead of replacing.
     data["strategy_overrides"]["single_node_tp"]["hardware_overrides"] = {"b200": {"extra_args": ["--x", "1"]}}
     assert codes(tmp_path / "b", data, "RL341") == []

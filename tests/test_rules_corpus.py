@@ -77,8 +77,8 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
     ("RL314", "MiMo-V2.5-Pro: variant --tensor-parallel-size 8 always replaced by the emitter", {
         "models/XiaomiMiMo/MiMo-V2.5-Pro.yaml": 1,
     }),
-    ("RL341", "strategy generation overrides dropping recipe/variant args (DeepSeek-V4 ones are commented intent)", {
-        "models/deepseek-ai/DeepSeek-V4-Flash.yaml": 4, "models/deepseek-ai/DeepSeek-V4-Pro.yaml": 4,
+    ("RL341", "Inkling-Small: the multi_node_tp_dp hopper override adds context caps and drops the bf16 "
+              "variant's nvidia autotune opt-out (DeepSeek-V4's overrides restate what they keep: replacements)", {
         "models/thinkingmachines/Inkling-Small.yaml": 1,
     }),
     ("RL404", "MiniMax-M3: docker_image \"docker pull vllm/…\"", {
@@ -94,7 +94,8 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
         "models/MiniMaxAI/MiniMax-M2.1.yaml": 1, "models/MiniMaxAI/MiniMax-M2.7.yaml": 1,
         "models/MiniMaxAI/MiniMax-M2.yaml": 1, "models/Qwen/Qwen3.5-397B-A17B.yaml": 1,
         "models/Qwen/Qwen3.6-35B-A3B.yaml": 1, "models/XiaomiMiMo/MiMo-V2.5-Pro.yaml": 1,
-        "models/XiaomiMiMo/MiMo-V2.5.yaml": 1, "models/mistralai/Mistral-Medium-3.5-128B.yaml": 1, "models/moonshotai/Kimi-K3.yaml": 1,
+        "models/XiaomiMiMo/MiMo-V2.5.yaml": 1, "models/mistralai/Mistral-Medium-3.5-128B.yaml": 1,
+        "models/moonshotai/Kimi-K3.yaml": 1,
         "models/nvidia/NVIDIA-Nemotron-3-Nano-4B-BF16.yaml": 1,
         "models/nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16.yaml": 1,
         "models/nvidia/NVIDIA-Nemotron-Nano-12B-v2-VL-BF16.yaml": 1, "models/poolside/Laguna-XS.2.yaml": 1,

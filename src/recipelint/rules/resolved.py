@@ -432,32 +432,66 @@ def strategy_override_replaces(ctx: Any) -> Iterator[Finding]:
     yield from _findings(ctx)["RL341"]
 
 
+def _families(assembler: Assembler, layers: list[Layer]) -> set[str]:
+    """The options a list of layers sets, spelling aside (`--no-x`, `--x_y.z` are `--x`, `--x-y`)."""
+    return {unit.canonical for layer in layers for unit in assembler.units_of(layer.items)}
+
+
+def _setting(unit: Unit) -> str:
+    """The option and JSON sub-key a unit sets (`--x_y.z=1` sets `--x-y.z`)."""
+    return unit.canonical + unit.name[len(unit.base):]
+
+
 def _strategy_override_replaces(assembler: Assembler, combos: list[Combination]) -> Iterator[Finding]:
-    vanished: dict[tuple[Pointer, Pointer], tuple[list[str], list[str]]] = {}
+    """Generation-level strategy overrides that drop args while reading as an addition.
+
+    Replacing is the documented precedence (CLAUDE.md: the strategy override REPLACES the
+    recipe baseline and the variant delta), so an override that restates any option of
+    what it replaces was written as a replacement and leaves the rest out on purpose. One
+    that restates none of them reads as an addition: what it drops, and what no other
+    layer of the command sets again, is reported.
+    """
+    vanished: dict[tuple[Pointer, Pointer], tuple[list[str], list[str], Any]] = {}
+    restated: dict[Pointer, set[str]] = {}  # per override: options it shares with what it replaces
     for combo in combos:
         if combo.role is not None:
             continue  # PD roles share the strategy's generation layer; one report per strategy
         try:
             strategy_layer, _kept, key = assembler.generation_layers(combo)
+            if key is None:
+                continue
             replaced = _replaced_layers(assembler, combo)
+            command = {_setting(unit) for layer in assembler.layers(combo) for unit in assembler.units_of(layer.items)}
         except SYNTHESIS_ERRORS:
             continue
-        if key is None:
-            continue
-        kept_flags = {unit.flag for layer in strategy_layer for unit in assembler.units_of(layer.items)}
         target: Pointer = ("strategy_overrides", combo.strategy, "hardware_overrides", key)
+        restated.setdefault(target, set()).update(
+            _families(assembler, strategy_layer) & _families(assembler, replaced))
         for layer in replaced:
-            lost = [unit.flag for unit in assembler.units_of(layer.items) if unit.flag not in kept_flags]
+            lost = [unit.flag for unit in assembler.units_of(layer.items) if _setting(unit) not in command]
             if lost:
-                entry = vanished.setdefault((target, layer.pointer), (lost, []))
+                entry = vanished.setdefault((target, layer.pointer), (lost, [], key))
                 entry[1].extend(hw for hw in combo.members or (combo.hw_id,) if hw not in entry[1])
-    for (target, source), (lost, hardware) in vanished.items():
-        yield Finding(assembler.doc, target,
-                      f"strategy_overrides.{target[1]}.hardware_overrides.{target[3]} replaces "
-                      f"{'.'.join(str(p) for p in source)} on {', '.join(hardware)}, dropping "
-                      f"{', '.join(f'`{flag}`' for flag in dict.fromkeys(lost))} from the "
-                      f"{target[1]} command", "repeat the args you still need in the strategy override, or "
-                      "use an exact-hardware key, which adds instead of replacing", at_key=True)
+    for (target, source), (lost, hardware, key) in vanished.items():
+        if restated.get(target):
+            continue  # written as a replacement: what it leaves out, it leaves out on purpose
+        yield _replacement_finding(assembler, target, source, list(dict.fromkeys(lost)), hardware)
+
+
+def _replacement_finding(assembler: Assembler, target: Pointer, source: Pointer, lost: list[str],
+                         hardware: list[str]) -> Finding:
+    strategy, key = target[1], target[3]
+    source_key = source[-2] if len(source) >= 2 else None
+    wider = f" (a `{key}` key displaces the `{source_key}` layer too)" if source_key not in (None, key) else ""
+    flags = ", ".join(f"`{flag}`" for flag in lost)
+    return Finding(assembler.doc, target,
+                   f"strategy_overrides.{strategy}.hardware_overrides.{key} restates none of the args it "
+                   f"replaces, so it reads as an addition, but it drops {flags} of "
+                   f"{'.'.join(str(p) for p in source)} from the {strategy} command on "
+                   f"{', '.join(hardware)}{wider}",
+                   f"restate {flags} in the override if the {strategy} command needs {'them' if len(lost) > 1 else 'it'}, "
+                   f"or key it by exact hardware ({', '.join(f'`{hw}:`' for hw in hardware[:3])}), "
+                   "which adds instead of replacing", at_key=True)
 
 
 def _replaced_layers(assembler: Assembler, combo: Combination) -> list[Layer]:
