@@ -101,9 +101,7 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
         "models/nvidia/NVIDIA-Nemotron-Nano-12B-v2-VL-BF16.yaml": 1, "models/poolside/Laguna-XS.2.yaml": 1,
         "models/tencent/Hy3-preview.yaml": 1, "models/zai-org/GLM-5.2.yaml": 1,
     }),
-    ("RL551", "kv_store files set PYTHONHASHSEED: 0 (a number)", {
-        "kv_store/kv_store_centralized_mooncake.yaml": 1, "kv_store/kv_store_distributed_mooncake.yaml": 1,
-    }),
+    # RL551 (kv_store PYTHONHASHSEED: 0) is the schema's RL102 at the same value: reported once, as RL102.
     ("RL553", "date_updated earlier than date_added", {
         "models/LiquidAI/LFM2.5-1.2B-Base.yaml": 1, "models/LiquidAI/LFM2.5-1.2B-JP.yaml": 1,
         "models/LiquidAI/LFM2.5-1.2B-Thinking.yaml": 1, "models/LiquidAI/LFM2.5-350M.yaml": 1,
@@ -128,7 +126,8 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
     }),
 ]
 # Informational findings are not reviewed one by one; their totals are pinned.
-INFO_TOTALS = {"RL303": 17, "RL304": 26, "RL340": 83}
+# RL304 26 -> 21: MiniMax-M3 repeats `--attention_config` on 4 and 3 items of two lists, one finding each.
+INFO_TOTALS = {"RL303": 17, "RL304": 21, "RL340": 83}
 
 
 @pytest.fixture(scope="module")

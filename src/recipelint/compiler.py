@@ -308,7 +308,9 @@ class CompileResult:
 def _diag(doc: Document | None, fallback: Path, pointer: tuple, code: str, severity: Severity,
           message: str, hint: str | None = None) -> Diagnostic:
     span = doc.span(pointer) if doc is not None and doc.usable else UNKNOWN_SPAN
-    return Diagnostic(doc.path if doc is not None else fallback, span, code, severity, message, hint)
+    # The pointer lets `check` relate the finding to schema findings and suppressions.
+    return Diagnostic(doc.path if doc is not None else fallback, span, code, severity, message, hint,
+                      tuple(pointer) if doc is not None else ())
 
 
 @dataclass
@@ -565,6 +567,7 @@ class _RecipeCompiler:
         self.problems = Problems()
         self.renderings = 0
         self.capped = False
+        self.failure_pointers: dict[tuple[str, str, str], tuple] = {}
 
     def write(self, path: str, document: Any) -> None:
         self.outcome.writes.write(path, document, self.special, self.doc.rel)
@@ -674,14 +677,14 @@ class _RecipeCompiler:
                 kept.append((key, model_id, rendered))
         return kept
 
-    def _failure_pointer(self, variant: str) -> tuple:
-        """The first argument that is not a string, since that is what makes synthesis throw."""
-        for pointer, value in argument_lists(self.doc.data):
-            if type(value) is list:
-                for index, item in enumerate(value):
-                    if truthy(item) and type(item) is not str:
-                        return (*pointer, index)
-        return ("variants", variant)
+    def _failure_pointer(self, variant: str, strategy: str, message: str) -> tuple:
+        """The value whose rendering failed: the one the message names, preferring the variant's
+        own values, then those every variant shares, then the strategy's overrides."""
+        key = (variant, strategy, message)
+        if key not in self.failure_pointers:
+            self.failure_pointers[key] = _failing_value(self.doc.data, variant, strategy, message) \
+                or ("variants", variant)
+        return self.failure_pointers[key]
 
     def _write_recipe_json(self, hf_id: str, payload: dict[str, Any]) -> dict[str, Any]:
         ordered = {k: payload[k] for k in HEAD_KEYS if k in payload}
@@ -731,14 +734,13 @@ class _RecipeCompiler:
                 self.report(pointer, SYNTHESIS_FAILED, Severity.ERROR,
                             f"{'.'.join(map(str, pointer))} is a string, which upstream spreads into "
                             "single characters", "write it as a list of arguments")
+        # One finding per failing value, naming every rendering it breaks.
+        failures: dict[tuple[tuple, str], _Affected] = {}
         for variant, strategy, hw_id, message in self.problems.failed:
-            key = (variant, message)
-            if key in reported:
-                continue
-            reported.add(key)
-            self.report(self._failure_pointer(variant), SYNTHESIS_FAILED, Severity.ERROR,
-                        f"cannot render variant {variant!r} ({strategy} on {hw_id}, and possibly others): "
-                        f"{message}")
+            pointer = self._failure_pointer(variant, strategy, message)
+            failures.setdefault((pointer, message), _Affected()).add(variant, hw_id, strategy)
+        for (pointer, message), affected in failures.items():
+            self.report(pointer, SYNTHESIS_FAILED, Severity.ERROR, f"cannot render {affected.describe()}: {message}")
         fallbacks: dict[tuple[str, str], list[str]] = {}
         for variant, hw_id, strategy in self.problems.unrunnable:
             fallbacks.setdefault((variant, strategy), []).append(hw_id)
@@ -754,6 +756,94 @@ class _RecipeCompiler:
                 continue
             reported.add(key)
             self.report(pointer, BROKEN_RENDERING, Severity.ERROR, message)
+
+
+@dataclass
+class _Affected:
+    """The renderings one failing value breaks, in the order they were attempted."""
+
+    variants: dict[str, None] = field(default_factory=dict)
+    hardware: dict[str, None] = field(default_factory=dict)
+    strategies: dict[str, None] = field(default_factory=dict)
+
+    def add(self, variant: str, hw_id: str, strategy: str) -> None:
+        self.variants[variant] = self.hardware[hw_id] = self.strategies[strategy] = None
+
+    def describe(self) -> str:
+        if len(self.variants) == len(self.hardware) == len(self.strategies) == 1:
+            return f"variant {next(iter(self.variants))!r} ({next(iter(self.strategies))} on {next(iter(self.hardware))})"
+        return " × ".join((_counted(self.variants, "variant", "variants", quote=True),
+                           _counted(self.hardware, "hardware", "hardware"),
+                           _counted(self.strategies, "strategy", "strategies")))
+
+
+def _counted(names: dict[str, None], one: str, many: str, quote: bool = False) -> str:
+    """`variant 'a'`, `3 variants (a, b, c)`, `12 hardware (h100, h200, b200, …)`: compact but concrete."""
+    shown = [repr(n) if quote else str(n) for n in list(names)[:3]]
+    if len(names) == 1:
+        return f"{one} {shown[0]}"
+    return f"{len(names)} {many} ({', '.join(shown)}{', …' if len(names) > 3 else ''})"
+
+
+ENV_KEYS = frozenset({"env", "base_env", "extra_env"})
+_NOT_ITERABLE = re.compile(r"^(?P<value>.*) is not iterable")
+_NON_STRING = re.compile(r"^non-string argument (?P<value>.*) \(quote it")
+_NOT_MAPPING = re.compile(r"^expected a mapping of environment variables, got (?P<value>.*)$")
+
+
+def _failing_value(data: Any, variant: str, strategy: str, message: str) -> tuple | None:
+    """The pointer of the value a synthesis message names, or None when it names none."""
+    wanted = _failure_test(message)
+    if wanted is None:
+        return None
+    best: tuple[int, tuple] | None = None
+    for pointer in _matching_values(data, wanted):
+        rank = _scope_rank(pointer, variant, strategy)
+        if best is None or rank < best[0]:
+            best = (rank, pointer)
+            if rank == 0:
+                break
+    return best[1] if best else None
+
+
+def _failure_test(message: str) -> Callable[[str, Any], Iterator[tuple]] | None:
+    """A function (key, value) -> pointers below that value (relative) that match ``message``."""
+    if found := _NOT_ITERABLE.match(message):
+        text = found["value"]
+        return lambda key, value: iter([()]) if key in ARGUMENT_KEYS and type(value) not in (list, str) \
+            and js_string(value) == text else iter(())
+    if found := _NON_STRING.match(message):
+        text = found["value"]
+        return lambda key, value: ((i,) for i, item in enumerate(value) if type(item) is not str
+                                   and repr(item) == text) if key in ARGUMENT_KEYS and type(value) is list \
+            else iter(())
+    if found := _NOT_MAPPING.match(message):
+        text = found["value"]
+        return lambda key, value: iter([()]) if key in ENV_KEYS and type(value) is not dict \
+            and js_string(value) == text else iter(())
+    return None
+
+
+def _matching_values(value: Any, test: Callable[[str, Any], Iterator[tuple]], pointer: tuple = ()) -> Iterator[tuple]:
+    if type(value) is dict:
+        for key, item in value.items():
+            for below in test(key, item):
+                yield (*pointer, key, *below)
+            if isinstance(item, (dict, list)):
+                yield from _matching_values(item, test, (*pointer, key))
+    elif type(value) is list:
+        for index, item in enumerate(value):
+            if isinstance(item, (dict, list)):
+                yield from _matching_values(item, test, (*pointer, index))
+
+
+def _scope_rank(pointer: tuple, variant: str, strategy: str) -> int:
+    """0: the variant's own value; 1: shared by every variant (or this strategy's); 2: another's."""
+    if pointer[:2] == ("variants", variant):
+        return 0
+    if pointer[:1] not in (("variants",), ("strategy_overrides",)) or pointer[:2] == ("strategy_overrides", strategy):
+        return 1
+    return 2
 
 
 # ---------------------------------------------------------------- library entry points

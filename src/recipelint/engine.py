@@ -9,14 +9,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
 from recipelint.catalog import load_catalog
 from recipelint.config import Config
-from recipelint.diagnostics import Diagnostic, Severity, Span
+from recipelint.diagnostics import Diagnostic, Related, Severity, Span
 from recipelint.load import Document
 from recipelint.parallel import SharedTasks, frozen_heap
 from recipelint.rules import Finding, registered_checks
@@ -27,6 +27,17 @@ Task = Callable[[], list[Any]]
 T = TypeVar("T")
 SUPPRESSION = re.compile(r"#\s*recipelint:\s*disable=([A-Za-z0-9_, -]+)")
 UNUSED_SUPPRESSION = "RL015"
+CHECKS_SKIPPED = "RL020"
+# Schema codes that say a value itself is wrong (not RL103, which is about a missing sibling):
+# whatever rules or rendering then say about that value or anything inside it is an echo.
+VALUE_SCHEMA_CODES = frozenset({"RL101", "RL102", "RL104", "RL105", "RL106", "RL107"})
+SCHEMA_CODES = VALUE_SCHEMA_CODES | {"RL103"}
+# Rendering failures whose cause is not located (a crash of the whole recipe).
+WHOLE_RECIPE_RENDERING = frozenset({"RL703"})
+# Rules that report what the compile stage's RL702 reports, each with a precise message and hint.
+FEATURE_MODE_RULES = frozenset({"RL206", "RL207", "RL212", "RL213"})
+COMPILE_CODES = ("RL70", "RL71", "RL018")
+SECURITY_CODES = ("RL75",)
 
 
 @dataclass
@@ -237,14 +248,18 @@ def _apply_suppressions(diagnostics: list[Diagnostic], tree: RecipeTree, config:
                 continue
         kept.append(diag)
     if config.is_enabled(UNUSED_SUPPRESSION):
-        kept.extend(_unused(tables, config))
+        kept.extend(_unused(tables, config, tree.root))
     return kept
 
 
-def _unused(tables: dict[Path, dict[int, _Suppression]], config: Config) -> Iterator[Diagnostic]:
+def _unused(tables: dict[Path, dict[int, _Suppression]], config: Config, root: Path) -> Iterator[Diagnostic]:
     for path, table in tables.items():
+        rel = _relative(path, root)
         for entry in table.values():
             for code in sorted(entry.codes - entry.used):
+                # A rule switched off here did not run: nothing tells whether it would have fired.
+                if not config.is_enabled(code) or config.is_ignored_for(code, rel):
+                    continue
                 yield Diagnostic(
                     path, Span(entry.line, entry.column), UNUSED_SUPPRESSION,
                     config.severity_for(UNUSED_SUPPRESSION, Severity.WARNING),
@@ -277,12 +292,171 @@ def run_checks(tree: RecipeTree, config: Config | None = None, focus: Focus = _e
         # while this process sets up and runs the rule and schema stages, then joins them.
         compile_tasks = compile_stage.tasks(8 * jobs if helpers else 1) if compile_stage else []
         with SharedTasks(compile_tasks, helpers) as rendering:
-            own = _rule_problems(context)
-            own += _schema_problems([doc for doc in tree.documents() if doc.usable and focus(doc.path)])
+            rules = _rule_problems(context)
+            # Tree-wide files are validated whatever is in focus: a broken one explains the rest.
+            schema = _schema_problems([doc for doc in tree.documents()
+                                       if doc.usable and (focus(doc.path) or doc.kind != "recipe")])
             rendered = rendering.results()
-    stages: list[Iterable[Diagnostic]] = [tree.all_problems(), own]
-    if compile_stage:
-        stages.append(compile_stage.diagnostics(rendered))
-    found = [diag for stage in stages for diag in _configured(stage, config, tree.root) if focus(diag.path)]
+    compiled = [d for d in compile_stage.diagnostics(rendered) if d.code.startswith(COMPILE_CODES)] \
+        if compile_stage else []
+    broken = _broken_inputs(tree, schema)
+    shown = {doc.path for doc in broken}
+    loaded = _kept(tree.all_problems(), config, tree.root)
+    schema = _kept(schema, config, tree.root)
+    derived = _kept(rules, config, tree.root) + _kept(compiled, config, tree.root)
+    derived = _without_echoes(_without_dependents(derived, broken), schema)
+    notes = _skip_notes(context, broken, config) if broken else []
+    found = [diag for diag in loaded + schema + derived + notes if focus(diag.path) or diag.path in shown]
     found = _apply_suppressions(found, tree, config)
-    return sorted(set(found), key=Diagnostic.sort_key)
+    return sorted(_collapse_items(set(found)), key=Diagnostic.sort_key)
+
+
+def _kept(diagnostics: Iterable[Diagnostic], config: Config, root: Path) -> list[Diagnostic]:
+    return list(_configured(diagnostics, config, root))
+
+
+# --- root causes: a broken tree-wide file explains the findings that depend on it -----------------
+
+# What recipes read from each kind of tree-wide file, and the codes that would misfire without it.
+DEPENDENT_CODES: dict[str, tuple[str, frozenset[str]]] = {
+    "taxonomy": ("hardware references and rendering",
+                 frozenset({"RL201", "RL202", "RL211", "RL301", "RL302", "RL310", "RL314", "RL315",
+                            "RL340", "RL341"})),
+    "strategy": ("strategy references and rendering",
+                 frozenset({"RL201", "RL203", "RL214", "RL310", "RL314", "RL340", "RL341"})),
+    "kv_store": ("kv_store references and rendering", frozenset({"RL203", "RL204", "RL340", "RL341"})),
+}
+# Schema findings at these places of a tree-wide file break what recipes reference in it
+# ("*" is any key); elsewhere (an env value, a description) the file is still usable.
+DEFINING_POINTERS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "taxonomy": ((), ("hardware_profiles",), ("hardware_profiles", "*"),
+                 ("hardware_profiles", "*", "generation"), ("hardware_profiles", "*", "gpu_generation"),
+                 ("hardware_profiles", "*", "brand"), ("strategies",)),
+    "strategy": ((), ("name",), ("deploy_type",)),
+    "kv_store": ((), ("name",), ("deploy_type",)),
+}
+
+
+@dataclass(frozen=True)
+class _Broken:
+    """A tree-wide file recipes cannot rely on, and its first error (the cause to show)."""
+
+    doc: Document
+    cause: Diagnostic
+
+    @property
+    def path(self) -> Path:
+        return self.doc.path
+
+
+def _broken_inputs(tree: RecipeTree, schema: list[Diagnostic]) -> list[_Broken]:
+    by_path: dict[Path, list[Diagnostic]] = {}
+    for diag in schema:
+        if diag.code in SCHEMA_CODES:
+            by_path.setdefault(diag.path, []).append(diag)
+    broken = []
+    for doc in tree.documents():
+        if doc.kind not in DEPENDENT_CODES:
+            continue
+        errors = [d for d in doc.problems if d.severity is Severity.ERROR] if not doc.usable else \
+            [d for d in by_path.get(doc.path, ()) if _defining(doc.kind, d.pointer)]
+        if errors:
+            broken.append(_Broken(doc, min(errors, key=Diagnostic.sort_key)))
+    return broken
+
+
+def _defining(kind: str, pointer: tuple[str | int, ...]) -> bool:
+    return any(len(pattern) == len(pointer) and all(p in ("*", q) for p, q in zip(pattern, pointer))
+               for pattern in DEFINING_POINTERS[kind])
+
+
+def _without_dependents(diagnostics: list[Diagnostic], broken: list[_Broken]) -> list[Diagnostic]:
+    """Drops what a broken file makes meaningless: references into it, and every rendering."""
+    codes = frozenset().union(*(DEPENDENT_CODES[b.doc.kind][1] for b in broken))
+    shown = {b.path for b in broken}
+    return [d for d in diagnostics
+            if d.path in shown or not (d.code in codes or (broken and d.code.startswith(COMPILE_CODES)))]
+
+
+def _skip_notes(context: CheckContext, broken: list[_Broken], config: Config) -> list[Diagnostic]:
+    """One note per recipe in focus: which checks did not run, and the file to fix first."""
+    if not config.is_enabled(CHECKS_SKIPPED):
+        return []
+    severity = _catalog_severity(CHECKS_SKIPPED, Severity.INFO)
+    kinds = dict.fromkeys(DEPENDENT_CODES[b.doc.kind][0] for b in broken)
+    files = ", ".join(b.doc.rel for b in broken[:3]) + (f" and {len(broken) - 3} more" if len(broken) > 3 else "")
+    message = f"{' and '.join(_merged(kinds))} were not checked: {files} cannot be used"
+    hint = "fix the errors reported in " + files + " first; these checks then run again"
+    related = tuple(Related(b.path, b.cause.span, f"{b.cause.code}: {b.cause.message}") for b in broken)
+    return [Diagnostic(doc.path, Span(1, 1), CHECKS_SKIPPED, severity, message, hint, (), related)
+            for doc in context.recipes]
+
+
+def _merged(kinds: dict[str, None]) -> list[str]:
+    """"hardware references and rendering" + "strategy references and rendering" -> one list."""
+    parts = dict.fromkeys(part.removesuffix(" and rendering") for part in kinds)
+    return [", ".join(parts) + " and rendering"] if parts else []
+
+
+def _catalog_severity(code: str, default: Severity) -> Severity:
+    info = load_catalog().get(code)
+    return info.severity if info else default
+
+
+# --- one problem, one finding -------------------------------------------------------------------
+
+
+def _without_echoes(diagnostics: list[Diagnostic], schema: list[Diagnostic]) -> list[Diagnostic]:
+    """Rule and rendering findings about a value the schema already rejects (or inside it) are
+    echoes of that finding, and RL702 repeats the feature-mode rules: each problem is kept once."""
+    marked: dict[Path, set[tuple]] = {}
+    for diag in schema:
+        if diag.code in VALUE_SCHEMA_CODES:
+            marked.setdefault(diag.path, set()).add(diag.pointer)
+    modes: dict[Path, list[tuple]] = {}
+    for diag in diagnostics:
+        if diag.code in FEATURE_MODE_RULES:
+            modes.setdefault(diag.path, []).append(diag.pointer)
+    return [d for d in diagnostics if not _echoes(d, marked.get(d.path), modes.get(d.path))]
+
+
+def _echoes(diag: Diagnostic, marked: set[tuple] | None, modes: list[tuple] | None) -> bool:
+    pointer = diag.pointer
+    if diag.code.startswith(SECURITY_CODES):
+        return False  # a value dangerous in a shell is a second problem, whatever its form
+    if marked:
+        if diag.code in WHOLE_RECIPE_RENDERING and not pointer:
+            return True  # a crash somewhere in a recipe the schema rejects: most likely that value
+        if any(pointer[:length] in marked for length in range(len(pointer) + 1)):
+            return True
+    if modes and diag.code == "RL702":
+        return any(_nested(pointer, other) for other in modes)
+    return False
+
+
+def _nested(one: tuple, other: tuple) -> bool:
+    """One pointer is at or below the other."""
+    length = min(len(one), len(other))
+    return one[:length] == other[:length]
+
+
+def _collapse_items(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The same finding on several items of one list becomes one finding at the first item."""
+    groups: dict[tuple, list[Diagnostic]] = {}
+    single: list[Diagnostic] = []
+    for diag in diagnostics:
+        if diag.pointer and isinstance(diag.pointer[-1], int) and not isinstance(diag.pointer[-1], bool):
+            groups.setdefault((diag.path, diag.code, diag.message, diag.pointer[:-1]), []).append(diag)
+        else:
+            single.append(diag)
+    for (_path, _code, _message, parent), items in groups.items():
+        if len(items) == 1:
+            single.append(items[0])
+            continue
+        items.sort(key=lambda d: d.pointer[-1])
+        first, rest = items[0], items[1:]
+        where = ".".join(map(str, parent))
+        more = f"{len(rest)} more item{'s' * (len(rest) != 1)}"
+        related = first.related + tuple(Related(d.path, d.span, f"the same at item {d.pointer[-1]}") for d in rest)
+        single.append(replace(first, message=f"{first.message} (and {more} of `{where}`)", related=related))
+    return single

@@ -499,14 +499,49 @@ def related_recipes(ctx: Any) -> Iterator[Finding]:
     lowered = {hf.lower(): hf for hf in ctx.hf_ids}
     for doc in ctx.recipes:
         meta = as_dict(doc.data.get("meta")) if isinstance(doc.data, dict) else {}
-        suggest = Suggester(ctx.hf_ids)
+        own = recipe_hf_id(doc.rel)
         for index, related in enumerate(as_list(meta.get("related_recipes"))):
             if not isinstance(related, str) or related in ctx.hf_ids:
                 continue
             near = lowered.get(related.lower())
-            hint = f"the recipe is `{near}` (ids are case-sensitive)" if near else suggest(related)
+            if near is not None and near != own:
+                hint = f"the recipe is `{near}` (ids are case-sensitive)"
+            else:
+                hint = _respelling(related, ctx.hf_ids, own)
             yield Finding(doc, ("meta", "related_recipes", index),
                           f"related recipe `{related}` is not a recipe in this tree: the link is dead", hint)
+
+
+MAX_RESPELLING_EDITS = 2
+
+
+def _respelling(name: str, known: Iterable[str], own: str | None) -> str | None:
+    """Only a near-identical spelling of another recipe's id: a similar id is a different model
+    (Qwen3-8B is not Qwen3-4B), and the recipe's own id is never a related recipe."""
+    if len(name) > MAX_SUGGESTION_INPUT:
+        return None
+    close = [hf for hf in known if hf != own and abs(len(hf) - len(name)) <= MAX_RESPELLING_EDITS
+             and _edits(name.lower(), hf.lower()) <= MAX_RESPELLING_EDITS]
+    if len(close) != 1 or _differs_in_digits(name, close[0]):
+        return None  # two candidates, or a different size or version: no safe guess
+    return f"did you mean `{close[0]}`?"
+
+
+def _differs_in_digits(one: str, other: str) -> bool:
+    return [c for c in one if c.isdigit()] != [c for c in other if c.isdigit()]
+
+
+def _edits(one: str, other: str) -> int:
+    """Levenshtein distance, stopping early past the threshold (ids are short)."""
+    previous = list(range(len(other) + 1))
+    for i, a in enumerate(one, start=1):
+        current = [i]
+        for j, b in enumerate(other, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b)))
+        if min(current) > MAX_RESPELLING_EDITS:
+            return MAX_RESPELLING_EDITS + 1
+        previous = current
+    return previous[-1]
 
 
 @check("RL209")
