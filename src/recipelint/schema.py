@@ -9,22 +9,29 @@ Codes (catalog: rules/RL1xx-structure.yaml):
 
 RL101 unknown-key, RL102 invalid-type, RL103 missing-required-key,
 RL104 invalid-enum-value, RL105 invalid-version, RL106 invalid-date,
-RL107 invalid-value (pattern, range, length, uniqueness, key names: the catch-all).
+RL107 invalid-value (pattern, range, length, uniqueness, key names: the catch-all),
+RL108 invalid-schema-overlay (a tree's own schema extension that cannot be merged).
+
+A tree may extend the built-in schemas for fields its pull request adds (see "tree
+overlays" below and docs/schemas.md); validators are cached per (schema, overlay).
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import json
+import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from jsonschema.exceptions import ValidationError, best_match
 
 try:  # a compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema
     import jsonschema_rs
@@ -32,7 +39,7 @@ except ImportError:  # pragma: no cover - a declared dependency; without it ever
     jsonschema_rs = None
 
 from recipelint.diagnostics import Diagnostic, Severity, Span
-from recipelint.load import Document
+from recipelint.load import Document, load_document
 
 SCHEMA_PACKAGE = "recipelint._schemas"
 SCHEMA_FILES: dict[str, str] = {
@@ -50,6 +57,7 @@ INVALID_ENUM = "RL104"
 INVALID_VERSION = "RL105"
 INVALID_DATE = "RL106"
 INVALID_VALUE = "RL107"
+INVALID_OVERLAY = "RL108"
 CODES: dict[str, str] = {
     UNKNOWN_KEY: "unknown-key",
     INVALID_TYPE: "invalid-type",
@@ -58,6 +66,7 @@ CODES: dict[str, str] = {
     INVALID_VERSION: "invalid-version",
     INVALID_DATE: "invalid-date",
     INVALID_VALUE: "invalid-value",
+    INVALID_OVERLAY: "invalid-schema-overlay",
 }
 
 # Keywords that step into a child of the instance (they extend the instance path).
@@ -81,9 +90,17 @@ def load_schema(kind: str) -> dict[str, Any]:
     return json.loads(text)
 
 
-@functools.cache
-def validator_for(kind: str) -> Draft202012Validator:
-    schema = load_schema(kind)
+# Overlays are keyed by their canonical JSON ("" = none), so a tree without one shares the
+# built-in validators, and a tree with one compiles its own once per process.
+@functools.lru_cache(maxsize=64)
+def schema_for(kind: str, overlay: str = "") -> dict[str, Any]:
+    """The schema of a kind with a tree's overlay merged in (tree_overlay gives ``overlay``)."""
+    return _overlaid(kind, overlay) if overlay else load_schema(kind)
+
+
+@functools.lru_cache(maxsize=64)
+def validator_for(kind: str, overlay: str = "") -> Draft202012Validator:
+    schema = schema_for(kind, overlay)
     return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
@@ -179,8 +196,8 @@ def _formats(node: Any, found: set[str]) -> set[str]:
     return found
 
 
-@functools.cache
-def fast_validator_for(kind: str) -> Any:
+@functools.lru_cache(maxsize=64)
+def fast_validator_for(kind: str, overlay: str = "") -> Any:
     """The compiled validator of a kind, or None when it cannot be made to agree with jsonschema.
 
     Formats are checked by jsonschema's own format checker (its `date` rejects year 0000,
@@ -188,7 +205,7 @@ def fast_validator_for(kind: str) -> Any:
     """
     if jsonschema_rs is None:
         return None
-    schema = load_schema(kind)
+    schema = schema_for(kind, overlay)
     try:
         translated = _rust_schema(schema)
     except _Untranslatable:
@@ -205,13 +222,13 @@ def _conforms(checker: Any, name: str, value: Any) -> bool:
     return bool(checker.conforms(value, name))
 
 
-def known_valid(doc: Document) -> bool:
+def known_valid(doc: Document, overlay: str = "") -> bool:
     """True only when the document certainly has no jsonschema error (then there is nothing to map).
 
     False means "ask jsonschema": the document is invalid, or the compiled validator cannot
     read it (a non-string key, a lone surrogate, a value that is not JSON, …).
     """
-    validator = fast_validator_for(doc.kind)
+    validator = fast_validator_for(doc.kind, overlay)
     if validator is None:
         return False
     try:
@@ -455,6 +472,7 @@ class _Context:
     root: dict[str, Any]
     version_pattern: str | None
     date_pattern: str | None
+    overlay: str = ""
 
     def diagnostic(self, code: str, span: Span, message: str, hint: str | None,
                    pointer: Sequence[str | int]) -> SchemaFinding:
@@ -482,6 +500,38 @@ def _suggest(word: str, choices: Sequence[Any]) -> str | None:
     return close[0] if close else None
 
 
+def _normal_key(key: str) -> str:
+    return key.lower().replace("-", "_")
+
+
+def _edits(a: str, b: str) -> int:
+    """Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, start=1):
+        current = [i] + [0] * len(b)
+        for j, y in enumerate(b, start=1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+def _suggest_key(key: str, allowed: Sequence[str]) -> str | None:
+    """A known key the unknown one is a misspelling of: same up to case and -/_, or one slip
+    (two on a key of 8+ characters). Anything further may be a new field with its own
+    meaning, and naming a different key would send the author the wrong way."""
+    wanted = _normal_key(key)
+    budget = 0 if len(wanted) < 4 else 1 if len(wanted) < 8 else 2
+    best: tuple[int, str] | None = None
+    for name in allowed:
+        distance = _edits(wanted, _normal_key(name))
+        if distance <= budget and (best is None or distance < best[0]):
+            best = (distance, name)
+    return best[1] if best else None
+
+
 def _described(schema: Any) -> str | None:
     if isinstance(schema, dict) and isinstance(schema.get("description"), str):
         return schema["description"]
@@ -497,23 +547,25 @@ def _unknown_keys(ctx: _Context, error: ValidationError, steps: list[_Step]) -> 
     for key in error.instance:
         if key in allowed or any(p.search(key) for p in patterns):
             continue
-        suggestion = _suggest(key, allowed)
+        suggestion = _suggest_key(key, allowed)
         if suggestion:
             message = f"unknown key '{key}' in {where} (did you mean '{suggestion}'?)"
             hint = f"rename it to '{suggestion}'"
         else:
             message = f"unknown key '{key}' in {where}"
-            elsewhere = _owners(ctx.doc.kind).get(key)
+            elsewhere = _owners(ctx.doc.kind, ctx.overlay).get(key)
             listed = ", ".join(allowed[:12]) + (", …" if len(allowed) > 12 else "")
             if elsewhere:
                 hint = f"'{key}' is a key of {' and of '.join(elsewhere[:3])}, not of this mapping: move it or remove it"
             else:
-                hint = f"remove it: nothing reads it (allowed here: {listed})" if allowed else "remove it"
+                hint = (f"remove it: nothing reads it (allowed here: {listed}); " if allowed else "remove it; ") + (
+                    f"if the field is new, declare it in the tree: {OVERLAY_FOLDER}/{ctx.doc.kind}.schema.json"
+                    " or [tool.recipelint.schema] (docs/schemas.md)")
         yield ctx.diagnostic(UNKNOWN_KEY, ctx.doc.key_span(path + (key,)), message, hint, path + (key,))
 
 
-@functools.cache
-def _owners(kind: str) -> dict[str, list[str]]:
+@functools.lru_cache(maxsize=64)
+def _owners(kind: str, overlay: str = "") -> dict[str, list[str]]:
     """Property name -> titles of the closed mappings that define it (for "move it there" hints)."""
     owners: dict[str, set[str]] = {}
 
@@ -529,7 +581,7 @@ def _owners(kind: str) -> dict[str, list[str]]:
             for value in node:
                 visit(value)
 
-    visit(load_schema(kind))
+    visit(schema_for(kind, overlay))
     return {name: sorted(titles) for name, titles in owners.items()}
 
 
@@ -736,23 +788,466 @@ def _get(data: Any, pointer: Sequence[str | int]) -> Any:
     return data
 
 
+# ----------------------------------------------------------------------------- tree overlays
+#
+# A tree may declare schema extensions next to its data, so the pull request that adds a
+# field declares it too: <tree>/schemas/<name>.schema.json|yaml|yml and
+# [tool.recipelint.schema] in the tree's configuration. An overlay is merged into the
+# built-in schema add-only (docs/schemas.md): it may add properties and keywords at places
+# that exist, never change or remove what is built in.
+
+OVERLAY_FOLDER = "schemas"
+OVERLAY_CODE = "RL108"
+CONFIG_CODE = "RL016"
+_OVERLAY_SUFFIXES = (".json", ".yaml", ".yml")
+_MAX_OVERLAY_DEPTH = 64
+# Keywords whose value maps names to schemas; an overlay adds new names (fields) under them.
+_NAME_MAPS = {"properties", "patternProperties", "dependentSchemas", "$defs"}
+_ADDABLE_MAPS = {"properties", "patternProperties", "dependentSchemas"}
+_KEYWORDS = {
+    "$ref", "$comment", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas",
+    "prefixItems", "items", "contains", "properties", "patternProperties", "additionalProperties",
+    "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "const", "enum",
+    "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
+    "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
+    "maxProperties", "minProperties", "required", "dependentRequired", "format", "title",
+    "description", "default", "deprecated", "readOnly", "writeOnly", "examples",
+    "contentEncoding", "contentMediaType", "contentSchema",
+}
+# Keywords that name or re-root schemas: an overlay that added one could redirect the built-in ones.
+_REFUSED = {"$id", "$schema", "$anchor", "$dynamicAnchor", "$dynamicRef", "$vocabulary", "$defs"}
+
+
+@dataclass(frozen=True)
+class TreeOverlay:
+    """The overlays of one tree: per schema name, the canonical JSON of the patches that apply."""
+
+    patches: dict[str, str]
+    problems: tuple[Diagnostic, ...] = ()
+
+
+NO_OVERLAY = TreeOverlay({})
+
+Locator = Callable[[tuple, bool], Span]
+
+
+@dataclass
+class _Source:
+    """One overlay as written: where it is, which code its problems get, how to place a pointer."""
+
+    kind: str
+    patch: Any
+    path: Path
+    code: str
+    locate: Locator
+    label: str
+
+
+def _stat(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size, info.st_ino
+
+
+# root -> (files read, their stat signatures, overlay); re-read when any of those files changes.
+_OVERLAYS: dict[Path, tuple[tuple[Path, ...], tuple, TreeOverlay]] = {}
+
+
+def tree_overlay(root: Path) -> TreeOverlay:
+    """The schema overlays of the tree at ``root`` (NO_OVERLAY when it declares none).
+
+    Cached per tree on the stat signatures of the files it read: every document of a
+    check asks, and without overlays the answer costs three stat calls.
+    """
+    root = Path(os.path.abspath(root))
+    cached = _OVERLAYS.get(root)
+    if cached is not None and tuple(_stat(p) for p in cached[0]) == cached[1]:
+        return cached[2]
+    depends = [root / ".recipelint.toml", root / "pyproject.toml", root / OVERLAY_FOLDER]
+    overlay = _read_overlays(root, depends)
+    _OVERLAYS[root] = (tuple(depends), tuple(_stat(p) for p in depends), overlay)
+    return overlay
+
+
+def _tree_root(doc: Document) -> Path | None:
+    parts = doc.rel.count("/")
+    path = Path(os.path.abspath(doc.path))
+    if parts >= len(path.parents) or not path.as_posix().endswith("/" + doc.rel):
+        return None
+    return path.parents[parts]
+
+
+def _read_overlays(root: Path, depends: list[Path]) -> TreeOverlay:
+    problems: list[Diagnostic] = []
+    sources = _folder_sources(root, problems, depends) + _config_sources(root, problems, depends)
+    patches: dict[str, list[Any]] = {}
+    for kind in SCHEMA_FILES:
+        merged = copy.deepcopy(load_schema(kind))
+        for source in (s for s in sources if s.kind == kind):
+            found = _apply(merged, source)
+            if found:
+                problems += found
+            else:
+                patches.setdefault(kind, []).append(source.patch)
+    if not patches and not problems:
+        return NO_OVERLAY
+    canonical = {kind: json.dumps(listed, sort_keys=True, ensure_ascii=False) for kind, listed in patches.items()}
+    return TreeOverlay(canonical, tuple(problems))
+
+
+def _problem(source: _Source, pointer: tuple, message: str, hint: str, at_key: bool = False) -> Diagnostic:
+    return Diagnostic(source.path, source.locate(pointer, at_key), source.code, Severity.ERROR,
+                      _one_line(message), _one_line(hint), pointer)
+
+
+def _folder_sources(root: Path, problems: list[Diagnostic], depends: list[Path]) -> list[_Source]:
+    """<tree>/schemas/<name>.schema.json|yaml|yml, confined to the tree like every tree file."""
+    folder = root / OVERLAY_FOLDER
+    if not folder.is_dir():
+        return []
+    from recipelint.tree import confined_files
+
+    sources: list[_Source] = []
+    seen: dict[str, Path] = {}
+    files = sorted({p for suffix in _OVERLAY_SUFFIXES for p in confined_files(root, folder, suffix, problems)})
+    for path in files:
+        name, _, suffix = path.name.partition(".schema.")
+        if not suffix:
+            continue  # not an overlay (a README, a helper file)
+        rel = f"{OVERLAY_FOLDER}/{path.name}"
+        depends.append(path)
+        if name not in SCHEMA_FILES:
+            close = difflib.get_close_matches(name, list(SCHEMA_FILES), n=1)
+            problems.append(Diagnostic(
+                path, Span(1, 1), OVERLAY_CODE, Severity.ERROR,
+                f"{rel} names no built-in schema" + (f" (did you mean {close[0]}.schema.{suffix}?)" if close else ""),
+                f"name an overlay after the schema it extends: {', '.join(f'{k}.schema.json' for k in SCHEMA_FILES)}",
+            ))
+            continue
+        if name in seen:
+            problems.append(Diagnostic(
+                path, Span(1, 1), OVERLAY_CODE, Severity.ERROR,
+                f"two overlays for the {name} schema: {OVERLAY_FOLDER}/{seen[name].name} and {rel}",
+                "keep one file per schema: merge them",
+            ))
+            continue
+        seen[name] = path
+        source = _file_source(name, path, rel, OVERLAY_CODE, problems)
+        if source is not None:
+            sources.append(source)
+    return sources
+
+
+def _file_source(kind: str, path: Path, rel: str, code: str, problems: list[Diagnostic]) -> _Source | None:
+    """An overlay file read as the tree's YAML is read (JSON is YAML): positions, limits, no tags."""
+    doc = load_document(path, rel, "other")
+    if doc.problems and path.suffix == ".json":
+        try:  # YAML refuses some valid JSON (a tab before a key): JSON then, without positions
+            doc = Document(path, rel, "other", doc.text, json.loads(doc.text), True)
+        except (ValueError, RecursionError):
+            pass
+    if not doc.usable:
+        problems.extend(doc.problems)
+        return None
+
+    def locate(pointer: tuple, at_key: bool) -> Span:
+        return doc.key_span(pointer) if at_key else doc.span(pointer)
+
+    return _Source(kind, doc.data, path, code, locate, rel)
+
+
+def _config_sources(root: Path, problems: list[Diagnostic], depends: list[Path]) -> list[_Source]:
+    """[tool.recipelint.schema]: per schema name an inline overlay or the path of an overlay file."""
+    from recipelint.config import ConfigError, config_diagnostic, locate, read_config_file
+
+    try:
+        found = read_config_file(root)
+    except ConfigError:
+        return []  # an unreadable configuration is load_config's to report
+    table = found.table.get("schema") if found else None
+    if found is None or table is None:
+        return []
+    if not isinstance(table, dict):
+        problems.append(config_diagnostic(found.path, "'schema' must be a table: schema name = overlay table or file path",
+                                          locate(found.text, "schema")))
+        return []
+    sources: list[_Source] = []
+    for kind, value in table.items():
+        where = locate(found.text, kind, "schema")
+        if kind not in SCHEMA_FILES:
+            close = difflib.get_close_matches(kind, list(SCHEMA_FILES), n=1)
+            problems.append(config_diagnostic(
+                found.path, f"schema.{kind}: no built-in schema is named '{kind}'"
+                + (f" (did you mean '{close[0]}'?)" if close else "") + f"; the names are {', '.join(SCHEMA_FILES)}",
+                where))
+        elif isinstance(value, str):
+            path = _inside_tree(root, value)
+            if path is None:
+                problems.append(config_diagnostic(
+                    found.path, f"schema.{kind}: '{value}' is not an overlay file inside the tree"
+                    " (a .json, .yaml or .yml path relative to the tree root)", locate(found.text, value, kind)))
+                continue
+            depends.append(path)
+            if not _same_as_folder_overlay(root, kind, path):
+                source = _file_source(kind, path, value, OVERLAY_CODE, problems)
+                sources += [source] if source is not None else []
+        elif isinstance(value, dict):
+            sources.append(_Source(kind, value, found.path, CONFIG_CODE, _toml_locator(found.text, kind),
+                                   f"[tool.recipelint.schema.{kind}]"))
+        else:
+            problems.append(config_diagnostic(
+                found.path, f"schema.{kind} must be an overlay table or the path of an overlay file", where))
+    return sources
+
+
+_TOML_KEY = r"""(?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)"""
+_TOML_KEYS = rf"{_TOML_KEY}(?:\s*\.\s*{_TOML_KEY})*"
+_TOML_HEADER = re.compile(rf"^\s*\[\[?\s*({_TOML_KEYS})\s*\]")
+_TOML_ASSIGN = re.compile(rf"^\s*({_TOML_KEYS})\s*=")
+
+
+def _toml_keys(written: str) -> list[str]:
+    return [key[1:-1] if key[:1] in "\"'" else key for key in re.findall(_TOML_KEY, written)]
+
+
+def _toml_locator(text: str, kind: str) -> Locator:
+    """Place a pointer of an inline overlay. tomllib keeps no positions, so each line's key
+    path (its table header plus its own dotted key) is compared with the pointer's: the
+    first line sharing the longest start with it wins."""
+    paths: list[tuple[int, list[str]]] = []
+    header: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if match := _TOML_HEADER.match(line):
+            header = _toml_keys(match.group(1))
+            paths.append((number, header))
+        elif match := _TOML_ASSIGN.match(line):
+            paths.append((number, header + _toml_keys(match.group(1))))
+
+    def find(pointer: tuple, at_key: bool) -> Span:
+        wanted = [kind, *map(str, pointer)]
+        best, where = 0, Span(1, 1)
+        for number, path in paths:
+            tail = path[path.index("schema") + 1:] if "schema" in path else []
+            shared = next((i for i, (a, b) in enumerate(zip(tail, wanted)) if a != b), min(len(tail), len(wanted)))
+            if shared > best:
+                best, where = shared, Span(number, 1)
+        return where
+
+    return find
+
+
+def _inside_tree(root: Path, value: str) -> Path | None:
+    """The overlay file a configured path names, if it is one and stays inside the tree (links resolved)."""
+    if not value.endswith(_OVERLAY_SUFFIXES) or "\x00" in value:
+        return None
+    try:
+        path = (root / value).resolve()
+        path.relative_to(root.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return None
+    return path if path.is_file() else None
+
+
+def _same_as_folder_overlay(root: Path, kind: str, path: Path) -> bool:
+    """The config may name the schemas/ file itself: it is then applied once."""
+    folder = (root / OVERLAY_FOLDER).resolve()
+    return path.parent == folder and path.name.startswith(f"{kind}.schema.")
+
+
+# ----------------------------------------------------------------------------- merging an overlay
+
+
+@dataclass
+class _Merge:
+    source: _Source
+    problems: list[Diagnostic]
+    added: list[tuple[tuple, Any]]
+
+
+def _apply(schema: dict[str, Any], source: _Source) -> list[Diagnostic]:
+    """Merge ``source`` into ``schema`` (in place) if the whole overlay is valid; else its problems."""
+    if not isinstance(source.patch, dict):
+        return [_problem(source, (), f"{source.label} must be a mapping: a fragment of the {source.kind} schema",
+                         'write e.g. {"$defs": {"model": {"properties": {"new_field": {"type": "string"}}}}}')]
+    if _depth(source.patch) > _MAX_OVERLAY_DEPTH:
+        return [_problem(source, (), f"{source.label} nests deeper than {_MAX_OVERLAY_DEPTH} levels",
+                         "an overlay adds fields: write each added fragment out flat")]
+    trial = copy.deepcopy(schema)
+    merge = _Merge(source, [], [])
+    _merge(trial, source.patch, (), False, merge)
+    if not merge.problems:
+        for pointer, value in merge.added:
+            merge.problems += _fragment_problems(trial, source, pointer, value)
+    if not merge.problems:
+        schema.clear()
+        schema.update(trial)
+    return merge.problems
+
+
+def _depth(value: Any) -> int:
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        if level <= _MAX_OVERLAY_DEPTH:
+            children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+            stack += [(child, level + 1) for child in children]
+    return deepest
+
+
+def _merge(base: dict[str, Any], patch: dict[str, Any], at: tuple, in_map: bool, merge: _Merge) -> None:
+    for key, value in patch.items():
+        here = at + (key,)
+        if key in base:
+            old = base[key]
+            if isinstance(old, dict) and isinstance(value, dict):
+                _merge(old, value, here, not in_map and key in _NAME_MAPS, merge)
+            elif old != value or json_type(old) != json_type(value):
+                merge.problems.append(_problem(
+                    merge.source, here, f"the overlay changes the built-in value at {_pointer_text(here)}"
+                    f" ({_shown(old)}); an overlay may only add", _replace_hint(key, old)))
+            continue
+        refusal = _refusal(base, key, at, in_map, merge.source.kind)
+        if refusal:
+            merge.problems.append(_problem(merge.source, here, refusal[0], refusal[1], at_key=True))
+            continue
+        base[key] = copy.deepcopy(value)
+        merge.added.append((here, value))
+
+
+def _replace_hint(key: str, old: Any) -> str:
+    if key == "enum":
+        return "an overlay cannot widen or narrow an enum; change the built-in schema in recipelint"
+    if key == "additionalProperties" and old is False:
+        return "keep the mapping closed: add the new field under 'properties' next to it"
+    return "remove this key from the overlay (a built-in constraint is never removed or changed)"
+
+
+def _refusal(base: dict[str, Any], key: str, at: tuple, in_map: bool, kind: str) -> tuple[str, str] | None:
+    """Why ``key`` may not be added to ``base`` (None: it may)."""
+    where = _pointer_text(at)
+    if in_map:
+        if at and at[-1] in _ADDABLE_MAPS:
+            return None
+        close = _suggest_key(str(key), [str(k) for k in base])
+        return (f"'{key}' is not a definition of the built-in {kind} schema (at {where})"
+                + (f" (did you mean '{close}'?)" if close else ""),
+                "an overlay adds fields under an existing definition's 'properties'; $ref a built-in definition"
+                " instead of adding one")
+    if key in _REFUSED:
+        return (f"an overlay may not add '{key}' (at {where})",
+                "write added fragments inline; $ref may point to a built-in definition")
+    if key not in _KEYWORDS:
+        close = difflib.get_close_matches(str(key), sorted(_KEYWORDS), n=1, cutoff=0.8)
+        return (f"'{key}' is not a JSON Schema keyword (at {where})" + (f" (did you mean '{close[0]}'?)" if close else ""),
+                "a new field goes under 'properties' of the mapping that holds it")
+    ref = base.get("$ref")
+    if key in ("properties", "patternProperties") and isinstance(ref, str) and ref.startswith("#/"):
+        target = "/".join(part.replace("~1", "/").replace("~0", "~") for part in ref[2:].split("/"))
+        return (f"the built-in schema at {where} is a reference to {ref}: fields added here are still refused there",
+                f"add them at /{target}/properties")
+    return None
+
+
+def _pointer_text(pointer: Sequence[Any]) -> str:
+    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in pointer) if pointer else "the root"
+
+
+@functools.cache
+def _metaschema_validator() -> Draft202012Validator:
+    return Draft202012Validator(Draft202012Validator.META_SCHEMA)
+
+
+def _fragment_problems(merged: dict[str, Any], source: _Source, pointer: tuple, value: Any) -> list[Diagnostic]:
+    """An added fragment must be valid JSON Schema, its $refs local and resolvable, its patterns regexes."""
+    fragment = value if pointer[-2:-1] and pointer[-2] in _NAME_MAPS else {pointer[-1]: value}
+    offset = pointer if fragment is value else pointer[:-1]
+    error = best_match(_metaschema_validator().iter_errors(fragment))
+    if error is not None:
+        at = offset + tuple(error.absolute_path)
+        reason = error.message[:160]
+        if at and at[-1] == "type" and isinstance(error.instance, str):
+            reason = f"'{error.instance[:40]}' is not a JSON type ({', '.join(_JSON_TYPE_NAMES)})"
+        return [_problem(source, at, f"not a valid JSON Schema fragment at {_pointer_text(at)}: {reason}",
+                         "see https://json-schema.org/draft/2020-12 for the keyword")]
+    found: list[Diagnostic] = []
+    for at, key, item in _walk(fragment, offset):
+        if key == "$ref" and isinstance(item, str) and not _resolves(merged, item):
+            found.append(_problem(source, at, f"$ref '{item}' does not point into the {source.kind} schema",
+                                  "use a local reference such as #/$defs/args (no other files, no URLs)"))
+        elif key == "pattern" and isinstance(item, str) or key == "patternProperties" and isinstance(item, str):
+            try:
+                re.compile(item)
+            except (re.error, RecursionError, OverflowError) as exc:
+                found.append(_problem(source, at, f"'{item[:60]}' is not a regular expression: {exc}",
+                                      "write a valid pattern", at_key=key == "patternProperties"))
+    return found
+
+
+def _walk(node: Any, at: tuple) -> Iterator[tuple[tuple, str, Any]]:
+    """(pointer, key, value) for every mapping entry, and every patternProperties name as a value."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield at + (key,), str(key), value
+            if key == "patternProperties" and isinstance(value, dict):
+                yield from ((at + (key, name), "patternProperties", name) for name in value)
+            yield from _walk(value, at + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _walk(value, at + (index,))
+
+
+def _resolves(root: dict[str, Any], ref: str) -> bool:
+    if ref == "#":
+        return True
+    if not ref.startswith("#/"):
+        return False
+    target: Any = root
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, dict) and part in target:
+            target = target[part]
+        elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+            target = target[int(part)]
+        else:
+            return False
+    return isinstance(target, (dict, bool))
+
+
+def _overlaid(kind: str, overlay: str) -> dict[str, Any]:
+    """The built-in schema with the (already validated) patches of ``overlay`` merged in."""
+    schema = copy.deepcopy(load_schema(kind))
+    for patch in json.loads(overlay):
+        _merge(schema, patch, (), False, _Merge(_Source(kind, patch, Path(), "", lambda p, k: Span(1, 1), ""), [], []))
+    return schema
+
+
 # ----------------------------------------------------------------------------- entry point
 
 
-def _context(doc: Document) -> _Context:
-    root = load_schema(doc.kind)
-    defs = root.get("$defs", {})
-    return _Context(doc, root, defs.get("version", {}).get("pattern"), defs.get("date", {}).get("pattern"))
+def _context(doc: Document, overlay: str = "") -> _Context:
+    root = schema_for(doc.kind, overlay)
+    defs = load_schema(doc.kind).get("$defs", {})  # RL105/RL106 patterns: built in, an overlay cannot change them
+    return _Context(doc, root, defs.get("version", {}).get("pattern"), defs.get("date", {}).get("pattern"), overlay)
 
 
-def schema_findings(doc: Document) -> list[SchemaFinding]:
+def document_overlay(doc: Document) -> TreeOverlay:
+    """The overlays of the tree a document belongs to (found from its path and tree-relative name)."""
+    root = _tree_root(doc)
+    return tree_overlay(root) if root is not None else NO_OVERLAY
+
+
+def schema_findings(doc: Document, overlay: TreeOverlay | None = None) -> list[SchemaFinding]:
     """Schema findings with their pointers, sorted by position; empty for unparsed files or other kinds."""
     if not doc.usable or doc.kind not in SCHEMA_FILES:
         return []
-    ctx = _context(doc)
+    patches = (overlay or document_overlay(doc)).patches.get(doc.kind, "")
+    ctx = _context(doc, patches)
     found: list[SchemaFinding] = []
-    if not known_valid(doc):
-        for error in validator_for(doc.kind).iter_errors(doc.data):
+    if not known_valid(doc, patches):
+        for error in validator_for(doc.kind, patches).iter_errors(doc.data):
             found.extend(_diagnose(ctx, error))
     found.extend(_written_dates(ctx))
     unique: dict[tuple, SchemaFinding] = {}
@@ -763,5 +1258,12 @@ def schema_findings(doc: Document) -> list[SchemaFinding]:
 
 
 def validate_document(doc: Document) -> list[Diagnostic]:
-    """Schema diagnostics for one loaded document (the `check` pipeline's schema stage)."""
-    return [finding.diagnostic for finding in schema_findings(doc)]
+    """Schema diagnostics for one loaded document (the `check` pipeline's schema stage).
+
+    The problems of the tree's overlays come with every document's (the check keeps one
+    copy of each): they are about the overlay files, whichever document is checked.
+    """
+    if not doc.usable or doc.kind not in SCHEMA_FILES:
+        return []
+    overlay = document_overlay(doc)
+    return [finding.diagnostic for finding in schema_findings(doc, overlay)] + list(overlay.problems)
