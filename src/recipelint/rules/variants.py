@@ -114,29 +114,75 @@ def _draft_target(data: dict[str, Any], draft: str) -> str | None:
 def draft_offered_to_other_checkpoint(ctx: Any) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = doc.data if isinstance(doc.data, dict) else {}
-        for offer in spec_offers(data):
+        offers = list(spec_offers(data))
+        for offer in offers:
             for draft in offer.drafts:
                 if draft.model is None:
                     continue
-                yield from _mismatches(doc, data, offer, draft)
+                yield from _mismatches(doc, data, offer, draft, offers)
+        yield from _variant_drafts(doc, data)
 
 
-def _mismatches(doc: Any, data: dict[str, Any], offer: Offer, draft: Draft) -> Iterator[Finding]:
-    words = precision_words(draft.model or "")
-    target = _draft_target(data, draft.model or "")
+def _mismatch(data: dict[str, Any], variant: str, draft: str) -> str | None:
+    """Why ``draft`` does not fit the checkpoint ``variant`` serves, or None when it does."""
+    words = precision_words(draft)
+    target = _draft_target(data, draft)
+    precision, checkpoint = _precision(data, variant), _checkpoint(data, variant)
+    if words and precision is not None and precision not in words and not _same_family(precision, words):
+        return f"a {'/'.join(sorted(words))} draft served next to a {precision} checkpoint"
+    if target and checkpoint != target:
+        return f"it was made for `{target}`, not `{checkpoint}`"
+    return None
+
+
+def _mismatches(doc: Any, data: dict[str, Any], offer: Offer, draft: Draft, offers: list[Offer]) -> Iterator[Finding]:
     where = f"mode `{offer.mode}` of {offer.feature}" if offer.mode else f"feature {offer.feature}"
+    model = draft.model or ""
+    fitting = [v for v in as_dict(data.get("variants")) if _mismatch(data, v, model) is None]
     for variant in offer.variants:
-        precision, checkpoint = _precision(data, variant), _checkpoint(data, variant)
-        if words and precision is not None and precision not in words and not _same_family(precision, words):
-            reason = f"a {'/'.join(sorted(words))} draft served next to a {precision} checkpoint"
-        elif target and checkpoint != target:
-            reason = f"it was made for `{target}`, not `{checkpoint}`"
-        else:
+        reason = _mismatch(data, variant, model)
+        if reason is None:
             continue
         pointer = offer.pointer + ("variants",) if offer.restricted else draft.pointer
-        yield Finding(doc, pointer,
-                      f"{where} offers draft `{draft.model}` to variant `{variant}`: {reason}",
-                      "limit the mode with `variants:` to the checkpoints the draft was trained for")
+        yield Finding(doc, pointer, f"{where} offers draft `{draft.model}` to variant `{variant}`: {reason}",
+                      _offer_fix(offer, variant, fitting, offers))
+
+
+def _offer_fix(offer: Offer, variant: str, fitting: list[str], offers: list[Offer]) -> str:
+    """A fix that passes RL501 and the rules it leads to: every variant keeps a mode (RL213, RL702)."""
+    if not fitting:
+        return "name a draft made for the checkpoints this recipe serves, or remove this --speculative-config"
+    keep = f"`variants: [{', '.join(fitting)}]`"
+    no_draft = "a mode whose --speculative-config names no draft `model` (e.g. `{\"method\":\"ngram\"," \
+               "\"num_speculative_tokens\":3,\"prompt_lookup_max\":4}`)"
+    if offer.mode is None:
+        return (f"split {offer.feature}'s `args` into `modes`: one with this draft and {keep}, and {no_draft} "
+                "for the other variants (`variants:` is read only on a mode, and every variant needs one)")
+    others = [o for o in offers if o.feature == offer.feature and o.mode != offer.mode]
+    stranded = [v for v in offer.variants if v not in fitting and not any(v in o.variants for o in others)]
+    step = f"remove `{variant}` from the mode's `variants`" if offer.restricted else f"add {keep} to mode `{offer.mode}`"
+    if stranded:
+        step += f", and add {no_draft} for {', '.join(f'`{v}`' for v in stranded)}, which would have no mode left"
+    return step
+
+
+def _variant_drafts(doc: Any, data: dict[str, Any]) -> Iterator[Finding]:
+    """A draft written into a variant's own args: it is served with that variant's checkpoint only."""
+    for name, spec in as_dict(data.get("variants")).items():
+        spec = as_dict(spec)
+        sources = [(("variants", name, "extra_args"), spec.get("extra_args"))]
+        sources += [(("variants", name, "hardware_overrides", hw, "extra_args"), as_dict(o).get("extra_args"))
+                    for hw, o in as_dict(spec.get("hardware_overrides")).items()]
+        for pointer, args in sources:
+            for draft in _spec_configs(args, pointer):
+                reason = _mismatch(data, name, draft.model) if draft.model else None
+                if reason is None or not precision_words(draft.model or ""):
+                    continue
+                yield Finding(doc, draft.pointer,
+                              f"variant `{name}` runs draft `{draft.model}` from its own args: {reason}",
+                              "name a draft made for this variant's checkpoint, or move the "
+                              "--speculative-config into a spec_decoding mode with `variants:` listing the "
+                              "variants it was made for")
 
 
 def _same_family(precision: str, words: set[str]) -> bool:
