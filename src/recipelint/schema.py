@@ -885,7 +885,7 @@ def _read_overlays(root: Path, depends: list[Path]) -> TreeOverlay:
     patches: dict[str, list[Any]] = {}
     for kind in SCHEMA_FILES:
         merged = copy.deepcopy(load_schema(kind))
-        for source in (s for s in sources if s.kind == kind):
+        for source in (s for s in sources if s.kind == kind and not _is_builtin_copy(s)):
             found = _apply(merged, source)
             if found:
                 problems += found
@@ -895,6 +895,12 @@ def _read_overlays(root: Path, depends: list[Path]) -> TreeOverlay:
         return NO_OVERLAY
     canonical = {kind: json.dumps(listed, sort_keys=True, ensure_ascii=False) for kind, listed in patches.items()}
     return TreeOverlay(canonical, tuple(problems))
+
+
+def _is_builtin_copy(source: _Source) -> bool:
+    """A copy of the built-in schema kept in the tree for editors (docs/schemas.md) is no overlay:
+    it carries the built-in $id, and a stale copy must not fail the check."""
+    return isinstance(source.patch, dict) and source.patch.get("$id") == load_schema(source.kind).get("$id")
 
 
 def _problem(source: _Source, pointer: tuple, message: str, hint: str, at_key: bool = False) -> Diagnostic:
