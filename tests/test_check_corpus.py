@@ -61,7 +61,7 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL105", "error"): 1, ("RL107", "error"): 3, ("RL201", "error"): 4, ("RL208", "warning"): 41,
     ("RL209", "error"): 5, ("RL302", "warning"): 1, ("RL303", "info"): 17, ("RL304", "info"): 21,
     ("RL306", "error"): 1, ("RL310", "error"): 12, ("RL312", "warning"): 12, ("RL314", "warning"): 1,
-    ("RL340", "info"): 83, ("RL341", "warning"): 1, ("RL350", "error"): 2, ("RL353", "warning"): 8,
+    ("RL340", "info"): 83, ("RL341", "warning"): 2, ("RL350", "error"): 2, ("RL353", "warning"): 8,
     ("RL355", "warning"): 3, ("RL358", "error"): 58, ("RL360", "info"): 1, ("RL404", "error"): 1,
     ("RL405", "warning"): 3, ("RL406", "warning"): 17, ("RL553", "error"): 24,
     ("RL554", "warning"): 3, ("RL603", "warning"): 3, ("RL706", "info"): 3, ("RL706", "warning"): 1,

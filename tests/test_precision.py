@@ -119,6 +119,18 @@ def test_override_that_reads_as_an_addition_is_reported_with_the_wider_key(tmp_p
     assert "displaces the `nvidia` layer" in finding.message and "`h200:`" in (finding.hint or "")
 
 
+def test_an_option_the_strategy_adds_on_every_generation_is_not_a_kept_copy(tmp_path: Path) -> None:
+    """The TP override adds an autotune opt-out on both generations; on hopper it drops the caps."""
+    data = recipe(hardware_overrides={
+        "hopper": {"extra_args": ["--max-model-len", "200000", "--no-enable-flashinfer-autotune"]},
+        "blackwell": {"extra_args": ["--kv-cache-dtype", "fp8"]}})
+    data["strategy_overrides"] = {"single_node_tp": {"hardware_overrides": {
+        "hopper": {"extra_args": ["--no-enable-flashinfer-autotune"]},
+        "blackwell": {"extra_args": ["--kv-cache-dtype", "fp8", "--no-enable-flashinfer-autotune"]}}}}
+    [finding] = found(check(tmp_path, data), "RL341")
+    assert "hardware_overrides.hopper keeps none" in finding.message and "`--max-model-len`" in finding.message
+
+
 def test_arg_another_layer_sets_again_is_not_dropped(tmp_path: Path) -> None:
     data = recipe(hardware_overrides={"blackwell": {"extra_args": ["--max-num-seqs", "8"]}})
     data["strategy_overrides"] = {"single_node_tp": {

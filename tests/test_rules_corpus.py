@@ -77,9 +77,10 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
     ("RL314", "MiMo-V2.5-Pro: variant --tensor-parallel-size 8 always replaced by the emitter", {
         "models/XiaomiMiMo/MiMo-V2.5-Pro.yaml": 1,
     }),
-    ("RL341", "Inkling-Small: the multi_node_tp_dp hopper override adds context caps and drops the bf16 "
-              "variant's nvidia autotune opt-out (DeepSeek-V4's overrides restate what they keep: replacements)", {
-        "models/thinkingmachines/Inkling-Small.yaml": 1,
+    ("RL341", "overrides that keep nothing they replace: Inkling-Small's multi_node_tp_dp hopper drops the bf16 "
+              "nvidia autotune opt-out, DeepSeek-V4-Pro's single_node_tp hopper the H200 context caps "
+              "(the DeepSeek-V4 blackwell ones keep the FP4 indexer cache: replacements)", {
+        "models/deepseek-ai/DeepSeek-V4-Pro.yaml": 1, "models/thinkingmachines/Inkling-Small.yaml": 1,
     }),
     ("RL404", "MiniMax-M3: docker_image \"docker pull vllm/…\"", {
         "models/MiniMaxAI/MiniMax-M3.yaml": 1,

@@ -473,9 +473,25 @@ def _strategy_override_replaces(assembler: Assembler, combos: list[Combination])
                 entry = vanished.setdefault((target, layer.pointer), (lost, [], key))
                 entry[1].extend(hw for hw in combo.members or (combo.hw_id,) if hw not in entry[1])
     for (target, source), (lost, hardware, key) in vanished.items():
-        if restated.get(target):
+        if restated.get(target, set()) - _strategy_wide(assembler, target[1]):
             continue  # written as a replacement: what it leaves out, it leaves out on purpose
         yield _replacement_finding(assembler, target, source, list(dict.fromkeys(lost)), hardware)
+
+
+def _strategy_wide(assembler: Assembler, strategy: str) -> set[str]:
+    """Options a strategy override sets under every one of its (two or more) generation keys.
+
+    Those are the strategy's own addition (say an autotune opt-out for a latency-oriented
+    strategy); one that happens to be in a replaced layer too is no sign of a copy kept on purpose.
+    """
+    table = as_dict(get(get(get(assembler.recipe, "strategy_overrides"), strategy), "hardware_overrides"))
+    generations = assembler.ctx.generations | {"nvidia"}
+    lists = [get(spec, "extra_args") for key, spec in table.items() if key in generations]
+    if len(lists) < 2:
+        return set()
+    families = [{unit.canonical for unit in assembler.units_of(items)} if isinstance(items, list) else set()
+                for items in lists]
+    return set.intersection(*families)
 
 
 def _replacement_finding(assembler: Assembler, target: Pointer, source: Pointer, lost: list[str],
@@ -485,7 +501,7 @@ def _replacement_finding(assembler: Assembler, target: Pointer, source: Pointer,
     wider = f" (a `{key}` key displaces the `{source_key}` layer too)" if source_key not in (None, key) else ""
     flags = ", ".join(f"`{flag}`" for flag in lost)
     return Finding(assembler.doc, target,
-                   f"strategy_overrides.{strategy}.hardware_overrides.{key} restates none of the args it "
+                   f"strategy_overrides.{strategy}.hardware_overrides.{key} keeps none of the args it "
                    f"replaces, so it reads as an addition, but it drops {flags} of "
                    f"{'.'.join(str(p) for p in source)} from the {strategy} command on "
                    f"{', '.join(hardware)}{wider}",
