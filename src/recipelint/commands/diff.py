@@ -9,109 +9,25 @@ name can neither reach a shell nor be read as an option.
 
 from __future__ import annotations
 
-import subprocess
-import tarfile
 import tempfile
 from contextlib import ExitStack
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import click
 
+from recipelint.revision import (
+    RevisionError,
+    stays_inside,
+    default_tree_path,
+    default_tree_path_for,
+    extract_tree,
+    repository_top,
+    resolve_commit,
+)
 from recipelint.tree import find_tree_root
 
 EXIT_OK, EXIT_CHANGED = 0, 1
-GIT_TIMEOUT = 120
-
-
-def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    try:
-        return subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
-    except FileNotFoundError:
-        raise click.UsageError("git is not installed, so only folders can be compared") from None
-    except subprocess.TimeoutExpired:
-        raise click.ClickException(f"git {args[0]} did not finish in {GIT_TIMEOUT} s") from None
-
-
-def repository_top(cwd: Path) -> Path | None:
-    done = _git(["rev-parse", "--show-toplevel"], cwd)
-    return Path(done.stdout.strip()).resolve() if done.returncode == 0 else None
-
-
-def resolve_commit(spec: str, top: Path) -> str | None:
-    """The commit a revision name means, or None when it names none."""
-    if not spec or spec.startswith("-"):
-        return None
-    done = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{spec}^{{commit}}"], top)
-    sha = done.stdout.strip()
-    return sha if done.returncode == 0 and sha else None
-
-
-def default_tree_path(top: Path, cwd: Path) -> str:
-    """Where the recipe tree lives in the repository: the one around `cwd`, else the
-    repository root when it is a tree, else `recipes`."""
-    here = find_tree_root(cwd)
-    if here is not None:
-        here = here.resolve()
-        if here == top or top in here.parents:
-            return here.relative_to(top).as_posix()
-    return "." if (top / "taxonomy.yaml").is_file() else "recipes"
-
-
-def default_tree_path_for(cwd: Path) -> str:
-    top = repository_top(cwd)
-    return default_tree_path(top, cwd.resolve()) if top is not None else "."
-
-
-def extract_tree(sha: str, top: Path, tree_path: str, destination: Path) -> Path:
-    """Write the revision's files under `tree_path` to `destination`; return the tree folder.
-
-    A revision without that folder gives an empty folder: every rendering of the
-    other side then shows as added or removed.
-    """
-    pathspec = [] if tree_path in ("", ".") else ["--", tree_path]
-    probe = _git(
-        ["ls-tree", "-d", "--name-only", sha, *(["--", tree_path] if pathspec else [])], top
-    )
-    tree = destination / tree_path
-    if probe.returncode != 0 or (pathspec and not probe.stdout.strip()):
-        tree.mkdir(parents=True, exist_ok=True)
-        return tree
-    with subprocess.Popen(
-        ["git", "archive", "--format=tar", sha, *pathspec],
-        cwd=top,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    ) as process:
-        assert process.stdout is not None
-        with tarfile.open(fileobj=process.stdout, mode="r|") as archive:
-            _extract_all(archive, destination)
-        error = process.stderr.read().decode("utf-8", "replace") if process.stderr else ""
-    if process.returncode != 0:
-        raise click.ClickException(f"git archive {sha[:12]} failed: {error.strip()}")
-    tree.mkdir(parents=True, exist_ok=True)
-    return tree
-
-
-def _extract_all(archive: tarfile.TarFile, destination: Path) -> None:
-    if hasattr(tarfile, "data_filter"):
-        # refuses absolute names, links leaving the folder, devices
-        archive.extractall(destination, filter="data")
-        return
-    for member in archive:  # Python < 3.11.4: keep plain files and folders only
-        inside = (
-            not PurePosixPath(member.name).is_absolute()
-            and ".." not in PurePosixPath(member.name).parts
-        )
-        if inside and (member.isfile() or member.isdir()):
-            archive.extract(member, destination)
 
 
 def resolve_side(spec: str, tree_path: str | None, stack: ExitStack, cwd: Path) -> Path:
@@ -125,19 +41,22 @@ def resolve_side(spec: str, tree_path: str | None, stack: ExitStack, cwd: Path) 
                 "(no folder above it holds taxonomy.yaml and models/)"
             )
         return root
-    top = repository_top(cwd)
-    if top is None:
-        raise click.UsageError(f"{spec!r} is not a folder, and {cwd} is not in a git repository")
-    sha = resolve_commit(spec, top)
-    if sha is None:
-        raise click.UsageError(
-            f"{spec!r} is neither a folder nor a revision of the repository at {top}"
-        )
-    where = tree_path if tree_path is not None else default_tree_path(top, cwd.resolve())
-    if PurePosixPath(where).is_absolute() or ".." in PurePosixPath(where).parts:
-        raise click.UsageError(f"--tree {where!r} must be a relative path inside the repository")
-    temporary = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="recipelint-diff-")))
-    return extract_tree(sha, top, where, temporary)
+    try:
+        top = repository_top(cwd)
+        if top is None:
+            raise click.UsageError(f"{spec!r} is not a folder, and {cwd} is not in a git repository")
+        sha = resolve_commit(spec, top)
+        if sha is None:
+            raise click.UsageError(
+                f"{spec!r} is neither a folder nor a revision of the repository at {top}"
+            )
+        where = tree_path if tree_path is not None else default_tree_path(top, cwd.resolve())
+        if not stays_inside(where):
+            raise RevisionError(f"--tree {where!r} must be a relative path inside the repository")
+        temporary = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="recipelint-diff-")))
+        return extract_tree(sha, top, where, temporary)
+    except RevisionError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def compiled_documents(root: Path, label: str) -> dict[str, Any]:
