@@ -287,3 +287,39 @@ def test_install_step_installs_the_actions_own_checkout(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0 and "recipelint" in done.stdout, done.stderr
+
+
+def test_pull_request_flow_annotates_only_what_the_pull_request_introduces(
+    tmp_path: Path,
+) -> None:
+    """The base already has dates out of order; the pull request adds an unknown hardware id."""
+    repo = tmp_path / "work"
+    shutil.copytree(EMBEDDED_TREE, repo)
+    path = repo / RECIPE
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "date_updated: 2026-11-29", "date_updated: 2026-11-01", 1), encoding="utf-8")
+    _git(tmp_path, "init", "-q", str(repo))
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "base")
+    base = _git(repo, "rev-parse", "HEAD")
+    hardware = "    h100: verified\n"
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        hardware, hardware + "    h1000: verified\n", 1), encoding="utf-8")
+    runner = tmp_path / "runner"
+    runner.mkdir()
+
+    context = {"inputs.new-findings-only": "true", "github.event.pull_request.base.sha": base}
+    status, outputs, log = _run_step("Pull request base", repo, context, runner)
+    assert status == 0 and outputs == {"rev": base}, log
+
+    context |= {"inputs.path": ".", "inputs.fail-on": "error", "steps.base.outputs.rev": base}
+    status, outputs, log = _run_step("recipelint check", repo, context, runner)
+    assert (status, outputs["exit-code"]) == (1, "1"), log
+    annotations = [line for line in log.splitlines() if line.startswith("::")]
+    assert len(annotations) == 1 and "RL201" in annotations[0] and "h1000" in annotations[0], log
+    assert "7 findings were already present" in log  # RL553, and the tree's 2 warnings, 4 notes
+
+    status, _, summary = _run_step("Job summary", repo, context, runner)
+    assert status == 0, summary
+    assert "| `RL201` |" in summary and "| `RL553` |" not in summary
+    assert f"7 findings were already present at `{base}`" in summary

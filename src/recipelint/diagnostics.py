@@ -45,6 +45,7 @@ class Related:
     path: Path
     span: Span
     message: str
+    pointer: tuple[str | int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

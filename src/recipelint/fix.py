@@ -561,15 +561,6 @@ def write_fixed(result: FixResult) -> None:
             raise
 
 
-def configured(root: Path, select: tuple[str, ...], ignore: tuple[str, ...]) -> Config:
-    config = load_config(root)
-    if select:
-        config = replace(config, select=tuple(s.upper() for s in select))
-    if ignore:
-        config = replace(config, ignore=config.ignore + tuple(i.upper() for i in ignore))
-    return config
-
-
 @dataclass
 class Changes:
     """What `check --fix/--diff` did over every tree named on the command line."""
@@ -588,12 +579,13 @@ def _display(path: Path) -> str:
 def fix_paths(groups: dict[Path, list[Path]], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
               write: bool = True) -> Changes:
     """Fix the named files of each tree (the rest of the tree is context), writing them if ``write``."""
+    from recipelint.checking import CheckOptions, tree_config
     from recipelint.config import ConfigError
 
     changes = Changes()
     for root, targets in groups.items():
         try:
-            config = configured(root, select, ignore)
+            config = tree_config(root, CheckOptions(select, ignore))
         except ConfigError:
             continue  # the check that follows reports the broken configuration
 

@@ -71,7 +71,20 @@ def _excerpt(diag: Diagnostic, text: str | None) -> list[str]:
     return [f"{gutter}{line}", " " * (len(gutter) + diag.span.column - 1) + "^" * width]
 
 
-def as_record(diag: Diagnostic) -> dict[str, object]:
+def fingerprint_in(diag: Diagnostic, roots: Sequence[Path]) -> str:
+    """The finding's fingerprint, relative to the innermost tree root that holds it."""
+    from recipelint.baseline import fingerprint
+
+    holding = [root for root in roots if root == diag.path or root in diag.path.parents]
+    return fingerprint(diag, max(holding, key=lambda r: len(r.parts)) if holding else Path("/"))
+
+
+def _related_records(diag: Diagnostic) -> list[dict[str, object]]:
+    return [{"path": display_path(r.path), "line": r.span.line, "column": r.span.column,
+             "message": r.message} for r in diag.related]
+
+
+def as_record(diag: Diagnostic, roots: Sequence[Path] = ()) -> dict[str, object]:
     return {
         "path": display_path(diag.path),
         "line": diag.span.line,
@@ -82,11 +95,13 @@ def as_record(diag: Diagnostic) -> dict[str, object]:
         "severity": str(diag.severity),
         "message": diag.message,
         "hint": diag.hint,
+        "fingerprint": fingerprint_in(diag, roots),
+        "related": _related_records(diag),
     }
 
 
-def format_json(diagnostics: Sequence[Diagnostic]) -> str:
-    return json.dumps([as_record(d) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
+def format_json(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) -> str:
+    return json.dumps([as_record(d, roots) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
 
 
 def _escape_data(text: str) -> str:
@@ -97,7 +112,7 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def format_github(diagnostics: Sequence[Diagnostic]) -> str:
+def format_github(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) -> str:
     """GitHub workflow commands; escaping keeps recipe text from starting a new command."""
     from recipelint.catalog import rule_info
 
@@ -115,17 +130,20 @@ def format_github(diagnostics: Sequence[Diagnostic]) -> str:
         # A file name may carry terminal escapes too: GitHub's log viewer renders them.
         rendered = ",".join(f"{k}={_escape_property(strip_controls(str(v)))}" for k, v in props.items())
         message = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
+        message += "".join(f"\nsee {display_path(r.path)}:{r.span.line}: {r.message}" for r in diag.related)
         lines.append(f"::{command[diag.severity]} {rendered}::{_escape_data(strip_controls(message))}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def format_sarif(diagnostics: Sequence[Diagnostic]) -> str:
+def format_sarif(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) -> str:
     from recipelint.sarif import build_sarif
 
-    return json.dumps(build_sarif(diagnostics), indent=2, ensure_ascii=False) + "\n"
+    fingerprints = [fingerprint_in(d, roots) for d in diagnostics]
+    return json.dumps(build_sarif(diagnostics, fingerprints=fingerprints), indent=2,
+                      ensure_ascii=False) + "\n"
 
 
-FORMATTERS: dict[str, Callable[[Sequence[Diagnostic]], str]] = {
+FORMATTERS: dict[str, Callable[..., str]] = {
     "json": format_json,
     "github": format_github,
     "sarif": format_sarif,

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from recipelint import __version__
 from recipelint.catalog import RuleInfo, load_catalog
-from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.diagnostics import Diagnostic, Severity, Span
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 # Relative artifact URIs are relative to the folder recipelint ran in; code-scanning
@@ -49,33 +49,45 @@ def _artifact(path: Path, base: Path) -> dict[str, Any]:
     return {"uri": quote(relative, safe="/", errors="surrogateescape"), "uriBaseId": SRCROOT}
 
 
-def _location(diag: Diagnostic, base: Path) -> dict[str, Any]:
-    region: dict[str, Any] = {"startLine": diag.span.line, "startColumn": diag.span.column}
-    if diag.span.end_line:
-        region["endLine"] = diag.span.end_line
-    if diag.span.end_column:
-        region["endColumn"] = diag.span.end_column
-    return {"physicalLocation": {"artifactLocation": _artifact(diag.path, base), "region": region}}
+def _location(path: Path, span: Span, base: Path) -> dict[str, Any]:
+    region: dict[str, Any] = {"startLine": span.line, "startColumn": span.column}
+    if span.end_line:
+        region["endLine"] = span.end_line
+    if span.end_column:
+        region["endColumn"] = span.end_column
+    return {"physicalLocation": {"artifactLocation": _artifact(path, base), "region": region}}
 
 
-def build_sarif(diagnostics: Sequence[Diagnostic], base: Path | None = None) -> dict[str, Any]:
+def _result(diag: Diagnostic, rule_index: int, base: Path, fingerprint: str | None) -> dict[str, Any]:
+    text = diag.message + (f" (hint: {diag.hint})" if diag.hint else "")
+    result: dict[str, Any] = {
+        "ruleId": diag.code,
+        "ruleIndex": rule_index,
+        "level": _LEVELS[diag.severity],
+        "message": {"text": text},
+        "locations": [_location(diag.path, diag.span, base)],
+    }
+    if diag.related:
+        result["relatedLocations"] = [
+            {"id": number, **_location(r.path, r.span, base), "message": {"text": r.message}}
+            for number, r in enumerate(diag.related, start=1)
+        ]
+    if fingerprint:
+        # Code scanning matches alerts across runs by these: no line in them, so an
+        # edit above a finding does not reopen it.
+        result["partialFingerprints"] = {"recipelintFingerprint/v1": fingerprint}
+    return result
+
+
+def build_sarif(diagnostics: Sequence[Diagnostic], base: Path | None = None,
+                fingerprints: Sequence[str] | None = None) -> dict[str, Any]:
     base = Path(os.path.abspath(base or Path.cwd()))
     catalog = load_catalog()
     codes = sorted({d.code for d in diagnostics} | set(catalog))
     rules = [_rule_descriptor(catalog[c]) if c in catalog else {"id": c} for c in codes]
     index = {rule["id"]: n for n, rule in enumerate(rules)}
-    results = []
-    for diag in diagnostics:
-        text = diag.message + (f" (hint: {diag.hint})" if diag.hint else "")
-        results.append(
-            {
-                "ruleId": diag.code,
-                "ruleIndex": index[diag.code],
-                "level": _LEVELS[diag.severity],
-                "message": {"text": text},
-                "locations": [_location(diag, base)],
-            }
-        )
+    keys = list(fingerprints) if fingerprints is not None else [None] * len(diagnostics)
+    results = [_result(diag, index[diag.code], base, key) for diag, key in zip(diagnostics, keys)]
     driver = {
         "name": "recipelint",
         "version": __version__,

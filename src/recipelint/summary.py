@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from recipelint.catalog import rule_info
+from recipelint.checking import CheckResult
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.diffing import markdown_code
 
@@ -53,17 +54,22 @@ def findings_markdown(
     return "\n".join(lines) + "\n"
 
 
-def _check(paths: tuple[Path, ...]) -> tuple[list[Diagnostic], int, list[Path]]:
-    from recipelint.commands.check import check_tree, group_by_tree
+def known_markdown(known: int, new_from_rev: str) -> str:
+    """The findings a pull request did not introduce: counted, not annotated."""
+    if not known:
+        return f"No finding was already present at {markdown_code(new_from_rev)}.\n"
+    plural = "s were" if known != 1 else " was"
+    return (f"{known} finding{plural} already present at {markdown_code(new_from_rev)}: "
+            "not annotated, and not counted above.\n")
 
-    diagnostics: list[Diagnostic] = []
-    files = 0
-    groups = group_by_tree(paths)
-    for root, targets in groups.items():
-        found, counted, _ = check_tree(root, targets)
-        diagnostics.extend(found)
-        files += counted
-    return diagnostics, files, list(groups)
+
+def _check(paths: tuple[Path, ...], new_from_rev: str | None) -> CheckResult:
+    from recipelint.checking import CheckError, CheckOptions, run_check
+
+    try:
+        return run_check(paths, CheckOptions(new_from_rev=new_from_rev))
+    except CheckError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def diff_markdown(base: str, tree_root: Path) -> str:
@@ -94,19 +100,27 @@ def diff_markdown(base: str, tree_root: Path) -> str:
     help="Also list the resolved-command changes from this git revision to the tree.",
 )
 @click.option(
+    "--new-from-rev",
+    metavar="REV",
+    help="Count only findings absent at this git revision; state the others separately.",
+)
+@click.option(
     "--output",
     "-o",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Append to this file (e.g. $GITHUB_STEP_SUMMARY) instead of printing.",
 )
-def summary_command(paths: tuple[Path, ...], diff_base: str | None, output: Path | None) -> None:
+def summary_command(paths: tuple[Path, ...], diff_base: str | None, new_from_rev: str | None,
+                    output: Path | None) -> None:
     """Markdown summary of `recipelint check` (counts per rule) and, with
     --diff-base, of the command changes: the GitHub Action's job summary."""
     paths = paths or (Path("."),)
-    diagnostics, files, roots = _check(paths)
-    parts = [findings_markdown(diagnostics, files)]
+    result = _check(paths, new_from_rev)
+    parts = [findings_markdown(result.diagnostics, result.files)]
+    if new_from_rev is not None:
+        parts.append(known_markdown(result.known, new_from_rev))
     if diff_base is not None:
-        parts += [diff_markdown(diff_base, root) for root in roots]
+        parts += [diff_markdown(diff_base, tree.root) for tree in result.trees]
     text = "\n".join(parts)
     if output is None:
         click.echo(text, nl=False)

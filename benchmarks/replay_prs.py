@@ -1,0 +1,159 @@
+"""Replay merged pull requests of a recipe repository and print the annotations each one gets.
+
+A pull request is a commit on the first-parent history of a branch whose subject names it
+as ``(#N)``; its parent is the base. Each one is checked out in a temporary clone and
+checked as the GitHub Action checks it, and the error and warning findings, the ones
+that become annotations, are printed per pull request with totals at the end.
+
+    python benchmarks/replay_prs.py GITDIR [--branch main] [--limit N] [--pr 827 --pr 821]
+        [--mode new-from-rev|whole-tree] [--recipelint "python -m recipelint"] [--json OUT]
+
+``--mode whole-tree`` is what the action did before it knew the base: every finding of the
+whole tree. ``--mode new-from-rev`` (the default) passes ``--new-from-rev BASE``, as the
+action does on ``pull_request`` events. Only pull requests that change a tree file
+(the example workflow's path filter) are replayed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PR_SUBJECT = re.compile(r"\(#(\d+)\)\s*$")
+TREE_FILE = re.compile(r"^(models/.+|strategies/[^/]+|kv_store/[^/]+|taxonomy|platforms)\.ya?ml$")
+ANNOTATED = ("error", "warning")
+
+
+@dataclass
+class PullRequest:
+    number: int
+    head: str
+    base: str
+    subject: str
+
+
+@dataclass
+class Replay:
+    pr: PullRequest
+    status: int
+    annotations: list[dict] = field(default_factory=list)
+    error: str = ""
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def merged_pull_requests(repo: Path, branch: str) -> list[PullRequest]:
+    """Oldest first, only those whose base already holds a recipe tree."""
+    found = []
+    log = git(repo, "log", "--first-parent", "--format=%H%x09%P%x09%s", branch)
+    for line in log.splitlines():
+        head, parents, subject = line.split("\t", 2)
+        match = PR_SUBJECT.search(subject)
+        if match and parents:
+            found.append(PullRequest(int(match.group(1)), head, parents.split()[0], subject))
+    found.reverse()
+    return [pr for pr in found if _has_tree(repo, pr.base) and _changes_tree(repo, pr)]
+
+
+def _has_tree(repo: Path, rev: str) -> bool:
+    return subprocess.run(["git", "-C", str(repo), "cat-file", "-e", f"{rev}:taxonomy.yaml"],
+                          capture_output=True).returncode == 0
+
+
+def _changes_tree(repo: Path, pr: PullRequest) -> bool:
+    names = git(repo, "diff", "--name-only", pr.base, pr.head).splitlines()
+    return any(TREE_FILE.match(name) for name in names)
+
+
+def replay(clone: Path, pr: PullRequest, command: list[str], mode: str) -> Replay:
+    git(clone, "checkout", "--quiet", "--force", pr.head)
+    git(clone, "clean", "-fdxq")
+    args = [*command, "check", "--format", "json", "--jobs", "1"]
+    if mode == "new-from-rev":
+        args += ["--new-from-rev", pr.base]
+    done = subprocess.run([*args, "."], cwd=clone, capture_output=True, text=True)
+    try:
+        findings = json.loads(done.stdout)
+    except ValueError:
+        findings = None
+    if done.returncode not in (0, 1) or not isinstance(findings, list):
+        lines = done.stderr.strip().splitlines()
+        return Replay(pr, done.returncode, error=lines[-1] if lines else "no output")
+    return Replay(pr, done.returncode, [f for f in findings if f["severity"] in ANNOTATED])
+
+
+def _print(result: Replay, verbose: bool) -> None:
+    counts = Counter(f["severity"] for f in result.annotations)
+    codes = Counter(f["code"] for f in result.annotations)
+    summary = " ".join(f"{code}x{n}" for code, n in sorted(codes.items()))
+    status = f"exit {result.status}" + (f" ({result.error})" if result.error else "")
+    print(f"#{result.pr.number} {result.pr.head[:9]} {counts['error']}E {counts['warning']}W "
+          f"{status} {summary}".rstrip())
+    if verbose:
+        for f in result.annotations:
+            print(f"    {f['path']}:{f['line']}:{f['column']}: {f['code']} {f['severity']}: "
+                  f"{f['message']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("repo", type=Path, help="a git directory or checkout of the recipe repository")
+    parser.add_argument("--branch", default="main")
+    parser.add_argument("--pr", type=int, action="append", default=[], help="only this pull request")
+    parser.add_argument("--limit", type=int, default=0, help="only the newest N pull requests")
+    parser.add_argument("--mode", choices=["new-from-rev", "whole-tree"], default="new-from-rev")
+    parser.add_argument("--recipelint", default=f"{shlex.quote(sys.executable)} -m recipelint",
+                        help="the command that runs recipelint")
+    parser.add_argument("--json", type=Path, help="also write every annotation here")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print each annotation")
+    options = parser.parse_args(argv)
+
+    prs = merged_pull_requests(options.repo, options.branch)
+    if options.pr:
+        prs = [pr for pr in prs if pr.number in set(options.pr)]
+    if options.limit:
+        prs = prs[-options.limit:]
+    command = shlex.split(options.recipelint)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="replay-") as scratch:
+        clone = Path(scratch) / "repo"
+        subprocess.run(["git", "clone", "--quiet", "--shared", "--no-checkout", str(options.repo),
+                        str(clone)], check=True)
+        for pr in prs:
+            result = replay(clone, pr, command, options.mode)
+            results.append(result)
+            _print(result, options.verbose)
+            sys.stdout.flush()
+    _totals(results)
+    if options.json:
+        options.json.write_text(json.dumps(
+            [{"pr": r.pr.number, "head": r.pr.head, "base": r.pr.base, "status": r.status,
+              "error": r.error, "annotations": r.annotations} for r in results], indent=1) + "\n")
+    return 0
+
+
+def _totals(results: list[Replay]) -> None:
+    severities = Counter(f["severity"] for r in results for f in r.annotations)
+    codes = Counter(f["code"] for r in results for f in r.annotations)
+    failing = sum(1 for r in results if r.status == 1)
+    broken = sum(1 for r in results if r.status not in (0, 1))
+    with_annotations = sum(1 for r in results if r.annotations)
+    print(f"pull requests: {len(results)}; with annotations: {with_annotations}; "
+          f"failing (exit 1): {failing}; usage/internal errors: {broken}")
+    print(f"annotations: {severities['error']} errors, {severities['warning']} warnings")
+    print("per code: " + " ".join(f"{c}x{n}" for c, n in sorted(codes.items())))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""Findings that were already there: fingerprints, baseline files, and new-versus-old.
+
+A fingerprint names a finding without its line, so that an edit above it does not
+make an old finding look new: the file's path inside the tree, the rule code, the
+document pointer of the finding and its message with line references and counts
+taken out. Two findings with one fingerprint are matched by number: a pull request
+that adds a third copy of a finding already present twice has one new finding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from recipelint.diagnostics import Diagnostic
+
+BASELINE_VERSION = 1
+# `models/x.yaml:124`, `line 12`, `lines 3-5`: where something else is, which moves with edits.
+_LINE_REFERENCE = re.compile(r"(\.ya?ml|\.toml|\.json):\d+(:\d+)?|\blines? \d+(\s*[-–]\s*\d+)?")
+# How many more places or combinations share a collapsed finding: changes with unrelated edits.
+_COUNT = re.compile(r"\b\d+(?= (?:more|other|variants?|hardware|strateg(?:y|ies)|items?|"
+                    r"recipes?|combinations?|renderings?|places?)\b)")
+
+
+class BaselineError(Exception):
+    """A baseline file that cannot be read or written."""
+
+
+def normalised_message(message: str) -> str:
+    return _COUNT.sub("N", _LINE_REFERENCE.sub(r"\1", message))
+
+
+def tree_path(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def pointer_text(pointer: Sequence[str | int]) -> str:
+    """RFC 6901 JSON pointer."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in pointer)
+
+
+def fingerprint(diag: Diagnostic, root: Path) -> str:
+    parts = (tree_path(diag.path, root), diag.code, pointer_text(diag.pointer),
+             normalised_message(diag.message))
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:20]
+
+
+@dataclass
+class Split:
+    """Findings of the checked tree sorted into new ones and ones already known."""
+
+    new: list[Diagnostic] = field(default_factory=list)
+    known: list[Diagnostic] = field(default_factory=list)
+    # Known fingerprints that matched nothing: fixed since, or moved.
+    stale: Counter[str] = field(default_factory=Counter)
+
+
+def split_known(found: Iterable[Diagnostic], root: Path, known: Counter[str]) -> Split:
+    remaining = Counter(known)
+    split = Split()
+    for diag in found:
+        key = fingerprint(diag, root)
+        if remaining[key] > 0:
+            remaining[key] -= 1
+            split.known.append(diag)
+        else:
+            split.new.append(diag)
+    split.stale = +remaining
+    return split
+
+
+def fingerprints(found: Iterable[Diagnostic], root: Path) -> Counter[str]:
+    return Counter(fingerprint(diag, root) for diag in found)
+
+
+def baseline_entries(found: Iterable[tuple[Diagnostic, Path]]) -> list[dict[str, Any]]:
+    """Readable entries, sorted so that the file's diff in review shows what changed."""
+    entries = [{
+        "path": tree_path(diag.path, root),
+        "code": diag.code,
+        "pointer": pointer_text(diag.pointer),
+        "message": normalised_message(diag.message),
+        "fingerprint": fingerprint(diag, root),
+    } for diag, root in found]
+    return sorted(entries, key=lambda e: (e["path"], e["code"], e["pointer"], e["message"]))
+
+
+def write_baseline(path: Path, found: Iterable[tuple[Diagnostic, Path]]) -> int:
+    entries = baseline_entries(found)
+    document = {"recipelint-baseline": BASELINE_VERSION, "findings": entries}
+    try:
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise BaselineError(f"cannot write the baseline {path}: {exc.strerror or exc}") from None
+    return len(entries)
+
+
+def read_baseline(path: Path) -> tuple[Counter[str], dict[str, dict[str, Any]]]:
+    """Fingerprint counts, and one readable entry per fingerprint for reporting stale ones."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BaselineError(f"cannot read the baseline {path}: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise BaselineError(f"the baseline {path} is not JSON: {exc}") from None
+    if not isinstance(document, dict):
+        document = {}
+    entries = document.get("findings")
+    if document.get("recipelint-baseline") != BASELINE_VERSION or not isinstance(entries, list):
+        raise BaselineError(f"{path} is not a recipelint baseline (write one with --write-baseline)")
+    counts: Counter[str] = Counter()
+    described: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        key = entry.get("fingerprint") if isinstance(entry, dict) else None
+        if not isinstance(key, str):
+            raise BaselineError(f"{path}: every entry needs a fingerprint string")
+        counts[key] += 1
+        described.setdefault(key, entry)
+    return counts, described

@@ -1,0 +1,174 @@
+"""One `recipelint check` run over named paths: trees found, checked, and old findings set aside.
+
+The command layer (`check`, `summary`) only parses options and prints; this module
+finds the tree around each path, runs the engine, and, given a base revision or a
+baseline file, separates the findings the change introduced from those that were
+already there.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from recipelint.baseline import BaselineError, read_baseline, split_known, fingerprints
+from recipelint.config import Config, ConfigError, load_config
+from recipelint.diagnostics import Diagnostic
+from recipelint.tree import find_tree_root
+
+
+class CheckError(Exception):
+    """A usage problem found while running the check (a bad revision, an unreadable baseline)."""
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    jobs: int = 1
+    # Report only findings absent at this git revision (a pull request's base).
+    new_from_rev: str | None = None
+    # Report only findings absent from this baseline file.
+    baseline: Path | None = None
+
+
+@dataclass
+class TreeCheck:
+    root: Path
+    diagnostics: list[Diagnostic]
+    files: int
+    sources: dict[Path, str]
+
+
+@dataclass
+class CheckResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: int = 0
+    sources: dict[Path, str] = field(default_factory=dict)
+    # Findings set aside because they were present at the base revision or in the baseline.
+    known: int = 0
+    # Baseline entries that matched no finding: fixed since, and ready to be dropped.
+    stale: list[dict[str, Any]] = field(default_factory=list)
+    trees: list[TreeCheck] = field(default_factory=list)
+    # Named paths that are not inside any recipe tree.
+    outside: list[Path] = field(default_factory=list)
+
+
+def group_by_tree(paths: tuple[Path, ...] | list[Path]) -> tuple[dict[Path, list[Path]], list[Path]]:
+    """Named paths grouped by the tree around them, and those inside no tree."""
+    groups: dict[Path, list[Path]] = defaultdict(list)
+    outside: list[Path] = []
+    for path in paths:
+        root = find_tree_root(path)
+        if root is None:
+            outside.append(path)
+        else:
+            groups[root].append(path.resolve())
+    return groups, outside
+
+
+def tree_config(root: Path, options: CheckOptions) -> Config:
+    """The tree's configuration with the command line's select and ignore on top."""
+    config = load_config(root)
+    if options.select:
+        config = replace(config, select=options.select)
+    if options.ignore:
+        config = replace(config, ignore=config.ignore + options.ignore)
+    return config
+
+
+def check_tree(root: Path, targets: list[Path], options: CheckOptions,
+               config: Config | None = None) -> TreeCheck:
+    from recipelint.engine import run_checks
+    from recipelint.tree import load_tree
+
+    try:
+        config = config or tree_config(root, options)
+    except ConfigError as exc:
+        return TreeCheck(root, [exc.diagnostic], 0, {})
+    tree = load_tree(root, config.limits)
+    found = run_checks(tree, config, focus=lambda path: _selected_path(path, root, targets),
+                       jobs=options.jobs)
+    sources = {doc.path: doc.text for doc in tree.documents()}
+    files = sum(1 for doc in tree.documents() if _selected_path(doc.path, root, targets))
+    return TreeCheck(root, found, files, sources)
+
+
+def _selected_path(path: Path, root: Path, targets: list[Path]) -> bool:
+    return any(t == root or t == path or t in path.parents for t in targets)
+
+
+def run_check(paths: tuple[Path, ...] | list[Path], options: CheckOptions) -> CheckResult:
+    groups, outside = group_by_tree(paths)
+    result = CheckResult(outside=outside)
+    known: Counter[str] = Counter()
+    described: dict[str, dict[str, Any]] = {}
+    if options.baseline is not None:
+        try:
+            known, described = read_baseline(options.baseline)
+        except BaselineError as exc:
+            raise CheckError(str(exc)) from None
+    remaining = Counter(known)
+    for root, targets in groups.items():
+        checked = check_tree(root, targets, options)
+        result.trees.append(checked)
+        result.files += checked.files
+        result.sources.update(checked.sources)
+        found = checked.diagnostics
+        if options.new_from_rev is not None:
+            base = _base_fingerprints(root, targets, options)
+            split = split_known(found, root, base)
+            found, result.known = split.new, result.known + len(split.known)
+        if options.baseline is not None:
+            split = split_known(found, root, remaining)
+            found, result.known = split.new, result.known + len(split.known)
+            remaining = split.stale
+        result.diagnostics.extend(found)
+    result.stale = [described[key] for key in sorted(remaining, key=lambda k: _entry_order(described[k]))
+                    for _ in range(remaining[key])]
+    return result
+
+
+def _entry_order(entry: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(str(entry.get(key, "")) for key in ("path", "code", "pointer", "message"))
+
+
+def _base_fingerprints(root: Path, targets: list[Path], options: CheckOptions) -> Counter[str]:
+    """Fingerprints of the findings the same check gives on the tree at the base revision.
+
+    The base is judged by the checked tree's configuration: a pull request that changes
+    the configuration is measured by the rules it proposes.
+    """
+    from recipelint.revision import RevisionError, extract_tree, repository_top, resolve_commit
+
+    rev = options.new_from_rev or ""
+    try:
+        top = repository_top(root)
+        if top is None:
+            raise CheckError(f"--new-from-rev needs a git repository, and {root} is not in one")
+        sha = resolve_commit(rev, top)
+        if sha is None:
+            raise CheckError(f"--new-from-rev {rev!r} names no commit of the repository at {top} "
+                             "(in a shallow clone, fetch the base commit first)")
+        tree_path = Path(root).resolve().relative_to(top).as_posix()
+        try:
+            config = tree_config(root, options)
+        except ConfigError:
+            return Counter()  # the configuration error is reported by the checked tree itself
+        with tempfile.TemporaryDirectory(prefix="recipelint-base-") as scratch:
+            from recipelint.revision import TREE_ENTRIES
+
+            base_root = extract_tree(sha, top, tree_path, Path(scratch), TREE_ENTRIES)
+            if find_tree_root(base_root) != base_root:
+                return Counter()  # the tree is new: every finding is new
+            base_targets = [base_root / t.relative_to(root) for t in targets if t != root]
+            base_targets = [t for t in base_targets if t.exists()]
+            if not base_targets or any(t == root for t in targets):
+                base_targets = [base_root]
+            checked = check_tree(base_root, base_targets, options, config)
+            return fingerprints(checked.diagnostics, base_root)
+    except RevisionError as exc:
+        raise CheckError(str(exc)) from None
