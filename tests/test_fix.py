@@ -414,9 +414,11 @@ def _planned_changes(tree: Any, findings: list[Any]) -> tuple[dict[str, str], di
     renames: dict[str, str] = {}
     splits: dict[str, tuple[str, str]] = {}
     env_values: dict[str, Any] = {}
-    for diag in findings:
+    # A finding collapsed over several items of one list names the others in `related`.
+    places = [(d, d.pointer) for d in findings] + [(d, r.pointer) for d in findings for r in d.related]
+    for diag, pointer in places:
         value: Any = docs[diag.path].data
-        for part in diag.pointer:
+        for part in pointer:
             value = value[part]
         if diag.code == "RL304":
             head, equals, rest = value.partition("=")
@@ -425,7 +427,7 @@ def _planned_changes(tree: Any, findings: list[Any]) -> tuple[dict[str, str], di
         elif diag.code == "RL303":
             splits[value] = tuple(value.split("=", 1))
         elif diag.code == "RL551":
-            env_values[diag.pointer[-1]] = value
+            env_values[pointer[-1]] = value
         else:
             raise AssertionError(f"the corpus gained a {diag.code} finding; explain its intended change here")
     # A token both underscored and `=`-joined ends up split into the dashed name and the value.
@@ -455,6 +457,8 @@ def test_fixing_the_corpus_changes_only_what_the_fixes_intend(corpus_tree: Path,
     spans: dict[Path, list[Any]] = {}
     for diag in findings:
         spans.setdefault(diag.path, []).append(diag.span)
+        for other in diag.related:  # the same finding on more items of one list, collapsed
+            spans.setdefault(other.path, []).append(other.span)
     for path, text in originals.items():
         edited = line_ranges(text, spans.get(path, []))
         assert only_inside(text, path.read_text(encoding="utf-8"), edited), path

@@ -304,6 +304,7 @@ def run_checks(tree: RecipeTree, config: Config | None = None, focus: Focus = _e
     loaded = _kept(tree.all_problems(), config, tree.root)
     schema = _kept(schema, config, tree.root)
     derived = _kept(rules, config, tree.root) + _kept(compiled, config, tree.root)
+    schema = _precise_over_schema(schema, derived)
     derived = _without_echoes(_without_dependents(derived, broken), schema)
     notes = _skip_notes(context, broken, config) if broken else []
     found = [diag for diag in loaded + schema + derived + notes if focus(diag.path) or diag.path in shown]
@@ -406,6 +407,16 @@ def _catalog_severity(code: str, default: Severity) -> Severity:
 # --- one problem, one finding -------------------------------------------------------------------
 
 
+# A rule that names a schema type error more precisely, with a fix, stands in for it at the
+# same value: `PYTHONHASHSEED: 0` is one unquoted env value, reported once and fixable.
+PRECISE_TYPE_RULES = frozenset({"RL551"})
+
+
+def _precise_over_schema(schema: list[Diagnostic], derived: list[Diagnostic]) -> list[Diagnostic]:
+    covered = {(d.path, d.pointer) for d in derived if d.code in PRECISE_TYPE_RULES}
+    return [d for d in schema if not (d.code == "RL102" and (d.path, d.pointer) in covered)]
+
+
 def _without_echoes(diagnostics: list[Diagnostic], schema: list[Diagnostic]) -> list[Diagnostic]:
     """Rule and rendering findings about a value the schema already rejects (or inside it) are
     echoes of that finding, and RL702 repeats the feature-mode rules: each problem is kept once."""
@@ -457,6 +468,7 @@ def _collapse_items(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
         first, rest = items[0], items[1:]
         where = ".".join(map(str, parent))
         more = f"{len(rest)} more item{'s' * (len(rest) != 1)}"
-        related = first.related + tuple(Related(d.path, d.span, f"the same at item {d.pointer[-1]}") for d in rest)
+        related = first.related + tuple(Related(d.path, d.span, f"the same at `{where}[{d.pointer[-1]}]`",
+                                                d.pointer) for d in rest)
         single.append(replace(first, message=f"{first.message} (and {more} of `{where}`)", related=related))
     return single
