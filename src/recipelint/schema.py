@@ -843,7 +843,7 @@ class _Source:
     label: str
 
 
-def _stat(path: Path) -> tuple[int, int, int] | None:
+def _stat(path: str | Path) -> tuple[int, int, int] | None:
     try:
         info = os.stat(path)
     except OSError:
@@ -852,31 +852,33 @@ def _stat(path: Path) -> tuple[int, int, int] | None:
 
 
 # root -> (files read, their stat signatures, overlay); re-read when any of those files changes.
-_OVERLAYS: dict[Path, tuple[tuple[Path, ...], tuple, TreeOverlay]] = {}
+_OVERLAYS: dict[str, tuple[tuple[str, ...], tuple, TreeOverlay]] = {}
 
 
-def tree_overlay(root: Path) -> TreeOverlay:
+def tree_overlay(root: Path | str) -> TreeOverlay:
     """The schema overlays of the tree at ``root`` (NO_OVERLAY when it declares none).
 
     Cached per tree on the stat signatures of the files it read: every document of a
     check asks, and without overlays the answer costs three stat calls.
     """
-    root = Path(os.path.abspath(root))
-    cached = _OVERLAYS.get(root)
-    if cached is not None and tuple(_stat(p) for p in cached[0]) == cached[1]:
+    key = os.path.abspath(root)
+    cached = _OVERLAYS.get(key)
+    if cached is not None and tuple(map(_stat, cached[0])) == cached[1]:
         return cached[2]
-    depends = [root / ".recipelint.toml", root / "pyproject.toml", root / OVERLAY_FOLDER]
-    overlay = _read_overlays(root, depends)
-    _OVERLAYS[root] = (tuple(depends), tuple(_stat(p) for p in depends), overlay)
+    base = Path(key)
+    depends = [base / ".recipelint.toml", base / "pyproject.toml", base / OVERLAY_FOLDER]
+    overlay = _read_overlays(base, depends)
+    files = tuple(map(str, depends))
+    _OVERLAYS[key] = (files, tuple(map(_stat, files)), overlay)
     return overlay
 
 
-def _tree_root(doc: Document) -> Path | None:
-    parts = doc.rel.count("/")
-    path = Path(os.path.abspath(doc.path))
-    if parts >= len(path.parents) or not path.as_posix().endswith("/" + doc.rel):
+def _tree_root(doc: Document) -> str | None:
+    """The tree root a document was loaded from: its path without its tree-relative name."""
+    path, rel = os.fspath(doc.path), doc.rel
+    if not rel or not path.endswith(rel) or path[-len(rel) - 1: -len(rel)] not in ("/", os.sep):
         return None
-    return path.parents[parts]
+    return path[: -len(rel) - 1] or os.sep
 
 
 def _read_overlays(root: Path, depends: list[Path]) -> TreeOverlay:
