@@ -198,6 +198,13 @@ def test_folder_mistakes_are_rl108(tmp_path: Path, files: dict[str, str], fragme
     assert len(messages) == 1 and fragment in messages[0]
 
 
+def test_a_number_as_key_is_read_as_its_string(tmp_path: Path) -> None:
+    text = "$defs:\n  model:\n    properties:\n      1: {type: string}\n"  # js-yaml: keys are strings
+    root = _tree(tmp_path, files={"schemas/recipe.schema.yaml": text})
+    assert [f for f in _found(root) if f[0].startswith("schemas/")] == []
+    assert '"1"' in tree_overlay(root).patches["recipe"]
+
+
 def test_other_files_in_the_schemas_folder_are_ignored(tmp_path: Path) -> None:
     root = _tree(tmp_path, files={"schemas/README.md": "notes", "schemas/recipe.schema.json": json.dumps(FIELD)})
     assert _found(root) == []

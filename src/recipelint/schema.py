@@ -1082,6 +1082,10 @@ def _apply(schema: dict[str, Any], source: _Source) -> list[Diagnostic]:
     if _depth(source.patch) > _MAX_OVERLAY_DEPTH:
         return [_problem(source, (), f"{source.label} nests deeper than {_MAX_OVERLAY_DEPTH} levels",
                          "an overlay adds fields: write each added fragment out flat")]
+    odd = _non_string_key(source.patch, ())
+    if odd is not None:
+        return [_problem(source, odd, f"the key {odd[-1]!r} at {_pointer_text(odd[:-1])} is not a string",
+                         "quote it: JSON Schema names are strings", at_key=True)]
     trial = copy.deepcopy(schema)
     merge = _Merge(source, [], [])
     _merge(trial, source.patch, (), False, merge)
@@ -1092,6 +1096,18 @@ def _apply(schema: dict[str, Any], source: _Source) -> list[Diagnostic]:
         schema.clear()
         schema.update(trial)
     return merge.problems
+
+
+def _non_string_key(node: Any, at: tuple) -> tuple | None:
+    """The pointer of the first key that is not a string (YAML allows `1: x`; JSON Schema does not)."""
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in children:
+        if isinstance(node, dict) and not isinstance(key, str):
+            return at + (key,)
+        found = _non_string_key(value, at + (key,))
+        if found is not None:
+            return found
+    return None
 
 
 def _depth(value: Any) -> int:
