@@ -55,16 +55,17 @@ REVIEWED_ERRORS: dict[tuple[str, str], tuple[int, str]] = {
 }
 
 # Totals per code and severity for every family, so no family drifts unnoticed.
-# RL304 26 -> 21: repeated items of one list are one finding; RL551 (2) is the RL102 it repeats.
+# RL304 26 -> 21: repeated items of one list are one finding. RL102 2 -> 0: the two unquoted
+# kv_store env values are reported once each, as the fixable RL551 warning.
 TOTALS: dict[tuple[str, str], int] = {
-    ("RL101", "error"): 2, ("RL102", "error"): 2, ("RL103", "error"): 3, ("RL104", "error"): 3,
+    ("RL101", "error"): 2, ("RL103", "error"): 3, ("RL104", "error"): 3,
     ("RL105", "error"): 1, ("RL107", "error"): 3, ("RL201", "error"): 4, ("RL208", "warning"): 41,
     ("RL209", "error"): 5, ("RL302", "warning"): 1, ("RL303", "info"): 17, ("RL304", "info"): 21,
     ("RL306", "error"): 1, ("RL310", "error"): 12, ("RL312", "warning"): 12, ("RL314", "warning"): 1,
     ("RL340", "info"): 83, ("RL341", "warning"): 2, ("RL350", "error"): 2, ("RL353", "warning"): 8,
     ("RL355", "warning"): 3, ("RL358", "error"): 58, ("RL360", "info"): 1, ("RL404", "error"): 1,
     ("RL405", "warning"): 3, ("RL406", "warning"): 17, ("RL553", "error"): 24,
-    ("RL554", "warning"): 3, ("RL603", "warning"): 3, ("RL706", "info"): 3, ("RL706", "warning"): 1,
+    ("RL551", "warning"): 2, ("RL554", "warning"): 3, ("RL603", "warning"): 3, ("RL706", "info"): 3, ("RL706", "warning"): 1,
     ("RL707", "warning"): 1, ("RL753", "error"): 1,
 }
 

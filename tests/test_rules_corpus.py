@@ -102,7 +102,10 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
         "models/nvidia/NVIDIA-Nemotron-Nano-12B-v2-VL-BF16.yaml": 1, "models/poolside/Laguna-XS.2.yaml": 1,
         "models/tencent/Hy3-preview.yaml": 1, "models/zai-org/GLM-5.2.yaml": 1,
     }),
-    # RL551 (kv_store PYTHONHASHSEED: 0) is the schema's RL102 at the same value: reported once, as RL102.
+    # The schema's RL102 at the same values gives way to this more precise, fixable finding.
+    ("RL551", "kv_store files set PYTHONHASHSEED: 0 (a number)", {
+        "kv_store/kv_store_centralized_mooncake.yaml": 1, "kv_store/kv_store_distributed_mooncake.yaml": 1,
+    }),
     ("RL553", "date_updated earlier than date_added", {
         "models/LiquidAI/LFM2.5-1.2B-Base.yaml": 1, "models/LiquidAI/LFM2.5-1.2B-JP.yaml": 1,
         "models/LiquidAI/LFM2.5-1.2B-Thinking.yaml": 1, "models/LiquidAI/LFM2.5-350M.yaml": 1,

@@ -88,7 +88,7 @@ def check_tree(root: Path, targets: list[Path], options: CheckOptions,
     try:
         config = config or tree_config(root, options)
     except ConfigError as exc:
-        return TreeCheck(root, [exc.diagnostic], 0, {})
+        return TreeCheck(root, list(exc.diagnostics), 0, {})
     tree = load_tree(root, config.limits)
     found = run_checks(tree, config, focus=lambda path: _selected_path(path, root, targets),
                        jobs=options.jobs)
