@@ -442,8 +442,10 @@ def test_schema_invalid_recipes_are_reported_and_never_crash_the_compiler(case: 
     recipe, pointer = case
     tree, doc = with_recipe(to_yaml(recipe))
     Compiler(tree).run()  # must not raise, whatever the recipe holds
-    found = [d for d in own(run_checks(tree), doc) if d.severity is Severity.ERROR]
-    schema = [d for d in found if d.code.startswith(("RL0", "RL1"))]
+    found = own(run_checks(tree), doc)
+    # On an env value RL551 stands in for the schema's RL102: the same finding, precise and fixable.
+    schema = [d for d in found if d.code == "RL551"
+              or (d.severity is Severity.ERROR and d.code.startswith(("RL0", "RL1")))]
     assert schema, (pointer, [d.code for d in found])
     # The report points into the broken part (or an ancestor of it), not somewhere unrelated.
     assert any(d.pointer == pointer[: len(d.pointer)] or pointer == d.pointer[: len(pointer)] for d in schema), \

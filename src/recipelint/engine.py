@@ -332,7 +332,7 @@ DEPENDENT_CODES: dict[str, tuple[str, frozenset[str]]] = {
 DEFINING_POINTERS: dict[str, tuple[tuple[str, ...], ...]] = {
     "taxonomy": ((), ("hardware_profiles",), ("hardware_profiles", "*"),
                  ("hardware_profiles", "*", "generation"), ("hardware_profiles", "*", "gpu_generation"),
-                 ("hardware_profiles", "*", "brand"), ("strategies",)),
+                 ("hardware_profiles", "*", "brand")),
     "strategy": ((), ("name",), ("deploy_type",)),
     "kv_store": ((), ("name",), ("deploy_type",)),
 }
@@ -360,10 +360,21 @@ def _broken_inputs(tree: RecipeTree, schema: list[Diagnostic]) -> list[_Broken]:
         if doc.kind not in DEPENDENT_CODES:
             continue
         errors = [d for d in doc.problems if d.severity is Severity.ERROR] if not doc.usable else \
-            [d for d in by_path.get(doc.path, ()) if _defining(doc.kind, d.pointer)]
+            [d for d in by_path.get(doc.path, ()) if _defining(doc.kind, _subject(d))]
         if errors:
             broken.append(_Broken(doc, min(errors, key=Diagnostic.sort_key)))
     return broken
+
+
+_MISSING_KEY = re.compile(r"missing required key '([^']*)'")
+
+
+def _subject(diag: Diagnostic) -> tuple[str | int, ...]:
+    """Where a schema finding's problem is: a missing key is reported on the mapping that
+    lacks it, but what is missing is the key (a taxonomy without `strategies` still has
+    every hardware profile)."""
+    missing = _MISSING_KEY.match(diag.message) if diag.code == "RL103" else None
+    return (*diag.pointer, missing.group(1)) if missing else diag.pointer
 
 
 def _defining(kind: str, pointer: tuple[str | int, ...]) -> bool:
