@@ -665,6 +665,35 @@ def _decode(raw: bytes, doc: Document) -> str | None:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+TAB_FIX = "indent with spaces; YAML forbids tabs in indentation"
+# What may precede a tab that breaks parsing: indentation and block indicators ("- ", "? ", ": ").
+_LINE_PREFIX = re.compile(r"(?:[ \t]|[-?:](?=[ \t]))*")
+
+
+def _indenting_tab(text: str, mark: Any, message: str) -> Span | None:
+    """The tab libyaml stopped at, when a tab in a line's indentation is what it refused.
+
+    libyaml says "found character that cannot start any token" or "a tab character that
+    violates indentation", which names neither the tab's place nor the fix; it marks the
+    tab itself, so the tab is taken at the mark, else as the first tab of the mark's line
+    prefix (spaces, tabs, block indicators) when the message is about a tab.
+    """
+    lines = _LINE_BREAKS.split(text)
+    if not 0 <= mark.line < len(lines):
+        return None
+    line = lines[mark.line]
+    if line[mark.column: mark.column + 1] == "\t":
+        column = mark.column
+    elif "tab" in message:
+        prefix = _LINE_PREFIX.match(line)
+        column = prefix.group().find("\t") if prefix else -1
+        if column < 0:
+            return None
+    else:
+        return None
+    return Span(mark.line + 1, column + 1, mark.line + 1, column + 2)
+
+
 def parse_yaml(
     text: str,
     path: Path = Path("<string>"),
@@ -689,6 +718,10 @@ def parse_yaml(
         if "nesting depth" in message:  # libyaml's own bound (1000 levels) came before ours
             return _error(doc, "RL009", f"nesting deeper than {limits.max_depth} levels", span,
                           "flatten the structure; the upstream compiler refuses it too")
+        tab = _indenting_tab(text, mark, message) if mark else None
+        if tab is not None:
+            return _error(doc, "RL001", f"tab character in the indentation at line {tab.line}, column {tab.column}",
+                          tab, TAB_FIX)
         return _error(doc, "RL001", f"YAML syntax error: {message}", span)
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         return _error(doc, "RL001", f"YAML syntax error: {exc}", Span(1, 1))

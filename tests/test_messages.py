@@ -1,0 +1,124 @@
+"""Messages an author can act on: tabs named with their place, indentation mistakes, pointer-form items.
+
+Every case is a small synthetic file read by the real loader, or a tree checked by the real engine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from catalog_harness import build_context
+from recipelint.diagnostics import Diagnostic
+from recipelint.engine import run_checks
+from recipelint.load import TAB_FIX, load_document
+from recipelint.tree import load_tree
+
+RECIPE = "models/acme/demo.yaml"
+
+# A valid recipe written as text (not dumped), so each case changes exact lines and columns.
+BASE = """\
+meta:
+  title: Demo
+  slug: demo
+  provider: Acme
+  description: Demo.
+  date_added: 2026-01-10
+  date_updated: 2026-01-12
+  difficulty: beginner
+  tasks: [text]
+model:
+  model_id: acme/demo
+  min_vllm_version: 0.20.0
+  architecture: dense
+  parameter_count: 8B
+  active_parameters: 8B
+  context_length: 32768
+  base_args: []
+variants:
+  default:
+    precision: bf16
+    vram_minimum_gb: 20
+compatible_strategies: [single_node_tp]
+guide: |
+  ## Overview
+"""
+
+
+def _load(tmp_path: Path, text: str) -> list[Diagnostic]:
+    path = tmp_path / "x.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_document(path).problems
+
+
+def _check(root: Path, text: str) -> list[Diagnostic]:
+    """The findings on one recipe of a small tree built from the embedded context."""
+    build_context(root)
+    target = root / RECIPE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    return [d for d in run_checks(load_tree(root)) if d.path == target]
+
+
+def _edit(old: str, new: str) -> str:
+    assert old in BASE
+    return BASE.replace(old, new, 1)
+
+
+# ----------------------------------------------------------------------------- tabs
+
+
+@pytest.mark.parametrize(("text", "line", "column"), [
+    pytest.param("meta:\n\ttitle: Demo\n", 2, 1, id="before-first-key"),
+    pytest.param("meta:\n  a: 1\n\tb: 2\n", 3, 1, id="before-later-key"),
+    pytest.param("\tmeta: 1\n", 1, 1, id="before-top-level-key"),
+    pytest.param("args:\n\t- a\n", 2, 1, id="before-first-item"),
+    pytest.param("args:\n  - a\n\t- b\n", 3, 1, id="before-later-item"),
+    pytest.param("args:\n  -\ta\n", 2, 4, id="after-dash"),
+    pytest.param("args:\n  - \ta\n", 2, 5, id="after-dash-and-space"),
+    pytest.param("args:\n  -\ta: 1\n", 2, 4, id="after-dash-before-key"),
+    pytest.param("a:\n  - -\tb\n", 2, 6, id="after-nested-dash"),
+    pytest.param("a:\n  - b: 1\n  \tc: 2\n", 3, 3, id="second-key-of-an-item"),
+    pytest.param("args:\n\t[a, b]\n", 2, 1, id="before-flow-collection"),
+    pytest.param("meta:\n  \ttitle: Demo\n", 2, 3, id="spaces-then-tab"),
+    pytest.param("meta:\n\t  title: Demo\n", 2, 1, id="tab-then-spaces"),
+    pytest.param("a:\n  b:\n\t  - x\n", 3, 1, id="tab-then-spaces-before-item"),
+    pytest.param("meta:\r\n\ttitle: x\r\n", 2, 1, id="crlf"),
+    pytest.param("a:\n  b: 1\n\t\n  c: 2\n", 3, 1, id="blank-line"),
+    pytest.param("a: 1\n\t# note\n", 2, 1, id="before-comment"),
+    pytest.param("d: |\n  line\n\tmore\n", 3, 1, id="block-scalar"),
+    pytest.param("a: foo\n\tbar\n", 2, 1, id="plain-continuation"),
+])
+def test_a_tab_that_breaks_parsing_is_named_with_its_place_and_fix(
+        tmp_path: Path, text: str, line: int, column: int) -> None:
+    [problem] = _load(tmp_path, text)
+    assert problem.code == "RL001"
+    assert problem.message == f"tab character in the indentation at line {line}, column {column}"
+    assert (problem.span.line, problem.span.column, problem.span.end_column) == (line, column, column + 1)
+    assert problem.hint == TAB_FIX == "indent with spaces; YAML forbids tabs in indentation"
+    assert text.replace("\r\n", "\n").split("\n")[line - 1][column - 1] == "\t"
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("args: [\n\t--foo,\n\t--bar\n]\n", id="flow-sequence"),
+    pytest.param("m: {\n\ta: 1,\n\tb: [\n\t\t1]}\n", id="flow-mapping"),
+    pytest.param("meta:\n  title:\tDemo\n", id="after-colon"),
+    pytest.param("a\t: 1\n", id="before-colon"),
+    pytest.param('a: "foo\n\tbar"\n', id="quoted-continuation"),
+])
+def test_tabs_that_are_not_indentation_still_parse(tmp_path: Path, text: str) -> None:
+    assert _load(tmp_path, text) == []
+
+
+def test_other_syntax_errors_keep_libyaml_s_words(tmp_path: Path) -> None:
+    [problem] = _load(tmp_path, "a: [1, 2\nb:\t3\n")
+    assert problem.code == "RL001" and problem.message.startswith("YAML syntax error: ")
+
+
+def test_a_tab_in_a_recipe_is_one_rl001_through_the_engine(tmp_path: Path) -> None:
+    text = _edit("    vram_minimum_gb: 20\n", "  \t  vram_minimum_gb: 20\n")
+    [finding] = _check(tmp_path, text)
+    assert (finding.code, finding.line, finding.column) == ("RL001", 21, 3)
+    assert finding.message == "tab character in the indentation at line 21, column 3"
+    assert finding.hint == TAB_FIX
