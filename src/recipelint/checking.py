@@ -3,19 +3,33 @@
 The command layer (`check`, `summary`) only parses options and prints; this module
 finds the tree around each path, runs the engine, and, given a base revision or a
 baseline file, separates the findings the change introduced from those that were
-already there.
+already there. It also takes the input conventions editors and CI tools expect:
+``--config FILE`` (CheckOptions.config_file), one document read from stdin checked as
+a file of its tree (CheckOptions.stdin_filename/stdin_text), and ``--show-settings``
+(show_settings).
 """
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from recipelint.baseline import BaselineError, read_baseline, split_known, fingerprints
-from recipelint.config import Config, ConfigError, load_config
+from recipelint.config import (
+    COMMAND_LINE,
+    Config,
+    ConfigError,
+    ConfigFileError,
+    describe_settings,
+    load_config,
+    read_explicit_config,
+    set_config_file,
+)
 from recipelint.diagnostics import Diagnostic
 from recipelint.tree import find_tree_root
 
@@ -33,6 +47,12 @@ class CheckOptions:
     new_from_rev: str | None = None
     # Report only findings absent from this baseline file.
     baseline: Path | None = None
+    # --config FILE: this configuration instead of the one discovered from each tree root.
+    config_file: Path | None = None
+    # --stdin-filename PATH: check ``stdin_text`` as the file PATH of its tree (PATH may not
+    # exist on disk); the named paths are then ignored. Bytes are decoded as files are (RL004).
+    stdin_filename: Path | None = None
+    stdin_text: str | bytes | None = None
 
 
 @dataclass
@@ -71,13 +91,63 @@ def group_by_tree(paths: tuple[Path, ...] | list[Path]) -> tuple[dict[Path, list
 
 
 def tree_config(root: Path, options: CheckOptions) -> Config:
-    """The tree's configuration with the command line's select and ignore on top."""
-    config = load_config(root)
+    """The tree's configuration (--config or discovered) with the command line's select and ignore on top."""
+    config = load_config(root, options.config_file)
+    origins = dict(config.origins)
     if options.select:
+        origins["select"] = f"{COMMAND_LINE} (--select)"
         config = replace(config, select=options.select)
     if options.ignore:
+        extended = config.origin("ignore") if config.ignore else None
+        origins["ignore"] = f"{extended} + {COMMAND_LINE} (--ignore)" if extended else f"{COMMAND_LINE} (--ignore)"
         config = replace(config, ignore=config.ignore + options.ignore)
-    return config
+    return replace(config, origins=origins)
+
+
+def check_config_file(options: CheckOptions) -> None:
+    """Fail early, as a usage error naming it, when the --config file cannot serve at all."""
+    if options.config_file is not None:
+        try:
+            read_explicit_config(options.config_file)
+        except ConfigFileError as exc:
+            raise CheckError(f"--config: {exc.diagnostic.message}") from None
+
+
+@dataclass
+class SettingsReport:
+    """--show-settings: the resolved configuration of each tree, and the problems of those
+    whose configuration cannot be used (RL016/RL108 diagnostics, to print as findings)."""
+
+    text: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def show_settings(paths: tuple[Path, ...] | list[Path], options: CheckOptions) -> SettingsReport:
+    """describe_settings for the tree of each path (or of the --stdin-filename path)."""
+    check_config_file(options)
+    groups, _ = group_by_tree(_checked_paths(paths, options))
+    report = SettingsReport("")
+    parts: list[str] = []
+    for root in groups:
+        try:
+            parts.append(describe_settings(tree_config(root, options), root))
+        except ConfigError as exc:
+            report.diagnostics.extend(exc.diagnostics)
+    report.text = "\n".join(parts)
+    return report
+
+
+def _checked_paths(paths: tuple[Path, ...] | list[Path], options: CheckOptions) -> list[Path]:
+    # Like ruff: with --stdin-filename the one document is what is checked.
+    return [options.stdin_filename] if options.stdin_filename is not None else list(paths)
+
+
+def _stdin_override(root: Path, options: CheckOptions) -> tuple[Path, str | bytes] | None:
+    """The in-memory document for this tree, when the stdin file belongs to it."""
+    if options.stdin_filename is None or options.stdin_text is None:
+        return None
+    path = options.stdin_filename.resolve()  # as group_by_tree names it
+    return (path, options.stdin_text) if root in path.parents else None
 
 
 def check_tree(root: Path, targets: list[Path], options: CheckOptions,
@@ -89,7 +159,7 @@ def check_tree(root: Path, targets: list[Path], options: CheckOptions,
         config = config or tree_config(root, options)
     except ConfigError as exc:
         return TreeCheck(root, list(exc.diagnostics), 0, {})
-    tree = load_tree(root, config.limits)
+    tree = load_tree(root, config.limits, override=_stdin_override(root, options))
     found = run_checks(tree, config, focus=lambda path: _selected_path(path, root, targets),
                        jobs=options.jobs)
     sources = {doc.path: doc.text for doc in tree.documents()}
@@ -102,7 +172,9 @@ def _selected_path(path: Path, root: Path, targets: list[Path]) -> bool:
 
 
 def run_check(paths: tuple[Path, ...] | list[Path], options: CheckOptions) -> CheckResult:
-    groups, outside = group_by_tree(paths)
+    """Check the named paths (or the stdin document); CheckError for a usage problem."""
+    check_config_file(options)
+    groups, outside = group_by_tree(_checked_paths(paths, options))
     result = CheckResult(outside=outside)
     known: Counter[str] = Counter()
     described: dict[str, dict[str, Any]] = {}
@@ -134,6 +206,21 @@ def run_check(paths: tuple[Path, ...] | list[Path], options: CheckOptions) -> Ch
 
 def _entry_order(entry: dict[str, Any]) -> tuple[str, ...]:
     return tuple(str(entry.get(key, "")) for key in ("path", "code", "pointer", "message"))
+
+
+@contextlib.contextmanager
+def _lent_configuration(base_root: Path, root: Path, config: Config) -> Iterator[None]:
+    """The base tree is extracted without the folders above it: a configuration found there
+    (or named by --config) is lent to it, so its schema overlays apply to the base as well."""
+    source = config.source
+    lent = source is not None and (config.explicit or source.parent != root)
+    if lent:
+        set_config_file(base_root, source)
+    try:
+        yield
+    finally:
+        if lent:
+            set_config_file(base_root, None)
 
 
 def _base_fingerprints(root: Path, targets: list[Path], options: CheckOptions) -> Counter[str]:
@@ -168,7 +255,8 @@ def _base_fingerprints(root: Path, targets: list[Path], options: CheckOptions) -
             base_targets = [t for t in base_targets if t.exists()]
             if not base_targets or any(t == root for t in targets):
                 base_targets = [base_root]
-            checked = check_tree(base_root, base_targets, options, config)
+            with _lent_configuration(base_root, root, config):
+                checked = check_tree(base_root, base_targets, options, config)
             return fingerprints(checked.diagnostics, base_root)
     except RevisionError as exc:
         raise CheckError(str(exc)) from None

@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "flags": "recipelint.commands.flags:flags_group",
     "diff": "recipelint.commands.diff:diff_command",
     "summary": "recipelint.summary:summary_command",
+    "schema": "recipelint.commands.schema:schema_command",
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import bisect
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from recipelint.diagnostics import Diagnostic, Severity, Span
-from recipelint.load import DEFAULT_LIMITS, Document, LoadLimits, load_document
+from recipelint.load import DEFAULT_LIMITS, Document, LoadLimits, _decode, load_document, parse_yaml
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
 
@@ -148,16 +149,62 @@ def _rel(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
-def load_tree(root: Path, limits: LoadLimits = DEFAULT_LIMITS) -> RecipeTree:
+# One document given in memory (an editor's unsaved buffer, read from stdin): its path in
+# the tree, which need not exist on disk, and its text (bytes are decoded as a file's are).
+Override = tuple[Path, str | bytes]
+
+
+def _text_document(path: Path, rel: str, kind: str, text: str | bytes, limits: LoadLimits) -> Document:
+    """A document from memory, with a file's checks: size, NUL bytes and UTF-8 (RL003/RL004), BOM."""
+    if isinstance(text, bytes):
+        doc = Document(path=path, rel=rel, kind=kind, text="")
+        decoded = _decode(text, doc)
+        if decoded is None:
+            return doc
+        text = decoded
+    text = text[1:] if text.startswith("\ufeff") else text
+    return parse_yaml(text, path=path, kind=kind, rel=rel, limits=limits)
+
+
+def _is_new_in(new: Path | None, folder: Path, suffixes: tuple[str, ...], recursive: bool) -> bool:
+    """Whether the in-memory document is a file of ``folder`` that is not on disk yet."""
+    if new is None or not new.name.endswith(suffixes) or os.path.lexists(new):
+        return False
+    return new.parent == folder or (recursive and folder in new.parents)
+
+
+def _with_new_file(paths: Iterable[Path], new: Path, folder: Path) -> list[Path]:
+    """``paths`` with ``new`` where a listing would put it if it were on disk.
+
+    Listings are byte-sorted per folder and depth-first, i.e. ordered by the path's parts
+    as bytes, so the new path goes to that order's place: compile order stays upstream's.
+    """
+    def key(path: Path) -> tuple[bytes, ...]:
+        return tuple(part.encode("utf-8", "surrogateescape") for part in path.relative_to(folder).parts)
+
+    listed = list(paths)
+    index = bisect.bisect([key(path) for path in listed], key(new))
+    return [*listed[:index], new, *listed[index:]]
+
+
+def load_tree(root: Path, limits: LoadLimits = DEFAULT_LIMITS, override: Override | None = None) -> RecipeTree:
+    """Every file of the tree, parsed; ``override`` replaces (or adds) one document's text.
+
+    The override's path is absolute or relative to the working directory; an existing file
+    at that path is listed (and confined) as usual, only its text comes from memory.
+    """
     root = Path(os.path.abspath(root))
     tree = RecipeTree(root=root)
     walker = _Walker(root, tree.problems)
+    new = Path(os.path.abspath(override[0])) if override is not None else None
 
     def load(path: Path, kind: str) -> Document:
+        if override is not None and path == new:
+            return _text_document(path, _rel(root, path), kind, override[1], limits)
         return load_document(path, _rel(root, path), kind, limits)
 
     taxonomy = root / "taxonomy.yaml"
-    if taxonomy.is_file() and not walker.escapes(taxonomy):
+    if (taxonomy.is_file() or taxonomy == new) and not walker.escapes(taxonomy):
         tree.taxonomy = load(taxonomy, "taxonomy")
     else:
         tree.problems.append(Diagnostic(
@@ -165,11 +212,18 @@ def load_tree(root: Path, limits: LoadLimits = DEFAULT_LIMITS) -> RecipeTree:
             "the tree has no taxonomy.yaml", "add taxonomy.yaml with the hardware profiles",
         ))
     platforms = root / "platforms.yaml"
-    if platforms.is_file() and not walker.escapes(platforms):
+    if (platforms.is_file() or platforms == new) and not walker.escapes(platforms):
         tree.platforms = load(platforms, "platforms")
-    tree.strategies = [load(p, "strategy") for p in walker.flat(root / "strategies", ".yaml")]
-    tree.kv_stores = [load(p, "kv_store") for p in walker.flat(root / "kv_store", ".yaml")]
-    for path in walker.recursive(root / "models"):
+    flat_kinds = (("strategies", "strategy", tree.strategies), ("kv_store", "kv_store", tree.kv_stores))
+    for name, kind, docs in flat_kinds:
+        listed: Iterable[Path] = walker.flat(root / name, ".yaml")
+        if _is_new_in(new, root / name, (".yaml",), recursive=False):
+            listed = _with_new_file(listed, new, root / name)
+        docs.extend(load(p, kind) for p in listed)
+    models: Iterable[Path] = walker.recursive(root / "models")
+    if _is_new_in(new, root / "models", RECIPE_SUFFIXES, recursive=True):
+        models = _with_new_file(models, new, root / "models")
+    for path in models:
         rel = _rel(root, path)
         if recipe_hf_id(rel) is None:
             tree.problems.append(Diagnostic(
