@@ -41,6 +41,19 @@ class RuleInfo:
 
 DEFAULT_EXAMPLE_PATH = "models/acme/demo-model.yaml"
 
+# Where recipelint lives and where each rule is documented. Defined once here and in
+# pyproject.toml's [project.urls] (tests/test_cli_output.py keeps the two equal);
+# `OWNER/recipelint` is the placeholder the docs and action.yml use for the repository
+# that publishes recipelint: replace it in both places when it is published.
+PROJECT_URL = "https://github.com/OWNER/recipelint"
+DOCS_URL = f"{PROJECT_URL}/blob/main/docs"
+RULES_URL = DOCS_URL + "/rules.md#{code}"
+
+
+def rule_url(code: str) -> str:
+    """The rule's entry in the rules documentation (anchors are lower-case codes)."""
+    return RULES_URL.format(code=code.lower())
+
 
 def _examples(raw: Any) -> tuple[Example, ...]:
     if raw is None:

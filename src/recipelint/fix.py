@@ -20,6 +20,7 @@ import json
 import os
 import re
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -488,6 +489,14 @@ class FixResult:
     original: dict[Path, str] = field(default_factory=dict)
     fixed: dict[Path, str] = field(default_factory=dict)
     passes: int = 0
+    # Findings of fixable rules per code in the first pass, and in the last one (what no
+    # safe edit could repair): their difference is what --fix reports as fixed.
+    found: Counter[str] = field(default_factory=Counter)
+    left: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def fixed_counts(self) -> Counter[str]:
+        return self.found - self.left  # Counter subtraction drops counts below one
 
     @property
     def changed(self) -> list[Path]:
@@ -531,6 +540,9 @@ def fix_tree(root: Path, focus: Callable[[Path], bool], config: Config | None = 
         for diag in run_checks(tree, config, focus):
             if diag.code in FIXERS:
                 by_path.setdefault(diag.path, []).append(diag)
+        result.left = Counter(d.code for found in by_path.values() for d in found)
+        if result.passes == 1:
+            result.found = Counter(result.left)
         progress = False
         for doc in list(tree.documents()):
             text = plan_document(doc, by_path.get(doc.path, [])) if doc.path in by_path else None
@@ -567,6 +579,8 @@ class Changes:
 
     files: list[Path] = field(default_factory=list)
     diff: str = ""
+    # Findings repaired per rule code (see FixResult.found/left).
+    fixed: Counter[str] = field(default_factory=Counter)
 
 
 def _display(path: Path) -> str:
@@ -596,5 +610,6 @@ def fix_paths(groups: dict[Path, list[Path]], select: tuple[str, ...] = (), igno
         if write:
             write_fixed(result)
         changes.files += result.changed
+        changes.fixed += result.fixed_counts
         changes.diff += result.diff(_display)
     return changes

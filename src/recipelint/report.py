@@ -9,8 +9,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+
+import click
 
 from recipelint.diagnostics import Diagnostic, Severity
 
@@ -40,6 +43,29 @@ def _one_line(text: str) -> str:
     return strip_controls(text).replace("\n", "\\n").replace("\r", "\\r")
 
 
+def use_color(choice: str, tty: bool, environ: Mapping[str, str] | None = None) -> bool:
+    """--color: `always`/`never` win; `auto` colours a terminal unless NO_COLOR is set
+    (no-color.org), and anything when FORCE_COLOR is set (CI logs that render ANSI)."""
+    if choice in ("always", "never"):
+        return choice == "always"
+    environ = os.environ if environ is None else environ
+    if environ.get("NO_COLOR"):
+        return False
+    return tty or bool(environ.get("FORCE_COLOR"))
+
+
+def is_fixable(code: str) -> bool:
+    """The rule has a safe fix (`autofix: true` in the catalog) that `check --fix` applies
+    wherever it can prove the edit changes nothing else (docs/autofix.md)."""
+    from recipelint.catalog import rule_info
+
+    info = rule_info(code)
+    return bool(info and info.autofix)
+
+
+FIXABLE_MARK = "[*]"
+
+
 def format_text(diagnostics: Sequence[Diagnostic], sources: dict[Path, str] | None = None,
                 color: bool = False) -> str:
     lines: list[str] = []
@@ -49,7 +75,9 @@ def format_text(diagnostics: Sequence[Diagnostic], sources: dict[Path, str] | No
         if color:
             shade = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}[diag.severity]
             level = f"\x1b[{shade}m{level}\x1b[0m"
-        lines.append(f"{location}: {diag.code} {level}: {_one_line(diag.message)}")
+        # ruff's convention: `[*]` after the code marks what --fix can repair.
+        code = f"{diag.code} {FIXABLE_MARK}" if is_fixable(diag.code) else diag.code
+        lines.append(f"{location}: {code} {level}: {_one_line(diag.message)}")
         if sources is not None:
             lines.extend(_excerpt(diag, sources.get(diag.path)))
         if diag.hint:
@@ -85,6 +113,9 @@ def _related_records(diag: Diagnostic) -> list[dict[str, object]]:
 
 
 def as_record(diag: Diagnostic, roots: Sequence[Path] = ()) -> dict[str, object]:
+    from recipelint.catalog import rule_info, rule_url
+
+    info = rule_info(diag.code)
     return {
         "path": display_path(diag.path),
         "line": diag.span.line,
@@ -92,11 +123,14 @@ def as_record(diag: Diagnostic, roots: Sequence[Path] = ()) -> dict[str, object]
         "end_line": diag.span.end_line,
         "end_column": diag.span.end_column,
         "code": diag.code,
+        "name": info.name if info else None,
         "severity": str(diag.severity),
         "message": diag.message,
         "hint": diag.hint,
         "fingerprint": fingerprint_in(diag, roots),
         "related": _related_records(diag),
+        "url": rule_url(diag.code) if info else None,
+        "fixable": is_fixable(diag.code),
     }
 
 
@@ -154,11 +188,67 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def summary_line(diagnostics: Sequence[Diagnostic], files: int) -> str:
+def summary_line(diagnostics: Sequence[Diagnostic], files: int, fixable_hint: bool = True) -> str:
     counts = {level: sum(1 for d in diagnostics if d.severity is level) for level in Severity}
     checked = f"recipelint: {_plural(files, 'file')} checked"
     if not diagnostics:
         return f"{checked}, no problems"
     parts = [_plural(counts[level], str(level))
              for level in (Severity.ERROR, Severity.WARNING, Severity.INFO) if counts[level]]
-    return f"{checked}, " + ", ".join(parts)
+    fixable = sum(1 for d in diagnostics if is_fixable(d.code)) if fixable_hint else 0
+    return f"{checked}, " + ", ".join(parts) + (f" ({fixable} fixable with --fix)" if fixable else "")
+
+
+# ---------------------------------------------------------------- --statistics
+
+
+def rule_statistics(diagnostics: Sequence[Diagnostic]) -> list[dict[str, object]]:
+    """One entry per rule found: most frequent first, then by code (ruff's order)."""
+    from recipelint.catalog import rule_info
+
+    counts = Counter(d.code for d in diagnostics)
+    rows = []
+    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        info = rule_info(code)
+        rows.append({"code": code, "name": info.name if info else "", "count": count,
+                     "fixable": is_fixable(code)})
+    return rows
+
+
+def format_statistics_text(diagnostics: Sequence[Diagnostic]) -> str:
+    """`count<TAB>code<TAB>[*] name`, the count right-aligned as in ruff --statistics."""
+    rows = rule_statistics(diagnostics)
+    width = max([5] + [len(str(row["count"])) for row in rows])
+    return "".join(f"{row['count']:>{width}}\t{row['code']}\t"
+                   f"{FIXABLE_MARK if row['fixable'] else ' ' * len(FIXABLE_MARK)} {row['name']}\n"
+                   for row in rows)
+
+
+def format_statistics_json(diagnostics: Sequence[Diagnostic]) -> str:
+    return json.dumps(rule_statistics(diagnostics), indent=2, ensure_ascii=False) + "\n"
+
+
+STATISTICS_FORMATTERS: dict[str, Callable[[Sequence[Diagnostic]], str]] = {
+    "text": format_statistics_text,
+    "json": format_statistics_json,
+}
+
+
+# ---------------------------------------------------------------- where reports go
+
+
+def write_report(text: str, output_file: Path | None) -> None:
+    """The report on stdout, or in ``output_file`` (--output-file) as UTF-8.
+
+    The file is written whole after the run, so a failed run leaves no half report;
+    a path that cannot be written is a usage error, never a traceback.
+    """
+    if output_file is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        output_file.parent.mkdir(parents=True, exist_ok=True)
+        # "replace": a message holding a lone surrogate must not abort the report.
+        output_file.write_text(text, encoding="utf-8", errors="replace", newline="")
+    except OSError as exc:
+        raise click.UsageError(f"cannot write --output-file {output_file}: {exc.strerror or exc}") from None

@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from recipelint import __version__
-from recipelint.catalog import RuleInfo, load_catalog
+from recipelint.catalog import PROJECT_URL, RuleInfo, load_catalog, rule_url
 from recipelint.diagnostics import Diagnostic, Severity, Span
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -29,6 +29,7 @@ def _rule_descriptor(info: RuleInfo) -> dict[str, Any]:
         "shortDescription": {"text": info.summary or info.name},
         "fullDescription": {"text": info.rationale or info.summary or info.name},
         "help": {"text": help_text or info.summary or info.name},
+        "helpUri": rule_url(info.code),
         "defaultConfiguration": {"level": _LEVELS[info.severity]},
     }
 
@@ -92,7 +93,7 @@ def build_sarif(diagnostics: Sequence[Diagnostic], base: Path | None = None,
         "name": "recipelint",
         "version": __version__,
         "semanticVersion": __version__,
-        "informationUri": "https://github.com/vllm-project/recipes",
+        "informationUri": PROJECT_URL,
         "rules": rules,
     }
     run = {

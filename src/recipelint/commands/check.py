@@ -4,15 +4,29 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from recipelint.checking import CheckError, CheckOptions, CheckResult, group_by_tree, run_check
 from recipelint.config import parse_code_selectors
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.report import FORMATTERS, format_text, summary_line
+from recipelint.report import (
+    FORMATTERS,
+    STATISTICS_FORMATTERS,
+    format_text,
+    is_fixable,
+    summary_line,
+    use_color,
+    write_report,
+)
 
+if TYPE_CHECKING:
+    from recipelint.fix import Changes
+
+# The exit statuses of check, compile and diff (those commands import them from here).
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
@@ -35,18 +49,34 @@ def _outside_trees(paths: list[Path]) -> None:
 
 @click.command("check")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+# Output: what is printed and where.
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "github", "sarif"]),
               default="text", show_default=True, help="Output format.")
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write the report to FILE instead of stdout (the summary line stays on stderr).")
+@click.option("--statistics", is_flag=True,
+              help="Print a count per rule instead of the findings ([*]: --fix repairs it); "
+                   "--format json gives [{code, name, count, fixable}].")
+@click.option("--show-source/--no-show-source", default=None,
+              help="Show the source line under each text finding [default: when stdout is a terminal].")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour text output; auto: on a terminal unless NO_COLOR is set, or when FORCE_COLOR is.")
+@click.option("--quiet", "-q", is_flag=True, help="No summary line, and no --fix counts.")
+# Exit status.
 @click.option("--strict", is_flag=True, help="Warnings also make the exit status 1.")
+@click.option("--exit-zero", is_flag=True,
+              help="Exit 0 even when findings are reported (usage and internal errors still exit 2).")
+# Which rules run.
 @click.option("--select", multiple=True, metavar="CODE",
               help="Run only these codes or prefixes (repeat, or a comma list: RL1,RL5; ALL).")
 @click.option("--ignore", multiple=True, metavar="CODE",
-              help="Skip these codes or prefixes (repeat, or a comma list).")
-@click.option("--quiet", "-q", is_flag=True, help="No summary line.")
+              help="Skip these codes or prefixes (repeat, or a comma list: RL6,RL301).")
+# Fixes.
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place (comments and layout kept), then report the rest.")
 @click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff and write nothing.")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
               help="Worker processes for a large check; 0 = one per available CPU, 1 = no workers.")
+# Which findings count: only those a change introduces.
 @click.option("--new-from-rev", metavar="REV",
               help="Report only findings absent at this git revision (a pull request's base).")
 @click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
@@ -54,14 +84,19 @@ def _outside_trees(paths: list[Path]) -> None:
 @click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write every current finding to FILE as the baseline, and exit 0.")
 @click.pass_context
-def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: str, strict: bool,
-                  select: tuple[str, ...], ignore: tuple[str, ...], quiet: bool, fix: bool = False,
+def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: str = "text",
+                  output_file: Path | None = None, statistics: bool = False, show_source: bool | None = None,
+                  color: str = "auto", quiet: bool = False, strict: bool = False, exit_zero: bool = False,
+                  select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), fix: bool = False,
                   diff: bool = False, jobs: int = 0, new_from_rev: str | None = None,
                   baseline: Path | None = None, write_baseline: Path | None = None) -> None:
     """Check recipe trees, folders inside them, or single recipe files.
 
     The whole tree is always loaded for context; findings are reported only for
-    the paths named. Exit status: 0 clean, 1 findings, 2 usage or internal error.
+    the paths named. Findings marked [*] have a safe fix that --fix applies.
+
+    Exit status: 0 no errors, 1 errors found (or warnings with --strict; 0 with
+    --exit-zero), 2 usage or internal error.
     """
     paths = paths or (Path("."),)
     try:
@@ -70,17 +105,15 @@ def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: st
         raise click.UsageError(str(exc)) from None
     if write_baseline is not None and (baseline is not None or new_from_rev is not None):
         raise click.UsageError("--write-baseline records every finding: leave out --baseline and --new-from-rev")
+    if statistics and output_format not in STATISTICS_FORMATTERS:
+        raise click.UsageError("--statistics prints --format text or json")
     groups, outside = group_by_tree(paths)
     _outside_trees(outside)
+    fixed = None
     if fix or diff:
-        from recipelint.fix import fix_paths
-
-        changes = fix_paths(groups, select, ignore, write=not diff)
+        fixed = _apply_fixes(groups, select, ignore, diff, output_file, quiet)
         if diff:
-            click.echo(changes.diff, nl=False)
-            ctx.exit(EXIT_FINDINGS if changes.files else EXIT_OK)
-        if not quiet:
-            click.echo(f"fixed {len(changes.files)} file{'s' * (len(changes.files) != 1)}", err=True)
+            ctx.exit(EXIT_OK if exit_zero else (EXIT_FINDINGS if fixed.files else EXIT_OK))
     if jobs == 0:
         from recipelint.parallel import available_cpus
 
@@ -92,22 +125,71 @@ def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: st
         raise click.UsageError(str(exc)) from None
     if write_baseline is not None:
         ctx.exit(_write_baseline(write_baseline, result, quiet))
-    _print(result, output_format, quiet)
+    look = Look(output_format, output_file, statistics, show_source, color)
+    write_report(_render(result, look), output_file)
     if not quiet:
+        _report_summary(result, output_format, after_fix=fixed is not None)
         _explain_set_aside(result, new_from_rev, baseline)
-    ctx.exit(exit_code(result.diagnostics, strict))
+    ctx.exit(EXIT_OK if exit_zero else exit_code(result.diagnostics, strict))
 
 
-def _print(result: CheckResult, output_format: str, quiet: bool) -> None:
+@dataclass(frozen=True)
+class Look:
+    """How the report is rendered: the output options of the command line."""
+
+    output_format: str
+    output_file: Path | None
+    statistics: bool
+    show_source: bool | None
+    color: str
+
+    def terminal(self) -> bool:
+        """The report goes to a terminal (a --output-file never is)."""
+        return self.output_file is None and sys.stdout.isatty()
+
+
+def _render(result: CheckResult, look: Look) -> str:
+    if look.statistics:
+        return STATISTICS_FORMATTERS[look.output_format](result.diagnostics)
+    if look.output_format == "text":
+        terminal = look.terminal()
+        show = terminal if look.show_source is None else look.show_source
+        return format_text(result.diagnostics, result.sources if show else None,
+                           color=use_color(look.color, terminal))
     roots = [Path(os.path.abspath(tree.root)) for tree in result.trees]
+    return FORMATTERS[look.output_format](result.diagnostics, roots)
+
+
+def _report_summary(result: CheckResult, output_format: str, after_fix: bool) -> None:
     if output_format == "text":
-        terminal = sys.stdout.isatty()
-        color = terminal and not os.environ.get("NO_COLOR")
-        click.echo(format_text(result.diagnostics, result.sources if terminal else None, color=color), nl=False)
-        if not quiet:
-            click.echo(summary_line(result.diagnostics, result.files), err=True)
-    else:
-        click.echo(FORMATTERS[output_format](result.diagnostics, roots), nl=False)
+        # After --fix the remaining fixable findings get their own line below.
+        click.echo(summary_line(result.diagnostics, result.files, fixable_hint=not after_fix), err=True)
+    if after_fix:
+        # Counted over every finding of the named files, the ones a base or baseline sets aside too.
+        left = sum(1 for tree in result.trees for d in tree.diagnostics if is_fixable(d.code))
+        note = " (no edit could be proven safe for them: fix by hand, see docs/autofix.md)" if left else ""
+        click.echo(f"recipelint: {left} fixable finding{'s' * (left != 1)} remain{'s' * (left == 1)}{note}",
+                   err=True)
+
+
+def _apply_fixes(groups: dict[Path, list[Path]], select: tuple[str, ...], ignore: tuple[str, ...],
+                 dry_run: bool, output_file: Path | None, quiet: bool) -> Changes:
+    """--fix writes the fixes, --diff prints them as the report; both say what per rule on stderr."""
+    from recipelint.catalog import rule_info
+    from recipelint.fix import fix_paths
+
+    changes = fix_paths(groups, select, ignore, write=not dry_run)
+    if dry_run:
+        write_report(changes.diff, output_file)
+    if quiet:
+        return changes
+    verb = "would fix" if dry_run else "fixed"
+    for code, count in sorted(changes.fixed.items()):
+        info = rule_info(code)
+        click.echo(f"{verb} {count} \u00d7 {code} {info.name if info else ''}".rstrip(), err=True)
+    files = len(changes.files)
+    click.echo(f"{verb} {files} file{'s' * (files != 1)}", err=True)
+    return changes
 
 
 def _write_baseline(path: Path, result: CheckResult, quiet: bool) -> int:

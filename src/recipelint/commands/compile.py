@@ -6,12 +6,16 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from recipelint.diagnostics import Diagnostic, Severity
+if TYPE_CHECKING:
+    from recipelint.cache import RecipeCache
+    from recipelint.compiler import Compiler, CompileResult
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+from recipelint.commands.check import EXIT_FINDINGS, EXIT_USAGE
+from recipelint.diagnostics import Diagnostic, Severity
 
 
 def _provenance(root: Path, no_provenance: bool, name: str | None, repo: str | None, ref: str | None,
@@ -36,15 +40,17 @@ def _provenance(root: Path, no_provenance: bool, name: str | None, repo: str | N
     return Provenance(name or repo.split("/")[-1], repo, ref, sha, root)
 
 
-def _show(diagnostics: list[Diagnostic], output_format: str) -> None:
-    from recipelint.report import FORMATTERS, format_text
+def _show(diagnostics: list[Diagnostic], output_format: str, output_file: Path | None = None) -> None:
+    """Text findings go to stderr (stdout stays free), other formats to stdout; either
+    to ``output_file`` when given."""
+    from recipelint.report import FORMATTERS, format_text, write_report
 
-    if output_format == "text":
-        text = format_text(diagnostics)
-        if text:
-            click.echo(text, err=True, nl=False)
-    else:
-        click.echo(FORMATTERS[output_format](diagnostics), nl=False)
+    if output_format != "text":
+        write_report(FORMATTERS[output_format](diagnostics), output_file)
+    elif output_file is not None:
+        write_report(format_text(diagnostics), output_file)
+    elif diagnostics:
+        click.echo(format_text(diagnostics), err=True, nl=False)
 
 
 @click.command("compile")
@@ -59,12 +65,16 @@ def _show(diagnostics: list[Diagnostic], output_format: str) -> None:
 @click.option("--no-provenance", is_flag=True, help="Never add the `source` block.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "github", "sarif"]),
               default="text", show_default=True, help="How to print findings.")
-@click.option("-q", "--quiet", is_flag=True, help="No summary line, and no info-level findings in text output.")
+@click.option("--output-file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write the findings report to FILE (in --format) instead of stderr/stdout.")
+@click.option("-q", "--quiet", is_flag=True,
+              help="No summary line, no progress, and no info-level findings in text output.")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder of rendered recipes to reuse: a recompile renders only what changed.")
 def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: str | None,
                     source_repo: str | None, source_ref: str | None, source_sha: str | None,
-                    no_provenance: bool, output_format: str, quiet: bool, cache_dir: Path | None = None) -> None:
+                    no_provenance: bool, output_format: str, quiet: bool, cache_dir: Path | None = None,
+                    output_file: Path | None = None) -> None:
     """Compile the recipe tree TREE into the static JSON API.
 
     Provenance: with --source-* options every recipe JSON ends with a `source`
@@ -100,7 +110,7 @@ def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: st
     try:
         config = load_config(tree)
     except ConfigError as exc:
-        _show([exc.diagnostic], output_format)
+        _show([exc.diagnostic], output_format, output_file)
         sys.exit(EXIT_FINDINGS)
     started = time.perf_counter()
     loaded = load_tree(tree, config.limits)
@@ -110,11 +120,11 @@ def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: st
         from recipelint.cache import RecipeCache, tree_fingerprint
 
         cache = RecipeCache(cache_dir, tree_fingerprint(loaded, provenance, config.max_renderings, config.limits))
-    result = compiler.run(source=cache)
+    result = _run(compiler, cache, quiet)
     shown = result.diagnostics
     if quiet and output_format == "text":
         shown = [d for d in shown if d.severity is not Severity.INFO]
-    _show(shown, output_format)
+    _show(shown, output_format, output_file)
     errors = sum(1 for d in result.diagnostics if d.severity is Severity.ERROR)
     if errors:
         if not quiet:
@@ -137,6 +147,20 @@ def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: st
         reuse = f" ({cache.hits} recipes from the cache, {cache.misses} rendered)" if cache is not None else ""
         click.echo(f"recipelint compile: wrote {written} files to {out} in "
                    f"{time.perf_counter() - started:.1f}s{reuse}", err=True)
+
+
+def _run(compiler: Compiler, cache: RecipeCache | None, quiet: bool) -> CompileResult:
+    """Compiler.run's three public steps, with a recipes-compiled counter on a terminal."""
+    from recipelint.progress import Progress
+
+    globals_ = compiler.prepare()
+    if globals_ is not None:
+        recipes = compiler.tree.recipes
+        with Progress("compiling recipes", len(recipes), quiet=quiet) as progress:
+            for doc in progress.iterate(recipes):
+                compiler.absorb(cache.outcome(compiler, doc, globals_) if cache is not None
+                                else compiler.compile_recipe(doc, globals_))
+    return compiler.finish(globals_)
 
 
 def _inside(path: Path, folder: Path) -> bool:

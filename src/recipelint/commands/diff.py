@@ -16,6 +16,8 @@ from typing import Any
 
 import click
 
+from recipelint.commands.check import EXIT_FINDINGS, EXIT_OK
+from recipelint.progress import Progress
 from recipelint.revision import (
     RevisionError,
     stays_inside,
@@ -27,10 +29,12 @@ from recipelint.revision import (
 )
 from recipelint.tree import find_tree_root
 
-EXIT_OK, EXIT_CHANGED = 0, 1
+# --exit-code: a changed command is diff's "finding".
+EXIT_CHANGED = EXIT_FINDINGS
 
 
-def resolve_side(spec: str, tree_path: str | None, stack: ExitStack, cwd: Path) -> Path:
+def resolve_side(spec: str, tree_path: str | None, stack: ExitStack, cwd: Path,
+                 progress: Progress | None = None) -> Path:
     """A folder's tree root, or a revision extracted into a temporary folder."""
     folder = Path(spec)
     if folder.is_dir():
@@ -54,18 +58,34 @@ def resolve_side(spec: str, tree_path: str | None, stack: ExitStack, cwd: Path) 
         if not stays_inside(where):
             raise RevisionError(f"--tree {where!r} must be a relative path inside the repository")
         temporary = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="recipelint-diff-")))
+        if progress is not None:
+            progress.phase(f"extracting {spec}")
         return extract_tree(sha, top, where, temporary)
     except RevisionError as exc:
         raise click.UsageError(str(exc)) from None
 
 
-def compiled_documents(root: Path, label: str) -> dict[str, Any]:
-    from recipelint.compiler import compile_tree
+def compiled_documents(root: Path, label: str, progress: Progress | None = None) -> dict[str, Any]:
+    from recipelint.compiler import Compiler
     from recipelint.diagnostics import Severity
+    from recipelint.tree import load_tree
 
-    result = compile_tree(root)
+    # compile_tree's steps, spelled out so a terminal sees recipes compiled / total.
+    compiler = Compiler(load_tree(root))
+    globals_ = compiler.prepare()
+    if globals_ is not None:
+        recipes = compiler.tree.recipes
+        if progress is not None:
+            progress.phase(f"compiling {label}", len(recipes))
+        for doc in recipes:
+            compiler.absorb(compiler.compile_recipe(doc, globals_))
+            if progress is not None:
+                progress.advance()
+    result = compiler.finish(globals_)
     errors = sum(1 for d in result.diagnostics if d.severity is Severity.ERROR)
     if errors:
+        if progress is not None:
+            progress.close()  # the note gets a line of its own
         click.echo(
             f"recipelint diff: {label}: {errors} compile error{'s' if errors != 1 else ''}; "
             "renderings that failed are missing from that side",
@@ -94,6 +114,9 @@ def compiled_documents(root: Path, label: str) -> dict[str, Any]:
     "when it is one, else recipes).",
 )
 @click.option("--exit-code", is_flag=True, help="Exit 1 when any command changed.")
+@click.option("--output-file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write the diff to FILE instead of stdout.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress line on the terminal.")
 @click.pass_context
 def diff_command(
     ctx: click.Context,
@@ -102,6 +125,8 @@ def diff_command(
     output_format: str,
     tree_path: str | None,
     exit_code: bool,
+    output_file: Path | None = None,
+    quiet: bool = False,
 ) -> None:
     """Show how the resolved vllm commands differ between BASE and HEAD.
 
@@ -112,19 +137,21 @@ def diff_command(
     renderings that appeared or disappeared.
     """
     from recipelint.diffing import FORMATTERS, diff_renderings
+    from recipelint.report import write_report
 
     cwd = Path.cwd()
     with ExitStack() as stack:
-        old_root = resolve_side(base, tree_path, stack, cwd)
-        new_root = resolve_side(head, tree_path, stack, cwd)
+        progress = stack.enter_context(Progress("recipelint diff", quiet=quiet))
+        old_root = resolve_side(base, tree_path, stack, cwd, progress)
+        new_root = resolve_side(head, tree_path, stack, cwd, progress)
         if not any((root / "taxonomy.yaml").is_file() for root in (old_root, new_root)):
             # One side without the tree is a tree being added or removed; both is a wrong --tree.
             raise click.UsageError(
                 f"neither {base!r} nor {head!r} holds a recipe tree at "
                 f"{tree_path or default_tree_path_for(cwd)!r}; say where it is with --tree"
             )
-        old = compiled_documents(old_root, base)
-        new = compiled_documents(new_root, head)
+        old = compiled_documents(old_root, base, progress)
+        new = compiled_documents(new_root, head, progress)
     result = diff_renderings(old, new)
-    click.echo(FORMATTERS[output_format](result), nl=False)
+    write_report(FORMATTERS[output_format](result), output_file)
     ctx.exit(EXIT_CHANGED if exit_code and result else EXIT_OK)

@@ -28,9 +28,12 @@ def extract_command(source: Path, output: Path, with_vllm: Path | None) -> None:
     """Read a vLLM or vllm-omni wheel (or unpacked source folder) and write its catalog."""
     from recipelint.flags.extract import extract_catalog
     from recipelint.flags.source import SourceError
+    from recipelint.progress import Progress
 
     try:
-        catalog = extract_catalog(source, with_vllm)
+        # Reading a wheel's parser modules takes seconds: say so on a terminal.
+        with Progress(f"reading the `vllm serve` flags of {source}"):
+            catalog = extract_catalog(source, with_vllm)
     except SourceError as exc:
         click.echo(f"recipelint flags extract: {exc}", err=True)
         raise SystemExit(EXIT_USAGE) from None
