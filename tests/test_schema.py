@@ -222,7 +222,7 @@ def test_env_number_is_an_invalid_type_with_a_quoting_hint() -> None:
 def test_number_in_args_list_names_the_item() -> None:
     code, pointer, diag = only(edit('"--tool-call-parser", "hermes"]', '"--max-num-seqs", 256]'))
     assert (code, pointer) == ("RL102", ("features", "tool_calling", "args", 2))
-    assert diag.message == "item 2 of args in feature 'tool_calling' must be a string, not the number 256"
+    assert diag.message == "`features.tool_calling.args[2]` must be a string, not the number 256"
 
 
 def test_args_written_as_one_string_suggests_a_list() -> None:

@@ -74,6 +74,19 @@ class Document:
     def has_position(self, pointer: Sequence[str | int]) -> bool:
         return tuple(pointer) in self._spans
 
+    def block_key_column(self, pointer: Sequence[str | int]) -> int | None:
+        """The column of the key naming ``pointer`` when it begins its line in a block mapping
+        (after indentation and ``- `` indicators); None for a flow, merged or absent key,
+        whose column says nothing about indentation."""
+        entry = self._spans.get(tuple(pointer))
+        if entry is None or entry[0] is None or entry[0] == entry[1]:
+            return None  # a merged key carries the merge value's span as both
+        key = entry[0]
+        if not 0 < key.line <= len(self._source_lines):
+            return None
+        before = self._source_lines[key.line - 1][: key.column - 1]
+        return key.column if _BLOCK_KEY_PREFIX.fullmatch(before) else None
+
     def _nearest(self, pointer: Pointer) -> tuple[Span | None, Span] | None:
         while True:
             entry = self._spans.get(pointer)
@@ -146,6 +159,7 @@ class Document:
 
 
 _LINE_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_BLOCK_KEY_PREFIX = re.compile(r"(?: *- +)* *")
 _BLOCK_HEADER = re.compile(r"^[|>](?:[-+]?([1-9])?|([1-9])[-+])(?:[ \t]|$)")
 LineStart = tuple[int, int, int] | None  # (line, column, written length) where a value line begins
 

@@ -325,14 +325,14 @@ def _where(steps: Sequence[_Step], kind: str) -> str:
 
 
 def _subject(steps: Sequence[_Step], kind: str) -> str:
-    """Name a value by its field and container: "'difficulty' in meta", "item 2 of base_args in model"."""
+    """Name a value by its field and container ("'difficulty' in meta"), a list item by its
+    pointer ("`variants.fp8.extra_args[1]`": 0-based, as written in an editor's path, never "item 1")."""
     if not steps:
         return f"the {kind.replace('_', ' ')}"
     element = steps[-1].element
-    label = f"item {element}" if isinstance(element, int) else f"'{element}'"
-    container = _where(steps[:-1], kind)
-    joiner = " of " if isinstance(element, int) else " in "
-    return f"{label}{joiner}{container}"
+    if isinstance(element, int):
+        return f"`{_field_path([step.element for step in steps])}`"
+    return f"'{element}' in {_where(steps[:-1], kind)}"
 
 
 # ----------------------------------------------------------------------------- value shapes
@@ -548,9 +548,12 @@ def _unknown_keys(ctx: _Context, error: ValidationError, steps: list[_Step]) -> 
         if key in allowed or any(p.search(key) for p in patterns):
             continue
         suggestion = _suggest_key(key, allowed)
+        misplaced = None if suggestion else _misplaced(ctx, path + (key,))
         if suggestion:
             message = f"unknown key '{key}' in {where} (did you mean '{suggestion}'?)"
             hint = f"rename it to '{suggestion}'"
+        elif misplaced:
+            message, hint = misplaced.explain(f"unknown key '{key}' in {where}")
         else:
             message = f"unknown key '{key}' in {where}"
             elsewhere = _owners(ctx.doc.kind, ctx.overlay).get(key)
@@ -585,6 +588,153 @@ def _owners(kind: str, overlay: str = "") -> dict[str, list[str]]:
     return {name: sorted(titles) for name, titles in owners.items()}
 
 
+# ----------------------------------------------------------------------------- indentation
+#
+# A key one indentation step off lands in the neighbouring mapping, and the schema then
+# reports it there as unknown (RL101) or of the wrong type (RL102). When the key and its
+# value would be valid one level out (indented too far) or in the block mapping written
+# just above it (not far enough), the message says so and names the column it belongs at.
+
+
+@dataclass(frozen=True)
+class _Misplaced:
+    key: str
+    written_in: tuple[str | int, ...]  # the mapping the key is read in
+    owner: tuple[str | int, ...]  # the mapping it would be valid in
+    written: int  # the column the key starts at
+    expected: int  # the column of the owner's keys
+
+    def explain(self, as_written: str) -> tuple[str, str]:
+        """The message and hint; the hint keeps what the schema says of the key where it is."""
+        steps = abs(self.written - self.expected)
+        direction = "too far" if self.written > self.expected else "too little"
+        message = (f"`{self.key}` is not a key of {_mapping_name(self.written_in)}; it is a key of "
+                   f"{_mapping_name(self.owner)} — is it indented {steps} space{'s' * (steps != 1)} {direction}?"
+                   f" (expected column {self.expected})")
+        return message, f"move it and the lines under it to column {self.expected} (as written: {as_written})"
+
+
+def _mapping_name(pointer: Sequence[str | int]) -> str:
+    return f"`{_field_path(pointer)}`" if pointer else "the top level"
+
+
+_ABSENT = object()
+
+
+def _value_or_absent(data: Any, pointer: Sequence[str | int]) -> Any:
+    for part in pointer:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return _ABSENT
+    return data
+
+
+def _misplaced(ctx: _Context, path: tuple[str | int, ...]) -> _Misplaced | None:
+    """Whether the key at ``path`` is explained by its indentation (None: it is not, or cannot be told)."""
+    doc = ctx.doc
+    written = doc.block_key_column(path) if path and isinstance(path[-1], str) else None
+    if written is None:
+        return None
+    key, parent, value = path[-1], path[:-1], _value_or_absent(doc.data, path)
+    # Indented too far: it is read inside its parent's value, and belongs beside the parent.
+    if parent and isinstance(parent[-1], str):
+        outer = _value_or_absent(doc.data, parent[:-1])
+        column = doc.block_key_column(parent)
+        if isinstance(outer, dict) and key not in outer and column is not None and column < written \
+                and _fits(ctx, parent[:-1], key, value):
+            return _Misplaced(key, parent, parent[:-1], written, column)
+    # Not indented enough: it ends the block mapping written just above it, and belongs inside.
+    previous = _previous_key(doc, parent, key)
+    inner = _value_or_absent(doc.data, parent + (previous,)) if previous is not None else None
+    if isinstance(inner, dict) and inner and key not in inner:
+        owner = parent + (previous,)
+        column = doc.block_key_column(owner + (next(iter(inner)),))
+        if column is not None and column > written and _fits(ctx, owner, key, value):
+            return _Misplaced(key, parent, owner, written, column)
+    return None
+
+
+def _previous_key(doc: Document, parent: tuple[str | int, ...], key: str) -> str | None:
+    """The key of ``parent`` written last before ``key`` (dict order can differ after a merge)."""
+    mapping = _value_or_absent(doc.data, parent)
+    here = doc.key_span(parent + (key,))
+    best: tuple[tuple[int, int], str] | None = None
+    for name in mapping if isinstance(mapping, dict) else ():
+        if name == key or doc.block_key_column(parent + (name,)) is None:
+            continue
+        span = doc.key_span(parent + (name,))
+        place = (span.line, span.column)
+        if place < (here.line, here.column) and (best is None or place > best[0]):
+            best = (place, name)
+    return best[1] if best else None
+
+
+def _fits(ctx: _Context, owner: tuple[str | int, ...], key: str, value: Any) -> bool:
+    """Whether ``key: value`` is a valid entry of the mapping at ``owner``."""
+    schema = _schema_at(ctx.root, ctx.doc.data, owner)
+    entry = _entry_schema(schema, key) if schema is not None else None
+    if entry is None:
+        return False
+    validator = validator_for(ctx.doc.kind, ctx.overlay)
+    names = schema.get("propertyNames") if schema is not None else None
+    try:
+        if isinstance(names, dict) and not validator.evolve(schema=names).is_valid(key):
+            return False
+        return bool(validator.evolve(schema=entry).is_valid(value))
+    except Exception:  # noqa: BLE001 - a value jsonschema cannot read: no explanation rather than a traceback
+        return False
+
+
+def _entry_schema(schema: dict[str, Any], key: str) -> Any:
+    """The schema of ``key``'s value in a mapping; None when the mapping does not name it.
+
+    An open mapping (no additionalProperties) accepts anything, which explains nothing."""
+    properties = schema.get("properties")
+    if isinstance(properties, dict) and key in properties:
+        return properties[key]
+    patterns = schema.get("patternProperties")
+    for pattern, sub in (patterns.items() if isinstance(patterns, dict) else ()):
+        try:
+            if re.search(pattern, key):
+                return sub
+        except re.error:
+            return None
+    extra = schema.get("additionalProperties")
+    return extra if isinstance(extra, dict) else None
+
+
+def _schema_at(root: dict[str, Any], data: Any, pointer: Sequence[str | int]) -> dict[str, Any] | None:
+    """The schema of the mapping at ``pointer``; None where an alternative leaves it ambiguous."""
+    schema: Any = root
+    for part in pointer:
+        schema = _shape_branch(root, schema, data)
+        if schema is None:
+            return None
+        if isinstance(data, dict) and isinstance(part, str) and part in data:
+            schema = _entry_schema(schema, part)
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            schema = schema.get("items") if isinstance(schema.get("items"), dict) else None
+        else:
+            return None
+        if schema is None:
+            return None
+        data = data[part]
+    return _shape_branch(root, schema, data)
+
+
+def _shape_branch(root: dict[str, Any], schema: Any, value: Any, depth: int = 0) -> dict[str, Any] | None:
+    """``schema`` resolved, with anyOf/oneOf reduced to the one branch that accepts ``value``'s type."""
+    schema = _resolve(root, schema)
+    if not isinstance(schema, dict) or depth > 8:
+        return None
+    for keyword in ("anyOf", "oneOf"):
+        if isinstance(schema.get(keyword), list):
+            fitting = [b for b in schema[keyword] if _accepts(_branch_types(root, b), value)]
+            return _shape_branch(root, fitting[0], value, depth + 1) if len(fitting) == 1 else None
+    return schema
+
+
 def _missing_keys(ctx: _Context, error: ValidationError, steps: list[_Step]) -> Iterator[SchemaFinding]:
     schema = error.schema if isinstance(error.schema, dict) else {}
     path = tuple(error.absolute_path)
@@ -615,7 +765,11 @@ def _wrong_type(ctx: _Context, error: ValidationError, steps: list[_Step]) -> Sc
     expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
     path = tuple(error.absolute_path)
     message = f"{_subject(steps, ctx.doc.kind)} must be {_type_phrase(expected)}, not {_shown(error.instance)}"
-    return ctx.diagnostic(INVALID_TYPE, ctx.doc.span(path), message, _type_hint(expected, error.instance), path)
+    hint = _type_hint(expected, error.instance)
+    misplaced = _misplaced(ctx, path)
+    if misplaced:
+        message, hint = misplaced.explain(message)
+    return ctx.diagnostic(INVALID_TYPE, ctx.doc.span(path), message, hint, path)
 
 
 def _bad_enum(ctx: _Context, error: ValidationError, steps: list[_Step]) -> SchemaFinding:

@@ -225,7 +225,8 @@ def duplicate_flags(ctx: Any) -> Iterator[Finding]:
                               "delete the repeated flag", code="RL301")
             else:
                 yield Finding(arg_list.doc, pointer,
-                              f"`{unit.flag}` appears twice in this list ({_show(first)} at item {first.index}, "
+                              f"`{unit.flag}` appears twice in this list ({_show(first)} at "
+                              f"`{'.'.join(map(str, arg_list.pointer))}[{first.index}]`, "
                               f"then {_show(unit)}): last-wins dedupe silently drops the first",
                               "keep the value you mean and delete the other", code="RL315")
 
