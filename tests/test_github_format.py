@@ -197,3 +197,10 @@ def test_any_text_gives_one_well_formed_line(path: str, message: str, hint: str 
     parsed = _parse(lines[0])
     expected = strip_controls(message + (f"\nhint: {hint}" if hint else ""))
     assert parsed["data"] == expected
+
+
+def test_fixable_findings_keep_the_plain_title() -> None:
+    """The `[*]` mark is the text format's; a GitHub title stays `CODE rule-name`."""
+    line = format_github([_diag("models/a.yaml", "RL304", "underscores")])
+    assert _parse(line.rstrip("\n"))["title"] == "RL304 flag-underscore-spelling"
+    assert "[*]" not in line

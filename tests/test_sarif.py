@@ -20,8 +20,8 @@ import jsonschema
 import pytest
 
 from conftest import EMBEDDED_TREE
-from recipelint.catalog import load_catalog
-from recipelint.diagnostics import Diagnostic, Severity, Span
+from recipelint.catalog import PROJECT_URL, load_catalog, rule_url
+from recipelint.diagnostics import Diagnostic, Related, Severity, Span
 from recipelint.sarif import build_sarif
 from test_github_format import _hostile_tree
 
@@ -149,4 +149,58 @@ def test_a_name_that_is_not_utf8_keeps_its_bytes(tmp_path: Path) -> None:
     ]
     assert artifact["uri"] == "models/bad%FF%20name.yaml"
     json.dumps(document, ensure_ascii=False).encode("utf-8")  # printable as UTF-8
+    assert _problems(document) == []
+
+
+def test_the_tool_and_each_rule_link_their_documentation(hostile: Hostile) -> None:
+    document, _, _ = hostile
+    driver = document["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == PROJECT_URL
+    catalog = load_catalog()
+    for rule in driver["rules"]:
+        if rule["id"] in catalog:
+            assert rule["helpUri"] == rule_url(rule["id"])
+    assert _problems(document) == []
+
+
+def test_related_locations_and_fingerprints_validate(tmp_path: Path) -> None:
+    """Every optional part a result can carry, at once, against the OASIS schema."""
+    here, there = tmp_path / "models" / "a b.yaml", tmp_path / "strategies" / "x%y.yaml"
+    related = (
+        Related(there, Span(3, 5, 3, 9), "the other copy"),
+        Related(tmp_path.parent / "outside.yaml", Span(1, 1), "outside the base"),
+    )
+    diag = Diagnostic(here, Span(2, 3, 2, 8), "RL301", Severity.WARNING, "twice", "drop one",
+                      related=related)
+    document = build_sarif([diag], base=tmp_path, fingerprints=["0123abcd"])
+    assert _problems(document) == []
+    result = document["runs"][0]["results"][0]
+    assert result["partialFingerprints"] == {"recipelintFingerprint/v1": "0123abcd"}
+    places = result["relatedLocations"]
+    assert [place["id"] for place in places] == [1, 2]
+    assert places[0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "strategies/x%25y.yaml", "uriBaseId": "%SRCROOT%"}
+    assert places[0]["physicalLocation"]["region"] == {
+        "startLine": 3, "startColumn": 5, "endLine": 3, "endColumn": 9}
+    assert places[1]["physicalLocation"]["artifactLocation"]["uri"].startswith("file:///")
+    assert places[0]["message"] == {"text": "the other copy"}
+
+
+def test_the_cli_report_with_related_locations_validates(tmp_path: Path, embedded_tree: Path) -> None:
+    """A real finding with related locations (RL304 repeated in one list is one finding
+    with the other copy related) through `check --format sarif --output-file`."""
+    import shutil
+
+    tree = tmp_path / "tree"
+    shutil.copytree(embedded_tree, tree)
+    from test_fix import recipe, write
+
+    write(tree, recipe('  base_args:\n    - "--enforce_eager"\n    - "--max-model-len"\n'
+                       '    - "8192"\n    - "--enforce_eager"\n'))
+    done = _check(tree, "models", "--format", "sarif", "--output-file", "out.sarif")
+    assert done.returncode in (0, 1) and done.stdout == "", done.stderr
+    document = json.loads((tree / "out.sarif").read_text(encoding="utf-8"))
+    results = [r for r in document["runs"][0]["results"] if r["ruleId"] == "RL304"]
+    assert len(results) == 1 and "partialFingerprints" in results[0]
+    assert results[0]["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 22
     assert _problems(document) == []

@@ -244,7 +244,9 @@ def write_report(text: str, output_file: Path | None) -> None:
     a path that cannot be written is a usage error, never a traceback.
     """
     if output_file is None:
-        click.echo(text, nl=False)
+        # color=True: --color already decided; click would strip our codes off a terminal,
+        # and recipe text reaches this point with its own escapes removed (strip_controls).
+        click.echo(text, nl=False, color=True)
         return
     try:
         output_file.parent.mkdir(parents=True, exist_ok=True)
