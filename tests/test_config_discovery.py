@@ -275,3 +275,28 @@ def test_config_error_is_still_a_config_error(repo: Path, tmp_path: Path) -> Non
     # ConfigFileError is a ConfigError: code that turns configuration problems into RL016 never lets it escape.
     with pytest.raises(ConfigError):
         load_config(repo / "recipes", tmp_path / "missing.toml")
+
+
+# ----------------------------------------------------------------------------- the click options
+
+
+def test_the_reusable_options_give_paths_that_need_not_exist(tmp_path: Path) -> None:
+    import click
+    from click.testing import CliRunner
+
+    from recipelint.config import input_options
+
+    seen: dict[str, object] = {}
+
+    @click.command()
+    @input_options
+    def command(**given: object) -> None:
+        seen.update(given)
+
+    done = CliRunner().invoke(command, ["--config", str(tmp_path / "c.toml"), "--show-settings",
+                                        "--stdin-filename", "models/acme/new.yaml"])
+    assert done.exit_code == 0, done.output
+    assert seen == {"config_file": tmp_path / "c.toml", "show_settings": True,
+                    "stdin_filename": Path("models/acme/new.yaml")}
+    CliRunner().invoke(command, [])
+    assert seen == {"config_file": None, "show_settings": False, "stdin_filename": None}
