@@ -159,3 +159,12 @@ def test_flag_with_only_trailing_whitespace_is_reported_not_a_crash(tmp_path: Pa
         "and dedupe cannot match `-A`"]
     hints = [d.hint for d in run_checks(load_tree(tmp_path)) if d.code == "RL306"]
     assert hints == ['remove the trailing whitespace: "-A"']
+
+
+def test_a_flag_and_its_dotted_value_in_one_item_is_one_finding(tmp_path: Path) -> None:
+    # Seen on a real pull request: the dot of `0.97` made RL305 call it a dotted sub-flag.
+    data = recipe()
+    data["variants"] = {"default": {**next(iter(data["variants"].values())),
+                                    "extra_args": ["--gpu-memory-utilization 0.97"]}}
+    assert len(codes(tmp_path, data, "RL306")) == 1
+    assert [d.code for d in run_checks(load_tree(tmp_path)) if d.code in ("RL305", "RL306")] == ["RL306"]

@@ -262,6 +262,8 @@ def underscore_spelling(ctx: Any) -> Iterator[Finding]:
 def dotted_without_value(ctx: Any) -> Iterator[Finding]:
     for arg_list in all_arg_lists(ctx):
         for unit in list_units(ctx, arg_list.items):
+            if re.search(r"\s", unit.flag):
+                continue  # flag and value in one item ("--x 0.97"): RL306 names that problem
             if "." in unit.name and unit.inline_value is None and unit.value is None and FLAG_NAME.match(unit.flag):
                 yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
                               f"dotted sub-flag `{unit.flag}` has no value: vLLM takes the next argument of the "
