@@ -65,7 +65,7 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL340", "info"): 83, ("RL341", "warning"): 2, ("RL350", "error"): 2, ("RL353", "warning"): 8,
     ("RL355", "warning"): 3, ("RL358", "error"): 58, ("RL360", "info"): 1, ("RL404", "error"): 1,
     ("RL405", "warning"): 3, ("RL406", "warning"): 17, ("RL553", "error"): 24,
-    ("RL551", "warning"): 2, ("RL554", "warning"): 3, ("RL603", "warning"): 3, ("RL706", "info"): 3, ("RL706", "warning"): 1,
+    ("RL551", "warning"): 2, ("RL554", "warning"): 3, ("RL603", "warning"): 2, ("RL706", "info"): 3, ("RL706", "warning"): 1,
     ("RL707", "warning"): 1, ("RL753", "error"): 1,
 }
 

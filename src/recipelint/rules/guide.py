@@ -258,21 +258,26 @@ ALTERNATIVE_WORDS = frozenset({
 })
 
 
+# Weight/activation bit widths (`W4A4`, `W8A8`) and number formats (`FP8`, `INT4`, `NVFP4`).
+QUANT_WORD = re.compile(r"w\d+a\d+|(?:nv|mx)?fp\d+|int\d+|bf\d+")
+
+
 def _stem(repo_name: str) -> str:
     """A repository name without its trailing quantisation and release words (`X-Instruct-FP8` -> `x`)."""
     words = re.split(r"[-_]", repo_name.lower())
-    while len(words) > 1 and words[-1] in ALTERNATIVE_WORDS:
+    while len(words) > 1 and (words[-1] in ALTERNATIVE_WORDS or QUANT_WORD.fullmatch(words[-1])):
         words.pop()
     return "-".join(words)
 
 
 def _alternative_checkpoint(model: str, served: set[str]) -> bool:
-    """Whether ``model`` is another build of the recipe's model, from a publisher the recipe already serves."""
-    org, _, name = model.lower().partition("/")
+    """Whether ``model`` is another build of a model the recipe serves: the same repository name
+    but for quantisation and release words. Third-party quantisations (a publisher's NVFP4 build
+    of the model) count too: a guide names them on purpose, as the alternative to try."""
+    _, _, name = model.lower().partition("/")
     if not name:
         return False
-    ids = [s.lower().partition("/") for s in served if "/" in s]
-    return org in {o for o, _, _ in ids} and _stem(name) in {_stem(n) for _, _, n in ids}
+    return _stem(name) in {_stem(s.lower().partition("/")[2]) for s in served if "/" in s}
 
 
 @check("RL603")
