@@ -591,7 +591,7 @@ def _display(path: Path) -> str:
 
 
 def fix_paths(groups: dict[Path, list[Path]], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
-              write: bool = True) -> Changes:
+              write: bool = True, config_file: Path | None = None) -> Changes:
     """Fix the named files of each tree (the rest of the tree is context), writing them if ``write``."""
     from recipelint.checking import CheckOptions, tree_config
     from recipelint.config import ConfigError
@@ -599,7 +599,7 @@ def fix_paths(groups: dict[Path, list[Path]], select: tuple[str, ...] = (), igno
     changes = Changes()
     for root, targets in groups.items():
         try:
-            config = tree_config(root, CheckOptions(select, ignore))
+            config = tree_config(root, CheckOptions(select, ignore, config_file=config_file))
         except ConfigError:
             continue  # the check that follows reports the broken configuration
 

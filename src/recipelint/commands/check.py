@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 import click
 
 from recipelint.checking import CheckError, CheckOptions, CheckResult, group_by_tree, run_check
-from recipelint.config import parse_code_selectors
+from recipelint.checking import show_settings as settings_report
+from recipelint.config import input_options, parse_code_selectors
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.report import (
     FORMATTERS,
@@ -83,13 +84,16 @@ def _outside_trees(paths: list[Path]) -> None:
               help="Report only findings absent from this baseline file.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write every current finding to FILE as the baseline, and exit 0.")
+@input_options
 @click.pass_context
 def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: str = "text",
                   output_file: Path | None = None, statistics: bool = False, show_source: bool | None = None,
                   color: str = "auto", quiet: bool = False, strict: bool = False, exit_zero: bool = False,
                   select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), fix: bool = False,
                   diff: bool = False, jobs: int = 0, new_from_rev: str | None = None,
-                  baseline: Path | None = None, write_baseline: Path | None = None) -> None:
+                  baseline: Path | None = None, write_baseline: Path | None = None,
+                  config_file: Path | None = None, show_settings: bool = False,
+                  stdin_filename: Path | None = None) -> None:
     """Check recipe trees, folders inside them, or single recipe files.
 
     The whole tree is always loaded for context; findings are reported only for
@@ -107,18 +111,29 @@ def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: st
         raise click.UsageError("--write-baseline records every finding: leave out --baseline and --new-from-rev")
     if statistics and output_format not in STATISTICS_FORMATTERS:
         raise click.UsageError("--statistics prints --format text or json")
+    if stdin_filename is not None:
+        if fix or diff:
+            raise click.UsageError("--fix and --diff write files: leave out --stdin-filename")
+        paths = (stdin_filename,)
+    if show_settings:
+        ctx.exit(_show_settings(paths, CheckOptions(select, ignore, config_file=config_file,
+                                                    stdin_filename=stdin_filename)))
     groups, outside = group_by_tree(paths)
     _outside_trees(outside)
     fixed = None
     if fix or diff:
-        fixed = _apply_fixes(groups, select, ignore, diff, output_file, quiet)
+        fixed = _apply_fixes(groups, CheckOptions(select, ignore, config_file=config_file), diff,
+                             output_file, quiet)
         if diff:
             ctx.exit(EXIT_OK if exit_zero else (EXIT_FINDINGS if fixed.files else EXIT_OK))
     if jobs == 0:
         from recipelint.parallel import available_cpus
 
         jobs = available_cpus()
-    options = CheckOptions(select, ignore, jobs, new_from_rev, baseline)
+    # The editor's buffer, as bytes: decoded as a file is (bad UTF-8 is RL004, not a crash).
+    stdin_text = click.get_binary_stream("stdin").read() if stdin_filename is not None else None
+    options = CheckOptions(select, ignore, jobs, new_from_rev, baseline, config_file=config_file,
+                           stdin_filename=stdin_filename, stdin_text=stdin_text)
     try:
         result = run_check([p for p in paths if p not in outside], options)
     except CheckError as exc:
@@ -172,13 +187,14 @@ def _report_summary(result: CheckResult, output_format: str, after_fix: bool) ->
                    err=True)
 
 
-def _apply_fixes(groups: dict[Path, list[Path]], select: tuple[str, ...], ignore: tuple[str, ...],
-                 dry_run: bool, output_file: Path | None, quiet: bool) -> Changes:
+def _apply_fixes(groups: dict[Path, list[Path]], options: CheckOptions, dry_run: bool,
+                 output_file: Path | None, quiet: bool) -> Changes:
     """--fix writes the fixes, --diff prints them as the report; both say what per rule on stderr."""
     from recipelint.catalog import rule_info
     from recipelint.fix import fix_paths
 
-    changes = fix_paths(groups, select, ignore, write=not dry_run)
+    changes = fix_paths(groups, options.select, options.ignore, write=not dry_run,
+                        config_file=options.config_file)
     if dry_run:
         write_report(changes.diff, output_file)
     if quiet:
@@ -190,6 +206,18 @@ def _apply_fixes(groups: dict[Path, list[Path]], select: tuple[str, ...], ignore
     files = len(changes.files)
     click.echo(f"{verb} {files} file{'s' * (files != 1)}", err=True)
     return changes
+
+
+def _show_settings(paths: tuple[Path, ...], options: CheckOptions) -> int:
+    """--show-settings: the resolved configuration and where each value came from (ruff's name)."""
+    try:
+        shown = settings_report(paths, options)
+    except CheckError as exc:
+        raise click.UsageError(str(exc)) from None
+    click.echo(shown.text, nl=False)
+    if shown.diagnostics:
+        click.echo(format_text(shown.diagnostics), err=True, nl=False)
+    return EXIT_FINDINGS if shown.diagnostics else EXIT_OK
 
 
 def _write_baseline(path: Path, result: CheckResult, quiet: bool) -> int:
