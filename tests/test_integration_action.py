@@ -323,3 +323,45 @@ def test_pull_request_flow_annotates_only_what_the_pull_request_introduces(
     assert status == 0, summary
     assert "| `RL201` |" in summary and "| `RL553` |" not in summary
     assert f"7 findings were already present at `{base}`" in summary
+
+
+def test_one_check_run_gives_annotations_and_sarif_with_the_extra_args(
+    workspace: tuple[Path, str],
+) -> None:
+    repo, _ = workspace
+    _plant_duplicate_key(repo)
+    context = {"inputs.path": ".", "inputs.fail-on": "never", "inputs.sarif": "out.sarif",
+               "inputs.args": "--select RL0,RL3  --ignore RL355"}
+    status, _, log = _run_step("recipelint check", repo, context, repo.parent / "runner")
+    assert status == 0, log
+    assert _step("recipelint check")["run"].count("recipelint check") == 1
+    annotated = sorted({line.split("title=")[1].split(" ")[0] for line in log.splitlines()
+                        if line.startswith("::")})
+    sarif = json.loads((repo / "out.sarif").read_text(encoding="utf-8"))
+    assert sorted({r["ruleId"] for r in sarif["runs"][0]["results"]}) == annotated
+    assert "RL002" in annotated and not any(code.startswith(("RL1", "RL2", "RL7")) for code in annotated)
+    assert "RL355" not in annotated
+
+
+def test_the_summary_counts_what_the_extra_args_select(workspace: tuple[Path, str]) -> None:
+    repo, _ = workspace
+    context = {"inputs.path": ".", "inputs.args": "--select RL3"}
+    status, _, summary = _run_step("Job summary", repo, context, repo.parent / "runner")
+    assert status == 0, summary
+    rules = {line.split("`")[1] for line in summary.splitlines() if line.startswith("| `RL")}
+    assert rules and all(code.startswith("RL3") for code in rules), summary
+
+
+def test_extra_args_cannot_inject_shell(workspace: tuple[Path, str]) -> None:
+    repo, _ = workspace
+    context = {"inputs.path": ".", "inputs.fail-on": "never", "inputs.args": "$(touch pwned) `touch pwned2` *"}
+    status, _, log = _run_step("recipelint check", repo, context, repo.parent / "runner")
+    assert status == 2 and not list(repo.glob("pwned*")), log  # unknown arguments: a usage error
+
+
+def test_the_documented_workflow_is_the_example_file() -> None:
+    """docs/integrations.md shows the example workflow; it must not drift from the file."""
+    example = WORKFLOW.read_text(encoding="utf-8")
+    docs = (PROJECT_ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+    shown = docs.split("```yaml\nname: recipelint\n", 1)[1].split("```\n", 1)[0]
+    assert "name: recipelint\n" + shown == example[example.index("name: recipelint\n"):]

@@ -17,7 +17,8 @@ from pathlib import Path
 import click
 
 from recipelint.catalog import rule_info
-from recipelint.checking import CheckResult
+from recipelint.checking import CheckOptions, CheckResult
+from recipelint.config import config_file_option
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.diffing import markdown_code
 
@@ -63,12 +64,21 @@ def known_markdown(known: int, new_from_rev: str) -> str:
             "not annotated, and not counted above.\n")
 
 
-def _check(paths: tuple[Path, ...], new_from_rev: str | None) -> CheckResult:
-    from recipelint.checking import CheckError, CheckOptions, run_check
+def _check(paths: tuple[Path, ...], options: CheckOptions) -> CheckResult:
+    from recipelint.checking import CheckError, run_check
 
     try:
-        return run_check(paths, CheckOptions(new_from_rev=new_from_rev))
+        return run_check(paths, options)
     except CheckError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def _selection(select: tuple[str, ...], ignore: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    from recipelint.config import parse_code_selectors
+
+    try:
+        return parse_code_selectors(select), parse_code_selectors(ignore)
+    except ValueError as exc:
         raise click.UsageError(str(exc)) from None
 
 
@@ -104,6 +114,9 @@ def diff_markdown(base: str, tree_root: Path) -> str:
     metavar="REV",
     help="Count only findings absent at this git revision; state the others separately.",
 )
+@click.option("--select", multiple=True, metavar="CODE", help="As `check --select`.")
+@click.option("--ignore", multiple=True, metavar="CODE", help="As `check --ignore`.")
+@config_file_option
 @click.option(
     "--output",
     "-o",
@@ -111,11 +124,16 @@ def diff_markdown(base: str, tree_root: Path) -> str:
     help="Append to this file (e.g. $GITHUB_STEP_SUMMARY) instead of printing.",
 )
 def summary_command(paths: tuple[Path, ...], diff_base: str | None, new_from_rev: str | None,
-                    output: Path | None) -> None:
+                    output: Path | None, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
+                    config_file: Path | None = None) -> None:
     """Markdown summary of `recipelint check` (counts per rule) and, with
-    --diff-base, of the command changes: the GitHub Action's job summary."""
+    --diff-base, of the command changes: the GitHub Action's job summary.
+
+    --select, --ignore and --config choose the rules as they do for `check`, so the
+    summary counts what the annotations show."""
     paths = paths or (Path("."),)
-    result = _check(paths, new_from_rev)
+    select, ignore = _selection(select, ignore)
+    result = _check(paths, CheckOptions(select, ignore, new_from_rev=new_from_rev, config_file=config_file))
     parts = [findings_markdown(result.diagnostics, result.files)]
     if new_from_rev is not None:
         parts.append(known_markdown(result.known, new_from_rev))

@@ -55,6 +55,9 @@ def _outside_trees(paths: list[Path]) -> None:
               default="text", show_default=True, help="Output format.")
 @click.option("--output-file", "-o", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write the report to FILE instead of stdout (the summary line stays on stderr).")
+@click.option("--also-report", "also_reports", multiple=True, metavar="FORMAT=FILE",
+              help="Also write the report in FORMAT (json, github, sarif) to FILE from the same run "
+                   "(repeatable; golangci-lint's multiple outputs).")
 @click.option("--statistics", is_flag=True,
               help="Print a count per rule instead of the findings ([*]: --fix repairs it); "
                    "--format json gives [{code, name, count, fixable}].")
@@ -93,7 +96,7 @@ def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: st
                   diff: bool = False, jobs: int = 0, new_from_rev: str | None = None,
                   baseline: Path | None = None, write_baseline: Path | None = None,
                   config_file: Path | None = None, show_settings: bool = False,
-                  stdin_filename: Path | None = None) -> None:
+                  stdin_filename: Path | None = None, also_reports: tuple[str, ...] = ()) -> None:
     """Check recipe trees, folders inside them, or single recipe files.
 
     The whole tree is always loaded for context; findings are reported only for
@@ -111,6 +114,7 @@ def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: st
         raise click.UsageError("--write-baseline records every finding: leave out --baseline and --new-from-rev")
     if statistics and output_format not in STATISTICS_FORMATTERS:
         raise click.UsageError("--statistics prints --format text or json")
+    extra_reports = [_extra_report(spec) for spec in also_reports]
     if stdin_filename is not None:
         if fix or diff:
             raise click.UsageError("--fix and --diff write files: leave out --stdin-filename")
@@ -142,6 +146,8 @@ def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: st
         ctx.exit(_write_baseline(write_baseline, result, quiet))
     look = Look(output_format, output_file, statistics, show_source, color)
     write_report(_render(result, look), output_file)
+    for extra_format, extra_file in extra_reports:
+        write_report(_render(result, Look(extra_format, extra_file, False, False, "never")), extra_file)
     if not quiet:
         _report_summary(result, output_format, after_fix=fixed is not None)
         _explain_set_aside(result, new_from_rev, baseline)
@@ -161,6 +167,15 @@ class Look:
     def terminal(self) -> bool:
         """The report goes to a terminal (a --output-file never is)."""
         return self.output_file is None and sys.stdout.isatty()
+
+
+def _extra_report(spec: str) -> tuple[str, Path]:
+    """`sarif=recipelint.sarif` -> ("sarif", Path("recipelint.sarif"))."""
+    name, equals, file = spec.partition("=")
+    if not equals or name not in FORMATTERS or not file:
+        raise click.UsageError(f"--also-report takes FORMAT=FILE with FORMAT one of "
+                               f"{', '.join(sorted(FORMATTERS))}, not {spec!r}")
+    return name, Path(file)
 
 
 def _render(result: CheckResult, look: Look) -> str:
