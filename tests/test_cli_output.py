@@ -247,7 +247,7 @@ def test_json_findings_name_their_rule(tree: Path) -> None:
     for record in records:
         assert record["name"] == load_catalog()[record["code"]].name
         assert record["url"] == rule_url(record["code"])
-        assert record["url"].endswith("/rules.md#" + record["code"].lower())
+        assert record["url"].endswith("/rule-reference.md#" + record["code"].lower())
         assert record["fixable"] is True
         assert {"fingerprint", "related"} <= set(record)
 
@@ -266,7 +266,7 @@ def test_project_urls_are_defined_once() -> None:
     """pyproject's [project.urls] and recipelint.catalog say the same (one must follow the other)."""
     urls = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
     assert urls == {"Homepage": PROJECT_URL, "Documentation": DOCS_URL}
-    assert rule_url("RL304") == f"{DOCS_URL}/rules.md#rl304"
+    assert rule_url("RL304") == f"{DOCS_URL}/rule-reference.md#rl304"
 
 
 # ------------------------------------------------------------------ progress
@@ -307,3 +307,16 @@ def test_commands_print_no_progress_when_stderr_is_not_a_terminal(tree: Path, em
     assert "\r" not in compiled.stderr and "compiling recipes" not in compiled.stderr
     diffed = run("diff", str(embedded_tree), ".")
     assert "\r" not in diffed.stderr and "compiling" not in diffed.stderr
+
+
+def test_the_rule_reference_page_is_generated_from_the_catalog() -> None:
+    """Each finding's `url` lands on its rule's anchor in docs/rule-reference.md."""
+    from recipelint.catalog import load_catalog
+    from recipelint.commands.rules import reference_markdown
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "rule-reference.md"
+    catalog = list(load_catalog().values())
+    assert page.read_text(encoding="utf-8") == reference_markdown(catalog), \
+        "regenerate it: recipelint rules --format markdown > docs/rule-reference.md"
+    text = page.read_text(encoding="utf-8")
+    assert all(f'<a id="{info.code.lower()}"></a>' in text for info in catalog)

@@ -47,7 +47,7 @@ DEFAULT_EXAMPLE_PATH = "models/acme/demo-model.yaml"
 # that publishes recipelint: replace it in both places when it is published.
 PROJECT_URL = "https://github.com/OWNER/recipelint"
 DOCS_URL = f"{PROJECT_URL}/blob/main/docs"
-RULES_URL = DOCS_URL + "/rules.md#{code}"
+RULES_URL = DOCS_URL + "/rule-reference.md#{code}"
 
 
 def rule_url(code: str) -> str:
