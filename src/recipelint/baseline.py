@@ -94,14 +94,20 @@ def baseline_entries(found: Iterable[tuple[Diagnostic, Path]]) -> list[dict[str,
     return sorted(entries, key=lambda e: (e["path"], e["code"], e["pointer"], e["message"]))
 
 
-def write_baseline(path: Path, found: Iterable[tuple[Diagnostic, Path]]) -> int:
+def baseline_text(found: Iterable[tuple[Diagnostic, Path]]) -> tuple[str, int]:
+    """The baseline file's text, and how many findings it records."""
     entries = baseline_entries(found)
     document = {"recipelint-baseline": BASELINE_VERSION, "findings": entries}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n", len(entries)
+
+
+def write_baseline(path: Path, found: Iterable[tuple[Diagnostic, Path]]) -> int:
+    text, count = baseline_text(found)
     try:
-        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise BaselineError(f"cannot write the baseline {path}: {exc.strerror or exc}") from None
-    return len(entries)
+    return count
 
 
 def read_baseline(path: Path) -> tuple[Counter[str], dict[str, dict[str, Any]]]:

@@ -86,7 +86,7 @@ def _outside_trees(paths: list[Path]) -> None:
 @click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Report only findings absent from this baseline file.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Write every current finding to FILE as the baseline, and exit 0.")
+              help="Write every current finding to FILE as the baseline (- for stdout), and exit 0.")
 @input_options
 @click.pass_context
 def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: str = "text",
@@ -236,9 +236,13 @@ def _show_settings(paths: tuple[Path, ...], options: CheckOptions) -> int:
 
 
 def _write_baseline(path: Path, result: CheckResult, quiet: bool) -> int:
-    from recipelint.baseline import BaselineError, write_baseline
+    from recipelint.baseline import BaselineError, baseline_text, write_baseline
 
     found = [(diag, Path(os.path.abspath(tree.root))) for tree in result.trees for diag in tree.diagnostics]
+    if str(path) == "-":  # standard output, as for most file arguments
+        text, count = baseline_text(found)
+        click.echo(text, nl=False)
+        return EXIT_OK
     try:
         count = write_baseline(path, found)
     except BaselineError as exc:
