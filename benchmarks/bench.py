@@ -3,7 +3,8 @@
 
 usage: python benchmarks/bench.py [TREE] [--runs N] [--upstream DIR]
 
-TREE defaults to ../shared/corpus/upstream/tree. Each figure is the median of N
+TREE defaults to corpus/upstream/tree in $RECIPELINT_SHARED (else ../shared), the
+setting the tests use for the upstream corpus. Each figure is the median of N
 runs of a fresh process (process start included) after one warm-up run, measured
 with wait4() so user CPU and peak RSS are the child's own (with any helpers it
 forked). Commands run with Python's bytecode cache on, as an installed package does.
@@ -26,7 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
-DEFAULT_TREE = PROJECT.parent / "shared" / "corpus" / "upstream" / "tree"
+# The one setting for the upstream corpus, as in tests/conftest.py (not imported: it needs pytest).
+SHARED = Path(os.environ.get("RECIPELINT_SHARED") or PROJECT.parent / "shared").expanduser()
+DEFAULT_TREE = SHARED / "corpus" / "upstream" / "tree"
 TREE_PARTS = ("models", "strategies", "kv_store", "taxonomy.yaml", "platforms.yaml")
 
 

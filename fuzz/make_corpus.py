@@ -1,6 +1,6 @@
 """Write the fuzz seed corpus: every embedded tree file, prefixed with its slot byte.
 
-    python fuzz/make_corpus.py fuzz/corpus [--shared ../shared/corpus/upstream/tree]
+    python fuzz/make_corpus.py fuzz/corpus [--shared $RECIPELINT_SHARED/corpus/upstream/tree]
 
 With --shared (optional, read-only, never copied into the repository's tracked
 files: the corpus folder is git-ignored scratch) the upstream recipes are added.

@@ -1,20 +1,39 @@
-"""Shared fixtures. Data under ../shared is optional: tests that need it skip."""
+"""Shared fixtures.
+
+The upstream corpus (corpus/, seeds/, docs/ of a reference-data folder) is optional:
+tests that need it skip with a reason when it is absent. Its folder is the one
+setting below: the environment variable RECIPELINT_SHARED, else ``../shared`` next
+to this checkout.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-SHARED = PROJECT_ROOT.parent / "shared"
+SHARED_VARIABLE = "RECIPELINT_SHARED"
+
+
+def shared_folder() -> Path:
+    """The folder holding corpus/, seeds/, docs/: $RECIPELINT_SHARED, else ../shared."""
+    configured = os.environ.get(SHARED_VARIABLE)
+    return Path(configured).expanduser().resolve() if configured else PROJECT_ROOT.parent / "shared"
+
+
+SHARED = shared_folder()
+CORPUS_TREE = SHARED / "corpus" / "upstream" / "tree"
 EMBEDDED_TREE = PROJECT_ROOT / "recipes"
+SKIP_REASON = (f"the upstream corpus is absent: set {SHARED_VARIABLE} to the folder holding corpus/ "
+               f"(now {SHARED})")
 
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    if not (SHARED / "corpus" / "upstream" / "tree").is_dir():
-        pytest.skip("../shared (the upstream corpus) is not present next to this checkout")
+    if not CORPUS_TREE.is_dir():
+        pytest.skip(SKIP_REASON)
     return SHARED
 
 

@@ -18,9 +18,10 @@ from recipelint.config import Config
 from recipelint.jsvalue import UNDEFINED
 from recipelint.tree import load_tree
 
+from conftest import CORPUS_TREE as CORPUS, SKIP_REASON
+
 PROJECT = Path(__file__).resolve().parent.parent
 EMBEDDED = PROJECT / "recipes"
-CORPUS = PROJECT.parent / "shared" / "corpus" / "upstream" / "tree"
 SEED_RECIPE = "models/nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16.yaml"
 
 
@@ -131,7 +132,7 @@ def test_cli_reuses_the_cache_and_refuses_one_inside_the_output(tmp_path: Path,
     assert "must not be inside the output folder" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="needs ../shared/corpus (the upstream recipe tree)")
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=SKIP_REASON)
 def test_corpus_recompile_after_one_edit_matches_a_fresh_compile(tmp_path: Path) -> None:
     root = _copy_tree(CORPUS, tmp_path / "tree")
     _compile(root, tmp_path / "cache")

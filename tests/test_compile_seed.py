@@ -33,7 +33,7 @@ def test_seed_recipe_compiles_to_the_seed(embedded_tree: Path, shared_dir: Path,
         pytest.skip(f"recipes/ has no models/{SEED_ID}.yaml yet")
     seeds = sorted((shared_dir / "seeds").glob("000_*.txt"))
     if not seeds:
-        pytest.skip("the seed artifact is absent from ../shared/seeds")
+        pytest.skip(f"the seed artifact is absent from {shared_dir / 'seeds'}")
     if not (embedded_tree.parent / ".git").exists() or shutil.which("git") is None:
         pytest.skip("the seed's source.path is relative to the git checkout, and there is none")
     out = tmp_path / "out"

@@ -1,6 +1,6 @@
 """The embedded recipe tree (recipes/) loads cleanly, is self-consistent, and compiles to the seed.
 
-The seed (../shared/seeds/000_*.txt) is the upstream compiler's JSON for the Nemotron 3.5
+The seed (seeds/000_*.txt of the reference data, tests/conftest.py's SHARED) is the upstream compiler's JSON for the Nemotron 3.5
 Lightning recipe, captured with runs of white space inside strings collapsed; the same
 collapse is applied to our output before comparing.
 """
@@ -154,7 +154,7 @@ def test_seed_recipe_compiles_to_the_seed_artifact(compiled: Path, shared_dir: P
                                                     embedded_tree: Path) -> None:
     seeds = sorted((shared_dir / "seeds").glob("000_*.txt"))
     if not seeds:
-        pytest.skip("the seed artifact 000_*.txt is absent from ../shared/seeds")
+        pytest.skip(f"the seed artifact 000_*.txt is absent from {shared_dir / 'seeds'}")
     seed = json.loads(seeds[0].read_text(encoding="utf-8"))
     ours = json.loads((compiled / f"{SEED_HF_ID}.json").read_text(encoding="utf-8"))
     if not (embedded_tree.parent / ".git").exists():

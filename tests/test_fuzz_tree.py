@@ -76,7 +76,7 @@ def _replace_strings(value: object, payload: str) -> object:
 @fuzz_settings(30)
 @given(data=st.data())
 def test_mutated_corpus_recipes(corpus_tree: Path, fuzz_tree: FuzzTree, data: st.DataObject) -> None:
-    """The upstream corpus as extra seeds, when ../shared is present."""
+    """The upstream corpus as extra seeds, when it is present (RECIPELINT_SHARED, tests/conftest.py)."""
     seeds = _corpus_seeds(corpus_tree)
     slot, content = data.draw(mutated_files(seeds))
     exercise_bounded(fuzz_tree, content, slot)

@@ -12,8 +12,9 @@ from recipelint import engine
 from recipelint.parallel import SharedTasks, can_fork, run_tasks
 from recipelint.tree import load_tree
 
+from conftest import CORPUS_TREE as CORPUS, SKIP_REASON
+
 PROJECT = Path(__file__).resolve().parent.parent
-CORPUS = PROJECT.parent / "shared" / "corpus" / "upstream" / "tree"
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="helper processes need fork()")
 
@@ -71,7 +72,7 @@ def test_one_job_runs_inline() -> None:
 @needs_fork
 @pytest.mark.parametrize("tree", [
     PROJECT / "recipes",
-    pytest.param(CORPUS, marks=pytest.mark.skipif(not CORPUS.is_dir(), reason="needs ../shared/corpus")),
+    pytest.param(CORPUS, marks=pytest.mark.skipif(not CORPUS.is_dir(), reason=SKIP_REASON)),
 ], ids=["embedded", "corpus"])
 def test_parallel_check_finds_exactly_what_a_sequential_check_finds(tree: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
