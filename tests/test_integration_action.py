@@ -24,7 +24,7 @@ import yaml
 
 from conftest import EMBEDDED_TREE, PROJECT_ROOT
 from recipelint.diagnostics import Diagnostic, Severity, Span
-from recipelint.summary import findings_markdown
+from recipelint.jobsummary import findings_markdown
 
 ACTION = PROJECT_ROOT / "action.yml"
 WORKFLOW = PROJECT_ROOT / "examples" / "recipelint-workflow.yml"

@@ -6,12 +6,13 @@ compiler or the flag extractor, so each subcommand lives in its own module.
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 import click
 
 from recipelint import __version__
+from recipelint.exitcodes import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+from recipelint.lazy import BrokenInstallError, import_own
 
 # name -> "module:attribute"
 COMMANDS: dict[str, str] = {
@@ -21,33 +22,28 @@ COMMANDS: dict[str, str] = {
     "explain": "recipelint.commands.rules:explain_command",
     "flags": "recipelint.commands.flags:flags_group",
     "diff": "recipelint.commands.diff:diff_command",
-    "summary": "recipelint.summary:summary_command",
+    "summary": "recipelint.commands.summary:summary_command",
     "schema": "recipelint.commands.schema:schema_command",
 }
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-
 
 class LazyGroup(click.Group):
+    """Every command of COMMANDS, its module imported when the command is looked up.
+
+    A command whose module is missing is a broken install: looking it up raises
+    :class:`BrokenInstallError` (an internal error, exit 2) instead of hiding it.
+    """
+
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(name for name in COMMANDS if self._available(name))
+        return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         target = COMMANDS.get(name)
         if target is None:
-            return None
+            return None  # click reports an unknown command as a usage error
         module_name, attribute = target.split(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                return None
-            raise
-        return getattr(module, attribute)
-
-    @staticmethod
-    def _available(name: str) -> bool:
-        return importlib.util.find_spec(COMMANDS[name].split(":")[0]) is not None
+        command: click.Command = getattr(import_own(module_name), attribute)
+        return command
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -73,10 +69,13 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except BrokenInstallError as exc:
+        click.echo(f"recipelint: internal error: {exc}", err=True)
+        return EXIT_INTERNAL
     except Exception as exc:  # noqa: BLE001 - the last line of defence: never a traceback
         click.echo(f"recipelint: internal error: {type(exc).__name__}: {exc}", err=True)
         click.echo("Please report this with the input that caused it.", err=True)
-        return EXIT_USAGE
+        return EXIT_INTERNAL
     return status if isinstance(status, int) else EXIT_OK
 
 

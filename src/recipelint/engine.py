@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from recipelint.catalog import load_catalog
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic, Related, Severity, Span
+from recipelint.lazy import import_own
 from recipelint.load import Document
 from recipelint.parallel import SharedTasks, frozen_heap
 from recipelint.rules import Finding, registered_checks
@@ -124,12 +125,9 @@ def _to_diagnostic(finding: Finding, code: str, severity: Severity) -> Diagnosti
 
 
 def _schema_problems(docs: list[Document]) -> list[Diagnostic]:
-    try:
-        from recipelint.schema import validate_document
-    except ModuleNotFoundError as exc:  # the schema stage ships with the schemas
-        if exc.name != "recipelint.schema":
-            raise
-        return []
+    # Imported on first use, as the rule families are; missing, it is a broken install
+    # (BrokenInstallError), never a stage quietly left out.
+    validate_document = import_own("recipelint.schema").validate_document
     return [diag for doc in docs for diag in validate_document(doc)]
 
 

@@ -13,8 +13,6 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-import click
-
 from recipelint.diagnostics import Diagnostic, Severity
 
 # C0/C1 controls except tab and newline, plus ESC sequences: a recipe must not drive the terminal.
@@ -182,6 +180,9 @@ FORMATTERS: dict[str, Callable[..., str]] = {
     "github": format_github,
     "sarif": format_sarif,
 }
+# Every --format of `check` and `compile`: text (format_text, which also takes the sources
+# and the colour) and the formatters above, which take the diagnostics and the tree roots.
+FORMATS: tuple[str, ...] = ("text", *FORMATTERS)
 
 
 def _plural(count: int, word: str) -> str:
@@ -232,25 +233,3 @@ STATISTICS_FORMATTERS: dict[str, Callable[[Sequence[Diagnostic]], str]] = {
     "text": format_statistics_text,
     "json": format_statistics_json,
 }
-
-
-# ---------------------------------------------------------------- where reports go
-
-
-def write_report(text: str, output_file: Path | None) -> None:
-    """The report on stdout, or in ``output_file`` (--output-file) as UTF-8.
-
-    The file is written whole after the run, so a failed run leaves no half report;
-    a path that cannot be written is a usage error, never a traceback.
-    """
-    if output_file is None:
-        # color=True: --color already decided; click would strip our codes off a terminal,
-        # and recipe text reaches this point with its own escapes removed (strip_controls).
-        click.echo(text, nl=False, color=True)
-        return
-    try:
-        output_file.parent.mkdir(parents=True, exist_ok=True)
-        # "replace": a message holding a lone surrogate must not abort the report.
-        output_file.write_text(text, encoding="utf-8", errors="replace", newline="")
-    except OSError as exc:
-        raise click.UsageError(f"cannot write --output-file {output_file}: {exc.strerror or exc}") from None

@@ -12,23 +12,22 @@ import click
 
 from recipelint.checking import CheckError, CheckOptions, CheckResult, group_by_tree, run_check
 from recipelint.checking import show_settings as settings_report
+from recipelint.commands.output import write_report
 from recipelint.config import input_options, parse_code_selectors
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.exitcodes import EXIT_FINDINGS, EXIT_OK
 from recipelint.report import (
+    FORMATS,
     FORMATTERS,
     STATISTICS_FORMATTERS,
     format_text,
     is_fixable,
     summary_line,
     use_color,
-    write_report,
 )
 
 if TYPE_CHECKING:
     from recipelint.fix import Changes
-
-# The exit statuses of check, compile and diff (those commands import them from here).
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 def exit_code(diagnostics: list[Diagnostic], strict: bool) -> int:
@@ -51,7 +50,7 @@ def _outside_trees(paths: list[Path]) -> None:
 @click.command("check")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 # Output: what is printed and where.
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "github", "sarif"]),
+@click.option("--format", "output_format", type=click.Choice(FORMATS),
               default="text", show_default=True, help="Output format.")
 @click.option("--output-file", "-o", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write the report to FILE instead of stdout (the summary line stays on stderr).")

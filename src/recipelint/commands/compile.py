@@ -14,8 +14,9 @@ if TYPE_CHECKING:
     from recipelint.cache import RecipeCache
     from recipelint.compiler import Compiler, CompileResult
 
-from recipelint.commands.check import EXIT_FINDINGS, EXIT_USAGE
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.exitcodes import EXIT_FINDINGS, EXIT_USAGE
+from recipelint.report import FORMATS
 
 
 def _provenance(root: Path, no_provenance: bool, name: str | None, repo: str | None, ref: str | None,
@@ -43,7 +44,8 @@ def _provenance(root: Path, no_provenance: bool, name: str | None, repo: str | N
 def _show(diagnostics: list[Diagnostic], output_format: str, output_file: Path | None = None) -> None:
     """Text findings go to stderr (stdout stays free), other formats to stdout; either
     to ``output_file`` when given."""
-    from recipelint.report import FORMATTERS, format_text, write_report
+    from recipelint.commands.output import write_report
+    from recipelint.report import FORMATTERS, format_text
 
     if output_format != "text":
         write_report(FORMATTERS[output_format](diagnostics), output_file)
@@ -63,7 +65,7 @@ def _show(diagnostics: list[Diagnostic], output_format: str, output_file: Path |
 @click.option("--source-ref", help="Provenance: branch or tag (default: the current branch).")
 @click.option("--source-sha", help="Provenance: commit (default: HEAD).")
 @click.option("--no-provenance", is_flag=True, help="Never add the `source` block.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "github", "sarif"]),
+@click.option("--format", "output_format", type=click.Choice(FORMATS),
               default="text", show_default=True, help="How to print findings.")
 @click.option("--output-file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write the findings report to FILE (in --format) instead of stderr/stdout.")

@@ -8,9 +8,8 @@ from typing import Any
 
 import click
 
+from recipelint.exitcodes import EXIT_USAGE
 from recipelint.flags.serialize import dump_json
-
-EXIT_USAGE = 2
 
 
 @click.group("flags")

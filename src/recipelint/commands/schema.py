@@ -19,9 +19,8 @@ from typing import Any
 import click
 
 from recipelint.config import config_file_option
+from recipelint.exitcodes import EXIT_FINDINGS
 from recipelint.schema import SCHEMA_FILES, SCHEMA_PACKAGE
-
-EXIT_FINDINGS = 1
 
 
 def builtin_schema_text(kind: str) -> str:

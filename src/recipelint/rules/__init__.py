@@ -7,11 +7,11 @@ them into diagnostics with the catalog's default severity and the document's spa
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from recipelint.diagnostics import Related, Span
+from recipelint.lazy import import_own
 from recipelint.load import Document
 
 # Imported on demand so that `recipelint check` of one file pays only for what runs.
@@ -57,10 +57,8 @@ def check(*codes: str) -> Callable[[CheckFunction], CheckFunction]:
 
 
 def registered_checks() -> dict[str, list[CheckFunction]]:
+    """Every family's checks by code; a family module that is missing is a broken
+    install (:class:`recipelint.lazy.BrokenInstallError`), never a family left out."""
     for module in FAMILY_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
+        import_own(module)
     return _REGISTRY
