@@ -12,7 +12,6 @@ import functools
 import json
 import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator, Protocol
@@ -34,6 +33,7 @@ from recipelint.resolve.command import Catalog, Combination, render_command
 from recipelint.resolve.features import feature_mode_problems
 from recipelint.resolve.install import synthesize_install
 from recipelint.resolve.plan import Problems, render_variant
+from recipelint.revision import checkout_fact, repo_slug
 from recipelint.tree import RecipeTree, confined_files, load_tree, recipe_hf_id
 
 # Diagnostic codes of the compile stage (family RL7xx).
@@ -83,37 +83,19 @@ class Provenance:
         }
 
 
-def _git(folder: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True,
-                              timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
-
-
-_GITHUB_REMOTE = re.compile(
-    r"^(?:(?:https?|ssh|git)://(?:[^@/]+@)?github\.com(?::\d+)?/|[^@/:]+@github\.com:)"
-    r"(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]*)/(?P<name>[A-Za-z0-9._-]+?)(?:\.git)?/?$"
-)
-
-
-def repo_slug(url: str) -> str | None:
-    """owner/name of a GitHub remote (https, ssh or scp-style); None for any other remote."""
-    found = _GITHUB_REMOTE.match(url.strip())
-    return f"{found['owner']}/{found['name']}" if found else None
-
-
 def git_provenance(folder: Path, name: str | None = None, repo: str | None = None,
                    ref: str | None = None, sha: str | None = None) -> Provenance | None:
-    """Fill the source block from the git checkout holding ``folder``; None outside git."""
-    root = _git(folder, "rev-parse", "--show-toplevel")
+    """Fill the source block from the git checkout holding ``folder``; None outside git.
+
+    git runs through :mod:`recipelint.revision`, the package's one git helper."""
+    root = checkout_fact(folder, "rev-parse", "--show-toplevel")
     if root is None:
         return None
-    url = _git(folder, "remote", "get-url", "origin")
+    url = checkout_fact(folder, "remote", "get-url", "origin")
     repo = repo or (repo_slug(url) if url else None)
-    ref = ref or _git(folder, "symbolic-ref", "--quiet", "--short", "HEAD") or _git(folder, "rev-parse", "HEAD")
-    sha = sha or _git(folder, "rev-parse", "HEAD")
+    ref = (ref or checkout_fact(folder, "symbolic-ref", "--quiet", "--short", "HEAD")
+           or checkout_fact(folder, "rev-parse", "HEAD"))
+    sha = sha or checkout_fact(folder, "rev-parse", "HEAD")
     if not (repo and ref and sha):
         return None
     return Provenance(name or repo.split("/")[-1], repo, ref, sha, Path(root))

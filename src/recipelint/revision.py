@@ -1,4 +1,5 @@
-"""A recipe tree as it was at a git revision, read with git alone.
+"""recipelint's one way to run git: a recipe tree as it was at a revision, and the
+facts of the checkout a tree is in (for the compile's provenance block).
 
 git is run with argument lists only, and a revision name is checked with
 `git rev-parse --verify --end-of-options`, so a name can neither reach a shell nor
@@ -8,6 +9,7 @@ a usage error.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import tarfile
 from collections.abc import Sequence
@@ -26,14 +28,29 @@ class RevisionError(Exception):
     """git is missing, failed, or the revision or path does not exist."""
 
 
-def git(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def git(args: Sequence[str], cwd: Path, timeout: float = GIT_TIMEOUT) -> subprocess.CompletedProcess[str]:
+    """Run ``git ARGS`` in ``cwd``; the caller reads the return code and output."""
     try:
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                              timeout=GIT_TIMEOUT, check=False)
-    except FileNotFoundError:
+                              timeout=timeout, check=False)
+    except FileNotFoundError as exc:
+        if exc.filename not in (None, "git"):  # the folder, not git, is missing
+            raise RevisionError(f"cannot run git in {cwd}: {exc.strerror or exc}") from None
         raise RevisionError("git is not installed") from None
     except subprocess.TimeoutExpired:
-        raise RevisionError(f"git {args[0]} did not finish in {GIT_TIMEOUT} s") from None
+        raise RevisionError(f"git {args[0]} did not finish in {timeout:g} s") from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise RevisionError(f"cannot run git in {cwd}: {exc}") from None
+
+
+def git_output(folder: Path, *args: str, timeout: float = GIT_TIMEOUT) -> str | None:
+    """The trimmed output of a git command that succeeded with output; None otherwise,
+    and when git cannot run at all."""
+    try:
+        done = git(args, folder, timeout)
+    except RevisionError:
+        return None
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
 
 
 def repository_top(cwd: Path) -> Path | None:
@@ -119,3 +136,26 @@ def _extract_all(archive: tarfile.TarFile, destination: Path) -> None:
                   and ".." not in PurePosixPath(member.name).parts)
         if inside and (member.isfile() or member.isdir()):
             archive.extract(member, destination)
+
+
+# ---------------------------------------------------------------- the checkout a tree is in
+
+# Reading a checkout's facts must not hold a compile up: a git that hangs means "no provenance".
+PROVENANCE_TIMEOUT = 10
+
+_GITHUB_REMOTE = re.compile(
+    r"^(?:(?:https?|ssh|git)://(?:[^@/]+@)?github\.com(?::\d+)?/|[^@/:]+@github\.com:)"
+    r"(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]*)/(?P<name>[A-Za-z0-9._-]+?)(?:\.git)?/?$"
+)
+
+
+def repo_slug(url: str) -> str | None:
+    """owner/name of a GitHub remote (https, ssh or scp-style); None for any other remote."""
+    found = _GITHUB_REMOTE.match(url.strip())
+    return f"{found['owner']}/{found['name']}" if found else None
+
+
+def checkout_fact(folder: Path, *args: str) -> str | None:
+    """One fact of the checkout holding ``folder`` (``rev-parse HEAD``, the origin URL, …),
+    or None: outside git, without git, or when git does not answer in PROVENANCE_TIMEOUT."""
+    return git_output(folder, *args, timeout=PROVENANCE_TIMEOUT)
