@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from recipelint.catalog import Example
+from recipelint.rulebook import Example
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic
 from recipelint.engine import run_checks

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from catalog_harness import CONTEXT, run_example
-from recipelint.catalog import load_catalog
+from recipelint.rulebook import load_catalog
 
 CATALOG = load_catalog()
 EXAMPLES = [

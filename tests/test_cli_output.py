@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from conftest import PROJECT_ROOT
-from recipelint.catalog import DOCS_URL, PROJECT_URL, load_catalog, rule_url
+from recipelint.rulebook import DOCS_URL, PROJECT_URL, load_catalog, rule_url
 from recipelint.cli import cli, main
 from recipelint.progress import Progress
 from recipelint.report import use_color
@@ -263,7 +263,7 @@ def test_rules_json_is_the_catalog() -> None:
 
 
 def test_project_urls_are_defined_once() -> None:
-    """pyproject's [project.urls] and recipelint.catalog say the same (one must follow the other)."""
+    """pyproject's [project.urls] and recipelint.rulebook say the same (one must follow the other)."""
     urls = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
     assert urls == {"Homepage": PROJECT_URL, "Documentation": DOCS_URL}
     assert rule_url("RL304") == f"{DOCS_URL}/rule-reference.md#rl304"
@@ -311,7 +311,7 @@ def test_commands_print_no_progress_when_stderr_is_not_a_terminal(tree: Path, em
 
 def test_the_rule_reference_page_is_generated_from_the_catalog() -> None:
     """Each finding's `url` lands on its rule's anchor in docs/rule-reference.md."""
-    from recipelint.catalog import load_catalog
+    from recipelint.rulebook import load_catalog
     from recipelint.commands.rules import reference_markdown
 
     page = Path(__file__).resolve().parent.parent / "docs" / "rule-reference.md"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from recipelint.catalog import load_catalog
+from recipelint.rulebook import load_catalog
 from recipelint.cli import cli
 from recipelint.compiler import compile_tree
 from recipelint.config import Config

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from catalog_harness import CONTEXT, run_example
-from recipelint.catalog import Example
+from recipelint.rulebook import Example
 from recipelint.diagnostics import Diagnostic
 
 pytestmark = pytest.mark.skipif(not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing")

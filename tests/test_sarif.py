@@ -20,7 +20,7 @@ import jsonschema
 import pytest
 
 from conftest import EMBEDDED_TREE
-from recipelint.catalog import PROJECT_URL, load_catalog, rule_url
+from recipelint.rulebook import PROJECT_URL, load_catalog, rule_url
 from recipelint.diagnostics import Diagnostic, Related, Severity, Span
 from recipelint.sarif import build_sarif
 from test_github_format import _hostile_tree

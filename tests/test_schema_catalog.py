@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from catalog_harness import CONTEXT, run_example
-from recipelint.catalog import Example
+from recipelint.rulebook import Example
 from recipelint.diagnostics import Severity
 from recipelint.load import parse_yaml
 from recipelint.schema import CODES, OVERLAY_FOLDER, validate_document

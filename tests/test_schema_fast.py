@@ -162,7 +162,7 @@ def test_documents_the_compiled_validator_cannot_read_go_to_jsonschema() -> None
 
 
 def test_agreement_on_every_catalog_example() -> None:
-    from recipelint.catalog import load_catalog
+    from recipelint.rulebook import load_catalog
 
     checked = 0
     for code, rule in sorted(load_catalog().items()):

@@ -140,7 +140,7 @@ def parse_code_selectors(values: Iterable[str]) -> tuple[str, ...]:
     with raises ValueError naming it, with a did-you-mean where a code is close: a typo
     must not turn the check into one that silently runs nothing.
     """
-    from recipelint.catalog import load_catalog
+    from recipelint.rulebook import load_catalog
 
     codes = sorted(load_catalog())
     selected: list[str] = []
@@ -171,7 +171,7 @@ def _unknown_selector(written: str, code: str, codes: list[str]) -> str:
 
 def _closest_code(written: str, codes: list[str]) -> str | None:
     """The code a mistyped selector probably meant: a rule's name, a letter O for a zero, one slip."""
-    from recipelint.catalog import load_catalog
+    from recipelint.rulebook import load_catalog
 
     by_name = {info.name: known for known, info in load_catalog().items()}
     if written.strip().lower() in by_name:
@@ -199,7 +199,7 @@ def _codes(value: Any, path: Path, key: str, text: str) -> tuple[str, ...]:
 def _severities(table: Any, path: Path, text: str) -> dict[str, Severity]:
     if not isinstance(table, dict):
         raise _fail(path, "'severity' must be a table of CODE = \"error|warning|info\"", locate(text, "severity"))
-    from recipelint.catalog import load_catalog
+    from recipelint.rulebook import load_catalog
 
     known = sorted(load_catalog())
     severity: dict[str, Severity] = {}

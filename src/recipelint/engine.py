@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
-from recipelint.catalog import load_catalog
+from recipelint.rulebook import load_catalog
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic, Related, Severity, Span
 from recipelint.lazy import import_own

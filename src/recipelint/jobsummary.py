@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
-from recipelint.catalog import rule_info
+from recipelint.rulebook import rule_info
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.diffing import markdown_code
 

@@ -55,7 +55,7 @@ def use_color(choice: str, tty: bool, environ: Mapping[str, str] | None = None) 
 def is_fixable(code: str) -> bool:
     """The rule has a safe fix (`autofix: true` in the catalog) that `check --fix` applies
     wherever it can prove the edit changes nothing else (docs/autofix.md)."""
-    from recipelint.catalog import rule_info
+    from recipelint.rulebook import rule_info
 
     info = rule_info(code)
     return bool(info and info.autofix)
@@ -111,7 +111,7 @@ def _related_records(diag: Diagnostic) -> list[dict[str, object]]:
 
 
 def as_record(diag: Diagnostic, roots: Sequence[Path] = ()) -> dict[str, object]:
-    from recipelint.catalog import rule_info, rule_url
+    from recipelint.rulebook import rule_info, rule_url
 
     info = rule_info(diag.code)
     return {
@@ -146,7 +146,7 @@ def _escape_property(text: str) -> str:
 
 def format_github(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) -> str:
     """GitHub workflow commands; escaping keeps recipe text from starting a new command."""
-    from recipelint.catalog import rule_info
+    from recipelint.rulebook import rule_info
 
     command = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
     lines = []
@@ -205,7 +205,7 @@ def summary_line(diagnostics: Sequence[Diagnostic], files: int, fixable_hint: bo
 
 def rule_statistics(diagnostics: Sequence[Diagnostic]) -> list[dict[str, object]]:
     """One entry per rule found: most frequent first, then by code (ruff's order)."""
-    from recipelint.catalog import rule_info
+    from recipelint.rulebook import rule_info
 
     counts = Counter(d.code for d in diagnostics)
     rows = []

@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from recipelint import __version__
-from recipelint.catalog import PROJECT_URL, RuleInfo, load_catalog, rule_url
+from recipelint.rulebook import PROJECT_URL, RuleInfo, load_catalog, rule_url
 from recipelint.diagnostics import Diagnostic, Severity, Span
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

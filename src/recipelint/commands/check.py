@@ -204,7 +204,7 @@ def _report_summary(result: CheckResult, output_format: str, after_fix: bool) ->
 def _apply_fixes(groups: dict[Path, list[Path]], options: CheckOptions, dry_run: bool,
                  output_file: Path | None, quiet: bool) -> Changes:
     """--fix writes the fixes, --diff prints them as the report; both say what per rule on stderr."""
-    from recipelint.catalog import rule_info
+    from recipelint.rulebook import rule_info
     from recipelint.fix import fix_paths
 
     changes = fix_paths(groups, options.select, options.ignore, write=not dry_run,

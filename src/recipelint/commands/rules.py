@@ -6,7 +6,7 @@ import json
 
 import click
 
-from recipelint.catalog import RuleInfo, find_rule, load_catalog, rule_url
+from recipelint.rulebook import RuleInfo, find_rule, load_catalog, rule_url
 
 
 def rule_record(info: RuleInfo) -> dict[str, object]:

@@ -1,8 +1,10 @@
-"""The rule catalog: data in the top-level rules/ folder, shipped as recipelint._catalog.
+"""The rulebook: every rule's metadata, read from the top-level rules/ folder (shipped
+as recipelint._catalog).
 
-Each ``rules/RL*.yaml`` file holds one family.  The catalog is the single source of
+Each ``rules/RL*.yaml`` file holds one family. The rulebook is the single source of
 rule metadata (name, default severity, documentation, examples); check functions
-only produce findings.
+only produce findings. (Not to be confused with the flag catalogs of vLLM releases,
+:mod:`recipelint.flags.catalog`.)
 """
 
 from __future__ import annotations
