@@ -24,13 +24,22 @@ from recipelint.jsvalue import (
     js_or,
     js_string,
     normalize_number,
-    nullish,
     truthy,
 )
 from recipelint.resolve.docker import DockerMeta, DockerWrapper, docker_meta
 from recipelint.resolve.features import JS_WHITESPACE, FeatureResolver, companions
 from recipelint.resolve.formatting import RenderError, serve_command
 from recipelint.resolve.hardware import generation_of, gpu_count_of, hardware_keyed_value
+from recipelint.resolve.layers import (
+    ARG_STEPS,
+    ENV_STEPS,
+    PLACEMENT_READS,
+    Layer,
+    Selection,
+    Step,
+    generation_key,
+    split_at_emitter,
+)
 from recipelint.resolve.strategy import pd_pool_modes
 
 NVL4_ONLY_ENV = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE", "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
@@ -92,12 +101,9 @@ def assign(target: dict, source: Any) -> None:
         raise RenderError(f"expected a mapping of environment variables, got {js_string(source)}")
 
 
-def _generation_layer(table: Any, gen: Any, nvidia: bool) -> Any:
-    """`table[gen] || (nvidia ? table.nvidia : null)`: the generation-level override."""
-    by_gen = get(table, js_string(gen)) if not nullish(gen) else UNDEFINED
-    if truthy(by_gen):
-        return by_gen
-    return get(table, "nvidia") if nvidia else None
+# Where the strategy emitter's tokens (args) and the PD device pinning (env) go in the join order.
+ARGS_BEFORE_EMITTER, ARGS_AFTER_EMITTER = split_at_emitter(ARG_STEPS)
+ENV_BEFORE_EMITTER, ENV_AFTER_EMITTER = split_at_emitter(ENV_STEPS)
 
 
 class Placement:
@@ -118,9 +124,10 @@ class Placement:
         self.nvidia = get(self.profile, "brand") == "NVIDIA"
         self.gpu_count = gpu_count_of(self.profile)
         self.model_id = js_or(get(self.variant, "model_id"), get(get(recipe, "model"), "model_id"), "unknown")
-        self.variant_on_hw = get(get(self.variant, "hardware_overrides"), hw_id)  # exact-GPU variant layer
         self.strategy_overrides = get(recipe, "strategy_overrides")
         self.features = FeatureResolver(recipe, self.variant, variant_key, self.profile, hw_id)
+        self.selection = Selection(recipe, variant_key, self.variant, hw_id, self.gen, self.nvidia)
+        self._shared: dict[Step, list[Layer]] = {}  # layers of the steps that read no strategy
 
     def serves(self, catalog: Catalog, recipe: dict, combo: Combination) -> bool:
         return (catalog is self.catalog and recipe is self.recipe
@@ -151,39 +158,12 @@ class Placement:
             return gpu_count
         return 1 if needed <= per_gpu else gpu_count
 
-    @functools.cached_property
-    def leading_args(self) -> list[Any]:
-        """Model base args, variant args, exact-GPU variant args (callers copy before extending)."""
-        variant, exact = self.variant, self.variant_on_hw
-        args: list[Any] = []
-        base = get(get(self.recipe, "model"), "base_args")
-        if truthy(base):
-            args += spread(base)
-        if truthy(get(variant, "extra_args")):
-            args += spread(variant["extra_args"])
-        if truthy(get(exact, "extra_args")):
-            args += spread(exact["extra_args"])
-        return args
-
-    @functools.cached_property
-    def base_env(self) -> dict[str, Any]:
-        """Model base env, variant env, exact-GPU variant env (callers copy before extending)."""
-        variant, exact = self.variant, self.variant_on_hw
-        env: dict[str, Any] = {}
-        assign(env, js_or(get(get(self.recipe, "model"), "base_env"), {}))
-        assign(env, get(variant, "extra_env") if truthy(get(variant, "extra_env")) else None)
-        assign(env, get(exact, "extra_env") if truthy(get(exact, "extra_env")) else None)
-        return env
-
-    @functools.cached_property
-    def generation_layers(self) -> tuple[Any, Any]:
-        """The recipe and variant generation layers (used unless the strategy's replaces them)."""
-        return (_generation_layer(get(self.recipe, "hardware_overrides"), self.gen, self.nvidia),
-                _generation_layer(get(self.variant, "hardware_overrides"), self.gen, self.nvidia))
-
-    @functools.cached_property
-    def generation_layer_maps(self) -> list[dict]:
-        return [layer for layer in self.generation_layers if type(layer) is dict]
+    def shared_layers(self, step: Step) -> list[Layer]:
+        """A step's layers when it reads neither the strategy nor the role: the same for every rendering here."""
+        found = self._shared.get(step)
+        if found is None:
+            found = self._shared[step] = step.layers(self.selection, None)
+        return found
 
     @functools.cached_property
     def pool_modes(self) -> list[str]:
@@ -193,16 +173,15 @@ class Placement:
 class _Synthesis:
     """One combination being rendered: the placement's shared values plus the strategy's."""
 
-    __slots__ = ("catalog", "recipe", "combo", "placement", "problems", "_layers", "_hardware_maps", "variant",
+    __slots__ = ("catalog", "recipe", "combo", "placement", "problems", "_layers", "variant",
                  "strategy", "deploy_type", "profile", "gen", "nvidia", "gpu_count", "total_gpus", "model_id",
                  "kv", "kv_composing", "kv_option", "instances", "overrides", "deploy", "single_node_tp",
-                 "_feature_sources")
+                 "selection")
 
     def __init__(self, catalog: Catalog, recipe: dict, combo: Combination, placement: Placement) -> None:
         self.catalog, self.recipe, self.combo, self.placement = catalog, recipe, combo, placement
         self.problems: list = []  # (pointer, message): renders, but is invalid
-        self._layers: dict = {}  # role -> (leading args, trailing args)
-        self._hardware_maps: dict = {}  # role -> the hardware override layers that are mappings
+        self._layers: dict = {}  # role -> (args before the emitter's, args after them)
         self.variant = placement.variant
         self.strategy = js_or(catalog.strategies.get(combo.strategy, UNDEFINED), {})
         self.deploy_type = get(self.strategy, "deploy_type")  # raw: undefined when the spec has none
@@ -221,7 +200,11 @@ class _Synthesis:
         self.deploy = js_or(self.deploy_type, "single_node")
         self.single_node_tp = (placement.tp_for_single_node_tp if combo.strategy == "single_node_tp"
                                else self.gpu_count)
-        self._feature_sources = placement.features.args_for(combo.features, combo.strategy, self.kv_composing)
+        feature_layers = placement.features.layers_for(combo.features, combo.strategy, self.kv_composing)
+        self.selection = Selection(
+            recipe, combo.variant_key, self.variant, combo.hw_id, self.gen, self.nvidia, combo.strategy,
+            self.strategy, self.overrides, lambda _strategy, _kv: feature_layers, self.kv_composing,
+            combo.kv_offload, self.kv_option, self.kv)
 
     # ------------------------------------------------------------ preamble
 
@@ -250,7 +233,7 @@ class _Synthesis:
     # ------------------------------------------------------------ args
 
     def build_args(self, role: str | None, node_role: str | None, node_rank: int = 1) -> list[Any]:
-        """Layers in order: model, variant, strategy, parallelism, overrides, hardware, features, kv."""
+        """The layers in upstream's order (resolve.layers), the emitter's parallelism flags among them."""
         before, after = self._role_layers(role)
         return before + self._parallel_args(role, node_role, node_rank) + after
 
@@ -258,75 +241,21 @@ class _Synthesis:
         """The args before and after the parallelism flags; they do not depend on the node rank."""
         cached = self._layers.get(role)
         if cached is None:
-            cached = self._layers[role] = (self._leading_args(role), self._trailing_args(role))
+            cached = self._layers[role] = (self._spread(ARGS_BEFORE_EMITTER, role),
+                                           self._spread(ARGS_AFTER_EMITTER, role))
         return cached
 
-    def _leading_args(self, role: str | None) -> list[Any]:
-        strategy = self.strategy
-        args = list(self.placement.leading_args)
-        if self.deploy_type != "pd_cluster":
-            if truthy(get(strategy, "vllm_args")):
-                args += spread(strategy["vllm_args"])
-        elif role and truthy(get(get(strategy, role), "vllm_args")):
-            args += spread(strategy[role]["vllm_args"])
-        return args
+    def step_layers(self, step: Step, role: str | None) -> list[Layer]:
+        if step.reads <= PLACEMENT_READS:
+            return self.placement.shared_layers(step)
+        return step.layers(self.selection, role)
 
-    def _trailing_args(self, role: str | None) -> list[Any]:
+    def _spread(self, steps: tuple[Step, ...], role: str | None) -> list[Any]:
         args: list[Any] = []
-        so = self.overrides
-        if truthy(so):
-            layer = get(so, role) if role else so
-            for key in ("extra_args", "vllm_args"):
-                if truthy(get(layer, key)):
-                    args += spread(layer[key])
-        args += self._hardware_layers("extra_args", role)
-        for source in self._feature_sources:
-            args += spread(source)
-        if self.kv_option is not None:
-            args += spread(js_or(get(self.kv_option, "args"), []))
-        if self.kv_composing:
-            args += spread(js_or(get(get(self.kv, "vllm"), "vllm_args"), []))
-        if self.deploy_type == "pd_cluster" and role:
-            pd_args = get(get(get(self.kv, "pd"), role), "args") if self.kv is not None else UNDEFINED
-            if truthy(pd_args):
-                args += spread(pd_args)
+        for step in steps:
+            for layer in self.step_layers(step, role):
+                args += spread(layer.items)
         return args
-
-    def _hardware_layers(self, key: str, role: str | None) -> list[Any]:
-        """`key` ("extra_args" or "extra_env") of each hardware layer that sets it, in order."""
-        out: list[Any] = []
-        for layer in self._hardware_layer_maps(role):
-            value = layer.get(key, UNDEFINED)
-            if truthy(value):
-                if key == "extra_args":
-                    out += spread(value)
-                else:
-                    out.append(value)
-        return out
-
-    def _hardware_layer_maps(self, role: str | None) -> list[dict]:
-        """Generation layer (strategy REPLACES recipe+variant), then exact-GPU strategy and role deltas.
-
-        Only mappings are kept: any other layer has no keys to read. Args and env read the same
-        layers, so they are looked up once per role.
-        """
-        cached = self._hardware_maps.get(role)
-        if cached is not None:
-            return cached
-        so = self.overrides
-        if type(so) is not dict:  # no strategy overrides: only the recipe and variant layers can apply
-            return self.placement.generation_layer_maps
-        so_hw = get(so, "hardware_overrides")
-        strategy_gen = _generation_layer(so_hw, self.gen, self.nvidia)
-        if truthy(strategy_gen):
-            layers = [strategy_gen]
-        else:
-            layers = list(self.placement.generation_layers)
-        layers.append(get(so_hw, self.combo.hw_id))
-        if role:
-            layers.append(get(get(get(so, role), "hardware_overrides"), self.combo.hw_id))
-        cached = self._hardware_maps[role] = [layer for layer in layers if type(layer) is dict]
-        return cached
 
     def _parallel_args(self, role: str | None, node_role: str | None, node_rank: int) -> list[Any]:
         strategy, combo = self.strategy, self.combo
@@ -366,7 +295,7 @@ class _Synthesis:
         so = self.overrides
         so_hw = get(so, "hardware_overrides")
         sources = [get(so, "vllm_args"), get(so, "extra_args"),
-                   get(_generation_layer(so_hw, self.gen, self.nvidia), "extra_args"),
+                   get(generation_key(so_hw, self.gen, self.nvidia)[1], "extra_args"),
                    get(get(so_hw, self.combo.hw_id), "extra_args")]
         flat: list[Any] = []
         for source in sources:
@@ -432,30 +361,18 @@ class _Synthesis:
     # ------------------------------------------------------------ env
 
     def build_env(self, role: str | None) -> dict[str, Any]:
-        strategy, combo = self.strategy, self.combo
-        env = dict(self.placement.base_env)
+        """The env layers in upstream's order (resolve.layers), PD device pinning among them."""
+        env: dict[str, Any] = {}
+        for step in ENV_BEFORE_EMITTER:
+            for layer in self.step_layers(step, role):
+                assign(env, layer.items)
         pd = self.deploy_type == "pd_cluster"
-        if not pd:
-            assign(env, js_or(get(strategy, "env"), {}))
-        elif role and truthy(get(get(strategy, role), "env")):
-            assign(env, strategy[role]["env"])
-        if self.kv_option is not None and truthy(get(self.kv_option, "env")):
-            assign(env, self.kv_option["env"])
-        if self.kv_composing or (pd and role and self.kv is not None and truthy(get(self.kv, "pd"))):
-            assign(env, js_or(get(get(self.kv, "vllm"), "env"), {}))
         if pd and role:
             self._pin_pd_devices(env, role)
-        so = self.overrides
-        if truthy(so):
-            if truthy(get(so, "env")):
-                assign(env, so["env"])
-            if role and truthy(get(get(so, role), "env")):
-                assign(env, so[role]["env"])
-            if not role and truthy(get(so, "extra_env")):
-                assign(env, so["extra_env"])
-        for layer in self._hardware_layers("extra_env", role):
-            assign(env, layer)
-        if pd and combo.hw_id not in NVL4_HARDWARE:
+        for step in ENV_AFTER_EMITTER:
+            for layer in self.step_layers(step, role):
+                assign(env, layer.items)
+        if pd and self.combo.hw_id not in NVL4_HARDWARE:
             for key in NVL4_ONLY_ENV:
                 env.pop(key, None)
         return env

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from recipelint.jsvalue import UNDEFINED, coalesce, get, js_or, js_string, truthy
-from recipelint.resolve.hardware import generation_of, hardware_keyed_value, is_nvidia
+from recipelint.jsvalue import UNDEFINED, get, js_or, js_string, truthy
+from recipelint.resolve.hardware import generation_of, hardware_key, is_nvidia
+from recipelint.resolve.layers import FEATURE_ARGS, FEATURE_HW_ARGS, MODE_ARGS, MODE_HW_ARGS, Layer
 
 Recipe = dict[str, Any]
 
@@ -104,11 +105,15 @@ class FeatureResolver:
         self.gen = generation_of(profile)
         self.nvidia = is_nvidia(profile)
         self._gates: dict[Any, tuple[Any, Any, bool]] = {}  # feature name -> see _gate
-        self._args: dict[Any, Any] = {}  # feature name -> its arg source, or None when it adds none
+        self._args: dict[Any, Layer | None] = {}  # feature name -> its args layer, or None when it adds none
 
     def args_for(self, enabled: list[str] | tuple[str, ...], strategy: str, kv_composing: bool) -> list[Any]:
         """The arg sources (lists to spread) contributed by the enabled features, in order."""
-        out: list[Any] = []
+        return [layer.items for layer in self.layers_for(enabled, strategy, kv_composing)]
+
+    def layers_for(self, enabled: list[str] | tuple[str, ...], strategy: str, kv_composing: bool) -> list[Layer]:
+        """The args layers of the enabled features, in order (resolve.layers' `features` step)."""
+        out: list[Layer] = []
         for name in enabled:
             gate = self._gates.get(name)
             if gate is None:
@@ -135,24 +140,32 @@ class FeatureResolver:
             return (None, None, False)
         return (feat, get(feat, "strategies"), truthy(get(get(feat, "companion"), "command")))
 
-    def _resolve(self, name: str, feat: Any) -> Any:
+    def _resolve(self, name: str, feat: Any) -> Layer | None:
         """The feature's args: its mode's (hardware override first), else its own; None if falsy."""
         if is_modal(feat):
             key = resolve_mode_key(feat, name, self.variant, self.variant_key, self.profile, self.hw_id)
             mode = get(get(feat, "modes"), key) if truthy(key) else None
             if not truthy(mode):
                 return None
-            override = hardware_keyed_value(get(mode, "hardware_overrides"), self.profile, self.hw_id)
-            args = coalesce(get(override, "args"), get(mode, "args"))
-            return args if truthy(args) else None
+            table = get(mode, "hardware_overrides")
+            hw_key = hardware_key(table, self.profile, self.hw_id)
+            override_args = get(table[hw_key], "args") if hw_key is not None else UNDEFINED
+            if override_args is not None and override_args is not UNDEFINED:  # `??`: the override's, when set
+                return _layer(MODE_HW_ARGS, override_args, feature=name, mode=key, hardware=hw_key)
+            return _layer(MODE_ARGS, get(mode, "args"), feature=name, mode=key)
         overrides = get(feat, "hardware_overrides")
         gen = self.gen
-        override = js_or(
-            get(overrides, js_string(gen)) if truthy(gen) else UNDEFINED,
-            get(overrides, "nvidia") if self.nvidia else None,
-        )
-        args = coalesce(get(override, "args"), get(feat, "args"))
-        return args if truthy(args) else None
+        by_gen = js_string(gen) if truthy(gen) else None
+        # `overrides[gen] || (nvidia ? overrides.nvidia : null)`
+        hw_key = by_gen if by_gen is not None and truthy(get(overrides, by_gen)) else "nvidia" if self.nvidia else None
+        override_args = get(get(overrides, hw_key), "args") if hw_key is not None else UNDEFINED
+        if override_args is not None and override_args is not UNDEFINED:
+            return _layer(FEATURE_HW_ARGS, override_args, feature=name, hardware=hw_key)
+        return _layer(FEATURE_ARGS, get(feat, "args"), feature=name)
+
+
+def _layer(place: Any, args: Any, **bound: Any) -> Layer | None:
+    return place.layer_at(args, **bound) if truthy(args) else None
 
 
 def feature_args(ctx: FeatureContext, enabled: list[str]) -> list[Any]:

@@ -54,6 +54,21 @@ def hardware_keyed_value(table: Any, profile: Any, hw_id: str | None) -> Any:
     return coalesce(*candidates)
 
 
+def hardware_key(table: Any, profile: Any, hw_id: str | None) -> Any:
+    """The key whose value hardware_keyed_value returns, or None when every candidate is null."""
+    if type(table) is not dict or not truthy(table):
+        return None
+    gen = generation_of(profile)
+    brand = get(profile, "brand")
+    brand_key = brand.lower() if type(brand) is str else None
+    candidates = (hw_id if hw_id is not None else None, _key(gen) if truthy(gen) else None,
+                  brand_key if truthy(brand_key) else None, "default")
+    for key in candidates:
+        if key is not None and table.get(key) is not None:  # `??` skips null and missing keys alike
+            return key
+    return None
+
+
 def _key(value: Any) -> str:
     from recipelint.jsvalue import js_string
 

@@ -1,0 +1,460 @@
+"""The argument and environment layers of a recipe's commands: where each list lives, its scope, the join order.
+
+Upstream builds a `vllm serve` command by concatenating lists found at fixed places of
+the recipe (and of the strategy file, the kv_store file and the taxonomy's kv_offload
+option), in a fixed order, around the parallelism flags the strategy emitter writes;
+the environment is assigned from mappings the same way. This module is the one
+statement of that model:
+
+- :data:`PLACES` declares every place (a pointer pattern per document), the scope it
+  gives its list, and whether it holds args or env. :func:`lists` enumerates the lists
+  of one document from it (the rules' view: every list, whatever the combination).
+- :data:`ARG_STEPS` and :data:`ENV_STEPS` are the join order for one combination
+  (variant x hardware x strategy x features/modes x role); :func:`layers` yields its
+  `(pointer, scope, items)` layers. :data:`EMITTER` marks where the emitter's own
+  tokens (resolve/command.py) go.
+- :func:`is_omni` is the one test of "upstream renders no command for this recipe".
+
+Adding a layer is one edit here: a Place in PLACES (the rules and the key sets see its
+lists) and a Step in ARG_STEPS/ENV_STEPS (the renderer and RL340/RL341 join it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from recipelint.jsvalue import UNDEFINED, get, js_or, js_string, nullish, truthy
+
+Pointer = tuple[str | int, ...]
+
+# The documents a place can be in.
+RECIPE, STRATEGY_FILE, KV_FILE, TAXONOMY = "recipe", "strategy", "kv_store", "taxonomy"
+ARGS, ENV = "args", "env"
+PD_ROLES = ("prefill", "decode")
+
+# Wildcards of a place's pattern; each binds the Scope field of the same name.
+VARIANT, HARDWARE, STRATEGY, ROLE, FEATURE, MODE, TASK, KV = (
+    "<variant>", "<hardware>", "<strategy>", "<role>", "<feature>", "<mode>", "<task>", "<kv>")
+_FIELD = {VARIANT: "variant", HARDWARE: "hardware", STRATEGY: "strategy", ROLE: "role", FEATURE: "feature",
+          MODE: "mode", KV: "kv"}
+_POINTER_FIELD = {**_FIELD, TASK: "task"}  # an omni task is a list index, not a Scope field
+
+
+class Scope(NamedTuple):
+    """When a list lands in a command: which variant, strategy, role, hardware key and feature mode.
+
+    A tuple rather than a dataclass: the renderer makes one per layer of every rendering.
+    """
+
+    layer: str
+    variant: str | None = None
+    strategy: str | None = None
+    role: str | None = None
+    hardware: str | None = None  # hardware key of the override holding the list
+    feature: str | None = None
+    mode: str | None = None
+
+
+class Layer(NamedTuple):
+    pointer: Pointer  # into `document`
+    scope: Scope
+    items: Any  # as the document holds it: the renderer spreads it, rules read lists only
+    document: str = RECIPE
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a list lives: a pointer pattern in one kind of document, and the scope it gives the list."""
+
+    layer: str  # Scope.layer of its lists
+    pattern: tuple[str, ...]
+    document: str = RECIPE
+    kind: str = ARGS
+
+    def layer_at(self, items: Any, **bound: Any) -> Layer:
+        """The layer of this place under the wildcards ``bound`` (keyed by Scope field)."""
+        pointer = tuple(bound[_POINTER_FIELD[part]] if part in _POINTER_FIELD else part for part in self.pattern)
+        scope = Scope(self.layer, bound.get("variant"), bound.get("strategy"), bound.get("role"),
+                      bound.get("hardware"), bound.get("feature"), bound.get("mode"))
+        return Layer(pointer, scope, items, self.document)
+
+
+# ---------------------------------------------------------------- the places
+
+BASE_ARGS = Place("base", ("model", "base_args"))
+VARIANT_ARGS = Place("variant", ("variants", VARIANT, "extra_args"))
+VARIANT_HW_ARGS = Place("variant-hw", ("variants", VARIANT, "hardware_overrides", HARDWARE, "extra_args"))
+RECIPE_HW_ARGS = Place("recipe-hw", ("hardware_overrides", HARDWARE, "extra_args"))
+STRATEGY_EXTRA_ARGS = Place("strategy", ("strategy_overrides", STRATEGY, "extra_args"))
+STRATEGY_VLLM_ARGS = Place("strategy", ("strategy_overrides", STRATEGY, "vllm_args"))
+STRATEGY_HW_ARGS = Place("strategy-hw", ("strategy_overrides", STRATEGY, "hardware_overrides", HARDWARE, "extra_args"))
+ROLE_EXTRA_ARGS = Place("role", ("strategy_overrides", STRATEGY, ROLE, "extra_args"))
+ROLE_VLLM_ARGS = Place("role", ("strategy_overrides", STRATEGY, ROLE, "vllm_args"))
+ROLE_HW_ARGS = Place("role-hw", ("strategy_overrides", STRATEGY, ROLE, "hardware_overrides", HARDWARE, "extra_args"))
+FEATURE_ARGS = Place("feature", ("features", FEATURE, "args"))
+FEATURE_HW_ARGS = Place("feature-hw", ("features", FEATURE, "hardware_overrides", HARDWARE, "args"))
+MODE_ARGS = Place("mode", ("features", FEATURE, "modes", MODE, "args"))
+MODE_HW_ARGS = Place("mode-hw", ("features", FEATURE, "modes", MODE, "hardware_overrides", HARDWARE, "args"))
+OMNI_TASK_ARGS = Place("omni", ("omni", "tasks", TASK, "extra_args"))  # upstream renders none (is_omni)
+FILE_ARGS = Place("strategy-file", ("vllm_args",), STRATEGY_FILE)
+FILE_ROLE_ARGS = Place("strategy-file", (ROLE, "vllm_args"), STRATEGY_FILE)
+KV_ARGS = Place("kv-file", ("vllm", "vllm_args"), KV_FILE)
+KV_ROLE_ARGS = Place("kv-file", ("pd", ROLE, "args"), KV_FILE)
+KV_OPTION_ARGS = Place("kv-option", ("kv_offload", KV, "args"), TAXONOMY)
+
+BASE_ENV = Place("base", ("model", "base_env"), kind=ENV)
+VARIANT_ENV = Place("variant", ("variants", VARIANT, "extra_env"), kind=ENV)
+VARIANT_HW_ENV = Place("variant-hw", ("variants", VARIANT, "hardware_overrides", HARDWARE, "extra_env"), kind=ENV)
+RECIPE_HW_ENV = Place("recipe-hw", ("hardware_overrides", HARDWARE, "extra_env"), kind=ENV)
+STRATEGY_ENV = Place("strategy", ("strategy_overrides", STRATEGY, "env"), kind=ENV)
+STRATEGY_EXTRA_ENV = Place("strategy", ("strategy_overrides", STRATEGY, "extra_env"), kind=ENV)
+STRATEGY_HW_ENV = Place("strategy-hw", ("strategy_overrides", STRATEGY, "hardware_overrides", HARDWARE, "extra_env"),
+                        kind=ENV)
+ROLE_ENV = Place("role", ("strategy_overrides", STRATEGY, ROLE, "env"), kind=ENV)
+ROLE_HW_ENV = Place("role-hw", ("strategy_overrides", STRATEGY, ROLE, "hardware_overrides", HARDWARE, "extra_env"),
+                    kind=ENV)
+FILE_ENV = Place("strategy-file", ("env",), STRATEGY_FILE, ENV)
+FILE_ROLE_ENV = Place("strategy-file", (ROLE, "env"), STRATEGY_FILE, ENV)
+KV_ENV = Place("kv-file", ("vllm", "env"), KV_FILE, ENV)
+KV_OPTION_ENV = Place("kv-option", ("kv_offload", KV, "env"), TAXONOMY, ENV)
+
+# Every place, in the order `lists` walks a document: nested as the document nests them
+# (a variant's lists together, then the next variant's), which is the order rules report in.
+PLACES: tuple[Place, ...] = (
+    BASE_ARGS, VARIANT_ARGS, VARIANT_HW_ARGS, RECIPE_HW_ARGS,
+    STRATEGY_EXTRA_ARGS, STRATEGY_VLLM_ARGS, STRATEGY_HW_ARGS, ROLE_EXTRA_ARGS, ROLE_VLLM_ARGS, ROLE_HW_ARGS,
+    FEATURE_ARGS, FEATURE_HW_ARGS, MODE_ARGS, MODE_HW_ARGS, OMNI_TASK_ARGS,
+    FILE_ARGS, FILE_ROLE_ARGS, KV_ARGS, KV_ROLE_ARGS, KV_OPTION_ARGS,
+    BASE_ENV, VARIANT_ENV, VARIANT_HW_ENV, RECIPE_HW_ENV, STRATEGY_ENV, STRATEGY_EXTRA_ENV, STRATEGY_HW_ENV,
+    ROLE_ENV, ROLE_HW_ENV, FILE_ENV, FILE_ROLE_ENV, KV_ENV, KV_OPTION_ENV,
+)
+# The keys that hold args or env lists wherever they sit: what key-name walks look for.
+ARG_KEYS = frozenset(place.pattern[-1] for place in PLACES if place.kind == ARGS)
+ENV_KEYS = frozenset(place.pattern[-1] for place in PLACES if place.kind == ENV)
+
+
+# ---------------------------------------------------------------- every list of a document
+
+
+class _Node:
+    """The places below one pattern prefix, children in first-declared order (so `lists` nests)."""
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Node] = {}
+        self.places: list[Place] = []
+
+
+def _trie(places: tuple[Place, ...]) -> _Node:
+    root = _Node()
+    for place in places:
+        node = root
+        for part in place.pattern:
+            node = node.children.setdefault(part, _Node())
+        node.places.append(place)
+    return root
+
+
+_TRIES: dict[tuple[str, str], _Node] = {}
+
+
+def lists(data: Any, document: str = RECIPE, kind: str = ARGS, **fixed: Any) -> Iterator[Layer]:
+    """Every list at a declared place of one document, nested as the document nests them.
+
+    ``fixed`` binds what the document itself stands for (a strategy file's `strategy`).
+    """
+    key = (document, kind)
+    root = _TRIES.get(key)
+    if root is None:
+        root = _TRIES[key] = _trie(tuple(p for p in PLACES if p.document == document and p.kind == kind))
+    yield from _walk(root, data if isinstance(data, dict) else {}, fixed)
+
+
+def _walk(node: _Node, value: Any, bound: dict[str, Any]) -> Iterator[Layer]:
+    for place in node.places:
+        if isinstance(value, list):
+            yield place.layer_at(value, **bound)
+    for part, child in node.children.items():
+        if part == ROLE:
+            mapping = value if isinstance(value, dict) else {}
+            for role in PD_ROLES:
+                yield from _walk(child, mapping.get(role), {**bound, "role": role})
+        elif part == TASK:
+            for index, item in enumerate(value if isinstance(value, list) else []):
+                yield from _walk(child, item, {**bound, "variant": f"omni-task-{index}", "task": index})
+        elif part in _FIELD:
+            for name, item in (value.items() if isinstance(value, dict) else ()):
+                yield from _walk(child, item, {**bound, _FIELD[part]: name})
+        elif isinstance(value, dict):
+            yield from _walk(child, value.get(part), bound)
+
+
+# ---------------------------------------------------------------- one combination
+
+
+@dataclass
+class Selection:
+    """One combination, as its layers read it; the renderer and RL340/RL341 build it.
+
+    The strategy half stays empty for the layers that do not read it (a placement's).
+    Which features are enabled and which of their lists apply is resolve.features'
+    decision: ``features`` yields their layers for a strategy.
+    """
+
+    recipe: Any
+    variant_key: str
+    variant: Any
+    hw_id: str
+    gen: Any
+    nvidia: bool
+    strategy: str = ""
+    spec: Any = UNDEFINED  # the strategy file's data
+    overrides: Any = UNDEFINED  # strategy_overrides[strategy]
+    features: Callable[[str, bool], list[Layer]] | None = None  # (strategy, kv composing) -> feature layers
+    kv_composing: bool = False
+    kv_option_id: Any = None
+    kv_option: Any = None  # the taxonomy's kv_offload option, once its gates let it in
+    kv: Any = None  # the kv_store spec
+    _hardware: dict[Any, list[tuple[Place, dict[str, Any], dict]]] = field(default_factory=dict, repr=False)
+
+    @property
+    def pd(self) -> bool:
+        return get(self.spec, "deploy_type") == "pd_cluster"
+
+
+def generation_key(table: Any, gen: Any, nvidia: bool) -> tuple[Any, Any]:
+    """(key, value) that `table[gen] || (nvidia ? table.nvidia : null)` reads; key None when neither."""
+    if not nullish(gen):
+        key = js_string(gen)
+        value = get(table, key)
+        if truthy(value):
+            return key, value
+    if nvidia:
+        return "nvidia", get(table, "nvidia")
+    return None, None
+
+
+def recipe_generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], Any]]:
+    """The recipe and the variant generation layers (the strategy's, when set, replaces them)."""
+    recipe_key, recipe_map = generation_key(get(sel.recipe, "hardware_overrides"), sel.gen, sel.nvidia)
+    variant_key, variant_map = generation_key(get(sel.variant, "hardware_overrides"), sel.gen, sel.nvidia)
+    return [(RECIPE_HW_ARGS, {"hardware": recipe_key}, recipe_map),
+            (VARIANT_HW_ARGS, {"variant": sel.variant_key, "hardware": variant_key}, variant_map)]
+
+
+def strategy_generation(sel: Selection) -> tuple[Any, Any]:
+    """(key, map) of the strategy's generation override; it replaces the recipe's and the variant's when truthy."""
+    return generation_key(get(sel.overrides, "hardware_overrides"), sel.gen, sel.nvidia)
+
+
+def hardware_maps(sel: Selection, role: str | None) -> list[tuple[Place, dict[str, Any], dict]]:
+    """The hardware override mappings of a command, in order: generation layer (the strategy's
+    REPLACES the recipe's and the variant's), then the exact-GPU strategy and role deltas.
+
+    Only mappings are kept (any other value has no keys to read); args and env read the same ones.
+    """
+    found = sel._hardware.get(role)
+    if found is not None:
+        return found
+    key, value = strategy_generation(sel)
+    if truthy(value):
+        candidates = [(STRATEGY_HW_ARGS, {"strategy": sel.strategy, "hardware": key}, value)]
+    else:
+        candidates = recipe_generation_maps(sel)
+    so_hw = get(sel.overrides, "hardware_overrides")
+    candidates.append((STRATEGY_HW_ARGS, {"strategy": sel.strategy, "hardware": sel.hw_id}, get(so_hw, sel.hw_id)))
+    if role:
+        role_hw = get(get(sel.overrides, role), "hardware_overrides")
+        candidates.append((ROLE_HW_ARGS, {"strategy": sel.strategy, "role": role, "hardware": sel.hw_id},
+                           get(role_hw, sel.hw_id)))
+    found = sel._hardware[role] = [entry for entry in candidates if type(entry[2]) is dict]
+    return found
+
+
+# Each hardware-args place's env twin: the same mapping, its `extra_env` key.
+_ENV_TWIN = {RECIPE_HW_ARGS: RECIPE_HW_ENV, VARIANT_HW_ARGS: VARIANT_HW_ENV, STRATEGY_HW_ARGS: STRATEGY_HW_ENV,
+             ROLE_HW_ARGS: ROLE_HW_ENV}
+
+
+def _from_maps(maps: list[tuple[Place, dict[str, Any], dict]], kind: str) -> list[Layer]:
+    out = []
+    for place, bound, mapping in maps:
+        if kind == ENV:
+            place = _ENV_TWIN[place]
+        items = mapping.get(place.pattern[-1], UNDEFINED)
+        if truthy(items):
+            out.append(place.layer_at(items, **bound))
+    return out
+
+
+def _one(place: Place, items: Any, **bound: Any) -> list[Layer]:
+    return [place.layer_at(items, **bound)] if truthy(items) else []
+
+
+class Step(NamedTuple):
+    """One position of the join order: what it reads (callers cache by it) and its layers."""
+
+    name: str
+    reads: frozenset[str]  # of "variant", "hardware", "generation", "strategy", "role", "features", "kv"
+    layers: Callable[[Selection, str | None], list[Layer]]
+
+
+def _base_args(sel: Selection, role: str | None) -> list[Layer]:
+    return _one(BASE_ARGS, get(get(sel.recipe, "model"), "base_args"))
+
+
+def _variant_args(sel: Selection, role: str | None) -> list[Layer]:
+    return _one(VARIANT_ARGS, get(sel.variant, "extra_args"), variant=sel.variant_key)
+
+
+def _variant_exact_args(sel: Selection, role: str | None) -> list[Layer]:
+    exact = get(get(sel.variant, "hardware_overrides"), sel.hw_id)
+    return _one(VARIANT_HW_ARGS, get(exact, "extra_args"), variant=sel.variant_key, hardware=sel.hw_id)
+
+
+def _file_layer(sel: Selection, role: str | None, top: Place, per_role: Place) -> list[Layer]:
+    """A strategy file's list: the top-level one, or a PD role's (a PD strategy has no top-level one)."""
+    key = top.pattern[-1]
+    if not sel.pd:
+        return _one(top, get(sel.spec, key), strategy=sel.strategy)
+    return _one(per_role, get(get(sel.spec, role), key), strategy=sel.strategy, role=role) if role else []
+
+
+def _file_args(sel: Selection, role: str | None) -> list[Layer]:
+    return _file_layer(sel, role, FILE_ARGS, FILE_ROLE_ARGS)
+
+
+def _override_args(sel: Selection, role: str | None) -> list[Layer]:
+    """strategy_overrides[strategy] (a PD role's own block instead, for a role): extra_args, vllm_args."""
+    so = sel.overrides
+    if not truthy(so):
+        return []
+    if role:
+        scope = get(so, role)
+        return (_one(ROLE_EXTRA_ARGS, get(scope, "extra_args"), strategy=sel.strategy, role=role)
+                + _one(ROLE_VLLM_ARGS, get(scope, "vllm_args"), strategy=sel.strategy, role=role))
+    return (_one(STRATEGY_EXTRA_ARGS, get(so, "extra_args"), strategy=sel.strategy)
+            + _one(STRATEGY_VLLM_ARGS, get(so, "vllm_args"), strategy=sel.strategy))
+
+
+def _hardware_args(sel: Selection, role: str | None) -> list[Layer]:
+    return _from_maps(hardware_maps(sel, role), ARGS)
+
+
+def _feature_args(sel: Selection, role: str | None) -> list[Layer]:
+    return sel.features(sel.strategy, sel.kv_composing) if sel.features is not None else []
+
+
+def _kv_option_args(sel: Selection, role: str | None) -> list[Layer]:
+    if sel.kv_option is None:
+        return []
+    return _one(KV_OPTION_ARGS, get(sel.kv_option, "args"), kv=sel.kv_option_id)
+
+
+def _kv_args(sel: Selection, role: str | None) -> list[Layer]:
+    return _one(KV_ARGS, get(get(sel.kv, "vllm"), "vllm_args")) if sel.kv_composing else []
+
+
+def _kv_role_args(sel: Selection, role: str | None) -> list[Layer]:
+    if not (sel.pd and role and sel.kv is not None):
+        return []
+    return _one(KV_ROLE_ARGS, get(get(get(sel.kv, "pd"), role), "args"), role=role)
+
+
+def _nothing(sel: Selection, role: str | None) -> list[Layer]:
+    return []
+
+
+EMITTER = Step("emitter", frozenset(), _nothing)  # the strategy emitter's own tokens go here
+
+ARG_STEPS: tuple[Step, ...] = (
+    Step("base", frozenset(), _base_args),
+    Step("variant", frozenset({"variant"}), _variant_args),
+    Step("variant-exact-hardware", frozenset({"variant", "hardware"}), _variant_exact_args),
+    Step("strategy-file", frozenset({"strategy", "role"}), _file_args),
+    EMITTER,
+    Step("strategy-override", frozenset({"strategy", "role"}), _override_args),
+    Step("hardware", frozenset({"variant", "strategy", "role", "generation", "hardware"}), _hardware_args),
+    Step("features", frozenset({"features"}), _feature_args),
+    Step("kv-option", frozenset({"kv"}), _kv_option_args),
+    Step("kv-store", frozenset({"kv"}), _kv_args),
+    Step("kv-store-role", frozenset({"kv", "role"}), _kv_role_args),
+)
+
+
+def _base_env(sel: Selection, role: str | None) -> list[Layer]:
+    return _one(BASE_ENV, get(get(sel.recipe, "model"), "base_env"))
+
+
+def _variant_env(sel: Selection, role: str | None) -> list[Layer]:
+    return _one(VARIANT_ENV, get(sel.variant, "extra_env"), variant=sel.variant_key)
+
+
+def _variant_exact_env(sel: Selection, role: str | None) -> list[Layer]:
+    exact = get(get(sel.variant, "hardware_overrides"), sel.hw_id)
+    return _one(VARIANT_HW_ENV, get(exact, "extra_env"), variant=sel.variant_key, hardware=sel.hw_id)
+
+
+def _file_env(sel: Selection, role: str | None) -> list[Layer]:
+    return _file_layer(sel, role, FILE_ENV, FILE_ROLE_ENV)
+
+
+def _kv_option_env(sel: Selection, role: str | None) -> list[Layer]:
+    if sel.kv_option is None:
+        return []
+    return _one(KV_OPTION_ENV, get(sel.kv_option, "env"), kv=sel.kv_option_id)
+
+
+def _kv_env(sel: Selection, role: str | None) -> list[Layer]:
+    """The kv_store's vllm env: when it composes with the strategy, or for a PD role of a kv store with `pd`."""
+    if sel.kv_composing or (sel.pd and role and sel.kv is not None and truthy(get(sel.kv, "pd"))):
+        return _one(KV_ENV, get(get(sel.kv, "vllm"), "env"))
+    return []
+
+
+def _override_env(sel: Selection, role: str | None) -> list[Layer]:
+    """strategy_overrides[strategy].env, then a PD role's env, or (no role) its extra_env."""
+    so = sel.overrides
+    if not truthy(so):
+        return []
+    out = _one(STRATEGY_ENV, get(so, "env"), strategy=sel.strategy)
+    if role:
+        return out + _one(ROLE_ENV, get(get(so, role), "env"), strategy=sel.strategy, role=role)
+    return out + _one(STRATEGY_EXTRA_ENV, get(so, "extra_env"), strategy=sel.strategy)
+
+
+def _hardware_env(sel: Selection, role: str | None) -> list[Layer]:
+    return _from_maps(hardware_maps(sel, role), ENV)
+
+
+ENV_STEPS: tuple[Step, ...] = (
+    Step("base", frozenset(), _base_env),
+    Step("variant", frozenset({"variant"}), _variant_env),
+    Step("variant-exact-hardware", frozenset({"variant", "hardware"}), _variant_exact_env),
+    Step("strategy-file", frozenset({"strategy", "role"}), _file_env),
+    Step("kv-option", frozenset({"kv"}), _kv_option_env),
+    Step("kv-store", frozenset({"kv", "role"}), _kv_env),
+    EMITTER,  # PD device pinning
+    Step("strategy-override", frozenset({"strategy", "role"}), _override_env),
+    Step("hardware", frozenset({"variant", "strategy", "role", "generation", "hardware"}), _hardware_env),
+)
+# Steps that read neither the strategy nor the role: one (variant, hardware) placement shares them.
+PLACEMENT_READS = frozenset({"variant", "hardware", "generation"})
+
+
+def layers(sel: Selection, role: str | None, steps: tuple[Step, ...] = ARG_STEPS) -> list[Layer]:
+    """A combination's layers in upstream's join order (the emitter's place left out)."""
+    return [layer for step in steps for layer in step.layers(sel, role)]
+
+
+def split_at_emitter(steps: tuple[Step, ...]) -> tuple[tuple[Step, ...], tuple[Step, ...]]:
+    """(steps before the emitter's tokens, steps after them)."""
+    at = steps.index(EMITTER)
+    return steps[:at], steps[at + 1:]
+
+
+def is_omni(recipe: Any) -> bool:
+    """`meta.tasks` includes "omni": upstream serves the recipe through vLLM-Omni and renders no command."""
+    tasks = js_or(get(get(recipe, "meta"), "tasks"), [])
+    return isinstance(tasks, (list, str)) and "omni" in tasks
