@@ -131,9 +131,9 @@ def positionals(units: list[Unit]) -> list[Unit]:
 
 @PROFILE
 @given(token_lists)
-@example(["--max-num-seqs", 0, "--x", "v"])          # §6.6: 0 is dropped, the flag turns bare
-@example(["--a", "-1", "--b", "-1"])                # §6.6: values starting with - are flags
-@example(["--enable-x", "pos", "--enable-x"])       # §6.6: the positional is swallowed, then dropped
+@example(["--max-num-seqs", 0, "--x", "v"])          # upstream-behaviour.md#last-wins-dedupe: 0 is dropped, the flag turns bare
+@example(["--a", "-1", "--b", "-1"])                # upstream-behaviour.md#last-wins-dedupe: values starting with - are flags
+@example(["--enable-x", "pos", "--enable-x"])       # upstream-behaviour.md#last-wins-dedupe: the positional is swallowed, then dropped
 @example(["--x=1", "--x", "2", "--x=3"])            # three distinct flags
 def test_model_agrees_with_reference_and_compiler(tokens: list[Any]) -> None:
     expected = reference_dedupe(tokens)

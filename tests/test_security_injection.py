@@ -268,7 +268,7 @@ def test_compiled_commands_keep_upstream_bytes_and_rules_report_the_rest(tmp_pat
     command = document["recommended_command"]["command"]
     assert "--served-model-name '$(id)'" in command
     assert "  --evil;id" in command  # a flag: upstream prints it bare
-    assert "-e INJECT=1 -v /:/host" in document["recommended_command"]["docker_command"]  # upstream Q20
+    assert "-e INJECT=1 -v /:/host" in document["recommended_command"]["docker_command"]  # upstream never quotes -e values: docs/upstream-behaviour.md#docker-env-unquoted
     reported = {(d.code, d.pointer) for d in run_checks(load_tree(root)) if d.path == target}
     assert ("RL750", ("model", "base_args", 2)) in reported
     assert ("RL751", ("model", "base_env", "INJECT")) in reported

@@ -2,7 +2,7 @@
 
 Upstream builds a command line by concatenating argument layers (base args,
 variant args, strategy flags, overrides, features) and then deduplicating
-last-wins (docs: upstream-behavior §6.2, §6.6). This module models that:
+last-wins (docs/upstream-behaviour.md#layer-order and #last-wins-dedupe). This module models that:
 
 * :func:`parse` turns tokens into :class:`Unit` values. Falsy tokens (``""``,
   ``0``, ``False``, ``None``, NaN) are dropped first, as JS ``filter(Boolean)``

@@ -1,7 +1,7 @@
 """RL300–RL339: vLLM flags and arguments, per list and across the layers of one command.
 
 Upstream joins every layer's list into one flat argv and then runs a last-wins
-dedupe keyed on the exact flag text (§6.6).  Anything that dedupe cannot see as
+dedupe keyed on the exact flag text (docs/upstream-behaviour.md#last-wins-dedupe).  Anything that dedupe cannot see as
 "the same flag" — `--x=v` against `--x v`, `--max_model_len` against
 `--max-model-len` — survives twice; anything it wrongly sees as a flag (a
 value starting with `-`) can be deduplicated away.
@@ -22,7 +22,7 @@ from recipelint.rules.references import PD_ROLES, as_dict, as_list
 
 Pointer = tuple[str | int, ...]
 
-# Strings the strategy emitter owns (§6.3); elsewhere they multiply ranks.
+# Strings the strategy emitter owns (docs/upstream-behaviour.md#parallelism-flags); elsewhere they multiply ranks.
 PARALLEL_FLAGS = frozenset({
     "--tensor-parallel-size", "-tp", "--pipeline-parallel-size", "-pp", "--data-parallel-size", "-dp",
     "--data-parallel-size-local", "-dpl", "--data-parallel-start-rank", "-dpr", "--data-parallel-address", "-dpa",
@@ -359,7 +359,7 @@ def json_boolean_strings(ctx: Any) -> Iterator[Finding]:
 
 
 def emitted_flags(strategy: Any) -> set[str]:
-    """Parallel flags the strategy emitter writes for a strategy file (§6.3)."""
+    """Parallel flags the strategy emitter writes for a strategy file (docs/upstream-behaviour.md#parallelism-flags)."""
     data = as_dict(strategy)
     deploy, parallelism = data.get("deploy_type"), data.get("parallelism")
     flag = data.get("parallel_flag") if isinstance(data.get("parallel_flag"), str) else "--tensor-parallel-size"
@@ -378,7 +378,7 @@ def emitted_flags(strategy: Any) -> set[str]:
     return {"--tensor-parallel-size", "--nnodes", "--node-rank"}
 
 
-BEFORE_EMITTER = ("base", "variant")  # steps 1-2 of §6.2; the variant's exact-id override is step 2b
+BEFORE_EMITTER = ("base", "variant")  # layers 1-2 of docs/upstream-behaviour.md#layer-order (2 ends with the variant's exact-id override)
 
 
 def _before_emitter(scope: Scope, ctx: Any) -> bool:
@@ -386,7 +386,7 @@ def _before_emitter(scope: Scope, ctx: Any) -> bool:
 
 
 def _pd_pools_use_dep(data: dict[str, Any], offered: list[str]) -> bool:
-    """pdPoolModes (§4.4): DEP pools exist when a *dep strategy is offered and pool_modes allows it."""
+    """PD pool modes (docs/upstream-behaviour.md#pd-pools): DEP pools exist when a *dep strategy is offered and pool_modes allows it."""
     pd = as_dict(as_dict(data.get("strategy_overrides")).get("pd_cluster"))
     pool_modes = pd.get("pool_modes")
     allowed = not isinstance(pool_modes, list) or not pool_modes or "dep" in pool_modes
@@ -535,7 +535,7 @@ def _is_generation_layer(scope: Scope, ctx: Any) -> bool:
 
 
 def co_occur(a: Scope, b: Scope, ctx: Any) -> bool:
-    """Whether two lists can both land in one rendered command (§6.2)."""
+    """Whether two lists can both land in one rendered command (docs/upstream-behaviour.md#layer-order)."""
     for left, right in ((a.variant, b.variant), (a.strategy, b.strategy), (a.role, b.role)):
         if left is not None and right is not None and left != right:
             return False

@@ -1,6 +1,6 @@
 """RL2xx: names that must resolve to something else in the tree.
 
-Upstream never validates these (Q26): an unknown hardware id, strategy, feature
+Upstream never validates these (docs/upstream-behaviour.md#unvalidated-references): an unknown hardware id, strategy, feature
 or mode is silently ignored or rendered with a fallback.  The feature-mode
 checks mirror ``validateFeatureModes``, the one validator that does abort the
 upstream build.
@@ -65,7 +65,7 @@ class Suggester:
 
 @dataclass(frozen=True)
 class Keyspace:
-    """Which kinds of hardware key one place of a recipe reads (upstream §3, Q14)."""
+    """Which kinds of hardware key one place of a recipe reads (docs/upstream-behaviour.md#hardware-keyspaces)."""
 
     exact: bool = False
     generation: bool = False

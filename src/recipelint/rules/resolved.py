@@ -1,7 +1,7 @@
 """RL340–RL349: what the layers of one rendered command do to each other.
 
 For every (variant, hardware, strategy) combination the compiler offers, the
-argument layers are assembled in upstream order (§6.2) and attributed to the
+argument layers are assembled in upstream order (docs/upstream-behaviour.md#layer-order) and attributed to the
 list each token came from.  The compiler's own selection helpers decide which
 combinations exist, which features are on and which mode a feature uses
 (resolve.plan, resolve.strategy, resolve.features); the feature lists it picks
@@ -170,7 +170,7 @@ def _strategies_on(catalog: Catalog, recipe: dict[str, Any], profile: Any, hw_id
 
 
 class Assembler:
-    """The authored argument layers of one recipe's commands, in upstream order (§6.2)."""
+    """The authored argument layers of one recipe's commands, in upstream order (docs/upstream-behaviour.md#layer-order)."""
 
     def __init__(self, ctx: Any, catalog: Catalog, doc: Document):
         self.ctx, self.catalog, self.doc = ctx, catalog, doc
@@ -363,7 +363,7 @@ def _plan(ctx: Any, catalog: Catalog) -> Iterator[tuple[Assembler, list[Combinat
     for doc in ctx.recipes:
         tasks = as_dict(doc.data.get("meta")).get("tasks") if isinstance(doc.data, dict) else None
         if not isinstance(doc.data, dict) or "omni" in (tasks if isinstance(tasks, (list, str)) else []):
-            continue  # omni recipes get no renderings (§2.3)
+            continue  # omni recipes get no renderings (docs/upstream-behaviour.md#omni-recipes)
         assembler = Assembler(ctx, catalog, doc)
         try:
             # Real recipes plan a few hundred at most; the cap bounds the cost of a hostile file.

@@ -3,7 +3,7 @@
 Rendered commands are meant to be pasted into a shell. Upstream single-quotes
 only the value that follows a flag (``shellQuote``); it leaves flags, positional
 arguments, the model id, the container image and every ``docker run -e K=V``
-pair unquoted (docs: upstream-behavior §6.7, §7.2, Q20). recipelint keeps that
+pair unquoted (docs/upstream-behaviour.md#formatting and #docker-env-unquoted). recipelint keeps that
 output byte for byte, so the protection is here: report the values a shell
 would execute or split, wherever a recipe, strategy or kv_store file holds them.
 """

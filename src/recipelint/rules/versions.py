@@ -94,7 +94,7 @@ def recipe_images(data: dict[str, Any]) -> Iterator[Image]:
 
 
 def _variant_images(images: list[Image], variant: str) -> list[Image]:
-    """Images a variant can render with: its own, else the model's (§7.1 precedence, per brand)."""
+    """Images a variant can render with: its own, else the model's (precedence: docs/upstream-behaviour.md#docker-image, per brand)."""
     own = [image for image in images if image.variant == variant]
     own_brands = {image.pointer[3] for image in own if image.pointer[2] == "docker_image" and len(image.pointer) > 3}
     own_plain = any(image.pointer == ("variants", variant, "docker_image") for image in own)
@@ -242,7 +242,7 @@ def guide_minimum_version(ctx: Any) -> Iterator[Finding]:
 
 
 def renderable_images(data: dict[str, Any]) -> set[str]:
-    """Every image a command can show: the pinned ones and the brand defaults (§7.1)."""
+    """Every image a command can show: the pinned ones and the brand defaults (docs/upstream-behaviour.md#docker-image)."""
     images = {image.reference for image in recipe_images(data)}
     nightly = as_dict(data.get("model")).get("nightly_required") is True or any(
         as_dict(v).get("nightly_required") is True for v in as_dict(data.get("variants")).values())
