@@ -312,7 +312,7 @@ def test_commands_print_no_progress_when_stderr_is_not_a_terminal(tree: Path, em
 def test_the_rule_reference_page_is_generated_from_the_catalog() -> None:
     """Each finding's `url` lands on its rule's anchor in docs/rule-reference.md."""
     from recipelint.rulebook import load_catalog
-    from recipelint.commands.rules import reference_markdown
+    from recipelint.ruledocs import reference_markdown
 
     page = Path(__file__).resolve().parent.parent / "docs" / "rule-reference.md"
     catalog = list(load_catalog().values())
