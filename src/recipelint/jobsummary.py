@@ -55,8 +55,10 @@ def known_markdown(known: int, new_from_rev: str) -> str:
     if not known:
         return f"No finding was already present at {markdown_code(new_from_rev)}.\n"
     plural = "s were" if known != 1 else " was"
-    return (f"{known} finding{plural} already present at {markdown_code(new_from_rev)}: "
-            "not annotated, and not counted above.\n")
+    return (
+        f"{known} finding{plural} already present at {markdown_code(new_from_rev)}: "
+        "not annotated, and not counted above.\n"
+    )
 
 
 def diff_markdown(base: str, tree_root: Path, warn: Callable[[str], None] | None = None) -> str:

@@ -30,8 +30,9 @@ class SideError(Exception):
     """A side names neither a recipe tree folder nor a revision holding one."""
 
 
-def resolve_side(spec: str, tree_path: str | None, stack: ExitStack, cwd: Path,
-                 progress: Progress | None = None) -> Path:
+def resolve_side(
+    spec: str, tree_path: str | None, stack: ExitStack, cwd: Path, progress: Progress | None = None
+) -> Path:
     """A folder's tree root, or a revision extracted into a temporary folder that lives
     as long as ``stack``."""
     folder = Path(spec)
@@ -49,11 +50,15 @@ def resolve_side(spec: str, tree_path: str | None, stack: ExitStack, cwd: Path,
             raise SideError(f"{spec!r} is not a folder, and {cwd} is not in a git repository")
         sha = resolve_commit(spec, top)
         if sha is None:
-            raise SideError(f"{spec!r} is neither a folder nor a revision of the repository at {top}")
+            raise SideError(
+                f"{spec!r} is neither a folder nor a revision of the repository at {top}"
+            )
         where = tree_path if tree_path is not None else default_tree_path(top, cwd.resolve())
         if not stays_inside(where):
             raise SideError(f"--tree {where!r} must be a relative path inside the repository")
-        temporary = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="recipelint-diff-")))
+        temporary = Path(
+            stack.enter_context(tempfile.TemporaryDirectory(prefix="recipelint-diff-"))
+        )
         if progress is not None:
             progress.phase(f"extracting {spec}")
         return extract_tree(sha, top, where, temporary)
@@ -61,8 +66,12 @@ def resolve_side(spec: str, tree_path: str | None, stack: ExitStack, cwd: Path,
         raise SideError(str(exc)) from None
 
 
-def compiled_documents(root: Path, label: str, progress: Progress | None = None,
-                       warn: Callable[[str], None] | None = None) -> dict[str, Any]:
+def compiled_documents(
+    root: Path,
+    label: str,
+    progress: Progress | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """Every document the tree at ``root`` compiles to, by path; ``warn`` hears of compile
     errors (the renderings that failed are missing)."""
     from recipelint.compiler import Compiler
@@ -85,6 +94,8 @@ def compiled_documents(root: Path, label: str, progress: Progress | None = None,
     if errors and warn is not None:
         if progress is not None:
             progress.close()  # the note gets a line of its own
-        warn(f"recipelint diff: {label}: {errors} compile error{'s' if errors != 1 else ''}; "
-             "renderings that failed are missing from that side")
+        warn(
+            f"recipelint diff: {label}: {errors} compile error{'s' if errors != 1 else ''}; "
+            "renderings that failed are missing from that side"
+        )
     return {path: result.files.document(path) for path in result.files.paths()}

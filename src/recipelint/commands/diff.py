@@ -46,8 +46,12 @@ def _warn(text: str) -> None:
     "when it is one, else recipes).",
 )
 @click.option("--exit-code", is_flag=True, help="Exit 1 when any command changed.")
-@click.option("--output-file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Write the diff to FILE instead of stdout.")
+@click.option(
+    "--output-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write the diff to FILE instead of stdout.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress line on the terminal.")
 @click.pass_context
 def diff_command(

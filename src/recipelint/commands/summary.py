@@ -24,7 +24,9 @@ def _check(paths: tuple[Path, ...], options: CheckOptions) -> CheckResult:
         raise click.UsageError(str(exc)) from None
 
 
-def _selection(select: tuple[str, ...], ignore: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _selection(
+    select: tuple[str, ...], ignore: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     try:
         return parse_code_selectors(select), parse_code_selectors(ignore)
     except ValueError as exc:
@@ -56,9 +58,15 @@ def _warn(text: str) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Append to this file (e.g. $GITHUB_STEP_SUMMARY) instead of printing.",
 )
-def summary_command(paths: tuple[Path, ...], diff_base: str | None, new_from_rev: str | None,
-                    output: Path | None, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
-                    config_file: Path | None = None) -> None:
+def summary_command(
+    paths: tuple[Path, ...],
+    diff_base: str | None,
+    new_from_rev: str | None,
+    output: Path | None,
+    select: tuple[str, ...] = (),
+    ignore: tuple[str, ...] = (),
+    config_file: Path | None = None,
+) -> None:
     """Markdown summary of `recipelint check` (counts per rule) and, with
     --diff-base, of the command changes: the GitHub Action's job summary.
 
@@ -66,7 +74,9 @@ def summary_command(paths: tuple[Path, ...], diff_base: str | None, new_from_rev
     summary counts what the annotations show."""
     paths = paths or (Path("."),)
     select, ignore = _selection(select, ignore)
-    result = _check(paths, CheckOptions(select, ignore, new_from_rev=new_from_rev, config_file=config_file))
+    result = _check(
+        paths, CheckOptions(select, ignore, new_from_rev=new_from_rev, config_file=config_file)
+    )
     parts = [findings_markdown(result.diagnostics, result.files)]
     if new_from_rev is not None:
         parts.append(known_markdown(result.known, new_from_rev))
