@@ -22,7 +22,7 @@ lists) and a Step in ARG_STEPS/ENV_STEPS (the renderer and RL340/RL341 join it).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from recipelint.jsvalue import UNDEFINED, get, js_or, js_string, nullish, truthy
@@ -216,7 +216,6 @@ class Selection:
     kv_option_id: Any = None
     kv_option: Any = None  # the taxonomy's kv_offload option, once its gates let it in
     kv: Any = None  # the kv_store spec
-    _hardware: dict[Any, list[tuple[Place, dict[str, Any], dict]]] = field(default_factory=dict, repr=False)
 
     @property
     def pd(self) -> bool:
@@ -248,28 +247,28 @@ def strategy_generation(sel: Selection) -> tuple[Any, Any]:
     return generation_key(get(sel.overrides, "hardware_overrides"), sel.gen, sel.nvidia)
 
 
-def hardware_maps(sel: Selection, role: str | None) -> list[tuple[Place, dict[str, Any], dict]]:
-    """The hardware override mappings of a command, in order: generation layer (the strategy's
-    REPLACES the recipe's and the variant's), then the exact-GPU strategy and role deltas.
+def generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], dict]]:
+    """The generation-level hardware override mappings: the strategy's REPLACES the recipe's and the variant's.
 
     Only mappings are kept (any other value has no keys to read); args and env read the same ones.
     """
-    found = sel._hardware.get(role)
-    if found is not None:
-        return found
     key, value = strategy_generation(sel)
     if truthy(value):
         candidates = [(STRATEGY_HW_ARGS, {"strategy": sel.strategy, "hardware": key}, value)]
     else:
         candidates = recipe_generation_maps(sel)
-    so_hw = get(sel.overrides, "hardware_overrides")
-    candidates.append((STRATEGY_HW_ARGS, {"strategy": sel.strategy, "hardware": sel.hw_id}, get(so_hw, sel.hw_id)))
+    return [entry for entry in candidates if type(entry[2]) is dict]
+
+
+def exact_hardware_maps(sel: Selection, role: str | None) -> list[tuple[Place, dict[str, Any], dict]]:
+    """The exact-GPU deltas after the generation layer: the strategy's, then a PD role's."""
+    candidates = [(STRATEGY_HW_ARGS, {"strategy": sel.strategy, "hardware": sel.hw_id},
+                   get(get(sel.overrides, "hardware_overrides"), sel.hw_id))]
     if role:
         role_hw = get(get(sel.overrides, role), "hardware_overrides")
         candidates.append((ROLE_HW_ARGS, {"strategy": sel.strategy, "role": role, "hardware": sel.hw_id},
                            get(role_hw, sel.hw_id)))
-    found = sel._hardware[role] = [entry for entry in candidates if type(entry[2]) is dict]
-    return found
+    return [entry for entry in candidates if type(entry[2]) is dict]
 
 
 # Each hardware-args place's env twin: the same mapping, its `extra_env` key.
@@ -338,8 +337,12 @@ def _override_args(sel: Selection, role: str | None) -> list[Layer]:
             + _one(STRATEGY_VLLM_ARGS, get(so, "vllm_args"), strategy=sel.strategy))
 
 
-def _hardware_args(sel: Selection, role: str | None) -> list[Layer]:
-    return _from_maps(hardware_maps(sel, role), ARGS)
+def _generation_args(sel: Selection, role: str | None) -> list[Layer]:
+    return _from_maps(generation_maps(sel), ARGS)
+
+
+def _exact_hardware_args(sel: Selection, role: str | None) -> list[Layer]:
+    return _from_maps(exact_hardware_maps(sel, role), ARGS)
 
 
 def _feature_args(sel: Selection, role: str | None) -> list[Layer]:
@@ -375,7 +378,8 @@ ARG_STEPS: tuple[Step, ...] = (
     Step("strategy-file", frozenset({"strategy", "role"}), _file_args),
     EMITTER,
     Step("strategy-override", frozenset({"strategy", "role"}), _override_args),
-    Step("hardware", frozenset({"variant", "strategy", "role", "generation", "hardware"}), _hardware_args),
+    Step("generation", frozenset({"variant", "strategy", "generation"}), _generation_args),
+    Step("exact-hardware", frozenset({"strategy", "role", "hardware"}), _exact_hardware_args),
     Step("features", frozenset({"features"}), _feature_args),
     Step("kv-option", frozenset({"kv"}), _kv_option_args),
     Step("kv-store", frozenset({"kv"}), _kv_args),
@@ -424,8 +428,12 @@ def _override_env(sel: Selection, role: str | None) -> list[Layer]:
     return out + _one(STRATEGY_EXTRA_ENV, get(so, "extra_env"), strategy=sel.strategy)
 
 
-def _hardware_env(sel: Selection, role: str | None) -> list[Layer]:
-    return _from_maps(hardware_maps(sel, role), ENV)
+def _generation_env(sel: Selection, role: str | None) -> list[Layer]:
+    return _from_maps(generation_maps(sel), ENV)
+
+
+def _exact_hardware_env(sel: Selection, role: str | None) -> list[Layer]:
+    return _from_maps(exact_hardware_maps(sel, role), ENV)
 
 
 ENV_STEPS: tuple[Step, ...] = (
@@ -437,7 +445,8 @@ ENV_STEPS: tuple[Step, ...] = (
     Step("kv-store", frozenset({"kv", "role"}), _kv_env),
     EMITTER,  # PD device pinning
     Step("strategy-override", frozenset({"strategy", "role"}), _override_env),
-    Step("hardware", frozenset({"variant", "strategy", "role", "generation", "hardware"}), _hardware_env),
+    Step("generation", frozenset({"variant", "strategy", "generation"}), _generation_env),
+    Step("exact-hardware", frozenset({"strategy", "role", "hardware"}), _exact_hardware_env),
 )
 # Steps that read neither the strategy nor the role: one (variant, hardware) placement shares them.
 PLACEMENT_READS = frozenset({"variant", "hardware", "generation"})

@@ -11,24 +11,25 @@ are the recipe's own list objects, so their source is known by identity.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from recipelint.jsvalue import get, truthy
+from recipelint.jsvalue import UNDEFINED, get, js_string, nullish, truthy
 from recipelint.load import Document
 from recipelint.resolve.command import Catalog
+from recipelint.resolve import layers
 from recipelint.resolve.features import FeatureResolver, default_features
 from recipelint.resolve.hardware import generation_of, is_nvidia, is_scalable
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
 from recipelint.resolve.strategy import effective_compatible, is_reachable, is_supported_on_hardware
 from recipelint.rules import Finding, check
-from recipelint.rules.args import Unit, recipe_arg_lists, units
+from recipelint.resolve.layers import ARG_STEPS, EMITTER
+from recipelint.rules.args import Unit, units
 from recipelint.rules.references import PD_ROLES, as_dict
 
 Pointer = tuple[str | int, ...]
 MAX_COMBINATIONS = 2000
-_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -169,15 +170,20 @@ def _strategies_on(catalog: Catalog, recipe: dict[str, Any], profile: Any, hw_id
     return offered
 
 
+# The layers a rule sees: the join order without the emitter's tokens. A check plans no
+# kv_store deployment, so the kv steps add nothing here.
+RULE_STEPS = tuple((step, tuple(sorted(step.reads))) for step in ARG_STEPS
+                   if step is not EMITTER and "kv" not in step.reads)
+
+
 class Assembler:
-    """The authored argument layers of one recipe's commands, in upstream order (docs/upstream-behaviour.md#layer-order)."""
+    """The authored argument layers of one recipe's commands, in upstream order (resolve.layers)."""
 
     def __init__(self, ctx: Any, catalog: Catalog, doc: Document):
         self.ctx, self.catalog, self.doc = ctx, catalog, doc
         self.recipe: dict[str, Any] = doc.data
-        self.sources = {id(arg_list.items): arg_list.pointer for arg_list in recipe_arg_lists(doc)}
         self._units: dict[int, list[Unit]] = {}
-        # Parts of a command's layers, each kept under exactly what it reads (see layers()).
+        # Parts of a command's layers, each kept under exactly what its step reads (see layers()).
         self._parts: dict[tuple[Any, ...], Any] = {}
         self._classes: dict[str, Any] = {}  # hw_id -> its _layer_class
         self._hardware_keys: set[Any] | None = None
@@ -199,116 +205,111 @@ class Assembler:
             self._units[key] = units(items)
         return self._units[key]
 
-    def _own(self, items: Any) -> list[Layer]:
-        pointer = self.sources.get(id(items))
-        return [Layer(self.doc, pointer, items)] if pointer is not None and items else []
+    def _own(self, found: list[layers.Layer], strategy: str) -> list[Layer]:
+        """The non-empty lists among a step's layers, with the document each is in."""
+        out = []
+        for layer in found:
+            if type(layer.items) is not list or not layer.items:
+                continue
+            if layer.document == layers.RECIPE:
+                out.append(Layer(self.doc, layer.pointer, layer.items))
+            else:
+                doc = self.ctx.strategies.get(strategy)  # the only other document a rule step reads
+                if doc is not None and isinstance(doc.data, dict):
+                    out.append(Layer(doc, layer.pointer, layer.items))
+        return out
 
-    def _part(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
-        """``compute()``, once per key (a failure is not kept: it is raised again next time)."""
-        found = self._parts.get(key, _MISSING)
-        if found is _MISSING:
-            found = self._parts[key] = compute()
-        return found
+    def selection(self, combo: Combination) -> layers.Selection:
+        """What the layers read of a combination (the features only when a step asks)."""
+        recipe, variant_key, hw_id = self.recipe, combo.variant, combo.hw_id
+        profile = self.catalog.profiles.get(hw_id, {})
+        variant = get(get(recipe, "variants"), variant_key)
 
-    def _hardware(self, hw_id: str) -> tuple[Any, bool]:
-        """(generation, is NVIDIA) of a hardware: all the generation layers read of its profile."""
-        def compute() -> tuple[Any, bool]:
-            profile = self.catalog.profiles.get(hw_id, {})
-            return generation_of(profile), is_nvidia(profile)
-        return self._part(("hardware", hw_id), compute)  # type: ignore[no-any-return]
+        def features(strategy: str, kv_composing: bool) -> list[layers.Layer]:
+            enabled, resolver, _filtered = self._features(variant_key, hw_id, self.layer_class(hw_id))
+            return resolver.layers_for(enabled, strategy, kv_composing)
+
+        spec = self.ctx.strategies.get(combo.strategy)  # the strategy file (a kv_store is no serving strategy)
+        return layers.Selection(recipe, variant_key, variant, hw_id, generation_of(profile), is_nvidia(profile),
+                                combo.strategy, spec.data if spec is not None else UNDEFINED,
+                                get(get(recipe, "strategy_overrides"), combo.strategy), features)
+
+    def _reads(self, combo: Combination, hw_class: Any) -> dict[str, Any]:
+        """What each name of a step's `reads` stands for in this combination, as parts are kept under it."""
+        # Strategies differ in the features step only through the enabled features' `strategies` allow-lists.
+        filtered = self._features(combo.variant, combo.hw_id, hw_class)[2]
+        return {"variant": combo.variant, "hardware": hw_class, "generation": self._generation(combo.hw_id),
+                "strategy": combo.strategy,
+                "role": combo.role, "features": (combo.variant, hw_class, combo.strategy if filtered else None),
+                "kv": None}  # a check plans no kv_store deployment
+
+    def layers(self, combo: Combination) -> list[Layer]:
+        """The layers in command order; each step's part is assembled once per what it reads.
+
+        Parts that read the hardware are kept under its layer class, not its id: they are
+        computed for the first hardware of a class and are the same for the others.
+        """
+        hw_class = self.layer_class(combo.hw_id)
+        parts = self._parts  # the hot path: plain lookups, a part is computed only on a miss
+        whole = ("command", combo.variant, hw_class, combo.strategy, combo.role)  # RL341 asks again
+        out: list[Layer] | None = parts.get(whole)
+        if out is not None:
+            return out
+        reads = self._reads(combo, hw_class)
+        sel: layers.Selection | None = None
+        out = []
+        for step, names in RULE_STEPS:
+            if step.name == "generation":  # RL341's own split of it keeps its parts under fewer keys
+                strategy_layer, kept, _key = self.generation_layers(combo)
+                out += strategy_layer + kept
+                continue
+            key = (step.name, *[reads[name] for name in names])
+            part = parts.get(key)
+            if part is None:
+                sel = sel or self.selection(combo)
+                part = parts[key] = self._own(step.layers(sel, combo.role), combo.strategy)
+            out += part
+        parts[whole] = out
+        return out
 
     def generation_layers(self, combo: Combination) -> tuple[list[Layer], list[Layer], Any]:
         """(strategy generation layer, recipe+variant generation layers, the key the strategy layer used).
 
         `so.hardware_overrides[gen] || nvidia` replaces the recipe's and the variant's generation
-        layers when it is set: the first reads the strategy, the others the variant (and both
-        the generation, only when it is a string, and whether the hardware is NVIDIA).
+        layers when it is set (resolve.layers.hardware_maps).
         """
-        gen, nvidia = self._hardware(combo.hw_id)
-        key = ("strategy-generation", combo.strategy, gen if isinstance(gen, str) else None, nvidia)
+        key = ("strategy-generation", combo.strategy, *self._generation(combo.hw_id))
         found = self._parts.get(key)
         if found is None:
-            found = self._parts[key] = self._strategy_generation(combo.strategy, gen, nvidia)
+            picked, mapping = layers.strategy_generation(self.selection(combo))
+            if truthy(mapping):
+                layer = layers.STRATEGY_HW_ARGS.layer_at(get(mapping, "extra_args"), strategy=combo.strategy,
+                                                         hardware=picked)
+                found = (True, self._own([layer], combo.strategy), picked)
+            else:
+                found = (False, [], None)
+            self._parts[key] = found
         is_set, strategy_layer, picked = found
         if is_set:
             return strategy_layer, [], picked
         return [], _replaced_layers(self, combo), None
 
-    def _strategy_generation(self, strategy: str, gen: Any, nvidia: bool) -> tuple[bool, list[Layer], Any]:
-        so_hw = get(get(get(self.recipe, "strategy_overrides"), strategy), "hardware_overrides")
-        picked = _generation_key(so_hw, gen, nvidia)
-        layer = get(so_hw, picked) if picked is not None else None
-        if truthy(layer):
-            return True, self._own(get(layer, "extra_args")), picked
-        return False, [], None
-
-    def layers(self, combo: Combination) -> list[Layer]:
-        """The layers in command order; each part is assembled once per the inputs it reads.
-
-        Parts that read the hardware are kept under its layer class, not its id: they are
-        computed for the first hardware of a class and are the same for the others.
-        """
-        variant_key, hw_id, strategy, role = combo.variant, combo.hw_id, combo.strategy, combo.role
-        hw_class = self.layer_class(hw_id)
-        parts = self._parts  # the hot path: plain lookups, a part is computed only on a miss
-        key: tuple[Any, ...] = ("variant", variant_key, hw_class)
-        variant = parts.get(key)
-        if variant is None:
-            variant = parts[key] = self._variant_part(variant_key) + self._variant_hw_part(variant_key, hw_id)
-        key = ("strategy", strategy, role)
-        scope = parts.get(key)
-        if scope is None:
-            scope = parts[key] = self._strategy_part(combo)
-        strategy_gen, recipe_gen, _key = self.generation_layers(combo)
-        key = ("strategy-hw", strategy, role, hw_class)
-        scope_hw = parts.get(key)
-        if scope_hw is None:
-            scope_hw = parts[key] = self._strategy_hw_part(combo)
-        enabled, resolver, filtered = self._features(variant_key, hw_id, hw_class)
-        # Strategies differ here only through the enabled features' `strategies` allow-lists.
-        key = ("features", variant_key, hw_class, strategy if filtered else None)
-        features = parts.get(key)
-        if features is None:
-            features = parts[key] = [layer for source in resolver.args_for(enabled, strategy, False)
-                                     for layer in self._own(source)]
-        return [*variant, *scope, *strategy_gen, *recipe_gen, *scope_hw, *features]
-
-    def _variant_part(self, variant_key: str) -> list[Layer]:
-        recipe = self.recipe
-        variant = get(get(recipe, "variants"), variant_key)
-        return self._own(get(get(recipe, "model"), "base_args")) + self._own(get(variant, "extra_args"))
-
-    def _variant_hw_part(self, variant_key: str, hw_id: str) -> list[Layer]:
-        variant = get(get(self.recipe, "variants"), variant_key)
-        return self._own(get(get(get(variant, "hardware_overrides"), hw_id), "extra_args"))
-
-    def _strategy_part(self, combo: Combination) -> list[Layer]:
-        so = get(get(self.recipe, "strategy_overrides"), combo.strategy)
-        scope = get(so, combo.role) if combo.role else so
-        return self._strategy_file_layer(combo) + self._own(get(scope, "extra_args")) + \
-            self._own(get(scope, "vllm_args"))
-
-    def _strategy_hw_part(self, combo: Combination) -> list[Layer]:
-        so, role = get(get(self.recipe, "strategy_overrides"), combo.strategy), combo.role
-        out = self._own(get(get(get(so, "hardware_overrides"), combo.hw_id), "extra_args"))
-        if role:
-            out += self._own(get(get(get(get(so, role), "hardware_overrides"), combo.hw_id), "extra_args"))
-        return out
-
-    def _strategy_file_layer(self, combo: Combination) -> list[Layer]:
-        doc = self.ctx.strategies.get(combo.strategy)
-        if doc is None or not isinstance(doc.data, dict):
-            return []
-        pointer: Pointer = (combo.role, "vllm_args") if combo.role else ("vllm_args",)
-        items = get(get(doc.data, combo.role), "vllm_args") if combo.role else doc.data.get("vllm_args")
-        return [Layer(doc, pointer, items)] if isinstance(items, list) and items else []
+    def _generation(self, hw_id: str) -> tuple[Any, bool]:
+        """(generation, is NVIDIA): all a generation layer reads of a hardware (resolve.layers.generation_key)."""
+        key = ("generation-of", hw_id)
+        found = self._parts.get(key)
+        if found is None:
+            profile = self.catalog.profiles.get(hw_id, {})
+            gen = generation_of(profile)
+            found = self._parts[key] = (js_string(gen) if not nullish(gen) else None, is_nvidia(profile))
+        return found  # type: ignore[no-any-return]
 
     def _features(self, variant_key: str, hw_id: str, hw_class: Any) -> tuple[list[str], FeatureResolver, bool]:
         """(enabled features, their resolver, whether any is limited to some strategies).
 
-        feature_args(FeatureContext(...), enabled) in parts: which features are on reads the
-        variant and the hardware, not the strategy; the resolver keeps each feature's args,
-        the same for every strategy. A failure is not kept: it is raised again next time.
+        Which features are on reads the variant and the hardware, not the strategy; the
+        resolver keeps each feature's layer, the same for every strategy. A failure is not
+        kept: it is raised again next time.
         """
         key = ("features-of", variant_key, hw_class)
         found = self._parts.get(key)
@@ -330,13 +331,6 @@ def _strategy_limited(recipe: dict[str, Any], enabled: list[str]) -> bool:
         if type(allow) is list and allow:
             return True
     return False
-
-
-def _generation_key(table: Any, gen: Any, nvidia: bool) -> Any:
-    """Which key `table[gen] || (nvidia ? table.nvidia : null)` reads."""
-    if isinstance(gen, str) and truthy(get(table, gen)):
-        return gen
-    return "nvidia" if nvidia else None
 
 
 def _findings(ctx: Any) -> dict[str, list[Finding]]:
@@ -512,18 +506,11 @@ def _replacement_finding(assembler: Assembler, target: Pointer, source: Pointer,
 
 def _replaced_layers(assembler: Assembler, combo: Combination) -> list[Layer]:
     """The recipe and variant generation layers the strategy's generation override displaces."""
-    gen, nvidia = assembler._hardware(combo.hw_id)
-    # Read: the variant, and the generation only when it is a string (see _generation_key).
-    key = ("replaced", combo.variant, gen if isinstance(gen, str) else None, nvidia)
-    return assembler._part(key, lambda: _compute_replaced_layers(assembler, combo, gen, nvidia))  # type: ignore[no-any-return]
-
-
-def _compute_replaced_layers(assembler: Assembler, combo: Combination, gen: Any, nvidia: bool) -> list[Layer]:
-    recipe = assembler.recipe
-    variant = get(get(recipe, "variants"), combo.variant)
-    out: list[Layer] = []
-    for table in (get(recipe, "hardware_overrides"), get(variant, "hardware_overrides")):
-        key = _generation_key(table, gen, nvidia)
-        if key is not None:
-            out += assembler._own(get(get(table, key), "extra_args"))
-    return out
+    key = ("replaced", combo.variant, *assembler._generation(combo.hw_id))
+    found = assembler._parts.get(key)
+    if found is None:
+        maps = layers.recipe_generation_maps(assembler.selection(combo))
+        found = assembler._parts[key] = assembler._own(
+            [place.layer_at(get(mapping, "extra_args"), **bound) for place, bound, mapping in maps
+             if bound["hardware"] is not None], combo.strategy)
+    return found  # type: ignore[no-any-return]
