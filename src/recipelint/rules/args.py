@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recipelint.load import Document
+from recipelint.resolve import layers
+from recipelint.resolve.layers import Scope, is_omni
 from recipelint.rules import Finding, check
 from recipelint.rules.references import PD_ROLES, as_dict, as_list
 
@@ -37,19 +39,6 @@ JSON_FLAGS = frozenset({
     "--additional-config", "--ec-transfer-config", "--chat-template-kwargs",
 })
 FLAG_NAME = re.compile(r"^--?[A-Za-z]")
-
-
-@dataclass(frozen=True)
-class Scope:
-    """When a list lands in a command: which variant, strategy, role, hardware and feature mode."""
-
-    layer: str
-    variant: str | None = None
-    strategy: str | None = None
-    role: str | None = None
-    hardware: str | None = None  # hardware key of the override holding the list
-    feature: str | None = None
-    mode: str | None = None
 
 
 @dataclass
@@ -109,82 +98,20 @@ def units(items: list[Any]) -> list[Unit]:
 # --- where the lists are ---------------------------------------------------------------
 
 
-def _list(doc: Document, pointer: Pointer, value: Any, scope: Scope) -> Iterator[ArgList]:
-    if isinstance(value, list):
-        yield ArgList(doc, pointer, value, scope)
-
-
 def recipe_arg_lists(doc: Document) -> Iterator[ArgList]:
-    data = doc.data if isinstance(doc.data, dict) else {}
-    yield from _list(doc, ("model", "base_args"), as_dict(data.get("model")).get("base_args"), Scope("base"))
-    for name, variant in as_dict(data.get("variants")).items():
-        variant = as_dict(variant)
-        yield from _list(doc, ("variants", name, "extra_args"), variant.get("extra_args"), Scope("variant", name))
-        for hw, spec in as_dict(variant.get("hardware_overrides")).items():
-            yield from _list(doc, ("variants", name, "hardware_overrides", hw, "extra_args"),
-                             as_dict(spec).get("extra_args"), Scope("variant-hw", name, hardware=hw))
-    for hw, spec in as_dict(data.get("hardware_overrides")).items():
-        yield from _list(doc, ("hardware_overrides", hw, "extra_args"), as_dict(spec).get("extra_args"),
-                         Scope("recipe-hw", hardware=hw))
-    yield from _strategy_override_lists(doc, data)
-    yield from _feature_lists(doc, data)
-    for index, task in enumerate(as_list(as_dict(data.get("omni")).get("tasks"))):
-        yield from _list(doc, ("omni", "tasks", index, "extra_args"), as_dict(task).get("extra_args"),
-                         Scope("omni", variant=f"omni-task-{index}"))
-
-
-def _strategy_override_lists(doc: Document, data: dict[str, Any]) -> Iterator[ArgList]:
-    for strategy, override in as_dict(data.get("strategy_overrides")).items():
-        override = as_dict(override)
-        base = ("strategy_overrides", strategy)
-        for key in ("extra_args", "vllm_args"):
-            yield from _list(doc, base + (key,), override.get(key), Scope("strategy", strategy=strategy))
-        for hw, spec in as_dict(override.get("hardware_overrides")).items():
-            yield from _list(doc, base + ("hardware_overrides", hw, "extra_args"), as_dict(spec).get("extra_args"),
-                             Scope("strategy-hw", strategy=strategy, hardware=hw))
-        for role in PD_ROLES:
-            role_data = as_dict(override.get(role))
-            for key in ("extra_args", "vllm_args"):
-                yield from _list(doc, base + (role, key), role_data.get(key),
-                                 Scope("role", strategy=strategy, role=role))
-            for hw, spec in as_dict(role_data.get("hardware_overrides")).items():
-                yield from _list(doc, base + (role, "hardware_overrides", hw, "extra_args"),
-                                 as_dict(spec).get("extra_args"),
-                                 Scope("role-hw", strategy=strategy, role=role, hardware=hw))
-
-
-def _feature_lists(doc: Document, data: dict[str, Any]) -> Iterator[ArgList]:
-    for feature, spec in as_dict(data.get("features")).items():
-        spec = as_dict(spec)
-        base = ("features", feature)
-        yield from _list(doc, base + ("args",), spec.get("args"), Scope("feature", feature=feature))
-        for hw, override in as_dict(spec.get("hardware_overrides")).items():
-            yield from _list(doc, base + ("hardware_overrides", hw, "args"), as_dict(override).get("args"),
-                             Scope("feature-hw", feature=feature, hardware=hw))
-        for mode, mode_spec in as_dict(spec.get("modes")).items():
-            mode_spec = as_dict(mode_spec)
-            yield from _list(doc, base + ("modes", mode, "args"), mode_spec.get("args"),
-                             Scope("mode", feature=feature, mode=mode))
-            for hw, override in as_dict(mode_spec.get("hardware_overrides")).items():
-                yield from _list(doc, base + ("modes", mode, "hardware_overrides", hw, "args"),
-                                 as_dict(override).get("args"),
-                                 Scope("mode-hw", feature=feature, mode=mode, hardware=hw))
+    """Every args list of a recipe, at the places resolve.layers declares, with its scope."""
+    for layer in layers.lists(doc.data):
+        yield ArgList(doc, layer.pointer, layer.items, layer.scope)
 
 
 def shared_arg_lists(ctx: Any) -> Iterator[ArgList]:
     """Strategy and kv_store files: their args join every recipe command that uses them."""
     for name, doc in ctx.strategies.items():
-        data = as_dict(doc.data)
-        yield from _list(doc, ("vllm_args",), data.get("vllm_args"), Scope("strategy-file", strategy=name))
-        for role in PD_ROLES:
-            yield from _list(doc, (role, "vllm_args"), as_dict(data.get(role)).get("vllm_args"),
-                             Scope("strategy-file", strategy=name, role=role))
+        for layer in layers.lists(doc.data, layers.STRATEGY_FILE, strategy=name):
+            yield ArgList(doc, layer.pointer, layer.items, layer.scope)
     for doc in ctx.kv_stores.values():
-        data = as_dict(doc.data)
-        yield from _list(doc, ("vllm", "vllm_args"), as_dict(data.get("vllm")).get("vllm_args"), Scope("kv-file"))
-        for role in PD_ROLES:
-            yield from _list(doc, ("pd", role, "args"), as_dict(as_dict(data.get("pd")).get(role)).get("args"),
-                             Scope("kv-file", role=role))
+        for layer in layers.lists(doc.data, layers.KV_FILE):
+            yield ArgList(doc, layer.pointer, layer.items, layer.scope)
 
 
 def list_units(ctx: Any, items: list[Any]) -> list[Unit]:
@@ -476,7 +403,7 @@ def omni_in_base_args(ctx: Any) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = as_dict(doc.data)
         base = as_dict(data.get("model")).get("base_args")
-        omni = "omni" in as_list(as_dict(data.get("meta")).get("tasks"))
+        omni = is_omni(data)
         effect = ("is redundant: the omni command path injects it itself" if omni else
                   "hands every strategy's command to vllm-omni (vLLM 0.20+), though the recipe is not omni")
         for index, item in enumerate(as_list(base)):
