@@ -32,6 +32,7 @@ from recipelint.load import Document, load_document
 from recipelint.resolve.command import Catalog, Combination, render_command
 from recipelint.resolve.features import feature_mode_problems
 from recipelint.resolve.install import synthesize_install
+from recipelint.resolve.layers import ARG_KEYS, ENV_KEYS, is_omni
 from recipelint.resolve.plan import Problems, render_variant
 from recipelint.revision import checkout_fact, repo_slug
 from recipelint.tree import RecipeTree, confined_files, load_tree, recipe_hf_id
@@ -517,14 +518,11 @@ class Compiler:
                         f"{path} is written by {earlier} and again by {later}; the later one is kept")
 
 
-ARGUMENT_KEYS = frozenset({"base_args", "extra_args", "vllm_args", "args"})
-
-
 def argument_lists(value: Any, pointer: tuple = ()) -> Iterator[tuple[tuple, Any]]:
     """(pointer, value) of every `*args` entry in a recipe, wherever it is nested."""
     if type(value) is dict:
         for key, item in value.items():
-            if key in ARGUMENT_KEYS and item is not None:
+            if key in ARG_KEYS and item is not None:
                 yield (*pointer, key), item
             elif isinstance(item, (dict, list)):
                 yield from argument_lists(item, (*pointer, key))
@@ -595,8 +593,7 @@ class _RecipeCompiler:
         variant = get(get(recipe, "variants"), variant_key)
         if not truthy(variant):
             return None
-        tasks = js_or(get(get(recipe, "meta"), "tasks"), [])
-        if isinstance(tasks, (list, str)) and "omni" in tasks:
+        if is_omni(recipe):
             return None
         if self.renderings >= self.owner.max_renderings:
             self._too_many_renderings(variant_key)
@@ -767,7 +764,6 @@ def _counted(names: dict[str, None], one: str, many: str, quote: bool = False) -
     return f"{len(names)} {many} ({', '.join(shown)}{', …' if len(names) > 3 else ''})"
 
 
-ENV_KEYS = frozenset({"env", "base_env", "extra_env"})
 _NOT_ITERABLE = re.compile(r"^(?P<value>.*) is not iterable")
 _NON_STRING = re.compile(r"^non-string argument (?P<value>.*) \(quote it")
 _NOT_MAPPING = re.compile(r"^expected a mapping of environment variables, got (?P<value>.*)$")
@@ -792,12 +788,12 @@ def _failure_test(message: str) -> Callable[[str, Any], Iterator[tuple]] | None:
     """A function (key, value) -> pointers below that value (relative) that match ``message``."""
     if found := _NOT_ITERABLE.match(message):
         text = found["value"]
-        return lambda key, value: iter([()]) if key in ARGUMENT_KEYS and type(value) not in (list, str) \
+        return lambda key, value: iter([()]) if key in ARG_KEYS and type(value) not in (list, str) \
             and js_string(value) == text else iter(())
     if found := _NON_STRING.match(message):
         text = found["value"]
         return lambda key, value: ((i,) for i, item in enumerate(value) if type(item) is not str
-                                   and repr(item) == text) if key in ARGUMENT_KEYS and type(value) is list \
+                                   and repr(item) == text) if key in ARG_KEYS and type(value) is list \
             else iter(())
     if found := _NOT_MAPPING.match(message):
         text = found["value"]

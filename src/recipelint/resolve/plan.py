@@ -18,6 +18,7 @@ from recipelint.resolve.hardware import (
     list_compatible_hardware,
     pick_fitting_variant,
 )
+from recipelint.resolve.layers import is_omni
 from recipelint.resolve.strategy import (
     SKIP,
     effective_compatible,
@@ -239,8 +240,7 @@ def render_variant(
     variant = get(get(recipe, "variants"), variant_key)
     if not truthy(variant):
         return None
-    tasks = js_or(get(get(recipe, "meta"), "tasks"), [])
-    if "omni" in (tasks if isinstance(tasks, (list, str)) else []):
+    if is_omni(recipe):
         return None
     default_hw, hw_ids = variant_hardware(catalog, recipe, variant)
     rendered = []

@@ -32,13 +32,13 @@ from recipelint.flags.catalog import (
     version_key,
 )
 from recipelint.load import Document
+from recipelint.resolve.layers import ARG_KEYS, is_omni
 from recipelint.rules import Finding, check
 
 # Underscore spellings (RL304), a flag and its value in one item (RL306), a dotted
 # sub-argument without value (RL305) and JSON syntax (RL308) belong to the argument-shape
 # family (rules/args.py); this family stays silent on them to avoid double findings.
 CODES = ("RL350", "RL351", "RL352", "RL353", "RL354", "RL355", "RL356", "RL358", "RL359", "RL360")
-ARG_KEYS = frozenset({"args", "extra_args", "base_args", "vllm_args"})
 PLUGIN_FLAGS = {"--tool-call-parser": "--tool-parser-plugin", "--reasoning-parser": "--reasoning-parser-plugin"}
 NUMBER = re.compile(r"^-\d+(\.\d+)?$")
 Pointer = tuple[str | int, ...]
@@ -72,7 +72,7 @@ def _check_document(doc: Document) -> list[Finding]:
     if not lists:
         return []
     tokens = [t for _, items in lists for t in items if isinstance(t, str)]
-    omni = "--omni" in tokens or _is_omni(doc.data)
+    omni = "--omni" in tokens or _is_omni(doc.data)  # a file of omni args, even one upstream would not render
     baseline = _min_version(doc.data)
     plugins = {flag for flag, plugin in PLUGIN_FLAGS.items() if any(t.split("=", 1)[0] == plugin for t in tokens)}
     findings: list[Finding] = []
@@ -110,9 +110,8 @@ def _arg_lists(value: Any, pointer: Pointer) -> Iterator[tuple[Pointer, list[Any
 
 
 def _is_omni(data: dict[str, Any]) -> bool:
-    meta = data.get("meta")
-    tasks = meta.get("tasks") if isinstance(meta, dict) else None
-    return "omni" in data or (isinstance(tasks, list) and "omni" in tasks)
+    """An omni recipe (layers.is_omni), or one that declares an `omni` block."""
+    return "omni" in data or is_omni(data)
 
 
 def _min_version(data: dict[str, Any]) -> str | None:

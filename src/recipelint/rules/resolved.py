@@ -355,8 +355,7 @@ def _findings(ctx: Any) -> dict[str, list[Finding]]:
 
 def _plan(ctx: Any, catalog: Catalog) -> Iterator[tuple[Assembler, list[Combination]]]:
     for doc in ctx.recipes:
-        tasks = as_dict(doc.data.get("meta")).get("tasks") if isinstance(doc.data, dict) else None
-        if not isinstance(doc.data, dict) or "omni" in (tasks if isinstance(tasks, (list, str)) else []):
+        if not isinstance(doc.data, dict) or layers.is_omni(doc.data):
             continue  # omni recipes get no renderings (docs/upstream-behaviour.md#omni-recipes)
         assembler = Assembler(ctx, catalog, doc)
         try:

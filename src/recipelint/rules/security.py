@@ -15,11 +15,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from recipelint.load import Document
+from recipelint.resolve.layers import ARG_KEYS, ENV_KEYS
 from recipelint.rules import Finding, check
 
 Pointer = tuple[str | int, ...]
-ARGS_KEYS = frozenset({"args", "base_args", "extra_args", "vllm_args"})
-ENV_KEYS = frozenset({"env", "base_env", "extra_env"})
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # What makes a shell run something else: command substitution, command separators,
 # pipes, redirections, and line breaks (a new line is a new command).
@@ -95,7 +94,7 @@ def _unquoted(tokens: list[Any], index: int) -> bool:
 def args_that_execute(ctx: Any) -> Iterator[Finding]:
     for doc in _documents(ctx):
         for pointer, key, tokens in _entries(ctx, doc):
-            if key not in ARGS_KEYS or not isinstance(tokens, list):
+            if key not in ARG_KEYS or not isinstance(tokens, list):
                 continue
             for index, token in enumerate(tokens):
                 if not isinstance(token, str) or not EXECUTES.search(token):
