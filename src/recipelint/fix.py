@@ -31,6 +31,7 @@ from recipelint.config import Config, load_config
 from recipelint.diagnostics import Diagnostic, Span
 from recipelint.jsvalue import js_string
 from recipelint.load import Document, parse_yaml
+from recipelint.resolve.layers import place_of
 from recipelint.rules.args import units as arg_units
 from recipelint.tree import RecipeTree, load_tree
 
@@ -238,6 +239,8 @@ def _list_target(doc: Document, diag: Diagnostic) -> tuple[Pointer, int, list[An
     items = at(doc.data, pointer[:-1])
     if not isinstance(items, list) or not 0 <= pointer[-1] < len(items):
         return None
+    if place_of(doc.kind, pointer[:-1]) is None:
+        return None  # no command joins this list: the reasoning about layer boundaries below does not hold
     return pointer[:-1], pointer[-1], items
 
 

@@ -190,6 +190,29 @@ def _walk(node: _Node, value: Any, bound: dict[str, Any]) -> Iterator[Layer]:
             yield from _walk(child, value.get(part), bound)
 
 
+def place_of(document: str, pointer: Pointer, kind: str = ARGS) -> Place | None:
+    """The declared place a pointer names in a document of that kind, or None."""
+    for place in PLACES:
+        if place.document == document and place.kind == kind and _matches(place.pattern, pointer):
+            return place
+    return None
+
+
+def _matches(pattern: tuple[str, ...], pointer: Pointer) -> bool:
+    if len(pattern) != len(pointer):
+        return False
+    for part, key in zip(pattern, pointer):
+        if part == ROLE:
+            ok = key in PD_ROLES
+        elif part == TASK:
+            ok = type(key) is int
+        else:
+            ok = part in _FIELD or part == key
+        if not ok:
+            return False
+    return True
+
+
 # ---------------------------------------------------------------- one combination
 
 
