@@ -447,6 +447,18 @@ def render_command(
     return doc
 
 
+def command_parts(catalog: Catalog, recipe: dict, combo: Combination, role: str | None = None,
+                  node_role: str | None = None, node_rank: int = 1) -> tuple[list[Layer], list[Any], list[Layer]]:
+    """(layers before the emitter's tokens, the emitter's tokens, layers after them): what one argv joins.
+
+    The rendered args are these spread in order, then deduplicated (resolve.formatting).
+    """
+    synth = _Synthesis(catalog, recipe, combo, Placement(catalog, recipe, combo.variant_key, combo.hw_id))
+    before = [layer for step in ARGS_BEFORE_EMITTER for layer in synth.step_layers(step, role)]
+    after = [layer for step in ARGS_AFTER_EMITTER for layer in synth.step_layers(step, role)]
+    return before, synth._parallel_args(role, node_role, node_rank), after
+
+
 def _base(synth: _Synthesis, meta: DockerMeta, deploy_type: str, env: dict) -> dict[str, Any]:
     combo = synth.combo
     base = {
