@@ -8,6 +8,8 @@
 - formatting: last-wins dedupe, shell quoting, command and argv
 - docker: image choice and the `docker run` wrappers
 - install: the published `model.install` block
-- command: arg and env layer assembly -> one rendering document
+- layers: where a recipe's args/env lists live, their scope and upstream's join order
+  (the one model the renderer, the rules, the fixer and the compiler read), and is_omni
+- command: one rendering document: the layers joined around the strategy emitter's tokens
 - plan: recommended strategy and alternatives for one (variant, hardware)
 """
