@@ -320,6 +320,7 @@ class Step(NamedTuple):
     name: str
     reads: frozenset[str]  # of "variant", "hardware", "generation", "strategy", "role", "features", "kv"
     layers: Callable[[Selection, str | None], list[Layer]]
+    places: tuple[Place, ...] = ()  # where its layers can come from: the rules' view of the order
 
 
 def _base_args(sel: Selection, role: str | None) -> list[Layer]:
@@ -395,18 +396,22 @@ def _nothing(sel: Selection, role: str | None) -> list[Layer]:
 EMITTER = Step("emitter", frozenset(), _nothing)  # the strategy emitter's own tokens go here
 
 ARG_STEPS: tuple[Step, ...] = (
-    Step("base", frozenset(), _base_args),
-    Step("variant", frozenset({"variant"}), _variant_args),
-    Step("variant-exact-hardware", frozenset({"variant", "hardware"}), _variant_exact_args),
-    Step("strategy-file", frozenset({"strategy", "role"}), _file_args),
+    Step("base", frozenset(), _base_args, (BASE_ARGS,)),
+    Step("variant", frozenset({"variant"}), _variant_args, (VARIANT_ARGS,)),
+    Step("variant-exact-hardware", frozenset({"variant", "hardware"}), _variant_exact_args, (VARIANT_HW_ARGS,)),
+    Step("strategy-file", frozenset({"strategy", "role"}), _file_args, (FILE_ARGS, FILE_ROLE_ARGS)),
     EMITTER,
-    Step("strategy-override", frozenset({"strategy", "role"}), _override_args),
-    Step("generation", frozenset({"variant", "strategy", "generation"}), _generation_args),
-    Step("exact-hardware", frozenset({"strategy", "role", "hardware"}), _exact_hardware_args),
-    Step("features", frozenset({"features"}), _feature_args),
-    Step("kv-option", frozenset({"kv"}), _kv_option_args),
-    Step("kv-store", frozenset({"kv"}), _kv_args),
-    Step("kv-store-role", frozenset({"kv", "role"}), _kv_role_args),
+    Step("strategy-override", frozenset({"strategy", "role"}), _override_args,
+         (STRATEGY_EXTRA_ARGS, STRATEGY_VLLM_ARGS, ROLE_EXTRA_ARGS, ROLE_VLLM_ARGS)),
+    Step("generation", frozenset({"variant", "strategy", "generation"}), _generation_args,
+         (STRATEGY_HW_ARGS, RECIPE_HW_ARGS, VARIANT_HW_ARGS)),
+    Step("exact-hardware", frozenset({"strategy", "role", "hardware"}), _exact_hardware_args,
+         (STRATEGY_HW_ARGS, ROLE_HW_ARGS)),
+    Step("features", frozenset({"features"}), _feature_args,
+         (FEATURE_ARGS, FEATURE_HW_ARGS, MODE_ARGS, MODE_HW_ARGS)),
+    Step("kv-option", frozenset({"kv"}), _kv_option_args, (KV_OPTION_ARGS,)),
+    Step("kv-store", frozenset({"kv"}), _kv_args, (KV_ARGS,)),
+    Step("kv-store-role", frozenset({"kv", "role"}), _kv_role_args, (KV_ROLE_ARGS,)),
 )
 
 
@@ -460,16 +465,19 @@ def _exact_hardware_env(sel: Selection, role: str | None) -> list[Layer]:
 
 
 ENV_STEPS: tuple[Step, ...] = (
-    Step("base", frozenset(), _base_env),
-    Step("variant", frozenset({"variant"}), _variant_env),
-    Step("variant-exact-hardware", frozenset({"variant", "hardware"}), _variant_exact_env),
-    Step("strategy-file", frozenset({"strategy", "role"}), _file_env),
-    Step("kv-option", frozenset({"kv"}), _kv_option_env),
-    Step("kv-store", frozenset({"kv", "role"}), _kv_env),
+    Step("base", frozenset(), _base_env, (BASE_ENV,)),
+    Step("variant", frozenset({"variant"}), _variant_env, (VARIANT_ENV,)),
+    Step("variant-exact-hardware", frozenset({"variant", "hardware"}), _variant_exact_env, (VARIANT_HW_ENV,)),
+    Step("strategy-file", frozenset({"strategy", "role"}), _file_env, (FILE_ENV, FILE_ROLE_ENV)),
+    Step("kv-option", frozenset({"kv"}), _kv_option_env, (KV_OPTION_ENV,)),
+    Step("kv-store", frozenset({"kv", "role"}), _kv_env, (KV_ENV,)),
     EMITTER,  # PD device pinning
-    Step("strategy-override", frozenset({"strategy", "role"}), _override_env),
-    Step("generation", frozenset({"variant", "strategy", "generation"}), _generation_env),
-    Step("exact-hardware", frozenset({"strategy", "role", "hardware"}), _exact_hardware_env),
+    Step("strategy-override", frozenset({"strategy", "role"}), _override_env,
+         (STRATEGY_ENV, ROLE_ENV, STRATEGY_EXTRA_ENV)),
+    Step("generation", frozenset({"variant", "strategy", "generation"}), _generation_env,
+         (STRATEGY_HW_ENV, RECIPE_HW_ENV, VARIANT_HW_ENV)),
+    Step("exact-hardware", frozenset({"strategy", "role", "hardware"}), _exact_hardware_env,
+         (STRATEGY_HW_ENV, ROLE_HW_ENV)),
 )
 # Steps that read neither the strategy nor the role: one (variant, hardware) placement shares them.
 PLACEMENT_READS = frozenset({"variant", "hardware", "generation"})
@@ -484,6 +492,20 @@ def split_at_emitter(steps: tuple[Step, ...]) -> tuple[tuple[Step, ...], tuple[S
     """(steps before the emitter's tokens, steps after them)."""
     at = steps.index(EMITTER)
     return steps[:at], steps[at + 1:]
+
+
+def _layer_names(steps: tuple[Step, ...]) -> frozenset[str]:
+    return frozenset(place.layer for step in steps for place in step.places)
+
+
+# The rules' view of the order (RL310/RL314, RL302): which scopes join the args before the
+# emitter's tokens, which after, and which sit on either side depending on the key that
+# selects them (a variant's exact-GPU override comes before the emitter, its generation one after).
+_BEFORE, _AFTER = (_layer_names(part) for part in split_at_emitter(ARG_STEPS))
+BEFORE_EMITTER = _BEFORE - _AFTER
+EITHER_SIDE_OF_EMITTER = _BEFORE & _AFTER
+# Scopes a generation key selects: one key of each map, and the strategy's replaces the others'.
+GENERATION_LAYERS = _layer_names(tuple(step for step in ARG_STEPS if "generation" in step.reads))
 
 
 def is_omni(recipe: Any) -> bool:

@@ -305,11 +305,11 @@ def emitted_flags(strategy: Any) -> set[str]:
     return {"--tensor-parallel-size", "--nnodes", "--node-rank"}
 
 
-BEFORE_EMITTER = ("base", "variant")  # layers 1-2 of docs/upstream-behaviour.md#layer-order (2 ends with the variant's exact-id override)
-
-
 def _before_emitter(scope: Scope, ctx: Any) -> bool:
-    return scope.layer in BEFORE_EMITTER or (scope.layer == "variant-hw" and scope.hardware in ctx.profiles)
+    # docs/upstream-behaviour.md#layer-order: resolve.layers' join order; a variant's exact-id
+    # override joins before the emitter, its generation-keyed one after
+    return scope.layer in layers.BEFORE_EMITTER or (
+        scope.layer in layers.EITHER_SIDE_OF_EMITTER and scope.hardware in ctx.profiles)
 
 
 def _pd_pools_use_dep(data: dict[str, Any], offered: list[str]) -> bool:
@@ -454,11 +454,8 @@ def _members(key: str, ctx: Any) -> frozenset[str]:
     return frozenset(members)
 
 
-GENERATION_LAYERS = ("recipe-hw", "variant-hw", "strategy-hw")
-
-
 def _is_generation_layer(scope: Scope, ctx: Any) -> bool:
-    return scope.layer in GENERATION_LAYERS and scope.hardware not in ctx.profiles
+    return scope.layer in layers.GENERATION_LAYERS and scope.hardware not in ctx.profiles
 
 
 def co_occur(a: Scope, b: Scope, ctx: Any) -> bool:
