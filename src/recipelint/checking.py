@@ -229,17 +229,13 @@ def _base_fingerprints(root: Path, targets: list[Path], options: CheckOptions) -
     The base is judged by the checked tree's configuration: a pull request that changes
     the configuration is measured by the rules it proposes.
     """
-    from recipelint.revision import RevisionError, extract_tree, repository_top, resolve_commit
+    from recipelint.revision import RevisionError, extract_tree, locate_commit
 
-    rev = options.new_from_rev or ""
     try:
-        top = repository_top(root)
-        if top is None:
-            raise CheckError(f"--new-from-rev needs a git repository, and {root} is not in one")
-        sha = resolve_commit(rev, top)
-        if sha is None:
-            raise CheckError(f"--new-from-rev {rev!r} names no commit of the repository at {top} "
-                             "(in a shallow clone, fetch the base commit first)")
+        try:
+            top, sha = locate_commit(options.new_from_rev or "", root)
+        except RevisionError as exc:
+            raise CheckError(f"--new-from-rev: {exc} (in a shallow clone, fetch the base commit first)") from None
         tree_path = Path(root).resolve().relative_to(top).as_posix()
         try:
             config = tree_config(root, options)

@@ -67,6 +67,29 @@ def resolve_commit(spec: str, top: Path) -> str | None:
     return sha if done.returncode == 0 and sha else None
 
 
+class NotARepository(RevisionError):
+    """The folder is in no git repository."""
+
+
+class UnknownRevision(RevisionError):
+    """The name is no commit of the repository."""
+
+    def __init__(self, spec: str, top: Path) -> None:
+        super().__init__(f"{spec!r} names no commit of the repository at {top}")
+        self.top = top
+
+
+def locate_commit(spec: str, cwd: Path) -> tuple[Path, str]:
+    """The repository around ``cwd`` and the commit ``spec`` names in it."""
+    top = repository_top(cwd)
+    if top is None:
+        raise NotARepository(f"{cwd} is not in a git repository")
+    sha = resolve_commit(spec, top)
+    if sha is None:
+        raise UnknownRevision(spec, top)
+    return top, sha
+
+
 def default_tree_path(top: Path, cwd: Path) -> str:
     """Where the recipe tree lives in the repository: the one around `cwd`, else the
     repository root when it is a tree, else `recipes`."""

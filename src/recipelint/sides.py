@@ -18,9 +18,10 @@ from recipelint.progress import Progress
 from recipelint.revision import (
     RevisionError,
     default_tree_path,
+    NotARepository,
+    UnknownRevision,
     extract_tree,
-    repository_top,
-    resolve_commit,
+    locate_commit,
     stays_inside,
 )
 from recipelint.tree import find_tree_root
@@ -45,14 +46,12 @@ def resolve_side(
             )
         return root
     try:
-        top = repository_top(cwd)
-        if top is None:
-            raise SideError(f"{spec!r} is not a folder, and {cwd} is not in a git repository")
-        sha = resolve_commit(spec, top)
-        if sha is None:
-            raise SideError(
-                f"{spec!r} is neither a folder nor a revision of the repository at {top}"
-            )
+        try:
+            top, sha = locate_commit(spec, cwd)
+        except UnknownRevision as exc:
+            raise SideError(f"{spec!r} is neither a folder nor a revision of the repository at {exc.top}") from None
+        except NotARepository as exc:
+            raise SideError(f"{spec!r} is not a folder, and {exc}") from None
         where = tree_path if tree_path is not None else default_tree_path(top, cwd.resolve())
         if not stays_inside(where):
             raise SideError(f"--tree {where!r} must be a relative path inside the repository")
