@@ -9,8 +9,10 @@ throws (upstream then drops that rendering with a warning).
 from __future__ import annotations
 
 import functools
+import operator
 from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from recipelint.jsvalue import (
     UNDEFINED,
@@ -34,10 +36,13 @@ from recipelint.resolve.layers import (
     ARG_STEPS,
     ENV_STEPS,
     PLACEMENT_READS,
+    RECIPE,
     Layer,
+    Place,
     Selection,
     Step,
     generation_key,
+    present,
     split_at_emitter,
 )
 from recipelint.resolve.strategy import pd_pool_modes
@@ -101,9 +106,98 @@ def assign(target: dict, source: Any) -> None:
         raise RenderError(f"expected a mapping of environment variables, got {js_string(source)}")
 
 
-# Where the strategy emitter's tokens (args) and the PD device pinning (env) go in the join order.
-ARGS_BEFORE_EMITTER, ARGS_AFTER_EMITTER = split_at_emitter(ARG_STEPS)
-ENV_BEFORE_EMITTER, ENV_AFTER_EMITTER = split_at_emitter(ENV_STEPS)
+# The renderer walks the args and the env join orders (resolve.layers) in one pass per role:
+# a step both orders hold on the same side of their emitter is one entry with both halves.
+# An entry's layers are kept by the placement (it reads only the variant and the hardware),
+# kept under what it reads (the compiler shares these between all renderings of a recipe),
+# or worked out for each rendering (it reads the features or the kv_store, or the strategy
+# and the exact hardware together, which no other rendering asks again). Entries whose
+# places a recipe does not have are left out of its walk (layers.present).
+_KEYED_READS = PLACEMENT_READS - {"hardware"} | {"strategy", "role"}
+
+
+class _Entry(NamedTuple):
+    args: tuple[Step, ...]  # a run of args steps (empty: env only)
+    env: tuple[Step, ...]
+    args_after: bool  # after the emitter's tokens
+    env_after: bool  # after the PD device pinning
+    reads: frozenset[str]
+
+
+def _sides(steps: tuple[Step, ...]) -> list[tuple[Step, bool]]:
+    before, after = split_at_emitter(steps)
+    return [(step, False) for step in before] + [(step, True) for step in after]
+
+
+def _entries(arg_steps: tuple[Step, ...], env_steps: tuple[Step, ...]) -> list[_Entry]:
+    """Both join orders as one sequence that keeps each order (env-only steps go where env needs them)."""
+    env = _sides(env_steps)
+    out: list[_Entry] = []
+    at = 0
+    for step, after in _sides(arg_steps):
+        match = next((i for i in range(at, len(env)) if env[i][0].name == step.name and env[i][1] == after
+                      and env[i][0].reads == step.reads), None)
+        if match is None:
+            out.append(_Entry((step,), (), after, False, step.reads))
+            continue
+        out += [_Entry((), (other,), False, other_after, other.reads) for other, other_after in env[at:match]]
+        out.append(_Entry((step,), (env[match][0],), after, after, step.reads))
+        at = match + 1
+    out += [_Entry((), (other,), False, other_after, other.reads) for other, other_after in env[at:]]
+    return out
+
+
+_ENTRIES = _entries(ARG_STEPS, ENV_STEPS)
+
+
+def _needed(entry: _Entry, places: frozenset[Place]) -> bool:
+    """Whether an entry can add anything: some place of its steps is in another document, or present."""
+    return any(place.document != RECIPE or place in places for step in entry.args + entry.env for place in step.places)
+
+
+class _Walk(NamedTuple):
+    """A recipe's entries in three phases: the placement's, the kept ones (under the union of
+    what they read), the ones worked out for each rendering. Valid when, in each of the four
+    orders (args and env, before and after their emitter), the phases come in that order."""
+
+    placement: tuple[_Entry, ...]
+    kept: tuple[tuple[_Entry, Callable[[dict[str, Any]], Any]], ...]  # each with what picks its reads
+    each: tuple[_Entry, ...]
+
+
+def _phase_of(entry: _Entry) -> int:
+    if entry.reads <= PLACEMENT_READS:
+        return 0
+    return 1 if entry.reads <= _KEYED_READS else 2
+
+
+def _phased(entries: list[_Entry]) -> bool:
+    """Whether the phases keep the order of every side of both join orders."""
+    for kind, side in (("args", False), ("args", True), ("env", False), ("env", True)):
+        phases = [_phase_of(e) for e in entries
+                  if getattr(e, kind) and (e.args_after if kind == "args" else e.env_after) == side]
+        if phases != sorted(phases):
+            return False
+    return True
+
+
+def walk_for(places: frozenset[Place], kv: bool) -> _Walk:
+    """The entries a recipe with these places present needs (see layers.present), in phases."""
+    entries = [entry for entry in _ENTRIES if _needed(entry, places) and (kv or "kv" not in entry.reads)]
+    if not _phased(entries):
+        return _Walk((), (), tuple(entries))  # every entry for each rendering: slower, still right
+    kept = tuple((e, operator.itemgetter("variant", *sorted(e.reads))) for e in entries if _phase_of(e) == 1)
+    return _Walk(tuple(e for e in entries if _phase_of(e) == 0), kept,
+                 tuple(e for e in entries if _phase_of(e) == 2))
+
+
+class _RoleLayers(NamedTuple):
+    """One role's layers, split where the emitter's tokens and the device pinning go."""
+
+    args_before: list[Layer]
+    args_after: list[Layer]
+    env_before: list[Layer]
+    env_after: list[Layer]
 
 
 class Placement:
@@ -115,7 +209,22 @@ class Placement:
     computed it before, and re-raised identically by every rendering that reaches it.
     """
 
-    def __init__(self, catalog: Catalog, recipe: dict, variant_key: str, hw_id: str) -> None:
+    def walk(self, kv: bool) -> _Walk:
+        """The entries this recipe's renderings walk (kept with the variant's layers)."""
+        found = self._walks[kv]
+        if found is not None:
+            return found
+        found = self.kept.get(("walk", kv))
+        if found is None:
+            places = self.kept.get(("present",))
+            if places is None:
+                places = self.kept[("present",)] = present(self.recipe)  # type: ignore[assignment]
+            found = self.kept[("walk", kv)] = walk_for(places, kv)  # type: ignore[arg-type, assignment]
+        self._walks[kv] = found  # type: ignore[assignment]
+        return found  # type: ignore[return-value]
+
+    def __init__(self, catalog: Catalog, recipe: dict, variant_key: str, hw_id: str,
+                 kept: dict[tuple[Any, ...], tuple[list[Layer], list[Layer]]] | None = None) -> None:
         self.catalog, self.recipe, self.variant_key, self.hw_id = catalog, recipe, variant_key, hw_id
         variants = get(recipe, "variants")
         self.variant = js_or(get(variants, variant_key), get(variants, "default"), {})
@@ -127,7 +236,14 @@ class Placement:
         self.strategy_overrides = get(recipe, "strategy_overrides")
         self.features = FeatureResolver(recipe, self.variant, variant_key, self.profile, hw_id)
         self.selection = Selection(recipe, variant_key, self.variant, hw_id, self.gen, self.nvidia)
-        self._shared: dict[Step, list[Layer]] = {}  # layers of the steps that read no strategy
+        # (id(step), what it reads...) -> its layers: the plan hands every placement of a variant the same
+        # one, so one strategy's layers are worked out once for all hardware of a generation (say).
+        self.kept: dict[tuple[Any, ...], tuple[list[Layer], list[Layer]]] = {} if kept is None else kept
+        self.placement_part: list[_RoleLayers | None] = [None, None]  # the placement phase's layers, by has_kv
+        self._walks: list[_Walk | None] = [None, None]  # by has_kv
+        self.reads = {"variant": variant_key, "hardware": hw_id,
+                      "generation": (js_string(self.gen) if self.gen is not None and self.gen is not UNDEFINED
+                                     else None, self.nvidia)}  # all generation_key reads of the profile
 
     def serves(self, catalog: Catalog, recipe: dict, combo: Combination) -> bool:
         return (catalog is self.catalog and recipe is self.recipe
@@ -158,13 +274,6 @@ class Placement:
             return gpu_count
         return 1 if needed <= per_gpu else gpu_count
 
-    def shared_layers(self, step: Step) -> list[Layer]:
-        """A step's layers when it reads neither the strategy nor the role: the same for every rendering here."""
-        found = self._shared.get(step)
-        if found is None:
-            found = self._shared[step] = step.layers(self.selection, None)
-        return found
-
     @functools.cached_property
     def pool_modes(self) -> list[str]:
         return pd_pool_modes(self.recipe)
@@ -173,7 +282,7 @@ class Placement:
 class _Synthesis:
     """One combination being rendered: the placement's shared values plus the strategy's."""
 
-    __slots__ = ("catalog", "recipe", "combo", "placement", "problems", "_layers", "variant",
+    __slots__ = ("catalog", "recipe", "combo", "placement", "problems", "_layers", "_role_parts", "variant",
                  "strategy", "deploy_type", "profile", "gen", "nvidia", "gpu_count", "total_gpus", "model_id",
                  "kv", "kv_composing", "kv_option", "instances", "overrides", "deploy", "single_node_tp",
                  "selection")
@@ -182,6 +291,7 @@ class _Synthesis:
         self.catalog, self.recipe, self.combo, self.placement = catalog, recipe, combo, placement
         self.problems: list = []  # (pointer, message): renders, but is invalid
         self._layers: dict = {}  # role -> (args before the emitter's, args after them)
+        self._role_parts: dict = {}  # role -> _RoleLayers
         self.variant = placement.variant
         self.strategy = js_or(catalog.strategies.get(combo.strategy, UNDEFINED), {})
         self.deploy_type = get(self.strategy, "deploy_type")  # raw: undefined when the spec has none
@@ -203,8 +313,8 @@ class _Synthesis:
         feature_layers = placement.features.layers_for(combo.features, combo.strategy, self.kv_composing)
         self.selection = Selection(
             recipe, combo.variant_key, self.variant, combo.hw_id, self.gen, self.nvidia, combo.strategy,
-            self.strategy, self.overrides, lambda _strategy, _kv: feature_layers, self.kv_composing,
-            combo.kv_offload, self.kv_option, self.kv)
+            self.strategy, self.overrides, feature_layers, self.kv_composing,
+            combo.kv_offload, self.kv_option, self.kv, shared=placement.selection.shared)
 
     # ------------------------------------------------------------ preamble
 
@@ -241,20 +351,41 @@ class _Synthesis:
         """The args before and after the parallelism flags; they do not depend on the node rank."""
         cached = self._layers.get(role)
         if cached is None:
-            cached = self._layers[role] = (self._spread(ARGS_BEFORE_EMITTER, role),
-                                           self._spread(ARGS_AFTER_EMITTER, role))
+            found = self.role_layers(role)
+            cached = self._layers[role] = (self._spread(found.args_before), self._spread(found.args_after))
         return cached
 
-    def step_layers(self, step: Step, role: str | None) -> list[Layer]:
-        if step.reads <= PLACEMENT_READS:
-            return self.placement.shared_layers(step)
-        return step.layers(self.selection, role)
+    def role_layers(self, role: str | None) -> _RoleLayers:
+        """A role's args and env layers in their join orders, each kept entry worked out once per what it reads."""
+        found = self._role_parts.get(role)
+        if found is not None:
+            return found
+        placement, selection = self.placement, self.selection
+        kv = selection.has_kv
+        walk = placement.walk(kv)
+        found = self._role_parts[role] = _RoleLayers([], [], [], [])
+        if walk.placement:
+            part = placement.placement_part[kv]
+            if part is None:
+                part = placement.placement_part[kv] = _evaluate(walk.placement, selection, role)
+            _add(found, part)
+        if walk.kept:
+            reads = {**placement.reads, "strategy": self.combo.strategy, "role": role}
+            for entry, pick in walk.kept:
+                key = (id(entry), pick(reads))  # entries live as long as the module: their id is theirs
+                part = placement.kept.get(key)
+                if part is None:
+                    part = placement.kept[key] = _evaluate((entry,), selection, role)
+                _add(found, part)
+        if walk.each:
+            _evaluate(walk.each, selection, role, found)
+        return found
 
-    def _spread(self, steps: tuple[Step, ...], role: str | None) -> list[Any]:
+    @staticmethod
+    def _spread(found: list[Layer]) -> list[Any]:
         args: list[Any] = []
-        for step in steps:
-            for layer in self.step_layers(step, role):
-                args += spread(layer.items)
+        for layer in found:
+            args += spread(layer.items)
         return args
 
     def _parallel_args(self, role: str | None, node_role: str | None, node_rank: int) -> list[Any]:
@@ -363,15 +494,14 @@ class _Synthesis:
     def build_env(self, role: str | None) -> dict[str, Any]:
         """The env layers in upstream's order (resolve.layers), PD device pinning among them."""
         env: dict[str, Any] = {}
-        for step in ENV_BEFORE_EMITTER:
-            for layer in self.step_layers(step, role):
-                assign(env, layer.items)
+        found = self.role_layers(role)
+        for layer in found.env_before:
+            assign(env, layer.items)
         pd = self.deploy_type == "pd_cluster"
         if pd and role:
             self._pin_pd_devices(env, role)
-        for step in ENV_AFTER_EMITTER:
-            for layer in self.step_layers(step, role):
-                assign(env, layer.items)
+        for layer in found.env_after:
+            assign(env, layer.items)
         if pd and self.combo.hw_id not in NVL4_HARDWARE:
             for key in NVL4_ONLY_ENV:
                 env.pop(key, None)
@@ -408,6 +538,30 @@ def _length(value: Any) -> int:
     if value > MAX_RENDERED_ITEMS:
         raise RenderError(f"{js_string(value)} nodes, GPUs or instances is beyond any real deployment")
     return int(value)
+
+
+def _add(into: _RoleLayers, part: _RoleLayers) -> None:
+    args_before, args_after, env_before, env_after = part
+    if args_before:
+        into.args_before.extend(args_before)
+    if args_after:
+        into.args_after.extend(args_after)
+    if env_before:
+        into.env_before.extend(env_before)
+    if env_after:
+        into.env_after.extend(env_after)
+
+
+def _evaluate(entries: tuple[_Entry, ...], selection: Selection, role: str | None,
+              out: _RoleLayers | None = None) -> _RoleLayers:
+    """The entries' layers, split by kind and side of the emitter (added to ``out`` when given)."""
+    out = _RoleLayers([], [], [], []) if out is None else out
+    for entry in entries:
+        for step in entry.args:
+            (out.args_after if entry.args_after else out.args_before).extend(step.layers(selection, role))
+        for step in entry.env:
+            (out.env_after if entry.env_after else out.env_before).extend(step.layers(selection, role))
+    return out
 
 
 def _follower_ranks(nodes: Any) -> list[int]:
@@ -454,8 +608,8 @@ def command_parts(catalog: Catalog, recipe: dict, combo: Combination, role: str 
     The rendered args are these spread in order, then deduplicated (resolve.formatting).
     """
     synth = _Synthesis(catalog, recipe, combo, Placement(catalog, recipe, combo.variant_key, combo.hw_id))
-    before = [layer for step in ARGS_BEFORE_EMITTER for layer in synth.step_layers(step, role)]
-    after = [layer for step in ARGS_AFTER_EMITTER for layer in synth.step_layers(step, role)]
+    found = synth.role_layers(role)
+    before, after = found.args_before, found.args_after
     return before, synth._parallel_args(role, node_role, node_rank), after
 
 

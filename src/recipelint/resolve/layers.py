@@ -22,7 +22,7 @@ lists) and a Step in ARG_STEPS/ENV_STEPS (the renderer and RL340/RL341 join it).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from recipelint.jsvalue import UNDEFINED, get, js_or, js_string, nullish, truthy
@@ -58,10 +58,29 @@ class Scope(NamedTuple):
 
 
 class Layer(NamedTuple):
-    pointer: Pointer  # into `document`
-    scope: Scope
+    """One list of a command: `(pointer, scope, items)`, the first two worked out when asked.
+
+    The renderer joins tens of thousands of layers per tree and reads only their items.
+    """
+
+    place: Place
+    # (Scope field or "task"/"kv", the key in the document) pairs: a tuple of strings costs the
+    # garbage collector nothing, a dict per layer did
+    bound: tuple[tuple[str, Any], ...]
     items: Any  # as the document holds it: the renderer spreads it, rules read lists only
-    document: str = RECIPE
+
+    @property
+    def pointer(self) -> Pointer:
+        """Where the list is in its document."""
+        return self.place.pointer_at(dict(self.bound))
+
+    @property
+    def scope(self) -> Scope:
+        return self.place.scope_at(dict(self.bound))
+
+    @property
+    def document(self) -> str:
+        return self.place.document
 
 
 @dataclass(frozen=True)
@@ -72,13 +91,30 @@ class Place:
     pattern: tuple[str, ...]
     document: str = RECIPE
     kind: str = ARGS
+    # (index, bound name) of each wildcard: the renderer fills thousands of pointers per tree
+    _slots: tuple[tuple[int, str], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        slots = tuple((index, _POINTER_FIELD[part]) for index, part in enumerate(self.pattern)
+                      if part in _POINTER_FIELD)
+        object.__setattr__(self, "_slots", slots)
 
     def layer_at(self, items: Any, **bound: Any) -> Layer:
         """The layer of this place under the wildcards ``bound`` (keyed by Scope field)."""
-        pointer = tuple(bound[_POINTER_FIELD[part]] if part in _POINTER_FIELD else part for part in self.pattern)
-        scope = Scope(self.layer, bound.get("variant"), bound.get("strategy"), bound.get("role"),
-                      bound.get("hardware"), bound.get("feature"), bound.get("mode"))
-        return Layer(pointer, scope, items, self.document)
+        return Layer(self, tuple(bound.items()), items)
+
+    def pointer_at(self, bound: dict[str, Any]) -> Pointer:
+        if not self._slots:
+            return self.pattern
+        filled: list[Any] = list(self.pattern)
+        for index, name in self._slots:
+            filled[index] = bound[name]
+        return tuple(filled)
+
+    def scope_at(self, bound: dict[str, Any]) -> Scope:
+        value = bound.get
+        return Scope(self.layer, value("variant"), value("strategy"), value("role"), value("hardware"),
+                     value("feature"), value("mode"))
 
 
 # ---------------------------------------------------------------- the places
@@ -171,23 +207,32 @@ def lists(data: Any, document: str = RECIPE, kind: str = ARGS, **fixed: Any) -> 
     yield from _walk(root, data if isinstance(data, dict) else {}, fixed)
 
 
-def _walk(node: _Node, value: Any, bound: dict[str, Any]) -> Iterator[Layer]:
+def present(data: Any) -> frozenset[Place]:
+    """The recipe places that hold anything at all (a step whose places are all absent adds nothing)."""
+    root = _TRIES.get((RECIPE, "any"))
+    if root is None:
+        root = _TRIES[(RECIPE, "any")] = _trie(tuple(p for p in PLACES if p.document == RECIPE))
+    return frozenset(layer.place for layer in _walk(root, data if isinstance(data, dict) else {}, {}, truthy))
+
+
+def _walk(node: _Node, value: Any, bound: dict[str, Any],
+          keep: Callable[[Any], bool] = lambda value: isinstance(value, list)) -> Iterator[Layer]:
     for place in node.places:
-        if isinstance(value, list):
+        if keep(value):
             yield place.layer_at(value, **bound)
     for part, child in node.children.items():
         if part == ROLE:
             mapping = value if isinstance(value, dict) else {}
             for role in PD_ROLES:
-                yield from _walk(child, mapping.get(role), {**bound, "role": role})
+                yield from _walk(child, mapping.get(role), {**bound, "role": role}, keep)
         elif part == TASK:
             for index, item in enumerate(value if isinstance(value, list) else []):
-                yield from _walk(child, item, {**bound, "variant": f"omni-task-{index}", "task": index})
+                yield from _walk(child, item, {**bound, "variant": f"omni-task-{index}", "task": index}, keep)
         elif part in _FIELD:
             for name, item in (value.items() if isinstance(value, dict) else ()):
-                yield from _walk(child, item, {**bound, _FIELD[part]: name})
+                yield from _walk(child, item, {**bound, _FIELD[part]: name}, keep)
         elif isinstance(value, dict):
-            yield from _walk(child, value.get(part), bound)
+            yield from _walk(child, value.get(part), bound, keep)
 
 
 def place_of(document: str, pointer: Pointer, kind: str = ARGS) -> Place | None:
@@ -216,7 +261,7 @@ def _matches(pattern: tuple[str, ...], pointer: Pointer) -> bool:
 # ---------------------------------------------------------------- one combination
 
 
-@dataclass
+@dataclass(slots=True)
 class Selection:
     """One combination, as its layers read it; the renderer and RL340/RL341 build it.
 
@@ -234,11 +279,21 @@ class Selection:
     strategy: str = ""
     spec: Any = UNDEFINED  # the strategy file's data
     overrides: Any = UNDEFINED  # strategy_overrides[strategy]
-    features: Callable[[str, bool], list[Layer]] | None = None  # (strategy, kv composing) -> feature layers
+    # The enabled features' layers, or what works them out for (strategy, kv composing) when asked.
+    features: Callable[[str, bool], list[Layer]] | list[Layer] | None = None
     kv_composing: bool = False
     kv_option_id: Any = None
     kv_option: Any = None  # the taxonomy's kv_offload option, once its gates let it in
     kv: Any = None  # the kv_store spec
+    # What the layers worked out once: `memo` for this selection, `shared` for what reads only the
+    # variant and the hardware (the renderer hands every rendering of a placement the same one).
+    memo: dict[Any, Any] | None = field(default=None, repr=False, compare=False)  # made on first use
+    shared: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def has_kv(self) -> bool:
+        """Whether a kv_offload option or a kv_store is in play: a step that reads "kv" adds nothing otherwise."""
+        return self.kv_option is not None or self.kv is not None
 
     @property
     def pd(self) -> bool:
@@ -259,10 +314,14 @@ def generation_key(table: Any, gen: Any, nvidia: bool) -> tuple[Any, Any]:
 
 def recipe_generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], Any]]:
     """The recipe and the variant generation layers (the strategy's, when set, replaces them)."""
-    recipe_key, recipe_map = generation_key(get(sel.recipe, "hardware_overrides"), sel.gen, sel.nvidia)
-    variant_key, variant_map = generation_key(get(sel.variant, "hardware_overrides"), sel.gen, sel.nvidia)
-    return [(RECIPE_HW_ARGS, {"hardware": recipe_key}, recipe_map),
+    found = sel.shared.get("recipe-generation")
+    if found is None:
+        recipe_key, recipe_map = generation_key(get(sel.recipe, "hardware_overrides"), sel.gen, sel.nvidia)
+        variant_key, variant_map = generation_key(get(sel.variant, "hardware_overrides"), sel.gen, sel.nvidia)
+        found = sel.shared["recipe-generation"] = [
+            (RECIPE_HW_ARGS, {"hardware": recipe_key}, recipe_map),
             (VARIANT_HW_ARGS, {"variant": sel.variant_key, "hardware": variant_key}, variant_map)]
+    return found  # type: ignore[no-any-return]
 
 
 def strategy_generation(sel: Selection) -> tuple[Any, Any]:
@@ -275,23 +334,33 @@ def generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], dict]]:
 
     Only mappings are kept (any other value has no keys to read); args and env read the same ones.
     """
-    key, value = strategy_generation(sel)
-    if truthy(value):
-        candidates = [(STRATEGY_HW_ARGS, {"strategy": sel.strategy, "hardware": key}, value)]
-    else:
-        candidates = recipe_generation_maps(sel)
-    return [entry for entry in candidates if type(entry[2]) is dict]
+    if sel.memo is None:
+        sel.memo = {}
+    found = sel.memo.get("generation")
+    if found is None:
+        key, value = strategy_generation(sel)
+        if truthy(value):
+            candidates = [(STRATEGY_HW_ARGS, {"strategy": sel.strategy, "hardware": key}, value)]
+        else:
+            candidates = recipe_generation_maps(sel)
+        found = sel.memo["generation"] = [entry for entry in candidates if type(entry[2]) is dict]
+    return found  # type: ignore[no-any-return]
 
 
 def exact_hardware_maps(sel: Selection, role: str | None) -> list[tuple[Place, dict[str, Any], dict]]:
     """The exact-GPU deltas after the generation layer: the strategy's, then a PD role's."""
-    candidates = [(STRATEGY_HW_ARGS, {"strategy": sel.strategy, "hardware": sel.hw_id},
-                   get(get(sel.overrides, "hardware_overrides"), sel.hw_id))]
-    if role:
-        role_hw = get(get(sel.overrides, role), "hardware_overrides")
-        candidates.append((ROLE_HW_ARGS, {"strategy": sel.strategy, "role": role, "hardware": sel.hw_id},
-                           get(role_hw, sel.hw_id)))
-    return [entry for entry in candidates if type(entry[2]) is dict]
+    if sel.memo is None:
+        sel.memo = {}
+    found = sel.memo.get(("exact", role))
+    if found is None:
+        candidates = [(STRATEGY_HW_ARGS, {"strategy": sel.strategy, "hardware": sel.hw_id},
+                       get(get(sel.overrides, "hardware_overrides"), sel.hw_id))]
+        if role:
+            role_hw = get(get(sel.overrides, role), "hardware_overrides")
+            candidates.append((ROLE_HW_ARGS, {"strategy": sel.strategy, "role": role, "hardware": sel.hw_id},
+                               get(role_hw, sel.hw_id)))
+        found = sel.memo[("exact", role)] = [entry for entry in candidates if type(entry[2]) is dict]
+    return found  # type: ignore[no-any-return]
 
 
 # Each hardware-args place's env twin: the same mapping, its `extra_env` key.
@@ -370,7 +439,10 @@ def _exact_hardware_args(sel: Selection, role: str | None) -> list[Layer]:
 
 
 def _feature_args(sel: Selection, role: str | None) -> list[Layer]:
-    return sel.features(sel.strategy, sel.kv_composing) if sel.features is not None else []
+    found = sel.features
+    if found is None or type(found) is list:
+        return found or []
+    return found(sel.strategy, sel.kv_composing)  # type: ignore[operator]
 
 
 def _kv_option_args(sel: Selection, role: str | None) -> list[Layer]:
