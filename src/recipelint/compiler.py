@@ -548,7 +548,6 @@ class _RecipeCompiler:
         self.renderings = 0
         self.capped = False
         self.failure_pointers: dict[tuple[str, str, str], tuple] = {}
-        self.kept_layers: dict = {}  # what the renderings of this recipe share (resolve.plan.render_variant)
 
     def write(self, path: str, document: Any) -> None:
         self.outcome.writes.write(path, document, self.special, self.doc.rel)
@@ -600,7 +599,7 @@ class _RecipeCompiler:
             self._too_many_renderings(variant_key)
             return None
         self.outcome.writes.remove_tree(base)
-        rendered = render_variant(self.catalog, recipe, variant_key, self.problems, self.kept_layers)
+        rendered = render_variant(self.catalog, recipe, variant_key, self.problems)
         if rendered is None:
             return None
         default_hw, by_hw = rendered

@@ -9,10 +9,8 @@ throws (upstream then drops that rendering with a warning).
 from __future__ import annotations
 
 import functools
-import operator
 from dataclasses import dataclass
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 from recipelint.jsvalue import (
     UNDEFINED,
@@ -26,25 +24,14 @@ from recipelint.jsvalue import (
     js_or,
     js_string,
     normalize_number,
+    nullish,
     truthy,
 )
 from recipelint.resolve.docker import DockerMeta, DockerWrapper, docker_meta
 from recipelint.resolve.features import JS_WHITESPACE, FeatureResolver, companions
 from recipelint.resolve.formatting import RenderError, serve_command
 from recipelint.resolve.hardware import generation_of, gpu_count_of, hardware_keyed_value
-from recipelint.resolve.layers import (
-    ARG_STEPS,
-    ENV_STEPS,
-    PLACEMENT_READS,
-    RECIPE,
-    Layer,
-    Place,
-    Selection,
-    Step,
-    generation_key,
-    present,
-    split_at_emitter,
-)
+from recipelint.resolve.layers import ARG_STEPS, Layer, Selection, layers, split_at_emitter
 from recipelint.resolve.strategy import pd_pool_modes
 
 NVL4_ONLY_ENV = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE", "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
@@ -106,98 +93,12 @@ def assign(target: dict, source: Any) -> None:
         raise RenderError(f"expected a mapping of environment variables, got {js_string(source)}")
 
 
-# The renderer walks the args and the env join orders (resolve.layers) in one pass per role:
-# a step both orders hold on the same side of their emitter is one entry with both halves.
-# An entry's layers are kept by the placement (it reads only the variant and the hardware),
-# kept under what it reads (the compiler shares these between all renderings of a recipe),
-# or worked out for each rendering (it reads the features or the kv_store, or the strategy
-# and the exact hardware together, which no other rendering asks again). Entries whose
-# places a recipe does not have are left out of its walk (layers.present).
-_KEYED_READS = PLACEMENT_READS - {"hardware"} | {"strategy", "role"}
-
-
-class _Entry(NamedTuple):
-    args: tuple[Step, ...]  # a run of args steps (empty: env only)
-    env: tuple[Step, ...]
-    args_after: bool  # after the emitter's tokens
-    env_after: bool  # after the PD device pinning
-    reads: frozenset[str]
-
-
-def _sides(steps: tuple[Step, ...]) -> list[tuple[Step, bool]]:
-    before, after = split_at_emitter(steps)
-    return [(step, False) for step in before] + [(step, True) for step in after]
-
-
-def _entries(arg_steps: tuple[Step, ...], env_steps: tuple[Step, ...]) -> list[_Entry]:
-    """Both join orders as one sequence that keeps each order (env-only steps go where env needs them)."""
-    env = _sides(env_steps)
-    out: list[_Entry] = []
-    at = 0
-    for step, after in _sides(arg_steps):
-        match = next((i for i in range(at, len(env)) if env[i][0].name == step.name and env[i][1] == after
-                      and env[i][0].reads == step.reads), None)
-        if match is None:
-            out.append(_Entry((step,), (), after, False, step.reads))
-            continue
-        out += [_Entry((), (other,), False, other_after, other.reads) for other, other_after in env[at:match]]
-        out.append(_Entry((step,), (env[match][0],), after, after, step.reads))
-        at = match + 1
-    out += [_Entry((), (other,), False, other_after, other.reads) for other, other_after in env[at:]]
-    return out
-
-
-_ENTRIES = _entries(ARG_STEPS, ENV_STEPS)
-
-
-def _needed(entry: _Entry, places: frozenset[Place]) -> bool:
-    """Whether an entry can add anything: some place of its steps is in another document, or present."""
-    return any(place.document != RECIPE or place in places for step in entry.args + entry.env for place in step.places)
-
-
-class _Walk(NamedTuple):
-    """A recipe's entries in three phases: the placement's, the kept ones (under the union of
-    what they read), the ones worked out for each rendering. Valid when, in each of the four
-    orders (args and env, before and after their emitter), the phases come in that order."""
-
-    placement: tuple[_Entry, ...]
-    kept: tuple[tuple[_Entry, Callable[[dict[str, Any]], Any]], ...]  # each with what picks its reads
-    each: tuple[_Entry, ...]
-
-
-def _phase_of(entry: _Entry) -> int:
-    if entry.reads <= PLACEMENT_READS:
-        return 0
-    return 1 if entry.reads <= _KEYED_READS else 2
-
-
-def _phased(entries: list[_Entry]) -> bool:
-    """Whether the phases keep the order of every side of both join orders."""
-    for kind, side in (("args", False), ("args", True), ("env", False), ("env", True)):
-        phases = [_phase_of(e) for e in entries
-                  if getattr(e, kind) and (e.args_after if kind == "args" else e.env_after) == side]
-        if phases != sorted(phases):
-            return False
-    return True
-
-
-def walk_for(places: frozenset[Place], kv: bool) -> _Walk:
-    """The entries a recipe with these places present needs (see layers.present), in phases."""
-    entries = [entry for entry in _ENTRIES if _needed(entry, places) and (kv or "kv" not in entry.reads)]
-    if not _phased(entries):
-        return _Walk((), (), tuple(entries))  # every entry for each rendering: slower, still right
-    kept = tuple((e, operator.itemgetter("variant", *sorted(e.reads))) for e in entries if _phase_of(e) == 1)
-    return _Walk(tuple(e for e in entries if _phase_of(e) == 0), kept,
-                 tuple(e for e in entries if _phase_of(e) == 2))
-
-
-class _RoleLayers(NamedTuple):
-    """One role's layers, split where the emitter's tokens and the device pinning go."""
-
-    args_before: list[Layer]
-    args_after: list[Layer]
-    env_before: list[Layer]
-    env_after: list[Layer]
+def _generation_layer(table: Any, gen: Any, nvidia: bool) -> Any:
+    """`table[gen] || (nvidia ? table.nvidia : null)`: the generation-level override."""
+    by_gen = get(table, js_string(gen)) if not nullish(gen) else UNDEFINED
+    if truthy(by_gen):
+        return by_gen
+    return get(table, "nvidia") if nvidia else None
 
 
 class Placement:
@@ -209,22 +110,7 @@ class Placement:
     computed it before, and re-raised identically by every rendering that reaches it.
     """
 
-    def walk(self, kv: bool) -> _Walk:
-        """The entries this recipe's renderings walk (kept with the variant's layers)."""
-        found = self._walks[kv]
-        if found is not None:
-            return found
-        found = self.kept.get(("walk", kv))
-        if found is None:
-            places = self.kept.get(("present",))
-            if places is None:
-                places = self.kept[("present",)] = present(self.recipe)  # type: ignore[assignment]
-            found = self.kept[("walk", kv)] = walk_for(places, kv)  # type: ignore[arg-type, assignment]
-        self._walks[kv] = found  # type: ignore[assignment]
-        return found  # type: ignore[return-value]
-
-    def __init__(self, catalog: Catalog, recipe: dict, variant_key: str, hw_id: str,
-                 kept: dict[tuple[Any, ...], tuple[list[Layer], list[Layer]]] | None = None) -> None:
+    def __init__(self, catalog: Catalog, recipe: dict, variant_key: str, hw_id: str) -> None:
         self.catalog, self.recipe, self.variant_key, self.hw_id = catalog, recipe, variant_key, hw_id
         variants = get(recipe, "variants")
         self.variant = js_or(get(variants, variant_key), get(variants, "default"), {})
@@ -233,17 +119,9 @@ class Placement:
         self.nvidia = get(self.profile, "brand") == "NVIDIA"
         self.gpu_count = gpu_count_of(self.profile)
         self.model_id = js_or(get(self.variant, "model_id"), get(get(recipe, "model"), "model_id"), "unknown")
+        self.variant_on_hw = get(get(self.variant, "hardware_overrides"), hw_id)  # exact-GPU variant layer
         self.strategy_overrides = get(recipe, "strategy_overrides")
         self.features = FeatureResolver(recipe, self.variant, variant_key, self.profile, hw_id)
-        self.selection = Selection(recipe, variant_key, self.variant, hw_id, self.gen, self.nvidia)
-        # (id(step), what it reads...) -> its layers: the plan hands every placement of a variant the same
-        # one, so one strategy's layers are worked out once for all hardware of a generation (say).
-        self.kept: dict[tuple[Any, ...], tuple[list[Layer], list[Layer]]] = {} if kept is None else kept
-        self.placement_part: list[_RoleLayers | None] = [None, None]  # the placement phase's layers, by has_kv
-        self._walks: list[_Walk | None] = [None, None]  # by has_kv
-        self.reads = {"variant": variant_key, "hardware": hw_id,
-                      "generation": (js_string(self.gen) if self.gen is not None and self.gen is not UNDEFINED
-                                     else None, self.nvidia)}  # all generation_key reads of the profile
 
     def serves(self, catalog: Catalog, recipe: dict, combo: Combination) -> bool:
         return (catalog is self.catalog and recipe is self.recipe
@@ -275,6 +153,40 @@ class Placement:
         return 1 if needed <= per_gpu else gpu_count
 
     @functools.cached_property
+    def leading_args(self) -> list[Any]:
+        """Model base args, variant args, exact-GPU variant args (callers copy before extending)."""
+        variant, exact = self.variant, self.variant_on_hw
+        args: list[Any] = []
+        base = get(get(self.recipe, "model"), "base_args")
+        if truthy(base):
+            args += spread(base)
+        if truthy(get(variant, "extra_args")):
+            args += spread(variant["extra_args"])
+        if truthy(get(exact, "extra_args")):
+            args += spread(exact["extra_args"])
+        return args
+
+    @functools.cached_property
+    def base_env(self) -> dict[str, Any]:
+        """Model base env, variant env, exact-GPU variant env (callers copy before extending)."""
+        variant, exact = self.variant, self.variant_on_hw
+        env: dict[str, Any] = {}
+        assign(env, js_or(get(get(self.recipe, "model"), "base_env"), {}))
+        assign(env, get(variant, "extra_env") if truthy(get(variant, "extra_env")) else None)
+        assign(env, get(exact, "extra_env") if truthy(get(exact, "extra_env")) else None)
+        return env
+
+    @functools.cached_property
+    def generation_layers(self) -> tuple[Any, Any]:
+        """The recipe and variant generation layers (used unless the strategy's replaces them)."""
+        return (_generation_layer(get(self.recipe, "hardware_overrides"), self.gen, self.nvidia),
+                _generation_layer(get(self.variant, "hardware_overrides"), self.gen, self.nvidia))
+
+    @functools.cached_property
+    def generation_layer_maps(self) -> list[dict]:
+        return [layer for layer in self.generation_layers if type(layer) is dict]
+
+    @functools.cached_property
     def pool_modes(self) -> list[str]:
         return pd_pool_modes(self.recipe)
 
@@ -282,16 +194,16 @@ class Placement:
 class _Synthesis:
     """One combination being rendered: the placement's shared values plus the strategy's."""
 
-    __slots__ = ("catalog", "recipe", "combo", "placement", "problems", "_layers", "_role_parts", "variant",
+    __slots__ = ("catalog", "recipe", "combo", "placement", "problems", "_layers", "_hardware_maps", "variant",
                  "strategy", "deploy_type", "profile", "gen", "nvidia", "gpu_count", "total_gpus", "model_id",
                  "kv", "kv_composing", "kv_option", "instances", "overrides", "deploy", "single_node_tp",
-                 "selection")
+                 "_feature_sources")
 
     def __init__(self, catalog: Catalog, recipe: dict, combo: Combination, placement: Placement) -> None:
         self.catalog, self.recipe, self.combo, self.placement = catalog, recipe, combo, placement
         self.problems: list = []  # (pointer, message): renders, but is invalid
-        self._layers: dict = {}  # role -> (args before the emitter's, args after them)
-        self._role_parts: dict = {}  # role -> _RoleLayers
+        self._layers: dict = {}  # role -> (leading args, trailing args)
+        self._hardware_maps: dict = {}  # role -> the hardware override layers that are mappings
         self.variant = placement.variant
         self.strategy = js_or(catalog.strategies.get(combo.strategy, UNDEFINED), {})
         self.deploy_type = get(self.strategy, "deploy_type")  # raw: undefined when the spec has none
@@ -310,11 +222,7 @@ class _Synthesis:
         self.deploy = js_or(self.deploy_type, "single_node")
         self.single_node_tp = (placement.tp_for_single_node_tp if combo.strategy == "single_node_tp"
                                else self.gpu_count)
-        feature_layers = placement.features.layers_for(combo.features, combo.strategy, self.kv_composing)
-        self.selection = Selection(
-            recipe, combo.variant_key, self.variant, combo.hw_id, self.gen, self.nvidia, combo.strategy,
-            self.strategy, self.overrides, feature_layers, self.kv_composing,
-            combo.kv_offload, self.kv_option, self.kv, shared=placement.selection.shared)
+        self._feature_sources = placement.features.args_for(combo.features, combo.strategy, self.kv_composing)
 
     # ------------------------------------------------------------ preamble
 
@@ -343,7 +251,7 @@ class _Synthesis:
     # ------------------------------------------------------------ args
 
     def build_args(self, role: str | None, node_role: str | None, node_rank: int = 1) -> list[Any]:
-        """The layers in upstream's order (resolve.layers), the emitter's parallelism flags among them."""
+        """Layers in order: model, variant, strategy, parallelism, overrides, hardware, features, kv."""
         before, after = self._role_layers(role)
         return before + self._parallel_args(role, node_role, node_rank) + after
 
@@ -351,42 +259,75 @@ class _Synthesis:
         """The args before and after the parallelism flags; they do not depend on the node rank."""
         cached = self._layers.get(role)
         if cached is None:
-            found = self.role_layers(role)
-            cached = self._layers[role] = (self._spread(found.args_before), self._spread(found.args_after))
+            cached = self._layers[role] = (self._leading_args(role), self._trailing_args(role))
         return cached
 
-    def role_layers(self, role: str | None) -> _RoleLayers:
-        """A role's args and env layers in their join orders, each kept entry worked out once per what it reads."""
-        found = self._role_parts.get(role)
-        if found is not None:
-            return found
-        placement, selection = self.placement, self.selection
-        kv = selection.has_kv
-        walk = placement.walk(kv)
-        found = self._role_parts[role] = _RoleLayers([], [], [], [])
-        if walk.placement:
-            part = placement.placement_part[kv]
-            if part is None:
-                part = placement.placement_part[kv] = _evaluate(walk.placement, selection, role)
-            _add(found, part)
-        if walk.kept:
-            reads = {**placement.reads, "strategy": self.combo.strategy, "role": role}
-            for entry, pick in walk.kept:
-                key = (id(entry), pick(reads))  # entries live as long as the module: their id is theirs
-                part = placement.kept.get(key)
-                if part is None:
-                    part = placement.kept[key] = _evaluate((entry,), selection, role)
-                _add(found, part)
-        if walk.each:
-            _evaluate(walk.each, selection, role, found)
-        return found
-
-    @staticmethod
-    def _spread(found: list[Layer]) -> list[Any]:
-        args: list[Any] = []
-        for layer in found:
-            args += spread(layer.items)
+    def _leading_args(self, role: str | None) -> list[Any]:
+        strategy = self.strategy
+        args = list(self.placement.leading_args)
+        if self.deploy_type != "pd_cluster":
+            if truthy(get(strategy, "vllm_args")):
+                args += spread(strategy["vllm_args"])
+        elif role and truthy(get(get(strategy, role), "vllm_args")):
+            args += spread(strategy[role]["vllm_args"])
         return args
+
+    def _trailing_args(self, role: str | None) -> list[Any]:
+        args: list[Any] = []
+        so = self.overrides
+        if truthy(so):
+            layer = get(so, role) if role else so
+            for key in ("extra_args", "vllm_args"):
+                if truthy(get(layer, key)):
+                    args += spread(layer[key])
+        args += self._hardware_layers("extra_args", role)
+        for source in self._feature_sources:
+            args += spread(source)
+        if self.kv_option is not None:
+            args += spread(js_or(get(self.kv_option, "args"), []))
+        if self.kv_composing:
+            args += spread(js_or(get(get(self.kv, "vllm"), "vllm_args"), []))
+        if self.deploy_type == "pd_cluster" and role:
+            pd_args = get(get(get(self.kv, "pd"), role), "args") if self.kv is not None else UNDEFINED
+            if truthy(pd_args):
+                args += spread(pd_args)
+        return args
+
+    def _hardware_layers(self, key: str, role: str | None) -> list[Any]:
+        """`key` ("extra_args" or "extra_env") of each hardware layer that sets it, in order."""
+        out: list[Any] = []
+        for layer in self._hardware_layer_maps(role):
+            value = layer.get(key, UNDEFINED)
+            if truthy(value):
+                if key == "extra_args":
+                    out += spread(value)
+                else:
+                    out.append(value)
+        return out
+
+    def _hardware_layer_maps(self, role: str | None) -> list[dict]:
+        """Generation layer (strategy REPLACES recipe+variant), then exact-GPU strategy and role deltas.
+
+        Only mappings are kept: any other layer has no keys to read. Args and env read the same
+        layers, so they are looked up once per role.
+        """
+        cached = self._hardware_maps.get(role)
+        if cached is not None:
+            return cached
+        so = self.overrides
+        if type(so) is not dict:  # no strategy overrides: only the recipe and variant layers can apply
+            return self.placement.generation_layer_maps
+        so_hw = get(so, "hardware_overrides")
+        strategy_gen = _generation_layer(so_hw, self.gen, self.nvidia)
+        if truthy(strategy_gen):
+            layers = [strategy_gen]
+        else:
+            layers = list(self.placement.generation_layers)
+        layers.append(get(so_hw, self.combo.hw_id))
+        if role:
+            layers.append(get(get(get(so, role), "hardware_overrides"), self.combo.hw_id))
+        cached = self._hardware_maps[role] = [layer for layer in layers if type(layer) is dict]
+        return cached
 
     def _parallel_args(self, role: str | None, node_role: str | None, node_rank: int) -> list[Any]:
         strategy, combo = self.strategy, self.combo
@@ -426,7 +367,7 @@ class _Synthesis:
         so = self.overrides
         so_hw = get(so, "hardware_overrides")
         sources = [get(so, "vllm_args"), get(so, "extra_args"),
-                   get(generation_key(so_hw, self.gen, self.nvidia)[1], "extra_args"),
+                   get(_generation_layer(so_hw, self.gen, self.nvidia), "extra_args"),
                    get(get(so_hw, self.combo.hw_id), "extra_args")]
         flat: list[Any] = []
         for source in sources:
@@ -492,17 +433,30 @@ class _Synthesis:
     # ------------------------------------------------------------ env
 
     def build_env(self, role: str | None) -> dict[str, Any]:
-        """The env layers in upstream's order (resolve.layers), PD device pinning among them."""
-        env: dict[str, Any] = {}
-        found = self.role_layers(role)
-        for layer in found.env_before:
-            assign(env, layer.items)
+        strategy, combo = self.strategy, self.combo
+        env = dict(self.placement.base_env)
         pd = self.deploy_type == "pd_cluster"
+        if not pd:
+            assign(env, js_or(get(strategy, "env"), {}))
+        elif role and truthy(get(get(strategy, role), "env")):
+            assign(env, strategy[role]["env"])
+        if self.kv_option is not None and truthy(get(self.kv_option, "env")):
+            assign(env, self.kv_option["env"])
+        if self.kv_composing or (pd and role and self.kv is not None and truthy(get(self.kv, "pd"))):
+            assign(env, js_or(get(get(self.kv, "vllm"), "env"), {}))
         if pd and role:
             self._pin_pd_devices(env, role)
-        for layer in found.env_after:
-            assign(env, layer.items)
-        if pd and self.combo.hw_id not in NVL4_HARDWARE:
+        so = self.overrides
+        if truthy(so):
+            if truthy(get(so, "env")):
+                assign(env, so["env"])
+            if role and truthy(get(get(so, role), "env")):
+                assign(env, so[role]["env"])
+            if not role and truthy(get(so, "extra_env")):
+                assign(env, so["extra_env"])
+        for layer in self._hardware_layers("extra_env", role):
+            assign(env, layer)
+        if pd and combo.hw_id not in NVL4_HARDWARE:
             for key in NVL4_ONLY_ENV:
                 env.pop(key, None)
         return env
@@ -538,30 +492,6 @@ def _length(value: Any) -> int:
     if value > MAX_RENDERED_ITEMS:
         raise RenderError(f"{js_string(value)} nodes, GPUs or instances is beyond any real deployment")
     return int(value)
-
-
-def _add(into: _RoleLayers, part: _RoleLayers) -> None:
-    args_before, args_after, env_before, env_after = part
-    if args_before:
-        into.args_before.extend(args_before)
-    if args_after:
-        into.args_after.extend(args_after)
-    if env_before:
-        into.env_before.extend(env_before)
-    if env_after:
-        into.env_after.extend(env_after)
-
-
-def _evaluate(entries: tuple[_Entry, ...], selection: Selection, role: str | None,
-              out: _RoleLayers | None = None) -> _RoleLayers:
-    """The entries' layers, split by kind and side of the emitter (added to ``out`` when given)."""
-    out = _RoleLayers([], [], [], []) if out is None else out
-    for entry in entries:
-        for step in entry.args:
-            (out.args_after if entry.args_after else out.args_before).extend(step.layers(selection, role))
-        for step in entry.env:
-            (out.env_after if entry.env_after else out.env_before).extend(step.layers(selection, role))
-    return out
 
 
 def _follower_ranks(nodes: Any) -> list[int]:
@@ -603,14 +533,20 @@ def render_command(
 
 def command_parts(catalog: Catalog, recipe: dict, combo: Combination, role: str | None = None,
                   node_role: str | None = None, node_rank: int = 1) -> tuple[list[Layer], list[Any], list[Layer]]:
-    """(layers before the emitter's tokens, the emitter's tokens, layers after them): what one argv joins.
+    """(layers before the emitter's tokens, the emitter's tokens, layers after them), per resolve.layers.
 
-    The rendered args are these spread in order, then deduplicated (resolve.formatting).
+    The rendered args are these spread in order, then deduplicated (resolve.formatting); the
+    renderer joins the same lists inline, for speed, and tests/test_layers.py holds the two together.
     """
-    synth = _Synthesis(catalog, recipe, combo, Placement(catalog, recipe, combo.variant_key, combo.hw_id))
-    found = synth.role_layers(role)
-    before, after = found.args_before, found.args_after
-    return before, synth._parallel_args(role, node_role, node_rank), after
+    placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
+    synth = _Synthesis(catalog, recipe, combo, placement)
+    features = placement.features.layers_for(combo.features, combo.strategy, synth.kv_composing)
+    selection = Selection(recipe, combo.variant_key, synth.variant, combo.hw_id, synth.gen, synth.nvidia,
+                          combo.strategy, synth.strategy, synth.overrides, features, synth.kv_composing,
+                          combo.kv_offload, synth.kv_option, synth.kv)
+    before, after = split_at_emitter(ARG_STEPS)
+    return (layers(selection, role, before), synth._parallel_args(role, node_role, node_rank),
+            layers(selection, role, after))
 
 
 def _base(synth: _Synthesis, meta: DockerMeta, deploy_type: str, env: dict) -> dict[str, Any]:

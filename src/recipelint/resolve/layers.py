@@ -207,14 +207,6 @@ def lists(data: Any, document: str = RECIPE, kind: str = ARGS, **fixed: Any) -> 
     yield from _walk(root, data if isinstance(data, dict) else {}, fixed)
 
 
-def present(data: Any) -> frozenset[Place]:
-    """The recipe places that hold anything at all (a step whose places are all absent adds nothing)."""
-    root = _TRIES.get((RECIPE, "any"))
-    if root is None:
-        root = _TRIES[(RECIPE, "any")] = _trie(tuple(p for p in PLACES if p.document == RECIPE))
-    return frozenset(layer.place for layer in _walk(root, data if isinstance(data, dict) else {}, {}, truthy))
-
-
 def _walk(node: _Node, value: Any, bound: dict[str, Any],
           keep: Callable[[Any], bool] = lambda value: isinstance(value, list)) -> Iterator[Layer]:
     for place in node.places:

@@ -198,8 +198,7 @@ def _plan_for(catalog: Catalog, recipe: dict, variant_key: str, hw_id: str) -> _
 
 
 def build_variant_rendering(
-    catalog: Catalog, recipe: dict, variant_key: str, hw_id: str, problems: Problems,
-    kept: dict | None = None,
+    catalog: Catalog, recipe: dict, variant_key: str, hw_id: str, problems: Problems
 ) -> HardwareRendering | None:
     """The recommended rendering and every alternative strategy for one (variant, hardware)."""
     plan = _plan_for(catalog, recipe, variant_key, hw_id)
@@ -214,7 +213,7 @@ def build_variant_rendering(
         return None
     combo = Combination(plan.variant_key, name, hw_id, nodes, features, pd_nodes)
     # Every strategy below renders the same variant on the same hardware.
-    placement = Placement(catalog, recipe, plan.variant_key, hw_id, kept)
+    placement = Placement(catalog, recipe, plan.variant_key, hw_id)
     recommended = _try_render(catalog, recipe, combo, problems, placement)
     if recommended is None:
         return None
@@ -236,13 +235,8 @@ def render_variant(
     recipe: dict,
     variant_key: str,
     problems: Problems,
-    kept: dict | None = None,
 ) -> tuple[str, list[HardwareRendering]] | None:
-    """Every hardware rendering of a variant, default hardware first; None when it has none there.
-
-    ``kept`` holds the layers its placements share (Placement.kept); a caller rendering every
-    variant of one recipe object passes the same one to each.
-    """
+    """Every hardware rendering of a variant, default hardware first; None when it has none there."""
     variant = get(get(recipe, "variants"), variant_key)
     if not truthy(variant):
         return None
@@ -250,9 +244,8 @@ def render_variant(
         return None
     default_hw, hw_ids = variant_hardware(catalog, recipe, variant)
     rendered = []
-    kept = {} if kept is None else kept
     for hw_id in hw_ids:
-        built = build_variant_rendering(catalog, recipe, variant_key, hw_id, problems, kept)
+        built = build_variant_rendering(catalog, recipe, variant_key, hw_id, problems)
         if built is not None:
             rendered.append(built)
     if not rendered or rendered[0].hw_id != default_hw:
