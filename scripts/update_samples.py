@@ -81,7 +81,8 @@ def render(sample: Sample, root: Path = ROOT) -> str:
     if not cwd.is_dir():
         raise ValueError(f"{sample.where}: {sample.directory} is not a folder of the repository")
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "CLICOLOR_FORCE")}
-    env.update(NO_COLOR="1", TERM="dumb", PYTHONPATH=str(root / "src"))
+    # The installed recipelint, as the reader of the docs runs it (its rule data is package data).
+    env.update(NO_COLOR="1", TERM="dumb")
     done = subprocess.run([sys.executable, "-c", ENTRY, *sample.args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300, check=False)
     if done.returncode not in (0, 1):
