@@ -41,6 +41,7 @@ import fnmatch
 import json
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -395,9 +396,19 @@ def _forget_overlays(key: str) -> None:
     # tree_overlay caches a tree's overlays on the stat signatures of the files at its root
     # only; a configuration found above the root or named by --config is not among them, so
     # the entry is dropped whenever the configuration is (re)loaded. Re-reading costs ~1 ms.
-    from recipelint import schema
+    schema = sys.modules.get("recipelint.schema")  # nothing is cached before it is imported
+    if schema is not None:
+        schema._OVERLAYS.pop(key, None)
 
-    schema._OVERLAYS.pop(key, None)
+
+# The folder of a tree that holds its schema overlays (schemas/<name>.schema.json|yaml).
+OVERLAY_FOLDER = "schemas"
+
+
+def _may_have_overlays(tree_root: Path, table: dict[str, Any] | None) -> bool:
+    """Cheap test before importing the schema stage (jsonschema): `compile` needs it only
+    when the tree declares overlays (a `schema` setting, valid or not, or the folder)."""
+    return (table is not None and "schema" in table) or (Path(tree_root) / OVERLAY_FOLDER).is_dir()
 
 
 def load_config(tree_root: Path, config_file: Path | None = None) -> Config:
@@ -414,6 +425,8 @@ def load_config(tree_root: Path, config_file: Path | None = None) -> Config:
     config = _parse(found.table, found.path, found.text) if found else Config()
     if config_file is not None:
         config = replace(config, explicit=True)
+    if not _may_have_overlays(tree_root, found.table if found else None):
+        return config
     from recipelint.schema import tree_overlay
 
     problems = tree_overlay(tree_root).problems
@@ -503,7 +516,7 @@ def describe_settings(config: Config, tree_root: Path | None = None) -> str:
 
 def _overlay_files(tree_root: Path) -> list[str]:
     """The tree's schemas/ overlay files: settings too, though they live beside the data."""
-    from recipelint.schema import OVERLAY_FOLDER, SCHEMA_FILES
+    from recipelint.schema import SCHEMA_FILES
 
     folder = tree_root / OVERLAY_FOLDER
     names = sorted(f"{OVERLAY_FOLDER}/{kind}.schema{suffix}" for kind in SCHEMA_FILES

@@ -38,6 +38,7 @@ try:  # a compiled validator answers "valid?" ~30x faster; the messages still co
 except ImportError:  # pragma: no cover - a declared dependency; without it every document takes the slow path
     jsonschema_rs = None
 
+from recipelint.config import OVERLAY_FOLDER  # config imports this module only lazily
 from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.load import Document, load_document
 
@@ -950,7 +951,6 @@ def _get(data: Any, pointer: Sequence[str | int]) -> Any:
 # built-in schema add-only (docs/schemas.md): it may add properties and keywords at places
 # that exist, never change or remove what is built in.
 
-OVERLAY_FOLDER = "schemas"
 OVERLAY_CODE = "RL108"
 CONFIG_CODE = "RL016"
 _OVERLAY_SUFFIXES = (".json", ".yaml", ".yml")
