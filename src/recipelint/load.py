@@ -48,6 +48,16 @@ class LoadLimits:
 DEFAULT_LIMITS = LoadLimits()
 
 
+def value_at(data: Any, pointer: Sequence[str | int], missing: Any = None) -> Any:
+    """The value at ``pointer`` in parsed data, or ``missing`` where the path does not exist."""
+    for part in pointer:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return missing
+    return data
+
+
 @dataclass
 class Document:
     path: Path
@@ -109,7 +119,7 @@ class Document:
         (a double-quoted string with escapes, a line the value does not have) gets the node's span.
         """
         node = self.span(pointer)
-        value = self._value_at(tuple(pointer))
+        value = value_at(self.data, pointer)
         if not isinstance(value, str) or not self.has_position(pointer) or line_index < 0:
             return node
         expected = value.split("\n")
@@ -139,15 +149,6 @@ class Document:
         if header[:1] in ("|", ">"):
             return _block_scalar_starts(lines, node, header, self._parent_indent(pointer, node))
         return _flow_scalar_starts(lines, node, header)
-
-    def _value_at(self, pointer: Pointer) -> Any:
-        value = self.data
-        for part in pointer:
-            try:
-                value = value[part]
-            except (KeyError, IndexError, TypeError):
-                return None
-        return value
 
     def _parent_indent(self, pointer: Pointer, node: Span) -> int:
         """The indentation an explicit indentation indicator counts from (the enclosing block's)."""

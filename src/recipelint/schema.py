@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - a declared dependency; without it ever
 
 from recipelint.config import OVERLAY_FOLDER  # config imports this module only lazily
 from recipelint.diagnostics import Diagnostic, Severity, Span
-from recipelint.load import Document, load_document
+from recipelint.load import Document, load_document, value_at
 
 SCHEMA_PACKAGE = "recipelint._schemas"
 SCHEMA_FILES: dict[str, str] = {
@@ -623,12 +623,7 @@ _ABSENT = object()
 
 
 def _value_or_absent(data: Any, pointer: Sequence[str | int]) -> Any:
-    for part in pointer:
-        try:
-            data = data[part]
-        except (KeyError, IndexError, TypeError):
-            return _ABSENT
-    return data
+    return value_at(data, pointer, _ABSENT)
 
 
 def _misplaced(ctx: _Context, path: tuple[str | int, ...]) -> _Misplaced | None:
