@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NamedTuple
 
 from recipelint.jsvalue import UNDEFINED, get, js_or, js_string, nullish, truthy
@@ -384,17 +385,28 @@ class Step(NamedTuple):
     places: tuple[Place, ...] = ()  # where its layers can come from: the rules' view of the order
 
 
-def _base_args(sel: Selection, role: str | None) -> list[Layer]:
-    return _one(BASE_ARGS, get(get(sel.recipe, "model"), "base_args"))
+# The recipe's own lists join the same way for args and env; ``place`` says which list.
+def _base_list(sel: Selection, role: str | None, place: Place) -> list[Layer]:
+    return _one(place, get(get(sel.recipe, "model"), place.pattern[-1]))
 
 
-def _variant_args(sel: Selection, role: str | None) -> list[Layer]:
-    return _one(VARIANT_ARGS, get(sel.variant, "extra_args"), variant=sel.variant_key)
+def _variant_list(sel: Selection, role: str | None, place: Place) -> list[Layer]:
+    return _one(place, get(sel.variant, place.pattern[-1]), variant=sel.variant_key)
 
 
-def _variant_exact_args(sel: Selection, role: str | None) -> list[Layer]:
+def _variant_exact_list(sel: Selection, role: str | None, place: Place) -> list[Layer]:
     exact = get(get(sel.variant, "hardware_overrides"), sel.hw_id)
-    return _one(VARIANT_HW_ARGS, get(exact, "extra_args"), variant=sel.variant_key, hardware=sel.hw_id)
+    return _one(place, get(exact, place.pattern[-1]), variant=sel.variant_key, hardware=sel.hw_id)
+
+
+def _recipe_steps(base: Place, variant: Place, variant_hw: Place) -> tuple[Step, ...]:
+    """The first three steps of either join order: base, variant, variant × exact hardware."""
+    return (
+        Step("base", frozenset(), partial(_base_list, place=base), (base,)),
+        Step("variant", frozenset({"variant"}), partial(_variant_list, place=variant), (variant,)),
+        Step("variant-exact-hardware", frozenset({"variant", "hardware"}),
+             partial(_variant_exact_list, place=variant_hw), (variant_hw,)),
+    )
 
 
 def _file_layer(sel: Selection, role: str | None, top: Place, per_role: Place) -> list[Layer]:
@@ -460,9 +472,7 @@ def _nothing(sel: Selection, role: str | None) -> list[Layer]:
 EMITTER = Step("emitter", frozenset(), _nothing)  # the strategy emitter's own tokens go here
 
 ARG_STEPS: tuple[Step, ...] = (
-    Step("base", frozenset(), _base_args, (BASE_ARGS,)),
-    Step("variant", frozenset({"variant"}), _variant_args, (VARIANT_ARGS,)),
-    Step("variant-exact-hardware", frozenset({"variant", "hardware"}), _variant_exact_args, (VARIANT_HW_ARGS,)),
+    *_recipe_steps(BASE_ARGS, VARIANT_ARGS, VARIANT_HW_ARGS),
     Step("strategy-file", frozenset({"strategy", "role"}), _file_args, (FILE_ARGS, FILE_ROLE_ARGS)),
     EMITTER,
     Step("strategy-override", frozenset({"strategy", "role"}), _override_args,
@@ -477,19 +487,6 @@ ARG_STEPS: tuple[Step, ...] = (
     Step("kv-store", frozenset({"kv"}), _kv_args, (KV_ARGS,)),
     Step("kv-store-role", frozenset({"kv", "role"}), _kv_role_args, (KV_ROLE_ARGS,)),
 )
-
-
-def _base_env(sel: Selection, role: str | None) -> list[Layer]:
-    return _one(BASE_ENV, get(get(sel.recipe, "model"), "base_env"))
-
-
-def _variant_env(sel: Selection, role: str | None) -> list[Layer]:
-    return _one(VARIANT_ENV, get(sel.variant, "extra_env"), variant=sel.variant_key)
-
-
-def _variant_exact_env(sel: Selection, role: str | None) -> list[Layer]:
-    exact = get(get(sel.variant, "hardware_overrides"), sel.hw_id)
-    return _one(VARIANT_HW_ENV, get(exact, "extra_env"), variant=sel.variant_key, hardware=sel.hw_id)
 
 
 def _file_env(sel: Selection, role: str | None) -> list[Layer]:
@@ -529,9 +526,7 @@ def _exact_hardware_env(sel: Selection, role: str | None) -> list[Layer]:
 
 
 ENV_STEPS: tuple[Step, ...] = (
-    Step("base", frozenset(), _base_env, (BASE_ENV,)),
-    Step("variant", frozenset({"variant"}), _variant_env, (VARIANT_ENV,)),
-    Step("variant-exact-hardware", frozenset({"variant", "hardware"}), _variant_exact_env, (VARIANT_HW_ENV,)),
+    *_recipe_steps(BASE_ENV, VARIANT_ENV, VARIANT_HW_ENV),
     Step("strategy-file", frozenset({"strategy", "role"}), _file_env, (FILE_ENV, FILE_ROLE_ENV)),
     Step("kv-option", frozenset({"kv"}), _kv_option_env, (KV_OPTION_ENV,)),
     Step("kv-store", frozenset({"kv", "role"}), _kv_env, (KV_ENV,)),
