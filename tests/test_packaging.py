@@ -10,7 +10,7 @@ def test_every_source_package_is_listed() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     listed = set(config["tool"]["setuptools"]["packages"])
     on_disk = {
-        ".".join(init.parent.relative_to(ROOT / "src").parts)
-        for init in (ROOT / "src").rglob("__init__.py")
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for init in (ROOT / "recipelint").rglob("__init__.py")
     }
     assert on_disk - listed == set()

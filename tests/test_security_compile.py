@@ -1,7 +1,7 @@
 """Compile under attack and under accidents: paths stay in OUT, kills and races leave it whole.
 
 The compiler writes a staging folder beside OUT and swaps it in with renames
-(src/recipelint/emit.py); these tests kill it at random moments and run two at
+(recipelint/emit.py); these tests kill it at random moments and run two at
 once, then require OUT to be exactly one complete compile's output.
 """
 

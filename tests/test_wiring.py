@@ -18,7 +18,8 @@ from recipelint import exitcodes
 from recipelint.cli import COMMANDS, cli, main
 from recipelint.lazy import BrokenInstallError, import_own
 
-PACKAGE = Path(__file__).resolve().parent.parent / "src" / "recipelint"
+PACKAGE = Path(__file__).resolve().parent.parent / "recipelint"
+assert PACKAGE.is_dir(), PACKAGE
 RECIPE = Path(__file__).resolve().parent.parent / "recipes" / "models" / "Qwen" / "Qwen2.5-7B-Instruct.yaml"
 
 

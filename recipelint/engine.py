@@ -6,7 +6,7 @@ ignore, severity, per-file ignores) -> inline suppressions.
 
 from __future__ import annotations
 
-import functools
+
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -20,6 +20,7 @@ from recipelint.diagnostics import Diagnostic, Related, Severity, Span
 from recipelint.lazy import import_own
 from recipelint.load import Document
 from recipelint.parallel import SharedTasks, frozen_heap
+from recipelint.renderstage import COMPILE_CODES, RenderingStage
 from recipelint.rules import Finding, registered_checks
 from recipelint.tree import RecipeTree, recipe_hf_id
 
@@ -37,7 +38,6 @@ SCHEMA_CODES = VALUE_SCHEMA_CODES | {"RL103"}
 WHOLE_RECIPE_RENDERING = frozenset({"RL703"})
 # Rules that report what the compile stage's RL702 reports, each with a precise message and hint.
 FEATURE_MODE_RULES = frozenset({"RL206", "RL207", "RL212", "RL213"})
-COMPILE_CODES = ("RL70", "RL71", "RL018")
 SECURITY_CODES = ("RL75",)
 
 
@@ -131,33 +131,6 @@ def _schema_problems(docs: list[Document]) -> list[Diagnostic]:
     return [diag for doc in docs for diag in validate_document(doc)]
 
 
-class _CompileStage:
-    """What rendering the named recipes reveals: synthesis failures, unsafe output paths, …
-
-    Each task compiles a run of consecutive recipes; their outcomes are absorbed in tree
-    order, so overwrites between recipes are found exactly as in one sequential compile.
-    """
-
-    def __init__(self, tree: RecipeTree, config: Config, focus: Focus) -> None:
-        from recipelint.compiler import Compiler
-
-        self.compiler = Compiler(tree, None, config.max_renderings)
-        self.globals = self.compiler.prepare()
-        self.recipes = [doc for doc in tree.recipes if focus(doc.path)] if self.globals is not None else []
-
-    def tasks(self, pieces: int) -> list[Task]:
-        return [functools.partial(self._compile, chunk) for chunk in _chunks(self.recipes, pieces)]
-
-    def _compile(self, recipes: list[Document]) -> list[Any]:
-        return [self.compiler.compile_recipe(doc, self.globals, keep_documents=False) for doc in recipes]
-
-    def diagnostics(self, results: Iterable[list[Any]]) -> list[Diagnostic]:
-        for outcomes in results:
-            for outcome in outcomes:
-                self.compiler.absorb(outcome)
-        return self.compiler.finish(self.globals).diagnostics
-
-
 def _rule_problems(context: CheckContext) -> list[Diagnostic]:
     catalog = load_catalog()
     found = []
@@ -170,18 +143,6 @@ def _rule_problems(context: CheckContext) -> list[Diagnostic]:
             found += [_to_diagnostic(finding, code, severity)
                       for finding in function(context) if (finding.code or code) == code]
     return found
-
-
-def _chunks(items: list[T], pieces: int) -> list[list[T]]:
-    """``items`` cut into at most ``pieces`` consecutive runs of near-equal length."""
-    pieces = max(1, min(pieces, len(items)))
-    size, extra = divmod(len(items), pieces)
-    runs, start = [], 0
-    for index in range(pieces):
-        end = start + size + (1 if index < extra else 0)
-        runs.append(items[start:end])
-        start = end
-    return [run for run in runs if run]
 
 
 def _configured(diagnostics: Iterable[Diagnostic], config: Config, root: Path) -> Iterator[Diagnostic]:
@@ -284,7 +245,7 @@ def run_checks(tree: RecipeTree, config: Config | None = None, focus: Focus = _e
     config = config or Config()
     with frozen_heap():
         context = CheckContext(tree, config, focus)
-        compile_stage = _CompileStage(tree, config, focus) if config.is_enabled("RL7") else None
+        compile_stage = RenderingStage(tree, config, focus) if config.is_enabled("RL7") else None
         helpers = jobs - 1 if len(context.recipes) >= PARALLEL_MIN_RECIPES else 0
         # Rendering is the largest stage and needs nothing more: helpers start on it at once,
         # while this process sets up and runs the rule and schema stages, then joins them.
@@ -295,8 +256,7 @@ def run_checks(tree: RecipeTree, config: Config | None = None, focus: Focus = _e
             schema = _schema_problems([doc for doc in tree.documents()
                                        if doc.usable and (focus(doc.path) or doc.kind != "recipe")])
             rendered = rendering.results()
-    compiled = [d for d in compile_stage.diagnostics(rendered) if d.code.startswith(COMPILE_CODES)] \
-        if compile_stage else []
+    compiled = compile_stage.diagnostics(rendered) if compile_stage else []
     broken = _broken_inputs(tree, schema)
     shown = {doc.path for doc in broken}
     loaded = _kept(tree.all_problems(), config, tree.root)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from importlib import resources
+from recipelint.packagedata import RULE_CATALOG, data_folder
 from typing import Any
 
 import yaml
@@ -85,7 +85,7 @@ def _rule(entry: dict[str, Any], family: str, title: str) -> RuleInfo:
 
 def catalog_files() -> list[tuple[str, str]]:
     """(name, text) of every family file, in name order."""
-    root = resources.files("recipelint._catalog")
+    root = data_folder(RULE_CATALOG)
     files = [item for item in root.iterdir() if item.name.startswith("RL") and item.name.endswith(".yaml")]
     return [(item.name, item.read_text(encoding="utf-8")) for item in sorted(files, key=lambda i: i.name)]
 

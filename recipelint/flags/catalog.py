@@ -18,12 +18,11 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
+from recipelint.packagedata import RULE_CATALOG, data_folder
 from typing import Any, Literal
 
 import orjson
 
-CATALOG_PACKAGE = "recipelint._catalog"
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.?post(\d+))?")
 
 Via = Literal["exact", "alias", "negation", "abbreviation"]
@@ -299,7 +298,7 @@ def _converts(kind: str, value: str) -> bool:
 
 @lru_cache(maxsize=None)
 def _catalog_dir() -> Any:
-    return resources.files(CATALOG_PACKAGE) / "vllm"
+    return data_folder(RULE_CATALOG) / "vllm"
 
 
 @lru_cache(maxsize=None)

@@ -26,7 +26,6 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +40,8 @@ except ImportError:  # pragma: no cover - a declared dependency; without it ever
 from recipelint.config import OVERLAY_FOLDER  # config imports this module only lazily
 from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.load import Document, load_document, value_at
+from recipelint.packagedata import SCHEMAS, data_folder
 
-SCHEMA_PACKAGE = "recipelint._schemas"
 SCHEMA_FILES: dict[str, str] = {
     "recipe": "recipe.schema.json",
     "strategy": "strategy.schema.json",
@@ -87,7 +86,7 @@ _YAML_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 @functools.cache
 def load_schema(kind: str) -> dict[str, Any]:
     """The parsed schema for a document kind (read once from the installed package)."""
-    text = resources.files(SCHEMA_PACKAGE).joinpath(SCHEMA_FILES[kind]).read_text(encoding="utf-8")
+    text = data_folder(SCHEMAS).joinpath(SCHEMA_FILES[kind]).read_text(encoding="utf-8")
     return json.loads(text)
 
 

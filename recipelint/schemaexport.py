@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from recipelint.schema import SCHEMA_FILES, SCHEMA_PACKAGE
+from recipelint.packagedata import SCHEMAS, data_folder
+from recipelint.schema import SCHEMA_FILES
 
 
 class NotInTreeError(Exception):
@@ -19,7 +19,7 @@ class NotInTreeError(Exception):
 
 def builtin_schema_text(kind: str) -> str:
     """The shipped schema file as it is (a copy of it is recognised as no overlay by its $id)."""
-    return resources.files(SCHEMA_PACKAGE).joinpath(SCHEMA_FILES[kind]).read_text(encoding="utf-8")
+    return data_folder(SCHEMAS).joinpath(SCHEMA_FILES[kind]).read_text(encoding="utf-8")
 
 
 def overlaid_schema(kind: str, patches: str) -> dict[str, Any]:
