@@ -49,8 +49,9 @@ ENVIRONMENT = {key: value for key, value in os.environ.items() if key != "PYTHON
 
 def run_once(command: list[str], cwd: Path | None = None) -> Sample:
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env=ENVIRONMENT)
+    process = subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENVIRONMENT
+    )
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -107,8 +108,12 @@ def upstream_sample(upstream: Path, tree: Path, runs: int, work: Path) -> Sample
     for part in TREE_PARTS:
         if (tree / part).exists():
             (build / part).symlink_to(tree / part)
-    return median_of([node, str(script.relative_to(upstream))], runs, cwd=build,
-                     before=lambda: shutil.rmtree(build / "public", ignore_errors=True))
+    return median_of(
+        [node, str(script.relative_to(upstream))],
+        runs,
+        cwd=build,
+        before=lambda: shutil.rmtree(build / "public", ignore_errors=True),
+    )
 
 
 def row(name: str, sample: Sample | None, baseline: Sample | None = None) -> str:
@@ -117,16 +122,22 @@ def row(name: str, sample: Sample | None, baseline: Sample | None = None) -> str
     flag = "" if sample.status in (0, 1) else f" (exit {sample.status})"
     ratio = ""
     if baseline is not None and baseline.user > 0 and baseline.peak_mb > 0:
-        ratio = f"{sample.user / baseline.user:.2f} CPU, {sample.peak_mb / baseline.peak_mb:.2f} memory"
-    return (f"| {name}{flag} | {sample.wall:.3f} | {sample.user:.3f} | {sample.system:.3f} "
-            f"| {sample.peak_mb:.0f} | {ratio} |")
+        ratio = (
+            f"{sample.user / baseline.user:.2f} CPU, {sample.peak_mb / baseline.peak_mb:.2f} memory"
+        )
+    return (
+        f"| {name}{flag} | {sample.wall:.3f} | {sample.user:.3f} | {sample.system:.3f} "
+        f"| {sample.peak_mb:.0f} | {ratio} |"
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tree", nargs="?", type=Path, default=DEFAULT_TREE)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--upstream", type=Path, help="checkout of vllm-project/recipes with node_modules")
+    parser.add_argument(
+        "--upstream", type=Path, help="checkout of vllm-project/recipes with node_modules"
+    )
     args = parser.parse_args()
     if not (args.tree / "taxonomy.yaml").is_file():
         parser.error(f"{args.tree} is not a recipe tree")
@@ -135,19 +146,39 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="recipelint-bench-") as tmp:
         work = Path(tmp)
         out = work / "out"
-        samples.append(("check, whole tree", median_of(recipelint("check", "-q", str(tree)), args.runs), False))
-        samples.append(("check, one file",
-                        median_of(recipelint("check", "-q", str(first_recipe(tree))), args.runs), False))
-        samples.append(("compile, whole tree", median_of(
-            recipelint("compile", str(tree), "-o", str(out)), args.runs,
-            before=lambda: shutil.rmtree(out, ignore_errors=True)), True))
+        samples.append(
+            ("check, whole tree", median_of(recipelint("check", "-q", str(tree)), args.runs), False)
+        )
+        samples.append(
+            (
+                "check, one file",
+                median_of(recipelint("check", "-q", str(first_recipe(tree))), args.runs),
+                False,
+            )
+        )
+        samples.append(
+            (
+                "compile, whole tree",
+                median_of(
+                    recipelint("compile", str(tree), "-o", str(out)),
+                    args.runs,
+                    before=lambda: shutil.rmtree(out, ignore_errors=True),
+                ),
+                True,
+            )
+        )
         copy = scratch_copy(tree, work / "tree")
         touched = first_recipe(copy)
         cache = work / "cache"
         cached_out = work / "cached-out"
         warm = recipelint("compile", str(copy), "-o", str(cached_out), "--cache", str(cache))
-        cached = median_of(warm, args.runs, before=lambda: touched.write_text(touched.read_text() + "\n")) \
-            if run_once(warm).status == 0 else None
+        cached = (
+            median_of(
+                warm, args.runs, before=lambda: touched.write_text(touched.read_text() + "\n")
+            )
+            if run_once(warm).status == 0
+            else None
+        )
         samples.append(("compile after touching one recipe (cache)", cached, True))
         # Last, so that its 100 MB of writes being flushed cannot slow the runs above.
         upstream = upstream_sample(args.upstream, tree, args.runs, work) if args.upstream else None

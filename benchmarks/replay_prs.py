@@ -49,8 +49,9 @@ class Replay:
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 def merged_pull_requests(repo: Path, branch: str) -> list[PullRequest]:
@@ -67,8 +68,12 @@ def merged_pull_requests(repo: Path, branch: str) -> list[PullRequest]:
 
 
 def _has_tree(repo: Path, rev: str) -> bool:
-    return subprocess.run(["git", "-C", str(repo), "cat-file", "-e", f"{rev}:taxonomy.yaml"],
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["git", "-C", str(repo), "cat-file", "-e", f"{rev}:taxonomy.yaml"], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 def _changes_tree(repo: Path, pr: PullRequest) -> bool:
@@ -98,23 +103,34 @@ def _print(result: Replay, verbose: bool) -> None:
     codes = Counter(f["code"] for f in result.annotations)
     summary = " ".join(f"{code}x{n}" for code, n in sorted(codes.items()))
     status = f"exit {result.status}" + (f" ({result.error})" if result.error else "")
-    print(f"#{result.pr.number} {result.pr.head[:9]} {counts['error']}E {counts['warning']}W "
-          f"{status} {summary}".rstrip())
+    print(
+        f"#{result.pr.number} {result.pr.head[:9]} {counts['error']}E {counts['warning']}W "
+        f"{status} {summary}".rstrip()
+    )
     if verbose:
         for f in result.annotations:
-            print(f"    {f['path']}:{f['line']}:{f['column']}: {f['code']} {f['severity']}: "
-                  f"{f['message']}")
+            print(
+                f"    {f['path']}:{f['line']}:{f['column']}: {f['code']} {f['severity']}: "
+                f"{f['message']}"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("repo", type=Path, help="a git directory or checkout of the recipe repository")
+    parser.add_argument(
+        "repo", type=Path, help="a git directory or checkout of the recipe repository"
+    )
     parser.add_argument("--branch", default="main")
-    parser.add_argument("--pr", type=int, action="append", default=[], help="only this pull request")
+    parser.add_argument(
+        "--pr", type=int, action="append", default=[], help="only this pull request"
+    )
     parser.add_argument("--limit", type=int, default=0, help="only the newest N pull requests")
     parser.add_argument("--mode", choices=["new-from-rev", "whole-tree"], default="new-from-rev")
-    parser.add_argument("--recipelint", default=f"{shlex.quote(sys.executable)} -m recipelint",
-                        help="the command that runs recipelint")
+    parser.add_argument(
+        "--recipelint",
+        default=f"{shlex.quote(sys.executable)} -m recipelint",
+        help="the command that runs recipelint",
+    )
     parser.add_argument("--json", type=Path, help="also write every annotation here")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each annotation")
     options = parser.parse_args(argv)
@@ -123,13 +139,15 @@ def main(argv: list[str] | None = None) -> int:
     if options.pr:
         prs = [pr for pr in prs if pr.number in set(options.pr)]
     if options.limit:
-        prs = prs[-options.limit:]
+        prs = prs[-options.limit :]
     command = shlex.split(options.recipelint)
     results = []
     with tempfile.TemporaryDirectory(prefix="replay-") as scratch:
         clone = Path(scratch) / "repo"
-        subprocess.run(["git", "clone", "--quiet", "--shared", "--no-checkout", str(options.repo),
-                        str(clone)], check=True)
+        subprocess.run(
+            ["git", "clone", "--quiet", "--shared", "--no-checkout", str(options.repo), str(clone)],
+            check=True,
+        )
         for pr in prs:
             result = replay(clone, pr, command, options.mode)
             results.append(result)
@@ -137,9 +155,23 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()
     _totals(results)
     if options.json:
-        options.json.write_text(json.dumps(
-            [{"pr": r.pr.number, "head": r.pr.head, "base": r.pr.base, "status": r.status,
-              "error": r.error, "annotations": r.annotations} for r in results], indent=1) + "\n")
+        options.json.write_text(
+            json.dumps(
+                [
+                    {
+                        "pr": r.pr.number,
+                        "head": r.pr.head,
+                        "base": r.pr.base,
+                        "status": r.status,
+                        "error": r.error,
+                        "annotations": r.annotations,
+                    }
+                    for r in results
+                ],
+                indent=1,
+            )
+            + "\n"
+        )
     return 0
 
 
@@ -149,8 +181,10 @@ def _totals(results: list[Replay]) -> None:
     failing = sum(1 for r in results if r.status == 1)
     broken = sum(1 for r in results if r.status not in (0, 1))
     with_annotations = sum(1 for r in results if r.annotations)
-    print(f"pull requests: {len(results)}; with annotations: {with_annotations}; "
-          f"failing (exit 1): {failing}; usage/internal errors: {broken}")
+    print(
+        f"pull requests: {len(results)}; with annotations: {with_annotations}; "
+        f"failing (exit 1): {failing}; usage/internal errors: {broken}"
+    )
     print(f"annotations: {severities['error']} errors, {severities['warning']} warnings")
     print("per code: " + " ".join(f"{c}x{n}" for c, n in sorted(codes.items())))
 

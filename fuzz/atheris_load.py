@@ -26,9 +26,10 @@ import atheris
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 with atheris.instrument_imports(include=["recipelint", "invariant"]):
-    import recipelint.compiler  # noqa: F401  (instrumented before the first input)
     from invariant import SLOTS, FuzzTree, exercise
     from structured import structured_mutation
+
+    import recipelint.compiler  # noqa: F401  (instrumented before the first input)
 
 _FUZZ: FuzzTree | None = None
 

@@ -134,12 +134,19 @@ def check_compile(tree: RecipeTree) -> None:
         check_diagnostic(diag)
     for rel, blob in result.files.items():
         parts = rel.split("/")
-        if rel.startswith("/") or "\\" in rel or "\x00" in rel or any(p in ("", "..", ".") for p in parts):
+        if (
+            rel.startswith("/")
+            or "\\" in rel
+            or "\x00" in rel
+            or any(p in ("", "..", ".") for p in parts)
+        ):
             raise _fail(f"compiled output path {rel!r} could leave the output folder")
         json.loads(blob)
 
 
-def exercise(fuzz: FuzzTree, data: bytes, slot: Slot = RECIPE_SLOT, compile_too: bool = True) -> list[Diagnostic]:
+def exercise(
+    fuzz: FuzzTree, data: bytes, slot: Slot = RECIPE_SLOT, compile_too: bool = True
+) -> list[Diagnostic]:
     """Run one input through load, check, report and compile; raise only on a broken promise."""
     tree, doc = fuzz.tree_with(data, slot)
     if not doc.usable and not doc.problems:

@@ -16,8 +16,8 @@ from typing import Any
 import yaml
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-
 from invariant import RECIPE_SLOT, Slot, seed_files
+
 from recipelint.load import parse_yaml
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
@@ -25,43 +25,155 @@ Draw = Callable[[st.SearchStrategy[Any]], Any]
 # RECIPELINT_FUZZ=long turns the CI-sized, fixed-seed runs into a random local soak.
 PROFILE = os.environ.get("RECIPELINT_FUZZ", "ci")
 LONG_FACTOR = int(os.environ.get("RECIPELINT_FUZZ_FACTOR", "1000"))
-_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
-          HealthCheck.large_base_example]
+_QUIET = [
+    HealthCheck.too_slow,
+    HealthCheck.data_too_large,
+    HealthCheck.filter_too_much,
+    HealthCheck.large_base_example,
+]
 
 
 def fuzz_settings(ci_examples: int) -> settings:
     """Fixed seed and a small budget in CI; random and LONG_FACTOR times larger when soaking."""
     if PROFILE == "long":
-        return settings(max_examples=ci_examples * LONG_FACTOR, deadline=None, derandomize=False,
-                        suppress_health_check=_QUIET)
-    return settings(max_examples=ci_examples, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=_QUIET)
+        return settings(
+            max_examples=ci_examples * LONG_FACTOR,
+            deadline=None,
+            derandomize=False,
+            suppress_health_check=_QUIET,
+        )
+    return settings(
+        max_examples=ci_examples,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=_QUIET,
+    )
+
 
 SEEDS: list[tuple[Slot, bytes]] = [(slot, path.read_bytes()) for slot, path in seed_files()]
 RECIPE_SEEDS: list[bytes] = [data for slot, data in SEEDS if slot == RECIPE_SLOT]
 
 # Things worth splicing into YAML text: syntax, tags, anchors, shell and terminal payloads.
 TOKENS: tuple[bytes, ...] = (
-    b"---\n", b"...\n", b"&a ", b"*a", b"<<: *a\n", b"!!str ", b"!!int ", b"!!float ",
-    b"!!python/object/apply:os.system ['id']", b"!custom ", b"%YAML 1.1\n", b"? ", b": ", b"- ",
-    b"[", b"]", b"{", b"}", b"|-\n", b">+\n", b"'", b'"', b"\\", b"#", b"\t", b"\r\n", b"\r",
-    b"\xef\xbb\xbf", b"\x1b[31m", b"\x1b]8;;http://x\x07", b"$(id)", b"`id`", b"; rm -rf /",
-    b"&& ", b" | ", b"::error file=x::", b"\n::add-mask::secret\n", b"<script>", b"|a|b|",
-    b"../", b"/etc/passwd", b"\xe2\x80\xae", b"\xe2\x80\x8b", b"\xef\xbf\xbe", b"\xf0\x9f\x92\xa5",
-    b"\xcc\x81" * 8, b"\xed\xa0\x80", b"\xc0\xaf", b"\x00", b".nan", b".inf", b"1e400",
-    b"0x1F", b"2026-02-30", b"12345678901234567890", b"~", b"null", b"yes", b"-0",
+    b"---\n",
+    b"...\n",
+    b"&a ",
+    b"*a",
+    b"<<: *a\n",
+    b"!!str ",
+    b"!!int ",
+    b"!!float ",
+    b"!!python/object/apply:os.system ['id']",
+    b"!custom ",
+    b"%YAML 1.1\n",
+    b"? ",
+    b": ",
+    b"- ",
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b"|-\n",
+    b">+\n",
+    b"'",
+    b'"',
+    b"\\",
+    b"#",
+    b"\t",
+    b"\r\n",
+    b"\r",
+    b"\xef\xbb\xbf",
+    b"\x1b[31m",
+    b"\x1b]8;;http://x\x07",
+    b"$(id)",
+    b"`id`",
+    b"; rm -rf /",
+    b"&& ",
+    b" | ",
+    b"::error file=x::",
+    b"\n::add-mask::secret\n",
+    b"<script>",
+    b"|a|b|",
+    b"../",
+    b"/etc/passwd",
+    b"\xe2\x80\xae",
+    b"\xe2\x80\x8b",
+    b"\xef\xbf\xbe",
+    b"\xf0\x9f\x92\xa5",
+    b"\xcc\x81" * 8,
+    b"\xed\xa0\x80",
+    b"\xc0\xaf",
+    b"\x00",
+    b".nan",
+    b".inf",
+    b"1e400",
+    b"0x1F",
+    b"2026-02-30",
+    b"12345678901234567890",
+    b"~",
+    b"null",
+    b"yes",
+    b"-0",
 )
 
 HOSTILE_STRINGS: tuple[Any, ...] = (
-    "$(touch /tmp/pwned)", "`id`", "a; rm -rf /", "a && b", "a | b", "line\nnext", "x\r\ny",
-    "\x1b[2J\x1b[31mred", "\n::error file=a.yaml::forged", "::add-mask::x", "<img src=x onerror=1>",
-    "| a | b |", "../../etc/passwd", "/abs/path", "a/../../b", "a\\b", "nul\x00byte", "\u202eevil",
-    "\ufeffbom", "\u0000", "", " ", "-", "--", "--flag", "0", "é" * 50, "💥" * 10, "x" * 5000,
-    "${HOME}", "$HOME", "it's", '"q"', "{a: 1}", "[1, 2]",
+    "$(touch /tmp/pwned)",
+    "`id`",
+    "a; rm -rf /",
+    "a && b",
+    "a | b",
+    "line\nnext",
+    "x\r\ny",
+    "\x1b[2J\x1b[31mred",
+    "\n::error file=a.yaml::forged",
+    "::add-mask::x",
+    "<img src=x onerror=1>",
+    "| a | b |",
+    "../../etc/passwd",
+    "/abs/path",
+    "a/../../b",
+    "a\\b",
+    "nul\x00byte",
+    "\u202eevil",
+    "\ufeffbom",
+    "\u0000",
+    "",
+    " ",
+    "-",
+    "--",
+    "--flag",
+    "0",
+    "é" * 50,
+    "💥" * 10,
+    "x" * 5000,
+    "${HOME}",
+    "$HOME",
+    "it's",
+    '"q"',
+    "{a: 1}",
+    "[1, 2]",
 )
 ODD_VALUES: tuple[Any, ...] = (
-    None, True, False, 0, -1, 1, 2**53 + 1, 10**30, 1.5, -0.0, math.nan, math.inf, -math.inf,
-    [], {}, [None], {"": None}, [[[]]], {"a": {"b": {"c": None}}},
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    2**53 + 1,
+    10**30,
+    1.5,
+    -0.0,
+    math.nan,
+    math.inf,
+    -math.inf,
+    [],
+    {},
+    [None],
+    {"": None},
+    [[[]]],
+    {"a": {"b": {"c": None}}},
 )
 
 
@@ -76,11 +188,11 @@ def flip(draw: Draw, data: bytes) -> bytes:
     if not data:
         return data
     at = draw(st.integers(0, len(data) - 1))
-    return data[:at] + bytes([data[at] ^ (1 << draw(st.integers(0, 7)))]) + data[at + 1:]
+    return data[:at] + bytes([data[at] ^ (1 << draw(st.integers(0, 7)))]) + data[at + 1 :]
 
 
 def truncate(draw: Draw, data: bytes) -> bytes:
-    return data[:_index(draw, data)]
+    return data[: _index(draw, data)]
 
 
 def splice(draw: Draw, data: bytes) -> bytes:
@@ -90,7 +202,7 @@ def splice(draw: Draw, data: bytes) -> bytes:
 
 def erase(draw: Draw, data: bytes) -> bytes:
     start = _index(draw, data)
-    return data[:start] + data[start + draw(st.integers(1, 64)):]
+    return data[:start] + data[start + draw(st.integers(1, 64)) :]
 
 
 def duplicate_lines(draw: Draw, data: bytes) -> bytes:
@@ -121,7 +233,9 @@ def bom(draw: Draw, data: bytes) -> bytes:
 
 
 def odd_unicode(draw: Draw, data: bytes) -> bytes:
-    text = draw(st.text(st.characters(codec="utf-8", exclude_categories=()), min_size=1, max_size=8))
+    text = draw(
+        st.text(st.characters(codec="utf-8", exclude_categories=()), min_size=1, max_size=8)
+    )
     at = _index(draw, data)
     return data[:at] + text.encode("utf-8", "surrogatepass") + data[at:]
 
@@ -130,7 +244,18 @@ def tabs(draw: Draw, data: bytes) -> bytes:
     return data.replace(b"  ", b"\t", draw(st.integers(1, 4)))
 
 
-BYTE_MUTATIONS = (flip, truncate, splice, erase, duplicate_lines, swap_lines, crlf, bom, odd_unicode, tabs)
+BYTE_MUTATIONS = (
+    flip,
+    truncate,
+    splice,
+    erase,
+    duplicate_lines,
+    swap_lines,
+    crlf,
+    bom,
+    odd_unicode,
+    tabs,
+)
 
 
 @st.composite
@@ -174,12 +299,14 @@ def _mutate_value(draw: Draw, data: Any) -> Any:
     path = draw(st.sampled_from(paths))
     action = draw(st.sampled_from(("type", "hostile", "swap", "rename", "delete", "nest")))
     if action == "type":
-        return _set(data, path, copy.deepcopy(draw(st.sampled_from(ODD_VALUES))))  # shared objects make cycles
+        return _set(
+            data, path, copy.deepcopy(draw(st.sampled_from(ODD_VALUES)))
+        )  # shared objects make cycles
     if action == "hostile":
         return _set(data, path, draw(st.sampled_from(HOSTILE_STRINGS)))
     if action == "swap":
         other = draw(st.sampled_from(paths))
-        if other[:len(path)] == path or path[:len(other)] == other:
+        if other[: len(path)] == path or path[: len(other)] == other:
             return data  # one encloses the other: swapping would build a cycle
         first, second = _get(data, path), _get(data, other)
         data = _set(data, path, second)
@@ -188,8 +315,9 @@ def _mutate_value(draw: Draw, data: Any) -> Any:
     if not isinstance(parent, dict):
         return data
     if action == "rename":
-        parent[draw(st.sampled_from(HOSTILE_STRINGS + ("meta", "model", "variants", "name")))] = \
+        parent[draw(st.sampled_from(HOSTILE_STRINGS + ("meta", "model", "variants", "name")))] = (
             parent.pop(path[-1])
+        )
     elif action == "delete":
         del parent[path[-1]]
     else:

@@ -14,14 +14,38 @@ import random
 from typing import Any
 
 import yaml
-
 from mutations import HOSTILE_STRINGS, ODD_VALUES, _get, _paths, _set
+
 from recipelint.load import parse_yaml
 
-KEYS = ("meta", "model", "variants", "default", "model_id", "extra_args", "extra_env", "base_args",
-        "base_env", "docker_image", "hardware_overrides", "strategy_overrides", "compatible_strategies",
-        "default_strategy", "features", "opt_in_features", "hardware", "tasks", "precision",
-        "vram_minimum_gb", "deploy_type", "name", "hardware_profiles", "gpu_count", "brand", "generation")
+KEYS = (
+    "meta",
+    "model",
+    "variants",
+    "default",
+    "model_id",
+    "extra_args",
+    "extra_env",
+    "base_args",
+    "base_env",
+    "docker_image",
+    "hardware_overrides",
+    "strategy_overrides",
+    "compatible_strategies",
+    "default_strategy",
+    "features",
+    "opt_in_features",
+    "hardware",
+    "tasks",
+    "precision",
+    "vram_minimum_gb",
+    "deploy_type",
+    "name",
+    "hardware_profiles",
+    "gpu_count",
+    "brand",
+    "generation",
+)
 
 
 def _mutate(data: Any, rng: random.Random) -> Any:
@@ -34,7 +58,7 @@ def _mutate(data: Any, rng: random.Random) -> Any:
         return _set(data, path, rng.choice(HOSTILE_STRINGS))
     if action == 2:
         other = rng.choice(paths)
-        if other[:len(path)] == path or path[:len(other)] == other:
+        if other[: len(path)] == path or path[: len(other)] == other:
             return data
         first, second = _get(data, path), _get(data, other)
         return _set(_set(data, path, second), other, first)

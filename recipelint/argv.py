@@ -31,9 +31,9 @@ from recipelint.jsvalue import truthy
 class _NoValue:
     """Marks a bare flag; distinct from every token (None is a token upstream drops)."""
 
-    _instance: "_NoValue | None" = None
+    _instance: _NoValue | None = None
 
-    def __new__(cls) -> "_NoValue":
+    def __new__(cls) -> _NoValue:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -109,7 +109,7 @@ def dedupe(units: Sequence[Unit]) -> list[Unit]:
         if unit.flag is not None:
             seen.add(unit.flag)
     keep.reverse()
-    return [unit for unit, kept in zip(units, keep) if kept]
+    return [unit for unit, kept in zip(units, keep, strict=False) if kept]
 
 
 def merge(*layers: Sequence[Unit]) -> list[Unit]:

@@ -24,8 +24,10 @@ BASELINE_VERSION = 1
 # `models/x.yaml:124`, `line 12`, `lines 3-5`: where something else is, which moves with edits.
 _LINE_REFERENCE = re.compile(r"(\.ya?ml|\.toml|\.json):\d+(:\d+)?|\blines? \d+(\s*[-–]\s*\d+)?")
 # How many more places or combinations share a collapsed finding: changes with unrelated edits.
-_COUNT = re.compile(r"\b\d+(?= (?:more|other|variants?|hardware|strateg(?:y|ies)|items?|"
-                    r"recipes?|combinations?|renderings?|places?)\b)")
+_COUNT = re.compile(
+    r"\b\d+(?= (?:more|other|variants?|hardware|strateg(?:y|ies)|items?|"
+    r"recipes?|combinations?|renderings?|places?)\b)"
+)
 
 
 class BaselineError(Exception):
@@ -49,8 +51,12 @@ def pointer_text(pointer: Sequence[str | int]) -> str:
 
 
 def fingerprint(diag: Diagnostic, root: Path) -> str:
-    parts = (tree_path(diag.path, root), diag.code, pointer_text(diag.pointer),
-             normalised_message(diag.message))
+    parts = (
+        tree_path(diag.path, root),
+        diag.code,
+        pointer_text(diag.pointer),
+        normalised_message(diag.message),
+    )
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:20]
 
 
@@ -84,13 +90,16 @@ def fingerprints(found: Iterable[Diagnostic], root: Path) -> Counter[str]:
 
 def baseline_entries(found: Iterable[tuple[Diagnostic, Path]]) -> list[dict[str, Any]]:
     """Readable entries, sorted so that the file's diff in review shows what changed."""
-    entries = [{
-        "path": tree_path(diag.path, root),
-        "code": diag.code,
-        "pointer": pointer_text(diag.pointer),
-        "message": normalised_message(diag.message),
-        "fingerprint": fingerprint(diag, root),
-    } for diag, root in found]
+    entries = [
+        {
+            "path": tree_path(diag.path, root),
+            "code": diag.code,
+            "pointer": pointer_text(diag.pointer),
+            "message": normalised_message(diag.message),
+            "fingerprint": fingerprint(diag, root),
+        }
+        for diag, root in found
+    ]
     return sorted(entries, key=lambda e: (e["path"], e["code"], e["pointer"], e["message"]))
 
 
@@ -122,7 +131,9 @@ def read_baseline(path: Path) -> tuple[Counter[str], dict[str, dict[str, Any]]]:
         document = {}
     entries = document.get("findings")
     if document.get("recipelint-baseline") != BASELINE_VERSION or not isinstance(entries, list):
-        raise BaselineError(f"{path} is not a recipelint baseline (write one with --write-baseline)")
+        raise BaselineError(
+            f"{path} is not a recipelint baseline (write one with --write-baseline)"
+        )
     counts: Counter[str] = Counter()
     described: dict[str, dict[str, Any]] = {}
     for entry in entries:

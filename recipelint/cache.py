@@ -56,10 +56,13 @@ def _document_digest(digest: Any, doc: Document | None) -> None:
     digest.update(doc.text.encode("utf-8", "surrogatepass") + b"\0")
 
 
-def tree_fingerprint(tree: RecipeTree, provenance: Provenance | None, max_renderings: int,
-                     limits: LoadLimits) -> str:
+def tree_fingerprint(
+    tree: RecipeTree, provenance: Provenance | None, max_renderings: int, limits: LoadLimits
+) -> str:
     """Everything besides a recipe's own text that its compiled output depends on."""
-    digest = hashlib.sha256(f"{FORMAT}\0{code_fingerprint()}\0{tree.root}\0{max_renderings}\0".encode())
+    digest = hashlib.sha256(
+        f"{FORMAT}\0{code_fingerprint()}\0{tree.root}\0{max_renderings}\0".encode()
+    )
     digest.update(repr(astuple(limits)).encode())
     digest.update(repr(provenance).encode())
     for doc in (tree.taxonomy, tree.platforms, *tree.strategies, *tree.kv_stores):
@@ -109,14 +112,31 @@ def _decode(value: Any) -> Any:
 
 def _encode_diagnostic(diag: Diagnostic) -> list[Any]:
     span = diag.span
-    return [str(diag.path), span.line, span.column, span.end_line, span.end_column, diag.code,
-            int(diag.severity), diag.message, diag.hint, list(diag.pointer)]
+    return [
+        str(diag.path),
+        span.line,
+        span.column,
+        span.end_line,
+        span.end_column,
+        diag.code,
+        int(diag.severity),
+        diag.message,
+        diag.hint,
+        list(diag.pointer),
+    ]
 
 
 def _decode_diagnostic(raw: list[Any]) -> Diagnostic:
     path, line, column, end_line, end_column, code, severity, message, hint, pointer = raw
-    return Diagnostic(Path(path), Span(line, column, end_line, end_column), code, Severity(severity),
-                      message, hint, tuple(pointer))
+    return Diagnostic(
+        Path(path),
+        Span(line, column, end_line, end_column),
+        code,
+        Severity(severity),
+        message,
+        hint,
+        tuple(pointer),
+    )
 
 
 # ---------------------------------------------------------------- entries
@@ -156,7 +176,7 @@ class CachedDocument:
         blob = self.reader.read(self.entry)
         if self.offset + self.length > len(blob):
             raise OSError(f"cache entry {self.entry} changed during the compile")
-        return blob[self.offset:self.offset + self.length]
+        return blob[self.offset : self.offset + self.length]
 
 
 class RecipeCache:
@@ -215,12 +235,25 @@ class RecipeCache:
                     journal.ops.append(("remove", op[1]))
                     continue
                 _, path, origin, length = op
-                journal.ops.append(("write", path, None, False, origin, CachedDocument(self.reader, entry, offset, length)))
+                journal.ops.append(
+                    (
+                        "write",
+                        path,
+                        None,
+                        False,
+                        origin,
+                        CachedDocument(self.reader, entry, offset, length),
+                    )
+                )
                 offset += length
             if offset != len(blob):
                 return None
-            return RecipeOutcome(journal, [_decode_diagnostic(d) for d in header["diagnostics"]],
-                                 _decode(header["index_entry"]), _decode(header["promoted_entries"]))
+            return RecipeOutcome(
+                journal,
+                [_decode_diagnostic(d) for d in header["diagnostics"]],
+                _decode(header["index_entry"]),
+                _decode(header["promoted_entries"]),
+            )
         except (OSError, ValueError, TypeError, KeyError, IndexError, orjson.JSONDecodeError):
             self.reader.forget(entry)
             return None
@@ -237,12 +270,15 @@ class RecipeCache:
             ops.append(["write", path, origin, len(data)])
             payload.append(data)
         try:
-            header = orjson.dumps({
-                "format": FORMAT, "ops": ops,
-                "diagnostics": [_encode_diagnostic(d) for d in outcome.diagnostics],
-                "index_entry": _encode(outcome.index_entry),
-                "promoted_entries": _encode(outcome.promoted_entries),
-            })
+            header = orjson.dumps(
+                {
+                    "format": FORMAT,
+                    "ops": ops,
+                    "diagnostics": [_encode_diagnostic(d) for d in outcome.diagnostics],
+                    "index_entry": _encode(outcome.index_entry),
+                    "promoted_entries": _encode(outcome.promoted_entries),
+                }
+            )
         except TypeError:
             return None  # a value the cache cannot represent exactly: just do not cache it
         temp = None

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from recipelint.baseline import BaselineError, read_baseline, split_known, fingerprints
+from recipelint.baseline import BaselineError, fingerprints, read_baseline, split_known
 from recipelint.config import (
     COMMAND_LINE,
     Config,
@@ -77,7 +77,9 @@ class CheckResult:
     outside: list[Path] = field(default_factory=list)
 
 
-def group_by_tree(paths: tuple[Path, ...] | list[Path]) -> tuple[dict[Path, list[Path]], list[Path]]:
+def group_by_tree(
+    paths: tuple[Path, ...] | list[Path],
+) -> tuple[dict[Path, list[Path]], list[Path]]:
     """Named paths grouped by the tree around them, and those inside no tree."""
     groups: dict[Path, list[Path]] = defaultdict(list)
     outside: list[Path] = []
@@ -99,7 +101,9 @@ def tree_config(root: Path, options: CheckOptions) -> Config:
         config = replace(config, select=options.select)
     if options.ignore:
         extended = config.origin("ignore") if config.ignore else None
-        origins["ignore"] = f"{extended} + {COMMAND_LINE} (--ignore)" if extended else f"{COMMAND_LINE} (--ignore)"
+        origins["ignore"] = (
+            f"{extended} + {COMMAND_LINE} (--ignore)" if extended else f"{COMMAND_LINE} (--ignore)"
+        )
         config = replace(config, ignore=config.ignore + options.ignore)
     return replace(config, origins=origins)
 
@@ -150,8 +154,9 @@ def _stdin_override(root: Path, options: CheckOptions) -> tuple[Path, str | byte
     return (path, options.stdin_text) if root in path.parents else None
 
 
-def check_tree(root: Path, targets: list[Path], options: CheckOptions,
-               config: Config | None = None) -> TreeCheck:
+def check_tree(
+    root: Path, targets: list[Path], options: CheckOptions, config: Config | None = None
+) -> TreeCheck:
     from recipelint.engine import run_checks
     from recipelint.tree import load_tree
 
@@ -160,15 +165,16 @@ def check_tree(root: Path, targets: list[Path], options: CheckOptions,
     except ConfigError as exc:
         return TreeCheck(root, list(exc.diagnostics), 0, {})
     tree = load_tree(root, config.limits, override=_stdin_override(root, options))
-    found = run_checks(tree, config, focus=lambda path: _selected_path(path, root, targets),
-                       jobs=options.jobs)
+    found = run_checks(
+        tree, config, focus=lambda path: _selected_path(path, root, targets), jobs=options.jobs
+    )
     sources = {doc.path: doc.text for doc in tree.documents()}
     files = sum(1 for doc in tree.documents() if _selected_path(doc.path, root, targets))
     return TreeCheck(root, found, files, sources)
 
 
 def _selected_path(path: Path, root: Path, targets: list[Path]) -> bool:
-    return any(t == root or t == path or t in path.parents for t in targets)
+    return any(t in (root, path) or t in path.parents for t in targets)
 
 
 def run_check(paths: tuple[Path, ...] | list[Path], options: CheckOptions) -> CheckResult:
@@ -199,8 +205,11 @@ def run_check(paths: tuple[Path, ...] | list[Path], options: CheckOptions) -> Ch
             found, result.known = split.new, result.known + len(split.known)
             remaining = split.stale
         result.diagnostics.extend(found)
-    result.stale = [described[key] for key in sorted(remaining, key=lambda k: _entry_order(described[k]))
-                    for _ in range(remaining[key])]
+    result.stale = [
+        described[key]
+        for key in sorted(remaining, key=lambda k: _entry_order(described[k]))
+        for _ in range(remaining[key])
+    ]
     return result
 
 
@@ -235,7 +244,9 @@ def _base_fingerprints(root: Path, targets: list[Path], options: CheckOptions) -
         try:
             top, sha = locate_commit(options.new_from_rev or "", root)
         except RevisionError as exc:
-            raise CheckError(f"--new-from-rev: {exc} (in a shallow clone, fetch the base commit first)") from None
+            raise CheckError(
+                f"--new-from-rev: {exc} (in a shallow clone, fetch the base commit first)"
+            ) from None
         tree_path = Path(root).resolve().relative_to(top).as_posix()
         try:
             config = tree_config(root, options)

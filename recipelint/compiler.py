@@ -12,11 +12,12 @@ import functools
 import json
 import os
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
-from recipelint.diagnostics import Diagnostic, Severity, UNKNOWN_SPAN
+from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Severity
 from recipelint.jsvalue import (
     UNDEFINED,
     dumps,
@@ -84,8 +85,13 @@ class Provenance:
         }
 
 
-def git_provenance(folder: Path, name: str | None = None, repo: str | None = None,
-                   ref: str | None = None, sha: str | None = None) -> Provenance | None:
+def git_provenance(
+    folder: Path,
+    name: str | None = None,
+    repo: str | None = None,
+    ref: str | None = None,
+    sha: str | None = None,
+) -> Provenance | None:
     """Fill the source block from the git checkout holding ``folder``; None outside git.
 
     git runs through :mod:`recipelint.revision`, the package's one git helper."""
@@ -94,8 +100,11 @@ def git_provenance(folder: Path, name: str | None = None, repo: str | None = Non
         return None
     url = checkout_fact(folder, "remote", "get-url", "origin")
     repo = repo or (repo_slug(url) if url else None)
-    ref = (ref or checkout_fact(folder, "symbolic-ref", "--quiet", "--short", "HEAD")
-           or checkout_fact(folder, "rev-parse", "HEAD"))
+    ref = (
+        ref
+        or checkout_fact(folder, "symbolic-ref", "--quiet", "--short", "HEAD")
+        or checkout_fact(folder, "rev-parse", "HEAD")
+    )
     sha = sha or checkout_fact(folder, "rev-parse", "HEAD")
     if not (repo and ref and sha):
         return None
@@ -132,8 +141,14 @@ def _plainly_safe(path: str) -> bool:
     """The common case in a few C-level string tests: printable (so no control character),
     no backslash, no empty segment, and no segment starting with a dot (so no '.' or '..').
     Anything else takes the careful checks above."""
-    return (path.isprintable() and path[:1] not in ("", "/", ".") and path[-1] != "/"
-            and "\\" not in path and "//" not in path and "/." not in path)
+    return (
+        path.isprintable()
+        and path[:1] not in ("", "/", ".")
+        and path[-1] != "/"
+        and "\\" not in path
+        and "//" not in path
+        and "/." not in path
+    )
 
 
 class StoredDocument(Protocol):
@@ -153,7 +168,9 @@ class _Entry:
     doc: Any
     special: bool
     origin: str  # the tree file that produced it
-    data: bytes | StoredDocument | None = None  # already serialised (a cached rendering); doc is then None
+    data: bytes | StoredDocument | None = (
+        None  # already serialised (a cached rendering); doc is then None
+    )
 
 
 class WriteJournal:
@@ -186,8 +203,14 @@ class OutputMap:
         self.overwritten: list[tuple[str, str, str]] = []  # path, earlier origin, later origin
         self.refused: list[tuple[str, str, str]] = []  # path, reason, origin
 
-    def write(self, path: str, doc: Any, special: bool, origin: str,
-              data: bytes | StoredDocument | None = None) -> None:
+    def write(
+        self,
+        path: str,
+        doc: Any,
+        special: bool,
+        origin: str,
+        data: bytes | StoredDocument | None = None,
+    ) -> None:
         # The last line of defence for every data-derived path (hardware ids are taxonomy keys).
         reason = unsafe_path_reason(path)
         if reason is not None:
@@ -213,7 +236,11 @@ class OutputMap:
         prefix = base + "/"
         key = _folder_key(base)
         # A one-segment base spans every folder under it; a deeper one lies in one folder.
-        keys = [k for k in self._by_folder if k == key or k.startswith(prefix)] if key == base else [key]
+        keys = (
+            [k for k in self._by_folder if k == key or k.startswith(prefix)]
+            if key == base
+            else [key]
+        )
         for key in keys:
             bucket = self._by_folder.get(key)
             if not bucket:
@@ -288,12 +315,26 @@ class CompileResult:
         return not any(d.severity is Severity.ERROR for d in self.diagnostics)
 
 
-def _diag(doc: Document | None, fallback: Path, pointer: tuple, code: str, severity: Severity,
-          message: str, hint: str | None = None) -> Diagnostic:
+def _diag(
+    doc: Document | None,
+    fallback: Path,
+    pointer: tuple,
+    code: str,
+    severity: Severity,
+    message: str,
+    hint: str | None = None,
+) -> Diagnostic:
     span = doc.span(pointer) if doc is not None and doc.usable else UNKNOWN_SPAN
     # The pointer lets `check` relate the finding to schema findings and suppressions.
-    return Diagnostic(doc.path if doc is not None else fallback, span, code, severity, message, hint,
-                      tuple(pointer) if doc is not None else ())
+    return Diagnostic(
+        doc.path if doc is not None else fallback,
+        span,
+        code,
+        severity,
+        message,
+        hint,
+        tuple(pointer) if doc is not None else (),
+    )
 
 
 @dataclass
@@ -327,7 +368,9 @@ class _Globals:
 class Compiler:
     """Compiles one loaded tree; ``run`` returns the in-memory output and the findings."""
 
-    def __init__(self, tree: RecipeTree, provenance: Provenance | None = None, max_renderings: int = 5000):
+    def __init__(
+        self, tree: RecipeTree, provenance: Provenance | None = None, max_renderings: int = 5000
+    ):
         self.tree = tree
         self.provenance = provenance
         self.max_renderings = max_renderings  # per recipe: [tool.recipelint.limits] max-renderings
@@ -339,27 +382,51 @@ class Compiler:
 
     # -------------------------------------------------------- helpers
 
-    def diagnostic(self, doc: Document | None, pointer: tuple, code: str, severity: Severity, message: str,
-                   hint: str | None = None) -> Diagnostic:
+    def diagnostic(
+        self,
+        doc: Document | None,
+        pointer: tuple,
+        code: str,
+        severity: Severity,
+        message: str,
+        hint: str | None = None,
+    ) -> Diagnostic:
         # A tree-wide finding is anchored on taxonomy.yaml, the file that makes a folder a tree,
         # so every report format can point at a real file.
-        anchor = self.tree.taxonomy.path if self.tree.taxonomy is not None else self.tree.root / "taxonomy.yaml"
+        anchor = (
+            self.tree.taxonomy.path
+            if self.tree.taxonomy is not None
+            else self.tree.root / "taxonomy.yaml"
+        )
         return _diag(doc, anchor, pointer, code, severity, message, hint)
 
-    def report(self, doc: Document | None, pointer: tuple, code: str, severity: Severity, message: str,
-               hint: str | None = None) -> None:
+    def report(
+        self,
+        doc: Document | None,
+        pointer: tuple,
+        code: str,
+        severity: Severity,
+        message: str,
+        hint: str | None = None,
+    ) -> None:
         self.diagnostics.append(self.diagnostic(doc, pointer, code, severity, message, hint))
 
-    def run(self, recipe_filter: Callable[[Document], bool] | None = None,
-            source: OutcomeSource | None = None) -> CompileResult:
+    def run(
+        self,
+        recipe_filter: Callable[[Document], bool] | None = None,
+        source: OutcomeSource | None = None,
+    ) -> CompileResult:
         """Compile the tree; with ``recipe_filter`` only the recipes it accepts (for `check`),
         with ``source`` taking each recipe's outcome from there (a cache)."""
         globals_ = self.prepare()
         if globals_ is not None:
             for doc in self.tree.recipes:
                 if recipe_filter is None or recipe_filter(doc):
-                    self.absorb(source.outcome(self, doc, globals_) if source is not None
-                                else self.compile_recipe(doc, globals_))
+                    self.absorb(
+                        source.outcome(self, doc, globals_)
+                        if source is not None
+                        else self.compile_recipe(doc, globals_)
+                    )
         return self.finish(globals_)
 
     # The three steps of `run`, public so that recipes can be compiled elsewhere (another
@@ -395,12 +462,22 @@ class Compiler:
         taxonomy_data = js_ordered(taxonomy.data) if special else taxonomy.data
         self.out.write("taxonomy.json", taxonomy_data, special, taxonomy.rel)
         if tree.platforms is not None and tree.platforms.usable:
-            self.out.write("platforms.json", tree.platforms.data, has_js_specials(tree.platforms.data),
-                           tree.platforms.rel)
+            self.out.write(
+                "platforms.json",
+                tree.platforms.data,
+                has_js_specials(tree.platforms.data),
+                tree.platforms.rel,
+            )
         for folder in ("strategies", "kv_store"):
             if not (tree.root / folder).is_dir():
-                self.report(None, (), MISSING_INPUT, Severity.ERROR, f"the tree has no {folder}/ folder",
-                            f"add {folder}/ with the deployment specs the recipes use")
+                self.report(
+                    None,
+                    (),
+                    MISSING_INPUT,
+                    Severity.ERROR,
+                    f"the tree has no {folder}/ folder",
+                    f"add {folder}/ with the deployment specs the recipes use",
+                )
         strategies: dict[str, Any] = {}
         special |= self._specs(tree.strategies, "strategies", strategies, {})
         self.out.write("strategies.json", dict(strategies), special, "strategies")
@@ -409,8 +486,13 @@ class Compiler:
         self.out.write("kv_store.json", kv_map, special, "kv_store")
         profiles = js_or(get(taxonomy_data, "hardware_profiles"), {})
         if type(profiles) is not dict:
-            self.report(taxonomy, ("hardware_profiles",), UNRENDERABLE_RECIPE, Severity.ERROR,
-                        "hardware_profiles must be a mapping of hardware id to profile")
+            self.report(
+                taxonomy,
+                ("hardware_profiles",),
+                UNRENDERABLE_RECIPE,
+                Severity.ERROR,
+                "hardware_profiles must be a mapping of hardware id to profile",
+            )
             profiles = {}
         if has_js_specials({name: None for name in strategies}):
             strategies = {name: strategies[name] for name in js_key_order(list(strategies))}
@@ -424,10 +506,15 @@ class Compiler:
             name = get(doc.data, "name")
             reason = unsafe_path_reason(name) if type(name) is str else "it is not a string"
             if reason is not None or "/" in name:
-                self.report(doc, ("name",), UNNAMED_SPEC, Severity.ERROR,
-                            f"`name` cannot name the output file {folder}/<name>.json: "
-                            f"{reason or 'it contains a slash'}",
-                            f"set name: {PurePosixPath(doc.rel).stem}")
+                self.report(
+                    doc,
+                    ("name",),
+                    UNNAMED_SPEC,
+                    Severity.ERROR,
+                    f"`name` cannot name the output file {folder}/<name>.json: "
+                    f"{reason or 'it contains a slash'}",
+                    f"set name: {PurePosixPath(doc.rel).stem}",
+                )
                 continue
             doc_special = has_js_specials(doc.data)
             data = js_ordered(doc.data) if doc_special else doc.data
@@ -439,7 +526,9 @@ class Compiler:
 
     # -------------------------------------------------------- recipes
 
-    def compile_recipe(self, doc: Document, globals_: _Globals, keep_documents: bool = True) -> RecipeOutcome:
+    def compile_recipe(
+        self, doc: Document, globals_: _Globals, keep_documents: bool = True
+    ) -> RecipeOutcome:
         """One recipe's writes, findings and index entries; the compiler's own state is not touched."""
         outcome = RecipeOutcome(WriteJournal(keep_documents))
         hf_id = recipe_hf_id(doc.rel)
@@ -450,30 +539,58 @@ class Compiler:
             outcome.diagnostics.append(problem)
             return outcome
         for pointer, message in feature_mode_problems(doc.data):
-            outcome.diagnostics.append(self.diagnostic(doc, pointer, INVALID_FEATURE_MODES, Severity.ERROR, message))
+            outcome.diagnostics.append(
+                self.diagnostic(doc, pointer, INVALID_FEATURE_MODES, Severity.ERROR, message)
+            )
         if outcome.diagnostics:
             return outcome
         try:
             _RecipeCompiler(self, doc, hf_id, globals_, outcome).run()
-        except (TypeError, AttributeError, ValueError, KeyError, IndexError, ArithmeticError,
-                RecursionError) as exc:
-            outcome.diagnostics.append(self.diagnostic(
-                doc, (), UNRENDERABLE_RECIPE, Severity.ERROR,
-                f"the recipe cannot be compiled: {type(exc).__name__}: {exc}"))
+        except (
+            TypeError,
+            AttributeError,
+            ValueError,
+            KeyError,
+            IndexError,
+            ArithmeticError,
+            RecursionError,
+        ) as exc:
+            outcome.diagnostics.append(
+                self.diagnostic(
+                    doc,
+                    (),
+                    UNRENDERABLE_RECIPE,
+                    Severity.ERROR,
+                    f"the recipe cannot be compiled: {type(exc).__name__}: {exc}",
+                )
+            )
         return outcome
 
     def _unrenderable(self, doc: Document, hf_id: str) -> Diagnostic | None:
         reason = unsafe_path_reason(hf_id)
         if reason is not None:
-            return self.diagnostic(doc, (), UNSAFE_PATH, Severity.ERROR,
-                                   f"the recipe id {hf_id!r} taken from the file path is not a safe output path: "
-                                   f"{reason}", "rename the file or its folder")
+            return self.diagnostic(
+                doc,
+                (),
+                UNSAFE_PATH,
+                Severity.ERROR,
+                f"the recipe id {hf_id!r} taken from the file path is not a safe output path: "
+                f"{reason}",
+                "rename the file or its folder",
+            )
         if type(doc.data) is not dict:
-            return self.diagnostic(doc, (), UNRENDERABLE_RECIPE, Severity.ERROR, "a recipe must be a mapping")
+            return self.diagnostic(
+                doc, (), UNRENDERABLE_RECIPE, Severity.ERROR, "a recipe must be a mapping"
+            )
         if type(get(doc.data, "meta")) is not dict:
-            return self.diagnostic(doc, ("meta",), UNRENDERABLE_RECIPE, Severity.ERROR,
-                                   "the recipe has no `meta` mapping (upstream crashes building models.json)",
-                                   "add meta: with at least title and provider")
+            return self.diagnostic(
+                doc,
+                ("meta",),
+                UNRENDERABLE_RECIPE,
+                Severity.ERROR,
+                "the recipe has no `meta` mapping (upstream crashes building models.json)",
+                "add meta: with at least title and provider",
+            )
         return None
 
     def _models_index(self) -> None:
@@ -494,28 +611,50 @@ class Compiler:
             profile = js_string(get(doc.data, "hardware_profile"))
             reason = unsafe_path_reason(profile)
             if reason is not None or "/" in profile:
-                self.report(doc, ("hardware_profile",), UNSAFE_PATH, Severity.ERROR,
-                            f"hardware_profile {profile!r} is not a safe output file name")
+                self.report(
+                    doc,
+                    ("hardware_profile",),
+                    UNSAFE_PATH,
+                    Severity.ERROR,
+                    f"hardware_profile {profile!r} is not a safe output file name",
+                )
                 continue
-            self.out.write(f"quickstart/{profile}.json", doc.data, has_js_specials(doc.data), doc.rel)
+            self.out.write(
+                f"quickstart/{profile}.json", doc.data, has_js_specials(doc.data), doc.rel
+            )
 
     def _final_checks(self) -> None:
         for path, reason, origin in self.out.refused:
             doc = next((d for d in self.tree.documents() if d.rel == origin), None)
-            self.report(doc, (), UNSAFE_PATH, Severity.ERROR,
-                        f"output path {path!r} is not safe ({reason}); it was not written",
-                        "hardware profile ids, names and model ids must be plain path segments")
+            self.report(
+                doc,
+                (),
+                UNSAFE_PATH,
+                Severity.ERROR,
+                f"output path {path!r} is not safe ({reason}); it was not written",
+                "hardware profile ids, names and model ids must be plain path segments",
+            )
         for path in self.out.conflicts():
-            self.report(None, (), PATH_CONFLICT, Severity.ERROR,
-                        f"output {path} needs a folder where another output file is written")
+            self.report(
+                None,
+                (),
+                PATH_CONFLICT,
+                Severity.ERROR,
+                f"output {path} needs a folder where another output file is written",
+            )
         seen: set[str] = set()
         for path, earlier, later in self.out.overwritten:
             if path in seen:
                 continue
             seen.add(path)
             doc = next((d for d in self.tree.recipes if d.rel == later), None)
-            self.report(doc, (), OUTPUT_OVERWRITTEN, Severity.WARNING,
-                        f"{path} is written by {earlier} and again by {later}; the later one is kept")
+            self.report(
+                doc,
+                (),
+                OUTPUT_OVERWRITTEN,
+                Severity.WARNING,
+                f"{path} is written by {earlier} and again by {later}; the later one is kept",
+            )
 
 
 def argument_lists(value: Any, pointer: tuple = ()) -> Iterator[tuple[tuple, Any]]:
@@ -535,7 +674,9 @@ def argument_lists(value: Any, pointer: tuple = ()) -> Iterator[tuple[tuple, Any
 class _RecipeCompiler:
     """One recipe file: its renderings, promoted variants, and the parent document."""
 
-    def __init__(self, owner: Compiler, doc: Document, hf_id: str, globals_: _Globals, outcome: RecipeOutcome):
+    def __init__(
+        self, owner: Compiler, doc: Document, hf_id: str, globals_: _Globals, outcome: RecipeOutcome
+    ):
         self.owner = owner
         self.outcome = outcome
         self.doc = doc
@@ -552,8 +693,12 @@ class _RecipeCompiler:
     def write(self, path: str, document: Any) -> None:
         self.outcome.writes.write(path, document, self.special, self.doc.rel)
 
-    def report(self, pointer: tuple, code: str, severity: Severity, message: str, hint: str | None = None) -> None:
-        self.outcome.diagnostics.append(self.owner.diagnostic(self.doc, pointer, code, severity, message, hint))
+    def report(
+        self, pointer: tuple, code: str, severity: Severity, message: str, hint: str | None = None
+    ) -> None:
+        self.outcome.diagnostics.append(
+            self.owner.diagnostic(self.doc, pointer, code, severity, message, hint)
+        )
 
     def run(self) -> None:
         recipe = self._published_recipe()
@@ -564,8 +709,11 @@ class _RecipeCompiler:
         if promotions and type(get(recipe, "variants")) is dict:
             variants = dict(recipe["variants"])
             for key, model_id, _ in promotions:
-                variants[key] = {**variants[key], "json": f"/{model_id}.json"} if type(variants[key]) is dict \
+                variants[key] = (
+                    {**variants[key], "json": f"/{model_id}.json"}
+                    if type(variants[key]) is dict
                     else {"json": f"/{model_id}.json"}
+                )
             recipe["variants"] = variants
         for key in SYNTHESIS_ONLY_KEYS:
             recipe.pop(key, None)
@@ -606,7 +754,11 @@ class _RecipeCompiler:
         self.renderings += sum(1 + len(hardware.alternatives) for hardware in by_hw)
         links: dict[str, str] = {}
         for hardware in by_hw:
-            folder = f"{base}/strategies" if hardware.hw_id == default_hw else f"{base}/hw/{hardware.hw_id}/strategies"
+            folder = (
+                f"{base}/strategies"
+                if hardware.hw_id == default_hw
+                else f"{base}/hw/{hardware.hw_id}/strategies"
+            )
             alt_links = {}
             for strategy, alternative in hardware.alternatives.items():
                 # compatible_strategies may list numbers or booleans: JS object keys are strings.
@@ -635,21 +787,33 @@ class _RecipeCompiler:
             if model_id in self.owner.hf_ids:
                 own = model_id == self.hf_id
                 self.report(
-                    pointer, PROMOTION_COLLIDES, Severity.INFO if own else Severity.WARNING,
+                    pointer,
+                    PROMOTION_COLLIDES,
+                    Severity.INFO if own else Severity.WARNING,
                     f"variant {key!r} is not published as {model_id}: "
-                    + ("that is this recipe's own id" if own else "a standalone recipe has that id"),
+                    + (
+                        "that is this recipe's own id" if own else "a standalone recipe has that id"
+                    ),
                 )
                 continue
             reason = unsafe_path_reason(model_id)
             if reason is not None:
-                self.report(pointer, UNSAFE_PATH, Severity.ERROR,
-                            f"variant {key!r} model_id {model_id!r} cannot be an output path: {reason}",
-                            "use a Hugging Face id of the form org/name")
+                self.report(
+                    pointer,
+                    UNSAFE_PATH,
+                    Severity.ERROR,
+                    f"variant {key!r} model_id {model_id!r} cannot be an output path: {reason}",
+                    "use a Hugging Face id of the form org/name",
+                )
                 continue
             if model_id in promoted_by:
-                self.report(pointer, OUTPUT_OVERWRITTEN, Severity.WARNING,
-                            f"variants {promoted_by[model_id]!r} and {key!r} both publish {model_id}; "
-                            f"{key!r} replaces it and models.json lists it twice")
+                self.report(
+                    pointer,
+                    OUTPUT_OVERWRITTEN,
+                    Severity.WARNING,
+                    f"variants {promoted_by[model_id]!r} and {key!r} both publish {model_id}; "
+                    f"{key!r} replaces it and models.json lists it twice",
+                )
             promoted_by[model_id] = key
             rendered = self._render_and_write(recipe, key, model_id)
             if rendered is not None:
@@ -661,8 +825,9 @@ class _RecipeCompiler:
         own values, then those every variant shares, then the strategy's overrides."""
         key = (variant, strategy, message)
         if key not in self.failure_pointers:
-            self.failure_pointers[key] = _failing_value(self.doc.data, variant, strategy, message) \
-                or ("variants", variant)
+            self.failure_pointers[key] = _failing_value(
+                self.doc.data, variant, strategy, message
+            ) or ("variants", variant)
         return self.failure_pointers[key]
 
     def _write_recipe_json(self, hf_id: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -676,7 +841,11 @@ class _RecipeCompiler:
 
     def _write_promoted(self, recipe: dict, key: str, model_id: str, rendered: dict) -> None:
         cfg = js_or(get(recipe["variants"], key), {})
-        core = {k: v for k, v in cfg.items() if k not in ("model_id", "json")} if type(cfg) is dict else {}
+        core = (
+            {k: v for k, v in cfg.items() if k not in ("model_id", "json")}
+            if type(cfg) is dict
+            else {}
+        )
         meta = recipe["meta"]
         model = recipe.get("model")
         promoted = {
@@ -693,7 +862,9 @@ class _RecipeCompiler:
             value = promoted["meta"].get(field_name, UNDEFINED)
             if value is not UNDEFINED:
                 entry[field_name] = value
-        entry.update({"url": f"/{self.hf_id}", "json": f"/{model_id}.json", "derived_from": self.hf_id})
+        entry.update(
+            {"url": f"/{self.hf_id}", "json": f"/{model_id}.json", "derived_from": self.hf_id}
+        )
         self.outcome.promoted_entries.append(entry)
 
     def _too_many_renderings(self, variant_key: str) -> None:
@@ -701,34 +872,56 @@ class _RecipeCompiler:
         if self.capped:
             return
         self.capped = True
-        self.report(("variants", variant_key), TOO_MANY_RENDERINGS, Severity.ERROR,
-                    f"the recipe reached the limit of {self.owner.max_renderings} renderings: variant "
-                    f"{variant_key!r} and the ones after it were not rendered",
-                    "remove variants, or raise limits.max-renderings in the recipelint configuration")
+        self.report(
+            ("variants", variant_key),
+            TOO_MANY_RENDERINGS,
+            Severity.ERROR,
+            f"the recipe reached the limit of {self.owner.max_renderings} renderings: variant "
+            f"{variant_key!r} and the ones after it were not rendered",
+            "remove variants, or raise limits.max-renderings in the recipelint configuration",
+        )
 
     def _report_problems(self) -> None:
         reported: set[tuple] = set()
         for pointer, value in argument_lists(self.doc.data):
             if type(value) is str:
-                self.report(pointer, SYNTHESIS_FAILED, Severity.ERROR,
-                            f"{'.'.join(map(str, pointer))} is a string, which upstream spreads into "
-                            "single characters", "write it as a list of arguments")
+                self.report(
+                    pointer,
+                    SYNTHESIS_FAILED,
+                    Severity.ERROR,
+                    f"{'.'.join(map(str, pointer))} is a string, which upstream spreads into "
+                    "single characters",
+                    "write it as a list of arguments",
+                )
         # One finding per failing value, naming every rendering it breaks.
         failures: dict[tuple[tuple, str], _Affected] = {}
         for variant, strategy, hw_id, message in self.problems.failed:
             pointer = self._failure_pointer(variant, strategy, message)
             failures.setdefault((pointer, message), _Affected()).add(variant, hw_id, strategy)
         for (pointer, message), affected in failures.items():
-            self.report(pointer, SYNTHESIS_FAILED, Severity.ERROR, f"cannot render {affected.describe()}: {message}")
+            self.report(
+                pointer,
+                SYNTHESIS_FAILED,
+                Severity.ERROR,
+                f"cannot render {affected.describe()}: {message}",
+            )
         fallbacks: dict[tuple[str, str], list[str]] = {}
         for variant, hw_id, strategy in self.problems.unrunnable:
             fallbacks.setdefault((variant, strategy), []).append(hw_id)
         for (variant, strategy), hardware in fallbacks.items():
-            pointer = ("compatible_strategies",) if "compatible_strategies" in self.doc.data else ("variants", variant)
-            self.report(pointer, NO_RUNNABLE_STRATEGY, Severity.WARNING,
-                        f"variant {variant!r} has no strategy it can run on {', '.join(hardware)}; "
-                        f"{strategy} is rendered there anyway",
-                        "list the strategies the model supports in compatible_strategies")
+            pointer = (
+                ("compatible_strategies",)
+                if "compatible_strategies" in self.doc.data
+                else ("variants", variant)
+            )
+            self.report(
+                pointer,
+                NO_RUNNABLE_STRATEGY,
+                Severity.WARNING,
+                f"variant {variant!r} has no strategy it can run on {', '.join(hardware)}; "
+                f"{strategy} is rendered there anyway",
+                "list the strategies the model supports in compatible_strategies",
+            )
         for pointer, message in self.problems.invalid:
             key = (pointer, message)
             if key in reported:
@@ -751,9 +944,13 @@ class _Affected:
     def describe(self) -> str:
         if len(self.variants) == len(self.hardware) == len(self.strategies) == 1:
             return f"variant {next(iter(self.variants))!r} ({next(iter(self.strategies))} on {next(iter(self.hardware))})"
-        return " × ".join((_counted(self.variants, "variant", "variants", quote=True),
-                           _counted(self.hardware, "hardware", "hardware"),
-                           _counted(self.strategies, "strategy", "strategies")))
+        return " × ".join(
+            (
+                _counted(self.variants, "variant", "variants", quote=True),
+                _counted(self.hardware, "hardware", "hardware"),
+                _counted(self.strategies, "strategy", "strategies"),
+            )
+        )
 
 
 def _counted(names: dict[str, None], one: str, many: str, quote: bool = False) -> str:
@@ -788,21 +985,31 @@ def _failure_test(message: str) -> Callable[[str, Any], Iterator[tuple]] | None:
     """A function (key, value) -> pointers below that value (relative) that match ``message``."""
     if found := _NOT_ITERABLE.match(message):
         text = found["value"]
-        return lambda key, value: iter([()]) if key in ARG_KEYS and type(value) not in (list, str) \
-            and js_string(value) == text else iter(())
+        return lambda key, value: (
+            iter([()])
+            if key in ARG_KEYS and type(value) not in (list, str) and js_string(value) == text
+            else iter(())
+        )
     if found := _NON_STRING.match(message):
         text = found["value"]
-        return lambda key, value: ((i,) for i, item in enumerate(value) if type(item) is not str
-                                   and repr(item) == text) if key in ARG_KEYS and type(value) is list \
+        return lambda key, value: (
+            ((i,) for i, item in enumerate(value) if type(item) is not str and repr(item) == text)
+            if key in ARG_KEYS and type(value) is list
             else iter(())
+        )
     if found := _NOT_MAPPING.match(message):
         text = found["value"]
-        return lambda key, value: iter([()]) if key in ENV_KEYS and type(value) is not dict \
-            and js_string(value) == text else iter(())
+        return lambda key, value: (
+            iter([()])
+            if key in ENV_KEYS and type(value) is not dict and js_string(value) == text
+            else iter(())
+        )
     return None
 
 
-def _matching_values(value: Any, test: Callable[[str, Any], Iterator[tuple]], pointer: tuple = ()) -> Iterator[tuple]:
+def _matching_values(
+    value: Any, test: Callable[[str, Any], Iterator[tuple]], pointer: tuple = ()
+) -> Iterator[tuple]:
     if type(value) is dict:
         for key, item in value.items():
             for below in test(key, item):
@@ -819,7 +1026,10 @@ def _scope_rank(pointer: tuple, variant: str, strategy: str) -> int:
     """0: the variant's own value; 1: shared by every variant (or this strategy's); 2: another's."""
     if pointer[:2] == ("variants", variant):
         return 0
-    if pointer[:1] not in (("variants",), ("strategy_overrides",)) or pointer[:2] == ("strategy_overrides", strategy):
+    if pointer[:1] not in (("variants",), ("strategy_overrides",)) or pointer[:2] == (
+        "strategy_overrides",
+        strategy,
+    ):
         return 1
     return 2
 
@@ -827,7 +1037,9 @@ def _scope_rank(pointer: tuple, variant: str, strategy: str) -> int:
 # ---------------------------------------------------------------- library entry points
 
 
-def compile_tree(root: Path, provenance: Provenance | None = None, max_renderings: int = 5000) -> CompileResult:
+def compile_tree(
+    root: Path, provenance: Provenance | None = None, max_renderings: int = 5000
+) -> CompileResult:
     """Load and compile the tree at ``root`` without writing anything."""
     return Compiler(load_tree(root), provenance, max_renderings).run()
 
@@ -856,9 +1068,17 @@ def _tree_signature(root: Path) -> tuple:
     return tuple(sorted(entries))
 
 
-def render_combination(tree: Path | str, hf_id: str, variant: str, hardware: str, strategy: str,
-                       features: list[str] | None = None, node_count: int | None = None,
-                       pd_nodes: dict[str, int] | None = None, kv_offload: str | None = None) -> dict[str, Any]:
+def render_combination(
+    tree: Path | str,
+    hf_id: str,
+    variant: str,
+    hardware: str,
+    strategy: str,
+    features: list[str] | None = None,
+    node_count: int | None = None,
+    pd_nodes: dict[str, int] | None = None,
+    kv_offload: str | None = None,
+) -> dict[str, Any]:
     """One rendering of a recipe, as the API would publish it, without writing files.
 
     ``features`` defaults to the features enabled by default on that hardware;
@@ -880,6 +1100,10 @@ def render_combination(tree: Path | str, hf_id: str, variant: str, hardware: str
     if node_count is None:
         profile = catalog.profiles.get(hardware, {})
         floor = 2 if get(catalog.strategies.get(strategy), "deploy_type") == "multi_node" else 1
-        node_count = max(floor, nodes_for_strategy(recipe, strategy, get(profile, "gpu_count"), hardware))
-    combo = Combination(variant, strategy, hardware, node_count, tuple(features), pd_nodes, kv_offload)
+        node_count = max(
+            floor, nodes_for_strategy(recipe, strategy, get(profile, "gpu_count"), hardware)
+        )
+    combo = Combination(
+        variant, strategy, hardware, node_count, tuple(features), pd_nodes, kv_offload
+    )
     return render_command(catalog, recipe, combo)

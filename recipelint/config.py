@@ -111,7 +111,9 @@ def _fail(path: Path, message: str, where: Span = Span(1, 1)) -> ConfigError:
 
 
 def config_diagnostic(path: Path, message: str, where: Span = Span(1, 1)) -> Diagnostic:
-    return Diagnostic(path, where, "RL016", Severity.ERROR, message, "see the configuration section of the README")
+    return Diagnostic(
+        path, where, "RL016", Severity.ERROR, message, "see the configuration section of the README"
+    )
 
 
 def locate(text: str, *needles: str) -> Span:
@@ -192,23 +194,40 @@ def _codes(value: Any, path: Path, key: str, text: str) -> tuple[str, ...]:
     try:
         return parse_code_selectors(value)
     except ValueError as exc:
-        bad = next((p.strip() for v in value for p in v.split(",")
-                    if p.strip() and str(exc).startswith(f"'{p.strip()}'")), key)
+        bad = next(
+            (
+                p.strip()
+                for v in value
+                for p in v.split(",")
+                if p.strip() and str(exc).startswith(f"'{p.strip()}'")
+            ),
+            key,
+        )
         raise _fail(path, f"'{key}': {exc}", locate(text, bad, key)) from None
 
 
 def _severities(table: Any, path: Path, text: str) -> dict[str, Severity]:
     if not isinstance(table, dict):
-        raise _fail(path, "'severity' must be a table of CODE = \"error|warning|info\"", locate(text, "severity"))
+        raise _fail(
+            path,
+            "'severity' must be a table of CODE = \"error|warning|info\"",
+            locate(text, "severity"),
+        )
     from recipelint.rulebook import load_catalog
 
     known = sorted(load_catalog())
     severity: dict[str, Severity] = {}
     for code, level in table.items():
-        if code.upper() not in known:  # severity_for looks codes up exactly: a prefix would do nothing
+        if (
+            code.upper() not in known
+        ):  # severity_for looks codes up exactly: a prefix would do nothing
             suggestion = _closest_code(code, known)
-            raise _fail(path, f"'severity': '{code}' is not a rule code"
-                        + (f" (did you mean '{suggestion}'?)" if suggestion else ""), locate(text, code))
+            raise _fail(
+                path,
+                f"'severity': '{code}' is not a rule code"
+                + (f" (did you mean '{suggestion}'?)" if suggestion else ""),
+                locate(text, code),
+            )
         try:
             severity[code.upper()] = Severity.parse(str(level))
         except ValueError as exc:
@@ -221,31 +240,54 @@ def _parse(table: dict[str, Any], path: Path, text: str = "") -> Config:
     unknown = sorted(set(table) - known)
     if unknown:
         close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
-        raise _fail(path, f"unknown recipelint setting(s): {', '.join(unknown)}"
-                    + (f" (did you mean '{close[0]}'?)" if close else ""), locate(text, unknown[0]))
+        raise _fail(
+            path,
+            f"unknown recipelint setting(s): {', '.join(unknown)}"
+            + (f" (did you mean '{close[0]}'?)" if close else ""),
+            locate(text, unknown[0]),
+        )
     severity = _severities(table.get("severity", {}), path, text)
     ignores = table.get("per-file-ignores", {})
     if not isinstance(ignores, dict):
-        raise _fail(path, "'per-file-ignores' must be a table of glob = [codes]", locate(text, "per-file-ignores"))
+        raise _fail(
+            path,
+            "'per-file-ignores' must be a table of glob = [codes]",
+            locate(text, "per-file-ignores"),
+        )
     limits_table = table.get("limits", {})
     if not isinstance(limits_table, dict):
         raise _fail(path, "'limits' must be a table", locate(text, "limits"))
-    limit_names = {"max-file-bytes": "max_file_bytes", "max-depth": "max_depth", "max-nodes": "max_nodes"}
+    limit_names = {
+        "max-file-bytes": "max_file_bytes",
+        "max-depth": "max_depth",
+        "max-nodes": "max_nodes",
+    }
     bad = sorted(set(limits_table) - set(limit_names) - {"max-renderings"})
     if bad or not all(type(v) is int and v > 0 for v in limits_table.values()):  # not bool
-        raise _fail(path, "limits take positive integers: " + ", ".join([*limit_names, "max-renderings"]),
-                    locate(text, *bad, "limits"))
+        raise _fail(
+            path,
+            "limits take positive integers: " + ", ".join([*limit_names, "max-renderings"]),
+            locate(text, *bad, "limits"),
+        )
     origin = str(path)
-    origins = {name: origin for name in ("select", "ignore", "severity", "per-file-ignores") if name in table}
+    origins = {
+        name: origin
+        for name in ("select", "ignore", "severity", "per-file-ignores")
+        if name in table
+    }
     origins.update({f"limits.{name}": origin for name in limits_table})
     origins.update({f"schema.{name}": origin for name in _schema_table(table)})
     return Config(
         select=_codes(table.get("select", ["RL"]), path, "select", text),
         ignore=_codes(table.get("ignore", []), path, "ignore", text),
         severity=severity,
-        per_file_ignores={glob: _codes(codes, path, f"per-file-ignores.{glob}", text)
-                          for glob, codes in ignores.items()},
-        limits=LoadLimits(**{limit_names[k]: v for k, v in limits_table.items() if k in limit_names}),
+        per_file_ignores={
+            glob: _codes(codes, path, f"per-file-ignores.{glob}", text)
+            for glob, codes in ignores.items()
+        },
+        limits=LoadLimits(
+            **{limit_names[k]: v for k, v in limits_table.items() if k in limit_names}
+        ),
         max_renderings=int(limits_table.get("max-renderings", 5000)),
         source=path,
         schema=_schema_table(table),
@@ -364,7 +406,9 @@ def read_explicit_config(path: Path) -> ConfigFile:
     try:
         text, document = _read_toml(path)
     except ConfigError as exc:
-        raise ConfigFileError(config_diagnostic(path, f"{path}: {exc.diagnostic.message}")) from None
+        raise ConfigFileError(
+            config_diagnostic(path, f"{path}: {exc.diagnostic.message}")
+        ) from None
     table = _table_of(path, document, whole=path.name != "pyproject.toml")
     if table is None:
         raise ConfigFileError(config_diagnostic(path, f"{path} has no [tool.recipelint] table"))
@@ -438,8 +482,16 @@ def load_config(tree_root: Path, config_file: Path | None = None) -> Config:
 # ----------------------------------------------------------------------------- --show-settings
 
 # Every setting, in the order --show-settings prints them (keys as written in the file).
-SETTING_NAMES = ("select", "ignore", "severity", "per-file-ignores", "limits.max-file-bytes",
-                 "limits.max-depth", "limits.max-nodes", "limits.max-renderings")
+SETTING_NAMES = (
+    "select",
+    "ignore",
+    "severity",
+    "per-file-ignores",
+    "limits.max-file-bytes",
+    "limits.max-depth",
+    "limits.max-nodes",
+    "limits.max-renderings",
+)
 
 
 @dataclass(frozen=True)
@@ -464,8 +516,11 @@ def settings(config: Config) -> list[Setting]:
     found = [Setting(name, values[name], config.origin(name)) for name in SETTING_NAMES]
     from recipelint.schema import SCHEMA_FILES
 
-    found += [Setting(f"schema.{kind}", config.schema[kind], config.origin(f"schema.{kind}"))
-              for kind in SCHEMA_FILES if kind in config.schema]
+    found += [
+        Setting(f"schema.{kind}", config.schema[kind], config.origin(f"schema.{kind}"))
+        for kind in SCHEMA_FILES
+        if kind in config.schema
+    ]
     return found
 
 
@@ -502,9 +557,14 @@ def describe_settings(config: Config, tree_root: Path | None = None) -> str:
         lines.append(f"Tree root: {display_path(Path(os.path.abspath(tree_root)))}")
     if config.source is None:
         searched = "" if tree_root is None else " from the tree root up to the repository root"
-        lines.append(f"Settings path: none (no .recipelint.toml or [tool.recipelint]{searched}; defaults apply)")
+        lines.append(
+            f"Settings path: none (no .recipelint.toml or [tool.recipelint]{searched}; defaults apply)"
+        )
     else:
-        lines.append(f"Settings path: {display_path(config.source)}" + (" (--config)" if config.explicit else ""))
+        lines.append(
+            f"Settings path: {display_path(config.source)}"
+            + (" (--config)" if config.explicit else "")
+        )
     lines += ["", "# Paths in the settings are relative to the tree root."]
     rows = [(f"{s.name} = {_toml_value(s.value)}", shown(s.origin)) for s in settings(config)]
     width = max(len(row) for row, _ in rows)
@@ -519,11 +579,18 @@ def _overlay_files(tree_root: Path) -> list[str]:
     from recipelint.schema import SCHEMA_FILES
 
     folder = tree_root / OVERLAY_FOLDER
-    names = sorted(f"{OVERLAY_FOLDER}/{kind}.schema{suffix}" for kind in SCHEMA_FILES
-                   for suffix in (".json", ".yaml", ".yml") if (folder / f"{kind}.schema{suffix}").is_file())
+    names = sorted(
+        f"{OVERLAY_FOLDER}/{kind}.schema{suffix}"
+        for kind in SCHEMA_FILES
+        for suffix in (".json", ".yaml", ".yml")
+        if (folder / f"{kind}.schema{suffix}").is_file()
+    )
     if not names:
         return []
-    return ["", "# Schema overlay files in the tree (a copy of the built-in schema is not one):"] + names
+    return [
+        "",
+        "# Schema overlay files in the tree (a copy of the built-in schema is not one):",
+    ] + names
 
 
 # ----------------------------------------------------------------------------- command-line options
@@ -534,28 +601,34 @@ F = TypeVar("F", bound=Callable[..., Any])
 def config_file_option(command: F) -> F:
     """``--config FILE`` (parameter ``config_file``): this file instead of discovery."""
     return click.option(
-        "--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+        "--config",
+        "config_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        metavar="FILE",
         help="Use this configuration file (a pyproject.toml with [tool.recipelint], or a "
-             ".recipelint.toml-style file) instead of the one found from the tree root up to "
-             "the repository root. Paths in it stay relative to the tree root.",
+        ".recipelint.toml-style file) instead of the one found from the tree root up to "
+        "the repository root. Paths in it stay relative to the tree root.",
     )(command)
 
 
 def show_settings_option(command: F) -> F:
     """``--show-settings`` (parameter ``show_settings``)."""
     return click.option(
-        "--show-settings", is_flag=True,
+        "--show-settings",
+        is_flag=True,
         help="Print the resolved configuration of each tree (the file used, every setting "
-             "with its value and origin) and exit.",
+        "with its value and origin) and exit.",
     )(command)
 
 
 def stdin_filename_option(command: F) -> F:
     """``--stdin-filename PATH`` (parameter ``stdin_filename``); the path need not exist."""
     return click.option(
-        "--stdin-filename", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+        "--stdin-filename",
+        type=click.Path(dir_okay=False, path_type=Path),
+        metavar="PATH",
         help="Read one document from stdin and check it as the file PATH of its tree (the rest "
-             "of the tree is read from disk; PATH may not exist yet). Findings name PATH.",
+        "of the tree is read from disk; PATH may not exist yet). Findings name PATH.",
     )(command)
 
 

@@ -15,7 +15,7 @@ class Severity(enum.IntEnum):
     ERROR = 3
 
     @classmethod
-    def parse(cls, text: str) -> "Severity":
+    def parse(cls, text: str) -> Severity:
         try:
             return cls[text.strip().upper()]
         except KeyError:
@@ -69,7 +69,7 @@ class Diagnostic:
     def column(self) -> int:
         return self.span.column
 
-    def with_severity(self, severity: Severity) -> "Diagnostic":
+    def with_severity(self, severity: Severity) -> Diagnostic:
         return replace(self, severity=severity)
 
     def sort_key(self) -> tuple:

@@ -12,8 +12,8 @@ import errno
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
 from collections import deque
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -75,7 +75,7 @@ def _write_one(base: str, rel: str, data: bytes) -> None:
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
 
@@ -126,10 +126,16 @@ def remove_folder(folder: Path) -> None:
     folders: list[str] = []
     for current, dirs, names in os.walk(folder, topdown=False):
         files.extend(os.path.join(current, name) for name in names)
-        files.extend(os.path.join(current, d) for d in dirs if os.path.islink(os.path.join(current, d)))
+        files.extend(
+            os.path.join(current, d) for d in dirs if os.path.islink(os.path.join(current, d))
+        )
         folders.append(current)
     with ThreadPoolExecutor(WRITER_THREADS) as pool:
-        list(pool.map(_unlink_all, [files[i:i + WRITE_BATCH] for i in range(0, len(files), WRITE_BATCH)]))
+        list(
+            pool.map(
+                _unlink_all, [files[i : i + WRITE_BATCH] for i in range(0, len(files), WRITE_BATCH)]
+            )
+        )
     for current in folders:
         try:
             os.rmdir(current)
@@ -139,10 +145,8 @@ def remove_folder(folder: Path) -> None:
 
 def _unlink_all(paths: list[str]) -> None:
     for path in paths:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(path)
-        except OSError:
-            pass
 
 
 def replace_folder(files: Iterable[tuple[str, bytes]], out: Path) -> int:

@@ -6,7 +6,6 @@ ignore, severity, per-file ignores) -> inline suppressions.
 
 from __future__ import annotations
 
-
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -14,13 +13,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
-from recipelint.rulebook import load_catalog
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic, Related, Severity, Span
 from recipelint.lazy import import_own
 from recipelint.load import Document
 from recipelint.parallel import SharedTasks, frozen_heap
 from recipelint.renderstage import COMPILE_CODES, RenderingStage
+from recipelint.rulebook import load_catalog
 from recipelint.rules import Finding, registered_checks
 from recipelint.tree import RecipeTree, recipe_hf_id
 
@@ -92,7 +91,9 @@ class CheckContext:
         for profile in self.profiles.values():
             if isinstance(profile, dict):
                 gen = profile.get("generation") or profile.get("gpu_generation")
-                gens.update(g for g in (gen if isinstance(gen, list) else [gen]) if isinstance(g, str))
+                gens.update(
+                    g for g in (gen if isinstance(gen, list) else [gen]) if isinstance(g, str)
+                )
         return gens
 
     @cached_property
@@ -102,8 +103,11 @@ class CheckContext:
 
     @cached_property
     def brands(self) -> set[str]:
-        return {p["brand"].lower() for p in self.profiles.values()
-                if isinstance(p, dict) and isinstance(p.get("brand"), str)}
+        return {
+            p["brand"].lower()
+            for p in self.profiles.values()
+            if isinstance(p, dict) and isinstance(p.get("brand"), str)
+        }
 
 
 def _by_name(docs: Iterable[Document]) -> dict[str, Document]:
@@ -120,8 +124,16 @@ def _to_diagnostic(finding: Finding, code: str, severity: Severity) -> Diagnosti
         span = finding.span
     else:
         span = doc.key_span(finding.pointer) if finding.at_key else doc.span(finding.pointer)
-    return Diagnostic(doc.path, span, finding.code or code, severity, finding.message,
-                      finding.hint, tuple(finding.pointer), finding.related)
+    return Diagnostic(
+        doc.path,
+        span,
+        finding.code or code,
+        severity,
+        finding.message,
+        finding.hint,
+        tuple(finding.pointer),
+        finding.related,
+    )
 
 
 def _schema_problems(docs: list[Document]) -> list[Diagnostic]:
@@ -140,12 +152,17 @@ def _rule_problems(context: CheckContext) -> list[Diagnostic]:
         info = catalog.get(code)
         severity = info.severity if info else Severity.ERROR
         for function in functions:
-            found += [_to_diagnostic(finding, code, severity)
-                      for finding in function(context) if (finding.code or code) == code]
+            found += [
+                _to_diagnostic(finding, code, severity)
+                for finding in function(context)
+                if (finding.code or code) == code
+            ]
     return found
 
 
-def _configured(diagnostics: Iterable[Diagnostic], config: Config, root: Path) -> Iterator[Diagnostic]:
+def _configured(
+    diagnostics: Iterable[Diagnostic], config: Config, root: Path
+) -> Iterator[Diagnostic]:
     for diag in diagnostics:
         if not config.is_enabled(diag.code):
             continue
@@ -193,15 +210,23 @@ def _candidate_lines(doc: Document, diag: Diagnostic) -> list[int]:
     return lines
 
 
-def _apply_suppressions(diagnostics: list[Diagnostic], tree: RecipeTree, config: Config) -> list[Diagnostic]:
+def _apply_suppressions(
+    diagnostics: list[Diagnostic], tree: RecipeTree, config: Config
+) -> list[Diagnostic]:
     docs = {doc.path: doc for doc in tree.documents()}
     tables = {path: _suppressions(doc) for path, doc in docs.items()}
     kept: list[Diagnostic] = []
     for diag in diagnostics:
         table = tables.get(diag.path)
         if table:
-            hit = next((table[n] for n in _candidate_lines(docs[diag.path], diag)
-                        if n in table and diag.code in table[n].codes), None)
+            hit = next(
+                (
+                    table[n]
+                    for n in _candidate_lines(docs[diag.path], diag)
+                    if n in table and diag.code in table[n].codes
+                ),
+                None,
+            )
             if hit is not None:
                 hit.used.add(diag.code)
                 continue
@@ -211,7 +236,9 @@ def _apply_suppressions(diagnostics: list[Diagnostic], tree: RecipeTree, config:
     return kept
 
 
-def _unused(tables: dict[Path, dict[int, _Suppression]], config: Config, root: Path) -> Iterator[Diagnostic]:
+def _unused(
+    tables: dict[Path, dict[int, _Suppression]], config: Config, root: Path
+) -> Iterator[Diagnostic]:
     for path, table in tables.items():
         rel = _relative(path, root)
         for entry in table.values():
@@ -220,7 +247,9 @@ def _unused(tables: dict[Path, dict[int, _Suppression]], config: Config, root: P
                 if not config.is_enabled(code) or config.is_ignored_for(code, rel):
                     continue
                 yield Diagnostic(
-                    path, Span(entry.line, entry.column), UNUSED_SUPPRESSION,
+                    path,
+                    Span(entry.line, entry.column),
+                    UNUSED_SUPPRESSION,
                     config.severity_for(UNUSED_SUPPRESSION, Severity.WARNING),
                     f"suppression of {code} is not needed here: no {code} finding on this line or block",
                     "remove the code from the comment",
@@ -235,8 +264,9 @@ def _everything(path: Path) -> bool:
 PARALLEL_MIN_RECIPES = 16
 
 
-def run_checks(tree: RecipeTree, config: Config | None = None, focus: Focus = _everything,
-               jobs: int = 1) -> list[Diagnostic]:
+def run_checks(
+    tree: RecipeTree, config: Config | None = None, focus: Focus = _everything, jobs: int = 1
+) -> list[Diagnostic]:
     """All findings for the files ``focus`` accepts; the rest of the tree is context only.
 
     With ``jobs`` > 1, ``jobs - 1`` forked helpers and this process share the rendering
@@ -253,8 +283,13 @@ def run_checks(tree: RecipeTree, config: Config | None = None, focus: Focus = _e
         with SharedTasks(compile_tasks, helpers) as rendering:
             rules = _rule_problems(context)
             # Tree-wide files are validated whatever is in focus: a broken one explains the rest.
-            schema = _schema_problems([doc for doc in tree.documents()
-                                       if doc.usable and (focus(doc.path) or doc.kind != "recipe")])
+            schema = _schema_problems(
+                [
+                    doc
+                    for doc in tree.documents()
+                    if doc.usable and (focus(doc.path) or doc.kind != "recipe")
+                ]
+            )
             rendered = rendering.results()
     compiled = compile_stage.diagnostics(rendered) if compile_stage else []
     broken = _broken_inputs(tree, schema)
@@ -265,7 +300,9 @@ def run_checks(tree: RecipeTree, config: Config | None = None, focus: Focus = _e
     schema = _precise_over_schema(schema, derived)
     derived = _without_echoes(_without_dependents(derived, broken), schema)
     notes = _skip_notes(context, broken, config) if broken else []
-    found = [diag for diag in loaded + schema + derived + notes if focus(diag.path) or diag.path in shown]
+    found = [
+        diag for diag in loaded + schema + derived + notes if focus(diag.path) or diag.path in shown
+    ]
     found = _apply_suppressions(found, tree, config)
     return sorted(_collapse_items(set(found)), key=Diagnostic.sort_key)
 
@@ -278,19 +315,43 @@ def _kept(diagnostics: Iterable[Diagnostic], config: Config, root: Path) -> list
 
 # What recipes read from each kind of tree-wide file, and the codes that would misfire without it.
 DEPENDENT_CODES: dict[str, tuple[str, frozenset[str]]] = {
-    "taxonomy": ("hardware references and rendering",
-                 frozenset({"RL201", "RL202", "RL211", "RL301", "RL302", "RL310", "RL314", "RL315",
-                            "RL340", "RL341"})),
-    "strategy": ("strategy references and rendering",
-                 frozenset({"RL201", "RL203", "RL214", "RL310", "RL314", "RL340", "RL341"})),
-    "kv_store": ("kv_store references and rendering", frozenset({"RL203", "RL204", "RL340", "RL341"})),
+    "taxonomy": (
+        "hardware references and rendering",
+        frozenset(
+            {
+                "RL201",
+                "RL202",
+                "RL211",
+                "RL301",
+                "RL302",
+                "RL310",
+                "RL314",
+                "RL315",
+                "RL340",
+                "RL341",
+            }
+        ),
+    ),
+    "strategy": (
+        "strategy references and rendering",
+        frozenset({"RL201", "RL203", "RL214", "RL310", "RL314", "RL340", "RL341"}),
+    ),
+    "kv_store": (
+        "kv_store references and rendering",
+        frozenset({"RL203", "RL204", "RL340", "RL341"}),
+    ),
 }
 # Schema findings at these places of a tree-wide file break what recipes reference in it
 # ("*" is any key); elsewhere (an env value, a description) the file is still usable.
 DEFINING_POINTERS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "taxonomy": ((), ("hardware_profiles",), ("hardware_profiles", "*"),
-                 ("hardware_profiles", "*", "generation"), ("hardware_profiles", "*", "gpu_generation"),
-                 ("hardware_profiles", "*", "brand")),
+    "taxonomy": (
+        (),
+        ("hardware_profiles",),
+        ("hardware_profiles", "*"),
+        ("hardware_profiles", "*", "generation"),
+        ("hardware_profiles", "*", "gpu_generation"),
+        ("hardware_profiles", "*", "brand"),
+    ),
     "strategy": ((), ("name",), ("deploy_type",)),
     "kv_store": ((), ("name",), ("deploy_type",)),
 }
@@ -317,8 +378,11 @@ def _broken_inputs(tree: RecipeTree, schema: list[Diagnostic]) -> list[_Broken]:
     for doc in tree.documents():
         if doc.kind not in DEPENDENT_CODES:
             continue
-        errors = [d for d in doc.problems if d.severity is Severity.ERROR] if not doc.usable else \
-            [d for d in by_path.get(doc.path, ()) if _defining(doc.kind, _subject(d))]
+        errors = (
+            [d for d in doc.problems if d.severity is Severity.ERROR]
+            if not doc.usable
+            else [d for d in by_path.get(doc.path, ()) if _defining(doc.kind, _subject(d))]
+        )
         if errors:
             broken.append(_Broken(doc, min(errors, key=Diagnostic.sort_key)))
     return broken
@@ -336,16 +400,22 @@ def _subject(diag: Diagnostic) -> tuple[str | int, ...]:
 
 
 def _defining(kind: str, pointer: tuple[str | int, ...]) -> bool:
-    return any(len(pattern) == len(pointer) and all(p in ("*", q) for p, q in zip(pattern, pointer))
-               for pattern in DEFINING_POINTERS[kind])
+    return any(
+        len(pattern) == len(pointer)
+        and all(p in ("*", q) for p, q in zip(pattern, pointer, strict=False))
+        for pattern in DEFINING_POINTERS[kind]
+    )
 
 
 def _without_dependents(diagnostics: list[Diagnostic], broken: list[_Broken]) -> list[Diagnostic]:
     """Drops what a broken file makes meaningless: references into it, and every rendering."""
     codes = frozenset().union(*(DEPENDENT_CODES[b.doc.kind][1] for b in broken))
     shown = {b.path for b in broken}
-    return [d for d in diagnostics
-            if d.path in shown or not (d.code in codes or (broken and d.code.startswith(COMPILE_CODES)))]
+    return [
+        d
+        for d in diagnostics
+        if d.path in shown or not (d.code in codes or (broken and d.code.startswith(COMPILE_CODES)))
+    ]
 
 
 def _skip_notes(context: CheckContext, broken: list[_Broken], config: Config) -> list[Diagnostic]:
@@ -354,16 +424,22 @@ def _skip_notes(context: CheckContext, broken: list[_Broken], config: Config) ->
         return []
     severity = _catalog_severity(CHECKS_SKIPPED, Severity.INFO)
     kinds = dict.fromkeys(DEPENDENT_CODES[b.doc.kind][0] for b in broken)
-    files = ", ".join(b.doc.rel for b in broken[:3]) + (f" and {len(broken) - 3} more" if len(broken) > 3 else "")
+    files = ", ".join(b.doc.rel for b in broken[:3]) + (
+        f" and {len(broken) - 3} more" if len(broken) > 3 else ""
+    )
     message = f"{' and '.join(_merged(kinds))} were not checked: {files} cannot be used"
     hint = "fix the errors reported in " + files + " first; these checks then run again"
-    related = tuple(Related(b.path, b.cause.span, f"{b.cause.code}: {b.cause.message}") for b in broken)
-    return [Diagnostic(doc.path, Span(1, 1), CHECKS_SKIPPED, severity, message, hint, (), related)
-            for doc in context.recipes]
+    related = tuple(
+        Related(b.path, b.cause.span, f"{b.cause.code}: {b.cause.message}") for b in broken
+    )
+    return [
+        Diagnostic(doc.path, Span(1, 1), CHECKS_SKIPPED, severity, message, hint, (), related)
+        for doc in context.recipes
+    ]
 
 
 def _merged(kinds: dict[str, None]) -> list[str]:
-    """"hardware references and rendering" + "strategy references and rendering" -> one list."""
+    """ "hardware references and rendering" + "strategy references and rendering" -> one list."""
     parts = dict.fromkeys(part.removesuffix(" and rendering") for part in kinds)
     return [", ".join(parts) + " and rendering"] if parts else []
 
@@ -425,8 +501,14 @@ def _collapse_items(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     groups: dict[tuple, list[Diagnostic]] = {}
     single: list[Diagnostic] = []
     for diag in diagnostics:
-        if diag.pointer and isinstance(diag.pointer[-1], int) and not isinstance(diag.pointer[-1], bool):
-            groups.setdefault((diag.path, diag.code, diag.message, diag.pointer[:-1]), []).append(diag)
+        if (
+            diag.pointer
+            and isinstance(diag.pointer[-1], int)
+            and not isinstance(diag.pointer[-1], bool)
+        ):
+            groups.setdefault((diag.path, diag.code, diag.message, diag.pointer[:-1]), []).append(
+                diag
+            )
         else:
             single.append(diag)
     for (_path, _code, _message, parent), items in groups.items():
@@ -437,7 +519,11 @@ def _collapse_items(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
         first, rest = items[0], items[1:]
         where = ".".join(map(str, parent))
         more = f"{len(rest)} more item{'s' * (len(rest) != 1)}"
-        related = first.related + tuple(Related(d.path, d.span, f"the same at `{where}[{d.pointer[-1]}]`",
-                                                d.pointer) for d in rest)
-        single.append(replace(first, message=f"{first.message} (and {more} of `{where}`)", related=related))
+        related = first.related + tuple(
+            Related(d.path, d.span, f"the same at `{where}[{d.pointer[-1]}]`", d.pointer)
+            for d in rest
+        )
+        single.append(
+            replace(first, message=f"{first.message} (and {more} of `{where}`)", related=related)
+        )
     return single

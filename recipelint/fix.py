@@ -103,7 +103,9 @@ def render_like(value: str, original: str) -> str:
         return "'" + value.replace("'", "''") + "'"
     if not original.startswith('"') and _plain_ok(value):
         return value
-    return json.dumps(value, ensure_ascii=False)  # JSON strings are valid YAML double-quoted scalars
+    return json.dumps(
+        value, ensure_ascii=False
+    )  # JSON strings are valid YAML double-quoted scalars
 
 
 def _plain_ok(value: str) -> bool:
@@ -144,7 +146,9 @@ def same_data(left: Any, right: Any) -> bool:
     if isinstance(left, dict):
         return list(left) == list(right) and all(same_data(left[k], right[k]) for k in left)
     if isinstance(left, list):
-        return len(left) == len(right) and all(same_data(a, b) for a, b in zip(left, right))
+        return len(left) == len(right) and all(
+            same_data(a, b) for a, b in zip(left, right, strict=False)
+        )
     if isinstance(left, float) and left != left:
         return right != right
     return left == right
@@ -181,7 +185,9 @@ def remove_items(source: Source, list_pointer: Pointer, first: int, last: int) -
     return Edit(line_start, line_end, "")
 
 
-def replace_item_with_two(source: Source, list_pointer: Pointer, index: int, one: str, two: str) -> Edit | None:
+def replace_item_with_two(
+    source: Source, list_pointer: Pointer, index: int, one: str, two: str
+) -> Edit | None:
     flow = _is_flow(source, list_pointer)
     found = source.value_range((*list_pointer, index))
     if flow is None or found is None:
@@ -228,8 +234,15 @@ class RawUnit:
 
 def raw_units(items: list[Any]) -> list[RawUnit]:
     """The rule checks' tokenisation (no falsy filter), so finding indices line up."""
-    return [RawUnit(unit.flag, unit.index, argv.NO_VALUE if unit.value is None else unit.value, unit.value_index)
-            for unit in arg_units(items)]
+    return [
+        RawUnit(
+            unit.flag,
+            unit.index,
+            argv.NO_VALUE if unit.value is None else unit.value,
+            unit.value_index,
+        )
+        for unit in arg_units(items)
+    ]
 
 
 def _list_target(doc: Document, diag: Diagnostic) -> tuple[Pointer, int, list[Any]] | None:
@@ -250,15 +263,21 @@ def boundaries_kept(old: list[Any], new: list[Any]) -> bool:
     before, after = argv.parse(old), argv.parse(new)
     if not before or not after:
         return bool(before) == bool(after)
-    return (before[0].is_positional == after[0].is_positional) and (before[-1].is_bare == after[-1].is_bare)
+    return (before[0].is_positional == after[0].is_positional) and (
+        before[-1].is_bare == after[-1].is_bare
+    )
 
 
 def _drops_one_overridden_unit(before: list[argv.Unit], after: list[argv.Unit]) -> bool:
     """`after` is `before` minus one flag unit that a later unit of the same flag overrides,
     so every concatenation of layers dedupes to the same command."""
     for index, unit in enumerate(before):
-        rest = before[index + 1:]
-        if unit.flag is not None and unit.flag in argv.flags(rest) and before[:index] + rest == after:
+        rest = before[index + 1 :]
+        if (
+            unit.flag is not None
+            and unit.flag in argv.flags(rest)
+            and before[:index] + rest == after
+        ):
             return True
     return False
 
@@ -277,15 +296,17 @@ def fix_duplicate_flag(doc: Document, diag: Diagnostic, source: Source) -> Fix |
         return None
     drop = earlier[-1]
     last = drop.value_index if drop.value_index is not None else drop.index
-    kept = items[: drop.index] + items[last + 1:]
-    if not _drops_one_overridden_unit(argv.parse(items), argv.parse(kept)) or not boundaries_kept(items, kept):
+    kept = items[: drop.index] + items[last + 1 :]
+    if not _drops_one_overridden_unit(argv.parse(items), argv.parse(kept)) or not boundaries_kept(
+        items, kept
+    ):
         return None
     edit = remove_items(source, list_pointer, drop.index, last)
     if edit is None:
         return None
 
     def transform(data: Any) -> None:
-        del at(data, list_pointer)[drop.index: last + 1]
+        del at(data, list_pointer)[drop.index : last + 1]
 
     return Fix(diag.code, diag.pointer, (edit,), transform, edit.start)
 
@@ -305,14 +326,18 @@ def fix_equals_form(doc: Document, diag: Diagnostic, source: Source) -> Fix | No
         return None
     name, value = item.split("=", 1)
     following = items[index + 1] if index + 1 < len(items) else None
-    if not value or value.startswith("-") or (isinstance(following, str) and not following.startswith("-")):
+    if (
+        not value
+        or value.startswith("-")
+        or (isinstance(following, str) and not following.startswith("-"))
+    ):
         return None  # `--x=` / `--x=-1` / a following value would change what the parts mean
     edit = replace_item_with_two(source, list_pointer, index, name, value)
     if edit is None:
         return None
 
     def transform(data: Any) -> None:
-        at(data, list_pointer)[index: index + 1] = [name, value]
+        at(data, list_pointer)[index : index + 1] = [name, value]
 
     return Fix(diag.code, diag.pointer, (edit,), transform, edit.start)
 
@@ -373,12 +398,12 @@ def _feature_name_places(data: dict[str, Any]) -> Iterator[tuple[Pointer, bool]]
         if name == RETIRED_FEATURE:
             yield ("opt_in_features", index), False
     hardware = data.get("hardware_opt_in_features")
-    for hw, names in (hardware.items() if isinstance(hardware, dict) else ()):
+    for hw, names in hardware.items() if isinstance(hardware, dict) else ():
         for index, name in enumerate(names if isinstance(names, list) else []):
             if name == RETIRED_FEATURE:
                 yield ("hardware_opt_in_features", hw, index), False
     variants = data.get("variants")
-    for key, variant in (variants.items() if isinstance(variants, dict) else ()):
+    for key, variant in variants.items() if isinstance(variants, dict) else ():
         modes = variant.get("default_modes") if isinstance(variant, dict) else None
         if isinstance(modes, dict) and RETIRED_FEATURE in modes:
             yield ("variants", key, "default_modes", RETIRED_FEATURE), True
@@ -424,7 +449,7 @@ FIXERS: dict[str, Fixer] = {
 def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     out, cursor = [], 0
     for edit in sorted(set(edits)):
-        out += [text[cursor:edit.start], edit.text]
+        out += [text[cursor : edit.start], edit.text]
         cursor = edit.end
     out.append(text[cursor:])
     return "".join(out)
@@ -437,7 +462,9 @@ def _reparse(doc: Document, text: str) -> Document:
 def _achieves(doc: Document, fixes: list[Fix]) -> str | None:
     """The edited text if re-reading it gives exactly the intended data, else None."""
     expected = copy.deepcopy(doc.data)
-    for fix in sorted(fixes, key=lambda f: f.anchor, reverse=True):  # later positions first keep pointers valid
+    for fix in sorted(
+        fixes, key=lambda f: f.anchor, reverse=True
+    ):  # later positions first keep pointers valid
         fix.transform(expected)
     text = apply_edits(doc.text, [edit for fix in fixes for edit in fix.edits])
     again = _reparse(doc, text)
@@ -509,10 +536,16 @@ class FixResult:
         chunks = []
         for path in self.changed:
             name = display(path)
-            chunks += difflib.unified_diff(self.original[path].splitlines(keepends=True),
-                                           self.fixed[path].splitlines(keepends=True),
-                                           fromfile=f"a/{name}", tofile=f"b/{name}")
-        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in chunks)
+            chunks += difflib.unified_diff(
+                self.original[path].splitlines(keepends=True),
+                self.fixed[path].splitlines(keepends=True),
+                fromfile=f"a/{name}",
+                tofile=f"b/{name}",
+            )
+        return "".join(
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+            for line in chunks
+        )
 
 
 def _replace_document(tree: RecipeTree, old: Document, new: Document) -> None:
@@ -565,7 +598,9 @@ def write_fixed(result: FixResult) -> None:
         raw = path.read_bytes()
         prefix = BOM if raw.startswith(BOM.encode()) else ""
         data = (prefix + result.fixed[path]).encode("utf-8")
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        handle, temporary = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+        )
         try:
             with os.fdopen(handle, "wb") as stream:
                 stream.write(data)
@@ -593,8 +628,13 @@ def _display(path: Path) -> str:
         return path.as_posix()
 
 
-def fix_paths(groups: dict[Path, list[Path]], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
-              write: bool = True, config_file: Path | None = None) -> Changes:
+def fix_paths(
+    groups: dict[Path, list[Path]],
+    select: tuple[str, ...] = (),
+    ignore: tuple[str, ...] = (),
+    write: bool = True,
+    config_file: Path | None = None,
+) -> Changes:
     """Fix the named files of each tree (the rest of the tree is context), writing them if ``write``."""
     from recipelint.checking import CheckOptions, tree_config
     from recipelint.config import ConfigError
@@ -607,7 +647,7 @@ def fix_paths(groups: dict[Path, list[Path]], select: tuple[str, ...] = (), igno
             continue  # the check that follows reports the broken configuration
 
         def focus(path: Path, root: Path = root, targets: list[Path] = targets) -> bool:
-            return any(t == root or t == path or t in path.parents for t in targets)
+            return any(t in (root, path) or t in path.parents for t in targets)
 
         result = fix_tree(root, focus, config)
         if write:

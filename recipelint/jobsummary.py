@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
-from recipelint.rulebook import rule_info
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.diffing import markdown_code
+from recipelint.rulebook import rule_info
 
 _PLURAL = {Severity.ERROR: "errors", Severity.WARNING: "warnings", Severity.INFO: "notes"}
 _SINGULAR = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}

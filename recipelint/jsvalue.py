@@ -26,9 +26,9 @@ except ImportError:  # pragma: no cover - exercised only without the dependency
 class _Undefined:
     """JavaScript ``undefined``: distinct from ``null`` (None) where upstream tests ``!== undefined``."""
 
-    _instance: "_Undefined | None" = None
+    _instance: _Undefined | None = None
 
-    def __new__(cls) -> "_Undefined":
+    def __new__(cls) -> _Undefined:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -207,7 +207,12 @@ def js_number(value: Any) -> float | int:
 
 
 def _integral(value: float) -> float | int:
-    if value == value and not math.isinf(value) and value == int(value) and abs(value) < MAX_SAFE_INTEGER:
+    if (
+        value == value
+        and not math.isinf(value)
+        and value == int(value)
+        and abs(value) < MAX_SAFE_INTEGER
+    ):
         return int(value)
     return value
 
@@ -283,9 +288,7 @@ def has_js_specials(value: Any) -> bool:
             stack.extend(item.values())
         elif kind is list:
             stack.extend(item)
-        elif kind is float:
-            return True
-        elif kind is int and not -MAX_SAFE_INTEGER < item < MAX_SAFE_INTEGER:
+        elif kind is float or kind is int and not -MAX_SAFE_INTEGER < item < MAX_SAFE_INTEGER:
             return True
     return False
 
@@ -366,7 +369,9 @@ def dumps(value: Any, *, special: bool = False) -> bytes:
     """
     if _HAS_ORJSON:
         try:
-            return orjson.dumps(to_json_value(value) if special else value, option=orjson.OPT_INDENT_2)
+            return orjson.dumps(
+                to_json_value(value) if special else value, option=orjson.OPT_INDENT_2
+            )
         except TypeError:
             pass  # lone surrogates (legal in JS strings, not in UTF-8): take the exact slow path
     return _dumps_python(to_json_value(value, RawNumber))
@@ -376,7 +381,7 @@ def _dumps_python(value: Any) -> bytes:
     """Stdlib encoder; raw numbers and lone surrogates are patched into the text."""
     text = json.dumps(value, indent=2, ensure_ascii=False, default=_raw_marker)
     text = _RAW_MARK.sub(lambda m: m.group(1), text)
-    text = _SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group(0)), text)
+    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
     return text.encode("utf-8")
 
 

@@ -23,8 +23,10 @@ class BrokenInstallError(RuntimeError):
 
     def __str__(self) -> str:
         needed = "" if self.missing == self.wanted else f" (needed by {self.wanted})"
-        return (f"the module {self.missing}{needed} is missing: recipelint is not installed "
-                "completely; reinstall it")
+        return (
+            f"the module {self.missing}{needed} is missing: recipelint is not installed "
+            "completely; reinstall it"
+        )
 
 
 def import_own(name: str) -> ModuleType:

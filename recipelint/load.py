@@ -21,13 +21,13 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from recipelint.diagnostics import Diagnostic, Severity, Span, UNKNOWN_SPAN
+from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Severity, Span
 
 Pointer = tuple[str | int, ...]
 
@@ -108,8 +108,9 @@ class Document:
         lines = self.text.splitlines()
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
-    def scalar_line_span(self, pointer: Sequence[str | int], line_index: int,
-                         start: int = 0, end: int | None = None) -> Span:
+    def scalar_line_span(
+        self, pointer: Sequence[str | int], line_index: int, start: int = 0, end: int | None = None
+    ) -> Span:
         """Where line ``line_index`` (0-based, lines split at "\\n") of the string at ``pointer`` is written.
 
         ``start``/``end`` are character offsets inside that value line; they narrow the span
@@ -124,10 +125,14 @@ class Document:
             return node
         expected = value.split("\n")
         starts = self._scalar_line_starts(tuple(pointer), node)
-        if starts is None or line_index >= min(len(starts), len(expected)) or starts[line_index] is None:
+        if (
+            starts is None
+            or line_index >= min(len(starts), len(expected))
+            or starts[line_index] is None
+        ):
             return node
         line, column, written = starts[line_index]  # type: ignore[misc]
-        segment = self._source_lines[line - 1][column - 1: column - 1 + written]
+        segment = self._source_lines[line - 1][column - 1 : column - 1 + written]
         wanted = expected[line_index]
         if not (segment == wanted if starts.literal else _same_start(segment, wanted)):
             return node  # the mapping does not account for the value: do not guess
@@ -141,11 +146,11 @@ class Document:
         # The line breaks libyaml counts (CR LF once), not str.splitlines()'s wider set.
         return _LINE_BREAKS.split(self.text)
 
-    def _scalar_line_starts(self, pointer: Pointer, node: Span) -> "_Starts | None":
+    def _scalar_line_starts(self, pointer: Pointer, node: Span) -> _Starts | None:
         lines = self._source_lines
         if node.end_line is None or not 0 < node.line <= len(lines):
             return None
-        header = lines[node.line - 1][node.column - 1:]
+        header = lines[node.line - 1][node.column - 1 :]
         if header[:1] in ("|", ">"):
             return _block_scalar_starts(lines, node, header, self._parent_indent(pointer, node))
         return _flow_scalar_starts(lines, node, header)
@@ -184,7 +189,7 @@ def _block_scalar_starts(lines: list[str], node: Span, header: str, parent: int)
         return None
     # libyaml ends a block scalar at column 1 of the line after it, or inside its last line at end of file.
     last = node.end_line - 1 if node.end_column == 1 else node.end_line
-    content = lines[node.line:max(node.line, last)]
+    content = lines[node.line : max(node.line, last)]
     digit = match.group(1) or match.group(2)
     indent = parent + int(digit) if digit else _auto_indent(content)
     if indent is None:
@@ -229,11 +234,16 @@ def _flow_scalar_starts(lines: list[str], node: Span, header: str) -> _Starts | 
     """Value lines of a plain or quoted scalar: breaks fold to spaces, each empty line keeps one."""
     quote = header[:1] if header[:1] in ("'", '"') else ""
     last = min(node.end_line or node.line, len(lines))
-    if quote == '"' and "\\" in "\n".join(lines[node.line - 1:last]):
+    if quote == '"' and "\\" in "\n".join(lines[node.line - 1 : last]):
         return None  # escapes can write line breaks of their own
+
     def place(number: int, column: int) -> LineStart:
         # On the scalar's last line, stop before its closing quote (and any comment after it).
-        stop = (node.end_column or 1) - len(quote) if number == node.end_line else len(lines[number - 1]) + 1
+        stop = (
+            (node.end_column or 1) - len(quote)
+            if number == node.end_line
+            else len(lines[number - 1]) + 1
+        )
         return number, column, max(0, stop - column)
 
     starts = _Starts([place(node.line, node.column + len(quote))])
@@ -330,7 +340,7 @@ def _js_utc_date(year: int, month0: int, day: int, millis_offset: float = 0.0) -
     year += month0 // 12
     month0 %= 12
     try:
-        start = datetime(year, month0 + 1, 1, tzinfo=timezone.utc)
+        start = datetime(year, month0 + 1, 1, tzinfo=UTC)
         moment = start + timedelta(days=day - 1, milliseconds=millis_offset)
     except (OverflowError, ValueError):
         return None
@@ -512,7 +522,7 @@ class _Builder:
             return resolve_plain_scalar(event.value) if _is_plain(event) else event.value
         if tag == "!" or tag == YAML_TAG + "str":
             return event.value
-        short = tag[len(YAML_TAG):] if tag.startswith(YAML_TAG) else None
+        short = tag[len(YAML_TAG) :] if tag.startswith(YAML_TAG) else None
         resolver = _EXPLICIT_SCALAR_TAGS.get(short or "")
         if resolver is None:
             raise self._unsupported_tag(tag, span)
@@ -550,8 +560,12 @@ class _Builder:
 
     def _close(self, event: Any) -> None:
         frame = self.stack.pop()
-        span = Span(frame.start.line + 1, frame.start.column + 1,
-                    event.end_mark.line + 1, event.end_mark.column + 1)
+        span = Span(
+            frame.start.line + 1,
+            frame.start.column + 1,
+            event.end_mark.line + 1,
+            event.end_mark.column + 1,
+        )
         if frame.anchor:
             self.anchors[frame.anchor] = (frame.container, frame.weight)
         if frame.key_frame_parent:
@@ -586,8 +600,11 @@ class _Builder:
             frame.weight += weight
 
     def _is_key_position(self) -> bool:
-        return bool(self.stack) and isinstance(self.stack[-1].container, dict) \
+        return (
+            bool(self.stack)
+            and isinstance(self.stack[-1].container, dict)
             and self.stack[-1].key is _NO_VALUE
+        )
 
     def _child_pointer(self) -> Pointer:
         if not self.stack:
@@ -622,7 +639,9 @@ class _Builder:
             return
         self._store(frame, key, key_span, value, span)
 
-    def _store(self, frame: _Frame, key: str, key_span: Span | None, value: Any, span: Span) -> None:
+    def _store(
+        self, frame: _Frame, key: str, key_span: Span | None, value: Any, span: Span
+    ) -> None:
         first = frame.explicit_keys.get(key)
         if first is not None:
             raise LoadError(
@@ -640,7 +659,9 @@ class _Builder:
         sources = value if isinstance(value, list) else [value]
         for source in sources:
             if not isinstance(source, dict):
-                raise LoadError("RL001", "a merge key '<<' needs a mapping or a list of mappings", span)
+                raise LoadError(
+                    "RL001", "a merge key '<<' needs a mapping or a list of mappings", span
+                )
             for key, item in source.items():
                 if key not in frame.container:
                     frame.container[key] = item
@@ -674,8 +695,13 @@ def _decode(raw: bytes, doc: Document) -> str | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         prefix = raw[: exc.start].decode("utf-8", "replace")
-        _error(doc, "RL004", f"invalid UTF-8 at byte {exc.start}", _position_of_offset(prefix, len(prefix)),
-               "save the file as UTF-8")
+        _error(
+            doc,
+            "RL004",
+            f"invalid UTF-8 at byte {exc.start}",
+            _position_of_offset(prefix, len(prefix)),
+            "save the file as UTF-8",
+        )
         return None
     return text[1:] if text.startswith("\ufeff") else text
 
@@ -697,7 +723,7 @@ def _indenting_tab(text: str, mark: Any, message: str) -> Span | None:
     if not 0 <= mark.line < len(lines):
         return None
     line = lines[mark.line]
-    if line[mark.column: mark.column + 1] == "\t":
+    if line[mark.column : mark.column + 1] == "\t":
         column = mark.column
     elif "tab" in message:
         prefix = _LINE_PREFIX.match(line)
@@ -719,8 +745,13 @@ def parse_yaml(
     """Build a Document from text; never raises for bad input."""
     doc = Document(path=path, rel=rel if rel is not None else path.as_posix(), kind=kind, text=text)
     if len(text.encode("utf-8", "surrogatepass")) > limits.max_file_bytes:
-        return _error(doc, "RL003", f"file is larger than {limits.max_file_bytes} bytes", Span(1, 1),
-                      "split the file or raise the limit in the recipelint configuration")
+        return _error(
+            doc,
+            "RL003",
+            f"file is larger than {limits.max_file_bytes} bytes",
+            Span(1, 1),
+            "split the file or raise the limit in the recipelint configuration",
+        )
     builder = _Builder(limits)
     try:
         data = builder.build(yaml.parse(text, Loader=yaml.CSafeLoader))
@@ -731,22 +762,43 @@ def parse_yaml(
         span = Span(mark.line + 1, mark.column + 1) if mark else Span(1, 1)
         message = " ".join(part for part in (exc.context, exc.problem) if part) or "invalid YAML"
         if "nesting depth" in message:  # libyaml's own bound (1000 levels) came before ours
-            return _error(doc, "RL009", f"nesting deeper than {limits.max_depth} levels", span,
-                          "flatten the structure; the upstream compiler refuses it too")
+            return _error(
+                doc,
+                "RL009",
+                f"nesting deeper than {limits.max_depth} levels",
+                span,
+                "flatten the structure; the upstream compiler refuses it too",
+            )
         tab = _indenting_tab(text, mark, message) if mark else None
         if tab is not None:
-            return _error(doc, "RL001", f"tab character in the indentation at line {tab.line}, column {tab.column}",
-                          tab, TAB_FIX)
+            return _error(
+                doc,
+                "RL001",
+                f"tab character in the indentation at line {tab.line}, column {tab.column}",
+                tab,
+                TAB_FIX,
+            )
         return _error(doc, "RL001", f"YAML syntax error: {message}", span)
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         return _error(doc, "RL001", f"YAML syntax error: {exc}", Span(1, 1))
     doc.data, doc._spans = data, builder.spans
     if builder.result is _NO_VALUE:
-        return _error(doc, "RL006", "the file is empty", Span(1, 1), "write the document's keys, or delete the file")
+        return _error(
+            doc,
+            "RL006",
+            "the file is empty",
+            Span(1, 1),
+            "write the document's keys, or delete the file",
+        )
     if not isinstance(data, dict):
         kind_name = "list" if isinstance(data, list) else "single value"
-        _error(doc, "RL007", f"the top level is a {kind_name}, not a mapping", doc.span(()),
-               "a recipe file is a mapping of keys such as meta, model and variants")
+        _error(
+            doc,
+            "RL007",
+            f"the top level is a {kind_name}, not a mapping",
+            doc.span(()),
+            "a recipe file is a mapping of keys such as meta, model and variants",
+        )
         doc._spans = builder.spans
         return doc
     doc.usable = True
@@ -764,8 +816,13 @@ def load_document(
     try:
         size = path.stat().st_size
         if size > limits.max_file_bytes:
-            return _error(doc, "RL003", f"file is {size} bytes, more than the {limits.max_file_bytes}-byte limit",
-                          Span(1, 1), "split the file or raise the limit in the recipelint configuration")
+            return _error(
+                doc,
+                "RL003",
+                f"file is {size} bytes, more than the {limits.max_file_bytes}-byte limit",
+                Span(1, 1),
+                "split the file or raise the limit in the recipelint configuration",
+            )
         raw = path.read_bytes()
     except OSError as exc:
         return _error(doc, "RL011", f"cannot read the file: {exc.strerror or exc}", Span(1, 1))

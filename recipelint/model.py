@@ -14,7 +14,7 @@ Use ``parse_document(doc)`` for a validated model, or the classes directly:
 from __future__ import annotations
 
 import datetime
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -70,15 +70,27 @@ Identifier = Annotated[str, StringConstraints(pattern=_pattern("recipe", "$defs/
 VariantKey = Annotated[str, StringConstraints(pattern=_pattern("recipe", "$defs/variantKey"))]
 EnvName = Annotated[str, StringConstraints(pattern=_pattern("recipe", "$defs/env/propertyNames"))]
 Version = Annotated[str, StringConstraints(pattern=_pattern("recipe", "$defs/version"))]
-Date = Annotated[str, StringConstraints(pattern=_pattern("recipe", "$defs/date")), AfterValidator(_calendar_day)]
-ParameterCount = Annotated[str, StringConstraints(pattern=_pattern("recipe", "$defs/parameterCount"))]
-HfId = Annotated[str, StringConstraints(pattern=_pattern("recipe", "$defs/model/properties/model_id"))]
-RelatedId = Annotated[str, StringConstraints(
-    pattern=_pattern("recipe", "$defs/meta/properties/related_recipes/items"))]
+Date = Annotated[
+    str, StringConstraints(pattern=_pattern("recipe", "$defs/date")), AfterValidator(_calendar_day)
+]
+ParameterCount = Annotated[
+    str, StringConstraints(pattern=_pattern("recipe", "$defs/parameterCount"))
+]
+HfId = Annotated[
+    str, StringConstraints(pattern=_pattern("recipe", "$defs/model/properties/model_id"))
+]
+RelatedId = Annotated[
+    str,
+    StringConstraints(pattern=_pattern("recipe", "$defs/meta/properties/related_recipes/items")),
+]
 Slug = Annotated[str, StringConstraints(pattern=_pattern("recipe", "$defs/meta/properties/slug"))]
 Flag = Annotated[str, StringConstraints(pattern=_pattern("strategy", "properties/parallel_flag"))]
-HttpUrl = Annotated[str, StringConstraints(pattern=_pattern("platforms", "$defs/platform/properties/url"))]
-PlatformId = Annotated[str, StringConstraints(pattern=_pattern("platforms", "$defs/platform/properties/id"))]
+HttpUrl = Annotated[
+    str, StringConstraints(pattern=_pattern("platforms", "$defs/platform/properties/url"))
+]
+PlatformId = Annotated[
+    str, StringConstraints(pattern=_pattern("platforms", "$defs/platform/properties/id"))
+]
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 PositiveInt = Annotated[int, Field(ge=1)]
 Port = Annotated[int, Field(ge=1, le=65535)]
@@ -88,7 +100,9 @@ FalseOnly = Annotated[bool, AfterValidator(_false_only)]
 Args = list[str]
 Env = dict[EnvName, str]
 
-Precision = Literal["bf16", "fp16", "fp8", "mxfp8", "int8", "awq", "gptq", "int4", "nvfp4", "fp4", "mxfp4"]
+Precision = Literal[
+    "bf16", "fp16", "fp8", "mxfp8", "int8", "awq", "gptq", "int4", "nvfp4", "fp4", "mxfp4"
+]
 Architecture = Literal["dense", "moe"]
 Difficulty = Literal["beginner", "intermediate", "advanced"]
 Task = Literal["text", "multimodal", "omni", "embedding"]
@@ -98,7 +112,7 @@ SupportStatus = Literal["supported", "unsupported"]
 PoolParallelism = Literal["tp", "tep", "dep"]
 OmniTaskId = Literal["t2i", "i2i", "t2v", "i2v", "ti2v", "t2a"]
 
-HardwareKeyedInt = Union[PositiveInt, Annotated[dict[Identifier, PositiveInt], Field(min_length=1)]]
+HardwareKeyedInt = PositiveInt | Annotated[dict[Identifier, PositiveInt], Field(min_length=1)]
 
 
 class Strict(BaseModel):
@@ -112,7 +126,9 @@ class Strict(BaseModel):
     def reject_written_nulls(cls, data: Any) -> Any:
         if isinstance(data, dict):
             written_null = sorted(
-                k for k, v in data.items() if v is None and k in cls.model_fields and k not in cls.nullable
+                k
+                for k, v in data.items()
+                if v is None and k in cls.model_fields and k not in cls.nullable
             )
             if written_null:
                 raise ValueError(f"{', '.join(written_null)} must not be null")
@@ -138,7 +154,7 @@ class BrandImages(Strict):
     check_not_empty = model_validator(mode="after")(_not_empty)
 
 
-DockerImage = Union[NonEmpty, BrandImages, CudaImages]
+DockerImage = NonEmpty | BrandImages | CudaImages
 
 
 class PlatformOverride(Strict):
@@ -199,7 +215,10 @@ class Dependency(Strict):
     note: str | None = None
     optional: bool | None = None
     brand: NonEmpty | Annotated[list[NonEmpty], Field(min_length=1)] | None = None
-    install_modes: Annotated[list[Literal["pip", "docker"]], Field(min_length=1), AfterValidator(_unique)] | None = None
+    install_modes: (
+        Annotated[list[Literal["pip", "docker"]], Field(min_length=1), AfterValidator(_unique)]
+        | None
+    ) = None
 
 
 class ArgsOverride(Strict):
@@ -290,7 +309,9 @@ class StrategyOverride(Strict):
     prefill: PdRole | None = None
     decode: PdRole | None = None
     router: PdRouterOverride | None = None
-    pool_modes: Annotated[list[PoolParallelism], Field(min_length=1), AfterValidator(_unique)] | None = None
+    pool_modes: (
+        Annotated[list[PoolParallelism], Field(min_length=1), AfterValidator(_unique)] | None
+    ) = None
 
 
 class OmniTaskHardwareOverride(Strict):
@@ -353,7 +374,7 @@ class AdvancedOption(Strict):
     args: Args
 
 
-StrategyMinGpus = Union[PositiveInt, dict[Identifier, Union[PositiveInt, dict[Identifier, PositiveInt]]]]
+StrategyMinGpus = PositiveInt | dict[Identifier, PositiveInt | dict[Identifier, PositiveInt]]
 
 
 class Recipe(Strict):
@@ -380,7 +401,7 @@ class Recipe(Strict):
     guide: NonEmpty
 
     @model_validator(mode="after")
-    def has_default_variant(self) -> "Recipe":
+    def has_default_variant(self) -> Recipe:
         if "default" not in self.variants:
             raise ValueError("variants must include 'default'")
         return self
@@ -434,7 +455,7 @@ class Strategy(Strict):
 # ----------------------------------------------------------------------------- kv_store
 
 
-MooncakeConfig = dict[str, Union[str, int, float, bool]]
+MooncakeConfig = dict[str, str | int | float | bool]
 
 
 class KvRouter(Strict):
@@ -507,15 +528,22 @@ class KvStore(Strict):
 # ----------------------------------------------------------------------------- taxonomy
 
 
-Generation = Union[Identifier, Annotated[list[Identifier], Field(min_length=1)]]
+Generation = Identifier | Annotated[list[Identifier], Field(min_length=1)]
 
 
 class HardwareProfile(Strict):
     brand: NonEmpty
     generation: Generation
     gpu_generation: Generation | None = None
-    compute_arch: Annotated[str, StringConstraints(
-        pattern=_pattern("taxonomy", "$defs/hardwareProfile/properties/compute_arch"))] | None = None
+    compute_arch: (
+        Annotated[
+            str,
+            StringConstraints(
+                pattern=_pattern("taxonomy", "$defs/hardwareProfile/properties/compute_arch")
+            ),
+        ]
+        | None
+    ) = None
     display_name: NonEmpty
     description: str | None = None
     gpu_count: PositiveInt
@@ -531,7 +559,9 @@ class TaxonomyTask(Strict):
     description: str | None = None
 
 
-DocsUrl = Annotated[str, StringConstraints(pattern=_pattern("taxonomy", "$defs/kvOffloadGroup/properties/docs_url"))]
+DocsUrl = Annotated[
+    str, StringConstraints(pattern=_pattern("taxonomy", "$defs/kvOffloadGroup/properties/docs_url"))
+]
 
 
 class KvOffloadGroup(Strict):

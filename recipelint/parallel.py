@@ -111,10 +111,8 @@ class SharedTasks:
     def close(self) -> None:
         """Stop helpers whose results will not be collected (the caller failed meanwhile)."""
         for pid, pipe in self._helpers:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
             os.close(pipe)
             os.waitpid(pid, 0)
         self._helpers = []
@@ -136,7 +134,10 @@ class SharedTasks:
             done.update(self._collect(pid, pipe))
         self._helpers = []
         # A helper that died, or a task that failed there, is run here.
-        return [done[index] if index in done else self.tasks[index]() for index in range(len(self.tasks))]
+        return [
+            done[index] if index in done else self.tasks[index]()
+            for index in range(len(self.tasks))
+        ]
 
     @staticmethod
     def _collect(pid: int, pipe: int) -> dict[int, Any]:

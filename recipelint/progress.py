@@ -22,9 +22,16 @@ _CLEAR = "\r\x1b[K"
 class Progress:
     """`label done/total`, redrawn in place; cleared when closed."""
 
-    def __init__(self, label: str, total: int | None = None, *, quiet: bool = False,
-                 stream: TextIO | None = None, tty: bool | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        label: str,
+        total: int | None = None,
+        *,
+        quiet: bool = False,
+        stream: TextIO | None = None,
+        tty: bool | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.stream = stream if stream is not None else sys.stderr
         is_tty = tty if tty is not None else _isatty(self.stream)
         self.enabled = is_tty and not quiet
@@ -65,8 +72,11 @@ class Progress:
         now = self._clock()
         if not force and self._drawn_at is not None and now - self._drawn_at < MIN_INTERVAL:
             return
-        count = f" {self.done}/{self.total}" if self.total is not None else (
-            f" {self.done}" if self.done else "")
+        count = (
+            f" {self.done}/{self.total}"
+            if self.total is not None
+            else (f" {self.done}" if self.done else "")
+        )
         self.stream.write(f"{_CLEAR}{self.label}{count}")
         self.stream.flush()
         self._drawn_at = now

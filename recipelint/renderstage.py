@@ -35,13 +35,17 @@ class RenderingStage:
 
         self.compiler = Compiler(tree, None, config.max_renderings)
         self.globals = self.compiler.prepare()
-        self.recipes = [doc for doc in tree.recipes if focus(doc.path)] if self.globals is not None else []
+        self.recipes = (
+            [doc for doc in tree.recipes if focus(doc.path)] if self.globals is not None else []
+        )
 
     def tasks(self, pieces: int) -> list[Task]:
         return [functools.partial(self._compile, chunk) for chunk in _chunks(self.recipes, pieces)]
 
     def _compile(self, recipes: list[Document]) -> list[Any]:
-        return [self.compiler.compile_recipe(doc, self.globals, keep_documents=False) for doc in recipes]
+        return [
+            self.compiler.compile_recipe(doc, self.globals, keep_documents=False) for doc in recipes
+        ]
 
     def diagnostics(self, results: Iterable[list[Any]]) -> list[Diagnostic]:
         for outcomes in results:
@@ -49,7 +53,6 @@ class RenderingStage:
                 self.compiler.absorb(outcome)
         found = self.compiler.finish(self.globals).diagnostics
         return [diag for diag in found if diag.code.startswith(COMPILE_CODES)]
-
 
 
 def _chunks(items: list[T], pieces: int) -> list[list[T]]:

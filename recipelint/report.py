@@ -34,7 +34,9 @@ def display_path(path: Path, base: Path | None = None) -> str:
 
 
 def strip_controls(text: str) -> str:
-    return _CONTROL.sub(lambda m: "" if m.group().startswith("\x1b") else f"\\x{ord(m.group()):02x}", text)
+    return _CONTROL.sub(
+        lambda m: "" if m.group().startswith("\x1b") else f"\\x{ord(m.group()):02x}", text
+    )
 
 
 def _one_line(text: str) -> str:
@@ -64,14 +66,17 @@ def is_fixable(code: str) -> bool:
 FIXABLE_MARK = "[*]"
 
 
-def format_text(diagnostics: Sequence[Diagnostic], sources: dict[Path, str] | None = None,
-                color: bool = False) -> str:
+def format_text(
+    diagnostics: Sequence[Diagnostic], sources: dict[Path, str] | None = None, color: bool = False
+) -> str:
     lines: list[str] = []
     for diag in diagnostics:
         location = f"{_one_line(display_path(diag.path))}:{diag.span.line}:{diag.span.column}"
         level = str(diag.severity)
         if color:
-            shade = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}[diag.severity]
+            shade = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}[
+                diag.severity
+            ]
             level = f"\x1b[{shade}m{level}\x1b[0m"
         # ruff's convention: `[*]` after the code marks what --fix can repair.
         code = f"{diag.code} {FIXABLE_MARK}" if is_fixable(diag.code) else diag.code
@@ -106,8 +111,15 @@ def fingerprint_in(diag: Diagnostic, roots: Sequence[Path]) -> str:
 
 
 def _related_records(diag: Diagnostic) -> list[dict[str, object]]:
-    return [{"path": display_path(r.path), "line": r.span.line, "column": r.span.column,
-             "message": r.message} for r in diag.related]
+    return [
+        {
+            "path": display_path(r.path),
+            "line": r.span.line,
+            "column": r.span.column,
+            "message": r.message,
+        }
+        for r in diag.related
+    ]
 
 
 def as_record(diag: Diagnostic, roots: Sequence[Path] = ()) -> dict[str, object]:
@@ -133,7 +145,9 @@ def as_record(diag: Diagnostic, roots: Sequence[Path] = ()) -> dict[str, object]
 
 
 def format_json(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) -> str:
-    return json.dumps([as_record(d, roots) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
+    return (
+        json.dumps([as_record(d, roots) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
+    )
 
 
 def _escape_data(text: str) -> str:
@@ -160,10 +174,16 @@ def format_github(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ())
             props["endColumn"] = diag.span.end_column
         props["title"] = title
         # A file name may carry terminal escapes too: GitHub's log viewer renders them.
-        rendered = ",".join(f"{k}={_escape_property(strip_controls(str(v)))}" for k, v in props.items())
+        rendered = ",".join(
+            f"{k}={_escape_property(strip_controls(str(v)))}" for k, v in props.items()
+        )
         message = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
-        message += "".join(f"\nsee {display_path(r.path)}:{r.span.line}: {r.message}" for r in diag.related)
-        lines.append(f"::{command[diag.severity]} {rendered}::{_escape_data(strip_controls(message))}")
+        message += "".join(
+            f"\nsee {display_path(r.path)}:{r.span.line}: {r.message}" for r in diag.related
+        )
+        lines.append(
+            f"::{command[diag.severity]} {rendered}::{_escape_data(strip_controls(message))}"
+        )
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -171,8 +191,12 @@ def format_sarif(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) 
     from recipelint.sarif import build_sarif
 
     fingerprints = [fingerprint_in(d, roots) for d in diagnostics]
-    return json.dumps(build_sarif(diagnostics, fingerprints=fingerprints), indent=2,
-                      ensure_ascii=False) + "\n"
+    return (
+        json.dumps(
+            build_sarif(diagnostics, fingerprints=fingerprints), indent=2, ensure_ascii=False
+        )
+        + "\n"
+    )
 
 
 FORMATTERS: dict[str, Callable[..., str]] = {
@@ -194,10 +218,15 @@ def summary_line(diagnostics: Sequence[Diagnostic], files: int, fixable_hint: bo
     checked = f"recipelint: {_plural(files, 'file')} checked"
     if not diagnostics:
         return f"{checked}, no problems"
-    parts = [_plural(counts[level], str(level))
-             for level in (Severity.ERROR, Severity.WARNING, Severity.INFO) if counts[level]]
+    parts = [
+        _plural(counts[level], str(level))
+        for level in (Severity.ERROR, Severity.WARNING, Severity.INFO)
+        if counts[level]
+    ]
     fixable = sum(1 for d in diagnostics if is_fixable(d.code)) if fixable_hint else 0
-    return f"{checked}, " + ", ".join(parts) + (f" ({fixable} fixable with --fix)" if fixable else "")
+    return (
+        f"{checked}, " + ", ".join(parts) + (f" ({fixable} fixable with --fix)" if fixable else "")
+    )
 
 
 # ---------------------------------------------------------------- --statistics
@@ -211,8 +240,14 @@ def rule_statistics(diagnostics: Sequence[Diagnostic]) -> list[dict[str, object]
     rows = []
     for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
         info = rule_info(code)
-        rows.append({"code": code, "name": info.name if info else "", "count": count,
-                     "fixable": is_fixable(code)})
+        rows.append(
+            {
+                "code": code,
+                "name": info.name if info else "",
+                "count": count,
+                "fixable": is_fixable(code),
+            }
+        )
     return rows
 
 
@@ -220,9 +255,11 @@ def format_statistics_text(diagnostics: Sequence[Diagnostic]) -> str:
     """`count<TAB>code<TAB>[*] name`, the count right-aligned as in ruff --statistics."""
     rows = rule_statistics(diagnostics)
     width = max([5] + [len(str(row["count"])) for row in rows])
-    return "".join(f"{row['count']:>{width}}\t{row['code']}\t"
-                   f"{FIXABLE_MARK if row['fixable'] else ' ' * len(FIXABLE_MARK)} {row['name']}\n"
-                   for row in rows)
+    return "".join(
+        f"{row['count']:>{width}}\t{row['code']}\t"
+        f"{FIXABLE_MARK if row['fixable'] else ' ' * len(FIXABLE_MARK)} {row['name']}\n"
+        for row in rows
+    )
 
 
 def format_statistics_json(diagnostics: Sequence[Diagnostic]) -> str:

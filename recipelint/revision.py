@@ -20,19 +20,30 @@ from recipelint.tree import find_tree_root
 GIT_TIMEOUT = 120
 # What loading and checking a tree reads: extracting only these keeps a repository's
 # other content (a site, a compiled JSON API) out of the temporary copy.
-TREE_ENTRIES = ("taxonomy.yaml", "platforms.yaml", "models", "strategies", "kv_store",
-                "schemas", "pyproject.toml", ".recipelint.toml")
+TREE_ENTRIES = (
+    "taxonomy.yaml",
+    "platforms.yaml",
+    "models",
+    "strategies",
+    "kv_store",
+    "schemas",
+    "pyproject.toml",
+    ".recipelint.toml",
+)
 
 
 class RevisionError(Exception):
     """git is missing, failed, or the revision or path does not exist."""
 
 
-def git(args: Sequence[str], cwd: Path, timeout: float = GIT_TIMEOUT) -> subprocess.CompletedProcess[str]:
+def git(
+    args: Sequence[str], cwd: Path, timeout: float = GIT_TIMEOUT
+) -> subprocess.CompletedProcess[str]:
     """Run ``git ARGS`` in ``cwd``; the caller reads the return code and output."""
     try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                              timeout=timeout, check=False)
+        return subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+        )
     except FileNotFoundError as exc:
         if exc.filename not in (None, "git"):  # the folder, not git, is missing
             raise RevisionError(f"cannot run git in {cwd}: {exc.strerror or exc}") from None
@@ -111,8 +122,9 @@ def stays_inside(tree_path: str) -> bool:
     return not PurePosixPath(tree_path).is_absolute() and ".." not in PurePosixPath(tree_path).parts
 
 
-def extract_tree(sha: str, top: Path, tree_path: str, destination: Path,
-                 entries: Sequence[str] | None = None) -> Path:
+def extract_tree(
+    sha: str, top: Path, tree_path: str, destination: Path, entries: Sequence[str] | None = None
+) -> Path:
     """Write the revision's files under `tree_path` to `destination`; return the tree folder.
 
     With `entries`, only those names directly under the tree folder are written. A
@@ -124,8 +136,12 @@ def extract_tree(sha: str, top: Path, tree_path: str, destination: Path,
     if pathspec is None:
         tree.mkdir(parents=True, exist_ok=True)
         return tree
-    with subprocess.Popen(["git", "archive", "--format=tar", sha, *pathspec], cwd=top,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+    with subprocess.Popen(
+        ["git", "archive", "--format=tar", sha, *pathspec],
+        cwd=top,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as process:
         assert process.stdout is not None
         with tarfile.open(fileobj=process.stdout, mode="r|") as archive:
             _extract_all(archive, destination)
@@ -136,7 +152,9 @@ def extract_tree(sha: str, top: Path, tree_path: str, destination: Path,
     return tree
 
 
-def _present(sha: str, top: Path, tree_path: str, entries: Sequence[str] | None) -> list[str] | None:
+def _present(
+    sha: str, top: Path, tree_path: str, entries: Sequence[str] | None
+) -> list[str] | None:
     """The pathspec for `git archive`, or None when the revision has nothing to write."""
     prefix = "" if tree_path in ("", ".") else tree_path.rstrip("/") + "/"
     if entries is None:
@@ -155,8 +173,10 @@ def _extract_all(archive: tarfile.TarFile, destination: Path) -> None:
         archive.extractall(destination, filter="data")
         return
     for member in archive:  # Python < 3.11.4: keep plain files and folders only
-        inside = (not PurePosixPath(member.name).is_absolute()
-                  and ".." not in PurePosixPath(member.name).parts)
+        inside = (
+            not PurePosixPath(member.name).is_absolute()
+            and ".." not in PurePosixPath(member.name).parts
+        )
         if inside and (member.isfile() or member.isdir()):
             archive.extract(member, destination)
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from recipelint.packagedata import RULE_CATALOG, data_folder
 from typing import Any
 
 import yaml
 
 from recipelint.diagnostics import Severity
+from recipelint.packagedata import RULE_CATALOG, data_folder
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,10 @@ def _examples(raw: Any) -> tuple[Example, ...]:
     if raw is None:
         return ()
     items = raw if isinstance(raw, list) else [raw]
-    return tuple(Example(str(item.get("path") or DEFAULT_EXAMPLE_PATH), str(item["content"])) for item in items)
+    return tuple(
+        Example(str(item.get("path") or DEFAULT_EXAMPLE_PATH), str(item["content"]))
+        for item in items
+    )
 
 
 def _rule(entry: dict[str, Any], family: str, title: str) -> RuleInfo:
@@ -86,8 +89,15 @@ def _rule(entry: dict[str, Any], family: str, title: str) -> RuleInfo:
 def catalog_files() -> list[tuple[str, str]]:
     """(name, text) of every family file, in name order."""
     root = data_folder(RULE_CATALOG)
-    files = [item for item in root.iterdir() if item.name.startswith("RL") and item.name.endswith(".yaml")]
-    return [(item.name, item.read_text(encoding="utf-8")) for item in sorted(files, key=lambda i: i.name)]
+    files = [
+        item
+        for item in root.iterdir()
+        if item.name.startswith("RL") and item.name.endswith(".yaml")
+    ]
+    return [
+        (item.name, item.read_text(encoding="utf-8"))
+        for item in sorted(files, key=lambda i: i.name)
+    ]
 
 
 @functools.cache

@@ -9,8 +9,14 @@ from recipelint.rulebook import RuleInfo, rule_url
 
 def rule_record(info: RuleInfo) -> dict[str, object]:
     """The catalog entry tools need (editors, dashboards, SARIF consumers)."""
-    return {"code": info.code, "name": info.name, "severity": str(info.severity), "summary": info.summary,
-            "fixable": info.autofix, "url": rule_url(info.code)}
+    return {
+        "code": info.code,
+        "name": info.name,
+        "severity": str(info.severity),
+        "summary": info.summary,
+        "fixable": info.autofix,
+        "url": rule_url(info.code),
+    }
 
 
 REFERENCE_HEADER = """\
@@ -32,26 +38,45 @@ def reference_markdown(catalog: list[RuleInfo]) -> str:
 
 
 def _reference_entry(info: RuleInfo) -> str:
-    lines = [f'<a id="{info.code.lower()}"></a>', f"## {info.code} {info.name}", "",
-             f"{info.severity} by default{', fixable with `--fix`' if info.autofix else ''}. {info.summary}", ""]
+    lines = [
+        f'<a id="{info.code.lower()}"></a>',
+        f"## {info.code} {info.name}",
+        "",
+        f"{info.severity} by default{', fixable with `--fix`' if info.autofix else ''}. {info.summary}",
+        "",
+    ]
     if info.rationale:
         lines += [info.rationale.strip(), ""]
     if info.fix:
         lines += [f"**Fix:** {info.fix.strip()}", ""]
     for title, examples in (("Fails", info.failing), ("Passes", info.passing)):
         for example in examples:
-            lines += [f"{title} (`{example.path}`):", "", "```yaml", example.content.rstrip(), "```", ""]
+            lines += [
+                f"{title} (`{example.path}`):",
+                "",
+                "```yaml",
+                example.content.rstrip(),
+                "```",
+                "",
+            ]
     return "\n".join(lines)
 
 
 def explain_text(info: RuleInfo) -> str:
-    parts = [f"{info.code} {info.name} ({info.severity}){'  [autofix]' if info.autofix else ''}",
-             "", info.summary]
+    parts = [
+        f"{info.code} {info.name} ({info.severity}){'  [autofix]' if info.autofix else ''}",
+        "",
+        info.summary,
+    ]
     if info.rationale:
         parts += ["", "Why:", info.rationale]
     if info.fix:
         parts += ["", "Fix:", info.fix]
     for title, examples in (("Fails", info.failing), ("Passes", info.passing)):
         for example in examples:
-            parts += ["", f"{title} ({example.path}):", *("    " + line for line in example.content.rstrip().splitlines())]
+            parts += [
+                "",
+                f"{title} ({example.path}):",
+                *("    " + line for line in example.content.rstrip().splitlines()),
+            ]
     return "\n".join(parts) + "\n"

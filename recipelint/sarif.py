@@ -9,8 +9,8 @@ from typing import Any
 from urllib.parse import quote
 
 from recipelint import __version__
-from recipelint.rulebook import PROJECT_URL, RuleInfo, load_catalog, rule_url
 from recipelint.diagnostics import Diagnostic, Severity, Span
+from recipelint.rulebook import PROJECT_URL, RuleInfo, load_catalog, rule_url
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 # Relative artifact URIs are relative to the folder recipelint ran in; code-scanning
@@ -59,7 +59,9 @@ def _location(path: Path, span: Span, base: Path) -> dict[str, Any]:
     return {"physicalLocation": {"artifactLocation": _artifact(path, base), "region": region}}
 
 
-def _result(diag: Diagnostic, rule_index: int, base: Path, fingerprint: str | None) -> dict[str, Any]:
+def _result(
+    diag: Diagnostic, rule_index: int, base: Path, fingerprint: str | None
+) -> dict[str, Any]:
     text = diag.message + (f" (hint: {diag.hint})" if diag.hint else "")
     result: dict[str, Any] = {
         "ruleId": diag.code,
@@ -80,15 +82,21 @@ def _result(diag: Diagnostic, rule_index: int, base: Path, fingerprint: str | No
     return result
 
 
-def build_sarif(diagnostics: Sequence[Diagnostic], base: Path | None = None,
-                fingerprints: Sequence[str] | None = None) -> dict[str, Any]:
+def build_sarif(
+    diagnostics: Sequence[Diagnostic],
+    base: Path | None = None,
+    fingerprints: Sequence[str] | None = None,
+) -> dict[str, Any]:
     base = Path(os.path.abspath(base or Path.cwd()))
     catalog = load_catalog()
     codes = sorted({d.code for d in diagnostics} | set(catalog))
     rules = [_rule_descriptor(catalog[c]) if c in catalog else {"id": c} for c in codes]
     index = {rule["id"]: n for n, rule in enumerate(rules)}
     keys = list(fingerprints) if fingerprints is not None else [None] * len(diagnostics)
-    results = [_result(diag, index[diag.code], base, key) for diag, key in zip(diagnostics, keys)]
+    results = [
+        _result(diag, index[diag.code], base, key)
+        for diag, key in zip(diagnostics, keys, strict=False)
+    ]
     driver = {
         "name": "recipelint",
         "version": __version__,

@@ -18,6 +18,7 @@ overlays" below and docs/schemas.md); validators are cached per (schema, overlay
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import difflib
 import functools
@@ -34,7 +35,9 @@ from jsonschema.exceptions import ValidationError, best_match
 
 try:  # a compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema
     import jsonschema_rs
-except ImportError:  # pragma: no cover - a declared dependency; without it every document takes the slow path
+except (
+    ImportError
+):  # pragma: no cover - a declared dependency; without it every document takes the slow path
     jsonschema_rs = None
 
 from recipelint.config import OVERLAY_FOLDER  # config imports this module only lazily
@@ -70,12 +73,31 @@ CODES: dict[str, str] = {
 }
 
 # Keywords that step into a child of the instance (they extend the instance path).
-_CHILD_KEYWORDS = {"properties", "patternProperties", "additionalProperties", "items", "prefixItems"}
+_CHILD_KEYWORDS = {
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+}
 _MAP_KEYWORDS = {"patternProperties", "additionalProperties"}
-_NAMED_KEYWORDS = {"properties", "patternProperties", "prefixItems", "anyOf", "oneOf", "allOf", "$defs"}
+_NAMED_KEYWORDS = {
+    "properties",
+    "patternProperties",
+    "prefixItems",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$defs",
+}
 _JSON_TYPE_NAMES = {
-    "object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer",
-    "number": "a number", "boolean": "true or false", "null": "null",
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
 }
 _YAML_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 
@@ -110,8 +132,10 @@ def validator_for(kind: str, overlay: str = "") -> Draft202012Validator:
 # What Python's `\s` matches in a str pattern: exactly the characters for which str.isspace()
 # is true (tests/test_schema_fast.py recomputes it). ECMA and Rust `\s` differ: they lack
 # \x1c-\x1f, and ECMA adds \ufeff.
-PYTHON_SPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
-                "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+PYTHON_SPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 class _Untranslatable(Exception):
@@ -145,19 +169,21 @@ def python_pattern_for_rust(pattern: str) -> str:
             continue
         if in_class:
             if char == "[" or char == "]" and out[-1] in ("[", "[^"):
-                raise _Untranslatable(pattern)  # nested classes, set operations, `[]` (empty in ECMA)
+                raise _Untranslatable(
+                    pattern
+                )  # nested classes, set operations, `[]` (empty in ECMA)
             in_class = char != "]"
             out.append(char)
         elif char == "[":
             in_class = True
-            if pattern[i + 1: i + 2] == "^":
+            if pattern[i + 1 : i + 2] == "^":
                 out.append("[^")
                 i += 2
                 continue
             out.append(char)
         elif char == "$":
             out.append("\n?$")
-        elif char == "." or char == "(" and pattern[i + 1: i + 2] == "?":
+        elif char == "." or char == "(" and pattern[i + 1 : i + 2] == "?":
             raise _Untranslatable(pattern)
         else:
             out.append(char)
@@ -175,7 +201,9 @@ def _rust_schema(node: Any) -> Any:
             if key == "pattern" and isinstance(value, str):
                 copied[key] = python_pattern_for_rust(value)
             elif key == "patternProperties" and isinstance(value, dict):
-                copied[key] = {python_pattern_for_rust(p): _rust_schema(v) for p, v in value.items()}
+                copied[key] = {
+                    python_pattern_for_rust(p): _rust_schema(v) for p, v in value.items()
+                }
             else:
                 copied[key] = _rust_schema(value)
         return copied
@@ -211,9 +239,13 @@ def fast_validator_for(kind: str, overlay: str = "") -> Any:
     except _Untranslatable:
         return None
     checker = Draft202012Validator.FORMAT_CHECKER
-    formats = {name: functools.partial(_conforms, checker, name) for name in _formats(schema, set())}
+    formats = {
+        name: functools.partial(_conforms, checker, name) for name in _formats(schema, set())
+    }
     try:
-        return jsonschema_rs.Draft202012Validator(translated, validate_formats=True, formats=formats)
+        return jsonschema_rs.Draft202012Validator(
+            translated, validate_formats=True, formats=formats
+        )
     except Exception:  # noqa: BLE001 - a schema it cannot compile: jsonschema alone, as before
         return None
 
@@ -264,7 +296,9 @@ class _Step:
     schema: dict[str, Any]
 
 
-def _steps(root: dict[str, Any], schema_path: Sequence[Any], instance_path: Sequence[Any]) -> list[_Step]:
+def _steps(
+    root: dict[str, Any], schema_path: Sequence[Any], instance_path: Sequence[Any]
+) -> list[_Step]:
     """Replay an error's schema path to learn, per instance element, which keyword consumed it."""
     steps: list[_Step] = []
     current: Any = root
@@ -283,12 +317,18 @@ def _steps(root: dict[str, Any], schema_path: Sequence[Any], instance_path: Sequ
             name = tokens[i + 1]
             current = sub[name] if isinstance(sub, (dict, list)) else {}
             if token in _CHILD_KEYWORDS:
-                steps.append(_Step(instance_path[len(steps)], token in _MAP_KEYWORDS, _resolve(root, current)))
+                steps.append(
+                    _Step(
+                        instance_path[len(steps)], token in _MAP_KEYWORDS, _resolve(root, current)
+                    )
+                )
             i += 2
             continue
         current = current.get(token, {})
         if token in _CHILD_KEYWORDS:
-            steps.append(_Step(instance_path[len(steps)], token in _MAP_KEYWORDS, _resolve(root, current)))
+            steps.append(
+                _Step(instance_path[len(steps)], token in _MAP_KEYWORDS, _resolve(root, current))
+            )
         i += 1
     return steps
 
@@ -296,12 +336,16 @@ def _steps(root: dict[str, Any], schema_path: Sequence[Any], instance_path: Sequ
 def _field_path(elements: Sequence[str | int]) -> str:
     text = ""
     for element in elements:
-        text += f"[{element}]" if isinstance(element, int) else (f".{element}" if text else str(element))
+        text += (
+            f"[{element}]"
+            if isinstance(element, int)
+            else (f".{element}" if text else str(element))
+        )
     return text
 
 
 def _lower_first(title: str) -> str:
-    """"Variant" -> "variant", but "KV offload option" keeps its acronym."""
+    """ "Variant" -> "variant", but "KV offload option" keeps its acronym."""
     return title[:1].lower() + title[1:] if title[1:2].islower() else title
 
 
@@ -320,7 +364,7 @@ def _where(steps: Sequence[_Step], kind: str) -> str:
         head = f"{_entry_title(steps[-1])} '{steps[-1].element}'"
         outer = max((i for i, step in enumerate(steps[:-1]) if _entry_title(step)), default=-1)
         return f"{head} in {_where(steps[: outer + 1], kind)}" if outer >= 0 else head
-    tail = _field_path([step.element for step in steps[anchor + 1:]])
+    tail = _field_path([step.element for step in steps[anchor + 1 :]])
     return tail if anchor < 0 else f"{tail} in {_where(steps[: anchor + 1], kind)}"
 
 
@@ -403,7 +447,9 @@ def _accepts(types: set[str] | None, value: Any) -> bool:
 
 
 def _type_phrase(types: Sequence[str]) -> str:
-    names = [_JSON_TYPE_NAMES.get(t, t) for t in sorted(set(types), key=list(_JSON_TYPE_NAMES).index)]
+    names = [
+        _JSON_TYPE_NAMES.get(t, t) for t in sorted(set(types), key=list(_JSON_TYPE_NAMES).index)
+    ]
     if "integer" in types and "number" in types:
         names.remove("an integer")
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
@@ -426,12 +472,16 @@ def _flatten(root: dict[str, Any], error: ValidationError) -> list[ValidationErr
     for sub in error.context:
         branches.setdefault(sub.relative_schema_path[0], []).append(sub)
     fitting = [
-        (index, subs) for index, subs in sorted(branches.items())
+        (index, subs)
+        for index, subs in sorted(branches.items())
         if _accepts(_branch_types(root, error.validator_value[index]), error.instance)
     ]
     if not fitting:
         return [_synthetic_type_error(root, error)]
-    _, chosen = min(fitting, key=lambda item: (sum(1 for e in item[1] if not e.relative_path), len(item[1]), item[0]))
+    _, chosen = min(
+        fitting,
+        key=lambda item: (sum(1 for e in item[1] if not e.relative_path), len(item[1]), item[0]),
+    )
     return [flat for sub in chosen for flat in _flatten(root, sub)]
 
 
@@ -440,7 +490,10 @@ def _synthetic_type_error(root: dict[str, Any], error: ValidationError) -> Valid
     for branch in error.validator_value:
         types |= _branch_types(root, branch) or set()
     synthetic = ValidationError(
-        "wrong type", validator="type", validator_value=sorted(types), instance=error.instance,
+        "wrong type",
+        validator="type",
+        validator_value=sorted(types),
+        instance=error.instance,
         schema=error.schema,
     )
     synthetic.path = error.path
@@ -474,11 +527,14 @@ class _Context:
     date_pattern: str | None
     overlay: str = ""
 
-    def diagnostic(self, code: str, span: Span, message: str, hint: str | None,
-                   pointer: Sequence[str | int]) -> SchemaFinding:
+    def diagnostic(
+        self, code: str, span: Span, message: str, hint: str | None, pointer: Sequence[str | int]
+    ) -> SchemaFinding:
         at = tuple(pointer)
         message, hint = _one_line(message), _one_line(hint) if hint is not None else None
-        return SchemaFinding(at, Diagnostic(self.doc.path, span, code, Severity.ERROR, message, hint, at))
+        return SchemaFinding(
+            at, Diagnostic(self.doc.path, span, code, Severity.ERROR, message, hint, at)
+        )
 
 
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
@@ -488,7 +544,9 @@ _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 def _one_line(text: str) -> str:
     """Keys and values quoted from the document, with line breaks and control characters escaped,
     so every schema message is one printable line whatever the document holds."""
-    return _CONTROL_CHARACTERS.sub(lambda m: _ESCAPES.get(m.group(), f"\\x{ord(m.group()):02x}"), text)
+    return _CONTROL_CHARACTERS.sub(
+        lambda m: _ESCAPES.get(m.group(), f"\\x{ord(m.group()):02x}"), text
+    )
 
 
 def _suggest(word: str, choices: Sequence[Any]) -> str | None:
@@ -538,7 +596,9 @@ def _described(schema: Any) -> str | None:
     return None
 
 
-def _unknown_keys(ctx: _Context, error: ValidationError, steps: list[_Step]) -> Iterator[SchemaFinding]:
+def _unknown_keys(
+    ctx: _Context, error: ValidationError, steps: list[_Step]
+) -> Iterator[SchemaFinding]:
     schema = error.schema if isinstance(error.schema, dict) else {}
     allowed = sorted(schema.get("properties", {}))
     patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
@@ -561,10 +621,17 @@ def _unknown_keys(ctx: _Context, error: ValidationError, steps: list[_Step]) -> 
             if elsewhere:
                 hint = f"'{key}' is a key of {' and of '.join(elsewhere[:3])}, not of this mapping: move it or remove it"
             else:
-                hint = (f"remove it: nothing reads it (allowed here: {listed}); " if allowed else "remove it; ") + (
+                hint = (
+                    f"remove it: nothing reads it (allowed here: {listed}); "
+                    if allowed
+                    else "remove it; "
+                ) + (
                     f"if the field is new, declare it in the tree: {OVERLAY_FOLDER}/{ctx.doc.kind}.schema.json"
-                    " or [tool.recipelint.schema] (docs/schemas.md)")
-        yield ctx.diagnostic(UNKNOWN_KEY, ctx.doc.key_span(path + (key,)), message, hint, path + (key,))
+                    " or [tool.recipelint.schema] (docs/schemas.md)"
+                )
+        yield ctx.diagnostic(
+            UNKNOWN_KEY, ctx.doc.key_span(path + (key,)), message, hint, path + (key,)
+        )
 
 
 @functools.lru_cache(maxsize=64)
@@ -575,7 +642,11 @@ def _owners(kind: str, overlay: str = "") -> dict[str, list[str]]:
     def visit(node: Any) -> None:
         if isinstance(node, dict):
             title = node.get("title")
-            if isinstance(node.get("properties"), dict) and node.get("additionalProperties") is False and title:
+            if (
+                isinstance(node.get("properties"), dict)
+                and node.get("additionalProperties") is False
+                and title
+            ):
                 for name in node["properties"]:
                     owners.setdefault(name, set()).add(_lower_first(title))
             for value in node.values():
@@ -608,10 +679,15 @@ class _Misplaced:
         """The message and hint; the hint keeps what the schema says of the key where it is."""
         steps = abs(self.written - self.expected)
         direction = "too far" if self.written > self.expected else "too little"
-        message = (f"`{self.key}` is not a key of {_mapping_name(self.written_in)}; it is a key of "
-                   f"{_mapping_name(self.owner)} — is it indented {steps} space{'s' * (steps != 1)} {direction}?"
-                   f" (expected column {self.expected})")
-        return message, f"move it and the lines under it to column {self.expected} (as written: {as_written})"
+        message = (
+            f"`{self.key}` is not a key of {_mapping_name(self.written_in)}; it is a key of "
+            f"{_mapping_name(self.owner)} — is it indented {steps} space{'s' * (steps != 1)} {direction}?"
+            f" (expected column {self.expected})"
+        )
+        return (
+            message,
+            f"move it and the lines under it to column {self.expected} (as written: {as_written})",
+        )
 
 
 def _mapping_name(pointer: Sequence[str | int]) -> str:
@@ -636,8 +712,13 @@ def _misplaced(ctx: _Context, path: tuple[str | int, ...]) -> _Misplaced | None:
     if parent and isinstance(parent[-1], str):
         outer = _value_or_absent(doc.data, parent[:-1])
         column = doc.block_key_column(parent)
-        if isinstance(outer, dict) and key not in outer and column is not None and column < written \
-                and _fits(ctx, parent[:-1], key, value):
+        if (
+            isinstance(outer, dict)
+            and key not in outer
+            and column is not None
+            and column < written
+            and _fits(ctx, parent[:-1], key, value)
+        ):
             return _Misplaced(key, parent, parent[:-1], written, column)
     # Not indented enough: it ends the block mapping written just above it, and belongs inside.
     previous = _previous_key(doc, parent, key)
@@ -689,7 +770,7 @@ def _entry_schema(schema: dict[str, Any], key: str) -> Any:
     if isinstance(properties, dict) and key in properties:
         return properties[key]
     patterns = schema.get("patternProperties")
-    for pattern, sub in (patterns.items() if isinstance(patterns, dict) else ()):
+    for pattern, sub in patterns.items() if isinstance(patterns, dict) else ():
         try:
             if re.search(pattern, key):
                 return sub
@@ -699,7 +780,9 @@ def _entry_schema(schema: dict[str, Any], key: str) -> Any:
     return extra if isinstance(extra, dict) else None
 
 
-def _schema_at(root: dict[str, Any], data: Any, pointer: Sequence[str | int]) -> dict[str, Any] | None:
+def _schema_at(
+    root: dict[str, Any], data: Any, pointer: Sequence[str | int]
+) -> dict[str, Any] | None:
     """The schema of the mapping at ``pointer``; None where an alternative leaves it ambiguous."""
     schema: Any = root
     for part in pointer:
@@ -718,7 +801,9 @@ def _schema_at(root: dict[str, Any], data: Any, pointer: Sequence[str | int]) ->
     return _shape_branch(root, schema, data)
 
 
-def _shape_branch(root: dict[str, Any], schema: Any, value: Any, depth: int = 0) -> dict[str, Any] | None:
+def _shape_branch(
+    root: dict[str, Any], schema: Any, value: Any, depth: int = 0
+) -> dict[str, Any] | None:
     """``schema`` resolved, with anyOf/oneOf reduced to the one branch that accepts ``value``'s type."""
     schema = _resolve(root, schema)
     if not isinstance(schema, dict) or depth > 8:
@@ -730,7 +815,9 @@ def _shape_branch(root: dict[str, Any], schema: Any, value: Any, depth: int = 0)
     return schema
 
 
-def _missing_keys(ctx: _Context, error: ValidationError, steps: list[_Step]) -> Iterator[SchemaFinding]:
+def _missing_keys(
+    ctx: _Context, error: ValidationError, steps: list[_Step]
+) -> Iterator[SchemaFinding]:
     schema = error.schema if isinstance(error.schema, dict) else {}
     path = tuple(error.absolute_path)
     where = _where(steps, ctx.doc.kind)
@@ -739,25 +826,34 @@ def _missing_keys(ctx: _Context, error: ValidationError, steps: list[_Step]) -> 
             continue
         described = _described(_resolve(ctx.root, schema.get("properties", {}).get(key)))
         hint = f"add '{key}': {described}" if described else f"add '{key}'"
-        yield ctx.diagnostic(MISSING_KEY, ctx.doc.span(path), f"missing required key '{key}' in {where}",
-                             hint, path)
+        yield ctx.diagnostic(
+            MISSING_KEY, ctx.doc.span(path), f"missing required key '{key}' in {where}", hint, path
+        )
 
 
 def _type_hint(expected: Sequence[str], value: Any) -> str | None:
     if "string" in expected and json_type(value) in ("integer", "number", "boolean"):
         rendered = json.dumps(value)
-        return f"quote it: \"{rendered}\""
-    if {"integer", "number"} & set(expected) and isinstance(value, str) and re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", value):
+        return f'quote it: "{rendered}"'
+    if (
+        {"integer", "number"} & set(expected)
+        and isinstance(value, str)
+        and re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", value)
+    ):
         return f"remove the quotes: {value}"
     if "array" in expected and isinstance(value, str):
-        return f"write a list: [\"{value}\"], one token per item"
+        return f'write a list: ["{value}"], one token per item'
     if json_type(value) == "null":
         return "give it a value, or delete the key"
     return None
 
 
 def _wrong_type(ctx: _Context, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
-    expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+    expected = (
+        error.validator_value
+        if isinstance(error.validator_value, list)
+        else [error.validator_value]
+    )
     path = tuple(error.absolute_path)
     message = f"{_subject(steps, ctx.doc.kind)} must be {_type_phrase(expected)}, not {_shown(error.instance)}"
     hint = _type_hint(expected, error.instance)
@@ -771,7 +867,9 @@ def _bad_enum(ctx: _Context, error: ValidationError, steps: list[_Step]) -> Sche
     allowed = [error.validator_value] if error.validator == "const" else list(error.validator_value)
     path = tuple(error.absolute_path)
     listed = ", ".join(json.dumps(v) if not isinstance(v, str) else v for v in allowed)
-    message = f"{_subject(steps, ctx.doc.kind)} is {_shown(error.instance)}; expected one of: {listed}"
+    message = (
+        f"{_subject(steps, ctx.doc.kind)} is {_shown(error.instance)}; expected one of: {listed}"
+    )
     if len(allowed) == 1:
         message = f"{_subject(steps, ctx.doc.kind)} is {_shown(error.instance)}; expected {listed}"
     suggestion = _suggest(error.instance, allowed) if isinstance(error.instance, str) else None
@@ -789,7 +887,9 @@ def _bad_key_name(ctx: _Context, error: ValidationError, steps: list[_Step]) -> 
     schema = error.schema if isinstance(error.schema, dict) else {}
     rule = _described(schema) or f"it must match {schema.get('pattern', 'the expected form')}"
     message = f"invalid key '{key}' in {_where(steps, ctx.doc.kind)}: {rule[0].lower() + rule[1:]}"
-    return ctx.diagnostic(INVALID_VALUE, ctx.doc.key_span(path + (key,)), message, None, path + (key,))
+    return ctx.diagnostic(
+        INVALID_VALUE, ctx.doc.key_span(path + (key,)), message, None, path + (key,)
+    )
 
 
 def _pattern_code(ctx: _Context, error: ValidationError) -> str:
@@ -873,7 +973,10 @@ def _may_hold_date(root: dict[str, Any], schema: Any) -> bool:
     cached = _HOLDS_DATE.get(id(schema))
     if cached is not None and cached[0] is schema:
         return cached[1]
-    _HOLDS_DATE[id(schema)] = (schema, True)  # a $ref cycle in progress: assume it can (never prunes wrongly)
+    _HOLDS_DATE[id(schema)] = (
+        schema,
+        True,
+    )  # a $ref cycle in progress: assume it can (never prunes wrongly)
     resolved = _resolve(root, schema)
     holds = False
     if isinstance(resolved, dict):
@@ -881,12 +984,16 @@ def _may_hold_date(root: dict[str, Any], schema: Any) -> bool:
         properties = resolved.get("properties", {})
         children = list(properties.values()) if isinstance(properties, dict) else []
         children += [sub for sub in (extra, resolved.get("items")) if isinstance(sub, dict)]
-        holds = resolved.get("format") == "date" or any(_may_hold_date(root, sub) for sub in children)
+        holds = resolved.get("format") == "date" or any(
+            _may_hold_date(root, sub) for sub in children
+        )
     _HOLDS_DATE[id(schema)] = (schema, holds)
     return holds
 
 
-def _date_pointers(root: dict[str, Any], schema: Any, value: Any, pointer: tuple) -> Iterator[tuple]:
+def _date_pointers(
+    root: dict[str, Any], schema: Any, value: Any, pointer: tuple
+) -> Iterator[tuple]:
     """Pointers of the values whose schema is a date (fixed keys and map values only)."""
     if not _may_hold_date(root, schema):
         return
@@ -913,7 +1020,7 @@ def _source_text(doc: Document, span: Span) -> str:
         return ""
     if not 0 < span.line <= len(lines):
         return ""
-    return lines[span.line - 1][span.column - 1: span.end_column - 1]
+    return lines[span.line - 1][span.column - 1 : span.end_column - 1]
 
 
 def _written_dates(ctx: _Context) -> Iterator[SchemaFinding]:
@@ -953,14 +1060,56 @@ _MAX_OVERLAY_DEPTH = 64
 _NAME_MAPS = {"properties", "patternProperties", "dependentSchemas", "$defs"}
 _ADDABLE_MAPS = {"properties", "patternProperties", "dependentSchemas"}
 _KEYWORDS = {
-    "$ref", "$comment", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas",
-    "prefixItems", "items", "contains", "properties", "patternProperties", "additionalProperties",
-    "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "const", "enum",
-    "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
-    "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
-    "maxProperties", "minProperties", "required", "dependentRequired", "format", "title",
-    "description", "default", "deprecated", "readOnly", "writeOnly", "examples",
-    "contentEncoding", "contentMediaType", "contentSchema",
+    "$ref",
+    "$comment",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "prefixItems",
+    "items",
+    "contains",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "type",
+    "const",
+    "enum",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "format",
+    "title",
+    "description",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "examples",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
 }
 # Keywords that name or re-root schemas: an overlay that added one could redirect the built-in ones.
 _REFUSED = {"$id", "$schema", "$anchor", "$dynamicAnchor", "$dynamicRef", "$vocabulary", "$defs"}
@@ -1024,7 +1173,7 @@ def tree_overlay(root: Path | str) -> TreeOverlay:
 def _tree_root(doc: Document) -> str | None:
     """The tree root a document was loaded from: its path without its tree-relative name."""
     path, rel = os.fspath(doc.path), doc.rel
-    if not rel or not path.endswith(rel) or path[-len(rel) - 1: -len(rel)] not in ("/", os.sep):
+    if not rel or not path.endswith(rel) or path[-len(rel) - 1 : -len(rel)] not in ("/", os.sep):
         return None
     return path[: -len(rel) - 1] or os.sep
 
@@ -1043,19 +1192,33 @@ def _read_overlays(root: Path, depends: list[Path]) -> TreeOverlay:
                 patches.setdefault(kind, []).append(source.patch)
     if not patches and not problems:
         return NO_OVERLAY
-    canonical = {kind: json.dumps(listed, sort_keys=True, ensure_ascii=False) for kind, listed in patches.items()}
+    canonical = {
+        kind: json.dumps(listed, sort_keys=True, ensure_ascii=False)
+        for kind, listed in patches.items()
+    }
     return TreeOverlay(canonical, tuple(problems))
 
 
 def _is_builtin_copy(source: _Source) -> bool:
     """A copy of the built-in schema kept in the tree for editors (docs/schemas.md) is no overlay:
     it carries the built-in $id, and a stale copy must not fail the check."""
-    return isinstance(source.patch, dict) and source.patch.get("$id") == load_schema(source.kind).get("$id")
+    return isinstance(source.patch, dict) and source.patch.get("$id") == load_schema(
+        source.kind
+    ).get("$id")
 
 
-def _problem(source: _Source, pointer: tuple, message: str, hint: str, at_key: bool = False) -> Diagnostic:
-    return Diagnostic(source.path, source.locate(pointer, at_key), source.code, Severity.ERROR,
-                      _one_line(message), _one_line(hint), pointer)
+def _problem(
+    source: _Source, pointer: tuple, message: str, hint: str, at_key: bool = False
+) -> Diagnostic:
+    return Diagnostic(
+        source.path,
+        source.locate(pointer, at_key),
+        source.code,
+        Severity.ERROR,
+        _one_line(message),
+        _one_line(hint),
+        pointer,
+    )
 
 
 def _folder_sources(root: Path, problems: list[Diagnostic], depends: list[Path]) -> list[_Source]:
@@ -1067,7 +1230,9 @@ def _folder_sources(root: Path, problems: list[Diagnostic], depends: list[Path])
 
     sources: list[_Source] = []
     seen: dict[str, Path] = {}
-    files = sorted({p for suffix in _OVERLAY_SUFFIXES for p in confined_files(root, folder, suffix, problems)})
+    files = sorted(
+        {p for suffix in _OVERLAY_SUFFIXES for p in confined_files(root, folder, suffix, problems)}
+    )
     for path in files:
         name, _, suffix = path.name.partition(".schema.")
         if not suffix:
@@ -1076,18 +1241,29 @@ def _folder_sources(root: Path, problems: list[Diagnostic], depends: list[Path])
         depends.append(path)
         if name not in SCHEMA_FILES:
             close = difflib.get_close_matches(name, list(SCHEMA_FILES), n=1)
-            problems.append(Diagnostic(
-                path, Span(1, 1), OVERLAY_CODE, Severity.ERROR,
-                f"{rel} names no built-in schema" + (f" (did you mean {close[0]}.schema.{suffix}?)" if close else ""),
-                f"name an overlay after the schema it extends: {', '.join(f'{k}.schema.json' for k in SCHEMA_FILES)}",
-            ))
+            problems.append(
+                Diagnostic(
+                    path,
+                    Span(1, 1),
+                    OVERLAY_CODE,
+                    Severity.ERROR,
+                    f"{rel} names no built-in schema"
+                    + (f" (did you mean {close[0]}.schema.{suffix}?)" if close else ""),
+                    f"name an overlay after the schema it extends: {', '.join(f'{k}.schema.json' for k in SCHEMA_FILES)}",
+                )
+            )
             continue
         if name in seen:
-            problems.append(Diagnostic(
-                path, Span(1, 1), OVERLAY_CODE, Severity.ERROR,
-                f"two overlays for the {name} schema: {OVERLAY_FOLDER}/{seen[name].name} and {rel}",
-                "keep one file per schema: merge them",
-            ))
+            problems.append(
+                Diagnostic(
+                    path,
+                    Span(1, 1),
+                    OVERLAY_CODE,
+                    Severity.ERROR,
+                    f"two overlays for the {name} schema: {OVERLAY_FOLDER}/{seen[name].name} and {rel}",
+                    "keep one file per schema: merge them",
+                )
+            )
             continue
         seen[name] = path
         source = _file_source(name, path, rel, OVERLAY_CODE, problems)
@@ -1096,14 +1272,15 @@ def _folder_sources(root: Path, problems: list[Diagnostic], depends: list[Path])
     return sources
 
 
-def _file_source(kind: str, path: Path, rel: str, code: str, problems: list[Diagnostic]) -> _Source | None:
+def _file_source(
+    kind: str, path: Path, rel: str, code: str, problems: list[Diagnostic]
+) -> _Source | None:
     """An overlay file read as the tree's YAML is read (JSON is YAML): positions, limits, no tags."""
     doc = load_document(path, rel, "other")
     if doc.problems and path.suffix == ".json":
-        try:  # YAML refuses some valid JSON (a tab before a key): JSON then, without positions
+        # YAML refuses some valid JSON (a tab before a key): JSON then, without positions
+        with contextlib.suppress(ValueError, RecursionError):
             doc = Document(path, rel, "other", doc.text, json.loads(doc.text), True)
-        except (ValueError, RecursionError):
-            pass
     if not doc.usable:
         problems.extend(doc.problems)
         return None
@@ -1126,35 +1303,63 @@ def _config_sources(root: Path, problems: list[Diagnostic], depends: list[Path])
     if found is None or table is None:
         return []
     if not isinstance(table, dict):
-        problems.append(config_diagnostic(found.path, "'schema' must be a table: schema name = overlay table or file path",
-                                          locate(found.text, "schema")))
+        problems.append(
+            config_diagnostic(
+                found.path,
+                "'schema' must be a table: schema name = overlay table or file path",
+                locate(found.text, "schema"),
+            )
+        )
         return []
     sources: list[_Source] = []
     for kind, value in table.items():
         where = locate(found.text, kind, "schema")
         if kind not in SCHEMA_FILES:
             close = difflib.get_close_matches(kind, list(SCHEMA_FILES), n=1)
-            problems.append(config_diagnostic(
-                found.path, f"schema.{kind}: no built-in schema is named '{kind}'"
-                + (f" (did you mean '{close[0]}'?)" if close else "") + f"; the names are {', '.join(SCHEMA_FILES)}",
-                where))
+            problems.append(
+                config_diagnostic(
+                    found.path,
+                    f"schema.{kind}: no built-in schema is named '{kind}'"
+                    + (f" (did you mean '{close[0]}'?)" if close else "")
+                    + f"; the names are {', '.join(SCHEMA_FILES)}",
+                    where,
+                )
+            )
         elif isinstance(value, str):
             path = _inside_tree(root, value)
             if path is None:
-                problems.append(config_diagnostic(
-                    found.path, f"schema.{kind}: '{value}' is not an overlay file inside the tree"
-                    " (a .json, .yaml or .yml path relative to the tree root)", locate(found.text, value, kind)))
+                problems.append(
+                    config_diagnostic(
+                        found.path,
+                        f"schema.{kind}: '{value}' is not an overlay file inside the tree"
+                        " (a .json, .yaml or .yml path relative to the tree root)",
+                        locate(found.text, value, kind),
+                    )
+                )
                 continue
             depends.append(path)
             if not _same_as_folder_overlay(root, kind, path):
                 source = _file_source(kind, path, value, OVERLAY_CODE, problems)
                 sources += [source] if source is not None else []
         elif isinstance(value, dict):
-            sources.append(_Source(kind, value, found.path, CONFIG_CODE, _toml_locator(found.text, kind),
-                                   f"[tool.recipelint.schema.{kind}]"))
+            sources.append(
+                _Source(
+                    kind,
+                    value,
+                    found.path,
+                    CONFIG_CODE,
+                    _toml_locator(found.text, kind),
+                    f"[tool.recipelint.schema.{kind}]",
+                )
+            )
         else:
-            problems.append(config_diagnostic(
-                found.path, f"schema.{kind} must be an overlay table or the path of an overlay file", where))
+            problems.append(
+                config_diagnostic(
+                    found.path,
+                    f"schema.{kind} must be an overlay table or the path of an overlay file",
+                    where,
+                )
+            )
     return sources
 
 
@@ -1185,8 +1390,11 @@ def _toml_locator(text: str, kind: str) -> Locator:
         wanted = [kind, *map(str, pointer)]
         best, where = 0, Span(1, 1)
         for number, path in paths:
-            tail = path[path.index("schema") + 1:] if "schema" in path else []
-            shared = next((i for i, (a, b) in enumerate(zip(tail, wanted)) if a != b), min(len(tail), len(wanted)))
+            tail = path[path.index("schema") + 1 :] if "schema" in path else []
+            shared = next(
+                (i for i, (a, b) in enumerate(zip(tail, wanted, strict=False)) if a != b),
+                min(len(tail), len(wanted)),
+            )
             if shared > best:
                 best, where = shared, Span(number, 1)
         return where
@@ -1225,15 +1433,34 @@ class _Merge:
 def _apply(schema: dict[str, Any], source: _Source) -> list[Diagnostic]:
     """Merge ``source`` into ``schema`` (in place) if the whole overlay is valid; else its problems."""
     if not isinstance(source.patch, dict):
-        return [_problem(source, (), f"{source.label} must be a mapping: a fragment of the {source.kind} schema",
-                         'write e.g. {"$defs": {"model": {"properties": {"new_field": {"type": "string"}}}}}')]
+        return [
+            _problem(
+                source,
+                (),
+                f"{source.label} must be a mapping: a fragment of the {source.kind} schema",
+                'write e.g. {"$defs": {"model": {"properties": {"new_field": {"type": "string"}}}}}',
+            )
+        ]
     if _depth(source.patch) > _MAX_OVERLAY_DEPTH:
-        return [_problem(source, (), f"{source.label} nests deeper than {_MAX_OVERLAY_DEPTH} levels",
-                         "an overlay adds fields: write each added fragment out flat")]
+        return [
+            _problem(
+                source,
+                (),
+                f"{source.label} nests deeper than {_MAX_OVERLAY_DEPTH} levels",
+                "an overlay adds fields: write each added fragment out flat",
+            )
+        ]
     odd = _non_string_key(source.patch, ())
     if odd is not None:
-        return [_problem(source, odd, f"the key {odd[-1]!r} at {_pointer_text(odd[:-1])} is not a string",
-                         "quote it: JSON Schema names are strings", at_key=True)]
+        return [
+            _problem(
+                source,
+                odd,
+                f"the key {odd[-1]!r} at {_pointer_text(odd[:-1])} is not a string",
+                "quote it: JSON Schema names are strings",
+                at_key=True,
+            )
+        ]
     trial = copy.deepcopy(schema)
     merge = _Merge(source, [], [])
     _merge(trial, source.patch, (), False, merge)
@@ -1248,7 +1475,13 @@ def _apply(schema: dict[str, Any], source: _Source) -> list[Diagnostic]:
 
 def _non_string_key(node: Any, at: tuple) -> tuple | None:
     """The pointer of the first key that is not a string (YAML allows `1: x`; JSON Schema does not)."""
-    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    children = (
+        node.items()
+        if isinstance(node, dict)
+        else enumerate(node)
+        if isinstance(node, list)
+        else ()
+    )
     for key, value in children:
         if isinstance(node, dict) and not isinstance(key, str):
             return at + (key,)
@@ -1264,12 +1497,16 @@ def _depth(value: Any) -> int:
         node, level = stack.pop()
         deepest = max(deepest, level)
         if level <= _MAX_OVERLAY_DEPTH:
-            children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+            children = (
+                node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+            )
             stack += [(child, level + 1) for child in children]
     return deepest
 
 
-def _merge(base: dict[str, Any], patch: dict[str, Any], at: tuple, in_map: bool, merge: _Merge) -> None:
+def _merge(
+    base: dict[str, Any], patch: dict[str, Any], at: tuple, in_map: bool, merge: _Merge
+) -> None:
     for key, value in patch.items():
         here = at + (key,)
         if key in base:
@@ -1277,9 +1514,15 @@ def _merge(base: dict[str, Any], patch: dict[str, Any], at: tuple, in_map: bool,
             if isinstance(old, dict) and isinstance(value, dict):
                 _merge(old, value, here, not in_map and key in _NAME_MAPS, merge)
             elif old != value or json_type(old) != json_type(value):
-                merge.problems.append(_problem(
-                    merge.source, here, f"the overlay changes the built-in value at {_pointer_text(here)}"
-                    f" ({_shown(old)}); an overlay may only add", _replace_hint(key, old)))
+                merge.problems.append(
+                    _problem(
+                        merge.source,
+                        here,
+                        f"the overlay changes the built-in value at {_pointer_text(here)}"
+                        f" ({_shown(old)}); an overlay may only add",
+                        _replace_hint(key, old),
+                    )
+                )
             continue
         refusal = _refusal(base, key, at, in_map, merge.source.kind)
         if refusal:
@@ -1297,34 +1540,49 @@ def _replace_hint(key: str, old: Any) -> str:
     return "remove this key from the overlay (a built-in constraint is never removed or changed)"
 
 
-def _refusal(base: dict[str, Any], key: str, at: tuple, in_map: bool, kind: str) -> tuple[str, str] | None:
+def _refusal(
+    base: dict[str, Any], key: str, at: tuple, in_map: bool, kind: str
+) -> tuple[str, str] | None:
     """Why ``key`` may not be added to ``base`` (None: it may)."""
     where = _pointer_text(at)
     if in_map:
         if at and at[-1] in _ADDABLE_MAPS:
             return None
         close = _suggest_key(str(key), [str(k) for k in base])
-        return (f"'{key}' is not a definition of the built-in {kind} schema (at {where})"
-                + (f" (did you mean '{close}'?)" if close else ""),
-                "an overlay adds fields under an existing definition's 'properties'; $ref a built-in definition"
-                " instead of adding one")
+        return (
+            f"'{key}' is not a definition of the built-in {kind} schema (at {where})"
+            + (f" (did you mean '{close}'?)" if close else ""),
+            "an overlay adds fields under an existing definition's 'properties'; $ref a built-in definition"
+            " instead of adding one",
+        )
     if key in _REFUSED:
-        return (f"an overlay may not add '{key}' (at {where})",
-                "write added fragments inline; $ref may point to a built-in definition")
+        return (
+            f"an overlay may not add '{key}' (at {where})",
+            "write added fragments inline; $ref may point to a built-in definition",
+        )
     if key not in _KEYWORDS:
         close = difflib.get_close_matches(str(key), sorted(_KEYWORDS), n=1, cutoff=0.8)
-        return (f"'{key}' is not a JSON Schema keyword (at {where})" + (f" (did you mean '{close[0]}'?)" if close else ""),
-                "a new field goes under 'properties' of the mapping that holds it")
+        return (
+            f"'{key}' is not a JSON Schema keyword (at {where})"
+            + (f" (did you mean '{close[0]}'?)" if close else ""),
+            "a new field goes under 'properties' of the mapping that holds it",
+        )
     ref = base.get("$ref")
     if key in ("properties", "patternProperties") and isinstance(ref, str) and ref.startswith("#/"):
         target = "/".join(part.replace("~1", "/").replace("~0", "~") for part in ref[2:].split("/"))
-        return (f"the built-in schema at {where} is a reference to {ref}: fields added here are still refused there",
-                f"add them at /{target}/properties")
+        return (
+            f"the built-in schema at {where} is a reference to {ref}: fields added here are still refused there",
+            f"add them at /{target}/properties",
+        )
     return None
 
 
 def _pointer_text(pointer: Sequence[Any]) -> str:
-    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in pointer) if pointer else "the root"
+    return (
+        "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in pointer)
+        if pointer
+        else "the root"
+    )
 
 
 @functools.cache
@@ -1332,7 +1590,9 @@ def _metaschema_validator() -> Draft202012Validator:
     return Draft202012Validator(Draft202012Validator.META_SCHEMA)
 
 
-def _fragment_problems(merged: dict[str, Any], source: _Source, pointer: tuple, value: Any) -> list[Diagnostic]:
+def _fragment_problems(
+    merged: dict[str, Any], source: _Source, pointer: tuple, value: Any
+) -> list[Diagnostic]:
     """An added fragment must be valid JSON Schema, its $refs local and resolvable, its patterns regexes."""
     fragment = value if pointer[-2:-1] and pointer[-2] in _NAME_MAPS else {pointer[-1]: value}
     offset = pointer if fragment is value else pointer[:-1]
@@ -1342,19 +1602,43 @@ def _fragment_problems(merged: dict[str, Any], source: _Source, pointer: tuple, 
         reason = error.message[:160]
         if at and at[-1] == "type" and isinstance(error.instance, str):
             reason = f"'{error.instance[:40]}' is not a JSON type ({', '.join(_JSON_TYPE_NAMES)})"
-        return [_problem(source, at, f"not a valid JSON Schema fragment at {_pointer_text(at)}: {reason}",
-                         "see https://json-schema.org/draft/2020-12 for the keyword")]
+        return [
+            _problem(
+                source,
+                at,
+                f"not a valid JSON Schema fragment at {_pointer_text(at)}: {reason}",
+                "see https://json-schema.org/draft/2020-12 for the keyword",
+            )
+        ]
     found: list[Diagnostic] = []
     for at, key, item in _walk(fragment, offset):
         if key == "$ref" and isinstance(item, str) and not _resolves(merged, item):
-            found.append(_problem(source, at, f"$ref '{item}' does not point into the {source.kind} schema",
-                                  "use a local reference such as #/$defs/args (no other files, no URLs)"))
-        elif key == "pattern" and isinstance(item, str) or key == "patternProperties" and isinstance(item, str):
+            found.append(
+                _problem(
+                    source,
+                    at,
+                    f"$ref '{item}' does not point into the {source.kind} schema",
+                    "use a local reference such as #/$defs/args (no other files, no URLs)",
+                )
+            )
+        elif (
+            key == "pattern"
+            and isinstance(item, str)
+            or key == "patternProperties"
+            and isinstance(item, str)
+        ):
             try:
                 re.compile(item)
             except (re.error, RecursionError, OverflowError) as exc:
-                found.append(_problem(source, at, f"'{item[:60]}' is not a regular expression: {exc}",
-                                      "write a valid pattern", at_key=key == "patternProperties"))
+                found.append(
+                    _problem(
+                        source,
+                        at,
+                        f"'{item[:60]}' is not a regular expression: {exc}",
+                        "write a valid pattern",
+                        at_key=key == "patternProperties",
+                    )
+                )
     return found
 
 
@@ -1392,7 +1676,13 @@ def _overlaid(kind: str, overlay: str) -> dict[str, Any]:
     """The built-in schema with the (already validated) patches of ``overlay`` merged in."""
     schema = copy.deepcopy(load_schema(kind))
     for patch in json.loads(overlay):
-        _merge(schema, patch, (), False, _Merge(_Source(kind, patch, Path(), "", lambda p, k: Span(1, 1), ""), [], []))
+        _merge(
+            schema,
+            patch,
+            (),
+            False,
+            _Merge(_Source(kind, patch, Path(), "", lambda p, k: Span(1, 1), ""), [], []),
+        )
     return schema
 
 
@@ -1401,8 +1691,16 @@ def _overlaid(kind: str, overlay: str) -> dict[str, Any]:
 
 def _context(doc: Document, overlay: str = "") -> _Context:
     root = schema_for(doc.kind, overlay)
-    defs = load_schema(doc.kind).get("$defs", {})  # RL105/RL106 patterns: built in, an overlay cannot change them
-    return _Context(doc, root, defs.get("version", {}).get("pattern"), defs.get("date", {}).get("pattern"), overlay)
+    defs = load_schema(doc.kind).get(
+        "$defs", {}
+    )  # RL105/RL106 patterns: built in, an overlay cannot change them
+    return _Context(
+        doc,
+        root,
+        defs.get("version", {}).get("pattern"),
+        defs.get("date", {}).get("pattern"),
+        overlay,
+    )
 
 
 def document_overlay(doc: Document) -> TreeOverlay:
@@ -1438,4 +1736,6 @@ def validate_document(doc: Document) -> list[Diagnostic]:
     if not doc.usable or doc.kind not in SCHEMA_FILES:
         return []
     overlay = document_overlay(doc)
-    return [finding.diagnostic for finding in schema_findings(doc, overlay)] + list(overlay.problems)
+    return [finding.diagnostic for finding in schema_findings(doc, overlay)] + list(
+        overlay.problems
+    )

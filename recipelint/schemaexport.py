@@ -50,8 +50,10 @@ def tree_schema_text(kind: str, tree: Path, config_file: Path | None = None) -> 
 
     root = find_tree_root(tree)
     if root is None:
-        raise NotInTreeError(f"{tree} is not inside a recipe tree "
-                             "(no folder above it holds taxonomy.yaml and models/)")
+        raise NotInTreeError(
+            f"{tree} is not inside a recipe tree "
+            "(no folder above it holds taxonomy.yaml and models/)"
+        )
     load_config(root, config_file)  # validates the configuration and every overlay (ConfigError)
     patches = tree_overlay(root).patches.get(kind, "")
     if not patches:

@@ -16,10 +16,10 @@ from typing import Any
 
 from recipelint.progress import Progress
 from recipelint.revision import (
-    RevisionError,
-    default_tree_path,
     NotARepository,
+    RevisionError,
     UnknownRevision,
+    default_tree_path,
     extract_tree,
     locate_commit,
     stays_inside,
@@ -49,7 +49,9 @@ def resolve_side(
         try:
             top, sha = locate_commit(spec, cwd)
         except UnknownRevision as exc:
-            raise SideError(f"{spec!r} is neither a folder nor a revision of the repository at {exc.top}") from None
+            raise SideError(
+                f"{spec!r} is neither a folder nor a revision of the repository at {exc.top}"
+            ) from None
         except NotARepository as exc:
             raise SideError(f"{spec!r} is not a folder, and {exc}") from None
         where = tree_path if tree_path is not None else default_tree_path(top, cwd.resolve())

@@ -90,11 +90,16 @@ class _Walker:
         target = path.resolve()
         if target == self.resolved_root or self.resolved_root in target.parents:
             return False
-        self.problems.append(Diagnostic(
-            path, Span(1, 1), "RL012", Severity.ERROR,
-            f"symbolic link points outside the recipe tree (to {target}); it was not followed",
-            "replace the link with the file itself",
-        ))
+        self.problems.append(
+            Diagnostic(
+                path,
+                Span(1, 1),
+                "RL012",
+                Severity.ERROR,
+                f"symbolic link points outside the recipe tree (to {target}); it was not followed",
+                "replace the link with the file itself",
+            )
+        )
         return True
 
     def listing(self, folder: Path) -> list[Path]:
@@ -111,24 +116,39 @@ class _Walker:
         try:
             path.name.encode("utf-8")
         except UnicodeEncodeError:
-            self.problems.append(Diagnostic(path, Span(1, 1), "RL019", Severity.ERROR,
-                                            "the file name is not valid UTF-8; it was not read",
-                                            "rename it with UTF-8 characters"))
+            self.problems.append(
+                Diagnostic(
+                    path,
+                    Span(1, 1),
+                    "RL019",
+                    Severity.ERROR,
+                    "the file name is not valid UTF-8; it was not read",
+                    "rename it with UTF-8 characters",
+                )
+            )
             return False
         return True
 
     def flat(self, folder: Path, suffix: str) -> list[Path]:
-        return [p for p in self.listing(folder)
-                if p.name.endswith(suffix) and not self.escapes(p) and p.is_file()]
+        return [
+            p
+            for p in self.listing(folder)
+            if p.name.endswith(suffix) and not self.escapes(p) and p.is_file()
+        ]
 
     def recursive(self, folder: Path) -> Iterator[Path]:
         real = folder.resolve()
         if real in self.entered:
-            self.problems.append(Diagnostic(
-                folder, Span(1, 1), "RL017", Severity.ERROR,
-                f"symbolic link leads into a folder that was already walked ({real}); it was not followed",
-                "remove the link: a recipe folder is listed once",
-            ))
+            self.problems.append(
+                Diagnostic(
+                    folder,
+                    Span(1, 1),
+                    "RL017",
+                    Severity.ERROR,
+                    f"symbolic link leads into a folder that was already walked ({real}); it was not followed",
+                    "remove the link: a recipe folder is listed once",
+                )
+            )
             return
         self.entered.add(real)
         for path in self.listing(folder):
@@ -154,7 +174,9 @@ def _rel(root: Path, path: Path) -> str:
 Override = tuple[Path, str | bytes]
 
 
-def _text_document(path: Path, rel: str, kind: str, text: str | bytes, limits: LoadLimits) -> Document:
+def _text_document(
+    path: Path, rel: str, kind: str, text: str | bytes, limits: LoadLimits
+) -> Document:
     """A document from memory, with a file's checks: size, NUL bytes and UTF-8 (RL003/RL004), BOM."""
     if isinstance(text, bytes):
         doc = Document(path=path, rel=rel, kind=kind, text="")
@@ -179,15 +201,20 @@ def _with_new_file(paths: Iterable[Path], new: Path, folder: Path) -> list[Path]
     Listings are byte-sorted per folder and depth-first, i.e. ordered by the path's parts
     as bytes, so the new path goes to that order's place: compile order stays upstream's.
     """
+
     def key(path: Path) -> tuple[bytes, ...]:
-        return tuple(part.encode("utf-8", "surrogateescape") for part in path.relative_to(folder).parts)
+        return tuple(
+            part.encode("utf-8", "surrogateescape") for part in path.relative_to(folder).parts
+        )
 
     listed = list(paths)
     index = bisect.bisect([key(path) for path in listed], key(new))
     return [*listed[:index], new, *listed[index:]]
 
 
-def load_tree(root: Path, limits: LoadLimits = DEFAULT_LIMITS, override: Override | None = None) -> RecipeTree:
+def load_tree(
+    root: Path, limits: LoadLimits = DEFAULT_LIMITS, override: Override | None = None
+) -> RecipeTree:
     """Every file of the tree, parsed; ``override`` replaces (or adds) one document's text.
 
     The override's path is absolute or relative to the working directory; an existing file
@@ -207,14 +234,23 @@ def load_tree(root: Path, limits: LoadLimits = DEFAULT_LIMITS, override: Overrid
     if (taxonomy.is_file() or taxonomy == new) and not walker.escapes(taxonomy):
         tree.taxonomy = load(taxonomy, "taxonomy")
     else:
-        tree.problems.append(Diagnostic(
-            taxonomy, Span(1, 1), "RL013", Severity.ERROR,
-            "the tree has no taxonomy.yaml", "add taxonomy.yaml with the hardware profiles",
-        ))
+        tree.problems.append(
+            Diagnostic(
+                taxonomy,
+                Span(1, 1),
+                "RL013",
+                Severity.ERROR,
+                "the tree has no taxonomy.yaml",
+                "add taxonomy.yaml with the hardware profiles",
+            )
+        )
     platforms = root / "platforms.yaml"
     if (platforms.is_file() or platforms == new) and not walker.escapes(platforms):
         tree.platforms = load(platforms, "platforms")
-    flat_kinds = (("strategies", "strategy", tree.strategies), ("kv_store", "kv_store", tree.kv_stores))
+    flat_kinds = (
+        ("strategies", "strategy", tree.strategies),
+        ("kv_store", "kv_store", tree.kv_stores),
+    )
     for name, kind, docs in flat_kinds:
         listed: Iterable[Path] = walker.flat(root / name, ".yaml")
         if _is_new_in(new, root / name, (".yaml",), recursive=False):
@@ -226,11 +262,16 @@ def load_tree(root: Path, limits: LoadLimits = DEFAULT_LIMITS, override: Overrid
     for path in models:
         rel = _rel(root, path)
         if recipe_hf_id(rel) is None:
-            tree.problems.append(Diagnostic(
-                path, Span(1, 1), "RL014", Severity.ERROR,
-                "a recipe file directly under models/ has no organisation folder",
-                f"move it to models/<hf_org>/{path.name}",
-            ))
+            tree.problems.append(
+                Diagnostic(
+                    path,
+                    Span(1, 1),
+                    "RL014",
+                    Severity.ERROR,
+                    "a recipe file directly under models/ has no organisation folder",
+                    f"move it to models/<hf_org>/{path.name}",
+                )
+            )
             continue
         tree.recipes.append(load(path, "recipe"))
     return tree

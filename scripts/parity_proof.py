@@ -43,8 +43,16 @@ PINNED_COMMIT = "8959cf64189c71d36e11c6a30335f923f261b1f7"
 JS_YAML = "4.3.2"
 BUILD_SCRIPT = "scripts/build-recipes-api.mjs"
 # What the build reads: its two source folders and the recipe tree (optional parts may be absent).
-BUILD_INPUTS = ("scripts", "src/lib", "models", "strategies", "kv_store", "taxonomy.yaml",
-                "platforms.yaml", "quickstart")
+BUILD_INPUTS = (
+    "scripts",
+    "src/lib",
+    "models",
+    "strategies",
+    "kv_store",
+    "taxonomy.yaml",
+    "platforms.yaml",
+    "quickstart",
+)
 REQUIRED_INPUTS = (BUILD_SCRIPT, "src/lib/command-synthesis.js", "models", "taxonomy.yaml")
 STATUSES = ("identical", "json-equal", "different", "missing", "extra")
 # The recipelint run uses the interpreter running this script, as the console script would.
@@ -58,17 +66,21 @@ class ProofError(Exception):
 
 # --- comparison ------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class FileResult:
-    path: str        # relative, with forward slashes
-    status: str      # one of STATUSES
+    path: str  # relative, with forward slashes
+    status: str  # one of STATUSES
     detail: str = ""  # for `different`: where the values first differ
 
 
 def files_under(folder: Path) -> dict[str, Path]:
     """Every regular file below `folder`, by its relative posix path."""
-    return {path.relative_to(folder).as_posix(): path
-            for path in folder.rglob("*") if path.is_file() and not path.is_symlink()}
+    return {
+        path.relative_to(folder).as_posix(): path
+        for path in folder.rglob("*")
+        if path.is_file() and not path.is_symlink()
+    }
 
 
 def compare_folders(expected: Path, produced: Path) -> list[FileResult]:
@@ -116,7 +128,7 @@ def first_difference(left: Any, right: Any, pointer: str = "") -> str | None:
                 return found
         return None
     if isinstance(left, list):
-        for index, (a, b) in enumerate(zip(left, right)):
+        for index, (a, b) in enumerate(zip(left, right, strict=False)):
             found = first_difference(a, b, f"{pointer}/{index}")
             if found is not None:
                 return found
@@ -155,12 +167,15 @@ def all_identical(results: list[FileResult]) -> bool:
 
 # --- running the two compilers -----------------------------------------------------------------
 
+
 def run(command: list[str], cwd: Path | None = None, what: str = "") -> str:
     """Run a command (argument list, no shell); its output, or a ProofError with its tail."""
     try:
         done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
     except OSError as error:
-        raise ProofError(f"{what or command[0]}: cannot run {command[0]}: {error.strerror}") from None
+        raise ProofError(
+            f"{what or command[0]}: cannot run {command[0]}: {error.strerror}"
+        ) from None
     if done.returncode != 0:
         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
         raise ProofError(f"{what or ' '.join(command)} failed (exit {done.returncode}):\n{tail}")
@@ -171,8 +186,20 @@ def fetch_pinned(into: Path) -> Path:
     """A checkout of the pinned upstream commit, fetched from GitHub (network needed)."""
     checkout = into / "recipes"
     run(["git", "init", "--quiet", str(checkout)], what="git init")
-    run(["git", "-C", str(checkout), "fetch", "--quiet", "--depth", "1", UPSTREAM_URL, PINNED_COMMIT],
-        what=f"fetching {UPSTREAM_URL} at {PINNED_COMMIT[:12]}")
+    run(
+        [
+            "git",
+            "-C",
+            str(checkout),
+            "fetch",
+            "--quiet",
+            "--depth",
+            "1",
+            UPSTREAM_URL,
+            PINNED_COMMIT,
+        ],
+        what=f"fetching {UPSTREAM_URL} at {PINNED_COMMIT[:12]}",
+    )
     run(["git", "-C", str(checkout), "checkout", "--quiet", "FETCH_HEAD"], what="git checkout")
     return checkout
 
@@ -180,7 +207,9 @@ def fetch_pinned(into: Path) -> Path:
 def check_checkout(checkout: Path) -> None:
     absent = [part for part in REQUIRED_INPUTS if not (checkout / part).exists()]
     if absent:
-        raise ProofError(f"{checkout} is not a checkout of vllm-project/recipes: no {', '.join(absent)}")
+        raise ProofError(
+            f"{checkout} is not a checkout of vllm-project/recipes: no {', '.join(absent)}"
+        )
 
 
 def checkout_commit(checkout: Path) -> str | None:
@@ -192,7 +221,9 @@ def checkout_commit(checkout: Path) -> str | None:
 
 def js_yaml_version(node_modules: Path) -> str | None:
     try:
-        return json.loads((node_modules / "js-yaml" / "package.json").read_text(encoding="utf-8"))["version"]
+        return json.loads((node_modules / "js-yaml" / "package.json").read_text(encoding="utf-8"))[
+            "version"
+        ]
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -208,8 +239,21 @@ def ensure_js_yaml(checkout: Path) -> Path:
             return node_modules
     prefix = checkout / ".parity-proof"
     prefix.mkdir(exist_ok=True)
-    run(["npm", "install", "--prefix", str(prefix), "--no-save", "--no-package-lock", "--no-audit",
-         "--no-fund", "--ignore-scripts", f"js-yaml@{JS_YAML}"], what=f"npm install js-yaml@{JS_YAML}")
+    run(
+        [
+            "npm",
+            "install",
+            "--prefix",
+            str(prefix),
+            "--no-save",
+            "--no-package-lock",
+            "--no-audit",
+            "--no-fund",
+            "--ignore-scripts",
+            f"js-yaml@{JS_YAML}",
+        ],
+        what=f"npm install js-yaml@{JS_YAML}",
+    )
     if js_yaml_version(prefix / "node_modules") != JS_YAML:
         raise ProofError(f"npm did not install js-yaml {JS_YAML} into {prefix}")
     return prefix / "node_modules"
@@ -227,22 +271,40 @@ def build_upstream(checkout: Path, node_modules: Path, scratch: Path) -> Path:
             shutil.copy2(source, scratch / part)
     # The build imports js-yaml by name; Node looks for it in node_modules above the script.
     (scratch / "node_modules").symlink_to(node_modules.resolve(), target_is_directory=True)
-    run(["node", BUILD_SCRIPT], cwd=scratch, what="upstream build (node scripts/build-recipes-api.mjs)")
+    run(
+        ["node", BUILD_SCRIPT],
+        cwd=scratch,
+        what="upstream build (node scripts/build-recipes-api.mjs)",
+    )
     return scratch / "public"
 
 
 def compile_with_recipelint(checkout: Path, out: Path) -> Path:
-    run([sys.executable, "-c", RECIPELINT, "compile", str(checkout), "-o", str(out), "--no-provenance", "-q"],
-        what="recipelint compile")
+    run(
+        [
+            sys.executable,
+            "-c",
+            RECIPELINT,
+            "compile",
+            str(checkout),
+            "-o",
+            str(out),
+            "--no-provenance",
+            "-q",
+        ],
+        what="recipelint compile",
+    )
     return out
 
 
 def prove(checkout: Path, work: Path) -> list[FileResult]:
     check_checkout(checkout)
     commit = checkout_commit(checkout)
-    print(f"upstream checkout {checkout} at {commit or 'an unknown commit'}"
-          + ("" if commit == PINNED_COMMIT else f" (the pinned commit is {PINNED_COMMIT[:12]})"),
-          file=sys.stderr)
+    print(
+        f"upstream checkout {checkout} at {commit or 'an unknown commit'}"
+        + ("" if commit == PINNED_COMMIT else f" (the pinned commit is {PINNED_COMMIT[:12]})"),
+        file=sys.stderr,
+    )
     print(f"node {run(['node', '--version'], what='node --version').strip()}", file=sys.stderr)
     expected = build_upstream(checkout, ensure_js_yaml(checkout), work / "upstream")
     produced = compile_with_recipelint(checkout, work / "recipelint")
@@ -251,18 +313,37 @@ def prove(checkout: Path, work: Path) -> list[FileResult]:
 
 # --- command line -----------------------------------------------------------------------------
 
+
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("checkout", nargs="?", type=Path, help="a checkout of vllm-project/recipes")
-    parser.add_argument("--fetch", action="store_true",
-                        help=f"clone {UPSTREAM_URL} at {PINNED_COMMIT[:12]} into a temporary folder (network)")
-    parser.add_argument("--compare", nargs=2, type=Path, metavar=("EXPECTED", "PRODUCED"),
-                        help="only compare two output folders")
-    parser.add_argument("--keep", type=Path, metavar="DIR",
-                        help="build into DIR (must not exist) and keep both outputs there")
-    parser.add_argument("--show", type=int, default=SHOWN_PER_STATUS, metavar="N",
-                        help=f"list at most N files per status (default {SHOWN_PER_STATUS})")
+    parser.add_argument(
+        "--fetch",
+        action="store_true",
+        help=f"clone {UPSTREAM_URL} at {PINNED_COMMIT[:12]} into a temporary folder (network)",
+    )
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        type=Path,
+        metavar=("EXPECTED", "PRODUCED"),
+        help="only compare two output folders",
+    )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="build into DIR (must not exist) and keep both outputs there",
+    )
+    parser.add_argument(
+        "--show",
+        type=int,
+        default=SHOWN_PER_STATUS,
+        metavar="N",
+        help=f"list at most N files per status (default {SHOWN_PER_STATUS})",
+    )
     options = parser.parse_args(argv)
     chosen = sum(bool(x) for x in (options.checkout, options.fetch, options.compare))
     if chosen != 1:

@@ -66,12 +66,25 @@ def samples(document: Path) -> list[Sample]:
             continue
         opening = index + 1
         if opening >= len(lines) or not lines[opening].startswith("```"):
-            raise ValueError(f"{document}:{index + 1}: a sample marker must be followed by a ``` fence")
-        closing = next((i for i in range(opening + 1, len(lines)) if lines[i].startswith("```")), None)
+            raise ValueError(
+                f"{document}:{index + 1}: a sample marker must be followed by a ``` fence"
+            )
+        closing = next(
+            (i for i in range(opening + 1, len(lines)) if lines[i].startswith("```")), None
+        )
         if closing is None:
             raise ValueError(f"{document}:{opening + 1}: the sample's fence is not closed")
-        found.append(Sample(document, index + 1, match["dir"].strip(), tuple(shlex.split(match["args"])),
-                            "".join(lines[opening + 1:closing]), offsets[opening + 1], offsets[closing]))
+        found.append(
+            Sample(
+                document,
+                index + 1,
+                match["dir"].strip(),
+                tuple(shlex.split(match["args"])),
+                "".join(lines[opening + 1 : closing]),
+                offsets[opening + 1],
+                offsets[closing],
+            )
+        )
     return found
 
 
@@ -83,10 +96,19 @@ def render(sample: Sample, root: Path = ROOT) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "CLICOLOR_FORCE")}
     # The installed recipelint, as the reader of the docs runs it (its rule data is package data).
     env.update(NO_COLOR="1", TERM="dumb")
-    done = subprocess.run([sys.executable, "-c", ENTRY, *sample.args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, *sample.args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     if done.returncode not in (0, 1):
-        raise RuntimeError(f"{sample.where}: recipelint exited {done.returncode}: {done.stderr.strip()}")
+        raise RuntimeError(
+            f"{sample.where}: recipelint exited {done.returncode}: {done.stderr.strip()}"
+        )
     return done.stdout
 
 
@@ -95,7 +117,7 @@ def rewrite(document: Path, root: Path = ROOT) -> bool:
     text = document.read_text(encoding="utf-8")
     updated = text
     for sample in reversed(samples(document)):  # from the end, so earlier offsets stay valid
-        updated = updated[:sample.start] + render(sample, root) + updated[sample.end:]
+        updated = updated[: sample.start] + render(sample, root) + updated[sample.end :]
     if updated != text:
         document.write_text(updated, encoding="utf-8")
     return updated != text

@@ -6,10 +6,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from recipelint.rulebook import Example
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic
 from recipelint.engine import run_checks
+from recipelint.rulebook import Example
 from recipelint.tree import load_tree
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -18,10 +18,25 @@ CONTEXT_PARTS = ("taxonomy.yaml", "platforms.yaml", "strategies", "kv_store")
 
 # A minimal valid recipe for rule unit tests; copy it before changing it.
 DEMO_RECIPE: dict[str, Any] = {
-    "meta": {"title": "Demo", "slug": "demo", "provider": "Acme", "description": "Demo.",
-             "date_added": "2026-01-10", "date_updated": "2026-01-12", "difficulty": "beginner", "tasks": ["text"]},
-    "model": {"model_id": "acme/demo", "min_vllm_version": "0.20.0", "architecture": "dense",
-              "parameter_count": "8B", "active_parameters": "8B", "context_length": 32768, "base_args": []},
+    "meta": {
+        "title": "Demo",
+        "slug": "demo",
+        "provider": "Acme",
+        "description": "Demo.",
+        "date_added": "2026-01-10",
+        "date_updated": "2026-01-12",
+        "difficulty": "beginner",
+        "tasks": ["text"],
+    },
+    "model": {
+        "model_id": "acme/demo",
+        "min_vllm_version": "0.20.0",
+        "architecture": "dense",
+        "parameter_count": "8B",
+        "active_parameters": "8B",
+        "context_length": 32768,
+        "base_args": [],
+    },
     "variants": {"default": {"precision": "bf16", "vram_minimum_gb": 20}},
     "compatible_strategies": ["single_node_tp"],
     "guide": "## Overview\n",

@@ -26,8 +26,10 @@ def shared_folder() -> Path:
 SHARED = shared_folder()
 CORPUS_TREE = SHARED / "corpus" / "upstream" / "tree"
 EMBEDDED_TREE = PROJECT_ROOT / "recipes"
-SKIP_REASON = (f"the upstream corpus is absent: set {SHARED_VARIABLE} to the folder holding corpus/ "
-               f"(now {SHARED})")
+SKIP_REASON = (
+    f"the upstream corpus is absent: set {SHARED_VARIABLE} to the folder holding corpus/ "
+    f"(now {SHARED})"
+)
 
 
 @pytest.fixture(scope="session")

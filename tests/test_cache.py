@@ -8,6 +8,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import CORPUS_TREE as CORPUS
+from conftest import SKIP_REASON
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,8 +19,6 @@ from recipelint.compiler import Compiler
 from recipelint.config import Config
 from recipelint.jsvalue import UNDEFINED
 from recipelint.tree import load_tree
-
-from conftest import CORPUS_TREE as CORPUS, SKIP_REASON
 
 PROJECT = Path(__file__).resolve().parent.parent
 EMBEDDED = PROJECT / "recipes"
@@ -30,12 +30,16 @@ def _copy_tree(source: Path, into: Path) -> Path:
     return into
 
 
-def _compile(root: Path, cache_dir: Path | None) -> tuple[dict[str, bytes], list, RecipeCache | None]:
+def _compile(
+    root: Path, cache_dir: Path | None
+) -> tuple[dict[str, bytes], list, RecipeCache | None]:
     tree = load_tree(root)
     config = Config()
     cache = None
     if cache_dir is not None:
-        cache = RecipeCache(cache_dir, tree_fingerprint(tree, None, config.max_renderings, config.limits))
+        cache = RecipeCache(
+            cache_dir, tree_fingerprint(tree, None, config.max_renderings, config.limits)
+        )
     result = Compiler(tree, None, config.max_renderings).run(source=cache)
     return dict(result.files.items()), result.diagnostics, cache
 
@@ -77,8 +81,14 @@ def test_findings_come_back_from_the_cache(tmp_path: Path) -> None:
     # A variant published under the recipe's own id: an RL706 finding from the compile.
     text = recipe.read_text()
     assert "\nvariants:\n" in text
-    recipe.write_text(text.replace("\nvariants:\n", "\nvariants:\n  again:\n"
-                                   "    model_id: nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16\n", 1))
+    recipe.write_text(
+        text.replace(
+            "\nvariants:\n",
+            "\nvariants:\n  again:\n"
+            "    model_id: nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16\n",
+            1,
+        )
+    )
     fresh = _compile(root, None)
     _compile(root, tmp_path / "cache")
     warm = _compile(root, tmp_path / "cache")
@@ -117,11 +127,20 @@ def _published(out: Path) -> dict[Path, bytes]:
     return {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
 
 
-def test_cli_reuses_the_cache_and_refuses_one_inside_the_output(tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_reuses_the_cache_and_refuses_one_inside_the_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = _copy_tree(EMBEDDED, tmp_path / "tree")
     out = tmp_path / "out"
-    args = ["compile", str(root), "-o", str(out), "--cache", str(tmp_path / "cache"), "--no-provenance"]
+    args = [
+        "compile",
+        str(root),
+        "-o",
+        str(out),
+        "--cache",
+        str(tmp_path / "cache"),
+        "--no-provenance",
+    ]
     assert main(args) == 0
     before = _published(out)
     capsys.readouterr()
@@ -143,19 +162,32 @@ def test_corpus_recompile_after_one_edit_matches_a_fresh_compile(tmp_path: Path)
     assert (files, findings) == _compile(root, None)[:2]
 
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**80), 2**80), st.floats(allow_nan=True),
-                    st.text(max_size=5), st.just(UNDEFINED))
-values = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)), max_leaves=10)
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**80), 2**80),
+    st.floats(allow_nan=True),
+    st.text(max_size=5),
+    st.just(UNDEFINED),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
 
 
 def _same(a: object, b: object) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, float):
-        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+        return (math.isnan(a) and math.isnan(b)) or (
+            a == b and math.copysign(1, a) == math.copysign(1, b)
+        )
     if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=False))
     if isinstance(a, dict):
         return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
     return a == b

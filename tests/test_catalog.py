@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from catalog_harness import CONTEXT, run_example
+
 from recipelint.rulebook import load_catalog
 
 CATALOG = load_catalog()
@@ -33,7 +33,9 @@ def test_rule_names_are_unique() -> None:
     assert len(names) == len(set(names))
 
 
-@pytest.mark.skipif(not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing")
+@pytest.mark.skipif(
+    not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
+)
 @pytest.mark.parametrize(("code", "kind", "example"), EXAMPLES)
 def test_example(code: str, kind: str, example, tmp_path: Path) -> None:
     codes = [d.code for d in run_example(example, tmp_path)]

@@ -16,57 +16,185 @@ import pytest
 
 from recipelint.cli import main
 
-NEWER_THAN_MINIMUM = "flag, value or JSON key added after the recipe's min_vllm_version (grep of both releases)"
+NEWER_THAN_MINIMUM = (
+    "flag, value or JSON key added after the recipe's min_vllm_version (grep of both releases)"
+)
 
 REVIEWED_ERRORS: dict[tuple[str, str], tuple[int, str]] = {
-    ("models/MiniMaxAI/MiniMax-M2.1.yaml", "RL358"): (3, NEWER_THAN_MINIMUM + ": minimax_m2 parsers 0.11.1, --attention-backend 0.13.0"),
-    ("models/MiniMaxAI/MiniMax-M2.yaml", "RL358"): (3, NEWER_THAN_MINIMUM + ": minimax_m2 parsers 0.11.1, --attention-backend 0.13.0"),
-    ("models/MiniMaxAI/MiniMax-M3.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --attention-config key minimax_m3_msa_decode_backend 0.27.0"),
-    ("models/MiniMaxAI/MiniMax-M3.yaml", "RL753"): (1, "docker_image holds a whole `docker pull …` command, printed unquoted into shell commands"),
-    ("models/OpenGVLab/InternVL3_5-8B.yaml", "RL358"): (2, NEWER_THAN_MINIMUM + ": --mm-encoder-tp-mode 0.10.2, --language-model-only 0.17.0"),
-    ("models/PaddlePaddle/PaddleOCR-VL-1.5.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0"),
-    ("models/PaddlePaddle/PaddleOCR-VL-1.6.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0"),
-    ("models/Qwen/Qwen-Image.yaml", "RL350"): (1, "--ignored-layers is defined by no vllm-omni release 0.14-0.30"),
-    ("models/Qwen/Qwen3-1.7B.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --reasoning-parser qwen3 0.9.0"),
-    ("models/Qwen/Qwen3-30B-A3B.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --reasoning-parser qwen3 0.9.0"),
-    ("models/Qwen/Qwen3-32B.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --reasoning-parser qwen3 0.9.0"),
-    ("models/Qwen/Qwen3-4B.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --reasoning-parser qwen3 0.9.0"),
-    ("models/Qwen/Qwen3-8B.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --reasoning-parser qwen3 0.9.0"),
-    ("models/Qwen/Qwen3-VL-235B-A22B-Instruct.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0"),
-    ("models/Qwen/Qwen3.6-35B-A3B.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": speculative-config key moe_backend 0.19.0"),
-    ("models/baidu/ERNIE-4.5-VL-28B-A3B-PT.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0"),
-    ("models/deepseek-ai/DeepSeek-OCR.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0"),
-    ("models/deepseek-ai/DeepSeek-V3.2-Exp.yaml", "RL358"): (2, NEWER_THAN_MINIMUM + ": deepseek_v32 tool parser and tokenizer mode 0.13.0"),
-    ("models/deepseek-ai/DeepSeek-V4-Flash.yaml", "RL358"): (13, NEWER_THAN_MINIMUM + ": --moe-backend b12x 0.29.0, --linear-backend 0.22.0/b12x 0.28.0, speculative keys 0.21.0"),
-    ("models/deepseek-ai/DeepSeek-V4-Pro.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": speculative-config key draft_sample_method 0.21.0"),
-    ("models/inclusionAI/Ling-3.0-flash.yaml", "RL358"): (2, NEWER_THAN_MINIMUM + ": ling3 parsers 0.28.0"),
-    ("models/internlm/Intern-S1.yaml", "RL358"): (2, NEWER_THAN_MINIMUM + ": --mm-encoder-tp-mode 0.10.2, --language-model-only 0.17.0"),
-    ("models/meta-models/Muse-Glimmer-30B.yaml", "RL358"): (2, NEWER_THAN_MINIMUM + ": muse_glimmer parsers 0.28.0"),
-    ("models/mistralai/Ministral-3-14B-Instruct-2512.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0"),
-    ("models/nvidia/NVIDIA-Nemotron-Nano-12B-v2-VL-BF16.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0"),
-    ("models/nvidia/NVIDIA-Nemotron-Nano-9B-v2.yaml", "RL350"): (1, "--tool-call-parser-plugin is a typo of --tool-parser-plugin"),
-    ("models/openai/gpt-oss-120b.yaml", "RL358"): (4, NEWER_THAN_MINIMUM + ": -cc alias 0.12.0, openai tool parser 0.10.2, --attention-backend 0.13.0"),
-    ("models/openai/gpt-oss-20b.yaml", "RL358"): (4, NEWER_THAN_MINIMUM + ": -cc alias 0.12.0, openai tool parser 0.10.2, --attention-backend 0.13.0"),
-    ("models/stepfun-ai/Step-3.5-Flash.yaml", "RL358"): (2, NEWER_THAN_MINIMUM + ": step3p5 parsers 0.15.1"),
-    ("models/tencent/HunyuanOCR.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0"),
-    ("models/zai-org/GLM-4.5V.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0"),
-    ("models/zai-org/GLM-4.6V.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0"),
-    ("models/zai-org/GLM-4.7.yaml", "RL358"): (1, NEWER_THAN_MINIMUM + ": glm47 tool parser 0.14.0"),
+    ("models/MiniMaxAI/MiniMax-M2.1.yaml", "RL358"): (
+        3,
+        NEWER_THAN_MINIMUM + ": minimax_m2 parsers 0.11.1, --attention-backend 0.13.0",
+    ),
+    ("models/MiniMaxAI/MiniMax-M2.yaml", "RL358"): (
+        3,
+        NEWER_THAN_MINIMUM + ": minimax_m2 parsers 0.11.1, --attention-backend 0.13.0",
+    ),
+    ("models/MiniMaxAI/MiniMax-M3.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --attention-config key minimax_m3_msa_decode_backend 0.27.0",
+    ),
+    ("models/MiniMaxAI/MiniMax-M3.yaml", "RL753"): (
+        1,
+        "docker_image holds a whole `docker pull …` command, printed unquoted into shell commands",
+    ),
+    ("models/OpenGVLab/InternVL3_5-8B.yaml", "RL358"): (
+        2,
+        NEWER_THAN_MINIMUM + ": --mm-encoder-tp-mode 0.10.2, --language-model-only 0.17.0",
+    ),
+    ("models/PaddlePaddle/PaddleOCR-VL-1.5.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0",
+    ),
+    ("models/PaddlePaddle/PaddleOCR-VL-1.6.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0",
+    ),
+    ("models/Qwen/Qwen-Image.yaml", "RL350"): (
+        1,
+        "--ignored-layers is defined by no vllm-omni release 0.14-0.30",
+    ),
+    ("models/Qwen/Qwen3-1.7B.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --reasoning-parser qwen3 0.9.0",
+    ),
+    ("models/Qwen/Qwen3-30B-A3B.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --reasoning-parser qwen3 0.9.0",
+    ),
+    ("models/Qwen/Qwen3-32B.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --reasoning-parser qwen3 0.9.0",
+    ),
+    ("models/Qwen/Qwen3-4B.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --reasoning-parser qwen3 0.9.0",
+    ),
+    ("models/Qwen/Qwen3-8B.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --reasoning-parser qwen3 0.9.0",
+    ),
+    ("models/Qwen/Qwen3-VL-235B-A22B-Instruct.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0",
+    ),
+    ("models/Qwen/Qwen3.6-35B-A3B.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": speculative-config key moe_backend 0.19.0",
+    ),
+    ("models/baidu/ERNIE-4.5-VL-28B-A3B-PT.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0",
+    ),
+    ("models/deepseek-ai/DeepSeek-OCR.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0",
+    ),
+    ("models/deepseek-ai/DeepSeek-V3.2-Exp.yaml", "RL358"): (
+        2,
+        NEWER_THAN_MINIMUM + ": deepseek_v32 tool parser and tokenizer mode 0.13.0",
+    ),
+    ("models/deepseek-ai/DeepSeek-V4-Flash.yaml", "RL358"): (
+        13,
+        NEWER_THAN_MINIMUM
+        + ": --moe-backend b12x 0.29.0, --linear-backend 0.22.0/b12x 0.28.0, speculative keys 0.21.0",
+    ),
+    ("models/deepseek-ai/DeepSeek-V4-Pro.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": speculative-config key draft_sample_method 0.21.0",
+    ),
+    ("models/inclusionAI/Ling-3.0-flash.yaml", "RL358"): (
+        2,
+        NEWER_THAN_MINIMUM + ": ling3 parsers 0.28.0",
+    ),
+    ("models/internlm/Intern-S1.yaml", "RL358"): (
+        2,
+        NEWER_THAN_MINIMUM + ": --mm-encoder-tp-mode 0.10.2, --language-model-only 0.17.0",
+    ),
+    ("models/meta-models/Muse-Glimmer-30B.yaml", "RL358"): (
+        2,
+        NEWER_THAN_MINIMUM + ": muse_glimmer parsers 0.28.0",
+    ),
+    ("models/mistralai/Ministral-3-14B-Instruct-2512.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0",
+    ),
+    ("models/nvidia/NVIDIA-Nemotron-Nano-12B-v2-VL-BF16.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0",
+    ),
+    ("models/nvidia/NVIDIA-Nemotron-Nano-9B-v2.yaml", "RL350"): (
+        1,
+        "--tool-call-parser-plugin is a typo of --tool-parser-plugin",
+    ),
+    ("models/openai/gpt-oss-120b.yaml", "RL358"): (
+        4,
+        NEWER_THAN_MINIMUM
+        + ": -cc alias 0.12.0, openai tool parser 0.10.2, --attention-backend 0.13.0",
+    ),
+    ("models/openai/gpt-oss-20b.yaml", "RL358"): (
+        4,
+        NEWER_THAN_MINIMUM
+        + ": -cc alias 0.12.0, openai tool parser 0.10.2, --attention-backend 0.13.0",
+    ),
+    ("models/stepfun-ai/Step-3.5-Flash.yaml", "RL358"): (
+        2,
+        NEWER_THAN_MINIMUM + ": step3p5 parsers 0.15.1",
+    ),
+    ("models/tencent/HunyuanOCR.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0",
+    ),
+    ("models/zai-org/GLM-4.5V.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0",
+    ),
+    ("models/zai-org/GLM-4.6V.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0",
+    ),
+    ("models/zai-org/GLM-4.7.yaml", "RL358"): (
+        1,
+        NEWER_THAN_MINIMUM + ": glm47 tool parser 0.14.0",
+    ),
 }
 
 # Totals per code and severity for every family, so no family drifts unnoticed.
 # RL304 26 -> 21: repeated items of one list are one finding. RL102 2 -> 0: the two unquoted
 # kv_store env values are reported once each, as the fixable RL551 warning.
 TOTALS: dict[tuple[str, str], int] = {
-    ("RL101", "error"): 2, ("RL103", "error"): 3, ("RL104", "error"): 3,
-    ("RL105", "error"): 1, ("RL107", "error"): 3, ("RL201", "error"): 4, ("RL208", "warning"): 41,
-    ("RL209", "error"): 5, ("RL302", "warning"): 1, ("RL303", "info"): 17, ("RL304", "info"): 21,
-    ("RL306", "error"): 1, ("RL310", "error"): 12, ("RL312", "warning"): 12, ("RL314", "warning"): 1,
-    ("RL340", "info"): 83, ("RL341", "warning"): 2, ("RL350", "error"): 2, ("RL353", "warning"): 8,
-    ("RL355", "warning"): 3, ("RL358", "error"): 58, ("RL360", "info"): 1, ("RL404", "error"): 1,
-    ("RL405", "warning"): 3, ("RL406", "warning"): 17, ("RL553", "error"): 24,
-    ("RL551", "warning"): 2, ("RL554", "warning"): 3, ("RL603", "warning"): 2, ("RL706", "info"): 3, ("RL706", "warning"): 1,
-    ("RL707", "warning"): 1, ("RL753", "error"): 1,
+    ("RL101", "error"): 2,
+    ("RL103", "error"): 3,
+    ("RL104", "error"): 3,
+    ("RL105", "error"): 1,
+    ("RL107", "error"): 3,
+    ("RL201", "error"): 4,
+    ("RL208", "warning"): 41,
+    ("RL209", "error"): 5,
+    ("RL302", "warning"): 1,
+    ("RL303", "info"): 17,
+    ("RL304", "info"): 21,
+    ("RL306", "error"): 1,
+    ("RL310", "error"): 12,
+    ("RL312", "warning"): 12,
+    ("RL314", "warning"): 1,
+    ("RL340", "info"): 83,
+    ("RL341", "warning"): 2,
+    ("RL350", "error"): 2,
+    ("RL353", "warning"): 8,
+    ("RL355", "warning"): 3,
+    ("RL358", "error"): 58,
+    ("RL360", "info"): 1,
+    ("RL404", "error"): 1,
+    ("RL405", "warning"): 3,
+    ("RL406", "warning"): 17,
+    ("RL553", "error"): 24,
+    ("RL551", "warning"): 2,
+    ("RL554", "warning"): 3,
+    ("RL603", "warning"): 2,
+    ("RL706", "info"): 3,
+    ("RL706", "warning"): 1,
+    ("RL707", "warning"): 1,
+    ("RL753", "error"): 1,
 }
 
 
@@ -81,13 +209,18 @@ def findings(corpus_tree: Path) -> list[dict]:
     assert status == 1
     records = json.loads(buffer.getvalue())
     for record in records:
-        record["file"] = Path(record["path"]).resolve().relative_to(corpus_tree.resolve()).as_posix()
+        record["file"] = (
+            Path(record["path"]).resolve().relative_to(corpus_tree.resolve()).as_posix()
+        )
     return records
 
 
 def test_flag_and_compile_errors_are_the_reviewed_ones(findings: list[dict]) -> None:
-    errors = Counter((r["file"], r["code"]) for r in findings
-                     if r["severity"] == "error" and r["code"][:4] in ("RL35", "RL70", "RL75"))
+    errors = Counter(
+        (r["file"], r["code"])
+        for r in findings
+        if r["severity"] == "error" and r["code"][:4] in ("RL35", "RL70", "RL75")
+    )
     assert dict(errors) == {key: count for key, (count, _why) in REVIEWED_ERRORS.items()}
 
 

@@ -10,16 +10,18 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from catalog_harness import CONTEXT, build_context
 
 MEMORY_CAP = 1024 * 1024 * 1024  # bytes of address space for the child
 HANG_GUARD = 120  # seconds; a hang, not a speed target
 
-LAUGHS = "\n".join(
-    ["l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
-    + [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 12)]
-) + "\n"
+LAUGHS = (
+    "\n".join(
+        ["l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+        + [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 12)]
+    )
+    + "\n"
+)
 
 HOSTILE: dict[str, tuple[bytes, str]] = {
     "duplicate-keys": (b"meta:\n  title: a\n  title: b\n", "RL002"),
@@ -43,11 +45,19 @@ def _limit_memory() -> None:
 
 def run_check(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-c", "from recipelint.cli import run; run()", "check", *args]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=HANG_GUARD,
-                          preexec_fn=_limit_memory)
+    return subprocess.run(
+        command,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+        preexec_fn=_limit_memory,
+    )
 
 
-@pytest.mark.skipif(not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing")
+@pytest.mark.skipif(
+    not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
+)
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_file_gives_a_diagnostic(name: str, tmp_path: Path) -> None:
     content, code = HOSTILE[name]

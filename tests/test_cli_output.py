@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-
 from conftest import PROJECT_ROOT
-from recipelint.rulebook import DOCS_URL, PROJECT_URL, load_catalog, rule_url
+from test_fix import recipe, write
+
 from recipelint.cli import cli, main
 from recipelint.progress import Progress
 from recipelint.report import use_color
-from test_fix import recipe, write
+from recipelint.rulebook import DOCS_URL, PROJECT_URL, load_catalog, rule_url
 
 RECIPE = "models/acme/Demo-8B.yaml"
 # Three fixable infos (two RL304, one RL303) and nothing else in this recipe.
@@ -73,7 +73,9 @@ def test_output_file_holds_what_stdout_would(tree: Path, output_format: str) -> 
         assert "1 file checked" in saved.stderr  # the summary line stays on stderr
 
 
-def test_output_file_that_cannot_be_written_is_a_usage_error(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_output_file_that_cannot_be_written_is_a_usage_error(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tree / "taken").mkdir()
     assert main(["check", "models/acme", "--output-file", "taken"]) == 2
     (tree / "plain").write_text("", encoding="utf-8")
@@ -114,8 +116,14 @@ def test_warnings_alone_exit_zero_unless_strict(embedded_tree: Path) -> None:
 def test_help_states_the_exit_status_and_the_new_options() -> None:
     text = " ".join(run("check", "--help").stdout.split())
     assert "1 errors found (or warnings with --strict" in text
-    for option in ("--output-file", "--exit-zero", "--statistics", "--show-source / --no-show-source",
-                   "--color [auto|always|never]", "comma list"):
+    for option in (
+        "--output-file",
+        "--exit-zero",
+        "--statistics",
+        "--show-source / --no-show-source",
+        "--color [auto|always|never]",
+        "comma list",
+    ):
         assert option in text
 
 
@@ -128,9 +136,11 @@ def test_statistics_text_is_ruffs_table(tree: Path) -> None:
     rows = [STATISTIC.fullmatch(line) for line in lines]
     assert all(rows), lines
     table = [(int(m[1]), m[2], m[3] == "[*]", m[4]) for m in rows if m]
-    assert [(-count, code) for count, code, _, _ in table] == sorted((-c, code) for c, code, _, _ in table)
+    assert [(-count, code) for count, code, _, _ in table] == sorted(
+        (-c, code) for c, code, _, _ in table
+    )
     catalog = load_catalog()
-    for count, code, fixable, name in table:
+    for _count, code, fixable, name in table:
         assert name == catalog[code].name and fixable == catalog[code].autofix
     assert (2, "RL304", True, "flag-underscore-spelling") in table
     assert (1, "RL303", True, "flag-equals-value") in table
@@ -161,20 +171,28 @@ def test_color_choices_and_environment(tree: Path) -> None:
     assert "\x1b[36m" not in run("check", "models/acme").stdout
     assert "\x1b[36minfo\x1b[0m" in run("check", "models/acme", "--color", "always").stdout
     assert "\x1b[" in run("check", "models/acme", env={"FORCE_COLOR": "1"}).stdout
-    assert "\x1b[" not in run("check", "models/acme", env={"FORCE_COLOR": "1", "NO_COLOR": "1"}).stdout
-    assert "\x1b[" not in run("check", "models/acme", "--color", "never", env={"FORCE_COLOR": "1"}).stdout
+    assert (
+        "\x1b[" not in run("check", "models/acme", env={"FORCE_COLOR": "1", "NO_COLOR": "1"}).stdout
+    )
+    assert (
+        "\x1b["
+        not in run("check", "models/acme", "--color", "never", env={"FORCE_COLOR": "1"}).stdout
+    )
 
 
-@pytest.mark.parametrize(("choice", "tty", "env", "expected"), [
-    ("auto", True, {}, True),
-    ("auto", False, {}, False),
-    ("auto", True, {"NO_COLOR": "1"}, False),
-    ("auto", True, {"NO_COLOR": ""}, True),  # set but empty does not count (no-color.org)
-    ("auto", False, {"FORCE_COLOR": "1"}, True),
-    ("auto", False, {"FORCE_COLOR": ""}, False),
-    ("always", False, {"NO_COLOR": "1"}, True),
-    ("never", True, {"FORCE_COLOR": "1"}, False),
-])
+@pytest.mark.parametrize(
+    ("choice", "tty", "env", "expected"),
+    [
+        ("auto", True, {}, True),
+        ("auto", False, {}, False),
+        ("auto", True, {"NO_COLOR": "1"}, False),
+        ("auto", True, {"NO_COLOR": ""}, True),  # set but empty does not count (no-color.org)
+        ("auto", False, {"FORCE_COLOR": "1"}, True),
+        ("auto", False, {"FORCE_COLOR": ""}, False),
+        ("always", False, {"NO_COLOR": "1"}, True),
+        ("never", True, {"FORCE_COLOR": "1"}, False),
+    ],
+)
 def test_use_color(choice: str, tty: bool, env: dict[str, str], expected: bool) -> None:
     assert use_color(choice, tty, env) is expected
 
@@ -183,9 +201,13 @@ def test_a_terminal_gets_excerpts_and_colour_by_default(tree: Path) -> None:
     """stdout a real pseudo-terminal: excerpts and colour without any option."""
     leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    with subprocess.Popen([sys.executable, "-c", "from recipelint.cli import run; run()", "check",
-                           "models/acme"], cwd=tree, stdout=follower, stderr=subprocess.DEVNULL,
-                          env=env) as process:
+    with subprocess.Popen(
+        [sys.executable, "-c", "from recipelint.cli import run; run()", "check", "models/acme"],
+        cwd=tree,
+        stdout=follower,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    ) as process:
         os.close(follower)
         chunks = []
         while True:
@@ -215,7 +237,10 @@ def test_fixable_findings_are_marked_and_counted(tree: Path) -> None:
 def test_fix_reports_per_rule_and_what_remains(tree: Path) -> None:
     preview = run("check", "models/acme", "--diff")
     assert preview.exit_code == 1
-    assert "would fix 1 × RL303 flag-equals-value\nwould fix 2 × RL304 flag-underscore-spelling\n" in preview.stderr
+    assert (
+        "would fix 1 × RL303 flag-equals-value\nwould fix 2 × RL304 flag-underscore-spelling\n"
+        in preview.stderr
+    )
     done = run("check", "models/acme", "--fix")
     assert done.exit_code == 0
     assert done.stderr.splitlines() == [
@@ -258,13 +283,21 @@ def test_rules_json_is_the_catalog() -> None:
     assert [entry["code"] for entry in entries] == list(catalog)
     for entry in entries:
         info = catalog[entry["code"]]
-        assert entry == {"code": info.code, "name": info.name, "severity": str(info.severity),
-                         "summary": info.summary, "fixable": info.autofix, "url": rule_url(info.code)}
+        assert entry == {
+            "code": info.code,
+            "name": info.name,
+            "severity": str(info.severity),
+            "summary": info.summary,
+            "fixable": info.autofix,
+            "url": rule_url(info.code),
+        }
 
 
 def test_project_urls_are_defined_once() -> None:
     """pyproject's [project.urls] and recipelint.rulebook say the same (one must follow the other)."""
-    urls = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
+    urls = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "urls"
+    ]
     assert urls == {"Homepage": PROJECT_URL, "Documentation": DOCS_URL}
     assert rule_url("RL304") == f"{DOCS_URL}/rule-reference.md#rl304"
 
@@ -282,27 +315,49 @@ def test_progress_is_silent_off_a_terminal_and_when_quiet() -> None:
 
 def test_progress_draws_when_forced_and_clears_its_line() -> None:
     stream, now = io.StringIO(), iter(range(100))
-    with Progress("compiling recipes", 3, stream=stream, tty=True, clock=lambda: float(next(now))) as progress:
+    with Progress(
+        "compiling recipes", 3, stream=stream, tty=True, clock=lambda: float(next(now))
+    ) as progress:
         for _ in progress.iterate(range(3)):
             pass
         progress.phase("extracting HEAD")
     out = stream.getvalue()
-    assert "compiling recipes 0/3" in out and "compiling recipes 3/3" in out and "extracting HEAD" in out
+    assert (
+        "compiling recipes 0/3" in out
+        and "compiling recipes 3/3" in out
+        and "extracting HEAD" in out
+    )
     assert out.endswith("\r\x1b[K")  # nothing is left on the line
 
 
 def test_progress_redraws_at_most_ten_times_a_second() -> None:
     stream = io.StringIO()
-    with Progress("compiling recipes", 1000, stream=stream, tty=True, clock=lambda: 5.0) as progress:
+    with Progress(
+        "compiling recipes", 1000, stream=stream, tty=True, clock=lambda: 5.0
+    ) as progress:
         for _ in progress.iterate(range(1000)):
             pass
     assert stream.getvalue().count("compiling recipes") == 2  # the first and the last count
 
 
-def test_commands_print_no_progress_when_stderr_is_not_a_terminal(tree: Path, embedded_tree: Path) -> None:
-    compiled = subprocess.run([sys.executable, "-c", "from recipelint.cli import run; run()", "compile",
-                               ".", "--dry-run"], cwd=tree, capture_output=True, text=True, timeout=300,
-                              check=False)
+def test_commands_print_no_progress_when_stderr_is_not_a_terminal(
+    tree: Path, embedded_tree: Path
+) -> None:
+    compiled = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from recipelint.cli import run; run()",
+            "compile",
+            ".",
+            "--dry-run",
+        ],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert compiled.returncode == 0
     assert "\r" not in compiled.stderr and "compiling recipes" not in compiled.stderr
     diffed = run("diff", str(embedded_tree), ".")
@@ -316,7 +371,8 @@ def test_the_rule_reference_page_is_generated_from_the_catalog() -> None:
 
     page = Path(__file__).resolve().parent.parent / "docs" / "rule-reference.md"
     catalog = list(load_catalog().values())
-    assert page.read_text(encoding="utf-8") == reference_markdown(catalog), \
+    assert page.read_text(encoding="utf-8") == reference_markdown(catalog), (
         "regenerate it: recipelint rules --format markdown > docs/rule-reference.md"
+    )
     text = page.read_text(encoding="utf-8")
     assert all(f'<a id="{info.code.lower()}"></a>' in text for info in catalog)

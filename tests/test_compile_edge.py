@@ -19,11 +19,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_compile_parity import _expected, _mismatches
 
 from recipelint.cli import main
 from recipelint.compiler import CompileResult, compile_tree
 from recipelint.diagnostics import Severity
-from test_compile_parity import _expected, _mismatches
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,9 @@ def _findings(result: CompileResult, name: str) -> list[tuple[str, Severity, int
     return [(d.code, d.severity, d.span.line) for d in result.diagnostics if d.path.name == name]
 
 
-def test_every_edge_file_matches_upstream_in_memory(edge_result: CompileResult, shared_dir: Path) -> None:
+def test_every_edge_file_matches_upstream_in_memory(
+    edge_result: CompileResult, shared_dir: Path
+) -> None:
     expected = _expected(shared_dir / "corpus" / "edge" / "expected.tar.xz")
     assert len(expected) == 546
     assert _mismatches(dict(edge_result.files.items()), expected) == ([], [], [])
@@ -64,10 +66,14 @@ def test_valid_fixtures_compile_without_errors(edge_result: CompileResult) -> No
     invalid = {"numarg.yaml", "tpdp.yaml", "docker.yaml"}
     errors = {d.path.name for d in edge_result.diagnostics if d.severity is Severity.ERROR}
     assert errors == invalid
-    assert [(c, s) for c, s, _ in _findings(edge_result, "nodefault.yaml")] == [("RL711", Severity.WARNING)]
+    assert [(c, s) for c, s, _ in _findings(edge_result, "nodefault.yaml")] == [
+        ("RL711", Severity.WARNING)
+    ]
     promote = _findings(edge_result, "promote.yaml")
     assert sorted((code, sev) for code, sev, _ in promote) == [
-        ("RL706", Severity.INFO), ("RL707", Severity.WARNING)]
+        ("RL706", Severity.INFO),
+        ("RL707", Severity.WARNING),
+    ]
 
 
 def test_cli_writes_nothing_for_the_edge_tree(edge_tree: Path, tmp_path: Path) -> None:

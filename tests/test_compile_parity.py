@@ -5,7 +5,6 @@ from __future__ import annotations
 import tarfile
 from pathlib import Path
 
-
 import pytest
 
 from recipelint.compiler import CompileResult, compile_tree
@@ -26,14 +25,18 @@ def _expected(archive: Path) -> dict[str, bytes]:
     return files
 
 
-def _mismatches(produced: dict[str, bytes], expected: dict[str, bytes]) -> tuple[list[str], list[str], list[str]]:
+def _mismatches(
+    produced: dict[str, bytes], expected: dict[str, bytes]
+) -> tuple[list[str], list[str], list[str]]:
     missing = sorted(set(expected) - set(produced))
     extra = sorted(set(produced) - set(expected))
     different = sorted(p for p in expected.keys() & produced.keys() if produced[p] != expected[p])
     return missing, extra, different
 
 
-def test_upstream_corpus_is_reproduced_byte_for_byte(corpus_result: CompileResult, shared_dir: Path) -> None:
+def test_upstream_corpus_is_reproduced_byte_for_byte(
+    corpus_result: CompileResult, shared_dir: Path
+) -> None:
     result = corpus_result
     assert result.ok, [d.message for d in result.diagnostics if d.severity.name == "ERROR"]
     produced = dict(result.files.items())
@@ -44,13 +47,19 @@ def test_upstream_corpus_is_reproduced_byte_for_byte(corpus_result: CompileResul
     assert len(produced) == len(expected)
 
 
-def test_corpus_compile_reports_only_the_known_promotion_collisions(corpus_result: CompileResult) -> None:
+def test_corpus_compile_reports_only_the_known_promotion_collisions(
+    corpus_result: CompileResult,
+) -> None:
     result = corpus_result
     assert {d.code for d in result.diagnostics} == {"RL706", "RL707"}
     duplicates = [d.path.name for d in result.diagnostics if d.code == "RL707"]
     assert duplicates == ["ERNIE-4.5-VL-28B-A3B-PT.yaml"]
     collisions = sorted(d.path.name for d in result.diagnostics if d.code == "RL706")
-    assert collisions == sorted([
-        "dots3-note-prev.yaml", "Phi-4-mini-instruct.yaml",
-        "NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16.yaml", "Inkling-Small.yaml",
-    ])
+    assert collisions == sorted(
+        [
+            "dots3-note-prev.yaml",
+            "Phi-4-mini-instruct.yaml",
+            "NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16.yaml",
+            "Inkling-Small.yaml",
+        ]
+    )

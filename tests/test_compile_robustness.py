@@ -6,7 +6,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from recipelint.compiler import Compiler, unsafe_path_reason
 from recipelint.load import Document
@@ -16,39 +17,92 @@ PROFILES = {
     "h200": {"brand": "NVIDIA", "generation": "hopper", "gpu_count": 8, "vram_gb": 1128},
     "gb200": {"brand": "NVIDIA", "generation": ["blackwell"], "gpu_count": 4, "vram_gb": 768},
     "mi300x": {"brand": "AMD", "generation": "amd", "gpu_count": 8, "vram_gb": 1536},
-    "box": {"brand": "NVIDIA", "generation": "blackwell", "gpu_count": 1, "vram_gb": 32,
-            "scalable": False, "restricted": True},
+    "box": {
+        "brand": "NVIDIA",
+        "generation": "blackwell",
+        "gpu_count": 1,
+        "vram_gb": 32,
+        "scalable": False,
+        "restricted": True,
+    },
     "xeon": {"brand": "Intel", "generation": "cpu", "gpu_count": 1, "restricted": True},
 }
 STRATEGIES = [
     {"name": "single_node_tp", "deploy_type": "single_node", "vllm_args": []},
-    {"name": "multi_node_dep", "deploy_type": "multi_node", "parallel_flag": "--data-parallel-size"},
+    {
+        "name": "multi_node_dep",
+        "deploy_type": "multi_node",
+        "parallel_flag": "--data-parallel-size",
+    },
     {"name": "multi_node_tp_pp", "deploy_type": "multi_node", "parallelism": "tp_pp"},
-    {"name": "pd_cluster", "deploy_type": "pd_cluster", "prefill": {"vllm_args": ["--port", "8001"]},
-     "decode": {"env": {"A": "1"}}},
+    {
+        "name": "pd_cluster",
+        "deploy_type": "pd_cluster",
+        "prefill": {"vllm_args": ["--port", "8001"]},
+        "decode": {"env": {"A": "1"}},
+    },
 ]
-KV = [{"name": "kv_c", "deploy_type": "kv_store_lb", "vllm": {"vllm_args": ["--kv", "x"], "env": {"X_CONFIG_PATH": "/c"}},
-       "mooncake_store_config": {"command": "store"}}]
+KV = [
+    {
+        "name": "kv_c",
+        "deploy_type": "kv_store_lb",
+        "vllm": {"vllm_args": ["--kv", "x"], "env": {"X_CONFIG_PATH": "/c"}},
+        "mooncake_store_config": {"command": "store"},
+    }
+]
 BASE: dict[str, Any] = {
-    "meta": {"title": "T", "provider": "P", "tasks": ["text"], "hardware": {"box": "verified", "xeon": "verified"}},
-    "model": {"model_id": "org/m", "base_args": ["--a", "1"], "base_env": {"E": "1"},
-              "docker_image": {"nvidia": {"cu130": "img"}}},
-    "features": {"f": {"args": ["--f"]},
-                 "g": {"modes": {"m1": {"args": ["--g", "1"]}, "m2": {"args": ["--g", "2"], "variants": ["fp8"]}}}},
+    "meta": {
+        "title": "T",
+        "provider": "P",
+        "tasks": ["text"],
+        "hardware": {"box": "verified", "xeon": "verified"},
+    },
+    "model": {
+        "model_id": "org/m",
+        "base_args": ["--a", "1"],
+        "base_env": {"E": "1"},
+        "docker_image": {"nvidia": {"cu130": "img"}},
+    },
+    "features": {
+        "f": {"args": ["--f"]},
+        "g": {
+            "modes": {
+                "m1": {"args": ["--g", "1"]},
+                "m2": {"args": ["--g", "2"], "variants": ["fp8"]},
+            }
+        },
+    },
     "opt_in_features": ["f"],
-    "variants": {"default": {"precision": "bf16", "vram_minimum_gb": 100, "tp": {"hopper": 2}},
-                 "fp8": {"model_id": "org/m-fp8", "precision": "fp8", "vram_minimum_gb": 20,
-                         "default_modes": {"g": "m2"}}},
+    "variants": {
+        "default": {"precision": "bf16", "vram_minimum_gb": 100, "tp": {"hopper": 2}},
+        "fp8": {
+            "model_id": "org/m-fp8",
+            "precision": "fp8",
+            "vram_minimum_gb": 20,
+            "default_modes": {"g": "m2"},
+        },
+    },
     "compatible_strategies": ["single_node_tp", "multi_node_dep", "multi_node_tp_pp", "pd_cluster"],
     "strategy_overrides": {"pd_cluster": {"prefill": {"parallelism": "dep", "tp": 2}}},
     "strategy_min_gpus": {"multi_node_tp_pp": 16},
     "hardware_overrides": {"hopper": {"extra_args": ["--h"]}},
 }
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 10**20), st.floats(allow_nan=True),
-                    st.text(max_size=6), st.sampled_from(["", "/", "..", "a/b", "omni", "unsupported", "dep"]))
-values = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)), max_leaves=8)
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 10**20),
+    st.floats(allow_nan=True),
+    st.text(max_size=6),
+    st.sampled_from(["", "/", "..", "a/b", "omni", "unsupported", "dep"]),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
 
 
 def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
@@ -77,12 +131,16 @@ def _replace(data: dict, path: tuple, value: Any) -> None:
 
 
 def _doc(rel: str, data: Any, kind: str) -> Document:
-    return Document(path=Path("/virtual") / rel, rel=rel, kind=kind, text="", data=data, usable=True)
+    return Document(
+        path=Path("/virtual") / rel, rel=rel, kind=kind, text="", data=data, usable=True
+    )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(ALL_PATHS), values), min_size=1, max_size=3))
-def test_mutated_recipes_compile_to_documents_or_diagnostics(edits: list[tuple[tuple, Any]]) -> None:
+def test_mutated_recipes_compile_to_documents_or_diagnostics(
+    edits: list[tuple[tuple, Any]],
+) -> None:
     world = copy.deepcopy(WORLD)
     for path, value in edits:
         try:
@@ -92,7 +150,9 @@ def test_mutated_recipes_compile_to_documents_or_diagnostics(edits: list[tuple[t
     tree = RecipeTree(
         root=Path("/virtual"),
         taxonomy=_doc("taxonomy.yaml", {"hardware_profiles": world["profiles"]}, "taxonomy"),
-        strategies=[_doc(f"strategies/s{i}.yaml", s, "strategy") for i, s in enumerate(world["strategies"])],
+        strategies=[
+            _doc(f"strategies/s{i}.yaml", s, "strategy") for i, s in enumerate(world["strategies"])
+        ],
         kv_stores=[_doc(f"kv_store/k{i}.yaml", s, "kv_store") for i, s in enumerate(world["kv"])],
         recipes=[_doc("models/org/m.yaml", world["recipe"], "recipe")],
     )
@@ -114,7 +174,9 @@ def test_absurd_gpu_floors_do_not_render_billions_of_nodes() -> None:
         recipes=[_doc("models/org/m.yaml", recipe, "recipe")],
     )
     result = Compiler(tree).run()
-    assert any(d.code == "RL704" and "beyond any real deployment" in d.message for d in result.diagnostics)
+    assert any(
+        d.code == "RL704" and "beyond any real deployment" in d.message for d in result.diagnostics
+    )
 
 
 def test_absurd_gpu_counts_do_not_list_billions_of_devices() -> None:
@@ -130,4 +192,6 @@ def test_absurd_gpu_counts_do_not_list_billions_of_devices() -> None:
         recipes=[_doc("models/org/m.yaml", copy.deepcopy(BASE), "recipe")],
     )
     result = Compiler(tree).run()  # the co-located PD pools pin half the GPUs each
-    assert any(d.code == "RL704" and "beyond any real deployment" in d.message for d in result.diagnostics)
+    assert any(
+        d.code == "RL704" and "beyond any real deployment" in d.message for d in result.diagnostics
+    )

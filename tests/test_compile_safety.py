@@ -25,8 +25,10 @@ STRATEGIES = {
     "single_node_tp": "name: single_node_tp\ndeploy_type: single_node\nvllm_args: []\n",
     "multi_node_tp": "name: multi_node_tp\ndeploy_type: multi_node\nvllm_args: []\n",
 }
-KV = ("name: kv_store_centralized_mooncake\ndeploy_type: kv_store_lb\n"
-      "vllm:\n  vllm_args: ['--kv-transfer-config', '{}']\n")
+KV = (
+    "name: kv_store_centralized_mooncake\ndeploy_type: kv_store_lb\n"
+    "vllm:\n  vllm_args: ['--kv-transfer-config', '{}']\n"
+)
 RECIPE = """\
 meta: {{title: "{title}", provider: P, tasks: [text]}}
 model: {{model_id: {hf_id}, base_args: ["--trust-remote-code"]}}
@@ -57,7 +59,11 @@ def recipe_text(hf_id: str, variants: str = "", title: str = "T") -> str:
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def compile_cli(tree: Path, out: Path, *options: str) -> int:
@@ -67,16 +73,33 @@ def compile_cli(tree: Path, out: Path, *options: str) -> int:
 # ------------------------------------------------------------------ output paths
 
 
-@pytest.mark.parametrize("bad", ["../escape/evil", "/abs/local/path", "a/../../b", "a\\b/c", "a/\x00b",
-                                 "a//b", "./a/b", "a/.."])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "../escape/evil",
+        "/abs/local/path",
+        "a/../../b",
+        "a\\b/c",
+        "a/\x00b",
+        "a//b",
+        "./a/b",
+        "a/..",
+    ],
+)
 def test_unsafe_ids_are_recognised(bad: str) -> None:
     assert unsafe_path_reason(bad) is not None
 
 
-@pytest.mark.parametrize("bad", ["../escape/evil", "/abs/local/path", "a/../../b", "a\\\\b/c", "a/\\0b"])
-def test_unsafe_promoted_model_id_is_an_error_and_nothing_is_written(tmp_path: Path, bad: str) -> None:
+@pytest.mark.parametrize(
+    "bad", ["../escape/evil", "/abs/local/path", "a/../../b", "a\\\\b/c", "a/\\0b"]
+)
+def test_unsafe_promoted_model_id_is_an_error_and_nothing_is_written(
+    tmp_path: Path, bad: str
+) -> None:
     variants = f'  evil: {{model_id: "{bad}", precision: fp8, vram_minimum_gb: 5}}\n'
-    tree = make_tree(tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)})
+    tree = make_tree(
+        tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)}
+    )
     result = compile_tree(tree)
     assert [(d.code, d.span.line) for d in result.diagnostics] == [("RL701", 6)]
     assert all(unsafe_path_reason(p) is None for p in result.files.paths())
@@ -87,8 +110,10 @@ def test_unsafe_promoted_model_id_is_an_error_and_nothing_is_written(tmp_path: P
 
 
 def test_recipe_id_from_a_dot_dot_file_name_is_refused(tmp_path: Path) -> None:
-    tree = make_tree(tmp_path / "tree", {"models/org/...yaml": recipe_text("org/x"),
-                                         "models/org/ok.yaml": recipe_text("org/ok")})
+    tree = make_tree(
+        tmp_path / "tree",
+        {"models/org/...yaml": recipe_text("org/x"), "models/org/ok.yaml": recipe_text("org/ok")},
+    )
     result = compile_tree(tree)
     assert [d.code for d in result.diagnostics] == ["RL701"]
     assert "org/ok.json" in result.files
@@ -109,12 +134,18 @@ def test_recipe_directly_under_models_is_a_diagnostic_not_a_wipe(tmp_path: Path)
 
 
 def test_second_promotion_of_an_id_replaces_the_first_sub_tree(tmp_path: Path) -> None:
-    variants = ('  a: {model_id: zz/Same, precision: fp8, vram_minimum_gb: 5}\n'
-                '  b: {model_id: zz/Same, precision: fp8, vram_minimum_gb: 5, supported_hardware: [b200]}\n')
-    tree = make_tree(tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)})
+    variants = (
+        "  a: {model_id: zz/Same, precision: fp8, vram_minimum_gb: 5}\n"
+        "  b: {model_id: zz/Same, precision: fp8, vram_minimum_gb: 5, supported_hardware: [b200]}\n"
+    )
+    tree = make_tree(
+        tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)}
+    )
     result = compile_tree(tree)
     same = [p for p in result.files.paths() if p.startswith("zz/Same/")]
-    assert same and all("/h200" not in p and "/mi300x" not in p for p in same)  # a's renderings were removed
+    assert same and all(
+        "/h200" not in p and "/mi300x" not in p for p in same
+    )  # a's renderings were removed
     assert json.loads(result.files.serialize("zz/Same.json"))["meta"]["variant"] == "b"
     index = json.loads(result.files.serialize("models.json"))
     assert [e["hf_id"] for e in index].count("zz/Same") == 2
@@ -129,7 +160,10 @@ def test_failed_compile_leaves_previous_output_intact(tmp_path: Path) -> None:
     (tree / "models" / "org" / "broken.yaml").write_text("meta: {title: x\n")
     assert compile_cli(tree, out) == 1
     assert snapshot(out) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "tree"]  # no staging folder left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "out",
+        "tree",
+    ]  # no staging folder left behind
 
 
 def test_successful_compile_replaces_output_as_a_whole(tmp_path: Path) -> None:
@@ -165,15 +199,33 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     tree = make_tree(tmp_path / "tree")
     assert main(["compile", str(tree)]) == 2
     assert main(["compile", str(tmp_path), "-o", str(tmp_path / "out")]) == 2
-    assert main(["compile", str(tree), "-o", str(tmp_path / "o"), "--no-provenance", "--source-ref", "x"]) == 2
+    assert (
+        main(
+            [
+                "compile",
+                str(tree),
+                "-o",
+                str(tmp_path / "o"),
+                "--no-provenance",
+                "--source-ref",
+                "x",
+            ]
+        )
+        == 2
+    )
 
 
 # ------------------------------------------------------------------ determinism
 
 
-def test_output_does_not_depend_on_directory_listing_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    recipes = {f"models/{org}/{name}.yaml": recipe_text(f"{org}/{name}", title=name)
-               for org in ("b-org", "a-org", "A-org") for name in ("m-2", "m.1", "M", "m-1")}
+def test_output_does_not_depend_on_directory_listing_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recipes = {
+        f"models/{org}/{name}.yaml": recipe_text(f"{org}/{name}", title=name)
+        for org in ("b-org", "a-org", "A-org")
+        for name in ("m-2", "m.1", "M", "m-1")
+    }
     tree = make_tree(tmp_path / "tree", recipes)
     first = dict(compile_tree(tree).files.items())
     real_listdir = os.listdir
@@ -188,24 +240,53 @@ def test_output_does_not_depend_on_directory_listing_order(tmp_path: Path, monke
 
 
 def _git(folder: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True,
-                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+    subprocess.run(
+        ["git", "-C", str(folder), *args],
+        check=True,
+        capture_output=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+        },
+    )
 
 
 def test_source_options_add_a_trailing_block(tmp_path: Path) -> None:
-    variants = '  fp8: {model_id: zz/Model-FP8, precision: fp8, vram_minimum_gb: 5}\n'
-    tree = make_tree(tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)})
+    variants = "  fp8: {model_id: zz/Model-FP8, precision: fp8, vram_minimum_gb: 5}\n"
+    tree = make_tree(
+        tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)}
+    )
     out = tmp_path / "out"
-    assert compile_cli(tree, out, "--source-name", "s", "--source-repo", "o/r", "--source-ref", "main",
-                       "--source-sha", "abc") == 0
+    assert (
+        compile_cli(
+            tree,
+            out,
+            "--source-name",
+            "s",
+            "--source-repo",
+            "o/r",
+            "--source-ref",
+            "main",
+            "--source-sha",
+            "abc",
+        )
+        == 0
+    )
     for name in ("org/model.json", "zz/Model-FP8.json"):
         document = json.loads((out / name).read_text())
         assert list(document)[-1] == "source"
-        assert document["source"] == {"source": "s", "repo": "o/r", "ref": "main", "sha": "abc",
-                                      "path": "models/org/model.yaml",
-                                      "edit_url": "https://github.com/o/r/edit/main/models/org/model.yaml",
-                                      "overlays": []}
+        assert document["source"] == {
+            "source": "s",
+            "repo": "o/r",
+            "ref": "main",
+            "sha": "abc",
+            "path": "models/org/model.yaml",
+            "edit_url": "https://github.com/o/r/edit/main/models/org/model.yaml",
+            "overlays": [],
+        }
     assert "source" not in json.loads((out / "org/model/hw/h200.json").read_text())
 
 
@@ -226,14 +307,21 @@ def test_block_is_filled_from_git(tmp_path: Path) -> None:
     _git(repo, "remote", "add", "origin", "git@github.com:acme/recipes.git")
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "x")
-    sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    sha = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     out = tmp_path / "out"
     assert compile_cli(tree, out) == 0
     source = json.loads((out / "org/model.json").read_text())["source"]
-    assert source == {"source": "recipes", "repo": "acme/recipes", "ref": "trunk", "sha": sha,
-                      "path": "recipes/models/org/model.yaml",
-                      "edit_url": "https://github.com/acme/recipes/edit/trunk/recipes/models/org/model.yaml",
-                      "overlays": []}
+    assert source == {
+        "source": "recipes",
+        "repo": "acme/recipes",
+        "ref": "trunk",
+        "sha": sha,
+        "path": "recipes/models/org/model.yaml",
+        "edit_url": "https://github.com/acme/recipes/edit/trunk/recipes/models/org/model.yaml",
+        "overlays": [],
+    }
     assert compile_cli(tree, out, "--no-provenance") == 0
     assert "source" not in json.loads((out / "org/model.json").read_text())
 
@@ -243,25 +331,32 @@ def test_block_is_filled_from_git(tmp_path: Path) -> None:
 
 def test_render_combination_matches_the_compiled_file(tmp_path: Path) -> None:
     tree = make_tree(tmp_path / "tree")
-    compiled = json.loads(compile_tree(tree).files.serialize("org/model/strategies/multi_node_tp.json"))
+    compiled = json.loads(
+        compile_tree(tree).files.serialize("org/model/strategies/multi_node_tp.json")
+    )
     single = render_combination(tree, "org/model", "default", "h200", "multi_node_tp")
     assert single == compiled
     with pytest.raises(LookupError):
         render_combination(tree, "org/nope", "default", "h200", "single_node_tp")
     recipe = tree / "models/org/model.yaml"
-    recipe.write_text(recipe.read_text().replace('"--trust-remote-code"', '"--trust-remote-code", "--edited"'))
+    recipe.write_text(
+        recipe.read_text().replace('"--trust-remote-code"', '"--trust-remote-code", "--edited"')
+    )
     edited = render_combination(tree, "org/model", "default", "h200", "single_node_tp")
     assert "--edited" in edited["argv"]
 
 
-@pytest.mark.parametrize(("url", "slug"), [
-    ("https://github.com/vllm-project/vllm.git", "vllm-project/vllm"),
-    ("git@github.com:acme/recipes.git", "acme/recipes"),
-    ("ssh://git@github.com/a/b", "a/b"),
-    ("https://github.com/a/b/", "a/b"),
-    ("/srv/clones/main", None),
-    ("https://gitlab.com/a/b", None),
-])
+@pytest.mark.parametrize(
+    ("url", "slug"),
+    [
+        ("https://github.com/vllm-project/vllm.git", "vllm-project/vllm"),
+        ("git@github.com:acme/recipes.git", "acme/recipes"),
+        ("ssh://git@github.com/a/b", "a/b"),
+        ("https://github.com/a/b/", "a/b"),
+        ("/srv/clones/main", None),
+        ("https://gitlab.com/a/b", None),
+    ],
+)
 def test_origin_remote_to_repo_slug(url: str, slug: str | None) -> None:
     from recipelint.compiler import repo_slug
 
@@ -281,10 +376,16 @@ def test_checkout_whose_origin_is_not_github_gets_no_block(tmp_path: Path) -> No
 
 
 def test_index_like_keys_are_iterated_in_javascript_order(tmp_path: Path) -> None:
-    variants = ('  "2": {model_id: zz/two, precision: fp8, vram_minimum_gb: 5}\n'
-                '  "1": {model_id: zz/one, precision: fp8, vram_minimum_gb: 5}\n')
-    tree = make_tree(tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)})
-    (tree / "taxonomy.yaml").write_text(TAXONOMY + "  \"4090\": {brand: NVIDIA, generation: ada, gpu_count: 1}\n")
+    variants = (
+        '  "2": {model_id: zz/two, precision: fp8, vram_minimum_gb: 5}\n'
+        '  "1": {model_id: zz/one, precision: fp8, vram_minimum_gb: 5}\n'
+    )
+    tree = make_tree(
+        tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)}
+    )
+    (tree / "taxonomy.yaml").write_text(
+        TAXONOMY + '  "4090": {brand: NVIDIA, generation: ada, gpu_count: 1}\n'
+    )
     result = compile_tree(tree)
     index = json.loads(result.files.serialize("models.json"))
     assert [e["hf_id"] for e in index] == ["org/model", "zz/one", "zz/two"]
@@ -307,19 +408,28 @@ def test_quickstart_files_are_published_by_hardware_profile(tmp_path: Path) -> N
     (tree / "quickstart" / "b.yaml").write_text("hardware_profile: h200\ntitle: q\n")
     (tree / "quickstart" / "a.yml").write_text("hardware_profile: ignored\n")  # only .yaml is read
     result = compile_tree(tree)
-    assert json.loads(result.files.serialize("quickstart/h200.json")) == {"hardware_profile": "h200", "title": "q"}
+    assert json.loads(result.files.serialize("quickstart/h200.json")) == {
+        "hardware_profile": "h200",
+        "title": "q",
+    }
     assert not [p for p in result.files.paths() if "ignored" in p]
 
 
 def test_two_files_with_one_hf_id_and_namespace_collisions_are_warned(tmp_path: Path) -> None:
-    recipes = {"models/org/model.yaml": recipe_text("org/model", title="first"),
-               "models/org/deeper/model.yaml": recipe_text("org/model", title="second"),
-               "models/strategies/single_node_tp.yaml": recipe_text("strategies/single_node_tp")}
+    recipes = {
+        "models/org/model.yaml": recipe_text("org/model", title="first"),
+        "models/org/deeper/model.yaml": recipe_text("org/model", title="second"),
+        "models/strategies/single_node_tp.yaml": recipe_text("strategies/single_node_tp"),
+    }
     result = compile_tree(make_tree(tmp_path / "tree", recipes))
     warnings = sorted(d.message.split(" ")[0] for d in result.diagnostics if d.code == "RL707")
     assert warnings == ["org/model.json", "strategies/single_node_tp.json"]
-    assert json.loads(result.files.serialize("org/model.json"))["meta"]["title"] == "first"  # walked last
-    assert "hf_id" in json.loads(result.files.serialize("strategies/single_node_tp.json"))  # recipe wins
+    assert (
+        json.loads(result.files.serialize("org/model.json"))["meta"]["title"] == "first"
+    )  # walked last
+    assert "hf_id" in json.loads(
+        result.files.serialize("strategies/single_node_tp.json")
+    )  # recipe wins
 
 
 def test_strategy_without_name_and_missing_folders_are_errors(tmp_path: Path) -> None:

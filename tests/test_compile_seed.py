@@ -13,8 +13,16 @@ import pytest
 from recipelint.cli import main
 
 SEED_ID = "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16"
-OPTIONS = ["--source-name", "vllm", "--source-repo", "vllm-project/vllm", "--source-ref", "main",
-           "--source-sha", "564ac0de1b228568cafcbfbe8ccaccc82d6023eb"]
+OPTIONS = [
+    "--source-name",
+    "vllm",
+    "--source-repo",
+    "vllm-project/vllm",
+    "--source-ref",
+    "main",
+    "--source-sha",
+    "564ac0de1b228568cafcbfbe8ccaccc82d6023eb",
+]
 
 
 def collapse(value: Any) -> Any:
@@ -28,7 +36,9 @@ def collapse(value: Any) -> Any:
     return value
 
 
-def test_seed_recipe_compiles_to_the_seed(embedded_tree: Path, shared_dir: Path, tmp_path: Path) -> None:
+def test_seed_recipe_compiles_to_the_seed(
+    embedded_tree: Path, shared_dir: Path, tmp_path: Path
+) -> None:
     if not (embedded_tree / "models" / f"{SEED_ID}.yaml").is_file():
         pytest.skip(f"recipes/ has no models/{SEED_ID}.yaml yet")
     seeds = sorted((shared_dir / "seeds").glob("000_*.txt"))

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from catalog_harness import DEMO_RECIPE, build_context
+
 from recipelint.checking import CheckError, CheckOptions, run_check, show_settings, tree_config
 from recipelint.config import (
     Config,
@@ -29,7 +29,10 @@ from recipelint.config import (
 
 RECIPE = "models/acme/demo.yaml"
 LEGACY = "models/legacy/old.yaml"
-BAD_DATES = {"date_added": "2026-01-12", "date_updated": "2026-01-10"}  # RL553: updated before added
+BAD_DATES = {
+    "date_added": "2026-01-12",
+    "date_updated": "2026-01-10",
+}  # RL553: updated before added
 
 
 def _recipe(root: Path, rel: str = RECIPE, **meta: str) -> Path:
@@ -59,21 +62,26 @@ def _write(path: Path, text: str) -> Path:
 
 
 def _codes(root: Path, options: CheckOptions = CheckOptions()) -> list[tuple[str, str]]:
-    return [(d.path.relative_to(root).as_posix(), d.code) for d in run_check([root], options).diagnostics]
+    return [
+        (d.path.relative_to(root).as_posix(), d.code)
+        for d in run_check([root], options).diagnostics
+    ]
 
 
 # ----------------------------------------------------------------------------- discovery
 
 
 def test_the_repository_pyproject_configures_a_tree_in_a_subfolder(repo: Path) -> None:
-    pyproject = _write(repo / "pyproject.toml", '[project]\nname = "x"\n\n[tool.recipelint]\nignore = ["RL6"]\n')
+    pyproject = _write(
+        repo / "pyproject.toml", '[project]\nname = "x"\n\n[tool.recipelint]\nignore = ["RL6"]\n'
+    )
     config = load_config(repo / "recipes")
     assert config.ignore == ("RL6",) and config.source == pyproject
     assert config.origin("ignore") == str(pyproject) and config.origin("select") == "default"
 
 
 def test_a_pyproject_without_a_recipelint_table_is_passed_over(repo: Path) -> None:
-    _write(repo / "recipes" / "pyproject.toml", '[tool.ruff]\nline-length = 100\n')
+    _write(repo / "recipes" / "pyproject.toml", "[tool.ruff]\nline-length = 100\n")
     _write(repo / "pyproject.toml", '[tool.recipelint]\nignore = ["RL4"]\n')
     assert load_config(repo / "recipes").ignore == ("RL4",)
 
@@ -87,7 +95,9 @@ def test_the_nearest_configuration_wins_and_recipelint_toml_before_pyproject(rep
 
 
 def test_discovery_stops_at_the_repository_root(tmp_path: Path, repo: Path) -> None:
-    _write(tmp_path / "pyproject.toml", '[tool.recipelint]\nignore = ["RL4"]\n')  # outside the repository
+    _write(
+        tmp_path / "pyproject.toml", '[tool.recipelint]\nignore = ["RL4"]\n'
+    )  # outside the repository
     assert discover_config_file(repo / "recipes") is None
     assert load_config(repo / "recipes") == Config()
     (repo / ".git").rmdir()  # no repository: the walk goes on up
@@ -104,7 +114,10 @@ def test_a_worktree_git_file_marks_the_repository_root_too(tmp_path: Path, repo:
 def test_paths_in_a_repository_config_stay_relative_to_the_tree_root(repo: Path) -> None:
     tree = repo / "recipes"
     _recipe(tree, LEGACY, **BAD_DATES)
-    _write(repo / "pyproject.toml", '[tool.recipelint.per-file-ignores]\n"models/legacy/*.yaml" = ["RL553"]\n')
+    _write(
+        repo / "pyproject.toml",
+        '[tool.recipelint.per-file-ignores]\n"models/legacy/*.yaml" = ["RL553"]\n',
+    )
     assert ("models/legacy/old.yaml", "RL553") not in _codes(tree)
     # A schema overlay file named there is read from the tree root too.
     _recipe(tree, RECIPE)
@@ -119,15 +132,19 @@ def test_paths_in_a_repository_config_stay_relative_to_the_tree_root(repo: Path)
 
 
 def test_a_problem_in_a_repository_config_is_rl016_at_its_line(repo: Path) -> None:
-    pyproject = _write(repo / "pyproject.toml", '[project]\nname = "x"\n[tool.recipelint]\nselect = ["RL1O1"]\n')
+    pyproject = _write(
+        repo / "pyproject.toml", '[project]\nname = "x"\n[tool.recipelint]\nselect = ["RL1O1"]\n'
+    )
     [diag] = run_check([repo / "recipes"], CheckOptions()).diagnostics
     assert (diag.code, diag.path, diag.span.line) == ("RL016", pyproject, 4)
-    _write(pyproject, '[tool.recipelint\n')
+    _write(pyproject, "[tool.recipelint\n")
     [diag] = run_check([repo / "recipes"], CheckOptions()).diagnostics
     assert diag.code == "RL016" and "cannot read the configuration" in diag.message
 
 
-def test_the_embedded_tree_is_not_configured_by_this_projects_pyproject(embedded_tree: Path) -> None:
+def test_the_embedded_tree_is_not_configured_by_this_projects_pyproject(
+    embedded_tree: Path,
+) -> None:
     # pyproject.toml above recipes/ is recipelint's own packaging file, without a recipelint table.
     assert load_config(embedded_tree).source is None
 
@@ -137,7 +154,9 @@ def test_the_embedded_tree_is_not_configured_by_this_projects_pyproject(embedded
 
 def test_an_explicit_file_replaces_discovery(repo: Path, tmp_path: Path) -> None:
     _write(repo / "pyproject.toml", '[tool.recipelint]\nignore = ["RL4"]\n')
-    explicit = _write(tmp_path / "ci" / "strict.toml", 'ignore = ["RL6"]\n[severity]\nRL553 = "warning"\n')
+    explicit = _write(
+        tmp_path / "ci" / "strict.toml", 'ignore = ["RL6"]\n[severity]\nRL553 = "warning"\n'
+    )
     config = load_config(repo / "recipes", explicit)
     assert config.ignore == ("RL6",) and config.source == explicit and config.explicit
     assert config.origin("severity") == str(explicit)
@@ -145,14 +164,18 @@ def test_an_explicit_file_replaces_discovery(repo: Path, tmp_path: Path) -> None
     assert tree_config(repo / "recipes", CheckOptions(config_file=nested)).ignore == ("RL5",)
 
 
-@pytest.mark.parametrize(("name", "text", "fragment"), [
-    ("missing.toml", None, "does not exist"),
-    ("broken.toml", "ignore = [\n", "cannot read the configuration"),
-    ("pyproject.toml", '[tool.ruff]\nline-length = 1\n', "has no [tool.recipelint] table"),
-    ("shape.toml", "[tool]\nrecipelint = 3\n", "must be a table"),
-])
+@pytest.mark.parametrize(
+    ("name", "text", "fragment"),
+    [
+        ("missing.toml", None, "does not exist"),
+        ("broken.toml", "ignore = [\n", "cannot read the configuration"),
+        ("pyproject.toml", "[tool.ruff]\nline-length = 1\n", "has no [tool.recipelint] table"),
+        ("shape.toml", "[tool]\nrecipelint = 3\n", "must be a table"),
+    ],
+)
 def test_an_unusable_explicit_file_is_a_usage_error_naming_it(
-        repo: Path, tmp_path: Path, name: str, text: str | None, fragment: str) -> None:
+    repo: Path, tmp_path: Path, name: str, text: str | None, fragment: str
+) -> None:
     path = tmp_path / name
     if text is not None:
         _write(path, text)
@@ -175,13 +198,17 @@ def test_a_bad_setting_in_an_explicit_file_is_rl016_at_its_line(repo: Path, tmp_
     assert (diag.code, diag.path, diag.span.line) == ("RL016", explicit, 2)
 
 
-def test_the_explicit_files_schema_overlays_apply_and_only_while_it_is_given(repo: Path, tmp_path: Path) -> None:
+def test_the_explicit_files_schema_overlays_apply_and_only_while_it_is_given(
+    repo: Path, tmp_path: Path
+) -> None:
     tree = repo / "recipes"
     data = yaml.safe_load((tree / RECIPE).read_text(encoding="utf-8"))
     data["model"]["quant_recipe"] = "nvfp4"
     (tree / RECIPE).write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    explicit = _write(tmp_path / "overlay.toml",
-                      '[schema.recipe."$defs".model.properties.quant_recipe]\ntype = "string"\n')
+    explicit = _write(
+        tmp_path / "overlay.toml",
+        '[schema.recipe."$defs".model.properties.quant_recipe]\ntype = "string"\n',
+    )
     assert (RECIPE, "RL101") in _codes(tree)
     assert (RECIPE, "RL101") not in _codes(tree, CheckOptions(config_file=explicit))
     assert (RECIPE, "RL101") in _codes(tree)  # discovery again: the explicit file is forgotten
@@ -198,9 +225,19 @@ def test_new_from_rev_lends_a_configuration_from_above_the_tree_to_the_base(tmp_
     data = copy.deepcopy(DEMO_RECIPE)
     data["model"]["quant_recipe"] = 4  # the declared field with the wrong type: RL102
     _write(tree / RECIPE, yaml.safe_dump(data, sort_keys=False))
-    _write(repo / "pyproject.toml",
-           '[tool.recipelint.schema.recipe."$defs".model.properties.quant_recipe]\ntype = "string"\n')
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+    _write(
+        repo / "pyproject.toml",
+        '[tool.recipelint.schema.recipe."$defs".model.properties.quant_recipe]\ntype = "string"\n',
+    )
+    git = [
+        "git",
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.invalid",
+        "-c",
+        "commit.gpgsign=false",
+    ]
     subprocess.run([*git, "init", "-q", str(repo)], check=True, timeout=60)
     subprocess.run([*git, "add", "-A"], cwd=repo, check=True, timeout=60)
     subprocess.run([*git, "commit", "-q", "-m", "base"], cwd=repo, check=True, timeout=60)
@@ -215,9 +252,11 @@ def test_new_from_rev_lends_a_configuration_from_above_the_tree_to_the_base(tmp_
 
 
 def test_every_setting_has_a_value_and_an_origin(repo: Path) -> None:
-    pyproject = _write(repo / "pyproject.toml",
-                       '[tool.recipelint]\nignore = ["RL6"]\n[tool.recipelint.limits]\nmax-depth = 50\n'
-                       '[tool.recipelint.schema.recipe."$defs".model.properties.x]\ntype = "string"\n')
+    pyproject = _write(
+        repo / "pyproject.toml",
+        '[tool.recipelint]\nignore = ["RL6"]\n[tool.recipelint.limits]\nmax-depth = 50\n'
+        '[tool.recipelint.schema.recipe."$defs".model.properties.x]\ntype = "string"\n',
+    )
     config = tree_config(repo / "recipes", CheckOptions(select=("RL1",), ignore=("RL301",)))
     found = {s.name: (s.value, s.origin) for s in settings(config)}
     assert found["select"] == (["RL1"], "command line (--select)")
@@ -229,28 +268,45 @@ def test_every_setting_has_a_value_and_an_origin(repo: Path) -> None:
 
 
 def test_describe_settings_prints_the_file_then_each_setting(
-        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(repo)
-    _write(repo / "pyproject.toml", '[tool.recipelint]\nignore = ["RL6"]\n'
-                                    '[tool.recipelint.per-file-ignores]\n"models/legacy/*.yaml" = ["RL4"]\n')
+    _write(
+        repo / "pyproject.toml",
+        '[tool.recipelint]\nignore = ["RL6"]\n'
+        '[tool.recipelint.per-file-ignores]\n"models/legacy/*.yaml" = ["RL4"]\n',
+    )
     text = describe_settings(load_config(repo / "recipes"), repo / "recipes")
     lines = text.splitlines()
     assert lines[:2] == ["Tree root: recipes", "Settings path: pyproject.toml"]
-    assert any(line.startswith('ignore = ["RL6"]') and line.endswith("# pyproject.toml") for line in lines)
-    assert any(line.startswith('per-file-ignores = { "models/legacy/*.yaml" = ["RL4"] }') for line in lines)
-    assert any(line.startswith("limits.max-renderings = 5000") and line.endswith("# default") for line in lines)
+    assert any(
+        line.startswith('ignore = ["RL6"]') and line.endswith("# pyproject.toml") for line in lines
+    )
+    assert any(
+        line.startswith('per-file-ignores = { "models/legacy/*.yaml" = ["RL4"] }') for line in lines
+    )
+    assert any(
+        line.startswith("limits.max-renderings = 5000") and line.endswith("# default")
+        for line in lines
+    )
     assert "relative to the tree root" in text
 
 
-def test_describe_settings_without_a_file_and_with_an_explicit_one(repo: Path, tmp_path: Path) -> None:
-    assert "Settings path: none" in describe_settings(load_config(repo / "recipes"), repo / "recipes")
+def test_describe_settings_without_a_file_and_with_an_explicit_one(
+    repo: Path, tmp_path: Path
+) -> None:
+    assert "Settings path: none" in describe_settings(
+        load_config(repo / "recipes"), repo / "recipes"
+    )
     explicit = _write(tmp_path / "c.toml", 'select = ["RL1"]\n')
     text = describe_settings(load_config(repo / "recipes", explicit))
     first = text.splitlines()[0]
     assert first.startswith("Settings path: ") and first.endswith("c.toml (--config)")
 
 
-def test_show_settings_describes_each_tree_and_reports_broken_ones(repo: Path, tmp_path: Path) -> None:
+def test_show_settings_describes_each_tree_and_reports_broken_ones(
+    repo: Path, tmp_path: Path
+) -> None:
     shown = show_settings([repo / "recipes" / RECIPE], CheckOptions(select=("RL2",)))
     assert shown.diagnostics == [] and 'select = ["RL2"]' in shown.text
     other = tmp_path / "other"
@@ -264,7 +320,10 @@ def test_show_settings_describes_each_tree_and_reports_broken_ones(repo: Path, t
 
 
 def test_settings_values_print_as_toml(repo: Path, tmp_path: Path) -> None:
-    explicit = _write(tmp_path / "c.toml", '[severity]\nRL301 = "warning"\n[per-file-ignores]\n"a b/*.yaml" = ["RL4"]\n')
+    explicit = _write(
+        tmp_path / "c.toml",
+        '[severity]\nRL301 = "warning"\n[per-file-ignores]\n"a b/*.yaml" = ["RL4"]\n',
+    )
     text = describe_settings(load_config(repo / "recipes", explicit))
     assert 'severity = { RL301 = "warning" }' in text
     assert 'per-file-ignores = { "a b/*.yaml" = ["RL4"] }' in text
@@ -293,10 +352,21 @@ def test_the_reusable_options_give_paths_that_need_not_exist(tmp_path: Path) -> 
     def command(**given: object) -> None:
         seen.update(given)
 
-    done = CliRunner().invoke(command, ["--config", str(tmp_path / "c.toml"), "--show-settings",
-                                        "--stdin-filename", "models/acme/new.yaml"])
+    done = CliRunner().invoke(
+        command,
+        [
+            "--config",
+            str(tmp_path / "c.toml"),
+            "--show-settings",
+            "--stdin-filename",
+            "models/acme/new.yaml",
+        ],
+    )
     assert done.exit_code == 0, done.output
-    assert seen == {"config_file": tmp_path / "c.toml", "show_settings": True,
-                    "stdin_filename": Path("models/acme/new.yaml")}
+    assert seen == {
+        "config_file": tmp_path / "c.toml",
+        "show_settings": True,
+        "stdin_filename": Path("models/acme/new.yaml"),
+    }
     CliRunner().invoke(command, [])
     assert seen == {"config_file": None, "show_settings": False, "stdin_filename": None}

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from catalog_harness import build_context
+
 from recipelint.cli import main
 from recipelint.config import ConfigError, load_config, parse_code_selectors
 
@@ -23,13 +23,16 @@ def test_all_means_every_rule() -> None:
     assert parse_code_selectors(["all,RL1"]) == ("RL", "RL1")
 
 
-@pytest.mark.parametrize(("written", "suggestion"), [
-    ("RL1O1", "RL101"),         # a letter O for a zero
-    ("R101", "RL101"),          # a dropped letter
-    ("101", "RL101"),           # no family letters
-    ("unknown-key", "RL101"),   # the rule's name instead of its code
-    ("RL1011", "RL101"),        # one digit too many
-])
+@pytest.mark.parametrize(
+    ("written", "suggestion"),
+    [
+        ("RL1O1", "RL101"),  # a letter O for a zero
+        ("R101", "RL101"),  # a dropped letter
+        ("101", "RL101"),  # no family letters
+        ("unknown-key", "RL101"),  # the rule's name instead of its code
+        ("RL1011", "RL101"),  # one digit too many
+    ],
+)
 def test_a_typo_raises_with_the_code_it_probably_meant(written: str, suggestion: str) -> None:
     with pytest.raises(ValueError, match=f"did you mean '{suggestion}'") as caught:
         parse_code_selectors([f"RL2,{written}"])
@@ -53,14 +56,23 @@ def _tree(tmp_path: Path, config: str) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize(("config", "line", "fragment"), [
-    ('select = ["RL1O1"]\n', 1, "'select': 'RL1O1' matches no rule"),
-    ('# codes\nignore = ["RL6", "foo"]\n', 2, "'ignore': 'foo' matches no rule"),
-    ('[per-file-ignores]\n"models/legacy/*.yaml" = ["RL4", "RL44"]\n', 2, "'RL44' matches no rule"),
-    ('[severity]\nRL30 = "warning"\n', 2, "'severity': 'RL30' is not a rule code"),
-    ('selct = ["RL1"]\n', 1, "unknown recipelint setting(s): selct (did you mean 'select'?)"),
-])
-def test_config_errors_are_rl016_at_the_line(tmp_path: Path, config: str, line: int, fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("config", "line", "fragment"),
+    [
+        ('select = ["RL1O1"]\n', 1, "'select': 'RL1O1' matches no rule"),
+        ('# codes\nignore = ["RL6", "foo"]\n', 2, "'ignore': 'foo' matches no rule"),
+        (
+            '[per-file-ignores]\n"models/legacy/*.yaml" = ["RL4", "RL44"]\n',
+            2,
+            "'RL44' matches no rule",
+        ),
+        ('[severity]\nRL30 = "warning"\n', 2, "'severity': 'RL30' is not a rule code"),
+        ('selct = ["RL1"]\n', 1, "unknown recipelint setting(s): selct (did you mean 'select'?)"),
+    ],
+)
+def test_config_errors_are_rl016_at_the_line(
+    tmp_path: Path, config: str, line: int, fragment: str
+) -> None:
     with pytest.raises(ConfigError) as caught:
         load_config(_tree(tmp_path, config))
     diag = caught.value.diagnostic
@@ -74,7 +86,9 @@ def test_valid_selectors_configure_the_check(tmp_path: Path) -> None:
     assert config.is_enabled("RL101") and not config.is_enabled("RL601")
 
 
-def test_a_mistyped_config_selector_fails_the_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_mistyped_config_selector_fails_the_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = _tree(tmp_path, 'select = ["RL1,RL5", "RL1O1"]\n')
     assert main(["check", str(root)]) == 1
     out = capsys.readouterr().out

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import EMBEDDED_TREE
+
 from recipelint.compiler import compile_tree
 from recipelint.diffing import (
     Change,

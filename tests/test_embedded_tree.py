@@ -19,14 +19,24 @@ from recipelint.tree import RecipeTree, load_tree, recipe_hf_id
 
 SEED_HF_ID = "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16"
 SEED_SOURCE_OPTIONS = [
-    "--source-name", "vllm",
-    "--source-repo", "vllm-project/vllm",
-    "--source-ref", "main",
-    "--source-sha", "564ac0de1b228568cafcbfbe8ccaccc82d6023eb",
+    "--source-name",
+    "vllm",
+    "--source-repo",
+    "vllm-project/vllm",
+    "--source-ref",
+    "main",
+    "--source-sha",
+    "564ac0de1b228568cafcbfbe8ccaccc82d6023eb",
 ]
 SERVING_STRATEGIES = {
-    "single_node_tp", "single_node_tep", "single_node_dep",
-    "multi_node_tp", "multi_node_tep", "multi_node_dep", "multi_node_tp_pp", "multi_node_tp_dp",
+    "single_node_tp",
+    "single_node_tep",
+    "single_node_dep",
+    "multi_node_tp",
+    "multi_node_tep",
+    "multi_node_dep",
+    "multi_node_tp_pp",
+    "multi_node_tp_dp",
     "pd_cluster",
 }
 KV_STORES = {"kv_store_centralized_mooncake", "kv_store_distributed_mooncake"}
@@ -45,7 +55,8 @@ def test_tree_loads_without_problems(tree: RecipeTree) -> None:
 
 
 def test_recipelint_check_finds_no_errors_in_the_embedded_tree(
-        embedded_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    embedded_tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # Warnings are allowed: the seed recipe's content is fixed by the seed artifact, and it
     # uses flags that later vLLM releases deprecate.
     from recipelint.cli import main
@@ -88,16 +99,26 @@ def test_recipes_cover_every_compile_path(tree: RecipeTree) -> None:
     tasks = [set(r["meta"]["tasks"]) for r in recipes]
     assert any("omni" in t for t in tasks)
     assert any("multimodal" in t for t in tasks)
-    assert any(r["model"]["architecture"] == "dense" and "omni" not in r["meta"]["tasks"]
-               for r in recipes)
-    assert any(r["model"]["architecture"] == "moe" and "pd_cluster" in r.get("compatible_strategies", [])
-               for r in recipes)
+    assert any(
+        r["model"]["architecture"] == "dense" and "omni" not in r["meta"]["tasks"] for r in recipes
+    )
+    assert any(
+        r["model"]["architecture"] == "moe" and "pd_cluster" in r.get("compatible_strategies", [])
+        for r in recipes
+    )
     assert SEED_HF_ID in {recipe_hf_id(doc.rel) for doc in tree.recipes}
 
 
 def test_hardware_profiles_carry_the_documented_fields(tree: RecipeTree) -> None:
-    required = ("brand", "generation", "compute_arch", "display_name", "description",
-                "gpu_count", "vram_gb")
+    required = (
+        "brand",
+        "generation",
+        "compute_arch",
+        "display_name",
+        "description",
+        "gpu_count",
+        "vram_gb",
+    )
     for hw, profile in tree.taxonomy.data["hardware_profiles"].items():
         missing = [key for key in required if key not in profile]
         assert not missing, f"{hw} lacks {missing}"
@@ -124,7 +145,7 @@ def _first_difference(ours: Any, seed: Any, pointer: str = "") -> str | None:
                 return found
         return None
     if isinstance(ours, list) and isinstance(seed, list) and len(ours) == len(seed):
-        for index, (a, b) in enumerate(zip(ours, seed)):
+        for index, (a, b) in enumerate(zip(ours, seed, strict=False)):
             found = _first_difference(a, b, f"{pointer}/{index}")
             if found:
                 return found
@@ -150,8 +171,9 @@ def compiled(embedded_tree: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     return out
 
 
-def test_seed_recipe_compiles_to_the_seed_artifact(compiled: Path, shared_dir: Path,
-                                                    embedded_tree: Path) -> None:
+def test_seed_recipe_compiles_to_the_seed_artifact(
+    compiled: Path, shared_dir: Path, embedded_tree: Path
+) -> None:
     seeds = sorted((shared_dir / "seeds").glob("000_*.txt"))
     if not seeds:
         pytest.skip(f"the seed artifact 000_*.txt is absent from {shared_dir / 'seeds'}")

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from recipelint.rulebook import load_catalog
 from recipelint.cli import cli
 from recipelint.compiler import compile_tree
 from recipelint.config import Config
@@ -22,6 +21,7 @@ from recipelint.engine import run_checks
 from recipelint.fix import FIXERS, fix_paths
 from recipelint.jsvalue import js_string
 from recipelint.resolve.formatting import shell_quote
+from recipelint.rulebook import load_catalog
 from recipelint.tree import load_tree
 
 FIXED_CODES = {"RL301", "RL303", "RL304", "RL503", "RL551"}
@@ -89,13 +89,18 @@ def check(*args: str) -> Any:
 
 
 def codes_for(root: Path, path: Path) -> list[str]:
-    return [d.code for d in run_checks(load_tree(root)) if d.path == path.resolve() or d.path == path]
+    return [
+        d.code for d in run_checks(load_tree(root)) if d.path == path.resolve() or d.path == path
+    ]
 
 
 def line_ranges(text: str, spans: list[Any]) -> list[tuple[int, int]]:
     """Offsets of the whole lines each span covers (the newline included)."""
     starts = [0] + [m.end() for m in re.finditer("\n", text)] + [len(text)]
-    return [(starts[span.line - 1], starts[min((span.end_line or span.line), len(starts) - 1)]) for span in spans]
+    return [
+        (starts[span.line - 1], starts[min((span.end_line or span.line), len(starts) - 1)])
+        for span in spans
+    ]
 
 
 def only_inside(before: str, after: str, ranges: list[tuple[int, int]]) -> bool:
@@ -104,7 +109,7 @@ def only_inside(before: str, after: str, ranges: list[tuple[int, int]]) -> bool:
     segments, cursor = [], 0
     for start, end in sorted(ranges):
         if start > cursor or not segments:
-            segments.append(before[cursor:max(start, cursor)])
+            segments.append(before[cursor : max(start, cursor)])
         cursor = max(cursor, end)
     segments.append(before[cursor:])
     pattern = ".*?".join(re.escape(segment) for segment in segments)
@@ -120,7 +125,9 @@ def test_every_fixer_is_a_catalog_rule_marked_autofix() -> None:
     for code in FIXERS:
         assert catalog[code].autofix, f"{code} has a fixer but the catalog says autofix: false"
     marked = {code for code, info in catalog.items() if info.autofix}
-    assert marked == set(FIXERS), f"catalog rules marked autofix without a fixer: {sorted(marked - set(FIXERS))}"
+    assert marked == set(FIXERS), (
+        f"catalog rules marked autofix without a fixer: {sorted(marked - set(FIXERS))}"
+    )
 
 
 # ------------------------------------------------------------------ one rule at a time
@@ -206,7 +213,10 @@ features:
         args: ["--speculative-config", '{"method":"mtp","num_speculative_tokens":1}']
 opt_in_features: [spec_decoding]
 """,
-        TAIL.replace("    vram_minimum_gb: 20\n", "    vram_minimum_gb: 20\n    default_modes:\n      mtp: mtp1\n"),
+        TAIL.replace(
+            "    vram_minimum_gb: 20\n",
+            "    vram_minimum_gb: 20\n    default_modes:\n      mtp: mtp1\n",
+        ),
     ),
 }
 
@@ -222,7 +232,11 @@ def test_fix_removes_the_finding_and_changes_nothing_else(tree: Path, code: str)
     fixed = path.read_text(encoding="utf-8")
 
     assert code not in codes_for(tree, path)
-    expected_tail = tail.replace("      mtp: mtp1\n", "      spec_decoding: mtp1\n") if code == "RL503" else tail
+    expected_tail = (
+        tail.replace("      mtp: mtp1\n", "      spec_decoding: mtp1\n")
+        if code == "RL503"
+        else tail
+    )
     assert fixed == recipe(expected_body, expected_tail)
     assert "fixed 1 file" in result.stderr
 
@@ -264,9 +278,10 @@ def test_unsafe_fixes_are_not_applied(tree: Path, case: str) -> None:
 
 def test_a_duplicate_inside_an_anchored_list_is_left_alone(tree: Path) -> None:
     """Editing an anchor's list would change every alias too: the data check refuses it."""
-    body = ('  base_args: &common ["--trust-remote-code", "--trust-remote-code"]\n'
-            "  base_env: {}\n")
-    tail = TAIL.replace("    vram_minimum_gb: 20\n", "    vram_minimum_gb: 20\n    extra_args: *common\n")
+    body = '  base_args: &common ["--trust-remote-code", "--trust-remote-code"]\n  base_env: {}\n'
+    tail = TAIL.replace(
+        "    vram_minimum_gb: 20\n", "    vram_minimum_gb: 20\n    extra_args: *common\n"
+    )
     original = recipe(body, tail)
     path = write(tree, original)
     check(str(path), "--fix", "--select", "RL301")
@@ -296,7 +311,7 @@ def test_overlapping_fixes_converge_and_a_second_fix_changes_nothing(tree: Path)
     crlf = path.with_name("Demo-8B.yaml")
     crlf.write_bytes(b"\xef\xbb\xbf" + original.replace("\n", "\r\n").encode("utf-8"))  # BOM + CRLF
     for p in (path, crlf):
-        assert FIXED_CODES <= set(codes_for(tree, p))
+        assert set(codes_for(tree, p)) >= FIXED_CODES
 
     check(str(path), str(crlf), "--fix")
     first = {p: p.read_bytes() for p in (path, crlf)}
@@ -314,9 +329,11 @@ def test_overlapping_fixes_converge_and_a_second_fix_changes_nothing(tree: Path)
 
     text = first[path].decode("utf-8")
     # The split inserts the value right after the flag, so a trailing comment ends the value's line.
-    assert '    - "--max-model-len"\n    - "8192"     # underscore and equals on one token\n' in text
+    assert (
+        '    - "--max-model-len"\n    - "8192"     # underscore and equals on one token\n' in text
+    )
     assert text.count('"--trust-remote-code"') == 1
-    assert "    PYTHONHASHSEED: \"0\"\n" in text
+    assert '    PYTHONHASHSEED: "0"\n' in text
     assert "  spec_decoding:\n" in text and '["--speculative-config", ' in text
     assert "Keep `--max_model_len=8192` and `mtp: 1` in prose untouched." in text
 
@@ -360,8 +377,10 @@ def _ndiff_from_unified(original: str, patch: list[str]) -> list[str]:
 
 
 def test_fix_respects_ignore_and_inline_suppressions(tree: Path) -> None:
-    body = ('  base_args:\n    - "--max_model_len"  # recipelint: disable=RL304\n    - "8192"\n'
-            '    - "--block-size=64"\n')
+    body = (
+        '  base_args:\n    - "--max_model_len"  # recipelint: disable=RL304\n    - "8192"\n'
+        '    - "--block-size=64"\n'
+    )
     original = recipe(body)
     path = write(tree, original)
     check(str(path), "--fix", "--ignore", "RL303")
@@ -371,8 +390,12 @@ def test_fix_respects_ignore_and_inline_suppressions(tree: Path) -> None:
 # ------------------------------------------------------------------ the corpus
 
 
-def _intended(before: Any, renames: dict[str, str], splits: dict[str, tuple[str, str]],
-              env_values: dict[str, Any]) -> Any:
+def _intended(
+    before: Any,
+    renames: dict[str, str],
+    splits: dict[str, tuple[str, str]],
+    env_values: dict[str, Any],
+) -> Any:
     """The compiled JSON as the fixes mean to change it: renamed and split tokens in argument
     lists and command text, quoted env values; nothing else."""
 
@@ -394,8 +417,14 @@ def _intended(before: Any, renames: dict[str, str], splits: dict[str, tuple[str,
 
     def walk(node: Any, key: str = "") -> Any:
         if isinstance(node, dict):
-            return {k: (js_string(v) if k in env_values and v == env_values[k] and not isinstance(v, str)
-                        else walk(v, k)) for k, v in node.items()}
+            return {
+                k: (
+                    js_string(v)
+                    if k in env_values and v == env_values[k] and not isinstance(v, str)
+                    else walk(v, k)
+                )
+                for k, v in node.items()
+            }
         if isinstance(node, list):
             if key.endswith("commands"):
                 return [command(t) if isinstance(t, str) else walk(t) for t in node]
@@ -407,15 +436,18 @@ def _intended(before: Any, renames: dict[str, str], splits: dict[str, tuple[str,
     return walk(before)
 
 
-def _planned_changes(tree: Any, findings: list[Any]) -> tuple[dict[str, str], dict[str, tuple[str, str]],
-                                                                  dict[str, Any]]:
+def _planned_changes(
+    tree: Any, findings: list[Any]
+) -> tuple[dict[str, str], dict[str, tuple[str, str]], dict[str, Any]]:
     """What the fixable findings ask for, read from the findings and the data (not from the fixer)."""
     docs = {doc.path: doc for doc in tree.documents()}
     renames: dict[str, str] = {}
     splits: dict[str, tuple[str, str]] = {}
     env_values: dict[str, Any] = {}
     # A finding collapsed over several items of one list names the others in `related`.
-    places = [(d, d.pointer) for d in findings] + [(d, r.pointer) for d in findings for r in d.related]
+    places = [(d, d.pointer) for d in findings] + [
+        (d, r.pointer) for d in findings for r in d.related
+    ]
     for diag, pointer in places:
         value: Any = docs[diag.path].data
         for part in pointer:
@@ -429,14 +461,18 @@ def _planned_changes(tree: Any, findings: list[Any]) -> tuple[dict[str, str], di
         elif diag.code == "RL551":
             env_values[pointer[-1]] = value
         else:
-            raise AssertionError(f"the corpus gained a {diag.code} finding; explain its intended change here")
+            raise AssertionError(
+                f"the corpus gained a {diag.code} finding; explain its intended change here"
+            )
     # A token both underscored and `=`-joined ends up split into the dashed name and the value.
     for old, (_, value) in list(splits.items()):
         splits[old] = (renames.pop(old, old).split("=", 1)[0], value)
     return renames, splits, env_values
 
 
-def test_fixing_the_corpus_changes_only_what_the_fixes_intend(corpus_tree: Path, tmp_path: Path) -> None:
+def test_fixing_the_corpus_changes_only_what_the_fixes_intend(
+    corpus_tree: Path, tmp_path: Path
+) -> None:
     """Three guarantees on a temporary copy of the corpus: the fixable findings are gone, only
     their own lines changed, and the compiled JSON differs exactly by the intended changes:
     renamed (`--foo_bar` -> `--foo-bar`) and split (`--x=v` -> `--x`, `v`) tokens in argument
@@ -465,9 +501,12 @@ def test_fixing_the_corpus_changes_only_what_the_fixes_intend(corpus_tree: Path,
 
     after = compile_tree(root)
     assert before.files.paths() == after.files.paths()
-    unexplained = [path for path in before.files.paths()
-                   if _intended(before.files.document(path), renames, splits, env_values)
-                   != after.files.document(path)]
+    unexplained = [
+        path
+        for path in before.files.paths()
+        if _intended(before.files.document(path), renames, splits, env_values)
+        != after.files.document(path)
+    ]
     assert not unexplained, unexplained[:5]
     assert any(before.files.serialize(p) != after.files.serialize(p) for p in before.files.paths())
 
@@ -493,7 +532,9 @@ def test_fix_on_hostile_files_reports_them_and_writes_nothing(tmp_path: Path) ->
 
 
 def test_fix_through_a_link_rewrites_the_target_and_keeps_the_link(tree: Path) -> None:
-    target = write(tree, recipe('  base_args: ["--max_model_len", "8192"]\n'), "models/acme/real/Demo-8B.yaml")
+    target = write(
+        tree, recipe('  base_args: ["--max_model_len", "8192"]\n'), "models/acme/real/Demo-8B.yaml"
+    )
     link = tree / RECIPE
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(target)

@@ -28,14 +28,22 @@ from recipelint.tree import RecipeTree, load_tree
 
 LONG = os.environ.get("RECIPELINT_PROPERTIES") == "long"
 EXAMPLES = int(os.environ.get("RECIPELINT_PROPERTY_EXAMPLES", "100000" if LONG else "40"))
-PROFILE = settings(max_examples=EXAMPLES, derandomize=not LONG, deadline=None, database=None, print_blob=True,
-                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROFILE = settings(
+    max_examples=EXAMPLES,
+    derandomize=not LONG,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 EMBEDDED = Path(__file__).resolve().parent.parent / "recipes"
 BASE = load_tree(EMBEDDED)
 REL = "models/acme/Fix-8B.yaml"
 FIXABLE = {"RL301", "RL303", "RL304", "RL503", "RL551"}
-FIXABLE_ONLY = Config(select=tuple(sorted(FIXABLE)))  # the other rules and the compile stage are not needed
+FIXABLE_ONLY = Config(
+    select=tuple(sorted(FIXABLE))
+)  # the other rules and the compile stage are not needed
 
 HEAD = """\
 meta:
@@ -65,8 +73,20 @@ guide: |
   Generated.
 """
 
-FLAGS = ("--max-model-len", "--max_model_len", "--trust-remote-code", "--enforce_eager", "--kv-cache-dtype",
-         "--attention_config.backend", "--attention_config.use_fp4_indexer_cache", "--max-num-seqs=256", "--block_size=16", "--offset=-1", "--x=", "-1")
+FLAGS = (
+    "--max-model-len",
+    "--max_model_len",
+    "--trust-remote-code",
+    "--enforce_eager",
+    "--kv-cache-dtype",
+    "--attention_config.backend",
+    "--attention_config.use_fp4_indexer_cache",
+    "--max-num-seqs=256",
+    "--block_size=16",
+    "--offset=-1",
+    "--x=",
+    "-1",
+)
 VALUES = ("8192", "4096", "fp8", "FLASHINFER", "-1", "auto", "ü", "a b")
 ENV_VALUES = ("0", "1", "true", "~", "1.5", "'text'", '"2"', "", "0x10", ".inf")
 
@@ -74,7 +94,13 @@ ENV_VALUES = ("0", "1", "true", "~", "1.5", "'text'", '"2"', "", "0x10", ".inf")
 def scalar(token: str, style: str) -> str:
     if style == "single":
         return "'" + token.replace("'", "''") + "'"
-    if style == "plain" and token and token[0].isalnum() or style == "plain" and token.startswith("--"):
+    if (
+        style == "plain"
+        and token
+        and token[0].isalnum()
+        or style == "plain"
+        and token.startswith("--")
+    ):
         probe = parse_yaml(f"k: {token}\n")
         if probe.usable and probe.data == {"k": token}:
             return token
@@ -99,11 +125,11 @@ def arg_block(draw: st.DrawFn) -> str:
     tokens = draw(arg_tokens())
     styles = [draw(st.sampled_from(["double", "single", "plain"])) for _ in tokens]
     if draw(st.booleans()):
-        items = ", ".join(scalar(t, s) for t, s in zip(tokens, styles))
+        items = ", ".join(scalar(t, s) for t, s in zip(tokens, styles, strict=False))
         return f"  base_args: [{items}]" + draw(st.sampled_from(["", "  # flow"])) + "\n"
     indent = " " * draw(st.sampled_from([2, 4, 6]))
     lines = ["  base_args:"]
-    for token, style in zip(tokens, styles):
+    for token, style in zip(tokens, styles, strict=False):
         comment = draw(st.sampled_from(["", "", "  # note", "   #x"]))
         lines.append(f"{indent}- {scalar(token, style)}{comment}")
         if draw(st.integers(0, 5)) == 0:
@@ -113,7 +139,9 @@ def arg_block(draw: st.DrawFn) -> str:
 
 @st.composite
 def env_block(draw: st.DrawFn) -> str:
-    names = draw(st.lists(st.sampled_from(["A", "B_1", "PYTHONHASHSEED", "VLLM_X"]), max_size=3, unique=True))
+    names = draw(
+        st.lists(st.sampled_from(["A", "B_1", "PYTHONHASHSEED", "VLLM_X"]), max_size=3, unique=True)
+    )
     if not names:
         return ""
     pairs = [(name, draw(st.sampled_from(ENV_VALUES))) for name in names]
@@ -130,7 +158,9 @@ def recipe_texts(draw: st.DrawFn) -> str:
 
 def tree_with(text: str) -> tuple[RecipeTree, Document]:
     doc = parse_yaml(text, EMBEDDED / REL, "recipe", REL)
-    return RecipeTree(BASE.root, BASE.taxonomy, BASE.platforms, BASE.strategies, BASE.kv_stores, [doc]), doc
+    return RecipeTree(
+        BASE.root, BASE.taxonomy, BASE.platforms, BASE.strategies, BASE.kv_stores, [doc]
+    ), doc
 
 
 def findings(tree: RecipeTree, doc: Document) -> list[Any]:
@@ -160,13 +190,23 @@ def acceptable_leftover(doc: Document, diag: Any) -> bool:
     index = diag.pointer[-1]
     following = items[index + 1] if index + 1 < len(items) else None
     value = items[index].split("=", 1)[1]
-    return not value or value.startswith("-") or (isinstance(following, str) and not following.startswith("-"))
+    return (
+        not value
+        or value.startswith("-")
+        or (isinstance(following, str) and not following.startswith("-"))
+    )
 
 
 # Found by the 10,000-example soak: a removed `- "--max-model-len"` and a renamed twin between
 # identical comment lines, which a line diff misattributes (the measurement now uses offsets).
-TWIN_LINES = HEAD.replace("\n", "\r\n") + ('  base_args:\r\n  - "--max-model-len"\r\n  # a comment line\r\n'
-                                            '  - "--max_model_len"\r\n  # a comment line\r\n') + TAIL.replace("\n", "\r\n")
+TWIN_LINES = (
+    HEAD.replace("\n", "\r\n")
+    + (
+        '  base_args:\r\n  - "--max-model-len"\r\n  # a comment line\r\n'
+        '  - "--max_model_len"\r\n  # a comment line\r\n'
+    )
+    + TAIL.replace("\n", "\r\n")
+)
 
 
 @PROFILE
@@ -193,7 +233,9 @@ def test_fixes_converge_touch_only_their_lines_and_change_json_only_as_intended(
     # renamed/split tokens mapped and deduplicated again (a renamed `--max_model_len` now merges
     # with `--max-model-len`), env values quoted, and everything else identical. Dropping an
     # earlier exact duplicate changes nothing: the compiler's dedupe dropped it already.
-    fixed_findings = [d for d in before if d.code != "RL301" and not _still_reported(d, doc, left, after_doc)]
+    fixed_findings = [
+        d for d in before if d.code != "RL301" and not _still_reported(d, doc, left, after_doc)
+    ]
     renames, splits, env_values = _planned_changes(tree, fixed_findings)
     old = Compiler(tree).run().files
     new = Compiler(after_tree).run().files
@@ -208,15 +250,24 @@ def _still_reported(diag: Any, doc: Document, left: list[Any], after_doc: Docume
     return any(d.code == diag.code and item(after_doc, d.pointer) == token for d in left)
 
 
-def _canonical(node: Any, renames: dict[str, str], splits: dict[str, tuple[str, str]],
-               env_values: dict[str, Any], key: str = "") -> Any:
+def _canonical(
+    node: Any,
+    renames: dict[str, str],
+    splits: dict[str, tuple[str, str]],
+    env_values: dict[str, Any],
+    key: str = "",
+) -> Any:
     """Argv lists re-deduplicated after the token mapping; command text and docker forms (derived
     from argv; the corpus test and the recipe properties pin them) and the raw edited lists left
     out; env values quoted."""
     if isinstance(node, dict):
         out = {}
         for k, v in node.items():
-            if k.endswith(("command", "commands")) or "docker" in k or k in ("base_args", "base_env"):
+            if (
+                k.endswith(("command", "commands"))
+                or "docker" in k
+                or k in ("base_args", "base_env")
+            ):
                 continue
             if k in env_values and v == env_values[k] and not isinstance(v, str):
                 out[k] = js_string(v)
@@ -237,15 +288,44 @@ def _canonical(node: Any, renames: dict[str, str], splits: dict[str, tuple[str, 
 
 
 @PROFILE
-@given(recipe_texts(), st.lists(st.tuples(st.integers(0, 2000), st.integers(0, 3),
-                                          st.sampled_from(["", "-", ":", "'", '"', "[", "]", ",", "\n", " ", "#", "&a",
-                                                           "*a", "!!int ", "_", "="])), max_size=4))
-def test_fixing_mangled_files_never_raises_and_never_breaks_them(text: str, cuts: list[tuple[int, int, str]]) -> None:
+@given(
+    recipe_texts(),
+    st.lists(
+        st.tuples(
+            st.integers(0, 2000),
+            st.integers(0, 3),
+            st.sampled_from(
+                [
+                    "",
+                    "-",
+                    ":",
+                    "'",
+                    '"',
+                    "[",
+                    "]",
+                    ",",
+                    "\n",
+                    " ",
+                    "#",
+                    "&a",
+                    "*a",
+                    "!!int ",
+                    "_",
+                    "=",
+                ]
+            ),
+        ),
+        max_size=4,
+    ),
+)
+def test_fixing_mangled_files_never_raises_and_never_breaks_them(
+    text: str, cuts: list[tuple[int, int, str]]
+) -> None:
     """Damaged YAML around the fixable findings: fixing either declines or yields a file that
     still loads with the same problems."""
     for at_, length, insert in cuts:
         at_ %= len(text) + 1
-        text = text[:at_] + insert + text[at_ + length:]
+        text = text[:at_] + insert + text[at_ + length :]
     tree, doc = tree_with(text)
     fixed = plan_document(doc, findings(tree, doc)) if doc.usable else None
     if fixed is not None:

@@ -25,7 +25,14 @@ from recipelint.flags.catalog import (
 RULES = Path(__file__).resolve().parent.parent / "rules" / "vllm"
 
 # The doc's sanity figures (canonical flags, aliases and negations not counted).
-SANITY_COUNTS = {"0.8.5": 137, "0.11.0": 183, "0.17.0": 222, "0.22.0": 261, "0.28.0": 284, "0.33.0": 320}
+SANITY_COUNTS = {
+    "0.8.5": 137,
+    "0.11.0": 183,
+    "0.17.0": 222,
+    "0.22.0": 261,
+    "0.28.0": 284,
+    "0.33.0": 320,
+}
 
 
 def test_coverage_and_sanity_counts() -> None:
@@ -43,7 +50,13 @@ def test_committed_files_are_lean_and_canonical() -> None:
     for path in sorted(RULES.glob("*.json")):
         text = path.read_text()
         assert len(text) < 80_000, path.name
-        assert text == json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+        assert (
+            text
+            == json.dumps(
+                json.loads(text), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            )
+            + "\n"
+        )
 
 
 def test_version_selection() -> None:
@@ -58,11 +71,14 @@ def test_version_selection() -> None:
 
 # -- 0.8: explicit add_argument calls -------------------------------------------------
 
+
 def test_era_explicit_0_8_5() -> None:
     cat = load_catalog("0.8.5")
     tp = cat.flags["--tensor-parallel-size"]
     assert tp.aliases == ("-tp",) and tp.type == "int" and tp.value == "yes"
-    assert "gguf" in cat.flags["--quantization"].choices and cat.flags["--quantization"].aliases == ("-q",)
+    assert "gguf" in cat.flags["--quantization"].choices and cat.flags[
+        "--quantization"
+    ].aliases == ("-q",)
     assert cat.flags["--reasoning-parser"].choices == ("deepseek_r1", "granite")
     assert cat.flags["--tokenizer-mode"].choices == ("auto", "custom", "mistral", "slow")
     assert cat.flags["--max-model-len"].type == "human_int"
@@ -76,6 +92,7 @@ def test_era_explicit_0_8_5() -> None:
 
 
 # -- 0.9-0.11: get_kwargs over vllm/config.py, deprecated=True ------------------------------
+
 
 def test_era_get_kwargs_0_11_0() -> None:
     cat = load_catalog("0.11.0")
@@ -95,6 +112,7 @@ def test_era_get_kwargs_0_11_0() -> None:
 
 # -- 0.12-0.28: config package, -cc alias, human-readable ints ----------------------------
 
+
 def test_era_config_package_0_17_0() -> None:
     cat = load_catalog("0.17.0")
     assert cat.flags["--max-model-len"].type == "human_int_or_auto"
@@ -104,13 +122,33 @@ def test_era_config_package_0_17_0() -> None:
     assert {"mode", "pass_config", "cudagraph_capture_sizes"} <= set(cc.json_keys)
     assert "keys" in cc.json_keys["pass_config"]
     assert cat.flags["--kv-cache-dtype"].choices == (
-        "auto", "bfloat16", "fp8", "fp8_ds_mla", "fp8_e4m3", "fp8_e5m2", "fp8_inc")
-    assert cat.flags["--dtype"].choices == ("auto", "bfloat16", "float", "float16", "float32", "half")
-    assert "hf" in cat.flags["--tokenizer-mode"].values and cat.flags["--tokenizer-mode"].choices is None
+        "auto",
+        "bfloat16",
+        "fp8",
+        "fp8_ds_mla",
+        "fp8_e4m3",
+        "fp8_e5m2",
+        "fp8_inc",
+    )
+    assert cat.flags["--dtype"].choices == (
+        "auto",
+        "bfloat16",
+        "float",
+        "float16",
+        "float32",
+        "half",
+    )
+    assert (
+        "hf" in cat.flags["--tokenizer-mode"].values
+        and cat.flags["--tokenizer-mode"].choices is None
+    )
     assert "kv_connector" in cat.flags["--kv-transfer-config"].json_keys
     assert cat.flags["--hf-overrides"].type == "json_or_str"
     assert cat.flags["--middleware"].repeatable
-    assert cat.flags["--allowed-origins"].type == "json" and cat.flags["--allowed-origins"].nargs is None
+    assert (
+        cat.flags["--allowed-origins"].type == "json"
+        and cat.flags["--allowed-origins"].nargs is None
+    )
     assert "--disable-prefix-caching" not in cat.option_strings()  # pairs arrive in 0.33
 
 
@@ -125,10 +163,12 @@ def test_model_flag_with_serve() -> None:
 
 def test_patch_release_differs_0_17_1() -> None:
     assert set(load_catalog("0.17.1").flags["--reasoning-parser"].values) != set(
-        load_catalog("0.17.0").flags["--reasoning-parser"].values)
+        load_catalog("0.17.0").flags["--reasoning-parser"].values
+    )
 
 
 # -- 0.29-0.33: launchers / common cli_args, deprecation actions, --enable/--disable pairs ----
+
 
 def test_era_common_cli_args_0_33_0() -> None:
     cat = load_catalog("0.33.0")
@@ -154,13 +194,19 @@ def test_vllm_omni_catalog() -> None:
 
 # -- spellings -------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("version", "spelled", "canonical", "via"),
     [
         ("0.17.0", "--tensor_parallel_size", "--tensor-parallel-size", "exact"),
         ("0.17.0", "-tp", "--tensor-parallel-size", "alias"),
         ("0.17.0", "-cc.mode=3", "--compilation-config", "alias"),
-        ("0.17.0", "--compilation-config.pass_config.fuse_norm_quant", "--compilation-config", "exact"),
+        (
+            "0.17.0",
+            "--compilation-config.pass_config.fuse_norm_quant",
+            "--compilation-config",
+            "exact",
+        ),
         ("0.17.0", "--no-enable-prefix-caching", "--enable-prefix-caching", "negation"),
         ("0.17.0", "--gpu-memory-util", "--gpu-memory-utilization", "abbreviation"),
         ("0.17.0", "-O3", "--optimization-level", "alias"),
@@ -176,7 +222,11 @@ def test_lookup_spellings(version: str, spelled: str, canonical: str, via: str) 
 def test_lookup_details() -> None:
     cat = load_catalog("0.17.0")
     dotted = cat.lookup("--kv_transfer_config.kv_connector=NixlConnector")
-    assert dotted.underscored and dotted.json_path == ("kv_connector",) and dotted.inline_value == "NixlConnector"
+    assert (
+        dotted.underscored
+        and dotted.json_path == ("kv_connector",)
+        and dotted.inline_value == "NixlConnector"
+    )
     assert cat.lookup("--compilation-config.compile_sizes+").list_append
     assert cat.json_key_status("--compilation-config", ("mode",)) == "known"
     assert cat.json_key_status("--compilation-config", ("nope",)) == "unknown"

@@ -149,7 +149,8 @@ DATACLASS_ERA = {
             parser.add_argument("--api-server-count", "-asc", type=int, default=None)
             return EngineArgs.add_cli_args(parser)
     """,
-    "vllm/engine/arg_utils.py": GET_KWARGS + """
+    "vllm/engine/arg_utils.py": GET_KWARGS
+    + """
     import argparse
     from vllm.config import CompilationConfig, ModelConfig, SchedulerConfig
 
@@ -262,7 +263,9 @@ DATACLASS_ERA = {
 
 FRONTEND_ERA = {
     "vllm/_version.py": "__version__ = version = '0.33.9'\n",
-    "vllm/entrypoints/cli/serve.py": SERVE.replace("vllm.entrypoints.openai.cli_args", "vllm.entrypoints.common.cli_args"),
+    "vllm/entrypoints/cli/serve.py": SERVE.replace(
+        "vllm.entrypoints.openai.cli_args", "vllm.entrypoints.common.cli_args"
+    ),
     "vllm/entrypoints/cli/main.py": 'OMNI = "--omni"\n',
     "vllm/entrypoints/common/cli_args.py": """
         import json
@@ -312,7 +315,8 @@ FRONTEND_ERA = {
             parser = FrontendArgs.add_cli_args(parser)
             return EngineArgs.add_cli_args(parser)
     """,
-    "vllm/engine/arg_utils.py": GET_KWARGS + """
+    "vllm/engine/arg_utils.py": GET_KWARGS
+    + """
     from vllm.config import CacheConfig
 
     class EngineArgs:
@@ -380,16 +384,26 @@ def test_explicit_add_argument_era(explicit_era: dict) -> None:
     flags = explicit_era["flags"]
     assert explicit_era["version"] == "0.8.9"
     assert set(flags) == {
-        "--host", "--uvicorn-log-level", "--disable-fastapi-docs", "--tool-call-parser",
-        "--tensor-parallel-size", "--max-model-len", "--device", "--use-v2-block-manager",
-        "--enable-prefix-caching", "--served-model-name", "--disable-log-requests",
+        "--host",
+        "--uvicorn-log-level",
+        "--disable-fastapi-docs",
+        "--tool-call-parser",
+        "--tensor-parallel-size",
+        "--max-model-len",
+        "--device",
+        "--use-v2-block-manager",
+        "--enable-prefix-caching",
+        "--served-model-name",
+        "--disable-log-requests",
     }
     assert flags["--tensor-parallel-size"] == {"aliases": ["-tp"], "type": "int", "value": "yes"}
     assert flags["--uvicorn-log-level"]["choices"] == ["debug", "info", "warning"]
     assert flags["--device"]["choices"] == ["cpu", "cuda"]
     assert flags["--max-model-len"]["type"] == "human_int"
     assert flags["--use-v2-block-manager"] == {
-        "deprecated": "[DEPRECATED] block manager v1 has been removed.", "value": "no"}
+        "deprecated": "[DEPRECATED] block manager v1 has been removed.",
+        "value": "no",
+    }
     assert flags["--enable-prefix-caching"]["negations"] == ["--no-enable-prefix-caching"]
     assert flags["--served-model-name"]["nargs"] == "+"
     assert flags["--tool-call-parser"]["values"] == ["hermes", "hermes2"]
@@ -402,8 +416,12 @@ def test_get_kwargs_dataclass_era(dataclass_era: dict) -> None:
     flags = dataclass_era["flags"]
     assert flags["--dtype"]["choices"] == ["auto", "bfloat16", "half"]
     # A Literal seen only under TYPE_CHECKING is Any at run time: soft values, not choices.
-    assert flags["--quantization"] == {"aliases": ["-q"], "type": "str", "value": "yes",
-                                       "values": ["awq", "fp8", "gguf"]}
+    assert flags["--quantization"] == {
+        "aliases": ["-q"],
+        "type": "str",
+        "value": "yes",
+        "values": ["awq", "fp8", "gguf"],
+    }
     assert flags["--max-model-len"]["type"] == "human_int_or_auto"
     assert flags["--max-num-batched-tokens"]["type"] == "human_int"
     assert flags["--enforce-eager"] == {"negations": ["--no-enforce-eager"], "value": "no"}
@@ -422,21 +440,30 @@ def test_get_kwargs_dataclass_era(dataclass_era: dict) -> None:
     assert flags["--api-server-count"]["aliases"] == ["-asc"]
     spelling = dataclass_era["spelling"]
     assert spelling["underscores"] == "before_dot"
-    assert spelling["dotted_json"] and spelling["list_append"] and spelling["optimization_shorthand"]
+    assert (
+        spelling["dotted_json"] and spelling["list_append"] and spelling["optimization_shorthand"]
+    )
 
 
 def test_frontend_loop_era(frontend_era: dict) -> None:
     flags = frontend_era["flags"]
     assert flags["--enable-auto-tool-choice"]["negations"] == [
-        "--disable-auto-tool-choice", "--no-enable-auto-tool-choice"]
+        "--disable-auto-tool-choice",
+        "--no-enable-auto-tool-choice",
+    ]
     assert flags["--enable-prefix-caching"]["negations"] == [
-        "--disable-prefix-caching", "--no-enable-prefix-caching"]
+        "--disable-prefix-caching",
+        "--no-enable-prefix-caching",
+    ]
     assert flags["--allowed-origins"] == {"type": "json", "value": "yes"}
     assert flags["--port"]["aliases"] == ["-p"]
     assert flags["--log-config-file"]["deprecated"] is True
     assert flags["--tool-call-parser"]["values"] == ["hermes", "qwen3_xml"]
     assert flags["--gpu-memory-utilization"] == {
-        "aliases": ["--device-memory-utilization"], "type": "float", "value": "yes"}
+        "aliases": ["--device-memory-utilization"],
+        "type": "float",
+        "value": "yes",
+    }
     assert frontend_era["spelling"]["enable_disable_pairs"] is True
     assert frontend_era["spelling"]["omni_handoff"] is True
 
@@ -501,7 +528,7 @@ def test_corrupt_member_in_a_wheel(tmp_path: Path) -> None:
             zf.writestr(path.relative_to(root).as_posix(), path.read_text() * 20)
     data = bytearray(wheel.read_bytes())
     offset = data.index(b"vllm/engine/arg_utils.py") + 60  # inside that member's compressed bytes
-    data[offset:offset + 40] = bytes(40)
+    data[offset : offset + 40] = bytes(40)
     wheel.write_bytes(bytes(data))
     with pytest.raises(SourceError, match="corrupt wheel member|not a readable wheel"):
         extract_catalog(wheel)

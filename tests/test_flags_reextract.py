@@ -41,7 +41,9 @@ def _committed() -> list[tuple[str, str, Path]]:
     return out
 
 
-@pytest.mark.parametrize(("package", "version", "path"), _committed(), ids=lambda v: str(getattr(v, "name", v)))
+@pytest.mark.parametrize(
+    ("package", "version", "path"), _committed(), ids=lambda v: str(getattr(v, "name", v))
+)
 def test_reextraction_matches_committed(package: str, version: str, path: Path) -> None:
     source = _source(package, version)
     if source is None:

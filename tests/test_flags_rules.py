@@ -5,22 +5,29 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from catalog_harness import CONTEXT, run_example
-from recipelint.rulebook import Example
+
 from recipelint.diagnostics import Diagnostic
+from recipelint.rulebook import Example
 
-pytestmark = pytest.mark.skipif(not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing")
+pytestmark = pytest.mark.skipif(
+    not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
+)
 
 
-def findings(tmp_path: Path, min_version: str | None, args: list[str], extra: str = "") -> list[Diagnostic]:
+def findings(
+    tmp_path: Path, min_version: str | None, args: list[str], extra: str = ""
+) -> list[Diagnostic]:
     items = ", ".join(repr(a).replace("'", '"') if '"' not in a else f"'{a}'" for a in args)
     version = f'  min_vllm_version: "{min_version}"\n' if min_version else ""
     content = f"model:\n  model_id: acme/demo-model\n{version}  base_args: [{items}]\n{extra}"
     root = tmp_path / f"tree{len(list(tmp_path.iterdir()))}"  # one fresh tree per call
     root.mkdir()
-    return [d for d in run_example(Example("models/acme/demo-model.yaml", content), root)
-            if d.code.startswith(("RL35", "RL36"))]
+    return [
+        d
+        for d in run_example(Example("models/acme/demo-model.yaml", content), root)
+        if d.code.startswith(("RL35", "RL36"))
+    ]
 
 
 def codes(diags: list[Diagnostic]) -> list[str]:
@@ -28,9 +35,19 @@ def codes(diags: list[Diagnostic]) -> list[str]:
 
 
 def test_clean_arguments_give_nothing(tmp_path: Path) -> None:
-    args = ["--tensor-parallel-size", "2", "--enable-prefix-caching", "--max-model-len", "128k",
-            "--tool-call-parser", "hermes", "--enable-auto-tool-choice", "-cc.mode=3",
-            "--compilation-config", '{"mode": 3, "pass_config": {"fuse_norm_quant": true}}']
+    args = [
+        "--tensor-parallel-size",
+        "2",
+        "--enable-prefix-caching",
+        "--max-model-len",
+        "128k",
+        "--tool-call-parser",
+        "hermes",
+        "--enable-auto-tool-choice",
+        "-cc.mode=3",
+        "--compilation-config",
+        '{"mode": 3, "pass_config": {"fuse_norm_quant": true}}',
+    ]
     assert findings(tmp_path, "0.17.0", args) == []
 
 
@@ -64,8 +81,12 @@ def test_unknown_flag_with_did_you_mean(tmp_path: Path) -> None:
 def test_shape_problems_are_left_to_the_args_family(tmp_path: Path) -> None:
     # RL306 (flag and value in one item), RL305 (dotted without value), RL308 (JSON syntax)
     # and RL304 (underscores) report these; this family must not report them twice.
-    for args in (["--max-model-len auto"], ["--compilation-config.mode"],
-                 ["--speculative-config", "{bad json"], ["--max_model_len", "8192"]):
+    for args in (
+        ["--max-model-len auto"],
+        ["--compilation-config.mode"],
+        ["--speculative-config", "{bad json"],
+        ["--max_model_len", "8192"],
+    ):
         assert findings(tmp_path, "0.21.0", args) == [], args
 
 
@@ -89,12 +110,16 @@ def test_soft_values_fold_case(tmp_path: Path) -> None:
 
 
 def test_parser_plugin_lowers_to_info(tmp_path: Path) -> None:
-    diags = findings(tmp_path, "0.17.0", ["--reasoning-parser-plugin", "p.py", "--reasoning-parser", "mine"])
+    diags = findings(
+        tmp_path, "0.17.0", ["--reasoning-parser-plugin", "p.py", "--reasoning-parser", "mine"]
+    )
     assert [(d.code, d.severity.name) for d in diags] == [("RL360", "INFO")]
 
 
 def test_json_value_keys(tmp_path: Path) -> None:
-    diags = findings(tmp_path, "0.17.0", ["--speculative-config", '{"method": "mtp", "num_spec_tokens": 2}'])
+    diags = findings(
+        tmp_path, "0.17.0", ["--speculative-config", '{"method": "mtp", "num_spec_tokens": 2}']
+    )
     assert codes(diags) == ["RL354"] and "num_spec_tokens" in diags[0].message
 
 
@@ -120,8 +145,10 @@ def test_deprecation_quotes_the_release(tmp_path: Path) -> None:
 
 
 def test_variant_minimum_raises_the_baseline(tmp_path: Path) -> None:
-    variants = ('variants:\n  default:\n    precision: bf16\n  fast:\n    precision: fp8\n'
-                '    min_vllm_version: "0.10.0"\n    extra_args: ["--async-scheduling"]\n')
+    variants = (
+        "variants:\n  default:\n    precision: bf16\n  fast:\n    precision: fp8\n"
+        '    min_vllm_version: "0.10.0"\n    extra_args: ["--async-scheduling"]\n'
+    )
     assert findings(tmp_path, "0.9.0", [], variants) == []
     assert codes(findings(tmp_path, "0.9.0", ["--async-scheduling"], variants)) == ["RL358"]
 
@@ -134,7 +161,9 @@ def test_model_flag_with_serve(tmp_path: Path) -> None:
 
 def test_plugin_does_not_rescue_a_hard_choice(tmp_path: Path) -> None:
     # 0.10.0 builds --tool-call-parser's choices from the registry before any plugin loads.
-    diags = findings(tmp_path, "0.10.0", ["--tool-parser-plugin", "p.py", "--tool-call-parser", "mine"])
+    diags = findings(
+        tmp_path, "0.10.0", ["--tool-parser-plugin", "p.py", "--tool-call-parser", "mine"]
+    )
     assert codes(diags) == ["RL351"]
 
 

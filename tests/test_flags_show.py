@@ -13,13 +13,16 @@ def _show(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-@pytest.mark.parametrize("args", [
-    ["--moe-backend"],
-    ["--", "--moe-backend"],
-    ["--moe-backend", "--package", "vllm"],
-    ["--package=vllm", "--moe-backend"],
-    ["--package", "vllm", "--moe-backend"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--moe-backend"],
+        ["--", "--moe-backend"],
+        ["--moe-backend", "--package", "vllm"],
+        ["--package=vllm", "--moe-backend"],
+        ["--package", "vllm", "--moe-backend"],
+    ],
+)
 def test_a_dashed_flag_name_is_the_argument(args: list[str]) -> None:
     code, output = _show(*args)
     assert code == 0, output

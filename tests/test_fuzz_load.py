@@ -17,9 +17,12 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuzz"))
 
 from mutations import alias_bombs, deep_documents, fuzz_settings, mutated_files, wide_documents  # noqa: E402
+
 from recipelint.load import DEFAULT_LIMITS, Document, parse_yaml  # noqa: E402
 
-TIME_BOUND = 10.0  # seconds for one input: a hang guard on a busy shared machine, not a speed target
+TIME_BOUND = (
+    10.0  # seconds for one input: a hang guard on a busy shared machine, not a speed target
+)
 
 
 def parse_bounded(text: str) -> Document:
@@ -107,8 +110,13 @@ def test_worst_inputs_stay_within_memory() -> None:
     """Alias bombs and deep nesting cost almost nothing; the largest legal file stays far below
     a CI runner's memory (128 MiB here, for a 1 MiB file of 100,000 keys)."""
     width, levels = 12, 14  # 12**14 nodes if expanded
-    bomb = "\n".join(["l0: &l0 [" + ", ".join(["x"] * width) + "]"]
-                     + [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * width)}]" for i in range(1, levels)]) + "\n"
+    bomb = (
+        "\n".join(
+            ["l0: &l0 [" + ", ".join(["x"] * width) + "]"]
+            + [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * width)}]" for i in range(1, levels)]
+        )
+        + "\n"
+    )
     doc, peak = _peak_bytes(bomb)
     assert [p.code for p in doc.problems] == ["RL010"] and peak < 1 << 20
     doc, peak = _peak_bytes("k: " + "[" * 1500 + "]" * 1500 + "\n")

@@ -33,15 +33,26 @@ FOUND: dict[str, tuple[Slot, bytes]] = {
     # rules/references.py built a set of profile brands: a mapping brand was unhashable.
     "taxonomy-brand-is-a-mapping": (TAXONOMY, _taxonomy("brand: NVIDIA", "brand: {x: 1}")),
     # compiler.py keyed `alternatives` by the raw list item: JSON output of an int key crashed.
-    "numeric-compatible-strategy": (RECIPE_SLOT, _recipe("compatible_strategies:\n  - single_node_tp\n",
-                                                         "compatible_strategies:\n  - single_node_tp\n  - 1\n"
-                                                         "  - true\n  - -1.5\n")),
+    "numeric-compatible-strategy": (
+        RECIPE_SLOT,
+        _recipe(
+            "compatible_strategies:\n  - single_node_tp\n",
+            "compatible_strategies:\n  - single_node_tp\n  - 1\n  - true\n  - -1.5\n",
+        ),
+    ),
     # rules (RL308/RL309, flags catalog, speculative drafts) json.loads'ed flag values:
     # 5,000 nested brackets raised RecursionError out of run_checks.
-    "deeply-nested-json-flag-value": (RECIPE_SLOT, _recipe("  base_args: []",
-                                                           '  base_args: ["--speculative-config", "'
-                                                           + "[" * 5000 + '", "--hf-overrides", "'
-                                                           + '{\\"a\\":' * 5000 + '"]')),
+    "deeply-nested-json-flag-value": (
+        RECIPE_SLOT,
+        _recipe(
+            "  base_args: []",
+            '  base_args: ["--speculative-config", "'
+            + "[" * 5000
+            + '", "--hf-overrides", "'
+            + '{\\"a\\":' * 5000
+            + '"]',
+        ),
+    ),
     # compiler.py: a hardware profile id is an output folder; '../..' must not become a path.
     "hardware-id-climbs-out": (TAXONOMY, _taxonomy("\n  h100:", '\n  "../../escape":')),
 }

@@ -42,7 +42,9 @@ def test_byte_mutations_anywhere_in_the_tree(fuzz_tree: FuzzTree, case: tuple[Sl
 
 @fuzz_settings(120)
 @given(case=mutated_values())
-def test_value_mutations_anywhere_in_the_tree(fuzz_tree: FuzzTree, case: tuple[Slot, bytes]) -> None:
+def test_value_mutations_anywhere_in_the_tree(
+    fuzz_tree: FuzzTree, case: tuple[Slot, bytes]
+) -> None:
     exercise_bounded(fuzz_tree, case[1], case[0])
 
 
@@ -75,7 +77,9 @@ def _replace_strings(value: object, payload: str) -> object:
 
 @fuzz_settings(30)
 @given(data=st.data())
-def test_mutated_corpus_recipes(corpus_tree: Path, fuzz_tree: FuzzTree, data: st.DataObject) -> None:
+def test_mutated_corpus_recipes(
+    corpus_tree: Path, fuzz_tree: FuzzTree, data: st.DataObject
+) -> None:
     """The upstream corpus as extra seeds, when it is present (RECIPELINT_SHARED, tests/conftest.py)."""
     seeds = _corpus_seeds(corpus_tree)
     slot, content = data.draw(mutated_files(seeds))
@@ -95,8 +99,14 @@ def _corpus_seeds(tree: Path) -> list[tuple[Slot, bytes]]:
 
 LONG = 100_000
 LONG_VALUES = {
-    "letters": "a" * LONG, "brackets": "[" * LONG, "objects": '{"a":' * (LONG // 5), "backticks": "`" * LONG,
-    "pipes": "|" * LONG, "dashes": "-" * LONG, "words": "a \n" * (LONG // 3), "substitutions": "$(" * (LONG // 2),
+    "letters": "a" * LONG,
+    "brackets": "[" * LONG,
+    "objects": '{"a":' * (LONG // 5),
+    "backticks": "`" * LONG,
+    "pipes": "|" * LONG,
+    "dashes": "-" * LONG,
+    "words": "a \n" * (LONG // 3),
+    "substitutions": "$(" * (LONG // 2),
 }
 
 
@@ -108,6 +118,10 @@ def test_long_values_in_args_text_and_names_are_bounded(fuzz_tree: FuzzTree, nam
     value = json.dumps(LONG_VALUES[name])
     seed = (fuzz_tree.root / "models/Qwen/Qwen2.5-7B-Instruct.yaml").read_text(encoding="utf-8")
     assert "  base_args: []\n" in seed and "  description: " in seed
-    text = seed.replace("  base_args: []\n", f'  base_args: ["--hf-overrides", {value}, {value}]\n', 1)
-    text = text.replace("  description: ", f"  {value}: 1\n  description: {value}\n  x_description: ", 1)
+    text = seed.replace(
+        "  base_args: []\n", f'  base_args: ["--hf-overrides", {value}, {value}]\n', 1
+    )
+    text = text.replace(
+        "  description: ", f"  {value}: 1\n  description: {value}\n  x_description: ", 1
+    )
     exercise_bounded(fuzz_tree, text.encode(), RECIPE_SLOT)

@@ -153,7 +153,9 @@ def test_lines_decode_to_the_json_report(hostile_run: tuple[str, list[dict]]) ->
         assert parsed["level"] == levels[record["severity"]]
         assert parsed["title"].split(" ")[0] == record["code"]
         message = record["message"] + (f"\nhint: {record['hint']}" if record["hint"] else "")
-        message += "".join(f"\nsee {r['path']}:{r['line']}: {r['message']}" for r in record["related"])
+        message += "".join(
+            f"\nsee {r['path']}:{r['line']}: {r['message']}" for r in record["related"]
+        )
         assert parsed["data"] == strip_controls(message)
 
 

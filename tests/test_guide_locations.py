@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from catalog_harness import DEMO_RECIPE, build_context
+
 from recipelint.diagnostics import Span
 from recipelint.engine import run_checks
 from recipelint.load import parse_yaml
@@ -24,7 +24,7 @@ def written(text: str, span: Span) -> str:
     """The source text a one-line span covers."""
     lines = re.split("\r\n|\r|\n", text)
     assert span.end_line == span.line, span
-    return lines[span.line - 1][span.column - 1:span.end_column - 1]
+    return lines[span.line - 1][span.column - 1 : span.end_column - 1]
 
 
 def every_line(text: str, pointer: tuple) -> list[tuple[str, Span]]:
@@ -33,34 +33,43 @@ def every_line(text: str, pointer: tuple) -> list[tuple[str, Span]]:
     value = doc.data
     for part in pointer:
         value = value[part]
-    return [(line, doc.scalar_line_span(pointer, index)) for index, line in enumerate(value.split("\n"))]
+    return [
+        (line, doc.scalar_line_span(pointer, index)) for index, line in enumerate(value.split("\n"))
+    ]
 
 
-@pytest.mark.parametrize(("text", "pointer", "expected"), [
-    ("g: |\n  a\n  bb\n\n  c\n", ("g",), [(2, 3), (3, 3), (4, 1), (5, 3)]),
-    ("g: |-\n  a\n   b\n", ("g",), [(2, 3), (3, 3)]),
-    ("g: |+\n  a\n\n\nx: 1\n", ("g",), [(2, 3), (3, 1), (4, 1)]),
-    ("g: |2\n   a\n  b\n", ("g",), [(2, 3), (3, 3)]),
-    ("k:\n  g: |2\n     a\n    b\n", ("k", "g"), [(3, 5), (4, 5)]),
-    ("k:\n- |2\n   a\n  b\n", ("k", 0), [(3, 3), (4, 3)]),
-    ("g: >2-\n   a\n  b\n", ("g",), [(2, 3), (3, 3)]),
-    ("g: |\r\n  a\r\n  b\r\n", ("g",), [(2, 3), (3, 3)]),
-    ("g: |\n\n  a\n  b\n", ("g",), [(2, 1), (3, 3), (4, 3)]),
-    ("g: |  # a comment\n    a\n    b", ("g",), [(2, 5), (3, 5)]),
-    ("g: >\n  a\n  b\n\n  c\n   d\n  e\n", ("g",), [(2, 3), (5, 3), (6, 3), (7, 3)]),
-    ("g: >-\n\n  a\n  b\n\n\n  c\n", ("g",), [(2, 1), (3, 3), None, (7, 3)]),
-    ("g: plain\n  more\n\n  next\n", ("g",), [(1, 4), (4, 3)]),
-    ("g: \"x\n  y\n\n  z\"\n", ("g",), [(1, 5), (4, 3)]),
-])
+@pytest.mark.parametrize(
+    ("text", "pointer", "expected"),
+    [
+        ("g: |\n  a\n  bb\n\n  c\n", ("g",), [(2, 3), (3, 3), (4, 1), (5, 3)]),
+        ("g: |-\n  a\n   b\n", ("g",), [(2, 3), (3, 3)]),
+        ("g: |+\n  a\n\n\nx: 1\n", ("g",), [(2, 3), (3, 1), (4, 1)]),
+        ("g: |2\n   a\n  b\n", ("g",), [(2, 3), (3, 3)]),
+        ("k:\n  g: |2\n     a\n    b\n", ("k", "g"), [(3, 5), (4, 5)]),
+        ("k:\n- |2\n   a\n  b\n", ("k", 0), [(3, 3), (4, 3)]),
+        ("g: >2-\n   a\n  b\n", ("g",), [(2, 3), (3, 3)]),
+        ("g: |\r\n  a\r\n  b\r\n", ("g",), [(2, 3), (3, 3)]),
+        ("g: |\n\n  a\n  b\n", ("g",), [(2, 1), (3, 3), (4, 3)]),
+        ("g: |  # a comment\n    a\n    b", ("g",), [(2, 5), (3, 5)]),
+        ("g: >\n  a\n  b\n\n  c\n   d\n  e\n", ("g",), [(2, 3), (5, 3), (6, 3), (7, 3)]),
+        ("g: >-\n\n  a\n  b\n\n\n  c\n", ("g",), [(2, 1), (3, 3), None, (7, 3)]),
+        ("g: plain\n  more\n\n  next\n", ("g",), [(1, 4), (4, 3)]),
+        ('g: "x\n  y\n\n  z"\n', ("g",), [(1, 5), (4, 3)]),
+    ],
+)
 def test_each_value_line_maps_to_its_source_line(text: str, pointer: tuple, expected: list) -> None:
     lines = every_line(text, pointer)
-    for (line, span), place in zip(lines, expected):
+    for (line, span), place in zip(lines, expected, strict=False):
         if place is None:
             continue
         assert (span.line, span.column) == place, (line, span)
         source = written(text, span)
         # A literal line is written verbatim; a folded or flow line starts with its first source line.
-        assert source == line if text.split(":", 1)[1].lstrip().startswith("|") else line.startswith(source)
+        assert (
+            source == line
+            if text.split(":", 1)[1].lstrip().startswith("|")
+            else line.startswith(source)
+        )
 
 
 def test_offsets_narrow_the_span_to_a_word() -> None:
@@ -73,12 +82,15 @@ def test_offsets_narrow_the_span_to_a_word() -> None:
     assert (span.line, span.column) == (4, 7)
 
 
-@pytest.mark.parametrize("text", [
-    'g: "a\\nb"\n',  # an escape writes the break: no source line holds line 1
-    "g: 'it''s\n\n  x'\n",  # '' is one quote in the value
-    "g: |\n  a\n",  # line 5 does not exist
-    "g: 12\n",  # not a string
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'g: "a\\nb"\n',  # an escape writes the break: no source line holds line 1
+        "g: 'it''s\n\n  x'\n",  # '' is one quote in the value
+        "g: |\n  a\n",  # line 5 does not exist
+        "g: 12\n",  # not a string
+    ],
+)
 def test_what_cannot_be_placed_gets_the_node_span(text: str) -> None:
     doc = parse_yaml(text)
     node = doc.span(("g",))
@@ -94,8 +106,13 @@ def test_mapped_lines_always_hold_their_value_line() -> None:
     bodies = ["a", "", " b", "c d", "", "", "e", "  f", "g"]
     for header in ("|", "|-", "|+", ">", ">-", ">+", "|2", ">2"):
         for cut in range(1, len(bodies) + 1):
-            text = "k:\n  g: " + header + "\n" + "".join(
-                ("    " + body if body else "") + "\n" for body in bodies[:cut]) + "x: 1\n"
+            text = (
+                "k:\n  g: "
+                + header
+                + "\n"
+                + "".join(("    " + body if body else "") + "\n" for body in bodies[:cut])
+                + "x: 1\n"
+            )
             doc = parse_yaml(text)
             if not doc.usable:
                 continue
@@ -106,7 +123,11 @@ def test_mapped_lines_always_hold_their_value_line() -> None:
                 if span == node:
                     continue
                 source = written(text, span)
-                assert source == line if header[0] == "|" else line.startswith(source), (header, cut, index)
+                assert source == line if header[0] == "|" else line.startswith(source), (
+                    header,
+                    cut,
+                    index,
+                )
 
 
 # --- the guide rules use it -------------------------------------------------------------------
@@ -117,8 +138,11 @@ def write_recipe(root: Path, recipe: dict) -> Path:
     path = root / "models" / "acme" / "demo.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
     guide = recipe.pop("guide")
-    text = yaml.safe_dump(recipe, sort_keys=False) + "guide: |\n" + "".join(
-        f"  {line}\n" if line else "\n" for line in guide.split("\n"))
+    text = (
+        yaml.safe_dump(recipe, sort_keys=False)
+        + "guide: |\n"
+        + "".join(f"  {line}\n" if line else "\n" for line in guide.split("\n"))
+    )
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -167,8 +191,14 @@ def test_an_edit_above_the_guide_moves_the_finding_with_its_line(tmp_path: Path)
     recipe = copy.deepcopy(DEMO_RECIPE)
     recipe["guide"] = GUIDE
     path = write_recipe(tmp_path, recipe)
-    before = next(d for d in run_checks(load_tree(tmp_path)) if d.path == path and d.code == "RL603")
-    path.write_text(path.read_text().replace("guide: |\n  ## Prerequisites\n",
-                                             "guide: |\n  ## Intro\n  Two new lines.\n  ## Prerequisites\n"))
+    before = next(
+        d for d in run_checks(load_tree(tmp_path)) if d.path == path and d.code == "RL603"
+    )
+    path.write_text(
+        path.read_text().replace(
+            "guide: |\n  ## Prerequisites\n",
+            "guide: |\n  ## Intro\n  Two new lines.\n  ## Prerequisites\n",
+        )
+    )
     after = next(d for d in run_checks(load_tree(tmp_path)) if d.path == path and d.code == "RL603")
     assert after.span.line == before.span.line + 2 and after.message == before.message

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 import yaml
-
 from conftest import EMBEDDED_TREE, PROJECT_ROOT
+
 from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.jobsummary import findings_markdown
 
@@ -296,15 +296,21 @@ def test_pull_request_flow_annotates_only_what_the_pull_request_introduces(
     repo = tmp_path / "work"
     shutil.copytree(EMBEDDED_TREE, repo)
     path = repo / RECIPE
-    path.write_text(path.read_text(encoding="utf-8").replace(
-        "date_updated: 2026-11-29", "date_updated: 2026-11-01", 1), encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(
+            "date_updated: 2026-11-29", "date_updated: 2026-11-01", 1
+        ),
+        encoding="utf-8",
+    )
     _git(tmp_path, "init", "-q", str(repo))
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "base")
     base = _git(repo, "rev-parse", "HEAD")
     hardware = "    h100: verified\n"
-    path.write_text(path.read_text(encoding="utf-8").replace(
-        hardware, hardware + "    h1000: verified\n", 1), encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(hardware, hardware + "    h1000: verified\n", 1),
+        encoding="utf-8",
+    )
     runner = tmp_path / "runner"
     runner.mkdir()
 
@@ -330,16 +336,27 @@ def test_one_check_run_gives_annotations_and_sarif_with_the_extra_args(
 ) -> None:
     repo, _ = workspace
     _plant_duplicate_key(repo)
-    context = {"inputs.path": ".", "inputs.fail-on": "never", "inputs.sarif": "out.sarif",
-               "inputs.args": "--select RL0,RL3  --ignore RL355"}
+    context = {
+        "inputs.path": ".",
+        "inputs.fail-on": "never",
+        "inputs.sarif": "out.sarif",
+        "inputs.args": "--select RL0,RL3  --ignore RL355",
+    }
     status, _, log = _run_step("recipelint check", repo, context, repo.parent / "runner")
     assert status == 0, log
     assert _step("recipelint check")["run"].count("recipelint check") == 1
-    annotated = sorted({line.split("title=")[1].split(" ")[0] for line in log.splitlines()
-                        if line.startswith("::")})
+    annotated = sorted(
+        {
+            line.split("title=")[1].split(" ")[0]
+            for line in log.splitlines()
+            if line.startswith("::")
+        }
+    )
     sarif = json.loads((repo / "out.sarif").read_text(encoding="utf-8"))
     assert sorted({r["ruleId"] for r in sarif["runs"][0]["results"]}) == annotated
-    assert "RL002" in annotated and not any(code.startswith(("RL1", "RL2", "RL7")) for code in annotated)
+    assert "RL002" in annotated and not any(
+        code.startswith(("RL1", "RL2", "RL7")) for code in annotated
+    )
     assert "RL355" not in annotated
 
 
@@ -354,7 +371,11 @@ def test_the_summary_counts_what_the_extra_args_select(workspace: tuple[Path, st
 
 def test_extra_args_cannot_inject_shell(workspace: tuple[Path, str]) -> None:
     repo, _ = workspace
-    context = {"inputs.path": ".", "inputs.fail-on": "never", "inputs.args": "$(touch pwned) `touch pwned2` *"}
+    context = {
+        "inputs.path": ".",
+        "inputs.fail-on": "never",
+        "inputs.args": "$(touch pwned) `touch pwned2` *",
+    }
     status, _, log = _run_step("recipelint check", repo, context, repo.parent / "runner")
     assert status == 2 and not list(repo.glob("pwned*")), log  # unknown arguments: a usage error
 
@@ -364,4 +385,4 @@ def test_the_documented_workflow_is_the_example_file() -> None:
     example = WORKFLOW.read_text(encoding="utf-8")
     docs = (PROJECT_ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
     shown = docs.split("```yaml\nname: recipelint\n", 1)[1].split("```\n", 1)[0]
-    assert "name: recipelint\n" + shown == example[example.index("name: recipelint\n"):]
+    assert "name: recipelint\n" + shown == example[example.index("name: recipelint\n") :]

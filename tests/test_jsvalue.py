@@ -6,7 +6,8 @@ import json
 import math
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from recipelint.jsvalue import (
     UNDEFINED,
@@ -40,13 +41,29 @@ def test_or_and_nullish_coalescing_differ_on_empty_values() -> None:
     assert coalesce(None, UNDEFINED, "") == ""
 
 
-@pytest.mark.parametrize(("value", "text"), [
-    (1e21, "1e+21"), (1e20, "100000000000000000000"), (1e-7, "1e-7"), (0.000001, "0.000001"),
-    (-0.0, "0"), (1.0, "1"), (1.5, "1.5"), (123.456, "123.456"), (12345678901234567890, "12345678901234567000"),
-    (2**53, "9007199254740992"), (5e-324, "5e-324"), (-1e-7, "-1e-7"), (1.5e300, "1.5e+300"),
-    (0.1 + 0.2, "0.30000000000000004"), (math.nan, "NaN"), (math.inf, "Infinity"), (-math.inf, "-Infinity"),
-    (10**400, "Infinity"),
-])
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1e21, "1e+21"),
+        (1e20, "100000000000000000000"),
+        (1e-7, "1e-7"),
+        (0.000001, "0.000001"),
+        (-0.0, "0"),
+        (1.0, "1"),
+        (1.5, "1.5"),
+        (123.456, "123.456"),
+        (12345678901234567890, "12345678901234567000"),
+        (2**53, "9007199254740992"),
+        (5e-324, "5e-324"),
+        (-1e-7, "-1e-7"),
+        (1.5e300, "1.5e+300"),
+        (0.1 + 0.2, "0.30000000000000004"),
+        (math.nan, "NaN"),
+        (math.inf, "Infinity"),
+        (-math.inf, "-Infinity"),
+        (10**400, "Infinity"),
+    ],
+)
 def test_number_to_string_follows_ecmascript(value: float, text: str) -> None:
     assert js_number_string(value) == text
 
@@ -82,7 +99,7 @@ def test_writer_matches_json_stringify_layout() -> None:
 
 
 def test_writer_escapes_like_javascript() -> None:
-    text = dumps({"s": "\x01\x7f\u2028/\"\\\b\f\n\r\t"}).decode()
+    text = dumps({"s": '\x01\x7f\u2028/"\\\b\f\n\r\t'}).decode()
     assert text == '{\n  "s": "\\u0001\x7f\u2028/\\"\\\\\\b\\f\\n\\r\\t"\n}'
 
 
@@ -91,8 +108,14 @@ def test_writer_handles_lone_surrogates_as_javascript_does() -> None:
 
 
 def test_special_documents_get_javascript_numbers_and_key_order() -> None:
-    doc = {"10": "a", "2": "b", "x": "c", "1": "d", "010": "e",
-           "n": [1.0, 1e20, 1e-7, math.inf, math.nan, -0.0, 12345678901234567890, 0.5]}
+    doc = {
+        "10": "a",
+        "2": "b",
+        "x": "c",
+        "1": "d",
+        "010": "e",
+        "n": [1.0, 1e20, 1e-7, math.inf, math.nan, -0.0, 12345678901234567890, 0.5],
+    }
     assert has_js_specials(doc)
     assert json.loads(dumps(doc, special=True))  # still valid JSON
     assert dumps(doc, special=True).decode() == (

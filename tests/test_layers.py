@@ -65,7 +65,9 @@ def _spread(found: list[layers.Layer]) -> list[Any]:
 
 @LAYER_PROFILE
 @given(recipes())
-def test_rendered_args_are_the_joined_layers_and_the_emitters_tokens(generated: dict[str, Any]) -> None:
+def test_rendered_args_are_the_joined_layers_and_the_emitters_tokens(
+    generated: dict[str, Any],
+) -> None:
     _tree, doc = with_recipe(to_yaml(generated))
     recipe = doc.data
     static = {(layer.pointer, layer.scope) for layer in layers.lists(recipe)}
@@ -76,7 +78,11 @@ def test_rendered_args_are_the_joined_layers_and_the_emitters_tokens(generated: 
             continue  # upstream drops the rendering too
         for role, node_role, argv in _argvs(rendered, combo.node_count > 1):
             before, emitter, after = command_parts(CATALOG, recipe, combo, role, node_role)
-            assert argv[3:] == dedupe_args(_spread(before) + emitter + _spread(after)), (combo, role, node_role)
+            assert argv[3:] == dedupe_args(_spread(before) + emitter + _spread(after)), (
+                combo,
+                role,
+                node_role,
+            )
             for layer in before + after:
                 if layer.document == layers.RECIPE:
                     assert (layer.pointer, layer.scope) in static, (combo, layer)
@@ -86,16 +92,20 @@ def test_rendered_args_are_the_joined_layers_and_the_emitters_tokens(generated: 
 
 
 def test_key_sets_are_the_declared_places_last_keys() -> None:
-    assert layers.ARG_KEYS == {"base_args", "extra_args", "vllm_args", "args"}
-    assert layers.ENV_KEYS == {"base_env", "extra_env", "env"}
+    assert {"base_args", "extra_args", "vllm_args", "args"} == layers.ARG_KEYS
+    assert {"base_env", "extra_env", "env"} == layers.ENV_KEYS
 
 
 def test_lists_nest_as_the_document_does() -> None:
     recipe = {
         "model": {"base_args": ["--a"]},
-        "variants": {"fp8": {"extra_args": ["--b"], "hardware_overrides": {"h100": {"extra_args": ["--c"]}}},
-                     "bf16": {"extra_args": ["--d"]}},
-        "strategy_overrides": {"pd_cluster": {"prefill": {"vllm_args": ["--e"]}, "other": {"vllm_args": ["--x"]}}},
+        "variants": {
+            "fp8": {"extra_args": ["--b"], "hardware_overrides": {"h100": {"extra_args": ["--c"]}}},
+            "bf16": {"extra_args": ["--d"]},
+        },
+        "strategy_overrides": {
+            "pd_cluster": {"prefill": {"vllm_args": ["--e"]}, "other": {"vllm_args": ["--x"]}}
+        },
         "features": {"spec": {"modes": {"mtp": {"args": ["--f"]}}}},
         "omni": {"tasks": [{"extra_args": ["--g"]}]},
     }
@@ -103,45 +113,72 @@ def test_lists_nest_as_the_document_does() -> None:
     assert found == [
         (("model", "base_args"), layers.Scope("base")),
         (("variants", "fp8", "extra_args"), layers.Scope("variant", "fp8")),
-        (("variants", "fp8", "hardware_overrides", "h100", "extra_args"),
-         layers.Scope("variant-hw", "fp8", hardware="h100")),
+        (
+            ("variants", "fp8", "hardware_overrides", "h100", "extra_args"),
+            layers.Scope("variant-hw", "fp8", hardware="h100"),
+        ),
         (("variants", "bf16", "extra_args"), layers.Scope("variant", "bf16")),
-        (("strategy_overrides", "pd_cluster", "prefill", "vllm_args"),
-         layers.Scope("role", strategy="pd_cluster", role="prefill")),
-        (("features", "spec", "modes", "mtp", "args"), layers.Scope("mode", feature="spec", mode="mtp")),
+        (
+            ("strategy_overrides", "pd_cluster", "prefill", "vllm_args"),
+            layers.Scope("role", strategy="pd_cluster", role="prefill"),
+        ),
+        (
+            ("features", "spec", "modes", "mtp", "args"),
+            layers.Scope("mode", feature="spec", mode="mtp"),
+        ),
         (("omni", "tasks", 0, "extra_args"), layers.Scope("omni", "omni-task-0")),
     ]  # `other` is no PD role: no command joins its list
 
 
 def test_lists_of_shared_files() -> None:
     spec = {"vllm_args": ["--a"], "decode": {"vllm_args": ["--b"]}, "env": {"X": "1"}}
-    assert [(layer.pointer, layer.scope) for layer in layers.lists(spec, layers.STRATEGY_FILE, strategy="s")] == [
+    assert [
+        (layer.pointer, layer.scope)
+        for layer in layers.lists(spec, layers.STRATEGY_FILE, strategy="s")
+    ] == [
         (("vllm_args",), layers.Scope("strategy-file", strategy="s")),
         (("decode", "vllm_args"), layers.Scope("strategy-file", strategy="s", role="decode")),
     ]
-    assert [layer.pointer for layer in layers.lists(spec, layers.STRATEGY_FILE, layers.ENV, strategy="s")] == []
+    assert [
+        layer.pointer
+        for layer in layers.lists(spec, layers.STRATEGY_FILE, layers.ENV, strategy="s")
+    ] == []
 
 
-@pytest.mark.parametrize(("document", "pointer", "expected"), [
-    ("recipe", ("variants", "x", "hardware_overrides", "b200", "extra_args"), layers.VARIANT_HW_ARGS),
-    ("recipe", ("strategy_overrides", "pd_cluster", "decode", "extra_args"), layers.ROLE_EXTRA_ARGS),
-    ("recipe", ("strategy_overrides", "pd_cluster", "router", "extra_args"), None),
-    ("recipe", ("omni", "tasks", 2, "extra_args"), layers.OMNI_TASK_ARGS),
-    ("recipe", ("guide", "extra_args"), None),
-    ("strategy", ("prefill", "vllm_args"), layers.FILE_ROLE_ARGS),
-    ("kv_store", ("vllm", "vllm_args"), layers.KV_ARGS),
-])
+@pytest.mark.parametrize(
+    ("document", "pointer", "expected"),
+    [
+        (
+            "recipe",
+            ("variants", "x", "hardware_overrides", "b200", "extra_args"),
+            layers.VARIANT_HW_ARGS,
+        ),
+        (
+            "recipe",
+            ("strategy_overrides", "pd_cluster", "decode", "extra_args"),
+            layers.ROLE_EXTRA_ARGS,
+        ),
+        ("recipe", ("strategy_overrides", "pd_cluster", "router", "extra_args"), None),
+        ("recipe", ("omni", "tasks", 2, "extra_args"), layers.OMNI_TASK_ARGS),
+        ("recipe", ("guide", "extra_args"), None),
+        ("strategy", ("prefill", "vllm_args"), layers.FILE_ROLE_ARGS),
+        ("kv_store", ("vllm", "vllm_args"), layers.KV_ARGS),
+    ],
+)
 def test_place_of(document: str, pointer: tuple, expected: layers.Place | None) -> None:
     assert layers.place_of(document, pointer) is expected
 
 
-@pytest.mark.parametrize(("meta", "omni"), [
-    ({"tasks": ["text", "omni"]}, True),
-    ({"tasks": "omni"}, True),  # `tasks.includes("omni")` on a string
-    ({"tasks": ["text"]}, False),
-    ({"tasks": {"omni": True}}, False),
-    ({}, False),
-    (None, False),
-])
+@pytest.mark.parametrize(
+    ("meta", "omni"),
+    [
+        ({"tasks": ["text", "omni"]}, True),
+        ({"tasks": "omni"}, True),  # `tasks.includes("omni")` on a string
+        ({"tasks": ["text"]}, False),
+        ({"tasks": {"omni": True}}, False),
+        ({}, False),
+        (None, False),
+    ],
+)
 def test_is_omni(meta: Any, omni: bool) -> None:
     assert layers.is_omni({"meta": meta}) is omni

@@ -15,18 +15,49 @@ def value(text: str):
     return doc.data["v"]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("yes", "yes"), ("no", "no"), ("on", "on"), ("Off", "Off"), ("y", "y"),
-    ("true", True), ("False", False), ("TRUE", True),
-    ("~", None), ("null", None), ("Null", None), ("", None),
-    ("010", 10), ("0o10", 8), ("0x1F", 31), ("0b101", 5), ("-0", 0), ("+12", 12),
-    ("1_000", "1_000"), ("1:30", "1:30"), ("+.5", "+.5"), ("1e400", "1e400"),
-    ("1.0", 1), ("1e3", 1000), ("1.5e3", 1500), ("0.5", 0.5), (".5", 0.5),
-    ("'010'", "010"), ('"yes"', "yes"), ("=", "="),
-    ("2026-04-20", "2026-04-20"), ("2026-02-30", "2026-03-02"), ("0050-01-01", "1950-01-01"),
-    ("2026-04-20T23:30:00-05:00", "2026-04-21"), ("2026-04-20 10:00:00", "2026-04-20"),
-    ("!!str 10", "10"), ("!!int '7'", 7), ("! 10", "10"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("yes", "yes"),
+        ("no", "no"),
+        ("on", "on"),
+        ("Off", "Off"),
+        ("y", "y"),
+        ("true", True),
+        ("False", False),
+        ("TRUE", True),
+        ("~", None),
+        ("null", None),
+        ("Null", None),
+        ("", None),
+        ("010", 10),
+        ("0o10", 8),
+        ("0x1F", 31),
+        ("0b101", 5),
+        ("-0", 0),
+        ("+12", 12),
+        ("1_000", "1_000"),
+        ("1:30", "1:30"),
+        ("+.5", "+.5"),
+        ("1e400", "1e400"),
+        ("1.0", 1),
+        ("1e3", 1000),
+        ("1.5e3", 1500),
+        ("0.5", 0.5),
+        (".5", 0.5),
+        ("'010'", "010"),
+        ('"yes"', "yes"),
+        ("=", "="),
+        ("2026-04-20", "2026-04-20"),
+        ("2026-02-30", "2026-03-02"),
+        ("0050-01-01", "1950-01-01"),
+        ("2026-04-20T23:30:00-05:00", "2026-04-21"),
+        ("2026-04-20 10:00:00", "2026-04-20"),
+        ("!!str 10", "10"),
+        ("!!int '7'", 7),
+        ("! 10", "10"),
+    ],
+)
 def test_scalar_resolution_matches_js_yaml(text: str, expected) -> None:
     assert value(text) == expected
     assert type(value(text)) is type(expected)
@@ -41,10 +72,19 @@ def test_huge_integers_are_doubles() -> None:
     assert js_number_text(value("12345678901234567890")) == "12345678901234567000"
 
 
-@pytest.mark.parametrize(("number", "text"), [
-    (1e21, "1e+21"), (1e20, "100000000000000000000"), (1e-7, "1e-7"), (0.000001, "0.000001"),
-    (123.456, "123.456"), (-0.5, "-0.5"), (-0.0, "0"), (2.0**60, "1152921504606847000"),
-])
+@pytest.mark.parametrize(
+    ("number", "text"),
+    [
+        (1e21, "1e+21"),
+        (1e20, "100000000000000000000"),
+        (1e-7, "1e-7"),
+        (0.000001, "0.000001"),
+        (123.456, "123.456"),
+        (-0.5, "-0.5"),
+        (-0.0, "0"),
+        (2.0**60, "1152921504606847000"),
+    ],
+)
 def test_js_number_text(number: float, text: str) -> None:
     assert js_number_text(number) == text
 
@@ -80,8 +120,14 @@ def test_block_scalars_keep_newlines() -> None:
 
 def test_positions_for_values_and_keys() -> None:
     doc = parse_yaml("meta:\n  hardware:\n    h100: verified\nlist:\n  - a\n  - b\n")
-    assert (doc.span(["meta", "hardware", "h100"]).line, doc.span(["meta", "hardware", "h100"]).column) == (3, 11)
-    assert (doc.key_span(["meta", "hardware", "h100"]).line, doc.key_span(["meta", "hardware", "h100"]).column) == (3, 5)
+    assert (
+        doc.span(["meta", "hardware", "h100"]).line,
+        doc.span(["meta", "hardware", "h100"]).column,
+    ) == (3, 11)
+    assert (
+        doc.key_span(["meta", "hardware", "h100"]).line,
+        doc.key_span(["meta", "hardware", "h100"]).column,
+    ) == (3, 5)
     assert doc.span(["list", 1]).line == 6
     assert doc.span(["meta", "missing", "deeper"]).line == 2  # nearest ancestor
 
@@ -96,21 +142,24 @@ def test_crlf_line_endings() -> None:
     assert doc.span(["b", 0]).line == 3
 
 
-@pytest.mark.parametrize(("text", "code"), [
-    ("", "RL006"),
-    ("# only a comment\n", "RL006"),
-    ("- a\n- b\n", "RL007"),
-    ("just a scalar\n", "RL007"),
-    ("a: 1\n---\nb: 2\n", "RL005"),
-    ("\ta: 1\n", "RL001"),
-    ("a: [1, 2\n", "RL001"),
-    ("a: !!python/object/apply:os.system ['echo hi']\n", "RL008"),
-    ("a: !!python/name:os.system\n", "RL008"),
-    ("a: !custom x\n", "RL008"),
-    ("a: !!binary aGk=\n", "RL008"),
-    ("a: *missing\n", "RL001"),
-    ("a: !!int abc\n", "RL001"),
-])
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("", "RL006"),
+        ("# only a comment\n", "RL006"),
+        ("- a\n- b\n", "RL007"),
+        ("just a scalar\n", "RL007"),
+        ("a: 1\n---\nb: 2\n", "RL005"),
+        ("\ta: 1\n", "RL001"),
+        ("a: [1, 2\n", "RL001"),
+        ("a: !!python/object/apply:os.system ['echo hi']\n", "RL008"),
+        ("a: !!python/name:os.system\n", "RL008"),
+        ("a: !custom x\n", "RL008"),
+        ("a: !!binary aGk=\n", "RL008"),
+        ("a: *missing\n", "RL001"),
+        ("a: !!int abc\n", "RL001"),
+    ],
+)
 def test_bad_input_is_a_diagnostic(text: str, code: str) -> None:
     doc = parse_yaml(text)
     assert not doc.usable
@@ -127,7 +176,7 @@ def test_deep_nesting_is_bounded() -> None:
 
 def test_billion_laughs_is_bounded() -> None:
     lines = ["l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
-    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i-1}'] * 9)}]" for i in range(1, 10)]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 10)]
     doc = parse_yaml("\n".join(lines) + "\n")
     assert [p.code for p in doc.problems] == ["RL010"]
 

@@ -22,15 +22,53 @@ from recipelint.schema import SCHEMA_FILES, validator_for
 from recipelint.tree import load_tree
 
 PLATFORMS = "platforms:\n  - id: modal\n    name: Modal\n    url: https://modal.com/docs\n    blurb: Serverless\n"
-FIXTURES = {"recipe": RECIPE, "strategy": STRATEGY, "kv_store": KV_STORE, "taxonomy": TAXONOMY,
-            "platforms": PLATFORMS}
+FIXTURES = {
+    "recipe": RECIPE,
+    "strategy": STRATEGY,
+    "kv_store": KV_STORE,
+    "taxonomy": TAXONOMY,
+    "platforms": PLATFORMS,
+}
 
 # Values of every JSON type, plus strings that sit on the edge of enums and patterns.
 REPLACEMENTS: list[Any] = [
-    None, True, False, 0, 1, -1, 12345, 1.5, [], ["x"], [1], {}, {"zz": 1},
-    "", "x", "nightly", "2026-02-30", "2026-05-01", "0.20.0", "0.26.0rc1", "7B", "1.5T", "H200",
-    "with space", "https://x.dev", "acme/x", "--flag", "hard", "mxfp8", "verified", "supported",
-    "tp_pp", "dep", "production", "embedded", "t2a", "kv_store_lb",
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    12345,
+    1.5,
+    [],
+    ["x"],
+    [1],
+    {},
+    {"zz": 1},
+    "",
+    "x",
+    "nightly",
+    "2026-02-30",
+    "2026-05-01",
+    "0.20.0",
+    "0.26.0rc1",
+    "7B",
+    "1.5T",
+    "H200",
+    "with space",
+    "https://x.dev",
+    "acme/x",
+    "--flag",
+    "hard",
+    "mxfp8",
+    "verified",
+    "supported",
+    "tp_pp",
+    "dep",
+    "production",
+    "embedded",
+    "t2a",
+    "kv_store_lb",
 ]
 # Corpus documents are large: a spread sample keeps each test to about a second.
 CORPUS_SAMPLE = 250
@@ -50,7 +88,9 @@ def model_accepts(kind: str, data: Any) -> bool:
 
 def disagreement(kind: str, data: Any) -> str | None:
     by_schema, by_model = schema_accepts(kind, data), model_accepts(kind, data)
-    return None if by_schema == by_model else f"schema accepts: {by_schema}, model accepts: {by_model}"
+    return (
+        None if by_schema == by_model else f"schema accepts: {by_schema}, model accepts: {by_model}"
+    )
 
 
 def data_of(text: str, kind: str) -> Any:
@@ -89,10 +129,17 @@ def mutations(data: Any) -> Iterator[tuple[str, Any]]:
             if pointer:
                 yield f"{pointer} = {value!r}", replaced(data, pointer, lambda _, v=value: v)
         if isinstance(node, dict):
-            yield f"{pointer} + unknown key", replaced(data, pointer, lambda n: {**n, "zz_unknown": "v"})
+            yield (
+                f"{pointer} + unknown key",
+                replaced(data, pointer, lambda n: {**n, "zz_unknown": "v"}),
+            )
             for key in node:
-                yield f"{pointer} - {key}", replaced(data, pointer,
-                                                     lambda n, k=key: {x: y for x, y in n.items() if x != k})
+                yield (
+                    f"{pointer} - {key}",
+                    replaced(
+                        data, pointer, lambda n, k=key: {x: y for x, y in n.items() if x != k}
+                    ),
+                )
         if isinstance(node, list) and node:
             yield f"{pointer} + duplicate", replaced(data, pointer, lambda n: [*n, n[0]])
             yield f"{pointer} + number", replaced(data, pointer, lambda n: [*n, 5])
@@ -104,8 +151,12 @@ def _get(data: Any, pointer: tuple) -> Any:
     return data
 
 
-def assert_agreement_under_mutation(kind: str, data: Any, sample: int | None = None,
-                                    compare: Callable[[str, Any], str | None] | None = None) -> int:
+def assert_agreement_under_mutation(
+    kind: str,
+    data: Any,
+    sample: int | None = None,
+    compare: Callable[[str, Any], str | None] | None = None,
+) -> int:
     """Check every mutation, or an evenly spread sample of about ``sample`` of them, with
     ``compare`` (default: schema against pydantic model) naming any disagreement."""
     compare = compare or disagreement
@@ -141,31 +192,39 @@ def test_agreement_on_every_mutation_of_the_fixtures(kind: str) -> None:
     assert count > 100
 
 
-@pytest.mark.parametrize("text,kind", [
-    (RECIPE.replace("extra_args:", "extra_argz:"), "recipe"),
-    (RECIPE.replace('VLLM_USE_V1: "1"', "VLLM_USE_V1: 1"), "recipe"),
-    (RECIPE.replace("  date_added: 2026-05-01\n", ""), "recipe"),
-    (RECIPE.replace("difficulty: beginner", "difficulty: hard"), "recipe"),
-    (RECIPE.replace('"0.20.0"', '"nightly"'), "recipe"),
-    (RECIPE.replace("date_added: 2026-05-01", 'date_added: "2026-02-30"'), "recipe"),
-    (RECIPE.replace('parameter_count: "7B"', 'parameter_count: "Undisclosed"'), "recipe"),
-    (RECIPE.replace("  default:\n    precision: bf16\n    vram_minimum_gb: 17\n", ""), "recipe"),
-    (RECIPE.replace("vram_minimum_gb: 9\n", 'vram_minimum_gb: 9\n    tp: "2"\n'), "recipe"),
-    (RECIPE.replace("  base_env:\n", "  install:\n    pip: true\n  base_env:\n"), "recipe"),
-    (RECIPE.replace("  base_env:\n", "  install:\n    pip: 0\n  base_env:\n"), "recipe"),
-    (RECIPE.replace("  base_env:\n", "  docker_image: {}\n  base_env:\n"), "recipe"),
-    (STRATEGY + "env:\n  X: 1\n", "strategy"),
-    (KV_STORE.replace("deploy_type: kv_store_lb", "deploy_type: single_node"), "kv_store"),
-    (TAXONOMY.replace("vram_gb: 1128", "vram_gb: 0"), "taxonomy"),
-    (PLATFORMS.replace("https://modal.com/docs", "modal.com"), "platforms"),
-])
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        (RECIPE.replace("extra_args:", "extra_argz:"), "recipe"),
+        (RECIPE.replace('VLLM_USE_V1: "1"', "VLLM_USE_V1: 1"), "recipe"),
+        (RECIPE.replace("  date_added: 2026-05-01\n", ""), "recipe"),
+        (RECIPE.replace("difficulty: beginner", "difficulty: hard"), "recipe"),
+        (RECIPE.replace('"0.20.0"', '"nightly"'), "recipe"),
+        (RECIPE.replace("date_added: 2026-05-01", 'date_added: "2026-02-30"'), "recipe"),
+        (RECIPE.replace('parameter_count: "7B"', 'parameter_count: "Undisclosed"'), "recipe"),
+        (
+            RECIPE.replace("  default:\n    precision: bf16\n    vram_minimum_gb: 17\n", ""),
+            "recipe",
+        ),
+        (RECIPE.replace("vram_minimum_gb: 9\n", 'vram_minimum_gb: 9\n    tp: "2"\n'), "recipe"),
+        (RECIPE.replace("  base_env:\n", "  install:\n    pip: true\n  base_env:\n"), "recipe"),
+        (RECIPE.replace("  base_env:\n", "  install:\n    pip: 0\n  base_env:\n"), "recipe"),
+        (RECIPE.replace("  base_env:\n", "  docker_image: {}\n  base_env:\n"), "recipe"),
+        (STRATEGY + "env:\n  X: 1\n", "strategy"),
+        (KV_STORE.replace("deploy_type: kv_store_lb", "deploy_type: single_node"), "kv_store"),
+        (TAXONOMY.replace("vram_gb: 1128", "vram_gb: 0"), "taxonomy"),
+        (PLATFORMS.replace("https://modal.com/docs", "modal.com"), "platforms"),
+    ],
+)
 def test_negative_fixtures_are_rejected_by_both(text: str, kind: str) -> None:
     data = data_of(text, kind)
     assert not schema_accepts(kind, data)
     assert not model_accepts(kind, data)
 
 
-def test_agreement_on_every_real_document(corpus_tree: Path, edge_tree: Path, embedded_tree: Path) -> None:
+def test_agreement_on_every_real_document(
+    corpus_tree: Path, edge_tree: Path, embedded_tree: Path
+) -> None:
     checked = 0
     for root in (corpus_tree, edge_tree, embedded_tree):
         for doc in load_tree(root).documents():
@@ -178,13 +237,17 @@ def test_agreement_on_every_real_document(corpus_tree: Path, edge_tree: Path, em
 # Rich recipes, each made valid first (the repairs fix the reviewed corpus defects), so
 # that every mutation starts from an accepted document.
 RICH_RECIPES: dict[str, list[tuple[tuple, Any]]] = {
-    "models/deepseek-ai/DeepSeek-V4-Flash.yaml": [(("meta", "difficulty"), "advanced")],  # modes, notes, PD nodes map
-    "models/moonshotai/Kimi-K3.yaml": [(("meta", "difficulty"), "advanced"),
-                                       (("model", "active_parameters"), "32B")],  # strategy_min_gpus maps, router
-    "models/Google/gemma-4-26B-A4B-it.yaml": [],       # meta.platforms objects
-    "models/MiniMaxAI/MiniMax-M3.yaml": [],            # feature hardware_overrides, CUDA docker map
+    "models/deepseek-ai/DeepSeek-V4-Flash.yaml": [
+        (("meta", "difficulty"), "advanced")
+    ],  # modes, notes, PD nodes map
+    "models/moonshotai/Kimi-K3.yaml": [
+        (("meta", "difficulty"), "advanced"),
+        (("model", "active_parameters"), "32B"),
+    ],  # strategy_min_gpus maps, router
+    "models/Google/gemma-4-26B-A4B-it.yaml": [],  # meta.platforms objects
+    "models/MiniMaxAI/MiniMax-M3.yaml": [],  # feature hardware_overrides, CUDA docker map
     "models/thinkingmachines/Inkling-Small.yaml": [],  # pool_modes, variant tp maps, strategy_hardware
-    "models/nvidia/Cosmos3-Nano.yaml": [],             # omni task objects, install pip null
+    "models/nvidia/Cosmos3-Nano.yaml": [],  # omni task objects, install pip null
 }
 
 
@@ -201,7 +264,7 @@ def test_agreement_under_mutation_of_corpus_vocabulary_files(corpus_tree: Path) 
     tree = load_tree(corpus_tree)
     for doc in [tree.taxonomy, tree.platforms, tree.strategies[-1], tree.kv_stores[0]]:
         assert doc is not None
-        assert_agreement_under_mutation(doc.kind, doc.data, CORPUS_SAMPLE) > 200
+        assert assert_agreement_under_mutation(doc.kind, doc.data, CORPUS_SAMPLE) > 200
 
 
 def test_typed_access() -> None:
@@ -211,10 +274,16 @@ def test_typed_access() -> None:
     assert recipe.model.context_length == 32768 and recipe.model.base_env == {"VLLM_USE_V1": "1"}
     assert recipe.default_variant.precision == "bf16"
     assert recipe.variants["fp8"].extra_args == ["--kv-cache-dtype", "fp8"]
-    assert recipe.features is not None and recipe.features["tool_calling"].args[0] == "--enable-auto-tool-choice"
+    assert (
+        recipe.features is not None
+        and recipe.features["tool_calling"].args[0] == "--enable-auto-tool-choice"
+    )
 
 
 def test_parse_document_returns_none_for_invalid_unusable_and_other_documents() -> None:
-    assert parse_document(parse_yaml(RECIPE.replace("extra_args:", "extra_argz:"), kind="recipe")) is None
+    assert (
+        parse_document(parse_yaml(RECIPE.replace("extra_args:", "extra_argz:"), kind="recipe"))
+        is None
+    )
     assert parse_document(parse_yaml("meta: [", kind="recipe")) is None
     assert parse_document(parse_yaml("a: 1\n", kind="other")) is None

@@ -12,8 +12,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import EMBEDDED_TREE
+
 from recipelint.cli import main
 
 RECIPE = "recipes/models/Qwen/Qwen2.5-7B-Instruct.yaml"
@@ -24,9 +24,17 @@ BAD_HARDWARE = "    h100: verified\n    h1000: verified\n"  # RL201
 
 
 def _git(repo: Path, *args: str) -> str:
-    identity = ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
-    done = subprocess.run(["git", *identity, *args], cwd=repo, check=True, capture_output=True,
-                          text=True, timeout=60)
+    identity = [
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.invalid",
+        "-c",
+        "commit.gpgsign=false",
+    ]
+    done = subprocess.run(
+        ["git", *identity, *args], cwd=repo, check=True, capture_output=True, text=True, timeout=60
+    )
     return done.stdout.strip()
 
 
@@ -51,8 +59,9 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def _check(repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-           *args: str) -> tuple[int, list[dict], str]:
+def _check(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, list[dict], str]:
     monkeypatch.chdir(repo)
     status = main(["check", "--format", "json", "--jobs", "1", *args])
     out, err = capsys.readouterr()
@@ -64,7 +73,8 @@ def _codes(found: list[dict]) -> list[str]:
 
 
 def test_a_finding_present_at_the_base_is_not_reported_even_when_its_lines_move(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _edit(repo, RECIPE, DATES, BAD_DATES)
     _commit(repo, "base with a defect")
     # The pull request adds lines above the old defect and changes nothing else of it.
@@ -79,7 +89,8 @@ def test_a_finding_present_at_the_base_is_not_reported_even_when_its_lines_move(
 
 
 def test_a_finding_the_change_introduces_is_reported(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _edit(repo, RECIPE, DATES, BAD_DATES)
     _commit(repo, "base with a defect")
     _edit(repo, RECIPE, HARDWARE, BAD_HARDWARE)
@@ -92,7 +103,8 @@ def test_a_finding_the_change_introduces_is_reported(
 
 
 def test_one_more_copy_of_a_known_finding_is_new(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     nemotron = "recipes/models/nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.yaml"
     for rel in (RECIPE,):
         _edit(repo, rel, DATES, BAD_DATES)
@@ -104,13 +116,15 @@ def test_one_more_copy_of_a_known_finding_is_new(
     _commit(repo, "the same defect in another recipe")
 
     status, new, _ = _check(repo, monkeypatch, capsys, "--new-from-rev", "HEAD~1", "recipes")
-    assert [(f["code"], f["path"]) for f in new] == [("RL553", "recipes/models/nvidia/"
-                                                      "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.yaml")]
+    assert [(f["code"], f["path"]) for f in new] == [
+        ("RL553", "recipes/models/nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.yaml")
+    ]
     assert status == 1
 
 
 def test_a_tree_absent_at_the_base_has_only_new_findings(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = tmp_path / "repo"
     root.mkdir()
     _git(tmp_path, "init", "-q", str(root))
@@ -127,7 +141,8 @@ def test_a_tree_absent_at_the_base_has_only_new_findings(
 
 
 def test_a_revision_that_names_no_commit_is_a_usage_error(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(repo)
     assert main(["check", "--new-from-rev", "--upload-pack=evil", "recipes"]) == 2
     assert main(["check", "--new-from-rev", "no-such-branch", "recipes"]) == 2
@@ -136,13 +151,16 @@ def test_a_revision_that_names_no_commit_is_a_usage_error(
 
 
 def test_fingerprints_survive_line_shifts_and_reach_json_and_sarif(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _edit(repo, RECIPE, DATES, BAD_DATES)
     _, before, _ = _check(repo, monkeypatch, capsys, "recipes")
     _edit(repo, RECIPE, "meta:\n", "# moved\nmeta:\n")
     _, after, _ = _check(repo, monkeypatch, capsys, "recipes")
     assert before[0]["line"] + 1 == after[0]["line"]
-    assert before[0]["fingerprint"] == after[0]["fingerprint"] and len(after[0]["fingerprint"]) == 20
+    assert (
+        before[0]["fingerprint"] == after[0]["fingerprint"] and len(after[0]["fingerprint"]) == 20
+    )
     main(["check", "--format", "sarif", "--jobs", "1", "recipes"])
     sarif = json.loads(capsys.readouterr().out)
     [result] = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "RL553"]
@@ -150,7 +168,8 @@ def test_fingerprints_survive_line_shifts_and_reach_json_and_sarif(
 
 
 def test_a_baseline_adopts_existing_findings_and_reports_stale_entries(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _edit(repo, RECIPE, DATES, BAD_DATES)
     monkeypatch.chdir(repo)
     assert main(["check", "--select", "RL5", "--write-baseline", "baseline.json", "recipes"]) == 0
@@ -175,9 +194,12 @@ def test_a_baseline_adopts_existing_findings_and_reports_stale_entries(
     assert "1 baseline entry match no finding any more" in err and "RL553" in err
 
 
-@pytest.mark.parametrize("content", ["not json", "[]", '{"recipelint-baseline": 1, "findings": [1]}'])
+@pytest.mark.parametrize(
+    "content", ["not json", "[]", '{"recipelint-baseline": 1, "findings": [1]}']
+)
 def test_an_unreadable_baseline_is_a_usage_error(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], content: str) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], content: str
+) -> None:
     (repo / "baseline.json").write_text(content, encoding="utf-8")
     monkeypatch.chdir(repo)
     assert main(["check", "--baseline", "baseline.json", "recipes"]) == 2
@@ -185,13 +207,15 @@ def test_an_unreadable_baseline_is_a_usage_error(
 
 
 def test_a_named_file_outside_any_tree_is_skipped_with_a_note(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     values = repo / "deploy" / "helm" / "models" / "values.yaml"
     values.parent.mkdir(parents=True)
     values.write_text("replicas: 2\n", encoding="utf-8")
     _edit(repo, RECIPE, DATES, BAD_DATES)
-    status, found, err = _check(repo, monkeypatch, capsys, "--select", "RL5",
-                                str(values.relative_to(repo)), RECIPE)
+    status, found, err = _check(
+        repo, monkeypatch, capsys, "--select", "RL5", str(values.relative_to(repo)), RECIPE
+    )
     assert "skipped deploy/helm/models/values.yaml: not inside a recipe tree" in err
     assert _codes(found) == ["RL553"] and status == 1
     monkeypatch.chdir(repo)

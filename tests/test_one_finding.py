@@ -6,8 +6,8 @@ import copy
 from pathlib import Path
 
 import yaml
-
 from catalog_harness import DEMO_RECIPE, build_context
+
 from recipelint.compiler import compile_tree
 from recipelint.engine import run_checks
 from recipelint.tree import load_tree
@@ -32,32 +32,57 @@ def _codes(root: Path, target: Path) -> list[tuple[str, int]]:
 
 def test_mapping_where_a_list_belongs_is_one_schema_finding(tmp_path: Path) -> None:
     def change(data: dict) -> None:
-        data["variants"] = {name: {"precision": "bf16", "vram_minimum_gb": 20, "extra_args": {"enforce_eager": True}}
-                            for name in ("default", "fast")}
+        data["variants"] = {
+            name: {
+                "precision": "bf16",
+                "vram_minimum_gb": 20,
+                "extra_args": {"enforce_eager": True},
+            }
+            for name in ("default", "fast")
+        }
+
     target = _write(tmp_path, change)
     codes = _codes(tmp_path, target)
     assert [c for c, _ in codes] == ["RL102", "RL102"]
     # compile still reports the rendering failure, once per failing value
     failures = [d for d in compile_tree(tmp_path).diagnostics if d.code == "RL704"]
     assert len(failures) == 1  # only the default variant is rendered here
-    assert all(d.pointer[-1] == "extra_args" and "[object Object] is not iterable" in d.message for d in failures)
+    assert all(
+        d.pointer[-1] == "extra_args" and "[object Object] is not iterable" in d.message
+        for d in failures
+    )
 
 
-def test_rendering_failure_points_at_the_failing_value_and_names_what_it_breaks(tmp_path: Path) -> None:
+def test_rendering_failure_points_at_the_failing_value_and_names_what_it_breaks(
+    tmp_path: Path,
+) -> None:
     def change(data: dict) -> None:
         # an unrendered variant holds the same number first in the file: the failure is the default's
-        data["variants"] = {"fast": {"precision": "bf16", "vram_minimum_gb": 20, "extra_args": ["--y", 2]},
-                            "default": {"precision": "bf16", "vram_minimum_gb": 20, "extra_args": ["--x", 2]}}
+        data["variants"] = {
+            "fast": {"precision": "bf16", "vram_minimum_gb": 20, "extra_args": ["--y", 2]},
+            "default": {"precision": "bf16", "vram_minimum_gb": 20, "extra_args": ["--x", 2]},
+        }
+
     target = _write(tmp_path, change)
     failures = [d for d in compile_tree(tmp_path).diagnostics if d.code == "RL704"]
-    assert [(d.path, d.pointer) for d in failures] == [(target, ("variants", "default", "extra_args", 1))]
+    assert [(d.path, d.pointer) for d in failures] == [
+        (target, ("variants", "default", "extra_args", 1))
+    ]
     assert failures[0].message.startswith("cannot render variant 'default' × ")
-    assert "hardware (" in failures[0].message and failures[0].message.endswith("(quote it in the YAML)")
+    assert "hardware (" in failures[0].message and failures[0].message.endswith(
+        "(quote it in the YAML)"
+    )
 
 
 def test_repeated_item_findings_collapse_into_one(tmp_path: Path) -> None:
     def change(data: dict) -> None:
-        data["variants"]["default"]["extra_args"] = ["--enforce_eager", "--x", "--enforce_eager", "--enforce_eager"]
+        data["variants"]["default"]["extra_args"] = [
+            "--enforce_eager",
+            "--x",
+            "--enforce_eager",
+            "--enforce_eager",
+        ]
+
     target = _write(tmp_path, change)
     found = [d for d in run_checks(load_tree(tmp_path)) if d.path == target and d.code == "RL304"]
     assert len(found) == 1

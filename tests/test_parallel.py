@@ -7,12 +7,12 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS_TREE as CORPUS
+from conftest import SKIP_REASON
 
 from recipelint import engine
 from recipelint.parallel import SharedTasks, can_fork, run_tasks
 from recipelint.tree import load_tree
-
-from conftest import CORPUS_TREE as CORPUS, SKIP_REASON
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -20,7 +20,9 @@ needs_fork = pytest.mark.skipif(not can_fork(), reason="helper processes need fo
 
 
 def _slow(index: int) -> tuple[int, int]:
-    time.sleep(0.02)  # long enough that a helper takes some tasks before the caller has done them all
+    time.sleep(
+        0.02
+    )  # long enough that a helper takes some tasks before the caller has done them all
     return index, os.getpid()
 
 
@@ -42,7 +44,9 @@ def test_a_helper_that_dies_does_not_lose_its_tasks() -> None:
             os._exit(3)
         return f"done {index}"
 
-    assert run_tasks([lambda i=i: dies_in_a_helper(i) for i in range(8)], 2) == [f"done {i}" for i in range(8)]
+    assert run_tasks([lambda i=i: dies_in_a_helper(i) for i in range(8)], 2) == [
+        f"done {i}" for i in range(8)
+    ]
 
 
 @needs_fork
@@ -56,10 +60,12 @@ def test_a_task_that_fails_in_a_helper_fails_here_as_itself() -> None:
 
 @needs_fork
 def test_helpers_are_stopped_when_the_caller_fails_before_collecting() -> None:
-    with pytest.raises(RuntimeError):
-        with SharedTasks([lambda i=i: _slow(i) for i in range(50)], 1) as shared:
-            pids = [pid for pid, _ in shared._helpers]
-            raise RuntimeError("the caller's own work failed")
+    with (
+        pytest.raises(RuntimeError),
+        SharedTasks([lambda i=i: _slow(i) for i in range(50)], 1) as shared,
+    ):
+        pids = [pid for pid, _ in shared._helpers]
+        raise RuntimeError("the caller's own work failed")
     for pid in pids:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # already reaped
@@ -70,12 +76,17 @@ def test_one_job_runs_inline() -> None:
 
 
 @needs_fork
-@pytest.mark.parametrize("tree", [
-    PROJECT / "recipes",
-    pytest.param(CORPUS, marks=pytest.mark.skipif(not CORPUS.is_dir(), reason=SKIP_REASON)),
-], ids=["embedded", "corpus"])
-def test_parallel_check_finds_exactly_what_a_sequential_check_finds(tree: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "tree",
+    [
+        PROJECT / "recipes",
+        pytest.param(CORPUS, marks=pytest.mark.skipif(not CORPUS.is_dir(), reason=SKIP_REASON)),
+    ],
+    ids=["embedded", "corpus"],
+)
+def test_parallel_check_finds_exactly_what_a_sequential_check_finds(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(engine, "PARALLEL_MIN_RECIPES", 0)
     sequential = engine.run_checks(load_tree(tree), jobs=1)
     assert engine.run_checks(load_tree(tree), jobs=2) == sequential

@@ -14,17 +14,25 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import EMBEDDED_TREE
+
 from recipelint.cli import main
 
 QWEN = "models/Qwen/Qwen2.5-7B-Instruct.yaml"
 
 
 def _git(repo: Path, *args: str) -> str:
-    identity = ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
-    return subprocess.run(["git", *identity, *args], cwd=repo, check=True, capture_output=True,
-                          text=True, timeout=60).stdout.strip()
+    identity = [
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.invalid",
+        "-c",
+        "commit.gpgsign=false",
+    ]
+    return subprocess.run(
+        ["git", *identity, *args], cwd=repo, check=True, capture_output=True, text=True, timeout=60
+    ).stdout.strip()
 
 
 def _edit(repo: Path, rel: str, old: str, new: str) -> None:
@@ -44,8 +52,9 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def _annotations(repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-                 *paths: str) -> tuple[int, list[dict], list[dict]]:
+def _annotations(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *paths: str
+) -> tuple[int, list[dict], list[dict]]:
     """Exit status, the annotated findings (errors and warnings), and the notes."""
     monkeypatch.chdir(repo)
     status = main(["check", "--format", "json", "--jobs", "1", "--new-from-rev", "HEAD", *paths])
@@ -55,7 +64,8 @@ def _annotations(repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Cap
 
 
 def test_a_pre_existing_finding_is_not_annotated(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     # The base tree's two RL355 warnings are in the Nemotron recipe: editing it adds none.
     nemotron = "models/nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16.yaml"
     _edit(repo, nemotron, "meta:\n", "# reviewed\nmeta:\n")
@@ -64,18 +74,27 @@ def test_a_pre_existing_finding_is_not_annotated(
 
 
 def test_a_broken_taxonomy_is_the_one_finding_not_every_hardware_id(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     # A merge left a hardware profile key twice: the upstream build stops at the taxonomy.
-    _edit(repo, "taxonomy.yaml", "hardware_profiles:\n", "hardware_profiles:\n  h100:\n    brand: NVIDIA\n")
+    _edit(
+        repo,
+        "taxonomy.yaml",
+        "hardware_profiles:\n",
+        "hardware_profiles:\n  h100:\n    brand: NVIDIA\n",
+    )
     status, annotated, notes = _annotations(repo, monkeypatch, capsys, QWEN)
     assert status == 1
     assert [(f["path"], f["code"]) for f in annotated] == [("taxonomy.yaml", "RL002")]
-    assert [f["code"] for f in notes] == ["RL020"]  # one note for the named recipe: what was skipped
+    assert [f["code"] for f in notes] == [
+        "RL020"
+    ]  # one note for the named recipe: what was skipped
     assert "taxonomy.yaml" in notes[0]["message"]
 
 
 def test_one_wrong_value_shared_by_every_variant_is_one_finding(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     # A mapping where a list belongs, read by both variants on every hardware and strategy.
     _edit(repo, QWEN, "  base_args: []\n", "  base_args:\n    enforce_eager: true\n")
     status, annotated, _ = _annotations(repo, monkeypatch, capsys, QWEN)
@@ -84,18 +103,28 @@ def test_one_wrong_value_shared_by_every_variant_is_one_finding(
 
 
 def test_a_guide_finding_points_at_its_own_line(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    _edit(repo, QWEN, "  ## Client Usage\n",
-          "  Or serve the other model:\n\n  ```bash\n  vllm serve acme/other-model\n  ```\n\n  ## Client Usage\n")
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _edit(
+        repo,
+        QWEN,
+        "  ## Client Usage\n",
+        "  Or serve the other model:\n\n  ```bash\n  vllm serve acme/other-model\n  ```\n\n  ## Client Usage\n",
+    )
     status, annotated, _ = _annotations(repo, monkeypatch, capsys, QWEN)
-    line = (repo / QWEN).read_text(encoding="utf-8").splitlines().index("  vllm serve acme/other-model") + 1
+    line = (repo / QWEN).read_text(encoding="utf-8").splitlines().index(
+        "  vllm serve acme/other-model"
+    ) + 1
     assert [(f["code"], f["line"], f["column"]) for f in annotated] == [("RL603", line, 14)]
     assert status == 0  # a warning
 
 
 def test_a_new_field_declared_by_an_overlay_in_the_same_pull_request(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    _edit(repo, QWEN, '  context_length: 32768\n', '  context_length: 32768\n  quant_recipe: "none"\n')
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _edit(
+        repo, QWEN, "  context_length: 32768\n", '  context_length: 32768\n  quant_recipe: "none"\n'
+    )
     status, annotated, _ = _annotations(repo, monkeypatch, capsys, QWEN)
     assert [f["code"] for f in annotated] == ["RL101"] and status == 1
     assert "schemas/recipe.schema.json" in annotated[0]["hint"]  # the hint names the mechanism

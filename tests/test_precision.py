@@ -12,14 +12,16 @@ from typing import Any
 
 import pytest
 import yaml
-
 from catalog_harness import DEMO_RECIPE, build_context
+
 from recipelint.diagnostics import Diagnostic
 from recipelint.engine import run_checks
 from recipelint.tree import load_tree
 
 
-def check(root: Path, data: dict[str, Any], others: dict[str, dict[str, Any]] | None = None) -> list[Diagnostic]:
+def check(
+    root: Path, data: dict[str, Any], others: dict[str, dict[str, Any]] | None = None
+) -> list[Diagnostic]:
     root.mkdir(parents=True, exist_ok=True)
     build_context(root)
     target = root / "models/acme/demo.yaml"
@@ -42,10 +44,15 @@ def recipe(**changes: Any) -> dict[str, Any]:
 # --- RL406: the guide's image tag -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("image", [
-    "vllm/vllm-openai:v0.20.0", "vllm/vllm-openai:0.20.0", "vllm/vllm-openai-rocm:v0.20.0",
-    "vllm/vllm-openai:v0.20.0-cu129",
-])
+@pytest.mark.parametrize(
+    "image",
+    [
+        "vllm/vllm-openai:v0.20.0",
+        "vllm/vllm-openai:0.20.0",
+        "vllm/vllm-openai-rocm:v0.20.0",
+        "vllm/vllm-openai:v0.20.0-cu129",
+    ],
+)
 def test_guide_may_name_the_release_of_min_vllm_version(tmp_path: Path, image: str) -> None:
     data = recipe(guide=f"## Launch\n```bash\ndocker run {image} acme/demo\n```\n")
     assert found(check(tmp_path, data), "RL406") == []
@@ -58,7 +65,9 @@ def test_guide_naming_another_release_is_still_reported(tmp_path: Path) -> None:
 
 
 def test_guide_may_name_a_commit_build_of_the_nightly_image_the_recipe_runs(tmp_path: Path) -> None:
-    data = recipe(guide="## Launch\n```bash\ndocker run vllm/vllm-openai:nightly-8bff831f0aa2 acme/demo\n```\n")
+    data = recipe(
+        guide="## Launch\n```bash\ndocker run vllm/vllm-openai:nightly-8bff831f0aa2 acme/demo\n```\n"
+    )
     data["model"] = {**data["model"], "nightly_required": True}
     assert found(check(tmp_path / "a", data), "RL406") == []
     # Without nightly_required the commands run the release: a nightly build in the guide differs.
@@ -69,15 +78,25 @@ def test_guide_may_name_a_commit_build_of_the_nightly_image_the_recipe_runs(tmp_
 # --- RL603: the guide's `vllm serve` ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("served", [
-    "acme/demo-FP8", "acme/demo-NVFP4", "acme/demo-AWQ", "acme/demo-Instruct", "acme/Demo-Base-GPTQ-Int4",
-    "quantco/demo-NVFP4",  # a publisher one of the variants is served from
-    "unknown/demo-FP8", "inferact/demo-NVFP4-W4A4",  # a third party's quantisation of the model
-])
+@pytest.mark.parametrize(
+    "served",
+    [
+        "acme/demo-FP8",
+        "acme/demo-NVFP4",
+        "acme/demo-AWQ",
+        "acme/demo-Instruct",
+        "acme/Demo-Base-GPTQ-Int4",
+        "quantco/demo-NVFP4",  # a publisher one of the variants is served from
+        "unknown/demo-FP8",
+        "inferact/demo-NVFP4-W4A4",  # a third party's quantisation of the model
+    ],
+)
 def test_guide_may_serve_another_build_of_the_same_model(tmp_path: Path, served: str) -> None:
     data = recipe(guide=f"## Launch\n```bash\nvllm serve {served} --max-model-len 8192\n```\n")
-    data["variants"] = {**data["variants"], "nvfp4": {"model_id": "quantco/demo-NVFP4-v2", "precision": "nvfp4",
-                                                      "vram_minimum_gb": 8}}
+    data["variants"] = {
+        **data["variants"],
+        "nvfp4": {"model_id": "quantco/demo-NVFP4-v2", "precision": "nvfp4", "vram_minimum_gb": 8},
+    }
     assert found(check(tmp_path, data), "RL603") == []
 
 
@@ -85,7 +104,9 @@ def test_guide_may_serve_another_build_of_the_same_model(tmp_path: Path, served:
 def test_guide_serving_another_model_is_still_reported(tmp_path: Path, served: str) -> None:
     data = recipe(guide=f"## Launch\n```bash\nvllm serve {served} --max-model-len 8192\n```\n")
     [finding] = found(check(tmp_path, data), "RL603")
-    assert "serve `acme/demo`" in (finding.hint or "") and f"model_id: {served}" in (finding.hint or "")
+    assert "serve `acme/demo`" in (finding.hint or "") and f"model_id: {served}" in (
+        finding.hint or ""
+    )
 
 
 def test_guide_may_serve_another_recipe_of_the_tree(tmp_path: Path) -> None:
@@ -100,21 +121,45 @@ def test_guide_may_serve_another_recipe_of_the_tree(tmp_path: Path) -> None:
 
 def test_override_restating_the_family_it_replaces_is_a_replacement(tmp_path: Path) -> None:
     """The mega-kernel pattern: the TP command swaps the variant's MoE backend for its own."""
-    data = recipe(hardware_overrides={"blackwell": {"extra_args": ["--attention_config.use_fp4_indexer_cache", "True"]}})
-    data["variants"] = {"default": {"precision": "fp8", "vram_minimum_gb": 20, "hardware_overrides": {
-        "blackwell": {"extra_args": ["--moe-backend", "deep_gemm_mega_moe"]}}}}
-    data["strategy_overrides"] = {"single_node_tp": {"hardware_overrides": {
-        "blackwell": {"extra_args": ["--moe-backend", "b12x"]}}}}
+    data = recipe(
+        hardware_overrides={
+            "blackwell": {"extra_args": ["--attention_config.use_fp4_indexer_cache", "True"]}
+        }
+    )
+    data["variants"] = {
+        "default": {
+            "precision": "fp8",
+            "vram_minimum_gb": 20,
+            "hardware_overrides": {
+                "blackwell": {"extra_args": ["--moe-backend", "deep_gemm_mega_moe"]}
+            },
+        }
+    }
+    data["strategy_overrides"] = {
+        "single_node_tp": {
+            "hardware_overrides": {"blackwell": {"extra_args": ["--moe-backend", "b12x"]}}
+        }
+    }
     assert found(check(tmp_path, data), "RL341") == []
 
 
 def test_override_that_reads_as_an_addition_is_reported_with_the_wider_key(tmp_path: Path) -> None:
     """A hopper tweak that silently displaces the variant's brand-wide nvidia layer."""
     data = recipe()
-    data["variants"] = {"default": {"precision": "bf16", "vram_minimum_gb": 20, "hardware_overrides": {
-        "nvidia": {"extra_args": ["--kernel-config.enable_flashinfer_autotune=False"]}}}}
-    data["strategy_overrides"] = {"single_node_tp": {"hardware_overrides": {
-        "hopper": {"extra_args": ["--max-model-len", "131072"]}}}}
+    data["variants"] = {
+        "default": {
+            "precision": "bf16",
+            "vram_minimum_gb": 20,
+            "hardware_overrides": {
+                "nvidia": {"extra_args": ["--kernel-config.enable_flashinfer_autotune=False"]}
+            },
+        }
+    }
+    data["strategy_overrides"] = {
+        "single_node_tp": {
+            "hardware_overrides": {"hopper": {"extra_args": ["--max-model-len", "131072"]}}
+        }
+    }
     [finding] = found(check(tmp_path, data), "RL341")
     assert "drops `--kernel-config.enable_flashinfer_autotune=False`" in finding.message
     assert "displaces the `nvidia` layer" in finding.message and "`h200:`" in (finding.hint or "")
@@ -122,21 +167,39 @@ def test_override_that_reads_as_an_addition_is_reported_with_the_wider_key(tmp_p
 
 def test_an_option_the_strategy_adds_on_every_generation_is_not_a_kept_copy(tmp_path: Path) -> None:
     """The TP override adds an autotune opt-out on both generations; on hopper it drops the caps."""
-    data = recipe(hardware_overrides={
-        "hopper": {"extra_args": ["--max-model-len", "200000", "--no-enable-flashinfer-autotune"]},
-        "blackwell": {"extra_args": ["--kv-cache-dtype", "fp8"]}})
-    data["strategy_overrides"] = {"single_node_tp": {"hardware_overrides": {
-        "hopper": {"extra_args": ["--no-enable-flashinfer-autotune"]},
-        "blackwell": {"extra_args": ["--kv-cache-dtype", "fp8", "--no-enable-flashinfer-autotune"]}}}}
+    data = recipe(
+        hardware_overrides={
+            "hopper": {
+                "extra_args": ["--max-model-len", "200000", "--no-enable-flashinfer-autotune"]
+            },
+            "blackwell": {"extra_args": ["--kv-cache-dtype", "fp8"]},
+        }
+    )
+    data["strategy_overrides"] = {
+        "single_node_tp": {
+            "hardware_overrides": {
+                "hopper": {"extra_args": ["--no-enable-flashinfer-autotune"]},
+                "blackwell": {
+                    "extra_args": ["--kv-cache-dtype", "fp8", "--no-enable-flashinfer-autotune"]
+                },
+            }
+        }
+    }
     [finding] = found(check(tmp_path, data), "RL341")
-    assert "hardware_overrides.hopper keeps none" in finding.message and "`--max-model-len`" in finding.message
+    assert (
+        "hardware_overrides.hopper keeps none" in finding.message
+        and "`--max-model-len`" in finding.message
+    )
 
 
 def test_arg_another_layer_sets_again_is_not_dropped(tmp_path: Path) -> None:
     data = recipe(hardware_overrides={"blackwell": {"extra_args": ["--max-num-seqs", "8"]}})
-    data["strategy_overrides"] = {"single_node_tp": {
-        "extra_args": ["--max-num-seqs", "16"],
-        "hardware_overrides": {"blackwell": {"extra_args": ["--enable-prefix-caching"]}}}}
+    data["strategy_overrides"] = {
+        "single_node_tp": {
+            "extra_args": ["--max-num-seqs", "16"],
+            "hardware_overrides": {"blackwell": {"extra_args": ["--enable-prefix-caching"]}},
+        }
+    }
     assert found(check(tmp_path, data), "RL341") == []
 
 
@@ -150,41 +213,79 @@ LOOP = ("RL501", "RL101", "RL213", "RL702")
 
 def two_variants() -> dict[str, Any]:
     data = recipe(opt_in_features=["spec_decoding"])
-    data["variants"] = {"default": {"precision": "bf16", "vram_minimum_gb": 20},
-                        "nvfp4": {"model_id": "acme/demo-NVFP4", "precision": "nvfp4", "vram_minimum_gb": 6}}
+    data["variants"] = {
+        "default": {"precision": "bf16", "vram_minimum_gb": 20},
+        "nvfp4": {"model_id": "acme/demo-NVFP4", "precision": "nvfp4", "vram_minimum_gb": 6},
+    }
     return data
 
 
 def test_flat_feature_hint_leads_to_a_tree_every_rule_accepts(tmp_path: Path) -> None:
     data = two_variants()
-    data["features"] = {"spec_decoding": {"description": "Speculative decoding",
-                                          "args": ["--speculative-config", NVFP4_DRAFT]}}
+    data["features"] = {
+        "spec_decoding": {
+            "description": "Speculative decoding",
+            "args": ["--speculative-config", NVFP4_DRAFT],
+        }
+    }
     [finding] = found(check(tmp_path / "a", data), *LOOP)
-    assert finding.code == "RL501" and "modes" in (finding.hint or "") and "ngram" in (finding.hint or "")
+    assert (
+        finding.code == "RL501"
+        and "modes" in (finding.hint or "")
+        and "ngram" in (finding.hint or "")
+    )
     # The hint's fix: modes, the draft limited to the variant it fits, a draft-free mode for the others.
-    data["features"] = {"spec_decoding": {"description": "Speculative decoding", "modes": {
-        "eagle3": {"label": "EAGLE3", "variants": ["nvfp4"], "args": ["--speculative-config", NVFP4_DRAFT]},
-        "ngram": {"label": "N-gram", "args": ["--speculative-config", NGRAM]}}}}
+    data["features"] = {
+        "spec_decoding": {
+            "description": "Speculative decoding",
+            "modes": {
+                "eagle3": {
+                    "label": "EAGLE3",
+                    "variants": ["nvfp4"],
+                    "args": ["--speculative-config", NVFP4_DRAFT],
+                },
+                "ngram": {"label": "N-gram", "args": ["--speculative-config", NGRAM]},
+            },
+        }
+    }
     assert found(check(tmp_path / "b", data), *LOOP) == []
 
 
 def test_mode_hint_names_the_stranded_variant(tmp_path: Path) -> None:
     data = two_variants()
-    data["features"] = {"spec_decoding": {"description": "Speculative decoding", "modes": {
-        "eagle3": {"label": "EAGLE3", "args": ["--speculative-config", NVFP4_DRAFT]}}}}
+    data["features"] = {
+        "spec_decoding": {
+            "description": "Speculative decoding",
+            "modes": {"eagle3": {"label": "EAGLE3", "args": ["--speculative-config", NVFP4_DRAFT]}},
+        }
+    }
     [finding] = found(check(tmp_path / "a", data), *LOOP)
     assert "`variants: [nvfp4]`" in (finding.hint or "") and "for `default`" in (finding.hint or "")
     modes = data["features"]["spec_decoding"]["modes"]
     modes["eagle3"]["variants"] = ["nvfp4"]
-    modes["ngram"] = {"label": "N-gram", "variants": ["default"], "args": ["--speculative-config", NGRAM]}
+    modes["ngram"] = {
+        "label": "N-gram",
+        "variants": ["default"],
+        "args": ["--speculative-config", NGRAM],
+    }
     assert found(check(tmp_path / "b", data), *LOOP) == []
 
 
 def test_restricted_mode_listing_the_wrong_variant(tmp_path: Path) -> None:
     data = two_variants()
-    data["features"] = {"spec_decoding": {"description": "Speculative decoding", "modes": {
-        "eagle3": {"label": "EAGLE3", "variants": ["default", "nvfp4"], "args": ["--speculative-config", NVFP4_DRAFT]},
-        "ngram": {"label": "N-gram", "args": ["--speculative-config", NGRAM]}}}}
+    data["features"] = {
+        "spec_decoding": {
+            "description": "Speculative decoding",
+            "modes": {
+                "eagle3": {
+                    "label": "EAGLE3",
+                    "variants": ["default", "nvfp4"],
+                    "args": ["--speculative-config", NVFP4_DRAFT],
+                },
+                "ngram": {"label": "N-gram", "args": ["--speculative-config", NGRAM]},
+            },
+        }
+    }
     [finding] = found(check(tmp_path / "a", data), *LOOP)
     assert "remove `default` from the mode's `variants`" in (finding.hint or "")
     data["features"]["spec_decoding"]["modes"]["eagle3"]["variants"] = ["nvfp4"]
@@ -193,10 +294,19 @@ def test_restricted_mode_listing_the_wrong_variant(tmp_path: Path) -> None:
 
 def test_nvfp4_draft_in_a_variants_own_args(tmp_path: Path) -> None:
     data = two_variants()
-    data["variants"]["bf16"] = {"model_id": "acme/demo-BF16", "precision": "bf16", "vram_minimum_gb": 20,
-                                "extra_args": ["--speculative-config", NVFP4_DRAFT]}
+    data["variants"]["bf16"] = {
+        "model_id": "acme/demo-BF16",
+        "precision": "bf16",
+        "vram_minimum_gb": 20,
+        "extra_args": ["--speculative-config", NVFP4_DRAFT],
+    }
     [finding] = found(check(tmp_path / "a", data), "RL501")
-    assert "variant `bf16`" in finding.message and finding.pointer == ("variants", "bf16", "extra_args", 1)
+    assert "variant `bf16`" in finding.message and finding.pointer == (
+        "variants",
+        "bf16",
+        "extra_args",
+        1,
+    )
     # The same draft in the NVFP4 variant's own args fits its checkpoint.
     del data["variants"]["bf16"]
     data["variants"]["nvfp4"]["extra_args"] = ["--speculative-config", NVFP4_DRAFT]

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import EMBEDDED_TREE, PROJECT_ROOT
 
 HOOKS_FILE = PROJECT_ROOT / ".pre-commit-hooks.yaml"
@@ -96,7 +95,9 @@ def test_hooks_take_tree_files_only(hook_id: str) -> None:
     assert [f for f in TREE_FILES if not pattern.search(f)] == []
     assert [f for f in OTHER_YAML if pattern.search(f)] == []
     # quickstart/ pages feed only the compile
-    assert [bool(pattern.search(f)) for f in COMPILE_ONLY] == [hook_id == "recipelint-compile"] * len(COMPILE_ONLY)
+    assert [bool(pattern.search(f)) for f in COMPILE_ONLY] == [
+        hook_id == "recipelint-compile"
+    ] * len(COMPILE_ONLY)
 
 
 def test_check_hook_runs_once_on_the_files_passed() -> None:

@@ -18,24 +18,61 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from recipelint import argv
-from recipelint.argv import NO_VALUE, Unit, dedupe, dedupe_tokens, flag, merge, merge_tokens, parse, positional
+from recipelint.argv import (
+    NO_VALUE,
+    Unit,
+    dedupe,
+    dedupe_tokens,
+    flag,
+    merge,
+    merge_tokens,
+    parse,
+    positional,
+)
 from recipelint.resolve.formatting import dedupe_args
 
 LONG = os.environ.get("RECIPELINT_PROPERTIES") == "long"
 EXAMPLES = int(os.environ.get("RECIPELINT_PROPERTY_EXAMPLES", "100000" if LONG else "300"))
-PROFILE = settings(max_examples=EXAMPLES, derandomize=not LONG, deadline=None, database=None,
-                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+PROFILE = settings(
+    max_examples=EXAMPLES,
+    derandomize=not LONG,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 # A small pool makes repeats (the interesting case for dedupe) frequent.
-FLAG_POOL = ["--x", "--x=1", "--x=2", "--foo_bar", "--foo-bar", "--a.b", "--attention_config.use_fp4_indexer_cache",
-             "-1", "-", "--", "-tp", "--ünï", "--tensor-parallel-size", "--enable-x"]
-VALUE_POOL = ["v", "w", "1", "True", "0", "ü", "a b", "$HEAD_IP", "{\"k\": 1}", "=", "_"]
+FLAG_POOL = [
+    "--x",
+    "--x=1",
+    "--x=2",
+    "--foo_bar",
+    "--foo-bar",
+    "--a.b",
+    "--attention_config.use_fp4_indexer_cache",
+    "-1",
+    "-",
+    "--",
+    "-tp",
+    "--ünï",
+    "--tensor-parallel-size",
+    "--enable-x",
+]
+VALUE_POOL = ["v", "w", "1", "True", "0", "ü", "a b", "$HEAD_IP", '{"k": 1}', "=", "_"]
 
-flag_tokens = st.one_of(st.sampled_from(FLAG_POOL), st.text(max_size=5).map(lambda text: "-" + text))
-string_values = st.one_of(st.sampled_from(VALUE_POOL), st.text(max_size=5).filter(lambda t: not t.startswith("-")))
+flag_tokens = st.one_of(
+    st.sampled_from(FLAG_POOL), st.text(max_size=5).map(lambda text: "-" + text)
+)
+string_values = st.one_of(
+    st.sampled_from(VALUE_POOL), st.text(max_size=5).filter(lambda t: not t.startswith("-"))
+)
 falsy_tokens = st.sampled_from(["", 0, 0.0, -0.0, False, None, math.nan])
-other_tokens = st.one_of(st.integers(-3, 3), st.floats(allow_nan=False, width=16), st.booleans(),
-                         st.sampled_from([{}, [], {"a": 1}, ["--x"]]))
+other_tokens = st.one_of(
+    st.integers(-3, 3),
+    st.floats(allow_nan=False, width=16),
+    st.booleans(),
+    st.sampled_from([{}, [], {"a": 1}, ["--x"]]),
+)
 any_token = st.one_of(flag_tokens, flag_tokens, string_values, falsy_tokens, other_tokens)
 token_lists = st.lists(any_token, max_size=24)
 
@@ -101,13 +138,18 @@ def reference_dedupe(args: list[Any]) -> list[Any]:
     groups: list[list[Any]] = []
     for token in filter(js_truthy, args):
         previous = groups[-1] if groups else None
-        if not looks_like_flag(token) and previous and looks_like_flag(previous[0]) and len(previous) == 1:
+        if (
+            not looks_like_flag(token)
+            and previous
+            and looks_like_flag(previous[0])
+            and len(previous) == 1
+        ):
             previous.append(token)  # the value of a flag that has none yet
         else:
             groups.append([token])
     out: list[Any] = []
     for index, group in enumerate(groups):
-        later_flags = [g[0] for g in groups[index + 1:] if looks_like_flag(g[0])]
+        later_flags = [g[0] for g in groups[index + 1 :] if looks_like_flag(g[0])]
         if not looks_like_flag(group[0]) or group[0] not in later_flags:
             out.extend(group)
     return out
@@ -131,10 +173,16 @@ def positionals(units: list[Unit]) -> list[Unit]:
 
 @PROFILE
 @given(token_lists)
-@example(["--max-num-seqs", 0, "--x", "v"])          # upstream-behaviour.md#last-wins-dedupe: 0 is dropped, the flag turns bare
-@example(["--a", "-1", "--b", "-1"])                # upstream-behaviour.md#last-wins-dedupe: values starting with - are flags
-@example(["--enable-x", "pos", "--enable-x"])       # upstream-behaviour.md#last-wins-dedupe: the positional is swallowed, then dropped
-@example(["--x=1", "--x", "2", "--x=3"])            # three distinct flags
+@example(
+    ["--max-num-seqs", 0, "--x", "v"]
+)  # upstream-behaviour.md#last-wins-dedupe: 0 is dropped, the flag turns bare
+@example(
+    ["--a", "-1", "--b", "-1"]
+)  # upstream-behaviour.md#last-wins-dedupe: values starting with - are flags
+@example(
+    ["--enable-x", "pos", "--enable-x"]
+)  # upstream-behaviour.md#last-wins-dedupe: the positional is swallowed, then dropped
+@example(["--x=1", "--x", "2", "--x=3"])  # three distinct flags
 def test_model_agrees_with_reference_and_compiler(tokens: list[Any]) -> None:
     expected = reference_dedupe(tokens)
     assert typed(dedupe_tokens(tokens)) == typed(expected)
@@ -153,8 +201,18 @@ def test_documented_examples() -> None:
     assert dedupe_tokens(["--a", "-1", "--b", "-1"]) == ["--a", "--b", "-1"]
     assert dedupe_tokens(["--enable-x", "pos", "--enable-x"]) == ["--enable-x"]
     assert dedupe_tokens(["--x=1", "--x", "2", "--x=3"]) == ["--x=1", "--x", "2", "--x=3"]
-    assert dedupe_tokens(["--foo_bar", "1", "--foo-bar", "2"]) == ["--foo_bar", "1", "--foo-bar", "2"]
-    assert dedupe_tokens(["--tp", "8", "p", "--trust", "--tp", "4"]) == ["p", "--trust", "--tp", "4"]
+    assert dedupe_tokens(["--foo_bar", "1", "--foo-bar", "2"]) == [
+        "--foo_bar",
+        "1",
+        "--foo-bar",
+        "2",
+    ]
+    assert dedupe_tokens(["--tp", "8", "p", "--trust", "--tp", "4"]) == [
+        "p",
+        "--trust",
+        "--tp",
+        "4",
+    ]
 
 
 # ------------------------------------------------------------------ parse
@@ -172,14 +230,19 @@ def test_parse_round_trips_the_kept_tokens(tokens: list[Any]) -> None:
 def test_a_non_flag_token_is_a_value_exactly_when_a_flag_precedes_it(tokens: list[Any]) -> None:
     """The swallowing rule, stated precisely on the falsy-filtered tokens."""
     kept = [token for token in tokens if js_truthy(token)]
-    expected_positionals = [token for index, token in enumerate(kept)
-                            if not looks_like_flag(token) and (index == 0 or not looks_like_flag(kept[index - 1]))]
+    expected_positionals = [
+        token
+        for index, token in enumerate(kept)
+        if not looks_like_flag(token) and (index == 0 or not looks_like_flag(kept[index - 1]))
+    ]
     assert typed([unit.value for unit in positionals(parse(tokens))]) == typed(expected_positionals)
 
 
 @PROFILE
 @given(token_lists, token_lists)
-def test_parse_distributes_over_concatenation_except_at_a_glue_boundary(left: list[Any], right: list[Any]) -> None:
+def test_parse_distributes_over_concatenation_except_at_a_glue_boundary(
+    left: list[Any], right: list[Any]
+) -> None:
     """P(a+b) = P(a)+P(b), unless a ends with a bare flag and b's first kept token is not a flag:
     then that token becomes the flag's value (one unit glued across the layer boundary)."""
     head, tail = parse(left), parse(right)
@@ -243,7 +306,9 @@ def test_no_flag_token_appears_twice_in_the_command_line(tokens: list[Any]) -> N
 @given(unit_lists())
 def test_positionals_are_never_dropped_or_reordered(units: list[Unit]) -> None:
     survivors = dedupe(units)
-    assert [id(unit) for unit in positionals(survivors)] == [id(unit) for unit in positionals(units)]
+    assert [id(unit) for unit in positionals(survivors)] == [
+        id(unit) for unit in positionals(units)
+    ]
 
 
 @PROFILE
@@ -256,7 +321,7 @@ def test_a_dropped_non_flag_token_was_a_value_of_an_overridden_flag(tokens: list
     for unit in units:
         if id(unit) not in survivors:
             assert unit.flag is not None
-            assert any(later.flag == unit.flag for later in units[units.index(unit) + 1:])
+            assert any(later.flag == unit.flag for later in units[units.index(unit) + 1 :])
 
 
 # ------------------------------------------------------------------ merge laws
@@ -272,7 +337,9 @@ def test_merge_is_associative_on_units(a: list[Unit], b: list[Unit], c: list[Uni
 
 @PROFILE
 @given(well_formed_layers(), well_formed_layers(), well_formed_layers())
-def test_merge_is_associative_on_well_formed_token_layers(a: list[Any], b: list[Any], c: list[Any]) -> None:
+def test_merge_is_associative_on_well_formed_token_layers(
+    a: list[Any], b: list[Any], c: list[Any]
+) -> None:
     flat = typed(merge_tokens(a, b, c))
     assert typed(merge_tokens(merge_tokens(a, b), c)) == flat
     assert typed(merge_tokens(a, merge_tokens(b, c))) == flat
@@ -288,18 +355,24 @@ def test_token_merge_is_not_associative_once_a_positional_can_be_glued() -> None
 
 @PROFILE
 @given(unit_lists(), unit_lists())
-def test_a_layer_never_changes_flags_it_does_not_mention(base: list[Unit], layer: list[Unit]) -> None:
+def test_a_layer_never_changes_flags_it_does_not_mention(
+    base: list[Unit], layer: list[Unit]
+) -> None:
     mentioned = set(argv.flags(layer))
     merged = merge(base, layer)
     untouched = [unit for unit in merged if unit.flag is not None and unit.flag not in mentioned]
     before = [unit for unit in dedupe(base) if unit.flag is not None and unit.flag not in mentioned]
     assert [id(unit) for unit in untouched] == [id(unit) for unit in before]
-    assert [id(u) for u in positionals(merged)] == [id(u) for u in positionals(base) + positionals(layer)]
+    assert [id(u) for u in positionals(merged)] == [
+        id(u) for u in positionals(base) + positionals(layer)
+    ]
 
 
 @PROFILE
 @given(token_lists, flag_led_layers())
-def test_a_flag_led_token_layer_never_changes_flags_it_does_not_mention(base: list[Any], layer: list[Any]) -> None:
+def test_a_flag_led_token_layer_never_changes_flags_it_does_not_mention(
+    base: list[Any], layer: list[Any]
+) -> None:
     """On tokens the law holds for layers that start with a flag (every recipe list the
     compiler concatenates does, or its first token would be glued to the previous layer).
     It is stated on the deduped units: flattening them to a command line may put a bare
@@ -307,15 +380,19 @@ def test_a_flag_led_token_layer_never_changes_flags_it_does_not_mention(base: li
     mentioned = set(argv.flags(parse(layer)))
     merged = dedupe(parse(base + layer))
     alone = dedupe(parse(base))
-    assert typed_units([u for u in merged if u.flag is not None and u.flag not in mentioned]) == \
-        typed_units([u for u in alone if u.flag is not None and u.flag not in mentioned])
+    assert typed_units(
+        [u for u in merged if u.flag is not None and u.flag not in mentioned]
+    ) == typed_units([u for u in alone if u.flag is not None and u.flag not in mentioned])
 
 
 @PROFILE
 @given(st.lists(token_lists, max_size=5))
 def test_token_merge_equals_unit_merge_without_glue_boundaries(layers: list[list[Any]]) -> None:
     nonempty = [parsed for parsed in map(parse, layers) if parsed]
-    glue = any(left[-1].is_bare and right[0].is_positional for left, right in zip(nonempty, nonempty[1:]))
+    glue = any(
+        left[-1].is_bare and right[0].is_positional
+        for left, right in zip(nonempty, nonempty[1:], strict=False)
+    )
     if not glue:
         assert typed(merge_tokens(*layers)) == typed(argv.tokens(merge(*nonempty)))
 

@@ -33,8 +33,14 @@ from recipelint.tree import RecipeTree, load_tree
 
 LONG = os.environ.get("RECIPELINT_PROPERTIES") == "long"
 EXAMPLES = int(os.environ.get("RECIPELINT_PROPERTY_EXAMPLES", "100000" if LONG else "200"))
-PROFILE = settings(max_examples=EXAMPLES, derandomize=not LONG, deadline=None, database=None, print_blob=True,
-                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROFILE = settings(
+    max_examples=EXAMPLES,
+    derandomize=not LONG,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 # A soak can report progress (examples done, seconds) to this file every 1,000 examples.
 PROGRESS = os.environ.get("RECIPELINT_PROPERTY_PROGRESS")
 # Checking runs every rule over the tree, so the invalid-recipe property gets fewer examples.
@@ -43,8 +49,17 @@ CHECK_PROFILE = settings(PROFILE, max_examples=max(1, EXAMPLES // 4))
 EMBEDDED = Path(__file__).resolve().parent.parent / "recipes"
 HARDWARE = ("h100", "b200", "gb200", "mi300x", "xeon6")
 GENERATIONS = ("hopper", "blackwell", "amd", "cpu", "nvidia")
-STRATEGIES = ("single_node_tp", "single_node_tep", "single_node_dep", "multi_node_tp", "multi_node_tep",
-              "multi_node_dep", "multi_node_tp_pp", "multi_node_tp_dp", "pd_cluster")
+STRATEGIES = (
+    "single_node_tp",
+    "single_node_tep",
+    "single_node_dep",
+    "multi_node_tp",
+    "multi_node_tep",
+    "multi_node_dep",
+    "multi_node_tp_pp",
+    "multi_node_tp_dp",
+    "pd_cluster",
+)
 ORG = "acme"
 NAME = "Gen-7B"
 HF_ID = f"{ORG}/{NAME}"
@@ -73,8 +88,14 @@ BASE_TREE = _small_tree()
 
 def with_recipe(text: str) -> tuple[RecipeTree, Document]:
     doc = parse_yaml(text, EMBEDDED / REL, "recipe", REL)
-    tree = RecipeTree(BASE_TREE.root, BASE_TREE.taxonomy, BASE_TREE.platforms, BASE_TREE.strategies,
-                      BASE_TREE.kv_stores, [doc])
+    tree = RecipeTree(
+        BASE_TREE.root,
+        BASE_TREE.taxonomy,
+        BASE_TREE.platforms,
+        BASE_TREE.strategies,
+        BASE_TREE.kv_stores,
+        [doc],
+    )
     return tree, doc
 
 
@@ -83,20 +104,36 @@ class _QuotedDumper(yaml.CSafeDumper):
 
 
 _QuotedDumper.add_representer(
-    str, lambda dumper, value: dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"'))
+    str, lambda dumper, value: dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
+)
 
 
 def to_yaml(recipe: Any) -> str:
-    return yaml.dump(recipe, Dumper=_QuotedDumper, sort_keys=False, allow_unicode=True, width=10_000)
+    return yaml.dump(
+        recipe, Dumper=_QuotedDumper, sort_keys=False, allow_unicode=True, width=10_000
+    )
 
 
 # ------------------------------------------------------------------ the recipe strategy
 # Strategies are built once at import and choices among runtime values go through an
 # index draw: building a fresh strategy per draw costs more than compiling the recipe.
 
-FLAGS = ("--max-model-len", "--tensor-parallel-size", "--enable-expert-parallel", "--trust-remote-code",
-         "--kv-cache-dtype", "--foo_bar", "--foo-bar", "--attention_config.use_fp4_indexer_cache",
-         "--compilation-config", "--max-num-seqs", "--x=1", "--x", "-O3", "--ünï")
+FLAGS = (
+    "--max-model-len",
+    "--tensor-parallel-size",
+    "--enable-expert-parallel",
+    "--trust-remote-code",
+    "--kv-cache-dtype",
+    "--foo_bar",
+    "--foo-bar",
+    "--attention_config.use_fp4_indexer_cache",
+    "--compilation-config",
+    "--max-num-seqs",
+    "--x=1",
+    "--x",
+    "-O3",
+    "--ünï",
+)
 VALUES = ("8192", "fp8", "True", "-1", "", "0", '{"level": 3}', "ü", "a b", "$HEAD_IP", "auto")
 ENV_NAMES = ("VLLM_USE_DEEP_GEMM", "NCCL_CUMEM_ENABLE", "HF_HOME", "X_CONFIG_PATH", "A_1")
 ENV_VALUES = ("1", "0", "", "/tmp/c", "$IFACE_NAME")
@@ -109,7 +146,9 @@ BOOL = st.booleans()
 INDEX = st.integers(0, 255)
 COUNT = st.integers(0, 3)
 POSITIVE = st.integers(1, 16)
-arg_lists = st.lists(st.one_of(st.sampled_from(FLAGS), st.sampled_from(VALUES), st.text(max_size=4)), max_size=6)
+arg_lists = st.lists(
+    st.one_of(st.sampled_from(FLAGS), st.sampled_from(VALUES), st.text(max_size=4)), max_size=6
+)
 
 
 def pick(draw: st.DrawFn, choices: tuple | list) -> Any:
@@ -133,7 +172,9 @@ def env_map(draw: st.DrawFn) -> dict[str, str]:
     return {name: pick(draw, ENV_VALUES) for name in some(draw, ENV_NAMES)}
 
 
-def args_env(draw: st.DrawFn, args_key: str = "extra_args", env_key: str = "extra_env") -> dict[str, Any]:
+def args_env(
+    draw: st.DrawFn, args_key: str = "extra_args", env_key: str = "extra_env"
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     optional(draw, out, args_key, arg_lists)
     optional(draw, out, env_key, env_map)
@@ -163,8 +204,12 @@ def modes(draw: st.DrawFn, variant_keys: list[str]) -> dict[str, Any]:
         if index and draw(BOOL):
             mode["variants"] = some(draw, variant_keys, 1, 2)
         optional(draw, mode, "hardware_overrides", lambda d: keyed(d, HW_KEYS, args_only))
-        optional(draw, mode, "hardware",
-                 lambda d: keyed(d, HW_KEYS, lambda d2: pick(d2, ("supported", "unsupported"))))
+        optional(
+            draw,
+            mode,
+            "hardware",
+            lambda d: keyed(d, HW_KEYS, lambda d2: pick(d2, ("supported", "unsupported"))),
+        )
         out[name] = mode
     return out
 
@@ -175,7 +220,12 @@ def features(draw: st.DrawFn, variant_keys: list[str]) -> dict[str, Any]:
         feature: dict[str, Any] = {"description": f"{name} feature"}
         if draw(BOOL):
             feature["modes"] = modes(draw, variant_keys)
-            optional(draw, feature, "default_mode", lambda d: pick(d, list(feature["modes"])))
+            optional(
+                draw,
+                feature,
+                "default_mode",
+                lambda d, feature=feature: pick(d, list(feature["modes"])),
+            )
         else:
             optional(draw, feature, "args", arg_lists)
         optional(draw, feature, "env", env_map)
@@ -189,8 +239,11 @@ def default_modes(draw: st.DrawFn, feature_map: dict[str, Any], variant_key: str
     """Pick, per modal feature, a mode this variant may use (an invalid pick aborts upstream)."""
     chosen = {}
     for name, feature in feature_map.items():
-        allowed = [m for m, mode in feature.get("modes", {}).items()
-                   if not mode.get("variants") or variant_key in mode["variants"]]
+        allowed = [
+            m
+            for m, mode in feature.get("modes", {}).items()
+            if not mode.get("variants") or variant_key in mode["variants"]
+        ]
         if allowed and draw(BOOL):
             chosen[name] = pick(draw, allowed)
     return chosen
@@ -199,8 +252,10 @@ def default_modes(draw: st.DrawFn, feature_map: dict[str, Any], variant_key: str
 def variants(draw: st.DrawFn, keys: list[str], feature_map: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key in keys:
-        variant: dict[str, Any] = {"precision": pick(draw, ("bf16", "fp8", "nvfp4", "awq")),
-                                   "vram_minimum_gb": pick(draw, (10, 80, 400, 2000))}
+        variant: dict[str, Any] = {
+            "precision": pick(draw, ("bf16", "fp8", "nvfp4", "awq")),
+            "vram_minimum_gb": pick(draw, (10, 80, 400, 2000)),
+        }
         if key != "default" and draw(BOOL):
             variant["model_id"] = f"{ORG}/{NAME}-{key}"
         variant.update(args_env(draw))
@@ -247,18 +302,31 @@ def recipes(draw: st.DrawFn) -> dict[str, Any]:
     variant_keys = ["default", *some(draw, EXTRA_VARIANTS, 0, 2)]
     feature_map = features(draw, variant_keys)
     model: dict[str, Any] = {
-        "model_id": HF_ID, "min_vllm_version": "0.11.0", "architecture": pick(draw, ("dense", "moe")),
-        "parameter_count": "7B", "active_parameters": "7B", "context_length": 32768,
+        "model_id": HF_ID,
+        "min_vllm_version": "0.11.0",
+        "architecture": pick(draw, ("dense", "moe")),
+        "parameter_count": "7B",
+        "active_parameters": "7B",
+        "context_length": 32768,
     }
     optional(draw, model, "base_args", arg_lists)
     optional(draw, model, "base_env", env_map)
     optional(draw, model, "nightly_required", BOOL)
     meta: dict[str, Any] = {
-        "title": NAME, "slug": "gen-7b", "provider": "Acme", "description": "generated",
-        "date_added": "2026-01-01", "date_updated": "2026-01-02",
+        "title": NAME,
+        "slug": "gen-7b",
+        "provider": "Acme",
+        "description": "generated",
+        "date_added": "2026-01-01",
+        "date_updated": "2026-01-02",
         "tasks": pick(draw, (["text"], ["multimodal"], ["text", "multimodal"])),
     }
-    optional(draw, meta, "hardware", lambda d: keyed(d, HARDWARE, lambda d2: pick(d2, ("verified", "unsupported")), 3))
+    optional(
+        draw,
+        meta,
+        "hardware",
+        lambda d: keyed(d, HARDWARE, lambda d2: pick(d2, ("verified", "unsupported")), 3),
+    )
     recipe: dict[str, Any] = {"meta": meta, "model": model}
     if feature_map:
         recipe["features"] = feature_map
@@ -298,7 +366,7 @@ def argv_pairs(rendering: dict[str, Any]) -> Iterator[tuple[list[Any], list[Any]
         if key.endswith("argvs"):
             docker = rendering[key[: -len("argvs")] + "docker_argvs"]
             assert len(docker) == len(value)
-            yield from zip(value, docker)
+            yield from zip(value, docker, strict=False)
         elif key.endswith("argv"):
             yield value, rendering[key[: -len("argv")] + "docker_argv"]
 
@@ -329,7 +397,9 @@ def own(diagnostics: list[Diagnostic], doc: Document) -> list[Diagnostic]:
 def test_generated_recipes_compile_into_sound_command_lines(recipe: dict[str, Any]) -> None:
     text = to_yaml(recipe)
     result, doc = compile_recipe(text)
-    assert doc.usable and validate_document(doc) == [], "the generator must produce schema-valid recipes"
+    assert doc.usable and validate_document(doc) == [], (
+        "the generator must produce schema-valid recipes"
+    )
     masked = [d for d in own(result.diagnostics, doc) if d.code in MASKED_CRASHES]
     assert not masked, masked
     checked = 0
@@ -342,7 +412,7 @@ def test_generated_recipes_compile_into_sound_command_lines(recipe: dict[str, An
                 served = flag_tokens(argv[3:])
                 assert len(served) == len(set(served)), (path, argv)
                 # The container runs exactly the serve arguments: they end the docker argv, in order.
-                assert docker_argv[len(docker_argv) - len(argv) + 2:] == argv[2:], path
+                assert docker_argv[len(docker_argv) - len(argv) + 2 :] == argv[2:], path
                 checked += 1
     event("argv pairs checked: " + ("none" if not checked else f"{min(checked, 50) // 10 * 10}+"))
     _progress()
@@ -355,7 +425,9 @@ def _progress() -> None:
     _DONE[0] += 1
     if PROGRESS and _DONE[0] % 1000 == 0:
         with open(PROGRESS, "a", encoding="utf-8") as log:
-            log.write(f"{_DONE[0]} {time.monotonic() - _DONE[1]:.0f}s {time.process_time():.0f}s-cpu\n")
+            log.write(
+                f"{_DONE[0]} {time.monotonic() - _DONE[1]:.0f}s {time.process_time():.0f}s-cpu\n"
+            )
 
 
 def deploy_types(recipe: dict[str, Any]) -> set[str]:
@@ -364,7 +436,11 @@ def deploy_types(recipe: dict[str, Any]) -> set[str]:
     found: set[str] = set()
     for path in result.files.paths():
         for _, node in _paths(result.files.document(path)):
-            if isinstance(node, dict) and "variant" in node and isinstance(node.get("deploy_type"), str):
+            if (
+                isinstance(node, dict)
+                and "variant" in node
+                and isinstance(node.get("deploy_type"), str)
+            ):
                 found.add(node["deploy_type"])
     return found
 
@@ -372,8 +448,13 @@ def deploy_types(recipe: dict[str, Any]) -> set[str]:
 @pytest.mark.parametrize("deploy_type", ["single_node", "multi_node", "pd_cluster", "kv_store_lb"])
 def test_the_generator_reaches_every_deploy_type(deploy_type: str) -> None:
     """The properties above are not vacuous: generated recipes render every deployment shape."""
-    found = find(recipes(), lambda recipe: deploy_type in deploy_types(recipe),
-                 settings=settings(max_examples=500, derandomize=True, database=None, phases=[Phase.generate]))
+    found = find(
+        recipes(),
+        lambda recipe: deploy_type in deploy_types(recipe),
+        settings=settings(
+            max_examples=500, derandomize=True, database=None, phases=[Phase.generate]
+        ),
+    )
     assert deploy_type in deploy_types(found)
 
 
@@ -399,15 +480,24 @@ def _set(root: Any, pointer: tuple, value: Any) -> None:
 
 
 ARG_LIST_KEYS = ("base_args", "extra_args", "vllm_args", "args")
-REQUIRED = {("meta",): "title", ("model",): "model_id", (): "guide", ("variants", "default"): "precision"}
+REQUIRED = {
+    ("meta",): "title",
+    ("model",): "model_id",
+    (): "guide",
+    ("variants", "default"): "precision",
+}
 
 
 @st.composite
 def broken_recipes(draw: st.DrawFn) -> tuple[dict[str, Any], tuple]:
     """A valid recipe with one schema violation; returns it and the pointer of the violation."""
     recipe = draw(recipes())
-    lists = [(p, v) for p, v in _paths(recipe) if p and p[-1] in ARG_LIST_KEYS and isinstance(v, list)]
-    envs = [(p, v) for p, v in _paths(recipe) if p and p[-1] in ("base_env", "extra_env", "env") and v]
+    lists = [
+        (p, v) for p, v in _paths(recipe) if p and p[-1] in ARG_LIST_KEYS and isinstance(v, list)
+    ]
+    envs = [
+        (p, v) for p, v in _paths(recipe) if p and p[-1] in ("base_env", "extra_env", "env") and v
+    ]
     kinds = ["unknown_key", "missing_required", "args_as_string"]
     kinds += ["non_string_arg"] if any(v for _, v in lists) else []
     kinds += ["non_string_env"] if envs else []
@@ -438,26 +528,36 @@ def broken_recipes(draw: st.DrawFn) -> tuple[dict[str, Any], tuple]:
 
 @CHECK_PROFILE
 @given(broken_recipes())
-def test_schema_invalid_recipes_are_reported_and_never_crash_the_compiler(case: tuple[dict, tuple]) -> None:
+def test_schema_invalid_recipes_are_reported_and_never_crash_the_compiler(
+    case: tuple[dict, tuple],
+) -> None:
     recipe, pointer = case
     tree, doc = with_recipe(to_yaml(recipe))
     Compiler(tree).run()  # must not raise, whatever the recipe holds
     found = own(run_checks(tree), doc)
     # On an env value RL551 stands in for the schema's RL102: the same finding, precise and fixable.
-    schema = [d for d in found if d.code == "RL551"
-              or (d.severity is Severity.ERROR and d.code.startswith(("RL0", "RL1")))]
+    schema = [
+        d
+        for d in found
+        if d.code == "RL551" or (d.severity is Severity.ERROR and d.code.startswith(("RL0", "RL1")))
+    ]
     assert schema, (pointer, [d.code for d in found])
     # The report points into the broken part (or an ancestor of it), not somewhere unrelated.
-    assert any(d.pointer == pointer[: len(d.pointer)] or pointer == d.pointer[: len(pointer)] for d in schema), \
-        (pointer, [(d.code, d.pointer, d.message) for d in schema])
+    assert any(
+        d.pointer == pointer[: len(d.pointer)] or pointer == d.pointer[: len(pointer)]
+        for d in schema
+    ), (pointer, [(d.code, d.pointer, d.message) for d in schema])
 
 
-@pytest.mark.parametrize("text", [
-    "meta: [1, 2]\nmodel: {}\nvariants: {}\nguide: x\n",
-    "meta: {title: T}\nvariants: {default: {extra_args: '--x'}}\nguide: x\n",
-    "- a\n- b\n",
-    "meta:\n  title: [\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "meta: [1, 2]\nmodel: {}\nvariants: {}\nguide: x\n",
+        "meta: {title: T}\nvariants: {default: {extra_args: '--x'}}\nguide: x\n",
+        "- a\n- b\n",
+        "meta:\n  title: [\n",
+    ],
+)
 def test_hand_written_broken_recipes_never_crash(text: str) -> None:
     tree, doc = with_recipe(text)
     Compiler(tree).run()

@@ -6,8 +6,8 @@ import copy
 from pathlib import Path
 
 import yaml
-
 from catalog_harness import DEMO_RECIPE, build_context
+
 from recipelint.config import Config
 from recipelint.engine import run_checks
 from recipelint.tree import load_tree
@@ -28,8 +28,10 @@ def _tree(root: Path, recipe: dict | None = None) -> Path:
 def _break_taxonomy(root: Path) -> None:
     taxonomy = root / "taxonomy.yaml"
     text = taxonomy.read_text(encoding="utf-8")
-    taxonomy.write_text(text.replace("hardware_profiles:\n", "hardware_profiles:\n  h100: {}\n  h100: {}\n", 1),
-                        encoding="utf-8")
+    taxonomy.write_text(
+        text.replace("hardware_profiles:\n", "hardware_profiles:\n  h100: {}\n  h100: {}\n", 1),
+        encoding="utf-8",
+    )
 
 
 def test_broken_taxonomy_is_reported_and_references_are_skipped(tmp_path: Path) -> None:
@@ -61,8 +63,12 @@ def test_broken_strategy_name_skips_strategy_references(tmp_path: Path) -> None:
 
 def test_unused_suppression_of_a_switched_off_rule_is_not_reported(tmp_path: Path) -> None:
     target = _tree(tmp_path)
-    target.write_text(target.read_text(encoding="utf-8").replace("meta:\n", "meta:  # recipelint: disable=RL201\n", 1),
-                      encoding="utf-8")
+    target.write_text(
+        target.read_text(encoding="utf-8").replace(
+            "meta:\n", "meta:  # recipelint: disable=RL201\n", 1
+        ),
+        encoding="utf-8",
+    )
     assert [d.code for d in run_checks(load_tree(tmp_path)) if d.code == "RL015"] == ["RL015"]
     ignored = run_checks(load_tree(tmp_path), Config(ignore=("RL2",)))
     assert not [d for d in ignored if d.code == "RL015"]
@@ -78,11 +84,14 @@ def _related_hint(tmp_path: Path, related: list[str], others: list[str]) -> list
     data = yaml.safe_load(recipe.read_text(encoding="utf-8"))
     data["meta"]["related_recipes"] = related
     recipe.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return [d.hint for d in run_checks(load_tree(tmp_path)) if d.code == "RL208" and d.path == recipe]
+    return [
+        d.hint for d in run_checks(load_tree(tmp_path)) if d.code == "RL208" and d.path == recipe
+    ]
 
 
 def test_related_recipe_hint_is_only_a_respelling_of_another_recipe(tmp_path: Path) -> None:
-    hints = _related_hint(tmp_path, ["acme/Demo", "acme/demo-8b", "acme/Qwen3-4B", "acme/Qwen3-8X"],
-                          ["acme/Qwen3-8B"])
+    hints = _related_hint(
+        tmp_path, ["acme/Demo", "acme/demo-8b", "acme/Qwen3-4B", "acme/Qwen3-8X"], ["acme/Qwen3-8B"]
+    )
     # own id in other case: no hint; a different size: no hint; one edit: the respelling
     assert hints == [None, None, None, "did you mean `acme/Qwen3-8B`?"]

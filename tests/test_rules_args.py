@@ -7,13 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
 from catalog_harness import DEMO_RECIPE as BASE
 from catalog_harness import build_context
+
 from recipelint.engine import CheckContext, run_checks
 from recipelint.rules.args import Scope, co_occur, units
 from recipelint.tree import load_tree
-
 
 
 def codes(tmp_path: Path, data: dict[str, Any], code: str) -> list[str]:
@@ -32,12 +31,19 @@ def recipe() -> dict[str, Any]:
 def test_units_follow_upstream_dedupe_tokenisation() -> None:
     parsed = units(["--offset", "-1", "--x=2", "--enable-y", "pos", "--z", 3])
     # A dash value is a flag of its own; a bare flag swallows the next non-flag string; numbers are not values.
-    assert [(u.flag, u.value) for u in parsed] == [("--offset", None), ("-1", None), ("--x=2", None),
-                                                   ("--enable-y", "pos"), ("--z", None)]
+    assert [(u.flag, u.value) for u in parsed] == [
+        ("--offset", None),
+        ("-1", None),
+        ("--x=2", None),
+        ("--enable-y", "pos"),
+        ("--z", None),
+    ]
     assert parsed[2].name == "--x" and parsed[2].inline_value == "2"
     assert units(["--max_model_len", "1"])[0].canonical == "--max-model-len"
     assert units(["--no-enable-prefix-caching"])[0].canonical == "--enable-prefix-caching"
-    assert units(["--attention_config.use_fp4_indexer_cache", "True"])[0].base == "--attention_config"
+    assert (
+        units(["--attention_config.use_fp4_indexer_cache", "True"])[0].base == "--attention_config"
+    )
 
 
 def _context(tmp_path: Path) -> CheckContext:
@@ -51,28 +57,51 @@ def test_co_occurrence_of_layers(tmp_path: Path) -> None:
     assert co_occur(base, Scope("variant", "fp8"), ctx)
     assert not co_occur(Scope("variant", "fp8"), Scope("variant", "nvfp4"), ctx)
     # Two modes of one feature, and a feature's args against its own override, never meet.
-    assert not co_occur(Scope("mode", feature="spec", mode="a"), Scope("mode", feature="spec", mode="b"), ctx)
-    assert not co_occur(Scope("feature", feature="f"), Scope("feature-hw", feature="f", hardware="hopper"), ctx)
+    assert not co_occur(
+        Scope("mode", feature="spec", mode="a"), Scope("mode", feature="spec", mode="b"), ctx
+    )
+    assert not co_occur(
+        Scope("feature", feature="f"), Scope("feature-hw", feature="f", hardware="hopper"), ctx
+    )
     assert co_occur(Scope("mode", feature="spec", mode="a"), Scope("feature", feature="tools"), ctx)
     # `hopper || nvidia` picks one key of the same map; a strategy generation override replaces the recipe's.
-    assert not co_occur(Scope("recipe-hw", hardware="hopper"), Scope("recipe-hw", hardware="nvidia"), ctx)
-    assert not co_occur(Scope("recipe-hw", hardware="blackwell"),
-                        Scope("strategy-hw", strategy="single_node_tp", hardware="blackwell"), ctx)
-    assert co_occur(Scope("recipe-hw", hardware="blackwell"),
-                    Scope("strategy-hw", strategy="single_node_tp", hardware="b200"), ctx)
+    assert not co_occur(
+        Scope("recipe-hw", hardware="hopper"), Scope("recipe-hw", hardware="nvidia"), ctx
+    )
+    assert not co_occur(
+        Scope("recipe-hw", hardware="blackwell"),
+        Scope("strategy-hw", strategy="single_node_tp", hardware="blackwell"),
+        ctx,
+    )
+    assert co_occur(
+        Scope("recipe-hw", hardware="blackwell"),
+        Scope("strategy-hw", strategy="single_node_tp", hardware="b200"),
+        ctx,
+    )
     # Disjoint hardware never meets.
-    assert not co_occur(Scope("recipe-hw", hardware="hopper"), Scope("variant-hw", "v", hardware="b200"), ctx)
+    assert not co_occur(
+        Scope("recipe-hw", hardware="hopper"), Scope("variant-hw", "v", hardware="b200"), ctx
+    )
 
 
 def test_spelling_conflict_only_between_layers_of_one_command(tmp_path: Path) -> None:
     data = recipe()
     data["model"]["base_args"] = ["--max-model-len", "8192"]
-    data["features"] = {"spec_decoding": {"description": "x", "modes": {
-        "a": {"args": ["--max_model_len", "4096"]}, "b": {"args": ["--max-model-len=2048"]}}}}
+    data["features"] = {
+        "spec_decoding": {
+            "description": "x",
+            "modes": {
+                "a": {"args": ["--max_model_len", "4096"]},
+                "b": {"args": ["--max-model-len=2048"]},
+            },
+        }
+    }
     messages = codes(tmp_path, data, "RL302")
     # Each mode conflicts with the base args; the two modes are never in one command together.
     assert len(messages) == 2
-    assert any("underscore and dash" in m for m in messages) and any("`--x=v` and `--x v`" in m for m in messages)
+    assert any("underscore and dash" in m for m in messages) and any(
+        "`--x=v` and `--x v`" in m for m in messages
+    )
 
 
 def test_parallel_flag_is_overridden_on_tp_but_multiplies_on_dep(tmp_path: Path) -> None:
@@ -97,16 +126,24 @@ def test_parallel_flag_after_the_emitter_is_a_single_node_override(tmp_path: Pat
 def test_strategy_override_of_its_own_emitted_flag_is_allowed(tmp_path: Path) -> None:
     data = recipe()
     data["compatible_strategies"] = ["single_node_dep"]
-    data["strategy_overrides"] = {"single_node_dep": {"extra_args": ["--data-parallel-size", "4"]},
-                                  "multi_node_dep": {"extra_args": ["--tensor-parallel-size", "2"]}}
+    data["strategy_overrides"] = {
+        "single_node_dep": {"extra_args": ["--data-parallel-size", "4"]},
+        "multi_node_dep": {"extra_args": ["--tensor-parallel-size", "2"]},
+    }
     messages = codes(tmp_path, data, "RL310")
     assert len(messages) == 1 and messages[0].endswith("on: multi_node_dep")
 
 
 def test_json_values(tmp_path: Path) -> None:
     data = recipe()
-    data["model"]["base_args"] = ["--hf-overrides", '{"a": "false"}', "--kv-transfer-config", "nixl",
-                                  "--compilation-config", "{'mode': 3}"]
+    data["model"]["base_args"] = [
+        "--hf-overrides",
+        '{"a": "false"}',
+        "--kv-transfer-config",
+        "nixl",
+        "--compilation-config",
+        "{'mode': 3}",
+    ]
     assert len(codes(tmp_path / "a", data, "RL309")) == 1
     invalid = codes(tmp_path / "b", data, "RL308")
     assert len(invalid) == 2 and any("takes a JSON object" in m for m in invalid)
@@ -118,33 +155,49 @@ def test_layer_shadowing_names_both_places(tmp_path: Path) -> None:
     data["hardware_overrides"] = {"hopper": {"extra_args": ["--max-num-seqs", "128"]}}
     messages = codes(tmp_path, data, "RL340")
     assert len(messages) == 1
-    assert "`--max-num-seqs 128` replaces `--max-num-seqs 256` from model.base_args (models/acme/demo.yaml:" \
+    assert (
+        "`--max-num-seqs 128` replaces `--max-num-seqs 256` from model.base_args (models/acme/demo.yaml:"
         in messages[0]
+    )
 
 
 def test_strategy_generation_override_replacing_args(tmp_path: Path) -> None:
     data = recipe()
-    data["hardware_overrides"] = {"blackwell": {"extra_args": ["--kv-cache-dtype", "fp8", "--max-num-seqs", "8"]}}
-    data["strategy_overrides"] = {"single_node_tp": {"hardware_overrides": {
-        "blackwell": {"extra_args": ["--enable-prefix-caching"]}}}}
+    data["hardware_overrides"] = {
+        "blackwell": {"extra_args": ["--kv-cache-dtype", "fp8", "--max-num-seqs", "8"]}
+    }
+    data["strategy_overrides"] = {
+        "single_node_tp": {
+            "hardware_overrides": {"blackwell": {"extra_args": ["--enable-prefix-caching"]}}
+        }
+    }
     messages = codes(tmp_path / "a", data, "RL341")
     assert len(messages) == 1 and "drops `--kv-cache-dtype`, `--max-num-seqs` of" in messages[0]
     # Restating part of what it replaces shows the override was written as a replacement.
-    data["strategy_overrides"]["single_node_tp"]["hardware_overrides"]["blackwell"]["extra_args"] = [
-        "--kv-cache-dtype", "fp8"]
+    data["strategy_overrides"]["single_node_tp"]["hardware_overrides"]["blackwell"][
+        "extra_args"
+    ] = ["--kv-cache-dtype", "fp8"]
     assert codes(tmp_path / "d", data, "RL341") == []
     # An exact-hardware key adds instead of replacing.
-    data["strategy_overrides"]["single_node_tp"]["hardware_overrides"] = {"b200": {"extra_args": ["--x", "1"]}}
+    data["strategy_overrides"]["single_node_tp"]["hardware_overrides"] = {
+        "b200": {"extra_args": ["--x", "1"]}
+    }
     assert codes(tmp_path / "b", data, "RL341") == []
     # A strategy the recipe does not offer renders nothing to report.
-    data["strategy_overrides"] = {"multi_node_tp": {"hardware_overrides": {"blackwell": {"extra_args": []}}}}
+    data["strategy_overrides"] = {
+        "multi_node_tp": {"hardware_overrides": {"blackwell": {"extra_args": []}}}
+    }
     assert codes(tmp_path / "c", data, "RL341") == []
 
 
 def test_spelling_conflict_with_a_strategy_file_is_reported_in_the_recipe(tmp_path: Path) -> None:
     data = recipe()
-    data["features"] = {"kv": {"description": "x", "args": ["--kv_transfer_config", '{"kv_connector":"X"}']}}
-    assert codes(tmp_path / "a", data, "RL302") == []  # pd_cluster is not offered: its args never meet these
+    data["features"] = {
+        "kv": {"description": "x", "args": ["--kv_transfer_config", '{"kv_connector":"X"}']}
+    }
+    assert (
+        codes(tmp_path / "a", data, "RL302") == []
+    )  # pd_cluster is not offered: its args never meet these
     data["compatible_strategies"] = ["single_node_tp", "pd_cluster"]
     messages = codes(tmp_path / "b", data, "RL302")
     assert len(messages) == 1 and "strategies/pd_cluster.yaml: " in messages[0]
@@ -156,7 +209,8 @@ def test_flag_with_only_trailing_whitespace_is_reported_not_a_crash(tmp_path: Pa
     data["variants"] = {"default": {**next(iter(data["variants"].values())), "extra_args": ["-A "]}}
     assert codes(tmp_path, data, "RL306") == [
         "`-A ` is one argv item: vLLM receives a single unknown option `-A ` in argv and docker_argv, "
-        "and dedupe cannot match `-A`"]
+        "and dedupe cannot match `-A`"
+    ]
     hints = [d.hint for d in run_checks(load_tree(tmp_path)) if d.code == "RL306"]
     assert hints == ['remove the trailing whitespace: "-A"']
 
@@ -164,7 +218,13 @@ def test_flag_with_only_trailing_whitespace_is_reported_not_a_crash(tmp_path: Pa
 def test_a_flag_and_its_dotted_value_in_one_item_is_one_finding(tmp_path: Path) -> None:
     # Seen on a real pull request: the dot of `0.97` made RL305 call it a dotted sub-flag.
     data = recipe()
-    data["variants"] = {"default": {**next(iter(data["variants"].values())),
-                                    "extra_args": ["--gpu-memory-utilization 0.97"]}}
+    data["variants"] = {
+        "default": {
+            **next(iter(data["variants"].values())),
+            "extra_args": ["--gpu-memory-utilization 0.97"],
+        }
+    }
     assert len(codes(tmp_path, data, "RL306")) == 1
-    assert [d.code for d in run_checks(load_tree(tmp_path)) if d.code in ("RL305", "RL306")] == ["RL306"]
+    assert [d.code for d in run_checks(load_tree(tmp_path)) if d.code in ("RL305", "RL306")] == [
+        "RL306"
+    ]

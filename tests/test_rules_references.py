@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
 from catalog_harness import DEMO_RECIPE as BASE
 from catalog_harness import build_context
+
 from recipelint.engine import run_checks
 from recipelint.tree import load_tree
-
 
 
 def recipe(**changes: Any) -> dict[str, Any]:
@@ -33,34 +32,51 @@ def findings(tmp_path: Path, files: dict[str, dict[str, Any]], code: str) -> lis
         target = tmp_path / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return [(d.path.relative_to(tmp_path).as_posix(), d.message)
-            for d in run_checks(load_tree(tmp_path)) if d.code == code]
+    return [
+        (d.path.relative_to(tmp_path).as_posix(), d.message)
+        for d in run_checks(load_tree(tmp_path))
+        if d.code == code
+    ]
 
 
 def test_duplicate_slug_is_reported_on_the_second_recipe(tmp_path: Path) -> None:
     first = recipe()
     second = recipe(model__model_id="acme/other")
-    found = findings(tmp_path, {"models/acme/demo.yaml": first, "models/acme/other.yaml": second}, "RL210")
-    assert found == [("models/acme/other.yaml", "slug `demo` is already used by models/acme/demo.yaml")]
+    found = findings(
+        tmp_path, {"models/acme/demo.yaml": first, "models/acme/other.yaml": second}, "RL210"
+    )
+    assert found == [
+        ("models/acme/other.yaml", "slug `demo` is already used by models/acme/demo.yaml")
+    ]
 
 
 def test_exact_id_is_ignored_at_recipe_level_but_read_in_a_variant(tmp_path: Path) -> None:
     data = recipe(hardware_overrides={"h200": {"extra_args": ["--max-num-seqs", "8"]}})
-    data["variants"]["default"]["hardware_overrides"] = {"h200": {"extra_args": ["--max-num-seqs", "8"]}}
+    data["variants"]["default"]["hardware_overrides"] = {
+        "h200": {"extra_args": ["--max-num-seqs", "8"]}
+    }
     found = findings(tmp_path, {"models/acme/demo.yaml": data}, "RL202")
-    assert len(found) == 1 and "recipe-level hardware_overrides reads only generations" in found[0][1]
+    assert (
+        len(found) == 1 and "recipe-level hardware_overrides reads only generations" in found[0][1]
+    )
 
 
 def test_mode_hardware_reads_no_brand_while_mode_overrides_do(tmp_path: Path) -> None:
-    mode = {"args": ["--speculative-config", '{"method":"mtp"}'], "hardware": {"amd": "unsupported"},
-            "hardware_overrides": {"nvidia": {"args": []}}}
+    mode = {
+        "args": ["--speculative-config", '{"method":"mtp"}'],
+        "hardware": {"amd": "unsupported"},
+        "hardware_overrides": {"nvidia": {"args": []}},
+    }
     data = recipe(features={"spec_decoding": {"description": "x", "modes": {"mtp": mode}}})
     found = findings(tmp_path, {"models/acme/demo.yaml": data}, "RL202")
     # `amd` is a generation of the embedded taxonomy as well as a brand, so it is read; `nvidia` is only a brand.
     assert found == []
     mode["hardware"] = {"nvidia": "unsupported"}
     found = findings(tmp_path / "2", {"models/acme/demo.yaml": data}, "RL202")
-    assert len(found) == 1 and "mode hardware reads only exact hardware ids, generations" in found[0][1]
+    assert (
+        len(found) == 1
+        and "mode hardware reads only exact hardware ids, generations" in found[0][1]
+    )
 
 
 def test_unknown_hardware_gets_a_suggestion(tmp_path: Path) -> None:
@@ -74,15 +90,27 @@ def test_unknown_hardware_gets_a_suggestion(tmp_path: Path) -> None:
 
 def test_min_gpus_reads_strategies_and_exact_ids_only(tmp_path: Path) -> None:
     # `dep` is a PD pool key (minGpusForStrategy falls back to multi_node_dep for it).
-    data = recipe(strategy_min_gpus={"single_node_tp": 8, "h100": {"multi_node_tp": 16}, "hopper": 16, "dep": 16})
+    data = recipe(
+        strategy_min_gpus={
+            "single_node_tp": 8,
+            "h100": {"multi_node_tp": 16},
+            "hopper": 16,
+            "dep": 16,
+        }
+    )
     assert [m for _, m in findings(tmp_path, {"models/acme/demo.yaml": data}, "RL202")] == [
         "strategy_min_gpus key `hopper` is a generation key; this map reads only strategy ids and exact "
-        "hardware ids, so the floor is ignored"]
+        "hardware ids, so the floor is ignored"
+    ]
 
 
-def test_kv_topology_in_compatible_strategies_is_tolerated_elsewhere_reported(tmp_path: Path) -> None:
-    data = recipe(compatible_strategies=["single_node_tp", "kv_store_distributed_mooncake"],
-                  strategy_overrides={"kv_store_distributed_mooncake": {"extra_args": []}})
+def test_kv_topology_in_compatible_strategies_is_tolerated_elsewhere_reported(
+    tmp_path: Path,
+) -> None:
+    data = recipe(
+        compatible_strategies=["single_node_tp", "kv_store_distributed_mooncake"],
+        strategy_overrides={"kv_store_distributed_mooncake": {"extra_args": []}},
+    )
     found = findings(tmp_path, {"models/acme/demo.yaml": data}, "RL203")
     assert len(found) == 1 and "a kv_store topology, not a serving strategy" in found[0][1]
 
@@ -90,7 +118,11 @@ def test_kv_topology_in_compatible_strategies_is_tolerated_elsewhere_reported(tm
 def test_every_variant_needs_a_mode_and_default_modes_must_be_offered(tmp_path: Path) -> None:
     modes = {"mtp": {"args": [], "variants": ["default"]}}
     data = recipe(features={"spec_decoding": {"description": "x", "modes": modes}})
-    data["variants"]["fp8"] = {"precision": "fp8", "vram_minimum_gb": 10, "default_modes": {"spec_decoding": "mtp"}}
+    data["variants"]["fp8"] = {
+        "precision": "fp8",
+        "vram_minimum_gb": 10,
+        "default_modes": {"spec_decoding": "mtp"},
+    }
     messages = sorted(m for _, m in findings(tmp_path, {"models/acme/demo.yaml": data}, "RL213"))
     assert len(messages) == 2
     assert messages[0].startswith("default_modes selects `mtp`")
@@ -98,7 +130,9 @@ def test_every_variant_needs_a_mode_and_default_modes_must_be_offered(tmp_path: 
 
 
 def test_default_strategy_offered_through_strategy_hardware_is_fine(tmp_path: Path) -> None:
-    data = recipe(default_strategy="multi_node_tp", strategy_hardware={"multi_node_tp": {"h200": "supported"}})
+    data = recipe(
+        default_strategy="multi_node_tp", strategy_hardware={"multi_node_tp": {"h200": "supported"}}
+    )
     assert findings(tmp_path, {"models/acme/demo.yaml": data}, "RL214") == []
 
 

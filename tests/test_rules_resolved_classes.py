@@ -34,7 +34,9 @@ def _signature(assembler: resolved.Assembler, combo: resolved.Combination) -> tu
 
 
 @pytest.mark.parametrize("which", ["corpus_tree", "edge_tree", "embedded_tree"])
-def test_layers_do_not_depend_on_which_hardware_of_a_class(which: str, request: pytest.FixtureRequest) -> None:
+def test_layers_do_not_depend_on_which_hardware_of_a_class(
+    which: str, request: pytest.FixtureRequest
+) -> None:
     root: Path = request.getfixturevalue(which)
     ctx = engine.CheckContext(load_tree(root), Config(), engine._everything)
     catalog = resolved._catalog(ctx)

@@ -9,7 +9,11 @@ from recipelint.rules.versions import IMAGE_REFERENCE, parse_version, split_imag
 
 
 def test_versions_order_pre_releases_before_releases() -> None:
-    rc, final, post = parse_version("0.25.0rc1"), parse_version("v0.25.0"), parse_version("0.25.0.post1")
+    rc, final, post = (
+        parse_version("0.25.0rc1"),
+        parse_version("v0.25.0"),
+        parse_version("0.25.0.post1"),
+    )
     assert rc is not None and final is not None and post is not None
     assert rc < final < post and not rc.released and final.released
     assert parse_version("0.9.1") < parse_version("0.10.0")
@@ -18,16 +22,28 @@ def test_versions_order_pre_releases_before_releases() -> None:
 
 def test_image_references() -> None:
     assert split_image("vllm/vllm-openai:v0.20.0") == ("vllm/vllm-openai", "v0.20.0")
-    assert split_image("quay.io/ascend/vllm-ascend:qwen3.8-a5") == ("quay.io/ascend/vllm-ascend", "qwen3.8-a5")
+    assert split_image("quay.io/ascend/vllm-ascend:qwen3.8-a5") == (
+        "quay.io/ascend/vllm-ascend",
+        "qwen3.8-a5",
+    )
     assert split_image("localhost:5000/x/y") == ("localhost:5000/x/y", None)
-    for bad in ("docker pull vllm/vllm-openai:nightly", "vllm/VLLM:latest", "vllm/vllm-openai:", ""):
+    for bad in (
+        "docker pull vllm/vllm-openai:nightly",
+        "vllm/VLLM:latest",
+        "vllm/vllm-openai:",
+        "",
+    ):
         assert IMAGE_REFERENCE.match(bad) is None, bad
 
 
 def test_vram_formula_inputs() -> None:
     assert parameter_billions("284B") == 284 and parameter_billions("2.4T") == 2400
-    assert abs(parameter_billions("350M") - 0.35) < 1e-9 and parameter_billions("Undisclosed") is None
-    assert round(expected_vram(70, "bf16"), 6) == 168 and round(expected_vram(235, "NVFP4"), 6) == 141
+    assert (
+        abs(parameter_billions("350M") - 0.35) < 1e-9 and parameter_billions("Undisclosed") is None
+    )
+    assert (
+        round(expected_vram(70, "bf16"), 6) == 168 and round(expected_vram(235, "NVFP4"), 6) == 141
+    )
     assert expected_vram(8, "q4_k_m") is None
 
 
@@ -40,8 +56,10 @@ def test_precision_words_in_draft_names() -> None:
 def test_fenced_blocks_keep_language_and_line() -> None:
     guide = "## Launch\n\n```bash\nvllm serve a/b\n```\n\n  ```python\n  print(1)\n  ```\n"
     blocks = fenced_blocks(guide)
-    assert [(b.language, b.code, b.line) for b in blocks] == [("bash", "vllm serve a/b", 4),
-                                                               ("python", "print(1)", 8)]
+    assert [(b.language, b.code, b.line) for b in blocks] == [
+        ("bash", "vllm serve a/b", 4),
+        ("python", "print(1)", 8),
+    ]
 
 
 def test_python_verdicts_and_model_arguments() -> None:
@@ -53,19 +71,30 @@ def test_python_verdicts_and_model_arguments() -> None:
 
 def test_draft_named_for_a_quantised_checkpoint(tmp_path) -> None:
     import yaml
-
     from catalog_harness import build_context
+
     from recipelint.engine import run_checks
     from recipelint.tree import load_tree
 
     config = '{"method":"eagle3","model":"acme/demo-FP8-eagle3","num_speculative_tokens":3}'
     data = {
-        "meta": {"title": "Demo", "slug": "demo", "provider": "Acme", "description": "Demo.",
-                 "date_added": "2026-01-10", "date_updated": "2026-01-12", "tasks": ["text"]},
+        "meta": {
+            "title": "Demo",
+            "slug": "demo",
+            "provider": "Acme",
+            "description": "Demo.",
+            "date_added": "2026-01-10",
+            "date_updated": "2026-01-12",
+            "tasks": ["text"],
+        },
         "model": {"model_id": "acme/demo", "min_vllm_version": "0.20.0", "parameter_count": "8B"},
-        "features": {"spec_decoding": {"description": "x", "args": ["--speculative-config", config]}},
-        "variants": {"default": {"precision": "bf16", "vram_minimum_gb": 20},
-                     "fp8": {"model_id": "acme/demo-FP8", "precision": "fp8", "vram_minimum_gb": 10}},
+        "features": {
+            "spec_decoding": {"description": "x", "args": ["--speculative-config", config]}
+        },
+        "variants": {
+            "default": {"precision": "bf16", "vram_minimum_gb": 20},
+            "fp8": {"model_id": "acme/demo-FP8", "precision": "fp8", "vram_minimum_gb": 10},
+        },
         "compatible_strategies": ["single_node_tp"],
     }
     build_context(tmp_path)
@@ -73,13 +102,18 @@ def test_draft_named_for_a_quantised_checkpoint(tmp_path) -> None:
     (tmp_path / "models/acme/demo.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
     messages = [d.message for d in run_checks(load_tree(tmp_path)) if d.code == "RL501"]
     # The FP8 draft reaches the bf16 default variant (precision word) and nothing else.
-    assert len(messages) == 1 and "to variant `default`" in messages[0] and "fp8 draft" in messages[0]
+    assert (
+        len(messages) == 1 and "to variant `default`" in messages[0] and "fp8 draft" in messages[0]
+    )
 
 
 def test_deeply_nested_python_is_judged_without_libcst() -> None:
     # libcst's native parser overflows its stack on thousands of brackets; CPython's refusal is used instead.
     assert syntax_error("(" * 5000) == ("too many nested parentheses", 1)
-    assert syntax_error("".join(" " * i + "if x:\n" for i in range(300)))[0] == "too many levels of indentation"
+    assert (
+        syntax_error("".join(" " * i + "if x:\n" for i in range(300)))[0]
+        == "too many levels of indentation"
+    )
     assert model_arguments("[" * 5000) == ()
 
 

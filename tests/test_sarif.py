@@ -18,12 +18,12 @@ from urllib.parse import unquote, unquote_to_bytes
 
 import jsonschema
 import pytest
-
 from conftest import EMBEDDED_TREE
-from recipelint.rulebook import PROJECT_URL, load_catalog, rule_url
-from recipelint.diagnostics import Diagnostic, Related, Severity, Span
-from recipelint.sarif import build_sarif
 from test_github_format import _hostile_tree
+
+from recipelint.diagnostics import Diagnostic, Related, Severity, Span
+from recipelint.rulebook import PROJECT_URL, load_catalog, rule_url
+from recipelint.sarif import build_sarif
 
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 Hostile = tuple[dict[str, Any], list[dict[str, Any]], Path]
@@ -170,8 +170,9 @@ def test_related_locations_and_fingerprints_validate(tmp_path: Path) -> None:
         Related(there, Span(3, 5, 3, 9), "the other copy"),
         Related(tmp_path.parent / "outside.yaml", Span(1, 1), "outside the base"),
     )
-    diag = Diagnostic(here, Span(2, 3, 2, 8), "RL301", Severity.WARNING, "twice", "drop one",
-                      related=related)
+    diag = Diagnostic(
+        here, Span(2, 3, 2, 8), "RL301", Severity.WARNING, "twice", "drop one", related=related
+    )
     document = build_sarif([diag], base=tmp_path, fingerprints=["0123abcd"])
     assert _problems(document) == []
     result = document["runs"][0]["results"][0]
@@ -179,14 +180,22 @@ def test_related_locations_and_fingerprints_validate(tmp_path: Path) -> None:
     places = result["relatedLocations"]
     assert [place["id"] for place in places] == [1, 2]
     assert places[0]["physicalLocation"]["artifactLocation"] == {
-        "uri": "strategies/x%25y.yaml", "uriBaseId": "%SRCROOT%"}
+        "uri": "strategies/x%25y.yaml",
+        "uriBaseId": "%SRCROOT%",
+    }
     assert places[0]["physicalLocation"]["region"] == {
-        "startLine": 3, "startColumn": 5, "endLine": 3, "endColumn": 9}
+        "startLine": 3,
+        "startColumn": 5,
+        "endLine": 3,
+        "endColumn": 9,
+    }
     assert places[1]["physicalLocation"]["artifactLocation"]["uri"].startswith("file:///")
     assert places[0]["message"] == {"text": "the other copy"}
 
 
-def test_the_cli_report_with_related_locations_validates(tmp_path: Path, embedded_tree: Path) -> None:
+def test_the_cli_report_with_related_locations_validates(
+    tmp_path: Path, embedded_tree: Path
+) -> None:
     """A real finding with related locations (RL304 repeated in one list is one finding
     with the other copy related) through `check --format sarif --output-file`."""
     import shutil
@@ -195,8 +204,13 @@ def test_the_cli_report_with_related_locations_validates(tmp_path: Path, embedde
     shutil.copytree(embedded_tree, tree)
     from test_fix import recipe, write
 
-    write(tree, recipe('  base_args:\n    - "--enforce_eager"\n    - "--max-model-len"\n'
-                       '    - "8192"\n    - "--enforce_eager"\n'))
+    write(
+        tree,
+        recipe(
+            '  base_args:\n    - "--enforce_eager"\n    - "--max-model-len"\n'
+            '    - "8192"\n    - "--enforce_eager"\n'
+        ),
+    )
     done = _check(tree, "models", "--format", "sarif", "--output-file", "out.sarif")
     assert done.returncode in (0, 1) and done.stdout == "", done.stderr
     document = json.loads((tree / "out.sarif").read_text(encoding="utf-8"))

@@ -129,8 +129,10 @@ def test_every_object_property_has_a_title_or_description(kind: str) -> None:
 def test_every_fixed_key_object_is_closed(kind: str) -> None:
     """additionalProperties: false wherever an object lists its keys."""
     open_objects = [
-        path for path, node in _walk(load_schema(kind))
-        if "properties" in node and isinstance(node["properties"], dict)
+        path
+        for path, node in _walk(load_schema(kind))
+        if "properties" in node
+        and isinstance(node["properties"], dict)
         and node.get("additionalProperties") is not False
         and not path.endswith("/properties")  # a property literally named "properties"
     ]
@@ -140,10 +142,16 @@ def test_every_fixed_key_object_is_closed(kind: str) -> None:
 def test_shared_definitions_are_identical_across_files() -> None:
     """The files are self-contained (editors resolve no cross-file refs), so copies must agree."""
     for name in ("identifier", "version", "args", "env", "positiveInteger"):
-        copies = {kind: load_schema(kind)["$defs"][name]
-                  for kind in SCHEMA_FILES if name in load_schema(kind).get("$defs", {})}
+        copies = {
+            kind: load_schema(kind)["$defs"][name]
+            for kind in SCHEMA_FILES
+            if name in load_schema(kind).get("$defs", {})
+        }
         assert len(copies) >= 2, name
-        assert len({json.dumps(c, sort_keys=True) for c in copies.values()}) == 1, (name, sorted(copies))
+        assert len({json.dumps(c, sort_keys=True) for c in copies.values()}) == 1, (
+            name,
+            sorted(copies),
+        )
 
 
 def test_installed_schemas_match_the_top_level_folder() -> None:
@@ -168,7 +176,9 @@ def test_unusable_documents_and_other_kinds_are_skipped() -> None:
 
 
 def test_unknown_key_points_at_the_key_and_suggests_the_closest() -> None:
-    text = edit('    extra_args: ["--kv-cache-dtype", "fp8"]', '    extra_argz: ["--kv-cache-dtype", "fp8"]')
+    text = edit(
+        '    extra_args: ["--kv-cache-dtype", "fp8"]', '    extra_argz: ["--kv-cache-dtype", "fp8"]'
+    )
     code, pointer, diag = only(text)
     assert code == "RL101" and pointer == ("variants", "fp8", "extra_argz")
     assert diag.message == "unknown key 'extra_argz' in variant 'fp8' (did you mean 'extra_args'?)"
@@ -181,19 +191,30 @@ def test_unknown_key_without_a_close_match_lists_the_allowed_keys() -> None:
     code, pointer, diag = only(text)
     assert (code, pointer) == ("RL101", ("model", "maintainer"))
     assert diag.message == "unknown key 'maintainer' in model"
-    assert diag.hint.startswith("remove it: nothing reads it (allowed here: active_parameters, architecture")
+    assert diag.hint.startswith(
+        "remove it: nothing reads it (allowed here: active_parameters, architecture"
+    )
 
 
 def test_every_unknown_key_of_one_mapping_is_reported() -> None:
     text = edit("  tasks: [text]\n", "  tasks: [text]\n  titel: X\n  owner: me\n")
-    assert [(c, p) for c, p, _ in findings(text)] == [("RL101", ("meta", "titel")), ("RL101", ("meta", "owner"))]
+    assert [(c, p) for c, p, _ in findings(text)] == [
+        ("RL101", ("meta", "titel")),
+        ("RL101", ("meta", "owner")),
+    ]
 
 
 def test_feature_level_hardware_gate_is_unknown_but_mode_level_is_allowed() -> None:
-    feature_gate = edit("    description: Tool calls\n", "    description: Tool calls\n    hardware:\n      h100: unsupported\n")
+    feature_gate = edit(
+        "    description: Tool calls\n",
+        "    description: Tool calls\n    hardware:\n      h100: unsupported\n",
+    )
     found = findings(feature_gate)
     assert [(c, p) for c, p, _ in found] == [("RL101", ("features", "tool_calling", "hardware"))]
-    assert found[0][2].hint == "'hardware' is a key of mode and of recipe metadata, not of this mapping: move it or remove it"
+    assert (
+        found[0][2].hint
+        == "'hardware' is a key of mode and of recipe metadata, not of this mapping: move it or remove it"
+    )
     mode_gate = edit(
         '    args: ["--enable-auto-tool-choice", "--tool-call-parser", "hermes"]\n',
         '    modes:\n      hermes:\n        args: ["--tool-call-parser", "hermes"]\n        hardware: {hopper: unsupported}\n',
@@ -202,7 +223,9 @@ def test_feature_level_hardware_gate_is_unknown_but_mode_level_is_allowed() -> N
 
 
 def test_unknown_key_inside_an_anyof_branch_is_found_through_the_branch() -> None:
-    text = edit("  base_env:\n", '  docker_image:\n    nvdia: "vllm/vllm-openai:v0.20.0"\n  base_env:\n')
+    text = edit(
+        "  base_env:\n", '  docker_image:\n    nvdia: "vllm/vllm-openai:v0.20.0"\n  base_env:\n'
+    )
     code, pointer, diag = only(text)
     assert (code, pointer) == ("RL101", ("model", "docker_image", "nvdia"))
     assert "did you mean 'nvidia'?" in diag.message
@@ -226,7 +249,9 @@ def test_number_in_args_list_names_the_item() -> None:
 
 
 def test_args_written_as_one_string_suggests_a_list() -> None:
-    code, pointer, diag = only(edit('extra_args: ["--kv-cache-dtype", "fp8"]', 'extra_args: "--enforce-eager"'))
+    code, pointer, diag = only(
+        edit('extra_args: ["--kv-cache-dtype", "fp8"]', 'extra_args: "--enforce-eager"')
+    )
     assert (code, pointer) == ("RL102", ("variants", "fp8", "extra_args"))
     assert diag.hint == 'write a list: ["--enforce-eager"], one token per item'
 
@@ -235,7 +260,9 @@ def test_alternatives_of_the_wrong_shape_collapse_to_one_type_error() -> None:
     text = edit("    vram_minimum_gb: 9\n", '    vram_minimum_gb: 9\n    tp: "2"\n')
     code, pointer, diag = only(text)
     assert (code, pointer) == ("RL102", ("variants", "fp8", "tp"))
-    assert diag.message == "'tp' in variant 'fp8' must be a mapping or an integer, not the string '2'"
+    assert (
+        diag.message == "'tp' in variant 'fp8' must be a mapping or an integer, not the string '2'"
+    )
     assert diag.hint == "remove the quotes: 2"
 
 
@@ -272,7 +299,11 @@ def test_missing_default_variant() -> None:
 
 def test_missing_top_level_key_names_the_recipe() -> None:
     code, pointer, diag = only(RECIPE.split("guide:")[0])
-    assert (code, pointer, diag.message) == ("RL103", (), "missing required key 'guide' in the recipe")
+    assert (code, pointer, diag.message) == (
+        "RL103",
+        (),
+        "missing required key 'guide' in the recipe",
+    )
 
 
 # ----------------------------------------------------------------------------- RL104 invalid-enum-value
@@ -285,12 +316,15 @@ def test_enum_value_lists_choices_and_suggests() -> None:
     assert diag.hint == "did you mean 'fp8'?"
 
 
-@pytest.mark.parametrize("old,new,pointer", [
-    ("difficulty: beginner", "difficulty: hard", ("meta", "difficulty")),
-    ("tasks: [text]", "tasks: [chat]", ("meta", "tasks", 0)),
-    ("architecture: dense", "architecture: Dense", ("model", "architecture")),
-    ("h200: verified", "h200: tested", ("meta", "hardware", "h200")),
-])
+@pytest.mark.parametrize(
+    "old,new,pointer",
+    [
+        ("difficulty: beginner", "difficulty: hard", ("meta", "difficulty")),
+        ("tasks: [text]", "tasks: [chat]", ("meta", "tasks", 0)),
+        ("architecture: dense", "architecture: Dense", ("model", "architecture")),
+        ("h200: verified", "h200: tested", ("meta", "hardware", "h200")),
+    ],
+)
 def test_enum_fields(old: str, new: str, pointer: tuple) -> None:
     code, found_pointer, _ = only(edit(old, new))
     assert (code, found_pointer) == ("RL104", pointer)
@@ -304,7 +338,9 @@ def test_case_only_difference_is_suggested() -> None:
 # ----------------------------------------------------------------------------- RL105 invalid-version
 
 
-@pytest.mark.parametrize("version", ["nightly", "0.20", "v0.20.0", ">=0.20.0", "0.20.0-rc1", "latest"])
+@pytest.mark.parametrize(
+    "version", ["nightly", "0.20", "v0.20.0", ">=0.20.0", "0.20.0-rc1", "latest"]
+)
 def test_versions_that_are_not_versions(version: str) -> None:
     code, pointer, diag = only(edit('min_vllm_version: "0.20.0"', f'min_vllm_version: "{version}"'))
     assert (code, pointer) == ("RL105", ("model", "min_vllm_version"))
@@ -312,7 +348,9 @@ def test_versions_that_are_not_versions(version: str) -> None:
     assert "nightly_required" in diag.hint
 
 
-@pytest.mark.parametrize("version", ["0.20.0", "0.26.0rc1", "0.20.1.post1", "0.21.0.dev3", "1.0.0rc2.dev4", "10.12.3"])
+@pytest.mark.parametrize(
+    "version", ["0.20.0", "0.26.0rc1", "0.20.1.post1", "0.21.0.dev3", "1.0.0rc2.dev4", "10.12.3"]
+)
 def test_real_versions_pass(version: str) -> None:
     assert findings(edit('min_vllm_version: "0.20.0"', f'min_vllm_version: "{version}"')) == []
 
@@ -329,7 +367,10 @@ def test_unquoted_version_number_is_a_type_error() -> None:
 def test_impossible_unquoted_date_rolls_over_and_is_reported() -> None:
     code, pointer, diag = only(edit("date_added: 2026-05-01", "date_added: 2026-02-30"))
     assert (code, pointer) == ("RL106", ("meta", "date_added"))
-    assert diag.message == "'date_added' is 2026-02-30, which is not a calendar day (the compiler reads it as 2026-03-02)"
+    assert (
+        diag.message
+        == "'date_added' is 2026-02-30, which is not a calendar day (the compiler reads it as 2026-03-02)"
+    )
     assert diag.span == Span(6, 15, 6, 25)
 
 
@@ -358,13 +399,26 @@ def test_pattern_failure_explains_the_expected_form() -> None:
     assert 'a number with a K/M/B/T suffix, e.g. "671B"' in diag.message
 
 
-@pytest.mark.parametrize("old,new,pointer,phrase", [
-    ("vram_minimum_gb: 9", "vram_minimum_gb: 0", ("variants", "fp8", "vram_minimum_gb"), "must be at least 1"),
-    ("context_length: 32768", "context_length: -1", ("model", "context_length"), "must be at least 0"),
-    ("tasks: [text]", "tasks: []", ("meta", "tasks"), "needs at least 1 item"),
-    ("tasks: [text]", "tasks: [text, text]", ("meta", "tasks"), "same item more than once"),
-    ("title: Demo Model", 'title: ""', ("meta", "title"), "is empty"),
-])
+@pytest.mark.parametrize(
+    "old,new,pointer,phrase",
+    [
+        (
+            "vram_minimum_gb: 9",
+            "vram_minimum_gb: 0",
+            ("variants", "fp8", "vram_minimum_gb"),
+            "must be at least 1",
+        ),
+        (
+            "context_length: 32768",
+            "context_length: -1",
+            ("model", "context_length"),
+            "must be at least 0",
+        ),
+        ("tasks: [text]", "tasks: []", ("meta", "tasks"), "needs at least 1 item"),
+        ("tasks: [text]", "tasks: [text, text]", ("meta", "tasks"), "same item more than once"),
+        ("title: Demo Model", 'title: ""', ("meta", "title"), "is empty"),
+    ],
+)
 def test_range_and_length_constraints(old: str, new: str, pointer: tuple, phrase: str) -> None:
     code, found_pointer, diag = only(edit(old, new))
     assert (code, found_pointer) == ("RL107", pointer)
@@ -400,11 +454,18 @@ parallel_flag: "--tensor-parallel-size"
 
 def test_strategy_schema() -> None:
     assert findings(STRATEGY, "strategy") == []
-    assert [(c, p) for c, p, _ in findings(edit("orientation: latency", "orientation: fast", STRATEGY), "strategy")] == [
-        ("RL104", ("orientation",))]
+    assert [
+        (c, p)
+        for c, p, _ in findings(
+            edit("orientation: latency", "orientation: fast", STRATEGY), "strategy"
+        )
+    ] == [("RL104", ("orientation",))]
     assert [(c, p) for c, p, _ in findings(STRATEGY + "env:\n  NCCL_DEBUG: 1\n", "strategy")] == [
-        ("RL102", ("env", "NCCL_DEBUG"))]
-    assert [(c, p) for c, p, _ in findings(STRATEGY + "vllm_arg: []\n", "strategy")] == [("RL101", ("vllm_arg",))]
+        ("RL102", ("env", "NCCL_DEBUG"))
+    ]
+    assert [(c, p) for c, p, _ in findings(STRATEGY + "vllm_arg: []\n", "strategy")] == [
+        ("RL101", ("vllm_arg",))
+    ]
 
 
 KV_STORE = """\
@@ -426,10 +487,14 @@ default_instances: 1
 
 def test_kv_store_schema() -> None:
     assert findings(KV_STORE, "kv_store") == []
-    found = findings(edit('env: {PYTHONHASHSEED: "0"}', "env: {PYTHONHASHSEED: 0}", KV_STORE), "kv_store")
+    found = findings(
+        edit('env: {PYTHONHASHSEED: "0"}', "env: {PYTHONHASHSEED: 0}", KV_STORE), "kv_store"
+    )
     assert [(c, p) for c, p, _ in found] == [("RL102", ("vllm", "env", "PYTHONHASHSEED"))]
     assert found[0][2].message == "'PYTHONHASHSEED' in vllm.env must be a string, not the number 0"
-    found = findings(edit("deploy_type: kv_store_lb", "deploy_type: single_node", KV_STORE), "kv_store")
+    found = findings(
+        edit("deploy_type: kv_store_lb", "deploy_type: single_node", KV_STORE), "kv_store"
+    )
     assert [(c, p) for c, p, _ in found] == [("RL104", ("deploy_type",))]
 
 
@@ -454,11 +519,17 @@ def test_taxonomy_schema() -> None:
     assert findings(TAXONOMY, "taxonomy") == []
     found = findings(edit("gpu_count: 8", 'gpu_count: "8"', TAXONOMY), "taxonomy")
     assert [(c, p) for c, p, _ in found] == [("RL102", ("hardware_profiles", "h200", "gpu_count"))]
-    found = findings(edit("    multi_node: false\n", "    multi_node: false\n    vram: 1\n", TAXONOMY), "taxonomy")
+    found = findings(
+        edit("    multi_node: false\n", "    multi_node: false\n    vram: 1\n", TAXONOMY),
+        "taxonomy",
+    )
     assert [(c, p) for c, p, _ in found] == [("RL101", ("hardware_profiles", "h200", "vram"))]
     # 'vram_gb' is three edits away: a did-you-mean offers near-identical spellings only
     assert found[0][2].message == "unknown key 'vram' in hardware profile 'h200'"
-    assert "declare it in the tree: schemas/taxonomy.schema.json or [tool.recipelint.schema]" in found[0][2].hint
+    assert (
+        "declare it in the tree: schemas/taxonomy.schema.json or [tool.recipelint.schema]"
+        in found[0][2].hint
+    )
 
 
 def test_platforms_schema() -> None:
@@ -478,8 +549,12 @@ def test_every_code_has_a_kebab_case_name() -> None:
 
 
 def test_findings_are_sorted_and_deterministic() -> None:
-    text = textwrap.dedent(RECIPE).replace("difficulty: beginner", "difficulty: hard").replace(
-        'VLLM_USE_V1: "1"', "VLLM_USE_V1: 1").replace("precision: fp8", "precision: fp9")
+    text = (
+        textwrap.dedent(RECIPE)
+        .replace("difficulty: beginner", "difficulty: hard")
+        .replace('VLLM_USE_V1: "1"', "VLLM_USE_V1: 1")
+        .replace("precision: fp8", "precision: fp9")
+    )
     first = findings(text)
     assert first == findings(text)
     lines = [d.span.line for _, _, d in first]
@@ -490,25 +565,46 @@ def test_hardware_statuses() -> None:
     """meta.hardware takes verified/supported/unsupported; kv_offload_support only verified/unsupported."""
     assert findings(edit("h200: verified", "h200: supported")) == []
     assert findings(edit("h200: verified", "h200: unsupported")) == []
-    text = edit("compatible_strategies:", "kv_offload_support: {offloading_cpu: supported}\ncompatible_strategies:")
+    text = edit(
+        "compatible_strategies:",
+        "kv_offload_support: {offloading_cpu: supported}\ncompatible_strategies:",
+    )
     code, pointer, _ = only(text)
     assert (code, pointer) == ("RL104", ("kv_offload_support", "offloading_cpu"))
 
 
-@pytest.mark.parametrize("text,message", [
-    (edit("    vram_minimum_gb: 9\n", "    vram_minimum_gb: 9\n    hardware_overrides:\n      hopper:\n"
-                                       "        extra_argz: []\n"),
-     "unknown key 'extra_argz' in hardware override 'hopper' in variant 'fp8' (did you mean 'extra_args'?)"),
-    (edit('    args: ["--enable-auto-tool-choice", "--tool-call-parser", "hermes"]\n',
-          "    modes:\n      a:\n        args: []\n        labl: x\n"),
-     "unknown key 'labl' in mode 'a' in feature 'tool_calling' (did you mean 'label'?)"),
-    (RECIPE + "strategy_hardware:\n  multi_node_tp:\n    h100: off\n",
-     "'h100' in strategy_hardware.multi_node_tp is the string 'off'; expected one of: supported, unsupported"),
-    (RECIPE + "strategy_overrides:\n  pd_cluster:\n    decode:\n      nodez: 1\n",
-     "unknown key 'nodez' in decode in strategy override 'pd_cluster' (did you mean 'nodes'?)"),
-    (RECIPE + "omni:\n  tasks:\n    - id: t2x\n",
-     "'id' in omni.tasks[0] is the string 't2x'; expected one of: t2i, i2i, t2v, i2v, ti2v, t2a"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        (
+            edit(
+                "    vram_minimum_gb: 9\n",
+                "    vram_minimum_gb: 9\n    hardware_overrides:\n      hopper:\n"
+                "        extra_argz: []\n",
+            ),
+            "unknown key 'extra_argz' in hardware override 'hopper' in variant 'fp8' (did you mean 'extra_args'?)",
+        ),
+        (
+            edit(
+                '    args: ["--enable-auto-tool-choice", "--tool-call-parser", "hermes"]\n',
+                "    modes:\n      a:\n        args: []\n        labl: x\n",
+            ),
+            "unknown key 'labl' in mode 'a' in feature 'tool_calling' (did you mean 'label'?)",
+        ),
+        (
+            RECIPE + "strategy_hardware:\n  multi_node_tp:\n    h100: off\n",
+            "'h100' in strategy_hardware.multi_node_tp is the string 'off'; expected one of: supported, unsupported",
+        ),
+        (
+            RECIPE + "strategy_overrides:\n  pd_cluster:\n    decode:\n      nodez: 1\n",
+            "unknown key 'nodez' in decode in strategy override 'pd_cluster' (did you mean 'nodes'?)",
+        ),
+        (
+            RECIPE + "omni:\n  tasks:\n    - id: t2x\n",
+            "'id' in omni.tasks[0] is the string 't2x'; expected one of: t2i, i2i, t2v, i2v, ti2v, t2a",
+        ),
+    ],
+)
 def test_messages_name_the_nested_place(text: str, message: str) -> None:
     assert only(text)[2].message == message
 
@@ -518,7 +614,10 @@ def test_invalid_key_name_inside_an_alternative() -> None:
     text = edit("  base_env:\n", "  docker_image:\n    nvidia:\n      CU130: x\n  base_env:\n")
     code, pointer, _ = only(text)
     assert (code, pointer) == ("RL101", ("model", "docker_image", "nvidia", "CU130"))
-    text = RECIPE + "omni:\n  tasks:\n    - id: t2i\n      hardware_overrides:\n        H100: {label: x}\n"
+    text = (
+        RECIPE
+        + "omni:\n  tasks:\n    - id: t2i\n      hardware_overrides:\n        H100: {label: x}\n"
+    )
     code, pointer, diag = only(text)
     assert (code, pointer) == ("RL107", ("omni", "tasks", 0, "hardware_overrides", "H100"))
     assert diag.span.line == RECIPE.count("\n") + 5

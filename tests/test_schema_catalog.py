@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from catalog_harness import CONTEXT, run_example
-from recipelint.rulebook import Example
+
 from recipelint.diagnostics import Severity
 from recipelint.load import parse_yaml
+from recipelint.rulebook import Example
 from recipelint.schema import CODES, OVERLAY_FOLDER, validate_document
 
 CATALOG = Path(__file__).resolve().parent.parent / "rules" / "RL1xx-structure.yaml"
@@ -25,7 +25,9 @@ def kind_of(path: str) -> str:
 
 
 def codes_for(example: dict, tmp_path: Path) -> list[str]:
-    if example["path"].startswith(f"{OVERLAY_FOLDER}/"):  # an overlay is no document: check a tree holding it
+    if example["path"].startswith(
+        f"{OVERLAY_FOLDER}/"
+    ):  # an overlay is no document: check a tree holding it
         if not (CONTEXT / "taxonomy.yaml").is_file():
             pytest.skip("recipes/ context tree missing")
         return [d.code for d in run_example(Example(example["path"], example["content"]), tmp_path)]

@@ -14,34 +14,76 @@ from recipelint.schema import schema_findings
 from recipelint.tree import load_tree
 
 REVIEWED: dict[tuple[str, str, tuple], str] = {
-    ("kv_store/kv_store_centralized_mooncake.yaml", "RL102", ("vllm", "env", "PYTHONHASHSEED")):
-        "env value 0 is a number; the JSON API publishes it as a number (taxonomy writes \"0\")",
-    ("kv_store/kv_store_distributed_mooncake.yaml", "RL102", ("vllm", "env", "PYTHONHASHSEED")):
-        "env value 0 is a number; the JSON API publishes it as a number (taxonomy writes \"0\")",
-    ("models/IndexTeam/IndexTTS-2.5.yaml", "RL107", ("model", "parameter_count")):
-        "'Undisclosed' is a placeholder where a count with a B/T suffix is documented",
-    ("models/IndexTeam/IndexTTS-2.5.yaml", "RL107", ("model", "active_parameters")):
-        "'Undisclosed' is a placeholder where a count with a B/T suffix is documented",
-    ("models/OpenMOSS-Team/MOSS-Transcribe-Diarize.yaml", "RL103", ("model",)):
-        "model.context_length missing (every other recipe sets it; 0 is the no-context convention)",
-    ("models/Qwen/Qwen3.8-2.4T-A95B.yaml", "RL105", ("model", "min_vllm_version")):
-        "min_vllm_version 'nightly' is not a version; the install note prints 'vLLM nightly'",
-    ("models/deepseek-ai/DeepSeek-V4-Flash.yaml", "RL104", ("meta", "difficulty")):
-        "difficulty 'hard' is not beginner/intermediate/advanced",
-    ("models/deepseek-ai/DeepSeek-V4-Pro.yaml", "RL104", ("meta", "difficulty")):
-        "difficulty 'hard' is not beginner/intermediate/advanced",
-    ("models/inclusionAI/Ling-3.0-flash.yaml", "RL103", ("meta",)):
-        "meta.date_added missing: the recipe drops out of the 'Latest recipes' ranking",
-    ("models/meta-models/Muse-Glimmer-30B.yaml", "RL101", ("features", "spec_decoding", "hardware")):
-        "feature-level hardware gate is read by nothing (only modes have `hardware`): rtx_5090 is not gated",
-    ("models/moonshotai/Kimi-K3.yaml", "RL104", ("meta", "difficulty")):
-        "difficulty 'hard' is not beginner/intermediate/advanced",
-    ("models/moonshotai/Kimi-K3.yaml", "RL107", ("model", "active_parameters")):
-        "prose '16 experts/token + shared …' where an active parameter count is documented",
-    ("models/tencent/Hy3-preview.yaml", "RL101", ("hardware_overrides", "amd", "install_note")):
-        "install_note under a hardware override is read by nothing; the note never shows",
-    ("models/zai-org/GLM-GA.yaml", "RL103", ("model",)):
-        "model.active_parameters missing (dense: same as parameter_count)",
+    (
+        "kv_store/kv_store_centralized_mooncake.yaml",
+        "RL102",
+        ("vllm", "env", "PYTHONHASHSEED"),
+    ): 'env value 0 is a number; the JSON API publishes it as a number (taxonomy writes "0")',
+    (
+        "kv_store/kv_store_distributed_mooncake.yaml",
+        "RL102",
+        ("vllm", "env", "PYTHONHASHSEED"),
+    ): 'env value 0 is a number; the JSON API publishes it as a number (taxonomy writes "0")',
+    (
+        "models/IndexTeam/IndexTTS-2.5.yaml",
+        "RL107",
+        ("model", "parameter_count"),
+    ): "'Undisclosed' is a placeholder where a count with a B/T suffix is documented",
+    (
+        "models/IndexTeam/IndexTTS-2.5.yaml",
+        "RL107",
+        ("model", "active_parameters"),
+    ): "'Undisclosed' is a placeholder where a count with a B/T suffix is documented",
+    (
+        "models/OpenMOSS-Team/MOSS-Transcribe-Diarize.yaml",
+        "RL103",
+        ("model",),
+    ): "model.context_length missing (every other recipe sets it; 0 is the no-context convention)",
+    (
+        "models/Qwen/Qwen3.8-2.4T-A95B.yaml",
+        "RL105",
+        ("model", "min_vllm_version"),
+    ): "min_vllm_version 'nightly' is not a version; the install note prints 'vLLM nightly'",
+    (
+        "models/deepseek-ai/DeepSeek-V4-Flash.yaml",
+        "RL104",
+        ("meta", "difficulty"),
+    ): "difficulty 'hard' is not beginner/intermediate/advanced",
+    (
+        "models/deepseek-ai/DeepSeek-V4-Pro.yaml",
+        "RL104",
+        ("meta", "difficulty"),
+    ): "difficulty 'hard' is not beginner/intermediate/advanced",
+    (
+        "models/inclusionAI/Ling-3.0-flash.yaml",
+        "RL103",
+        ("meta",),
+    ): "meta.date_added missing: the recipe drops out of the 'Latest recipes' ranking",
+    (
+        "models/meta-models/Muse-Glimmer-30B.yaml",
+        "RL101",
+        ("features", "spec_decoding", "hardware"),
+    ): "feature-level hardware gate is read by nothing (only modes have `hardware`): rtx_5090 is not gated",
+    (
+        "models/moonshotai/Kimi-K3.yaml",
+        "RL104",
+        ("meta", "difficulty"),
+    ): "difficulty 'hard' is not beginner/intermediate/advanced",
+    (
+        "models/moonshotai/Kimi-K3.yaml",
+        "RL107",
+        ("model", "active_parameters"),
+    ): "prose '16 experts/token + shared …' where an active parameter count is documented",
+    (
+        "models/tencent/Hy3-preview.yaml",
+        "RL101",
+        ("hardware_overrides", "amd", "install_note"),
+    ): "install_note under a hardware override is read by nothing; the note never shows",
+    (
+        "models/zai-org/GLM-GA.yaml",
+        "RL103",
+        ("model",),
+    ): "model.active_parameters missing (dense: same as parameter_count)",
 }
 
 
@@ -61,7 +103,9 @@ def test_missing_key_findings_name_the_reviewed_keys(corpus_tree: Path) -> None:
     tree = load_tree(corpus_tree)
     messages = sorted(
         finding.diagnostic.message
-        for doc in tree.recipes for finding in schema_findings(doc) if finding.code == "RL103"
+        for doc in tree.recipes
+        for finding in schema_findings(doc)
+        if finding.code == "RL103"
     )
     assert messages == [
         "missing required key 'active_parameters' in model",
@@ -96,5 +140,9 @@ def test_edge_fixtures_never_crash_and_report_known_shapes(edge_tree: Path) -> N
 def test_embedded_tree_is_schema_clean(embedded_tree: Path) -> None:
     tree = load_tree(embedded_tree)
     assert tree.recipes, "the embedded tree has recipes"
-    problems = [(doc.rel, f.code, f.diagnostic.message) for doc in tree.documents() for f in schema_findings(doc)]
+    problems = [
+        (doc.rel, f.code, f.diagnostic.message)
+        for doc in tree.documents()
+        for f in schema_findings(doc)
+    ]
     assert problems == []

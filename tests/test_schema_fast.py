@@ -65,7 +65,7 @@ def test_every_kind_has_a_fast_validator() -> None:
 
 def test_python_space_is_what_python_re_calls_whitespace() -> None:
     every = "".join(chr(code) for code in range(0x110000) if not 0xD800 <= code <= 0xDFFF)
-    assert PYTHON_SPACE == "".join(re.findall(r"\s", every))
+    assert "".join(re.findall(r"\s", every)) == PYTHON_SPACE
 
 
 def _patterns(node: Any, found: set[str]) -> set[str]:
@@ -82,13 +82,49 @@ def _patterns(node: Any, found: set[str]) -> set[str]:
     return found
 
 
-SCHEMA_PATTERNS = sorted(set().union(*(_patterns(load_schema(kind), set()) for kind in SCHEMA_FILES)))
+SCHEMA_PATTERNS = sorted(
+    set().union(*(_patterns(load_schema(kind), set()) for kind in SCHEMA_FILES))
+)
 # Where Python's `re` and the ECMA/Rust dialects part ways: whitespace classes, `$` before a final
 # newline, non-ASCII digits and letters.
-TRICKY = ["", "a", "a/b", "a\x1c/b", "a\ufeff/b", "a\u00a0/b", "a /b", "a/b\n", "a/b\n\n", "\na/b", "a\x85/b",
-          "0.20.0", "0.20.0\n", "0.2٠.0", "7B", "7B\n", "1.5T", "--flag", "--flag\n", "--Flag", "x_y", "x-y",
-          "2026-05-01", "2026-05-01\n", "２０２６-05-01", "https://x", "http://x", "ftp://x", "a.b-c", "a..b",
-          "A", "_a", "é", "a\u2028b", "a\rb", "ab\r"]
+TRICKY = [
+    "",
+    "a",
+    "a/b",
+    "a\x1c/b",
+    "a\ufeff/b",
+    "a\u00a0/b",
+    "a /b",
+    "a/b\n",
+    "a/b\n\n",
+    "\na/b",
+    "a\x85/b",
+    "0.20.0",
+    "0.20.0\n",
+    "0.2٠.0",
+    "7B",
+    "7B\n",
+    "1.5T",
+    "--flag",
+    "--flag\n",
+    "--Flag",
+    "x_y",
+    "x-y",
+    "2026-05-01",
+    "2026-05-01\n",
+    "２０２６-05-01",
+    "https://x",
+    "http://x",
+    "ftp://x",
+    "a.b-c",
+    "a..b",
+    "A",
+    "_a",
+    "é",
+    "a\u2028b",
+    "a\rb",
+    "ab\r",
+]
 
 
 @pytest.mark.parametrize("pattern", SCHEMA_PATTERNS)
@@ -98,7 +134,9 @@ def test_translated_patterns_match_what_python_matches(pattern: str) -> None:
         assert fast.is_valid(text) == bool(re.search(pattern, text)), (pattern, text)
 
 
-@pytest.mark.parametrize("pattern", [r"^\d+$", r"^\w$", r"a.b", r"\bx", r"(?i)x", r"[]a]", r"[[a]]", "x\\"])
+@pytest.mark.parametrize(
+    "pattern", [r"^\d+$", r"^\w$", r"a.b", r"\bx", r"(?i)x", r"[]a]", r"[[a]]", "x\\"]
+)
 def test_patterns_the_translation_cannot_vouch_for_are_refused(pattern: str) -> None:
     from recipelint.schema import _Untranslatable
 
@@ -106,8 +144,20 @@ def test_patterns_the_translation_cannot_vouch_for_are_refused(pattern: str) -> 
         python_pattern_for_rust(pattern)
 
 
-@pytest.mark.parametrize("value", ["0000-01-01", "2024-02-29", "2023-02-29", "2026-13-01", "2026-1-01",
-                                   "2026-01-01T00:00:00Z", "２０２６-01-01", "2026-05-01\n", "9999-12-31"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "0000-01-01",
+        "2024-02-29",
+        "2023-02-29",
+        "2026-13-01",
+        "2026-1-01",
+        "2026-01-01T00:00:00Z",
+        "２０２６-01-01",
+        "2026-05-01\n",
+        "9999-12-31",
+    ],
+)
 def test_dates_follow_jsonschemas_format_checker(value: str) -> None:
     data = replaced(data_of(FIXTURES["recipe"], "recipe"), ("meta", "date_added"), lambda _: value)
     assert disagreement("recipe", data) is None
@@ -120,7 +170,9 @@ def test_agreement_on_every_mutation_of_the_fixtures(kind: str) -> None:
     assert assert_agreement_under_mutation(kind, data) > 100
 
 
-def test_agreement_on_every_real_document(corpus_tree: Path, edge_tree: Path, embedded_tree: Path) -> None:
+def test_agreement_on_every_real_document(
+    corpus_tree: Path, edge_tree: Path, embedded_tree: Path
+) -> None:
     checked = rejected = 0
     for root in (corpus_tree, edge_tree, embedded_tree):
         for doc in load_tree(root).documents():
@@ -129,7 +181,9 @@ def test_agreement_on_every_real_document(corpus_tree: Path, edge_tree: Path, em
                 assert fast_accepts(doc.kind, doc.data) is not None, doc.rel
                 assert disagreement(doc.kind, doc.data) is None, doc.rel
                 rejected += not known_valid(doc)
-    assert checked > 150 and rejected > 5  # the corpus has invalid documents: both sides are exercised
+    assert (
+        checked > 150 and rejected > 5
+    )  # the corpus has invalid documents: both sides are exercised
 
 
 @pytest.mark.parametrize("rel", sorted(RICH_RECIPES))

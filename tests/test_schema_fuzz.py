@@ -12,13 +12,40 @@ from test_schema import RECIPE
 from recipelint.load import parse_yaml
 from recipelint.schema import CODES, SCHEMA_FILES, schema_findings
 
-KEYS = st.sampled_from(["meta", "model", "variants", "default", "features", "modes", "args", "env",
-                        "tp", "docker_image", "nvidia", "hardware", "x", "precision", "date_added"])
-SCALARS = st.none() | st.booleans() | st.integers(-5, 10**6) | st.floats(allow_nan=False, allow_infinity=False) \
-    | st.text(max_size=12) | st.sampled_from(["0.20.0", "nightly", "2026-02-30", "fp8", "verified", "--x"])
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS | st.text(max_size=6),
-                                                                                             inner, max_size=4),
-                      max_leaves=25)
+KEYS = st.sampled_from(
+    [
+        "meta",
+        "model",
+        "variants",
+        "default",
+        "features",
+        "modes",
+        "args",
+        "env",
+        "tp",
+        "docker_image",
+        "nvidia",
+        "hardware",
+        "x",
+        "precision",
+        "date_added",
+    ]
+)
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+    | st.sampled_from(["0.20.0", "nightly", "2026-02-30", "fp8", "verified", "--x"])
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(KEYS | st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=25,
+)
 BASE = parse_yaml(RECIPE, kind="recipe").data
 
 

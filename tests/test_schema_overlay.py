@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from catalog_harness import DEMO_RECIPE, build_context
+
 from recipelint.cli import main
 from recipelint.config import ConfigError, load_config
 from recipelint.engine import run_checks
@@ -29,10 +29,20 @@ from recipelint.schema import (
 from recipelint.tree import load_tree
 
 RECIPE = "models/acme/demo.yaml"
-FIELD = {"$defs": {"model": {"properties": {"quant_recipe": {"type": "string", "description": "How it was quantised."}}}}}
+FIELD = {
+    "$defs": {
+        "model": {
+            "properties": {
+                "quant_recipe": {"type": "string", "description": "How it was quantised."}
+            }
+        }
+    }
+}
 
 
-def _tree(tmp_path: Path, quant_recipe: object = "nvfp4-v2", files: dict[str, str] | None = None) -> Path:
+def _tree(
+    tmp_path: Path, quant_recipe: object = "nvfp4-v2", files: dict[str, str] | None = None
+) -> Path:
     if not (tmp_path / "taxonomy.yaml").is_file():
         tmp_path.mkdir(parents=True, exist_ok=True)
         build_context(tmp_path)
@@ -48,8 +58,11 @@ def _tree(tmp_path: Path, quant_recipe: object = "nvfp4-v2", files: dict[str, st
 
 def _found(root: Path) -> list[tuple[str, str, int, int, str]]:
     """(file, code, line, column, message) of the schema-stage and overlay findings."""
-    return [(d.path.relative_to(root).as_posix(), d.code, d.span.line, d.span.column, d.message)
-            for d in run_checks(load_tree(root)) if d.code.startswith(("RL1", "RL016", "RL00"))]
+    return [
+        (d.path.relative_to(root).as_posix(), d.code, d.span.line, d.span.column, d.message)
+        for d in run_checks(load_tree(root))
+        if d.code.startswith(("RL1", "RL016", "RL00"))
+    ]
 
 
 # ----------------------------------------------------------------------------- without an overlay
@@ -58,15 +71,26 @@ def _found(root: Path) -> list[tuple[str, str, int, int, str]]:
 def test_a_new_field_without_overlay_is_rl101_whose_hint_names_the_overlay(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     [diag] = [d for d in run_checks(load_tree(root)) if d.code == "RL101"]
-    assert diag.message == "unknown key 'quant_recipe' in model"  # no did-you-mean to an unrelated key
-    assert "if the field is new, declare it in the tree: schemas/recipe.schema.json or [tool.recipelint.schema]" in diag.hint
+    assert (
+        diag.message == "unknown key 'quant_recipe' in model"
+    )  # no did-you-mean to an unrelated key
+    assert (
+        "if the field is new, declare it in the tree: schemas/recipe.schema.json or [tool.recipelint.schema]"
+        in diag.hint
+    )
     assert tree_overlay(root) is NO_OVERLAY
 
 
-@pytest.mark.parametrize(("key", "meant"), [
-    ("Base_Args", "base_args"), ("base-args", "base_args"), ("context_lenght", "context_length"),
-    ("model_idd", "model_id"), ("min_vllm_verison", "min_vllm_version"),
-])
+@pytest.mark.parametrize(
+    ("key", "meant"),
+    [
+        ("Base_Args", "base_args"),
+        ("base-args", "base_args"),
+        ("context_lenght", "context_length"),
+        ("model_idd", "model_id"),
+        ("min_vllm_verison", "min_vllm_version"),
+    ],
+)
 def test_did_you_mean_offers_near_identical_spellings(tmp_path: Path, key: str, meant: str) -> None:
     root = _tree(tmp_path)
     text = (root / RECIPE).read_text(encoding="utf-8").replace("  quant_recipe:", f"  {key}:")
@@ -75,7 +99,9 @@ def test_did_you_mean_offers_near_identical_spellings(tmp_path: Path, key: str, 
     assert diag.message.endswith(f"(did you mean '{meant}'?)")
 
 
-@pytest.mark.parametrize("key", ["quant_recipe", "arch", "context", "base_env_file", "maintainer", "vram"])
+@pytest.mark.parametrize(
+    "key", ["quant_recipe", "arch", "context", "base_env_file", "maintainer", "vram"]
+)
 def test_did_you_mean_never_names_a_key_with_another_meaning(tmp_path: Path, key: str) -> None:
     root = _tree(tmp_path)
     text = (root / RECIPE).read_text(encoding="utf-8").replace("  quant_recipe:", f"  {key}:")
@@ -87,14 +113,23 @@ def test_did_you_mean_never_names_a_key_with_another_meaning(tmp_path: Path, key
 # ----------------------------------------------------------------------------- declaring the field
 
 
-@pytest.mark.parametrize(("rel", "text"), [
-    ("schemas/recipe.schema.json", json.dumps(FIELD, indent=2)),
-    ("schemas/recipe.schema.yaml", yaml.safe_dump(FIELD)),
-    ("schemas/recipe.schema.yml", yaml.safe_dump(FIELD)),
-    (".recipelint.toml", '[schema.recipe."$defs".model.properties.quant_recipe]\ntype = "string"\n'),
-    ("pyproject.toml", '[tool.recipelint.schema.recipe."$defs".model.properties.quant_recipe]\ntype = "string"\n'),
-    (".recipelint.toml", '[schema]\nrecipe = "extensions/recipe.yaml"\n'),
-])
+@pytest.mark.parametrize(
+    ("rel", "text"),
+    [
+        ("schemas/recipe.schema.json", json.dumps(FIELD, indent=2)),
+        ("schemas/recipe.schema.yaml", yaml.safe_dump(FIELD)),
+        ("schemas/recipe.schema.yml", yaml.safe_dump(FIELD)),
+        (
+            ".recipelint.toml",
+            '[schema.recipe."$defs".model.properties.quant_recipe]\ntype = "string"\n',
+        ),
+        (
+            "pyproject.toml",
+            '[tool.recipelint.schema.recipe."$defs".model.properties.quant_recipe]\ntype = "string"\n',
+        ),
+        (".recipelint.toml", '[schema]\nrecipe = "extensions/recipe.yaml"\n'),
+    ],
+)
 def test_a_declared_field_is_accepted_and_validated(tmp_path: Path, rel: str, text: str) -> None:
     files = {rel: text, "extensions/recipe.yaml": yaml.safe_dump(FIELD)}
     assert _found(_tree(tmp_path, files=files)) == []
@@ -106,9 +141,15 @@ def test_a_declared_field_is_accepted_and_validated(tmp_path: Path, rel: str, te
 
 def test_the_overlay_adds_without_loosening_anything_else(tmp_path: Path) -> None:
     root = _tree(tmp_path, files={"schemas/recipe.schema.json": json.dumps(FIELD)})
-    text = (root / RECIPE).read_text(encoding="utf-8").replace("  quant_recipe:", "  quant_recipe: x\n  maintainer:")
+    text = (
+        (root / RECIPE)
+        .read_text(encoding="utf-8")
+        .replace("  quant_recipe:", "  quant_recipe: x\n  maintainer:")
+    )
     (root / RECIPE).write_text(text, encoding="utf-8")
-    assert [(c, m) for _, c, _, _, m in _found(root)] == [("RL101", "unknown key 'maintainer' in model")]
+    assert [(c, m) for _, c, _, _, m in _found(root)] == [
+        ("RL101", "unknown key 'maintainer' in model")
+    ]
 
 
 def test_both_validators_apply_the_overlay(tmp_path: Path) -> None:
@@ -118,7 +159,9 @@ def test_both_validators_apply_the_overlay(tmp_path: Path) -> None:
     doc = load_document(root / RECIPE, RECIPE, "recipe")
     assert fast_validator_for("recipe", patches) is not None
     assert known_valid(doc, patches) and validator_for("recipe", patches).is_valid(doc.data)
-    assert not known_valid(doc) and not validator_for("recipe").is_valid(doc.data)  # the built-in is unchanged
+    assert not known_valid(doc) and not validator_for("recipe").is_valid(
+        doc.data
+    )  # the built-in is unchanged
     doc.data["model"]["quant_recipe"] = 4
     assert not known_valid(doc, patches) and not validator_for("recipe", patches).is_valid(doc.data)
 
@@ -128,7 +171,9 @@ def test_overlays_are_cached_per_tree_and_reread_when_changed(tmp_path: Path) ->
     first = tree_overlay(root)
     assert tree_overlay(root) is first
     overlay = root / "schemas/recipe.schema.json"
-    overlay.write_text(json.dumps({"$defs": {"model": {"properties": {"other": {}}}}}), encoding="utf-8")
+    overlay.write_text(
+        json.dumps({"$defs": {"model": {"properties": {"other": {}}}}}), encoding="utf-8"
+    )
     os.utime(overlay, ns=(1, 1))  # a stat change even within the file system's clock tick
     assert tree_overlay(root) is not first
     assert [c for _, c, *_ in _found(root)] == ["RL101"]  # quant_recipe is no longer declared
@@ -136,12 +181,19 @@ def test_overlays_are_cached_per_tree_and_reread_when_changed(tmp_path: Path) ->
 
 def test_folder_and_config_overlays_both_apply(tmp_path: Path) -> None:
     other = {"$defs": {"variant": {"properties": {"calibration": {"type": "string"}}}}}
-    root = _tree(tmp_path, files={
-        "schemas/recipe.schema.json": json.dumps(FIELD),
-        ".recipelint.toml": '[schema]\nrecipe = "extensions/more.json"\n',
-        "extensions/more.json": json.dumps(other),
-    })
-    text = (root / RECIPE).read_text(encoding="utf-8").replace("precision: bf16", "precision: bf16\n    calibration: c4")
+    root = _tree(
+        tmp_path,
+        files={
+            "schemas/recipe.schema.json": json.dumps(FIELD),
+            ".recipelint.toml": '[schema]\nrecipe = "extensions/more.json"\n',
+            "extensions/more.json": json.dumps(other),
+        },
+    )
+    text = (
+        (root / RECIPE)
+        .read_text(encoding="utf-8")
+        .replace("precision: bf16", "precision: bf16\n    calibration: c4")
+    )
     (root / RECIPE).write_text(text, encoding="utf-8")
     assert _found(root) == []
 
@@ -151,25 +203,69 @@ def test_folder_and_config_overlays_both_apply(tmp_path: Path) -> None:
 
 BROKEN = [
     # (overlay file text, line, column, message fragment)
-    ('{\n  "$defs": {\n    "model": {\n      "additionalProperties": true\n    }\n  }\n}\n', 4, 31,
-     "the overlay changes the built-in value at /$defs/model/additionalProperties"),
-    ('{"properties": {\n  "model": {"properties": {"quant_recipe": {"type": "string"}}}}}\n', 2, 13,
-     "is a reference to #/$defs/model"),
+    (
+        '{\n  "$defs": {\n    "model": {\n      "additionalProperties": true\n    }\n  }\n}\n',
+        4,
+        31,
+        "the overlay changes the built-in value at /$defs/model/additionalProperties",
+    ),
+    (
+        '{"properties": {\n  "model": {"properties": {"quant_recipe": {"type": "string"}}}}}\n',
+        2,
+        13,
+        "is a reference to #/$defs/model",
+    ),
     ('{"$defs": {"modle": {"properties": {"x": {}}}}}', 1, 12, "(did you mean 'model'?)"),
-    ('{"$defs": {"model": {"properties": {\n  "quant_recipe": {"type": "strin"}}}}}', 2, 28, "'strin' is not a JSON type"),
-    ('{"$defs": {"model": {"propertes": {"x": {}}}}}', 1, 22, "'propertes' is not a JSON Schema keyword (at /$defs/model) (did you mean 'properties'?)"),
-    ('{"$defs": {"model": {"properties": {"x": {"$ref": "#/$defs/nothing"}}}}}', 1, 51, "$ref '#/$defs/nothing' does not point into"),
-    ('{"$defs": {"model": {"properties": {"x": {"$ref": "https://example.com/s.json"}}}}}', 1, 51, "does not point into"),
-    ('{"$defs": {"model": {"properties": {"x": {"type": "string", "pattern": "(["}}}}}', 1, 72, "is not a regular expression"),
-    ('{"$defs": {"model": {"$id": "https://example.com/model"}}}', 1, 22, "an overlay may not add '$id'"),
-    ('{"$defs": {"model": {"required": ["model_id"]}}}', 1, 34, "changes the built-in value at /$defs/model/required"),
+    (
+        '{"$defs": {"model": {"properties": {\n  "quant_recipe": {"type": "strin"}}}}}',
+        2,
+        28,
+        "'strin' is not a JSON type",
+    ),
+    (
+        '{"$defs": {"model": {"propertes": {"x": {}}}}}',
+        1,
+        22,
+        "'propertes' is not a JSON Schema keyword (at /$defs/model) (did you mean 'properties'?)",
+    ),
+    (
+        '{"$defs": {"model": {"properties": {"x": {"$ref": "#/$defs/nothing"}}}}}',
+        1,
+        51,
+        "$ref '#/$defs/nothing' does not point into",
+    ),
+    (
+        '{"$defs": {"model": {"properties": {"x": {"$ref": "https://example.com/s.json"}}}}}',
+        1,
+        51,
+        "does not point into",
+    ),
+    (
+        '{"$defs": {"model": {"properties": {"x": {"type": "string", "pattern": "(["}}}}}',
+        1,
+        72,
+        "is not a regular expression",
+    ),
+    (
+        '{"$defs": {"model": {"$id": "https://example.com/model"}}}',
+        1,
+        22,
+        "an overlay may not add '$id'",
+    ),
+    (
+        '{"$defs": {"model": {"required": ["model_id"]}}}',
+        1,
+        34,
+        "changes the built-in value at /$defs/model/required",
+    ),
     ('["not", "a", "mapping"]', 1, 1, "must be a mapping"),
 ]
 
 
 @pytest.mark.parametrize(("text", "line", "column", "fragment"), BROKEN)
 def test_a_broken_overlay_file_is_rl108_at_its_place_and_not_applied(
-        tmp_path: Path, text: str, line: int, column: int, fragment: str) -> None:
+    tmp_path: Path, text: str, line: int, column: int, fragment: str
+) -> None:
     root = _tree(tmp_path, files={"schemas/recipe.schema.json": text})
     found = _found(root)
     overlay = [f for f in found if f[0] == "schemas/recipe.schema.json"]
@@ -183,15 +279,26 @@ def test_a_broken_overlay_file_is_rl108_at_its_place_and_not_applied(
 
 
 def test_overlay_syntax_errors_keep_their_code_and_place(tmp_path: Path) -> None:
-    root = _tree(tmp_path, files={"schemas/recipe.schema.yaml": "$defs:\n  model:\n    properties: {x: [}\n"})
+    root = _tree(
+        tmp_path, files={"schemas/recipe.schema.yaml": "$defs:\n  model:\n    properties: {x: [}\n"}
+    )
     [(rel, code, line, _, _)] = [f for f in _found(root) if f[0].startswith("schemas/")]
     assert (rel, code, line) == ("schemas/recipe.schema.yaml", "RL001", 3)
 
 
-@pytest.mark.parametrize(("files", "fragment"), [
-    ({"schemas/recipes.schema.json": "{}"}, "names no built-in schema (did you mean recipe.schema.json?)"),
-    ({"schemas/recipe.schema.json": "{}", "schemas/recipe.schema.yaml": "{}"}, "two overlays for the recipe schema"),
-])
+@pytest.mark.parametrize(
+    ("files", "fragment"),
+    [
+        (
+            {"schemas/recipes.schema.json": "{}"},
+            "names no built-in schema (did you mean recipe.schema.json?)",
+        ),
+        (
+            {"schemas/recipe.schema.json": "{}", "schemas/recipe.schema.yaml": "{}"},
+            "two overlays for the recipe schema",
+        ),
+    ],
+)
 def test_folder_mistakes_are_rl108(tmp_path: Path, files: dict[str, str], fragment: str) -> None:
     root = _tree(tmp_path, files=files)
     messages = [m for f, c, _, _, m in _found(root) if c == "RL108"]
@@ -199,29 +306,55 @@ def test_folder_mistakes_are_rl108(tmp_path: Path, files: dict[str, str], fragme
 
 
 def test_a_number_as_key_is_read_as_its_string(tmp_path: Path) -> None:
-    text = "$defs:\n  model:\n    properties:\n      1: {type: string}\n"  # js-yaml: keys are strings
+    text = (
+        "$defs:\n  model:\n    properties:\n      1: {type: string}\n"  # js-yaml: keys are strings
+    )
     root = _tree(tmp_path, files={"schemas/recipe.schema.yaml": text})
     assert [f for f in _found(root) if f[0].startswith("schemas/")] == []
     assert '"1"' in tree_overlay(root).patches["recipe"]
 
 
 def test_other_files_in_the_schemas_folder_are_ignored(tmp_path: Path) -> None:
-    root = _tree(tmp_path, files={"schemas/README.md": "notes", "schemas/recipe.schema.json": json.dumps(FIELD)})
+    root = _tree(
+        tmp_path,
+        files={"schemas/README.md": "notes", "schemas/recipe.schema.json": json.dumps(FIELD)},
+    )
     assert _found(root) == []
 
 
-@pytest.mark.parametrize(("config", "line", "fragment"), [
-    ('schema = "recipe.json"\n', 1, "'schema' must be a table"),
-    ('[schema]\nrecipes = "x.json"\n', 2, "no built-in schema is named 'recipes' (did you mean 'recipe'?)"),
-    ('[schema]\nrecipe = "../outside.json"\n', 2, "is not an overlay file inside the tree"),
-    ('[schema]\nrecipe = "missing.json"\n', 2, "is not an overlay file inside the tree"),
-    ('[schema]\nrecipe = "taxonomy.yaml.txt"\n', 2, "is not an overlay file inside the tree"),
-    ('[schema]\nrecipe = 3\n', 2, "must be an overlay table or the path of an overlay file"),
-    ('[schema.recipe."$defs".model]\nadditionalProperties = true\n', 2, "changes the built-in value"),
-    ('[schema.recipe."$defs".model.properties.x]\ntype = "strin"\n', 2, "'strin' is not a JSON type"),
-    ("[schema.recipe]\n" + "a = " + "{a=" * 80 + "1" + "}" * 80 + "\n", 1, "nests deeper than 64 levels"),
-])
-def test_config_overlay_problems_are_rl016_at_the_line(tmp_path: Path, config: str, line: int, fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("config", "line", "fragment"),
+    [
+        ('schema = "recipe.json"\n', 1, "'schema' must be a table"),
+        (
+            '[schema]\nrecipes = "x.json"\n',
+            2,
+            "no built-in schema is named 'recipes' (did you mean 'recipe'?)",
+        ),
+        ('[schema]\nrecipe = "../outside.json"\n', 2, "is not an overlay file inside the tree"),
+        ('[schema]\nrecipe = "missing.json"\n', 2, "is not an overlay file inside the tree"),
+        ('[schema]\nrecipe = "taxonomy.yaml.txt"\n', 2, "is not an overlay file inside the tree"),
+        ("[schema]\nrecipe = 3\n", 2, "must be an overlay table or the path of an overlay file"),
+        (
+            '[schema.recipe."$defs".model]\nadditionalProperties = true\n',
+            2,
+            "changes the built-in value",
+        ),
+        (
+            '[schema.recipe."$defs".model.properties.x]\ntype = "strin"\n',
+            2,
+            "'strin' is not a JSON type",
+        ),
+        (
+            "[schema.recipe]\n" + "a = " + "{a=" * 80 + "1" + "}" * 80 + "\n",
+            1,
+            "nests deeper than 64 levels",
+        ),
+    ],
+)
+def test_config_overlay_problems_are_rl016_at_the_line(
+    tmp_path: Path, config: str, line: int, fragment: str
+) -> None:
     (tmp_path.parent / "outside.json").write_text(json.dumps(FIELD), encoding="utf-8")
     root = _tree(tmp_path, files={".recipelint.toml": config, "taxonomy.yaml.txt": "{}"})
     with pytest.raises(ConfigError) as caught:
@@ -231,12 +364,16 @@ def test_config_overlay_problems_are_rl016_at_the_line(tmp_path: Path, config: s
     assert fragment in diag.message
 
 
-def test_the_check_reports_a_broken_overlay_with_place_and_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_check_reports_a_broken_overlay_with_place_and_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = _tree(tmp_path, files={"schemas/recipe.schema.json": BROKEN[0][0]})
     assert main(["check", str(root), "--format", "json"]) == 1
     records = json.loads(capsys.readouterr().out)
-    assert {(r["path"].endswith("schemas/recipe.schema.json"), r["code"], r["line"], r["column"]) for r in records} \
-        == {(True, "RL108", 4, 31)}
+    assert {
+        (r["path"].endswith("schemas/recipe.schema.json"), r["code"], r["line"], r["column"])
+        for r in records
+    } == {(True, "RL108", 4, 31)}
     assert all(r["hint"] for r in records)
 
 

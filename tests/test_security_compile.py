@@ -17,12 +17,13 @@ import time
 from pathlib import Path
 
 import pytest
-
 from catalog_harness import CONTEXT
+
 from recipelint.cli import main
 
-pytestmark = pytest.mark.skipif(not (CONTEXT / "taxonomy.yaml").is_file(),
-                                reason="recipes/ context tree missing")
+pytestmark = pytest.mark.skipif(
+    not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
+)
 
 COMPILE = [sys.executable, "-c", "from recipelint.cli import run; run()", "compile"]
 TITLE_LINE = 'title: "Qwen2.5-7B-Instruct"'
@@ -35,12 +36,19 @@ def embedded_copy(root: Path) -> Path:
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def compile_process(tree: Path, out: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([*COMPILE, str(tree), "-o", str(out), "-q", "--no-provenance"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [*COMPILE, str(tree), "-o", str(out), "-q", "--no-provenance"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
 
 
 def retitle(tree: Path, title: str) -> None:
@@ -66,8 +74,18 @@ def test_unsafe_hardware_id_writes_nothing_outside_out(tmp_path: Path, hw_id: st
     text = taxonomy.read_text(encoding="utf-8")
     assert "\n  h100:" in text
     taxonomy.write_text(text.replace("\n  h100:", f'\n  "{hw_id}":', 1), encoding="utf-8")
-    status = main(["compile", str(tree), "-o", str(tmp_path / "out"), "-q", "--no-provenance",
-                   "--format", "json"])
+    status = main(
+        [
+            "compile",
+            str(tree),
+            "-o",
+            str(tmp_path / "out"),
+            "-q",
+            "--no-provenance",
+            "--format",
+            "json",
+        ]
+    )
     assert status == 1
     assert outside_entries(tmp_path) == ["tree"]  # no OUT, no staging folder, no escape.json
     assert not list(tmp_path.parent.glob("escape*"))
@@ -76,13 +94,18 @@ def test_unsafe_hardware_id_writes_nothing_outside_out(tmp_path: Path, hw_id: st
 
     result = compile_tree(tree)
     assert "RL701" in {d.code for d in result.diagnostics}
-    assert all(".." not in p.split("/") and "\\" not in p and not p.startswith("/") for p in result.files.paths())
+    assert all(
+        ".." not in p.split("/") and "\\" not in p and not p.startswith("/")
+        for p in result.files.paths()
+    )
 
 
 @pytest.mark.parametrize("name", ["../../escape", "a/b", "/abs", ".."])
 def test_unsafe_strategy_name_writes_nothing_outside_out(tmp_path: Path, name: str) -> None:
     tree = embedded_copy(tmp_path / "tree")
-    (tree / "strategies" / "evil.yaml").write_text(f'name: "{name}"\ndeploy_type: single_node\n', encoding="utf-8")
+    (tree / "strategies" / "evil.yaml").write_text(
+        f'name: "{name}"\ndeploy_type: single_node\n', encoding="utf-8"
+    )
     status = main(["compile", str(tree), "-o", str(tmp_path / "out"), "-q", "--no-provenance"])
     assert status == 1
     assert outside_entries(tmp_path) == ["tree"]
@@ -128,10 +151,14 @@ def test_killed_compile_leaves_previous_output_complete(tmp_path: Path) -> None:
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=120)
         current = snapshot(out)
-        assert current in (previous, new), f"round {round_number}: OUT is neither the old nor the new output"
+        assert current in (previous, new), (
+            f"round {round_number}: OUT is neither the old nor the new output"
+        )
         outcomes.append("new" if current == new else "old")
         previous = current
-    assert compile_process(tree, out).wait(timeout=120) == 0  # leftovers never block the next compile
+    assert (
+        compile_process(tree, out).wait(timeout=120) == 0
+    )  # leftovers never block the next compile
     assert snapshot(out) == new
 
 
@@ -183,10 +210,15 @@ def test_kill_at_every_step_of_the_swap_leaves_a_complete_output(tmp_path: Path)
         for when in ("before", "after"):
             retitle(tree, f"Step {step} {when}")
             new = dict(compile_tree(tree).files.items())
-            done = subprocess.run([sys.executable, "-c", KILL_AT_STEP, str(step), when, str(tree), str(out)],
-                                  capture_output=True, timeout=120)
+            done = subprocess.run(
+                [sys.executable, "-c", KILL_AT_STEP, str(step), when, str(tree), str(out)],
+                capture_output=True,
+                timeout=120,
+            )
             current = snapshot(out)
-            assert current in (previous, new), f"killed {when} step {step}: OUT is not a whole output"
+            assert current in (previous, new), (
+                f"killed {when} step {step}: OUT is not a whole output"
+            )
             previous = current
             finished = done.returncode == 0
         if finished:  # the swap has fewer steps than this: every one was covered
@@ -208,7 +240,9 @@ def test_concurrent_compiles_leave_one_complete_output(tmp_path: Path) -> None:
     assert outside_entries(tmp_path) == ["out", "tree"]  # nothing left beside OUT
 
 
-def test_swap_is_serialised_when_two_compiles_overlap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_swap_is_serialised_when_two_compiles_overlap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Force the two-rename fallback and hold one swap half-done while another starts: the
     second must wait for the lock instead of moving its output into the gap."""
     import threading
@@ -237,10 +271,12 @@ def test_swap_is_serialised_when_two_compiles_overlap(tmp_path: Path, monkeypatc
         except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
             failures.append(exc)
 
-    first = threading.Thread(target=compile_into, name="first",
-                             args=([("models.json", b"[1]\n"), ("a.json", b"1\n")],))
-    second = threading.Thread(target=compile_into, name="second",
-                              args=([("models.json", b"[2]\n"), ("a.json", b"2\n")],))
+    first = threading.Thread(
+        target=compile_into, name="first", args=([("models.json", b"[1]\n"), ("a.json", b"1\n")],)
+    )
+    second = threading.Thread(
+        target=compile_into, name="second", args=([("models.json", b"[2]\n"), ("a.json", b"2\n")],)
+    )
     first.start()
     assert halfway.wait(timeout=10)
     second.start()
@@ -261,14 +297,25 @@ def test_hostile_branch_name_stays_data_in_the_source_block(tmp_path: Path) -> N
     branch = 'x"$(id);<img>|`id`'  # no spaces: git refuses them
     repo = tmp_path / "repo"
     embedded_copy(repo / "recipes")
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    for args in (["init", "-q", "-b", branch], ["remote", "add", "origin", "https://github.com/acme/recipes.git"],
-                 ["add", "."], ["commit", "-q", "-m", "x"]):
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    for args in (
+        ["init", "-q", "-b", branch],
+        ["remote", "add", "origin", "https://github.com/acme/recipes.git"],
+        ["add", "."],
+        ["commit", "-q", "-m", "x"],
+    ):
         subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
     out = tmp_path / "out"
     assert main(["compile", str(repo / "recipes"), "-o", str(out), "-q"]) == 0
-    source = json.loads((out / "Qwen/Qwen2.5-7B-Instruct.json").read_text(encoding="utf-8"))["source"]
+    source = json.loads((out / "Qwen/Qwen2.5-7B-Instruct.json").read_text(encoding="utf-8"))[
+        "source"
+    ]
     assert source["ref"] == branch
     assert source["edit_url"].startswith("https://github.com/acme/recipes/edit/")
     assert outside_entries(tmp_path) == ["out", "repo"]

@@ -14,14 +14,15 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from catalog_harness import CONTEXT, build_context
+
 from recipelint.compiler import compile_tree
 from recipelint.engine import run_checks
 from recipelint.tree import load_tree
 
-pytestmark = pytest.mark.skipif(not (CONTEXT / "taxonomy.yaml").is_file(),
-                                reason="recipes/ context tree missing")
+pytestmark = pytest.mark.skipif(
+    not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
+)
 
 SECRET = "SECRET-TOKEN-5f1d"
 # Valid YAML with a syntax error further down: if it were read, the secret would be
@@ -84,14 +85,18 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_link_out_of_the_tree_is_reported_and_not_followed(layout: tuple[Path, Path], case: str) -> None:
+def test_link_out_of_the_tree_is_reported_and_not_followed(
+    layout: tuple[Path, Path], case: str
+) -> None:
     root, outside = layout
     where, target = CASES[case]
     assert_refused(root, link(root / where, outside / target))
 
 
 @pytest.mark.parametrize("folder", ["models", "strategies", "kv_store"])
-def test_top_level_folder_that_is_a_link_out_is_refused(layout: tuple[Path, Path], folder: str) -> None:
+def test_top_level_folder_that_is_a_link_out_is_refused(
+    layout: tuple[Path, Path], folder: str
+) -> None:
     root, outside = layout
     target = outside / ("strategies" if folder != "models" else "")
     assert_refused(root, link(root / folder, target))
@@ -127,8 +132,15 @@ def test_link_loops_end_and_are_reported(layout: tuple[Path, Path]) -> None:
     for name in ("a", "b", "c"):
         link(root / "models/Qwen" / name, Path(".."))
     link(root / "models/self", Path("."))
-    command = [sys.executable, "-c", "from recipelint.cli import run; run()", "check", str(root),
-               "--format", "json"]
+    command = [
+        sys.executable,
+        "-c",
+        "from recipelint.cli import run; run()",
+        "check",
+        str(root),
+        "--format",
+        "json",
+    ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=root)
     assert "Traceback" not in result.stderr
     findings = json.loads(result.stdout)
@@ -141,10 +153,23 @@ def test_check_output_never_quotes_a_linked_file(layout: tuple[Path, Path]) -> N
     root, outside = layout
     link(root / "models/acme/leak.yaml", outside / "secret.yaml")
     for fmt in ("text", "json", "github", "sarif"):
-        command = [sys.executable, "-c", "from recipelint.cli import run; run()", "check", str(root),
-                   "--format", fmt]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=root,
-                                env={**os.environ, "NO_COLOR": "1"})
+        command = [
+            sys.executable,
+            "-c",
+            "from recipelint.cli import run; run()",
+            "check",
+            str(root),
+            "--format",
+            fmt,
+        ]
+        result = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=root,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
         assert result.returncode == 1, result.stderr
         assert "RL012" in result.stdout
         assert SECRET not in result.stdout + result.stderr
@@ -154,7 +179,9 @@ HOSTILE_NAMES = [b"\x1b[2Jclear.yaml", b"line\n::error file=x::forged.yaml", b"b
 NOT_UTF8 = b"bad\x80name.yaml"
 
 
-def test_unsafe_file_names_are_refused_or_escaped_and_every_report_stays_valid(layout: tuple[Path, Path]) -> None:
+def test_unsafe_file_names_are_refused_or_escaped_and_every_report_stays_valid(
+    layout: tuple[Path, Path],
+) -> None:
     """A name that is not UTF-8 is RL019 and unread; names with controls are read, but no report
     lets them drive a terminal or forge a line, every report is valid UTF-8, and none is compiled."""
     root, _ = layout
@@ -169,8 +196,15 @@ def test_unsafe_file_names_are_refused_or_escaped_and_every_report_stays_valid(l
     assert NOT_UTF8 not in [os.fsencode(Path(d.rel).name) for d in tree.recipes]
     outputs = {}
     for fmt in ("text", "json", "github", "sarif"):
-        command = [sys.executable, "-c", "from recipelint.cli import run; run()", "check", str(root),
-                   "--format", fmt]
+        command = [
+            sys.executable,
+            "-c",
+            "from recipelint.cli import run; run()",
+            "check",
+            str(root),
+            "--format",
+            fmt,
+        ]
         result = subprocess.run(command, capture_output=True, timeout=120, cwd=root)
         assert result.returncode == 1, result.stderr
         outputs[fmt] = result.stdout.decode("utf-8")  # strict: raises on invalid UTF-8
@@ -180,16 +214,22 @@ def test_unsafe_file_names_are_refused_or_escaped_and_every_report_stays_valid(l
     assert "\x1b" not in outputs["text"] + outputs["github"] and "\x07" not in outputs["text"]
     assert not any(line.startswith("::") for line in outputs["text"].split("\n"))
     github = outputs["github"].split("\n")[:-1]
-    assert len(github) == len(records) and not any(line.startswith("::error file=x") for line in github)
+    assert len(github) == len(records) and not any(
+        line.startswith("::error file=x") for line in github
+    )
     assert not [p for p in compile_tree(root).files.paths() if p.startswith("acme/")]
 
 
 @pytest.mark.parametrize("linked", ["file", "folder"])
-def test_quickstart_links_out_of_the_tree_are_not_published(layout: tuple[Path, Path], linked: str) -> None:
+def test_quickstart_links_out_of_the_tree_are_not_published(
+    layout: tuple[Path, Path], linked: str
+) -> None:
     """The compiler reads quickstart/ itself; it used to follow links there into the API."""
     root, outside = layout
     (outside / "quick").mkdir()
-    (outside / "quick" / "leak.yaml").write_text(f"hardware_profile: h100\nsecret: {SECRET}\n", encoding="utf-8")
+    (outside / "quick" / "leak.yaml").write_text(
+        f"hardware_profile: h100\nsecret: {SECRET}\n", encoding="utf-8"
+    )
     if linked == "file":
         (root / "quickstart").mkdir()
         where = link(root / "quickstart" / "leak.yaml", outside / "quick" / "leak.yaml")

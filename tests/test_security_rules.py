@@ -11,16 +11,20 @@ import json
 from pathlib import Path
 
 import pytest
-
 from catalog_harness import CONTEXT, build_context
+
 from recipelint.engine import run_checks
 from recipelint.tree import load_tree
 
-pytestmark = pytest.mark.skipif(not (CONTEXT / "taxonomy.yaml").is_file(),
-                                reason="recipes/ context tree missing")
+pytestmark = pytest.mark.skipif(
+    not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
+)
 
-SEED = (CONTEXT / "models/Qwen/Qwen2.5-7B-Instruct.yaml").read_text(encoding="utf-8") \
-    if (CONTEXT / "taxonomy.yaml").is_file() else ""
+SEED = (
+    (CONTEXT / "models/Qwen/Qwen2.5-7B-Instruct.yaml").read_text(encoding="utf-8")
+    if (CONTEXT / "taxonomy.yaml").is_file()
+    else ""
+)
 RECIPE = "models/acme/demo.yaml"
 
 
@@ -31,16 +35,25 @@ def findings(root: Path, files: dict[str, str]) -> set[tuple[str, str, tuple]]:
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
-    return {(d.code, d.path.relative_to(root).as_posix(), d.pointer)
-            for d in run_checks(load_tree(root)) if d.code.startswith("RL75")}
+    return {
+        (d.code, d.path.relative_to(root).as_posix(), d.pointer)
+        for d in run_checks(load_tree(root))
+        if d.code.startswith("RL75")
+    }
 
 
-def recipe(base_args: list[str] | None = None, base_env: dict[str, str] | None = None,
-           variant_extra: str = "") -> str:
+def recipe(
+    base_args: list[str] | None = None,
+    base_env: dict[str, str] | None = None,
+    variant_extra: str = "",
+) -> str:
     text = SEED.replace("  base_args: []\n", f"  base_args: {json.dumps(base_args or [])}\n", 1)
     text = text.replace("  base_env: {}\n", f"  base_env: {json.dumps(base_env or {})}\n", 1)
-    return text.replace("    description: \"Original BF16 weights\"\n",
-                        "    description: \"Original BF16 weights\"\n" + variant_extra, 1)
+    return text.replace(
+        '    description: "Original BF16 weights"\n',
+        '    description: "Original BF16 weights"\n' + variant_extra,
+        1,
+    )
 
 
 def test_embedded_tree_has_no_security_findings(tmp_path: Path) -> None:
@@ -51,7 +64,10 @@ def test_embedded_tree_has_no_security_findings(tmp_path: Path) -> None:
 def test_bare_argument_positions_are_reported(tmp_path: Path, token: str) -> None:
     args = [f"--flag{token}", "--pair", "value", token]  # a flag, then a positional after a pair
     found = findings(tmp_path, {RECIPE: recipe(base_args=args)})
-    assert {p for code, _, p in found if code == "RL750"} == {("model", "base_args", 0), ("model", "base_args", 3)}
+    assert {p for code, _, p in found if code == "RL750"} == {
+        ("model", "base_args", 0),
+        ("model", "base_args", 3),
+    }
 
 
 @pytest.mark.parametrize("value", ["$(id)", "`id`", "a; id", "a && b", "a | b", "x > /etc/passwd"])
@@ -64,15 +80,23 @@ def test_line_break_in_a_quoted_value_is_reported(tmp_path: Path) -> None:
     assert found == {("RL750", RECIPE, ("model", "base_args", 1))}
 
 
-@pytest.mark.parametrize("value", ["1 -v /:/host", "$(id)", "`id`", "a;b", "'x", '"x', "a\\b", "a\nb", "a|b"])
+@pytest.mark.parametrize(
+    "value", ["1 -v /:/host", "$(id)", "`id`", "a;b", "'x", '"x', "a\\b", "a\nb", "a|b"]
+)
 def test_env_values_are_reported_in_every_layer(tmp_path: Path, value: str) -> None:
     variant_env = f"    extra_env: {{VARIANT_ENV: {json.dumps(value)}}}\n"
-    found = findings(tmp_path, {RECIPE: recipe(base_env={"BASE_ENV": value}, variant_extra=variant_env)})
+    found = findings(
+        tmp_path, {RECIPE: recipe(base_env={"BASE_ENV": value}, variant_extra=variant_env)}
+    )
     assert {p for code, _, p in found if code == "RL751"} == {
-        ("model", "base_env", "BASE_ENV"), ("variants", "default", "extra_env", "VARIANT_ENV")}
+        ("model", "base_env", "BASE_ENV"),
+        ("variants", "default", "extra_env", "VARIANT_ENV"),
+    }
 
 
-@pytest.mark.parametrize("value", ["1", "$IFACE_NAME", "${HOME}", "/dev/shm:/dev/shm", "a=b,c=d", "0.95"])
+@pytest.mark.parametrize(
+    "value", ["1", "$IFACE_NAME", "${HOME}", "/dev/shm:/dev/shm", "a=b,c=d", "0.95"]
+)
 def test_ordinary_env_values_pass(tmp_path: Path, value: str) -> None:
     assert not findings(tmp_path, {RECIPE: recipe(base_env={"SAFE": value})})
 
@@ -84,8 +108,10 @@ def test_env_names_must_be_identifiers(tmp_path: Path, name: str) -> None:
 
 
 def test_images_and_model_ids_in_every_form(tmp_path: Path) -> None:
-    extra = ('    model_id: "acme/x;id"\n'
-             '    docker_image: {nvidia: "img:1 --privileged", amd: "ok/rocm:1", cu130: "a$(id)"}\n')
+    extra = (
+        '    model_id: "acme/x;id"\n'
+        '    docker_image: {nvidia: "img:1 --privileged", amd: "ok/rocm:1", cu130: "a$(id)"}\n'
+    )
     found = findings(tmp_path, {RECIPE: recipe(variant_extra=extra)})
     assert {p for code, _, p in found if code == "RL753"} == {
         ("variants", "default", "model_id"),
@@ -95,12 +121,18 @@ def test_images_and_model_ids_in_every_form(tmp_path: Path) -> None:
 
 
 def test_strategy_and_kv_store_files_are_checked(tmp_path: Path) -> None:
-    strategy = ("name: evil_tp\ndeploy_type: single_node\n"
-                "vllm_args: ['--x;id']\nenv: {NCCL_DEBUG: 'INFO;id'}\n")
-    kv_store = (CONTEXT / "kv_store" / "kv_store_centralized_mooncake.yaml").read_text(encoding="utf-8")
+    strategy = (
+        "name: evil_tp\ndeploy_type: single_node\n"
+        "vllm_args: ['--x;id']\nenv: {NCCL_DEBUG: 'INFO;id'}\n"
+    )
+    kv_store = (CONTEXT / "kv_store" / "kv_store_centralized_mooncake.yaml").read_text(
+        encoding="utf-8"
+    )
     kv_store = kv_store.replace("name: kv_store_centralized_mooncake", "name: kv_evil", 1)
     kv_store += "\nextra: {vllm_args: ['`id`']}\n"
-    found = findings(tmp_path, {"strategies/evil_tp.yaml": strategy, "kv_store/kv_evil.yaml": kv_store})
+    found = findings(
+        tmp_path, {"strategies/evil_tp.yaml": strategy, "kv_store/kv_evil.yaml": kv_store}
+    )
     assert ("RL750", "strategies/evil_tp.yaml", ("vllm_args", 0)) in found
     assert ("RL751", "strategies/evil_tp.yaml", ("env", "NCCL_DEBUG")) in found
     assert ("RL750", "kv_store/kv_evil.yaml", ("extra", "vllm_args", 0)) in found
@@ -110,7 +142,10 @@ def test_control_characters_anywhere_are_reported(tmp_path: Path) -> None:
     text = SEED.replace('  title: "Qwen2.5-7B-Instruct"', '  title: "Qwen\\e[8mhidden\\e[0m"', 1)
     text += '\nnotes: {"key\\e]8;;x\\a": "ok"}\n'
     found = findings(tmp_path, {RECIPE: text})
-    assert {p for code, _, p in found if code == "RL754"} >= {("meta", "title"), ("notes", "key\x1b]8;;x\x07")}
+    assert {p for code, _, p in found if code == "RL754"} >= {
+        ("meta", "title"),
+        ("notes", "key\x1b]8;;x\x07"),
+    }
 
 
 def test_messages_quote_values_inertly(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from catalog_harness import DEMO_RECIPE, build_context
+
 from recipelint.checking import CheckOptions, run_check
 from recipelint.report import display_path, format_text
 from recipelint.tree import load_tree
@@ -46,13 +46,17 @@ def test_a_new_recipe_is_checked_where_it_will_be_written(tree: Path) -> None:
     result = run_check([], _stdin(path, _text(quant="x")))
     assert not path.exists()  # nothing is written
     assert result.files == 1
-    assert [(d.path, d.code) for d in result.diagnostics if d.code == "RL101"] == [(path.resolve(), "RL101")]
+    assert [(d.path, d.code) for d in result.diagnostics if d.code == "RL101"] == [
+        (path.resolve(), "RL101")
+    ]
     assert {d.path for d in result.diagnostics} == {path.resolve()}
 
 
 def test_the_buffer_replaces_the_file_on_disk(tree: Path) -> None:
     path = tree / RECIPE
-    assert not [d for d in run_check([path], CheckOptions()).diagnostics if d.code.startswith("RL1")]
+    assert not [
+        d for d in run_check([path], CheckOptions()).diagnostics if d.code.startswith("RL1")
+    ]
     result = run_check([], _stdin(path, _text(context_length="long")))
     assert [d.code for d in result.diagnostics if d.code.startswith("RL1")] == ["RL102"]
     assert result.sources[path.resolve()] == _text(context_length="long")
@@ -62,8 +66,12 @@ def test_the_buffer_replaces_the_file_on_disk(tree: Path) -> None:
 def test_the_rest_of_the_tree_is_context_from_disk(tree: Path) -> None:
     recipe = copy.deepcopy(DEMO_RECIPE)
     recipe["compatible_strategies"] = ["no_such_strategy"]
-    result = run_check([], _stdin(tree / "models/acme/other.yaml", yaml.safe_dump(recipe, sort_keys=False)))
-    assert any(d.code.startswith("RL2") for d in result.diagnostics)  # a reference checked against strategies/
+    result = run_check(
+        [], _stdin(tree / "models/acme/other.yaml", yaml.safe_dump(recipe, sort_keys=False))
+    )
+    assert any(
+        d.code.startswith("RL2") for d in result.diagnostics
+    )  # a reference checked against strategies/
     # The recipe on disk is context only: its findings, if any, are not reported.
     assert {d.path.name for d in result.diagnostics} == {"other.yaml"}
 
@@ -87,7 +95,9 @@ def test_bytes_are_decoded_as_a_file_is(tree: Path) -> None:
     assert (diag.code, diag.path) == ("RL004", path.resolve())
     assert [d.code for d in run_check([], _stdin(path, b"\x00")).diagnostics] == ["RL004"]
     # A byte-order mark is dropped, as from a file.
-    assert not run_check([], _stdin(tree / RECIPE, ("\ufeff" + _text()).encode("utf-8"))).diagnostics
+    assert not run_check(
+        [], _stdin(tree / RECIPE, ("\ufeff" + _text()).encode("utf-8"))
+    ).diagnostics
     assert not run_check([], _stdin(tree / RECIPE, "\ufeff" + _text())).diagnostics
 
 
@@ -120,11 +130,23 @@ def test_a_path_outside_any_tree_is_reported_as_outside(tmp_path: Path) -> None:
 
 def test_a_new_document_takes_its_place_in_reading_order(tree: Path, tmp_path: Path) -> None:
     """Compile order is upstream's readdir order: a file from memory goes where it would on disk."""
-    for rel in ("models/zeta/b.yaml", "models/acme/a.yaml", "models/acme/z.yaml", "models/acme/sub/k.yaml"):
+    for rel in (
+        "models/zeta/b.yaml",
+        "models/acme/a.yaml",
+        "models/acme/z.yaml",
+        "models/acme/sub/k.yaml",
+    ):
         (tree / rel).parent.mkdir(parents=True, exist_ok=True)
         (tree / rel).write_text(_text(), encoding="utf-8")
-    for rel in ("models/acme/m.yaml", "models/acme/sub.yaml", "models/b/x.yml", "models/zzz/q.yaml",
-                "models/acme/sub/a.yaml", "strategies/a_first.yaml", "kv_store/zz.yaml"):
+    for rel in (
+        "models/acme/m.yaml",
+        "models/acme/sub.yaml",
+        "models/b/x.yml",
+        "models/zzz/q.yaml",
+        "models/acme/sub/a.yaml",
+        "strategies/a_first.yaml",
+        "kv_store/zz.yaml",
+    ):
         on_disk = tmp_path / "copy"
         shutil.rmtree(on_disk, ignore_errors=True)
         shutil.copytree(tree, on_disk)
@@ -133,7 +155,9 @@ def test_a_new_document_takes_its_place_in_reading_order(tree: Path, tmp_path: P
         expected = load_tree(on_disk)
         got = load_tree(tree, override=(tree / rel, "meta: {}\n"))
         for attribute in ("recipes", "strategies", "kv_stores"):
-            assert ([d.rel for d in getattr(got, attribute)] == [d.rel for d in getattr(expected, attribute)]), rel
+            assert [d.rel for d in getattr(got, attribute)] == [
+                d.rel for d in getattr(expected, attribute)
+            ], rel
         [doc] = [d for d in got.documents() if d.rel == rel]
         assert doc.text == "meta: {}\n" and doc.path == tree / rel
 
@@ -146,4 +170,6 @@ def test_a_file_of_no_kind_the_tree_reads_is_not_added(tree: Path) -> None:
 
 def test_without_an_override_the_tree_is_unchanged(tree: Path) -> None:
     plain, overridden = load_tree(tree), load_tree(tree, override=None)
-    assert [(d.rel, d.text) for d in plain.documents()] == [(d.rel, d.text) for d in overridden.documents()]
+    assert [(d.rel, d.text) for d in plain.documents()] == [
+        (d.rel, d.text) for d in overridden.documents()
+    ]

@@ -20,7 +20,13 @@ from recipelint.lazy import BrokenInstallError, import_own
 
 PACKAGE = Path(__file__).resolve().parent.parent / "recipelint"
 assert PACKAGE.is_dir(), PACKAGE
-RECIPE = Path(__file__).resolve().parent.parent / "recipes" / "models" / "Qwen" / "Qwen2.5-7B-Instruct.yaml"
+RECIPE = (
+    Path(__file__).resolve().parent.parent
+    / "recipes"
+    / "models"
+    / "Qwen"
+    / "Qwen2.5-7B-Instruct.yaml"
+)
 
 
 def _missing(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
@@ -46,8 +52,9 @@ def test_broken_install_error_survives_pickling() -> None:
     assert "yaml" in str(error) and "recipelint.load" in str(error)
 
 
-def test_a_missing_rule_family_is_an_internal_error(monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_missing_rule_family_is_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from recipelint.rules import registered_checks
 
     _missing(monkeypatch, "recipelint.rules.guide")
@@ -58,8 +65,9 @@ def test_a_missing_rule_family_is_an_internal_error(monkeypatch: pytest.MonkeyPa
     assert "internal error" in err and "recipelint.rules.guide" in err
 
 
-def test_a_missing_schema_stage_is_an_internal_error(monkeypatch: pytest.MonkeyPatch,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_missing_schema_stage_is_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from recipelint.engine import _schema_problems
 
     _missing(monkeypatch, "recipelint.schema")
@@ -70,8 +78,9 @@ def test_a_missing_schema_stage_is_an_internal_error(monkeypatch: pytest.MonkeyP
     assert "internal error" in err and "recipelint.schema" in err
 
 
-def test_a_missing_command_module_is_an_internal_error(monkeypatch: pytest.MonkeyPatch,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_missing_command_module_is_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _missing(monkeypatch, "recipelint.commands.summary")
     assert "summary" in cli.list_commands(click.Context(cli))  # listed, not hidden
     with pytest.raises(BrokenInstallError):
@@ -83,8 +92,9 @@ def test_a_missing_command_module_is_an_internal_error(monkeypatch: pytest.Monke
     assert main(["explain", "RL201"]) == 0
 
 
-def test_a_missing_dependency_of_a_command_is_an_internal_error(monkeypatch: pytest.MonkeyPatch,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_missing_dependency_of_a_command_is_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delitem(sys.modules, "recipelint.commands.diff", raising=False)
     _missing(monkeypatch, "recipelint.sides")
     assert main(["diff", ".", "."]) == 2
@@ -107,11 +117,14 @@ def test_every_command_module_is_importable() -> None:
 
 
 def _modules_after(*argv: str) -> set[str]:
-    code = ("import json, sys\nfrom recipelint.cli import main\n"
-            f"main({list(argv)!r})\n"
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('recipelint'))))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                          check=True)
+    code = (
+        "import json, sys\nfrom recipelint.cli import main\n"
+        f"main({list(argv)!r})\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('recipelint'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
     return set(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
@@ -120,8 +133,14 @@ def test_checking_one_file_imports_no_other_command() -> None:
     assert "recipelint.commands.check" in loaded
     others = {target.split(":")[0] for target in COMMANDS.values()} - {"recipelint.commands.check"}
     assert not loaded & others
-    assert not loaded & {"recipelint.sides", "recipelint.jobsummary", "recipelint.diffing",
-                         "recipelint.flags.extract", "recipelint.emit", "recipelint.cache"}
+    assert not loaded & {
+        "recipelint.sides",
+        "recipelint.jobsummary",
+        "recipelint.diffing",
+        "recipelint.flags.extract",
+        "recipelint.emit",
+        "recipelint.cache",
+    }
 
 
 def test_listing_the_rules_imports_neither_engine_nor_compiler() -> None:
@@ -144,8 +163,11 @@ def _assigned_names(path: Path) -> set[str]:
 
 
 def test_exit_statuses_are_defined_only_in_exitcodes() -> None:
-    defining = sorted(path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*.py")
-                      if {"EXIT_OK", "EXIT_FINDINGS", "EXIT_USAGE"} & _assigned_names(path))
+    defining = sorted(
+        path.relative_to(PACKAGE).as_posix()
+        for path in PACKAGE.rglob("*.py")
+        if {"EXIT_OK", "EXIT_FINDINGS", "EXIT_USAGE"} & _assigned_names(path)
+    )
     assert defining == ["exitcodes.py"]
     assert (exitcodes.EXIT_OK, exitcodes.EXIT_FINDINGS, exitcodes.EXIT_USAGE) == (0, 1, 2)
 
@@ -153,7 +175,7 @@ def test_exit_statuses_are_defined_only_in_exitcodes() -> None:
 def test_format_choices_of_check_and_compile_are_the_formatters() -> None:
     from recipelint.report import FORMATS, FORMATTERS
 
-    assert FORMATS == ("text", *FORMATTERS)
+    assert ("text", *FORMATTERS) == FORMATS
     for name in ("check", "compile"):
         command = cli.get_command(click.Context(cli), name)
         option = next(p for p in command.params if p.name == "output_format")
@@ -171,8 +193,13 @@ def test_library_modules_do_not_import_click() -> None:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
-                       else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            modules = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             if any(m == "click" or m.startswith("click.") for m in modules):
                 offenders.append(rel)
     assert offenders == []
@@ -186,9 +213,12 @@ def test_summary_is_a_command_module_over_a_library_module() -> None:
     assert "click" not in jobsummary.__dict__
 
 
-def test_a_side_that_is_no_tree_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from recipelint.sides import SideError, resolve_side
+def test_a_side_that_is_no_tree_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from contextlib import ExitStack
+
+    from recipelint.sides import SideError, resolve_side
 
     with ExitStack() as stack, pytest.raises(SideError, match="not a recipe tree"):
         resolve_side(str(tmp_path), None, stack, tmp_path)

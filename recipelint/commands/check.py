@@ -50,52 +50,130 @@ def _outside_trees(paths: list[Path]) -> None:
 @click.command("check")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 # Output: what is printed and where.
-@click.option("--format", "output_format", type=click.Choice(FORMATS),
-              default="text", show_default=True, help="Output format.")
-@click.option("--output-file", "-o", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Write the report to FILE instead of stdout (the summary line stays on stderr).")
-@click.option("--also-report", "also_reports", multiple=True, metavar="FORMAT=FILE",
-              help="Also write the report in FORMAT (json, github, sarif) to FILE from the same run "
-                   "(repeatable; golangci-lint's multiple outputs).")
-@click.option("--statistics", is_flag=True,
-              help="Print a count per rule instead of the findings ([*]: --fix repairs it); "
-                   "--format json gives [{code, name, count, fixable}].")
-@click.option("--show-source/--no-show-source", default=None,
-              help="Show the source line under each text finding [default: when stdout is a terminal].")
-@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
-              help="Colour text output; auto: on a terminal unless NO_COLOR is set, or when FORCE_COLOR is.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--output-file",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write the report to FILE instead of stdout (the summary line stays on stderr).",
+)
+@click.option(
+    "--also-report",
+    "also_reports",
+    multiple=True,
+    metavar="FORMAT=FILE",
+    help="Also write the report in FORMAT (json, github, sarif) to FILE from the same run "
+    "(repeatable; golangci-lint's multiple outputs).",
+)
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="Print a count per rule instead of the findings ([*]: --fix repairs it); "
+    "--format json gives [{code, name, count, fixable}].",
+)
+@click.option(
+    "--show-source/--no-show-source",
+    default=None,
+    help="Show the source line under each text finding [default: when stdout is a terminal].",
+)
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour text output; auto: on a terminal unless NO_COLOR is set, or when FORCE_COLOR is.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No summary line, and no --fix counts.")
 # Exit status.
 @click.option("--strict", is_flag=True, help="Warnings also make the exit status 1.")
-@click.option("--exit-zero", is_flag=True,
-              help="Exit 0 even when findings are reported (usage and internal errors still exit 2).")
+@click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Exit 0 even when findings are reported (usage and internal errors still exit 2).",
+)
 # Which rules run.
-@click.option("--select", multiple=True, metavar="CODE",
-              help="Run only these codes or prefixes (repeat, or a comma list: RL1,RL5; ALL).")
-@click.option("--ignore", multiple=True, metavar="CODE",
-              help="Skip these codes or prefixes (repeat, or a comma list: RL6,RL301).")
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="CODE",
+    help="Run only these codes or prefixes (repeat, or a comma list: RL1,RL5; ALL).",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    metavar="CODE",
+    help="Skip these codes or prefixes (repeat, or a comma list: RL6,RL301).",
+)
 # Fixes.
-@click.option("--fix", is_flag=True, help="Apply safe fixes in place (comments and layout kept), then report the rest.")
-@click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff and write nothing.")
-@click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
-              help="Worker processes for a large check; 0 = one per available CPU, 1 = no workers.")
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Apply safe fixes in place (comments and layout kept), then report the rest.",
+)
+@click.option(
+    "--diff", is_flag=True, help="Print the safe fixes as a unified diff and write nothing."
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    metavar="N",
+    help="Worker processes for a large check; 0 = one per available CPU, 1 = no workers.",
+)
 # Which findings count: only those a change introduces.
-@click.option("--new-from-rev", metavar="REV",
-              help="Report only findings absent at this git revision (a pull request's base).")
-@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Report only findings absent from this baseline file.")
-@click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Write every current finding to FILE as the baseline (- for stdout), and exit 0.")
+@click.option(
+    "--new-from-rev",
+    metavar="REV",
+    help="Report only findings absent at this git revision (a pull request's base).",
+)
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Report only findings absent from this baseline file.",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write every current finding to FILE as the baseline (- for stdout), and exit 0.",
+)
 @input_options
 @click.pass_context
-def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: str = "text",
-                  output_file: Path | None = None, statistics: bool = False, show_source: bool | None = None,
-                  color: str = "auto", quiet: bool = False, strict: bool = False, exit_zero: bool = False,
-                  select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), fix: bool = False,
-                  diff: bool = False, jobs: int = 0, new_from_rev: str | None = None,
-                  baseline: Path | None = None, write_baseline: Path | None = None,
-                  config_file: Path | None = None, show_settings: bool = False,
-                  stdin_filename: Path | None = None, also_reports: tuple[str, ...] = ()) -> None:
+def check_command(
+    ctx: click.Context,
+    paths: tuple[Path, ...],
+    output_format: str = "text",
+    output_file: Path | None = None,
+    statistics: bool = False,
+    show_source: bool | None = None,
+    color: str = "auto",
+    quiet: bool = False,
+    strict: bool = False,
+    exit_zero: bool = False,
+    select: tuple[str, ...] = (),
+    ignore: tuple[str, ...] = (),
+    fix: bool = False,
+    diff: bool = False,
+    jobs: int = 0,
+    new_from_rev: str | None = None,
+    baseline: Path | None = None,
+    write_baseline: Path | None = None,
+    config_file: Path | None = None,
+    show_settings: bool = False,
+    stdin_filename: Path | None = None,
+    also_reports: tuple[str, ...] = (),
+) -> None:
     """Check recipe trees, folders inside them, or single recipe files.
 
     The whole tree is always loaded for context; findings are reported only for
@@ -110,7 +188,9 @@ def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: st
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     if write_baseline is not None and (baseline is not None or new_from_rev is not None):
-        raise click.UsageError("--write-baseline records every finding: leave out --baseline and --new-from-rev")
+        raise click.UsageError(
+            "--write-baseline records every finding: leave out --baseline and --new-from-rev"
+        )
     if statistics and output_format not in STATISTICS_FORMATTERS:
         raise click.UsageError("--statistics prints --format text or json")
     extra_reports = [_extra_report(spec) for spec in also_reports]
@@ -119,14 +199,21 @@ def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: st
             raise click.UsageError("--fix and --diff write files: leave out --stdin-filename")
         paths = (stdin_filename,)
     if show_settings:
-        ctx.exit(_show_settings(paths, CheckOptions(select, ignore, config_file=config_file,
-                                                    stdin_filename=stdin_filename)))
+        ctx.exit(
+            _show_settings(
+                paths,
+                CheckOptions(
+                    select, ignore, config_file=config_file, stdin_filename=stdin_filename
+                ),
+            )
+        )
     groups, outside = group_by_tree(paths)
     _outside_trees(outside)
     fixed = None
     if fix or diff:
-        fixed = _apply_fixes(groups, CheckOptions(select, ignore, config_file=config_file), diff,
-                             output_file, quiet)
+        fixed = _apply_fixes(
+            groups, CheckOptions(select, ignore, config_file=config_file), diff, output_file, quiet
+        )
         if diff:
             ctx.exit(EXIT_OK if exit_zero else (EXIT_FINDINGS if fixed.files else EXIT_OK))
     if jobs == 0:
@@ -135,8 +222,16 @@ def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: st
         jobs = available_cpus()
     # The editor's buffer, as bytes: decoded as a file is (bad UTF-8 is RL004, not a crash).
     stdin_text = click.get_binary_stream("stdin").read() if stdin_filename is not None else None
-    options = CheckOptions(select, ignore, jobs, new_from_rev, baseline, config_file=config_file,
-                           stdin_filename=stdin_filename, stdin_text=stdin_text)
+    options = CheckOptions(
+        select,
+        ignore,
+        jobs,
+        new_from_rev,
+        baseline,
+        config_file=config_file,
+        stdin_filename=stdin_filename,
+        stdin_text=stdin_text,
+    )
     try:
         result = run_check([p for p in paths if p not in outside], options)
     except CheckError as exc:
@@ -146,7 +241,9 @@ def check_command(ctx: click.Context, paths: tuple[Path, ...], output_format: st
     look = Look(output_format, output_file, statistics, show_source, color)
     write_report(_render(result, look), output_file)
     for extra_format, extra_file in extra_reports:
-        write_report(_render(result, Look(extra_format, extra_file, False, False, "never")), extra_file)
+        write_report(
+            _render(result, Look(extra_format, extra_file, False, False, "never")), extra_file
+        )
     if not quiet:
         _report_summary(result, output_format, after_fix=fixed is not None)
         _explain_set_aside(result, new_from_rev, baseline)
@@ -172,8 +269,10 @@ def _extra_report(spec: str) -> tuple[str, Path]:
     """`sarif=recipelint.sarif` -> ("sarif", Path("recipelint.sarif"))."""
     name, equals, file = spec.partition("=")
     if not equals or name not in FORMATTERS or not file:
-        raise click.UsageError(f"--also-report takes FORMAT=FILE with FORMAT one of "
-                               f"{', '.join(sorted(FORMATTERS))}, not {spec!r}")
+        raise click.UsageError(
+            f"--also-report takes FORMAT=FILE with FORMAT one of "
+            f"{', '.join(sorted(FORMATTERS))}, not {spec!r}"
+        )
     return name, Path(file)
 
 
@@ -183,8 +282,11 @@ def _render(result: CheckResult, look: Look) -> str:
     if look.output_format == "text":
         terminal = look.terminal()
         show = terminal if look.show_source is None else look.show_source
-        return format_text(result.diagnostics, result.sources if show else None,
-                           color=use_color(look.color, terminal))
+        return format_text(
+            result.diagnostics,
+            result.sources if show else None,
+            color=use_color(look.color, terminal),
+        )
     roots = [Path(os.path.abspath(tree.root)) for tree in result.trees]
     return FORMATTERS[look.output_format](result.diagnostics, roots)
 
@@ -192,23 +294,37 @@ def _render(result: CheckResult, look: Look) -> str:
 def _report_summary(result: CheckResult, output_format: str, after_fix: bool) -> None:
     if output_format == "text":
         # After --fix the remaining fixable findings get their own line below.
-        click.echo(summary_line(result.diagnostics, result.files, fixable_hint=not after_fix), err=True)
+        click.echo(
+            summary_line(result.diagnostics, result.files, fixable_hint=not after_fix), err=True
+        )
     if after_fix:
         # Counted over every finding of the named files, the ones a base or baseline sets aside too.
         left = sum(1 for tree in result.trees for d in tree.diagnostics if is_fixable(d.code))
-        note = " (no edit could be proven safe for them: fix by hand, see docs/autofix.md)" if left else ""
-        click.echo(f"recipelint: {left} fixable finding{'s' * (left != 1)} remain{'s' * (left == 1)}{note}",
-                   err=True)
+        note = (
+            " (no edit could be proven safe for them: fix by hand, see docs/autofix.md)"
+            if left
+            else ""
+        )
+        click.echo(
+            f"recipelint: {left} fixable finding{'s' * (left != 1)} remain{'s' * (left == 1)}{note}",
+            err=True,
+        )
 
 
-def _apply_fixes(groups: dict[Path, list[Path]], options: CheckOptions, dry_run: bool,
-                 output_file: Path | None, quiet: bool) -> Changes:
+def _apply_fixes(
+    groups: dict[Path, list[Path]],
+    options: CheckOptions,
+    dry_run: bool,
+    output_file: Path | None,
+    quiet: bool,
+) -> Changes:
     """--fix writes the fixes, --diff prints them as the report; both say what per rule on stderr."""
-    from recipelint.rulebook import rule_info
     from recipelint.fix import fix_paths
+    from recipelint.rulebook import rule_info
 
-    changes = fix_paths(groups, options.select, options.ignore, write=not dry_run,
-                        config_file=options.config_file)
+    changes = fix_paths(
+        groups, options.select, options.ignore, write=not dry_run, config_file=options.config_file
+    )
     if dry_run:
         write_report(changes.diff, output_file)
     if quiet:
@@ -237,7 +353,11 @@ def _show_settings(paths: tuple[Path, ...], options: CheckOptions) -> int:
 def _write_baseline(path: Path, result: CheckResult, quiet: bool) -> int:
     from recipelint.baseline import BaselineError, baseline_text, write_baseline
 
-    found = [(diag, Path(os.path.abspath(tree.root))) for tree in result.trees for diag in tree.diagnostics]
+    found = [
+        (diag, Path(os.path.abspath(tree.root)))
+        for tree in result.trees
+        for diag in tree.diagnostics
+    ]
     if str(path) == "-":  # standard output, as for most file arguments
         text, count = baseline_text(found)
         click.echo(text, nl=False)
@@ -247,17 +367,30 @@ def _write_baseline(path: Path, result: CheckResult, quiet: bool) -> int:
     except BaselineError as exc:
         raise click.UsageError(str(exc)) from None
     if not quiet:
-        click.echo(f"recipelint: wrote {count} finding{'s' * (count != 1)} to the baseline {path}", err=True)
+        click.echo(
+            f"recipelint: wrote {count} finding{'s' * (count != 1)} to the baseline {path}",
+            err=True,
+        )
     return EXIT_OK
 
 
-def _explain_set_aside(result: CheckResult, new_from_rev: str | None, baseline: Path | None) -> None:
+def _explain_set_aside(
+    result: CheckResult, new_from_rev: str | None, baseline: Path | None
+) -> None:
     if result.known:
         where = f"at {new_from_rev}" if new_from_rev is not None else f"in {baseline}"
         plural = "s were" if result.known != 1 else " was"
-        click.echo(f"recipelint: {result.known} finding{plural} already present {where} (not shown)", err=True)
+        click.echo(
+            f"recipelint: {result.known} finding{plural} already present {where} (not shown)",
+            err=True,
+        )
     if result.stale:
-        click.echo(f"recipelint: {len(result.stale)} baseline entr{'ies' if len(result.stale) != 1 else 'y'} "
-                   f"match no finding any more; rewrite {baseline} with --write-baseline:", err=True)
+        click.echo(
+            f"recipelint: {len(result.stale)} baseline entr{'ies' if len(result.stale) != 1 else 'y'} "
+            f"match no finding any more; rewrite {baseline} with --write-baseline:",
+            err=True,
+        )
         for entry in result.stale[:10]:
-            click.echo(f"    {entry.get('path')}: {entry.get('code')} {entry.get('message')}", err=True)
+            click.echo(
+                f"    {entry.get('path')}: {entry.get('code')} {entry.get('message')}", err=True
+            )

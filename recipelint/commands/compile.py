@@ -19,8 +19,14 @@ from recipelint.exitcodes import EXIT_FINDINGS, EXIT_USAGE
 from recipelint.report import FORMATS
 
 
-def _provenance(root: Path, no_provenance: bool, name: str | None, repo: str | None, ref: str | None,
-                sha: str | None):
+def _provenance(
+    root: Path,
+    no_provenance: bool,
+    name: str | None,
+    repo: str | None,
+    ref: str | None,
+    sha: str | None,
+):
     """Explicit --source-* options win; otherwise a git checkout fills the block; else none."""
     from recipelint.compiler import Provenance, git_provenance
 
@@ -34,14 +40,21 @@ def _provenance(root: Path, no_provenance: bool, name: str | None, repo: str | N
         return from_git
     if not given:
         return None
-    missing = [opt for opt, value in (("--source-repo", repo), ("--source-ref", ref), ("--source-sha", sha))
-               if not value]
+    missing = [
+        opt
+        for opt, value in (("--source-repo", repo), ("--source-ref", ref), ("--source-sha", sha))
+        if not value
+    ]
     if missing:
-        raise click.UsageError(f"the tree is not in a git checkout, so {', '.join(missing)} must be given")
+        raise click.UsageError(
+            f"the tree is not in a git checkout, so {', '.join(missing)} must be given"
+        )
     return Provenance(name or repo.split("/")[-1], repo, ref, sha, root)
 
 
-def _show(diagnostics: list[Diagnostic], output_format: str, output_file: Path | None = None) -> None:
+def _show(
+    diagnostics: list[Diagnostic], output_format: str, output_file: Path | None = None
+) -> None:
     """Text findings go to stderr (stdout stays free), other formats to stdout; either
     to ``output_file`` when given."""
     from recipelint.commands.output import write_report
@@ -57,26 +70,63 @@ def _show(diagnostics: list[Diagnostic], output_format: str, output_file: Path |
 
 @click.command("compile")
 @click.argument("tree", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("-o", "--output", "out", type=click.Path(path_type=Path),
-              help="Folder to write the API to (replaced as a whole).")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    type=click.Path(path_type=Path),
+    help="Folder to write the API to (replaced as a whole).",
+)
 @click.option("--dry-run", is_flag=True, help="Compile and report, write nothing.")
-@click.option("--source-name", help="Provenance: name of the source (default: the repository name).")
-@click.option("--source-repo", help="Provenance: GitHub owner/name (default: from the origin remote).")
+@click.option(
+    "--source-name", help="Provenance: name of the source (default: the repository name)."
+)
+@click.option(
+    "--source-repo", help="Provenance: GitHub owner/name (default: from the origin remote)."
+)
 @click.option("--source-ref", help="Provenance: branch or tag (default: the current branch).")
 @click.option("--source-sha", help="Provenance: commit (default: HEAD).")
 @click.option("--no-provenance", is_flag=True, help="Never add the `source` block.")
-@click.option("--format", "output_format", type=click.Choice(FORMATS),
-              default="text", show_default=True, help="How to print findings.")
-@click.option("--output-file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Write the findings report to FILE (in --format) instead of stderr/stdout.")
-@click.option("-q", "--quiet", is_flag=True,
-              help="No summary line, no progress, and no info-level findings in text output.")
-@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Folder of rendered recipes to reuse: a recompile renders only what changed.")
-def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: str | None,
-                    source_repo: str | None, source_ref: str | None, source_sha: str | None,
-                    no_provenance: bool, output_format: str, quiet: bool, cache_dir: Path | None = None,
-                    output_file: Path | None = None) -> None:
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="How to print findings.",
+)
+@click.option(
+    "--output-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write the findings report to FILE (in --format) instead of stderr/stdout.",
+)
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No summary line, no progress, and no info-level findings in text output.",
+)
+@click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of rendered recipes to reuse: a recompile renders only what changed.",
+)
+def compile_command(
+    tree: Path,
+    out: Path | None,
+    dry_run: bool,
+    source_name: str | None,
+    source_repo: str | None,
+    source_ref: str | None,
+    source_sha: str | None,
+    no_provenance: bool,
+    output_format: str,
+    quiet: bool,
+    cache_dir: Path | None = None,
+    output_file: Path | None = None,
+) -> None:
     """Compile the recipe tree TREE into the static JSON API.
 
     Provenance: with --source-* options every recipe JSON ends with a `source`
@@ -103,9 +153,13 @@ def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: st
         except EmitError as exc:
             raise click.UsageError(str(exc)) from exc
     if cache_dir is not None and out is not None and _inside(cache_dir, out):
-        raise click.UsageError(f"the cache {cache_dir} must not be inside the output folder {out}, "
-                               "which every compile replaces")
-    provenance = _provenance(tree.resolve(), no_provenance, source_name, source_repo, source_ref, source_sha)
+        raise click.UsageError(
+            f"the cache {cache_dir} must not be inside the output folder {out}, "
+            "which every compile replaces"
+        )
+    provenance = _provenance(
+        tree.resolve(), no_provenance, source_name, source_repo, source_ref, source_sha
+    )
 
     from recipelint.config import ConfigError, load_config
 
@@ -121,7 +175,9 @@ def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: st
     if cache_dir is not None:
         from recipelint.cache import RecipeCache, tree_fingerprint
 
-        cache = RecipeCache(cache_dir, tree_fingerprint(loaded, provenance, config.max_renderings, config.limits))
+        cache = RecipeCache(
+            cache_dir, tree_fingerprint(loaded, provenance, config.max_renderings, config.limits)
+        )
     result = _run(compiler, cache, quiet)
     shown = result.diagnostics
     if quiet and output_format == "text":
@@ -135,8 +191,11 @@ def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: st
     if dry_run:
         size = sum(len(data) for _, data in result.files.items())
         if not quiet:
-            click.echo(f"recipelint compile: {len(result.files)} files, {size} bytes rendered "
-                       "(dry run, nothing written)", err=True)
+            click.echo(
+                f"recipelint compile: {len(result.files)} files, {size} bytes rendered "
+                "(dry run, nothing written)",
+                err=True,
+            )
         return
     try:
         written = replace_folder(result.files.items(), out)
@@ -146,9 +205,16 @@ def compile_command(tree: Path, out: Path | None, dry_run: bool, source_name: st
     if cache is not None:
         cache.prune()
     if not quiet:
-        reuse = f" ({cache.hits} recipes from the cache, {cache.misses} rendered)" if cache is not None else ""
-        click.echo(f"recipelint compile: wrote {written} files to {out} in "
-                   f"{time.perf_counter() - started:.1f}s{reuse}", err=True)
+        reuse = (
+            f" ({cache.hits} recipes from the cache, {cache.misses} rendered)"
+            if cache is not None
+            else ""
+        )
+        click.echo(
+            f"recipelint compile: wrote {written} files to {out} in "
+            f"{time.perf_counter() - started:.1f}s{reuse}",
+            err=True,
+        )
 
 
 def _run(compiler: Compiler, cache: RecipeCache | None, quiet: bool) -> CompileResult:
@@ -160,8 +226,11 @@ def _run(compiler: Compiler, cache: RecipeCache | None, quiet: bool) -> CompileR
         recipes = compiler.tree.recipes
         with Progress("compiling recipes", len(recipes), quiet=quiet) as progress:
             for doc in progress.iterate(recipes):
-                compiler.absorb(cache.outcome(compiler, doc, globals_) if cache is not None
-                                else compiler.compile_recipe(doc, globals_))
+                compiler.absorb(
+                    cache.outcome(compiler, doc, globals_)
+                    if cache is not None
+                    else compiler.compile_recipe(doc, globals_)
+                )
     return compiler.finish(globals_)
 
 

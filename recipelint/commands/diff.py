@@ -72,8 +72,8 @@ def diff_command(
     the flags and environment variables added, removed or changed, then the
     renderings that appeared or disappeared.
     """
-    from recipelint.diffing import FORMATTERS, diff_renderings
     from recipelint.commands.output import write_report
+    from recipelint.diffing import FORMATTERS, diff_renderings
 
     cwd = Path.cwd()
     with ExitStack() as stack:

@@ -19,10 +19,19 @@ def flags_group() -> None:
 
 @flags_group.command("extract")
 @click.argument("source", type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
-              help="Where to write the catalog JSON (e.g. rules/vllm/vllm-0.17.0.json).")
-@click.option("--with-vllm", type=click.Path(path_type=Path), default=None,
-              help="For a vllm-omni release: the vLLM wheel/folder it runs on (omni extends vLLM's parser).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Where to write the catalog JSON (e.g. rules/vllm/vllm-0.17.0.json).",
+)
+@click.option(
+    "--with-vllm",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="For a vllm-omni release: the vLLM wheel/folder it runs on (omni extends vLLM's parser).",
+)
 def extract_command(source: Path, output: Path, with_vllm: Path | None) -> None:
     """Read a vLLM or vllm-omni wheel (or unpacked source folder) and write its catalog."""
     from recipelint.flags.extract import extract_catalog
@@ -37,13 +46,20 @@ def extract_command(source: Path, output: Path, with_vllm: Path | None) -> None:
         click.echo(f"recipelint flags extract: {exc}", err=True)
         raise SystemExit(EXIT_USAGE) from None
     _write(output, catalog)
-    click.echo(f"{catalog['package']} {catalog['version']}: {len(catalog['flags'])} flags -> {output}")
+    click.echo(
+        f"{catalog['package']} {catalog['version']}: {len(catalog['flags'])} flags -> {output}"
+    )
 
 
 @flags_group.command("history")
 @click.argument("catalogs", nargs=-1, type=click.Path(path_type=Path, exists=True, dir_okay=False))
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
-              help="Where to write the history JSON (e.g. rules/vllm/vllm-history.json).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Where to write the history JSON (e.g. rules/vllm/vllm-history.json).",
+)
 def history_command(catalogs: tuple[Path, ...], output: Path) -> None:
     """Rebuild the first/last-release history from catalog files of one package."""
     from recipelint.flags.history import build_history
@@ -75,8 +91,12 @@ class _FlagArgumentCommand(click.Command):
     """
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        own = {name: param for param in self.get_params(ctx) if isinstance(param, click.Option)
-               for name in (*param.opts, *param.secondary_opts)}
+        own = {
+            name: param
+            for param in self.get_params(ctx)
+            if isinstance(param, click.Option)
+            for name in (*param.opts, *param.secondary_opts)
+        }
         options: list[str] = []
         positional: list[str] = []
         index = 0
@@ -116,7 +136,10 @@ def show_command(option: str, version: str | None, package: str) -> None:
     found = catalog.lookup(option)
     if not found.known:
         hint = closest_flags(catalog, option) or list(found.candidates)
-        click.echo(f"{option}: not accepted by {package} {catalog.version}" + (f" (did you mean {', '.join(hint)}?)" if hint else ""))
+        click.echo(
+            f"{option}: not accepted by {package} {catalog.version}"
+            + (f" (did you mean {', '.join(hint)}?)" if hint else "")
+        )
         return
     assert found.canonical is not None
     spec = catalog.flags[found.canonical]
@@ -124,7 +147,12 @@ def show_command(option: str, version: str | None, package: str) -> None:
     click.echo(f"{option} -> {found.canonical} via {found.via} in {package} {catalog.version}")
     if span:
         click.echo(f"  releases: {span[0]} .. {span[1]}")
-    click.echo("  " + json.dumps({k: v for k, v in spec.__dict__.items() if v not in (None, (), False)}, default=list))
+    click.echo(
+        "  "
+        + json.dumps(
+            {k: v for k, v in spec.__dict__.items() if v not in (None, (), False)}, default=list
+        )
+    )
 
 
 def _write(output: Path, data: dict[str, Any]) -> None:

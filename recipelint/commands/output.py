@@ -26,4 +26,6 @@ def write_report(text: str, output_file: Path | None) -> None:
         # "replace": a message holding a lone surrogate must not abort the report.
         output_file.write_text(text, encoding="utf-8", errors="replace", newline="")
     except OSError as exc:
-        raise click.UsageError(f"cannot write --output-file {output_file}: {exc.strerror or exc}") from None
+        raise click.UsageError(
+            f"cannot write --output-file {output_file}: {exc.strerror or exc}"
+        ) from None

@@ -14,15 +14,22 @@ from recipelint.ruledocs import explain_text, reference_markdown, rule_record
 
 
 @click.command("rules")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text",
-              show_default=True,
-              help="json: an array of {code, name, severity, summary, fixable, url}; "
-                   "markdown: the rule reference page (docs/rule-reference.md).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="json: an array of {code, name, severity, summary, fixable, url}; "
+    "markdown: the rule reference page (docs/rule-reference.md).",
+)
 def rules_command(output_format: str = "text") -> None:
     """List every rule: code, default severity, name and summary ([fix]: --fix repairs it)."""
     catalog = load_catalog().values()
     if output_format == "json":
-        click.echo(json.dumps([rule_record(info) for info in catalog], indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps([rule_record(info) for info in catalog], indent=2, ensure_ascii=False)
+        )
         return
     if output_format == "markdown":
         click.echo(reference_markdown(list(catalog)), nl=False)

@@ -21,13 +21,20 @@ from recipelint.schemaexport import NotInTreeError, builtin_schema_text, tree_sc
 
 
 @click.command("schema")
-@click.argument("kind", type=click.Choice(list(SCHEMA_FILES)), metavar="{" + "|".join(SCHEMA_FILES) + "}")
-@click.option("--tree", type=click.Path(exists=True, path_type=Path), metavar="PATH",
-              help="Merge in the schema overlays of the recipe tree around PATH (as `check` validates it).")
+@click.argument(
+    "kind", type=click.Choice(list(SCHEMA_FILES)), metavar="{" + "|".join(SCHEMA_FILES) + "}"
+)
+@click.option(
+    "--tree",
+    type=click.Path(exists=True, path_type=Path),
+    metavar="PATH",
+    help="Merge in the schema overlays of the recipe tree around PATH (as `check` validates it).",
+)
 @config_file_option
 @click.pass_context
-def schema_command(ctx: click.Context, kind: str, tree: Path | None = None,
-                   config_file: Path | None = None) -> None:
+def schema_command(
+    ctx: click.Context, kind: str, tree: Path | None = None, config_file: Path | None = None
+) -> None:
     """Print the JSON Schema for one kind of file, for editors and other validators.
 
     \b
@@ -51,7 +58,10 @@ def schema_command(ctx: click.Context, kind: str, tree: Path | None = None,
         from recipelint.report import format_text
 
         click.echo(format_text(list(exc.diagnostics)), err=True, nl=False)
-        click.echo("recipelint schema: the tree's configuration or schema overlays cannot be used", err=True)
+        click.echo(
+            "recipelint schema: the tree's configuration or schema overlays cannot be used",
+            err=True,
+        )
         ctx.exit(EXIT_FINDINGS)
     click.echo(text, nl=False)
     sys.stdout.flush()

@@ -17,11 +17,12 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
-from recipelint.packagedata import RULE_CATALOG, data_folder
+from functools import cache
 from typing import Any, Literal
 
 import orjson
+
+from recipelint.packagedata import RULE_CATALOG, data_folder
 
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.?post(\d+))?")
 
@@ -56,7 +57,7 @@ class FlagSpec:
     json_keys: dict[str, Any] | None = None
 
     @classmethod
-    def from_json(cls, name: str, raw: dict[str, Any]) -> "FlagSpec":
+    def from_json(cls, name: str, raw: dict[str, Any]) -> FlagSpec:
         return cls(
             name=name,
             value=raw["value"],
@@ -133,11 +134,11 @@ class Catalog:
     flags: Mapping[str, FlagSpec]
     _options: dict[str, tuple[str, Via, bool]] = field(default_factory=dict, repr=False)
     # Caches of answers derived from the fields above (not part of a catalog's value).
-    _lookups: dict[str, "Lookup"] = field(default_factory=dict, repr=False, compare=False)
+    _lookups: dict[str, Lookup] = field(default_factory=dict, repr=False, compare=False)
     _shorthand: list[str | None] = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Catalog":
+    def from_json(cls, data: dict[str, Any]) -> Catalog:
         raw_flags: dict[str, dict[str, Any]] = data["flags"]
         catalog = cls(data["package"], data["version"], data["spelling"], _Flags(raw_flags))
         # Every canonical name is itself (an alias never shadows a name); any other spelling is
@@ -173,7 +174,9 @@ class Catalog:
         inline = value if eq else None
         shorthand = self._optimization_shorthand(option)
         if shorthand is not None:
-            return Lookup(spelled, shorthand, "alias", inline_value=option[2:].lstrip("=") or inline)
+            return Lookup(
+                spelled, shorthand, "alias", inline_value=option[2:].lstrip("=") or inline
+            )
         normalized, underscored = self._rewrite_underscores(option)
         key, path, append = self._split_dotted(normalized)
         found = self._options.get(key)
@@ -183,11 +186,17 @@ class Catalog:
         if self.spelling.get("abbreviations", True) and key.startswith("--"):
             matches = sorted({o for o in self._options if o.startswith(key) and o.startswith("--")})
             targets = sorted({self._options[m][0] for m in matches})
-            if len(matches) == 1 or (len(targets) == 1 and matches and len({self._options[m][2] for m in matches}) == 1):
+            if len(matches) == 1 or (
+                len(targets) == 1 and matches and len({self._options[m][2] for m in matches}) == 1
+            ):
                 canonical, _via, negated = self._options[matches[0]]
-                return Lookup(spelled, canonical, "abbreviation", negated, underscored, inline, path, append)
+                return Lookup(
+                    spelled, canonical, "abbreviation", negated, underscored, inline, path, append
+                )
             if matches:
-                return Lookup(spelled, None, None, underscored=underscored, candidates=tuple(matches))
+                return Lookup(
+                    spelled, None, None, underscored=underscored, candidates=tuple(matches)
+                )
         return Lookup(spelled, None, None, underscored=underscored, inline_value=inline)
 
     def option_key(self, spelled: str) -> str:
@@ -197,7 +206,11 @@ class Catalog:
 
     def _optimization_shorthand(self, option: str) -> str | None:
         """`-O3` / `-O=3` / `-Odecode`: rewritten by vLLM before argparse runs."""
-        if not self.spelling.get("optimization_shorthand") or not option.startswith("-O") or option == "-O":
+        if (
+            not self.spelling.get("optimization_shorthand")
+            or not option.startswith("-O")
+            or option == "-O"
+        ):
             return None
         if option.startswith("-O."):
             return None  # a dotted sub-argument of the flag `-O` aliases; handled generically
@@ -240,7 +253,7 @@ class Catalog:
 
     # -- values ------------------------------------------------------------------
     def json_key_status(self, canonical: str, path: tuple[str, ...]) -> str:
-        """"known", "deprecated", "unknown", or "free" (a JSON flag whose keys are not catalogued)."""
+        """ "known", "deprecated", "unknown", or "free" (a JSON flag whose keys are not catalogued)."""
         spec = self.flags.get(canonical)
         keys = spec.json_keys if spec is not None else None
         for i, part in enumerate(path):
@@ -255,7 +268,7 @@ class Catalog:
         return "known"
 
     def value_status(self, canonical: str, value: str) -> str:
-        """"ok", "bad" (argparse rejects it), or "unknown" (not a known soft value)."""
+        """ "ok", "bad" (argparse rejects it), or "unknown" (not a known soft value)."""
         spec = self.flags.get(canonical)
         if spec is None:
             return "ok"
@@ -296,24 +309,29 @@ def _converts(kind: str, value: str) -> bool:
 
 # -- loading -----------------------------------------------------------------------
 
-@lru_cache(maxsize=None)
+
+@cache
 def _catalog_dir() -> Any:
     return data_folder(RULE_CATALOG) / "vllm"
 
 
-@lru_cache(maxsize=None)
+@cache
 def available_versions(package: str = "vllm") -> tuple[str, ...]:
     """Releases with a committed catalog, oldest first."""
     prefix = f"{package}-"
     found = []
     for entry in _catalog_dir().iterdir():
         name = entry.name
-        if name.startswith(prefix) and name.endswith(".json") and name[len(prefix):-5][:1].isdigit():
-            found.append(name[len(prefix):-5])
+        if (
+            name.startswith(prefix)
+            and name.endswith(".json")
+            and name[len(prefix) : -5][:1].isdigit()
+        ):
+            found.append(name[len(prefix) : -5])
     return tuple(sorted(found, key=version_key))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_catalog(version: str, package: str = "vllm") -> Catalog:
     """The committed catalog of exactly this release (KeyError when there is none)."""
     if version not in available_versions(package):
@@ -322,7 +340,7 @@ def load_catalog(version: str, package: str = "vllm") -> Catalog:
     return Catalog.from_json(orjson.loads(data))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _version_keys(package: str) -> tuple[tuple[int, ...], ...]:
     """version_key of each of available_versions(package), in the same (ascending) order."""
     return tuple(version_key(v) for v in available_versions(package))
@@ -343,7 +361,7 @@ def newest_catalog(package: str = "vllm") -> Catalog:
     return load_catalog(available_versions(package)[-1], package)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_history(package: str = "vllm") -> dict[str, Any]:
     """First/last release of each flag and of each choice/known value (see docs/flags.md)."""
     data = (_catalog_dir() / f"{package}-history.json").read_bytes()

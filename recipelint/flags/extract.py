@@ -61,7 +61,9 @@ def extract_catalog(path: Path, with_vllm: Path | None = None) -> dict[str, Any]
     try:
         return _Extractor(tree, path).run()
     except RecursionError:
-        raise SourceError(f"{path}: the parser definitions nest too deeply to read statically") from None
+        raise SourceError(
+            f"{path}: the parser definitions nest too deeply to read statically"
+        ) from None
     finally:
         tree.close()
 
@@ -83,7 +85,9 @@ class _Extractor:
         self._interpret_serve_parser()
         added = [a for a in self.interp.added if not a.positional]
         if not added:
-            raise SourceError(f"{self.path}: found no `serve` command-line flags (not a supported vLLM layout)")
+            raise SourceError(
+                f"{self.path}: found no `serve` command-line flags (not a supported vLLM layout)"
+            )
         spelling = self._spelling_rules()
         flags = _build_flags(added, self, spelling)
         _apply_serve_model_rule(flags, spelling["serve_model_flag"])
@@ -106,7 +110,9 @@ class _Extractor:
                     method = _method(node, "subparser_init")
                     if method is not None:
                         cls = ClassRef(serve_mod, node.name)
-                        self.interp.call_function(serve_mod, method, [PARSER], cls=cls, self_cls=cls)
+                        self.interp.call_function(
+                            serve_mod, method, [PARSER], cls=cls, self_cls=cls
+                        )
                         if self.interp.added:
                             return
         # Before `vllm serve` existed the server parsed its own command line.
@@ -210,7 +216,9 @@ class _Extractor:
             out["type"] = Tag("str")
         else:
             kinds = {h.kind for h in elems}
-            out["type"] = Tag("int" if kinds == {"int"} else "float" if kinds == {"float"} else "str")
+            out["type"] = Tag(
+                "int" if kinds == {"int"} else "float" if kinds == {"float"} else "str"
+            )
         return out
 
     # -- parser registries ---------------------------------------------------
@@ -224,8 +232,10 @@ class _Extractor:
         prefixes = [
             p.format(pkg=pkg)
             for pkg in dict.fromkeys((self.tree.package, "vllm"))
-            for p in {"tool": ["{pkg}/entrypoints/openai/tool_parsers/", "{pkg}/tool_parsers/"],
-                      "reasoning": ["{pkg}/reasoning/"]}[kind]
+            for p in {
+                "tool": ["{pkg}/entrypoints/openai/tool_parsers/", "{pkg}/tool_parsers/"],
+                "reasoning": ["{pkg}/reasoning/"],
+            }[kind]
         ]
         names: set[str] = set()
         for prefix in prefixes:
@@ -252,20 +262,32 @@ class _Extractor:
         underscores = "none"
         if 'replace("_", "-")' in parser_src or "replace('_', '-')" in parser_src:
             underscores = "before_dot" if re.search(r"\[\^\\?\.\]", parser_src) else "all"
-        dotted_json = bool(re.search(r"""split\(\s*["']\.["']""", parser_src)) and "json" in parser_src.lower()
+        dotted_json = (
+            bool(re.search(r"""split\(\s*["']\.["']""", parser_src))
+            and "json" in parser_src.lower()
+        )
         serve_rel = f"{pkg}/entrypoints/cli/serve.py"
         serve_src = self.tree.read(serve_rel) if self.tree.has(serve_rel) else ""
-        cli_main = self.tree.read(f"{pkg}/entrypoints/cli/main.py") if self.tree.has(f"{pkg}/entrypoints/cli/main.py") else ""
+        cli_main = (
+            self.tree.read(f"{pkg}/entrypoints/cli/main.py")
+            if self.tree.has(f"{pkg}/entrypoints/cli/main.py")
+            else ""
+        )
         return {
             "underscores": underscores,
             "dotted_json": dotted_json,
-            "list_append": dotted_json and "+" in parser_src and re.search(r"""endswith\(\s*["']\+["']""", parser_src) is not None,
+            "list_append": dotted_json
+            and "+" in parser_src
+            and re.search(r"""endswith\(\s*["']\+["']""", parser_src) is not None,
             "optimization_shorthand": '"-O"' in parser_src or "'-O'" in parser_src,
             "config_file": "--config" in parser_src,
             "abbreviations": "allow_abbrev=False" not in parser_src,
-            "enable_disable_pairs": "_inverse_prefixes" in text or ('"--disable-"' in text and '"--enable-"' in text),
+            "enable_disable_pairs": "_inverse_prefixes" in text
+            or ('"--disable-"' in text and '"--enable-"' in text),
             "omni_handoff": '"--omni"' in cli_main,
-            "serve_model_flag": _serve_model_flag(parser_src if "`--model` option" in parser_src else serve_src),
+            "serve_model_flag": _serve_model_flag(
+                parser_src if "`--model` option" in parser_src else serve_src
+            ),
         }
 
 
@@ -288,7 +310,7 @@ def _serve_model_flag(parser_src: str) -> str:
     at = parser_src.find("`--model` option")
     if at < 0:
         return "ok"
-    before = parser_src[max(0, at - 600):at]
+    before = parser_src[max(0, at - 600) : at]
     raise_at, warn_at = before.rfind("raise ValueError"), before.rfind("logger.warning")
     if raise_at < 0 and warn_at < 0:
         return "ok"
@@ -306,7 +328,11 @@ def _human_int_names(fn: ast.FunctionDef) -> tuple[set[str], set[str]]:
     """Field names get_kwargs parses as human-readable ints (``128k``), and those also taking ``auto``."""
     sets: dict[str, set[str]] = {}
     for node in ast.walk(fn):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             strings = _string_collection(node.value)
             if strings is not None:
                 sets[node.targets[0].id] = strings
@@ -327,18 +353,26 @@ def _human_int_names(fn: ast.FunctionDef) -> tuple[set[str], set[str]]:
 
 
 def _string_collection(node: ast.expr) -> set[str] | None:
-    if isinstance(node, (ast.Set, ast.List, ast.Tuple)) and node.elts and all(
-        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+    if (
+        isinstance(node, (ast.Set, ast.List, ast.Tuple))
+        and node.elts
+        and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
     ):
         return {e.value for e in node.elts}  # type: ignore[attr-defined]
     return None
 
 
 def _names_tested(test: ast.expr, sets: dict[str, set[str]]) -> set[str]:
-    if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "name"):
+    if not (
+        isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "name"
+    ):
         return set()
     right = test.comparators[0]
-    if isinstance(test.ops[0], ast.Eq) and isinstance(right, ast.Constant) and isinstance(right.value, str):
+    if (
+        isinstance(test.ops[0], ast.Eq)
+        and isinstance(right, ast.Constant)
+        and isinstance(right.value, str)
+    ):
         return {right.value}
     if isinstance(test.ops[0], ast.In):
         found = _string_collection(right)
@@ -358,9 +392,15 @@ def _registered_names(tree: ast.Module) -> set[str]:
                 names |= _strings_in_call(node, lazy=callee == "register_lazy_module")
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             target = node.targets[0] if isinstance(node, ast.Assign) else node.target
-            if isinstance(target, ast.Name) and target.id.isupper() and "REGISTER" in target.id:
-                if isinstance(node.value, ast.Dict):
-                    names |= {k.value for k in node.value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+            registry = (
+                isinstance(target, ast.Name) and target.id.isupper() and "REGISTER" in target.id
+            )
+            if registry and isinstance(node.value, ast.Dict):
+                names |= {
+                    k.value
+                    for k in node.value.keys
+                    if isinstance(k, ast.Constant) and isinstance(k.value, str)
+                }
     return names
 
 
@@ -374,13 +414,20 @@ def _strings_in_call(call: ast.Call, lazy: bool) -> set[str]:
         if isinstance(cand, ast.Constant) and isinstance(cand.value, str):
             out.add(cand.value)
         elif isinstance(cand, (ast.List, ast.Tuple)):
-            out |= {e.value for e in cand.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+            out |= {
+                e.value
+                for e in cand.elts
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            }
     return out
 
 
 # -- converting recorded add_argument calls into catalog entries -------------------
 
-def _build_flags(added: list[AddedArgument], ex: _Extractor, spelling: dict[str, Any]) -> dict[str, Any]:
+
+def _build_flags(
+    added: list[AddedArgument], ex: _Extractor, spelling: dict[str, Any]
+) -> dict[str, Any]:
     flags: dict[str, Any] = {}
     for arg in added:
         longs = [s for s in arg.option_strings if s.startswith("--")]
@@ -400,7 +447,9 @@ def _build_flags(added: list[AddedArgument], ex: _Extractor, spelling: dict[str,
     return dict(sorted(flags.items()))
 
 
-def _entry(arg: AddedArgument, canonical: str, ex: _Extractor, spelling: dict[str, Any]) -> dict[str, Any]:
+def _entry(
+    arg: AddedArgument, canonical: str, ex: _Extractor, spelling: dict[str, Any]
+) -> dict[str, Any]:
     kw = arg.kwargs
     entry: dict[str, Any] = {}
     aliases = sorted(s for s in arg.option_strings if s != canonical)
@@ -426,10 +475,16 @@ def _entry(arg: AddedArgument, canonical: str, ex: _Extractor, spelling: dict[st
         entry["values"] = soft
     dataclass_ref = kw.get("_dataclass")
     converter = kw.get("type")
-    if isinstance(converter, tuple) and converter[:1] == ("method",) and converter[2].name == "from_cli":
+    if (
+        isinstance(converter, tuple)
+        and converter[:1] == ("method",)
+        and converter[2].name == "from_cli"
+    ):
         # Early releases parse config flags with `SomeConfig.from_cli`: JSON text.
         entry["type"] = "json"
-        if ex.reader.is_dataclass(converter[1]) or "BaseModel" in ex.reader.base_names(converter[1]):
+        if ex.reader.is_dataclass(converter[1]) or "BaseModel" in ex.reader.base_names(
+            converter[1]
+        ):
             dataclass_ref = converter[1]
     if isinstance(dataclass_ref, ClassRef) and entry.get("type") == "json":
         entry["json_keys"] = _json_keys(ex, dataclass_ref, depth=0)
@@ -450,7 +505,14 @@ def _action_name(action: Any) -> str | None:
 
 def _arity(kw: dict[str, Any], action: str | None) -> tuple[str, str | None]:
     """Whether the flag takes a value ("yes"/"no"/"optional") and the value's type name."""
-    if action in ("store_true", "store_false", "store_const", "count", "BooleanOptionalAction", "StoreBoolean"):
+    if action in (
+        "store_true",
+        "store_false",
+        "store_const",
+        "count",
+        "BooleanOptionalAction",
+        "StoreBoolean",
+    ):
         return "no", None
     if action is not None and action.endswith("BooleanOptionalAction"):
         return "no", None
@@ -462,8 +524,14 @@ def _arity(kw: dict[str, Any], action: str | None) -> tuple[str, str | None]:
 def _type_name(value: Any, kw: dict[str, Any]) -> str:
     if isinstance(value, Tag):
         name = value.name.rsplit(".", 1)[-1]
-        return {"loads": "json", "human_readable_int": "human_int", "human_readable_int_or_auto": "human_int_or_auto",
-                "nullable_str": "str", "nullable_kvs": "str", "bool": "str"}.get(name, name if name in _TYPE_NAMES else "str")
+        return {
+            "loads": "json",
+            "human_readable_int": "human_int",
+            "human_readable_int_or_auto": "human_int_or_auto",
+            "nullable_str": "str",
+            "nullable_kvs": "str",
+            "bool": "str",
+        }.get(name, name if name in _TYPE_NAMES else "str")
     if isinstance(value, tuple) and value and value[0] in ("fn", "method"):
         fn_name = value[-1].name
         if "json" in fn_name.lower() or "dataclass" in fn_name.lower():
@@ -488,7 +556,7 @@ def _negations(option_strings: list[str], spelling: dict[str, Any]) -> list[str]
             if spelling.get("enable_disable_pairs"):
                 for prefix, inverse in (("--enable-", "--disable-"), ("--disable-", "--enable-")):
                     if opt.startswith(prefix):
-                        out.append(inverse + opt[len(prefix):])
+                        out.append(inverse + opt[len(prefix) :])
     return sorted(set(out))
 
 
@@ -551,7 +619,14 @@ def _json_keys(ex: _Extractor, ref: ClassRef, depth: int) -> dict[str, Any]:
         if _deprecation_note(info.doc) is not None:
             sub["deprecated"] = True
         if depth == 0:
-            nested = next((h.cls for h in ex.reader.hints(info.module, info.annotation) if h.kind == "dataclass"), None)
+            nested = next(
+                (
+                    h.cls
+                    for h in ex.reader.hints(info.module, info.annotation)
+                    if h.kind == "dataclass"
+                ),
+                None,
+            )
             if nested is not None and nested != ref:
                 sub["keys"] = _json_keys(ex, nested, depth + 1)
         keys[info.name] = sub

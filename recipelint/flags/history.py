@@ -6,7 +6,8 @@ Built from the committed catalogs (oldest first) so that a finding can say
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from recipelint.flags.catalog import version_key
 

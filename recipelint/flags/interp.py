@@ -14,8 +14,9 @@ everything we cannot know becomes ``UNKNOWN``. Both branches of an ``if`` run
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from recipelint.flags.types import ClassRef, TypeReader, dotted
 
@@ -90,15 +91,31 @@ class _Return(Exception):
 
 # Names of converters/actions that change what a flag accepts.
 _TAG_NAMES = {
-    "int", "float", "str", "bool", "json.loads", "loads", "human_readable_int",
-    "human_readable_int_or_auto", "BooleanOptionalAction", "argparse.BooleanOptionalAction",
-    "StoreBoolean", "nullable_str", "nullable_kvs", "parse_type", "optional_type",
+    "int",
+    "float",
+    "str",
+    "bool",
+    "json.loads",
+    "loads",
+    "human_readable_int",
+    "human_readable_int_or_auto",
+    "BooleanOptionalAction",
+    "argparse.BooleanOptionalAction",
+    "StoreBoolean",
+    "nullable_str",
+    "nullable_kvs",
+    "parse_type",
+    "optional_type",
 }
 
 
 class Interpreter:
-    def __init__(self, reader: TypeReader, get_kwargs: Callable[[ClassRef], dict[str, dict[str, Any]]],
-                 registry: Callable[[str], Registry]) -> None:
+    def __init__(
+        self,
+        reader: TypeReader,
+        get_kwargs: Callable[[ClassRef], dict[str, dict[str, Any]]],
+        registry: Callable[[str], Registry],
+    ) -> None:
         self.reader = reader
         self.get_kwargs = get_kwargs
         self.registry = registry
@@ -107,9 +124,15 @@ class Interpreter:
         self._steps = 0
 
     # -- entry -----------------------------------------------------------
-    def call_function(self, module: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, args: list[Any],
-                      cls: ClassRef | None = None, self_cls: ClassRef | None = None,
-                      kwargs: dict[str, Any] | None = None) -> Any:
+    def call_function(
+        self,
+        module: str,
+        fn: ast.FunctionDef | ast.AsyncFunctionDef,
+        args: list[Any],
+        cls: ClassRef | None = None,
+        self_cls: ClassRef | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
         if self._depth > 12:
             return UNKNOWN
         frame = Frame(module, cls=cls, self_cls=self_cls)
@@ -205,15 +228,23 @@ class Interpreter:
         if isinstance(target, ast.Name):
             frame.env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
-            items = list(value) if isinstance(value, (list, tuple)) and len(value) == len(target.elts) else None
+            items = (
+                list(value)
+                if isinstance(value, (list, tuple)) and len(value) == len(target.elts)
+                else None
+            )
             for i, elt in enumerate(target.elts):
                 self.assign(elt, items[i] if items is not None else UNKNOWN, frame)
         elif isinstance(target, ast.Subscript):
             container = self.eval(target.value, frame)
             key = self.eval(target.slice, frame)
-            if isinstance(container, dict) and _hashable(key):
-                container[key] = value
-            elif isinstance(container, list) and isinstance(key, int) and -len(container) <= key < len(container):
+            if (
+                isinstance(container, dict)
+                and _hashable(key)
+                or isinstance(container, list)
+                and isinstance(key, int)
+                and -len(container) <= key < len(container)
+            ):
                 container[key] = value
 
     def _aug_assign(self, stmt: ast.AugAssign, frame: Frame) -> None:
@@ -223,9 +254,14 @@ class Interpreter:
             if isinstance(container, dict) and _hashable(key) and key in container:
                 current = container[key]
                 addition = self.eval(stmt.value, frame)
-                if isinstance(stmt.op, ast.Add) and isinstance(current, list) and isinstance(addition, list):
-                    container[key] = current + addition
-                elif isinstance(stmt.op, ast.Add) and isinstance(current, str) and isinstance(addition, str):
+                if (
+                    isinstance(stmt.op, ast.Add)
+                    and isinstance(current, list)
+                    and isinstance(addition, list)
+                    or isinstance(stmt.op, ast.Add)
+                    and isinstance(current, str)
+                    and isinstance(addition, str)
+                ):
                     container[key] = current + addition
         elif isinstance(stmt.target, ast.Name):
             current = frame.env.get(stmt.target.id, UNKNOWN)
@@ -270,7 +306,7 @@ class Interpreter:
 
     def _eval_Dict(self, node: ast.Dict, frame: Frame) -> Any:
         out: dict[Any, Any] = {}
-        for key, value in zip(node.keys, node.values):
+        for key, value in zip(node.keys, node.values, strict=False):
             if key is None:
                 inner = self.eval(value, frame)
                 if isinstance(inner, dict):
@@ -346,12 +382,22 @@ class Interpreter:
                 return _subcommand_name(self.reader, base.cls)
             return UNKNOWN
         if isinstance(base, EnumMember):
-            return base.value if node.attr == "value" else base.name if node.attr == "name" else UNKNOWN
+            return (
+                base.value
+                if node.attr == "value"
+                else base.name
+                if node.attr == "name"
+                else UNKNOWN
+            )
         if isinstance(base, Tag) and base.name.endswith("ParserManager"):
             return self.registry(_manager_kind(base.name) or "tool")
         if isinstance(base, Registry):
             return base
-        if isinstance(base, Tag) and isinstance(node.value, ast.Name) and node.value.id == "argparse":
+        if (
+            isinstance(base, Tag)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "argparse"
+        ):
             return Tag(full)
         return UNKNOWN
 
@@ -363,9 +409,19 @@ class Interpreter:
             for stmt in cls_node.body:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
                     return ("method", current, stmt)
-                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
-                    return self.eval(stmt.value, Frame(current.module)) if stmt.value is not None else UNKNOWN
-                if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in stmt.targets):
+                if (
+                    isinstance(stmt, ast.AnnAssign)
+                    and isinstance(stmt.target, ast.Name)
+                    and stmt.target.id == attr
+                ):
+                    return (
+                        self.eval(stmt.value, Frame(current.module))
+                        if stmt.value is not None
+                        else UNKNOWN
+                    )
+                if isinstance(stmt, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == attr for t in stmt.targets
+                ):
                     return self.eval(stmt.value, Frame(current.module))
         if attr == "__name__":
             return ref.name
@@ -473,7 +529,12 @@ class Interpreter:
         if attr == "add_argument":
             self._record(node, frame)
             return UNKNOWN
-        if attr in ("add_argument_group", "add_mutually_exclusive_group", "add_parser", "add_subparsers"):
+        if attr in (
+            "add_argument_group",
+            "add_mutually_exclusive_group",
+            "add_parser",
+            "add_subparsers",
+        ):
             return PARSER
         base = self.eval(func.value, frame)
         args = [self.eval(a, frame) for a in node.args]
@@ -485,12 +546,16 @@ class Interpreter:
                 return self.registry(kind)
             found = self._class_attribute(base, attr)
             if isinstance(found, tuple) and found[0] == "method":
-                return self.call_function(found[1].module, found[2], args, cls=found[1], self_cls=base)
+                return self.call_function(
+                    found[1].module, found[2], args, cls=found[1], self_cls=base
+                )
             return UNKNOWN
         if isinstance(base, Instance):
             found = self._class_attribute(base.cls, attr)
             if isinstance(found, tuple) and found[0] == "method":
-                return self.call_function(found[1].module, found[2], args, cls=found[1], self_cls=base.cls)
+                return self.call_function(
+                    found[1].module, found[2], args, cls=found[1], self_cls=base.cls
+                )
             return UNKNOWN
         if isinstance(base, tuple) and len(base) == 2 and base[0] == "module":
             found = self.reader.resolve(base[1], attr)
@@ -510,7 +575,9 @@ class Interpreter:
                 continue
             for stmt in cls_node.body:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
-                    return self.call_function(current.module, stmt, args, cls=current, self_cls=sup.self_cls)
+                    return self.call_function(
+                        current.module, stmt, args, cls=current, self_cls=sup.self_cls
+                    )
         return UNKNOWN
 
     def _literal_values(self, node: ast.expr, frame: Frame) -> Any:

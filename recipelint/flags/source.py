@@ -37,7 +37,7 @@ class Module:
 class SourceTree:
     """Lazy module index over the ``.py`` files of one release."""
 
-    def __init__(self, files: dict[str, str | None], reader: "_Reader", package: str) -> None:
+    def __init__(self, files: dict[str, str | None], reader: _Reader, package: str) -> None:
         self._files = files  # posix path -> None until read
         self._reader = reader
         self.package = package
@@ -46,12 +46,14 @@ class SourceTree:
         self.fallback: SourceTree | None = None
 
     @classmethod
-    def open(cls, path: Path) -> "SourceTree":
+    def open(cls, path: Path) -> SourceTree:
         reader = _Reader.open(path)
         names = reader.names()
         for package in PACKAGES:
             if f"{package}/__init__.py" in names:
-                files = {n: None for n in names if n.startswith(f"{package}/") and n.endswith(".py")}
+                files = {
+                    n: None for n in names if n.startswith(f"{package}/") and n.endswith(".py")
+                }
                 return cls(files, reader, package)
         raise SourceError(f"{path}: no vllm/ or vllm_omni/ package found (not a vLLM release)")
 
@@ -121,7 +123,11 @@ def _collect_bindings(body: list[ast.stmt], out: dict[str, ast.AST], nested: boo
             names = [stmt.name]
         elif isinstance(stmt, ast.Assign):
             names = [t.id for t in stmt.targets if isinstance(t, ast.Name)]
-        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+        elif (
+            isinstance(stmt, ast.AnnAssign)
+            and isinstance(stmt.target, ast.Name)
+            and stmt.value is not None
+        ):
             names = [stmt.target.id]
         elif isinstance(stmt, (ast.ImportFrom, ast.Import)):
             for alias in stmt.names:
@@ -158,7 +164,7 @@ class _Reader:
         pass
 
     @staticmethod
-    def open(path: Path) -> "_Reader":
+    def open(path: Path) -> _Reader:
         if path.is_dir():
             return _DirReader(path)
         if path.is_file():
@@ -209,7 +215,9 @@ class _ZipReader(_Reader):
         self.zip.close()
 
 
-_VERSION_RE = re.compile(r"""^(?:__version__|version|VERSION)\s*[:=].*?['"]([0-9][^'"]*)['"]""", re.M)
+_VERSION_RE = re.compile(
+    r"""^(?:__version__|version|VERSION)\s*[:=].*?['"]([0-9][^'"]*)['"]""", re.M
+)
 
 
 def release_version(tree: SourceTree, path: Path) -> str | None:

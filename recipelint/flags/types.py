@@ -17,9 +17,19 @@ from recipelint.flags.source import Module, SourceTree
 
 BUILTIN_KINDS = {"int", "float", "str", "bool", "dict", "list", "tuple", "set", "None", "bytes"}
 _TYPING_ALIASES = {
-    "List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set", "FrozenSet": "set",
-    "frozenset": "set", "Sequence": "list", "Mapping": "dict", "MutableMapping": "dict",
-    "MutableSequence": "list", "Iterable": "list", "NoneType": "None", "OrderedDict": "dict",
+    "List": "list",
+    "Dict": "dict",
+    "Tuple": "tuple",
+    "Set": "set",
+    "FrozenSet": "set",
+    "frozenset": "set",
+    "Sequence": "list",
+    "Mapping": "dict",
+    "MutableMapping": "dict",
+    "MutableSequence": "list",
+    "Iterable": "list",
+    "NoneType": "None",
+    "OrderedDict": "dict",
     "defaultdict": "dict",
 }
 _DATACLASS_DECORATORS = {"dataclass", "config", "pydantic_dataclass", "dataclasses.dataclass"}
@@ -35,7 +45,7 @@ class ClassRef:
 class Hint:
     kind: str  # a BUILTIN_KINDS member, or literal/dataclass/enum/dictclass/opaque/any/ellipsis
     literals: tuple[object, ...] = ()
-    args: tuple["Hint", ...] = ()  # element hints of list/tuple/set
+    args: tuple[Hint, ...] = ()  # element hints of list/tuple/set
     cls: ClassRef | None = None
     soft: bool = False  # a Literal only visible to type checkers: argparse does not enforce it
 
@@ -170,13 +180,17 @@ class TypeReader:
                 if isinstance(target, ast.Name) and not target.id.startswith("_"):
                     value = stmt.value
                     literal = value.value if isinstance(value, ast.Constant) else target.id.lower()
-                    if isinstance(value, ast.Tuple) and value.elts and isinstance(value.elts[0], ast.Constant):
+                    if (
+                        isinstance(value, ast.Tuple)
+                        and value.elts
+                        and isinstance(value.elts[0], ast.Constant)
+                    ):
                         literal = value.elts[0].value
                     members.append((target.id, literal))
         return members
 
     # -- dataclass fields ----------------------------------------------------
-    def dataclass_fields(self, ref: ClassRef) -> list["FieldInfo"]:
+    def dataclass_fields(self, ref: ClassRef) -> list[FieldInfo]:
         """Fields in definition order, bases first, later definitions overriding."""
         ordered: dict[str, FieldInfo] = {}
         for current in reversed(self.mro(ref)):
@@ -187,17 +201,27 @@ class TypeReader:
             for i, stmt in enumerate(body):
                 if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
                     continue
-                ann = _dotted(stmt.annotation.value if isinstance(stmt.annotation, ast.Subscript) else stmt.annotation)
+                ann = _dotted(
+                    stmt.annotation.value
+                    if isinstance(stmt.annotation, ast.Subscript)
+                    else stmt.annotation
+                )
                 if ann.rsplit(".", 1)[-1] in {"ClassVar", "InitVar", "KW_ONLY"}:
                     continue
                 doc = ""
                 if i + 1 < len(body):
                     nxt = body[i + 1]
-                    if isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str):
+                    if (
+                        isinstance(nxt, ast.Expr)
+                        and isinstance(nxt.value, ast.Constant)
+                        and isinstance(nxt.value.value, str)
+                    ):
                         doc = nxt.value.value
                 name = stmt.target.id
                 ordered.pop(name, None)
-                ordered[name] = FieldInfo(name, current.module, stmt.annotation, stmt.value, doc, _init_false(stmt.value))
+                ordered[name] = FieldInfo(
+                    name, current.module, stmt.annotation, stmt.value, doc, _init_false(stmt.value)
+                )
         return list(ordered.values())
 
     # -- annotations -----------------------------------------------------
@@ -236,7 +260,10 @@ class TypeReader:
         hints = self._named_inner(module, ann)
         mod = self.tree.module(module)
         if isinstance(ann, ast.Name) and mod is not None and ann.id in mod.typing_only:
-            hints = [Hint(h.kind, h.literals, h.args, h.cls, True) if h.kind == "literal" else h for h in hints]
+            hints = [
+                Hint(h.kind, h.literals, h.args, h.cls, True) if h.kind == "literal" else h
+                for h in hints
+            ]
         return hints
 
     def _named_inner(self, module: str, ann: ast.expr) -> list[Hint]:
@@ -288,7 +315,11 @@ class TypeReader:
         if kind == "dict":
             return [Hint("dict")]
         # A generic alias such as `SomeAlias[int]`: read the alias itself.
-        return self._named(module, ann.value) if isinstance(ann.value, (ast.Name, ast.Attribute)) else [Hint("opaque")]
+        return (
+            self._named(module, ann.value)
+            if isinstance(ann.value, (ast.Name, ast.Attribute))
+            else [Hint("opaque")]
+        )
 
     def literal_values(self, module: str, args: list[ast.expr]) -> list[object]:
         values: list[object] = []

@@ -17,8 +17,8 @@ from recipelint.jsvalue import (
     coalesce,
     get,
     is_number,
-    js_floor,
     js_divide,
+    js_floor,
     js_max,
     js_number,
     js_or,
@@ -34,7 +34,13 @@ from recipelint.resolve.hardware import generation_of, gpu_count_of, hardware_ke
 from recipelint.resolve.layers import ARG_STEPS, Layer, Selection, layers, split_at_emitter
 from recipelint.resolve.strategy import pd_pool_modes
 
-NVL4_ONLY_ENV = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE", "NCCL_NVLS_ENABLE", "UCX_NET_DEVICES")
+NVL4_ONLY_ENV = (
+    "VLLM_USE_NCCL_SYMM_MEM",
+    "NCCL_CUMEM_ENABLE",
+    "NCCL_MNNVL_ENABLE",
+    "NCCL_NVLS_ENABLE",
+    "UCX_NET_DEVICES",
+)
 NVL4_HARDWARE = frozenset({"gb200", "gb300"})
 PD_PORTS = {"prefill": 8001, "decode": 8002}
 SERVE_PORT = 8000
@@ -59,7 +65,11 @@ class Catalog:
 
     @functools.cached_property
     def kv_ids(self) -> list[str]:
-        return [name for name, spec in self.strategies.items() if get(spec, "deploy_type") == "kv_store_lb"]
+        return [
+            name
+            for name, spec in self.strategies.items()
+            if get(spec, "deploy_type") == "kv_store_lb"
+        ]
 
 
 @dataclass(frozen=True)
@@ -111,21 +121,34 @@ class Placement:
     """
 
     def __init__(self, catalog: Catalog, recipe: dict, variant_key: str, hw_id: str) -> None:
-        self.catalog, self.recipe, self.variant_key, self.hw_id = catalog, recipe, variant_key, hw_id
+        self.catalog, self.recipe, self.variant_key, self.hw_id = (
+            catalog,
+            recipe,
+            variant_key,
+            hw_id,
+        )
         variants = get(recipe, "variants")
         self.variant = js_or(get(variants, variant_key), get(variants, "default"), {})
         self.profile = js_or(catalog.profiles.get(hw_id, UNDEFINED), {})
         self.gen = generation_of(self.profile)
         self.nvidia = get(self.profile, "brand") == "NVIDIA"
         self.gpu_count = gpu_count_of(self.profile)
-        self.model_id = js_or(get(self.variant, "model_id"), get(get(recipe, "model"), "model_id"), "unknown")
-        self.variant_on_hw = get(get(self.variant, "hardware_overrides"), hw_id)  # exact-GPU variant layer
+        self.model_id = js_or(
+            get(self.variant, "model_id"), get(get(recipe, "model"), "model_id"), "unknown"
+        )
+        self.variant_on_hw = get(
+            get(self.variant, "hardware_overrides"), hw_id
+        )  # exact-GPU variant layer
         self.strategy_overrides = get(recipe, "strategy_overrides")
         self.features = FeatureResolver(recipe, self.variant, variant_key, self.profile, hw_id)
 
     def serves(self, catalog: Catalog, recipe: dict, combo: Combination) -> bool:
-        return (catalog is self.catalog and recipe is self.recipe
-                and combo.variant_key == self.variant_key and combo.hw_id == self.hw_id)
+        return (
+            catalog is self.catalog
+            and recipe is self.recipe
+            and combo.variant_key == self.variant_key
+            and combo.hw_id == self.hw_id
+        )
 
     @functools.cached_property
     def model_text(self) -> str:
@@ -141,7 +164,10 @@ class Placement:
         """The `single_node_tp` size: declared tp (capped at the GPU count), else what VRAM needs."""
         profile, variant, gpu_count = self.profile, self.variant, self.gpu_count
         is_cpu = get(profile, "generation") == "cpu"
-        for raw in (get(variant, "tp"), get(get(get(self.recipe, "strategy_overrides"), "single_node_tp"), "tp")):
+        for raw in (
+            get(variant, "tp"),
+            get(get(get(self.recipe, "strategy_overrides"), "single_node_tp"), "tp"),
+        ):
             declared = raw if is_number(raw) else hardware_keyed_value(raw, profile, self.hw_id)
             if is_number(declared) and declared > 0:
                 return declared if is_cpu else min(declared, gpu_count)
@@ -179,8 +205,10 @@ class Placement:
     @functools.cached_property
     def generation_layers(self) -> tuple[Any, Any]:
         """The recipe and variant generation layers (used unless the strategy's replaces them)."""
-        return (_generation_layer(get(self.recipe, "hardware_overrides"), self.gen, self.nvidia),
-                _generation_layer(get(self.variant, "hardware_overrides"), self.gen, self.nvidia))
+        return (
+            _generation_layer(get(self.recipe, "hardware_overrides"), self.gen, self.nvidia),
+            _generation_layer(get(self.variant, "hardware_overrides"), self.gen, self.nvidia),
+        )
 
     @functools.cached_property
     def generation_layer_maps(self) -> list[dict]:
@@ -194,19 +222,45 @@ class Placement:
 class _Synthesis:
     """One combination being rendered: the placement's shared values plus the strategy's."""
 
-    __slots__ = ("catalog", "recipe", "combo", "placement", "problems", "_layers", "_hardware_maps", "variant",
-                 "strategy", "deploy_type", "profile", "gen", "nvidia", "gpu_count", "total_gpus", "model_id",
-                 "kv", "kv_composing", "kv_option", "instances", "overrides", "deploy", "single_node_tp",
-                 "_feature_sources")
+    __slots__ = (
+        "catalog",
+        "recipe",
+        "combo",
+        "placement",
+        "problems",
+        "_layers",
+        "_hardware_maps",
+        "variant",
+        "strategy",
+        "deploy_type",
+        "profile",
+        "gen",
+        "nvidia",
+        "gpu_count",
+        "total_gpus",
+        "model_id",
+        "kv",
+        "kv_composing",
+        "kv_option",
+        "instances",
+        "overrides",
+        "deploy",
+        "single_node_tp",
+        "_feature_sources",
+    )
 
-    def __init__(self, catalog: Catalog, recipe: dict, combo: Combination, placement: Placement) -> None:
+    def __init__(
+        self, catalog: Catalog, recipe: dict, combo: Combination, placement: Placement
+    ) -> None:
         self.catalog, self.recipe, self.combo, self.placement = catalog, recipe, combo, placement
         self.problems: list = []  # (pointer, message): renders, but is invalid
         self._layers: dict = {}  # role -> (leading args, trailing args)
         self._hardware_maps: dict = {}  # role -> the hardware override layers that are mappings
         self.variant = placement.variant
         self.strategy = js_or(catalog.strategies.get(combo.strategy, UNDEFINED), {})
-        self.deploy_type = get(self.strategy, "deploy_type")  # raw: undefined when the spec has none
+        self.deploy_type = get(
+            self.strategy, "deploy_type"
+        )  # raw: undefined when the spec has none
         self.profile = placement.profile
         self.gen = placement.gen
         self.nvidia = placement.nvidia
@@ -218,11 +272,18 @@ class _Synthesis:
         self.kv_composing = self.kv is not None and self.deploy_type != "pd_cluster"
         self.kv_option = self._kv_option()
         self.instances = js_or(get(self.kv, "default_instances"), 2) if self.kv is not None else 2
-        self.overrides = get(placement.strategy_overrides, combo.strategy)  # strategy_overrides[strategy]
+        self.overrides = get(
+            placement.strategy_overrides, combo.strategy
+        )  # strategy_overrides[strategy]
         self.deploy = js_or(self.deploy_type, "single_node")
-        self.single_node_tp = (placement.tp_for_single_node_tp if combo.strategy == "single_node_tp"
-                               else self.gpu_count)
-        self._feature_sources = placement.features.args_for(combo.features, combo.strategy, self.kv_composing)
+        self.single_node_tp = (
+            placement.tp_for_single_node_tp
+            if combo.strategy == "single_node_tp"
+            else self.gpu_count
+        )
+        self._feature_sources = placement.features.args_for(
+            combo.features, combo.strategy, self.kv_composing
+        )
 
     # ------------------------------------------------------------ preamble
 
@@ -288,7 +349,9 @@ class _Synthesis:
         if self.kv_composing:
             args += spread(js_or(get(get(self.kv, "vllm"), "vllm_args"), []))
         if self.deploy_type == "pd_cluster" and role:
-            pd_args = get(get(get(self.kv, "pd"), role), "args") if self.kv is not None else UNDEFINED
+            pd_args = (
+                get(get(get(self.kv, "pd"), role), "args") if self.kv is not None else UNDEFINED
+            )
             if truthy(pd_args):
                 args += spread(pd_args)
         return args
@@ -315,7 +378,9 @@ class _Synthesis:
         if cached is not None:
             return cached
         so = self.overrides
-        if type(so) is not dict:  # no strategy overrides: only the recipe and variant layers can apply
+        if (
+            type(so) is not dict
+        ):  # no strategy overrides: only the recipe and variant layers can apply
             return self.placement.generation_layer_maps
         so_hw = get(so, "hardware_overrides")
         strategy_gen = _generation_layer(so_hw, self.gen, self.nvidia)
@@ -341,22 +406,54 @@ class _Synthesis:
         s = js_string
         if multi and flag == "--data-parallel-size":
             dp_local = self._dep_local_override()
-            out = ["--data-parallel-size", s(self.total_gpus), "--data-parallel-size-local", s(self.gpu_count),
-                   "--data-parallel-address", address]
+            out = [
+                "--data-parallel-size",
+                s(self.total_gpus),
+                "--data-parallel-size-local",
+                s(self.gpu_count),
+                "--data-parallel-address",
+                address,
+            ]
             if node_role == "worker":
                 out += ["--data-parallel-start-rank", s(normalize_number(rank * dp_local))]
             return out
         if multi and parallelism == "tp_pp":
-            out = ["--tensor-parallel-size", s(self.gpu_count), "--pipeline-parallel-size", s(nodes),
-                   "--nnodes", s(nodes), "--node-rank", s(rank), "--master-addr", address]
+            out = [
+                "--tensor-parallel-size",
+                s(self.gpu_count),
+                "--pipeline-parallel-size",
+                s(nodes),
+                "--nnodes",
+                s(nodes),
+                "--node-rank",
+                s(rank),
+                "--master-addr",
+                address,
+            ]
             return out + ["--headless"] if rank > 0 else out
         if multi and parallelism == "tp_dp":
-            out = ["--tensor-parallel-size", s(self.gpu_count), "--data-parallel-size", s(nodes),
-                   "--data-parallel-size-local", "1", "--data-parallel-address", address]
+            out = [
+                "--tensor-parallel-size",
+                s(self.gpu_count),
+                "--data-parallel-size",
+                s(nodes),
+                "--data-parallel-size-local",
+                "1",
+                "--data-parallel-address",
+                address,
+            ]
             return out + ["--data-parallel-start-rank", s(rank)] if node_role == "worker" else out
         if multi:
-            out = ["--tensor-parallel-size", s(self.total_gpus), "--nnodes", s(nodes), "--node-rank", s(rank),
-                   "--master-addr", address]
+            out = [
+                "--tensor-parallel-size",
+                s(self.total_gpus),
+                "--nnodes",
+                s(nodes),
+                "--node-rank",
+                s(rank),
+                "--master-addr",
+                address,
+            ]
             return out + ["--headless"] if rank > 0 else out
         if deploy == "pd_cluster":
             return self._pd_parallel_args(role or "")
@@ -366,9 +463,12 @@ class _Synthesis:
         """The last `--data-parallel-size-local` value the recipe's overrides set, as Number() reads it."""
         so = self.overrides
         so_hw = get(so, "hardware_overrides")
-        sources = [get(so, "vllm_args"), get(so, "extra_args"),
-                   get(_generation_layer(so_hw, self.gen, self.nvidia), "extra_args"),
-                   get(get(so_hw, self.combo.hw_id), "extra_args")]
+        sources = [
+            get(so, "vllm_args"),
+            get(so, "extra_args"),
+            get(_generation_layer(so_hw, self.gen, self.nvidia), "extra_args"),
+            get(get(so_hw, self.combo.hw_id), "extra_args"),
+        ]
         flat: list[Any] = []
         for source in sources:
             flat += spread(js_or(source, []))
@@ -394,7 +494,12 @@ class _Synthesis:
         pd_role = self._pd_role(role)
         pool_nodes = self._pool_nodes(role)
         pool_gpus = js_floor(self.gpu_count / 2) if pool_nodes == 0 else pool_nodes * self.gpu_count
-        mode = js_or(pd_role.get("parallelism"), get(so_role, "parallelism"), get(role_cfg, "parallelism"), "tp")
+        mode = js_or(
+            pd_role.get("parallelism"),
+            get(so_role, "parallelism"),
+            get(role_cfg, "parallelism"),
+            "tp",
+        )
         allowed = self.placement.pool_modes
         if mode not in allowed:
             mode = allowed[0]
@@ -404,30 +509,50 @@ class _Synthesis:
             tp_explicit = coalesce(get(so_role, "tp"), get(role_cfg, "tp"))
             tp = coalesce(tp_explicit, 1)
             if not is_number(tp) or tp <= 0:
-                self.problems.append((
-                    ("strategy_overrides", self.combo.strategy, role, "tp"),
-                    f"PD {role} pool `tp` must be a positive number, got {js_string(tp)}: the rendered "
-                    f"data-parallel size would be {js_string(js_divide(self.gpu_count, js_number(tp)))}",
-                ))
+                self.problems.append(
+                    (
+                        ("strategy_overrides", self.combo.strategy, role, "tp"),
+                        f"PD {role} pool `tp` must be a positive number, got {js_string(tp)}: the rendered "
+                        f"data-parallel size would be {js_string(js_divide(self.gpu_count, js_number(tp)))}",
+                    )
+                )
             dp_local = js_max(1, js_floor(js_divide(self.gpu_count, js_number(tp))))
             out: list[Any] = []
             if tp_explicit is not UNDEFINED:
                 out += ["--tensor-parallel-size", s(tp)]
-            out += ["--data-parallel-size", s(normalize_number(nodes_in_pool * dp_local)),
-                    "--data-parallel-size-local", s(normalize_number(dp_local)),
-                    "--data-parallel-start-rank", s(normalize_number(0 * dp_local)),
-                    "--data-parallel-address", f"${upper}_NODE_1",
-                    "--data-parallel-rpc-port", f"${upper}_DP_RPC_PORT"]
+            out += [
+                "--data-parallel-size",
+                s(normalize_number(nodes_in_pool * dp_local)),
+                "--data-parallel-size-local",
+                s(normalize_number(dp_local)),
+                "--data-parallel-start-rank",
+                s(normalize_number(0 * dp_local)),
+                "--data-parallel-address",
+                f"${upper}_NODE_1",
+                "--data-parallel-rpc-port",
+                f"${upper}_DP_RPC_PORT",
+            ]
             if nodes_in_pool > 1:
                 out.append("--data-parallel-hybrid-lb")
             return out + ["--enable-expert-parallel"]
-        flag = js_or(get(so_role, "parallel_flag"), get(role_cfg, "parallel_flag"),
-                     get(self.strategy, "parallel_flag"), "--tensor-parallel-size")
+        flag = js_or(
+            get(so_role, "parallel_flag"),
+            get(role_cfg, "parallel_flag"),
+            get(self.strategy, "parallel_flag"),
+            "--tensor-parallel-size",
+        )
         out = [flag, s(normalize_number(js_max(1, pool_gpus)))]
         if mode == "tep":
             out.append("--enable-expert-parallel")
         if pool_nodes > 1:
-            out += ["--nnodes", s(pool_nodes), "--node-rank", "0", "--master-addr", f"${upper}_NODE_1"]
+            out += [
+                "--nnodes",
+                s(pool_nodes),
+                "--node-rank",
+                "0",
+                "--master-addr",
+                f"${upper}_NODE_1",
+            ]
         return out
 
     # ------------------------------------------------------------ env
@@ -442,7 +567,9 @@ class _Synthesis:
             assign(env, strategy[role]["env"])
         if self.kv_option is not None and truthy(get(self.kv_option, "env")):
             assign(env, self.kv_option["env"])
-        if self.kv_composing or (pd and role and self.kv is not None and truthy(get(self.kv, "pd"))):
+        if self.kv_composing or (
+            pd and role and self.kv is not None and truthy(get(self.kv, "pd"))
+        ):
             assign(env, js_or(get(get(self.kv, "vllm"), "env"), {}))
         if pd and role:
             self._pin_pd_devices(env, role)
@@ -472,7 +599,11 @@ class _Synthesis:
             return
         half = js_floor(gpus / 2)
         if half > 0:
-            ids = range(_length(half)) if role == "prefill" else range(half, half + _length(gpus - half))
+            ids = (
+                range(_length(half))
+                if role == "prefill"
+                else range(half, half + _length(gpus - half))
+            )
             env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in ids)
 
     # ------------------------------------------------------------ assembly
@@ -490,7 +621,9 @@ def _length(value: Any) -> int:
     if not is_number(value) or value != value or value <= 0:
         return 0
     if value > MAX_RENDERED_ITEMS:
-        raise RenderError(f"{js_string(value)} nodes, GPUs or instances is beyond any real deployment")
+        raise RenderError(
+            f"{js_string(value)} nodes, GPUs or instances is beyond any real deployment"
+        )
     return int(value)
 
 
@@ -500,7 +633,10 @@ def _follower_ranks(nodes: Any) -> list[int]:
 
 
 def render_command(
-    catalog: Catalog, recipe: dict, combo: Combination, problems: list | None = None,
+    catalog: Catalog,
+    recipe: dict,
+    combo: Combination,
+    problems: list | None = None,
     placement: Placement | None = None,
 ) -> dict[str, Any]:
     """The published JSON for one combination (before `strategy_spec`/`hardware_profile`).
@@ -525,14 +661,24 @@ def render_command(
     if problems is not None:
         problems.extend(synth.problems)
         if meta.image is UNDEFINED:
-            problems.append((("model", "docker_image"),
-                             f"no container image exists for {combo.hw_id} (nightly images are not published "
-                             "for this hardware): the docker command would run `undefined`"))
+            problems.append(
+                (
+                    ("model", "docker_image"),
+                    f"no container image exists for {combo.hw_id} (nightly images are not published "
+                    "for this hardware): the docker command would run `undefined`",
+                )
+            )
     return doc
 
 
-def command_parts(catalog: Catalog, recipe: dict, combo: Combination, role: str | None = None,
-                  node_role: str | None = None, node_rank: int = 1) -> tuple[list[Layer], list[Any], list[Layer]]:
+def command_parts(
+    catalog: Catalog,
+    recipe: dict,
+    combo: Combination,
+    role: str | None = None,
+    node_role: str | None = None,
+    node_rank: int = 1,
+) -> tuple[list[Layer], list[Any], list[Layer]]:
     """(layers before the emitter's tokens, the emitter's tokens, layers after them), per resolve.layers.
 
     The rendered args are these spread in order, then deduplicated (resolve.formatting); the
@@ -541,12 +687,28 @@ def command_parts(catalog: Catalog, recipe: dict, combo: Combination, role: str 
     placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
     synth = _Synthesis(catalog, recipe, combo, placement)
     features = placement.features.layers_for(combo.features, combo.strategy, synth.kv_composing)
-    selection = Selection(recipe, combo.variant_key, synth.variant, combo.hw_id, synth.gen, synth.nvidia,
-                          combo.strategy, synth.strategy, synth.overrides, features, synth.kv_composing,
-                          combo.kv_offload, synth.kv_option, synth.kv)
+    selection = Selection(
+        recipe,
+        combo.variant_key,
+        synth.variant,
+        combo.hw_id,
+        synth.gen,
+        synth.nvidia,
+        combo.strategy,
+        synth.strategy,
+        synth.overrides,
+        features,
+        synth.kv_composing,
+        combo.kv_offload,
+        synth.kv_option,
+        synth.kv,
+    )
     before, after = split_at_emitter(ARG_STEPS)
-    return (layers(selection, role, before), synth._parallel_args(role, node_role, node_rank),
-            layers(selection, role, after))
+    return (
+        layers(selection, role, before),
+        synth._parallel_args(role, node_role, node_rank),
+        layers(selection, role, after),
+    )
 
 
 def _base(synth: _Synthesis, meta: DockerMeta, deploy_type: str, env: dict) -> dict[str, Any]:
@@ -576,14 +738,23 @@ def _render_single_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     if option is not None and truthy(get(get(option, "companion"), "command")):
         companion = option["companion"]
         description = " ".join(
-            part for part in (js_or(get(companion, "description"), ""),
-                              f"Requires: {js_string(option['install'])}" if truthy(get(option, "install")) else "")
+            part
+            for part in (
+                js_or(get(companion, "description"), ""),
+                f"Requires: {js_string(option['install'])}"
+                if truthy(get(option, "install"))
+                else "",
+            )
             if truthy(part)
         )
-        extra.append({"feature": f"kv_offload:{synth.combo.kv_offload}",
-                      "label": js_or(get(companion, "label"), synth.combo.kv_offload),
-                      "description": description,
-                      "command": js_string(companion["command"]).rstrip(JS_WHITESPACE)})
+        extra.append(
+            {
+                "feature": f"kv_offload:{synth.combo.kv_offload}",
+                "label": js_or(get(companion, "label"), synth.combo.kv_offload),
+                "description": description,
+                "command": js_string(companion["command"]).rstrip(JS_WHITESPACE),
+            }
+        )
     if extra:
         out["companions"] = extra
     return out
@@ -591,26 +762,31 @@ def _render_single_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
 
 def _render_multi_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     head_cmd, head_argv = synth.command_pair(synth.build_args(None, "head"))
-    workers = [synth.command_pair(synth.build_args(None, "worker", r)) for r in _follower_ranks(synth.combo.node_count)]
+    workers = [
+        synth.command_pair(synth.build_args(None, "worker", r))
+        for r in _follower_ranks(synth.combo.node_count)
+    ]
     env = synth.build_env(None)
     docker = DockerWrapper(env, meta)  # the head and every worker share the env and the image
     head = docker.wrap(head_cmd, head_argv)
     worker_dockers = [docker.wrap(cmd, argv) for cmd, argv in workers]
     out = _base(synth, meta, "multi_node", env)
-    out.update({
-        "head_command": head_cmd,
-        "worker_command": workers[0][0],
-        "worker_commands": [cmd for cmd, _ in workers],
-        "head_argv": head_argv,
-        "worker_argv": workers[0][1],
-        "worker_argvs": [argv for _, argv in workers],
-        "head_docker_command": head["docker_command"],
-        "worker_docker_command": worker_dockers[0]["docker_command"],
-        "worker_docker_commands": [w["docker_command"] for w in worker_dockers],
-        "head_docker_argv": head["docker_argv"],
-        "worker_docker_argv": worker_dockers[0]["docker_argv"],
-        "worker_docker_argvs": [w["docker_argv"] for w in worker_dockers],
-    })
+    out.update(
+        {
+            "head_command": head_cmd,
+            "worker_command": workers[0][0],
+            "worker_commands": [cmd for cmd, _ in workers],
+            "head_argv": head_argv,
+            "worker_argv": workers[0][1],
+            "worker_argvs": [argv for _, argv in workers],
+            "head_docker_command": head["docker_command"],
+            "worker_docker_command": worker_dockers[0]["docker_command"],
+            "worker_docker_commands": [w["docker_command"] for w in worker_dockers],
+            "head_docker_argv": head["docker_argv"],
+            "worker_docker_argv": worker_dockers[0]["docker_argv"],
+            "worker_docker_argvs": [w["docker_argv"] for w in worker_dockers],
+        }
+    )
     return out
 
 
@@ -619,16 +795,27 @@ def _pd_role_meta(synth: _Synthesis, role: str) -> dict[str, Any]:
     so_role = js_or(get(synth.overrides, role), {})
     role_cfg = js_or(get(synth.strategy, role), {})
     nodes = synth._pool_nodes(role)
-    mode = js_or(synth._pd_role(role).get("parallelism"), get(so_role, "parallelism"),
-                 get(role_cfg, "parallelism"), "tp")
+    mode = js_or(
+        synth._pd_role(role).get("parallelism"),
+        get(so_role, "parallelism"),
+        get(role_cfg, "parallelism"),
+        "tp",
+    )
     gpus = synth.gpu_count
     pool_gpus = js_floor(gpus / 2) if nodes == 0 else nodes * gpus
     tp = js_or(get(so_role, "tp"), get(role_cfg, "tp"), 1) if mode == "dep" else pool_gpus
     dp_local = js_max(1, js_floor(js_divide(gpus, js_number(tp)))) if mode == "dep" else 0
     dp_size = js_max(1, nodes) * dp_local if mode == "dep" else 1
-    return {"nodes": nodes, "parallelism": mode, "tp": tp, "dpLocal": normalize_number(dp_local),
-            "dpSize": normalize_number(dp_size), "poolGpus": normalize_number(pool_gpus),
-            "currentNode": 0, "startRank": 0}
+    return {
+        "nodes": nodes,
+        "parallelism": mode,
+        "tp": tp,
+        "dpLocal": normalize_number(dp_local),
+        "dpSize": normalize_number(dp_size),
+        "poolGpus": normalize_number(pool_gpus),
+        "currentNode": 0,
+        "startRank": 0,
+    }
 
 
 def _render_pd(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
@@ -643,14 +830,22 @@ def _render_pd(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
         role_meta = roles[role]
         count = js_max(1, js_or(role_meta["nodes"], 1)) if role_meta["parallelism"] == "dep" else 1
         port = PD_PORTS[role]
-        endpoints += [f"    {flag} http://${role.upper()}_NODE_{i + 1}:{port} \\" for i in range(_length(count))]
+        endpoints += [
+            f"    {flag} http://${role.upper()}_NODE_{i + 1}:{port} \\"
+            for i in range(_length(count))
+        ]
     intra = coalesce(
         get(get(synth.overrides, "router"), "intra_node_data_parallel_size"),
         js_max(js_or(roles["prefill"]["dpLocal"], 0), js_or(roles["decode"]["dpLocal"], 0), 1),
     )
-    router_lines = [f"vllm-router --policy {js_string(policy)} \\", "    --vllm-pd-disaggregation \\", *endpoints,
-                    "    --host $ROUTER_HOST \\", "    --port $ROUTER_PORT \\",
-                    f"    --intra-node-data-parallel-size {js_string(normalize_number(intra))}"]
+    router_lines = [
+        f"vllm-router --policy {js_string(policy)} \\",
+        "    --vllm-pd-disaggregation \\",
+        *endpoints,
+        "    --host $ROUTER_HOST \\",
+        "    --port $ROUTER_PORT \\",
+        f"    --intra-node-data-parallel-size {js_string(normalize_number(intra))}",
+    ]
     rendered = {}
     for role in ("prefill", "decode"):
         command, argv = synth.command_pair(synth.build_args(role, None))
@@ -680,24 +875,42 @@ def _kv_router(kv: Any, instances: Any) -> dict[str, Any] | None:
         return None
     router, vllm = get(kv, "router"), get(kv, "vllm")
     port = js_or(get(vllm, "port"), 8000)
-    lines = [f"vllm-router --policy {js_string(js_or(get(router, 'policy'), 'cache_aware'))} \\",
-             *[f"    --backend-url http://$VLLM_INSTANCE_{i + 1}:{js_string(port)} \\"
-               for i in range(_length(instances))],
-             "    --host $ROUTER_HOST \\", "    --port $ROUTER_PORT \\", "    --cache-threshold 0.5 \\",
-             "    --balance-abs-threshold 4 \\", "    --balance-rel-threshold 1.1"]
-    return {"command": "\n".join(lines),
-            "install": js_or(get(router, "install"), "uv pip install vllm-router"),
-            "port": js_or(get(router, "port"), 30080)}
+    lines = [
+        f"vllm-router --policy {js_string(js_or(get(router, 'policy'), 'cache_aware'))} \\",
+        *[
+            f"    --backend-url http://$VLLM_INSTANCE_{i + 1}:{js_string(port)} \\"
+            for i in range(_length(instances))
+        ],
+        "    --host $ROUTER_HOST \\",
+        "    --port $ROUTER_PORT \\",
+        "    --cache-threshold 0.5 \\",
+        "    --balance-abs-threshold 4 \\",
+        "    --balance-rel-threshold 1.1",
+    ]
+    return {
+        "command": "\n".join(lines),
+        "install": js_or(get(router, "install"), "uv pip install vllm-router"),
+        "port": js_or(get(router, "port"), 30080),
+    }
 
 
 def _kv_services(kv: Any) -> dict[str, Any]:
     master, store = get(kv, "mooncake_master"), get(kv, "mooncake_store_config")
     return {
-        "master": {"command": js_or(get(master, "command"), "mooncake_master"),
-                   "description": js_or(get(master, "description"), "")},
-        "store": ({"command": get(store, "command"), "description": js_or(get(store, "description"), ""),
-                   "config": js_or(get(store, "config"), None), "note": js_or(get(store, "note"), "")}
-                  if truthy(store) else None),
+        "master": {
+            "command": js_or(get(master, "command"), "mooncake_master"),
+            "description": js_or(get(master, "description"), ""),
+        },
+        "store": (
+            {
+                "command": get(store, "command"),
+                "description": js_or(get(store, "description"), ""),
+                "config": js_or(get(store, "config"), None),
+                "note": js_or(get(store, "note"), ""),
+            }
+            if truthy(store)
+            else None
+        ),
     }
 
 
@@ -706,8 +919,14 @@ def _render_kv(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     kv, combo = synth.kv, synth.combo
     multi = synth.deploy_type == "multi_node" and combo.node_count > 1
     command, argv = synth.command_pair(synth.build_args(None, "head" if multi else None))
-    workers = ([synth.command_pair(synth.build_args(None, "worker", r)) for r in _follower_ranks(combo.node_count)]
-               if multi else [])
+    workers = (
+        [
+            synth.command_pair(synth.build_args(None, "worker", r))
+            for r in _follower_ranks(combo.node_count)
+        ]
+        if multi
+        else []
+    )
     env = synth.build_env(None)
     docker = DockerWrapper(env, meta)  # the instance's head and workers share the env and the image
     worker_dockers = [docker.wrap(c, a) for c, a in workers]
@@ -715,26 +934,32 @@ def _render_kv(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     vllm_config = get(kv, "mooncake_vllm_config")
     out = _base(synth, meta, "kv_store_lb", env)
     out["strategy"] = combo.kv_offload or combo.strategy
-    out.update({
-        "serving_strategy": combo.strategy,
-        "kv_min_vllm_version": js_or(get(kv, "min_vllm_version"), None),
-        "instances": synth.instances,
-        "vllm_command": command,
-        "vllm_argv": argv,
-        "vllm_worker_command": workers[0][0] if workers else None,
-        "vllm_worker_commands": [c for c, _ in workers] if workers else None,
-        "vllm_worker_argv": workers[0][1] if workers else None,
-        "vllm_worker_argvs": [a for _, a in workers] if workers else None,
-        "vllm_worker_docker_command": worker_dockers[0]["docker_command"] if workers else None,
-        "vllm_worker_docker_argv": worker_dockers[0]["docker_argv"] if workers else None,
-        "vllm_worker_docker_commands": [w["docker_command"] for w in worker_dockers] if workers else None,
-        "vllm_worker_docker_argvs": [w["docker_argv"] for w in worker_dockers] if workers else None,
-        "vllm_install": _brand_install(synth, get(get(kv, "vllm"), "install")),
-        "vllm_docker_command": vllm_docker["docker_command"],
-        "vllm_docker_argv": vllm_docker["docker_argv"],
-        **_kv_services(kv),
-        "router": _kv_router(kv, synth.instances),
-        "mooncake_config": js_or(get(vllm_config, "template"), {}),
-        "mooncake_config_note": js_or(get(vllm_config, "note"), ""),
-    })
+    out.update(
+        {
+            "serving_strategy": combo.strategy,
+            "kv_min_vllm_version": js_or(get(kv, "min_vllm_version"), None),
+            "instances": synth.instances,
+            "vllm_command": command,
+            "vllm_argv": argv,
+            "vllm_worker_command": workers[0][0] if workers else None,
+            "vllm_worker_commands": [c for c, _ in workers] if workers else None,
+            "vllm_worker_argv": workers[0][1] if workers else None,
+            "vllm_worker_argvs": [a for _, a in workers] if workers else None,
+            "vllm_worker_docker_command": worker_dockers[0]["docker_command"] if workers else None,
+            "vllm_worker_docker_argv": worker_dockers[0]["docker_argv"] if workers else None,
+            "vllm_worker_docker_commands": [w["docker_command"] for w in worker_dockers]
+            if workers
+            else None,
+            "vllm_worker_docker_argvs": [w["docker_argv"] for w in worker_dockers]
+            if workers
+            else None,
+            "vllm_install": _brand_install(synth, get(get(kv, "vllm"), "install")),
+            "vllm_docker_command": vllm_docker["docker_command"],
+            "vllm_docker_argv": vllm_docker["docker_argv"],
+            **_kv_services(kv),
+            "router": _kv_router(kv, synth.instances),
+            "mooncake_config": js_or(get(vllm_config, "template"), {}),
+            "mooncake_config_note": js_or(get(vllm_config, "note"), ""),
+        }
+    )
     return out

@@ -25,13 +25,25 @@ XPU_IMAGE = "vllm/vllm-openai-xpu:latest"
 _BRAND_KEYS = ("nvidia", "amd", "tpu", "intel")
 
 _GPU_FLAGS = {
-    "tpu": ("--privileged --network host \\\n  -v /dev/shm:/dev/shm",
-            ("--privileged", "--network", "host", "-v", "/dev/shm:/dev/shm")),
-    "amd": ("--device=/dev/kfd --device=/dev/dri \\\n  --security-opt seccomp=unconfined --group-add video",
-            ("--device=/dev/kfd", "--device=/dev/dri", "--security-opt", "seccomp=unconfined",
-             "--group-add", "video")),
-    "xpu": ("--device /dev/dri \\\n  -v /dev/dri/by-path:/dev/dri/by-path --shm-size=16g",
-            ("--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size", "16g")),
+    "tpu": (
+        "--privileged --network host \\\n  -v /dev/shm:/dev/shm",
+        ("--privileged", "--network", "host", "-v", "/dev/shm:/dev/shm"),
+    ),
+    "amd": (
+        "--device=/dev/kfd --device=/dev/dri \\\n  --security-opt seccomp=unconfined --group-add video",
+        (
+            "--device=/dev/kfd",
+            "--device=/dev/dri",
+            "--security-opt",
+            "seccomp=unconfined",
+            "--group-add",
+            "video",
+        ),
+    ),
+    "xpu": (
+        "--device /dev/dri \\\n  -v /dev/dri/by-path:/dev/dri/by-path --shm-size=16g",
+        ("--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size", "16g"),
+    ),
     "intel": ("--shm-size=16g", ("--shm-size", "16g")),
     "nvidia": ("--gpus all", ("--gpus", "all")),
 }
@@ -83,9 +95,23 @@ def docker_meta(recipe: dict, variant: Any, profile: Any, hw_id: str | None) -> 
     else:
         image = pinned
         if not truthy(image):
-            picked = _js_or2(cuda_map.get("cu130"), cuda_map.get("cu129")) if cuda_map is not None else None
+            picked = (
+                _js_or2(cuda_map.get("cu130"), cuda_map.get("cu129"))
+                if cuda_map is not None
+                else None
+            )
             image = picked if truthy(picked) else defaults.get(brand_key, UNDEFINED)
-    flags_key = "tpu" if is_tpu else "amd" if is_amd else "xpu" if is_xpu else "intel" if is_intel else "nvidia"
+    flags_key = (
+        "tpu"
+        if is_tpu
+        else "amd"
+        if is_amd
+        else "xpu"
+        if is_xpu
+        else "intel"
+        if is_intel
+        else "nvidia"
+    )
     flags, argv = _GPU_FLAGS[flags_key]
     return DockerMeta(image, flags, argv)
 
@@ -114,8 +140,15 @@ def _env_parts(items: tuple[tuple[Any, Any], ...], image: Any) -> _EnvParts:
     config_lines = "".join(f"\n  -v {mount} \\" for mount in config_mounts)
     env_lines = "".join(f"\n  -e {assignment} \\" for assignment in assignments)
     config_argv = tuple(word for mount in config_mounts for word in ("-v", mount))
-    env_and_image_argv = tuple(word for assignment in assignments for word in ("-e", assignment)) + (image_arg,)
-    return config_lines, env_lines + "\n  " + js_string(image) + " ", config_argv, env_and_image_argv
+    env_and_image_argv = tuple(
+        word for assignment in assignments for word in ("-e", assignment)
+    ) + (image_arg,)
+    return (
+        config_lines,
+        env_lines + "\n  " + js_string(image) + " ",
+        config_argv,
+        env_and_image_argv,
+    )
 
 
 # The corpus has ~400 distinct (env, image) pairs among ~13,000 renderings.
@@ -129,8 +162,11 @@ def _formats_alike(env: dict, image: Any) -> bool:
 
     Not so for every type: `True == 1` but they print as `true` and `1`.
     """
-    return ((type(image) is str or image is UNDEFINED)
-            and set(map(type, env)) <= _KEY_TYPES and set(map(type, env.values())) <= _VALUE_TYPES)
+    return (
+        (type(image) is str or image is UNDEFINED)
+        and set(map(type, env)) <= _KEY_TYPES
+        and set(map(type, env.values())) <= _VALUE_TYPES
+    )
 
 
 class DockerWrapper:
@@ -142,23 +178,43 @@ class DockerWrapper:
     def __init__(self, env: dict, meta: DockerMeta) -> None:
         self.meta = meta
         items = tuple(env.items())
-        parts = (_shared_env_parts if _formats_alike(env, meta.image) else _env_parts)(items, meta.image)
-        self._config_lines, self._env_and_image_line, self._config_argv, self._env_and_image_argv = parts
+        parts = (_shared_env_parts if _formats_alike(env, meta.image) else _env_parts)(
+            items, meta.image
+        )
+        (
+            self._config_lines,
+            self._env_and_image_line,
+            self._config_argv,
+            self._env_and_image_argv,
+        ) = parts
 
     def wrap(self, command: str, argv: list[Any], port: int = 8000) -> dict[str, Any]:
         return {"docker_command": self.run(command, port), "docker_argv": self.argv(argv, port)}
 
     def run(self, command: str, port: int) -> str:
         """The shell form: `docker run <gpu flags> ... <image> <model> <serve args>`."""
-        return _docker_command(command, port, self.meta.gpu_flags, self._config_lines, self._env_and_image_line)
+        return _docker_command(
+            command, port, self.meta.gpu_flags, self._config_lines, self._env_and_image_line
+        )
 
     def argv(self, argv: list[Any], port: int) -> list[Any]:
         """The argv form; an image that does not exist becomes null, as JSON.stringify writes it."""
         served = argv[2:] if len(argv) >= 2 and argv[0] == "vllm" and argv[1] == "serve" else argv
-        out: list[Any] = ["docker", "run", *self.meta.gpu_argv, "--privileged", "--ipc=host",
-                          "-p", f"{port}:{port}", "-v", "~/.cache/huggingface:/root/.cache/huggingface"]
+        out: list[Any] = [
+            "docker",
+            "run",
+            *self.meta.gpu_argv,
+            "--privileged",
+            "--ipc=host",
+            "-p",
+            f"{port}:{port}",
+            "-v",
+            "~/.cache/huggingface:/root/.cache/huggingface",
+        ]
         model_id = served[0] if served else UNDEFINED
-        if type(model_id) is str and model_id.startswith("/"):  # a local model folder: bind-mount it
+        if type(model_id) is str and model_id.startswith(
+            "/"
+        ):  # a local model folder: bind-mount it
             out += ("-v", f"{model_id}:{model_id}:ro")
         out += self._config_argv
         out += self._env_and_image_argv
@@ -168,17 +224,21 @@ class DockerWrapper:
 
 # Strings in, a string out; the same command recurs with the same env (~6,300 distinct among ~17,500).
 @functools.lru_cache(maxsize=4096)
-def _docker_command(command: str, port: int, gpu_flags: str, config_lines: str, env_and_image_line: str) -> str:
+def _docker_command(
+    command: str, port: int, gpu_flags: str, config_lines: str, env_and_image_line: str
+) -> str:
     found = _SERVE_PREFIX.match(command)
     model_id = found.group(1) if found else "MODEL"
-    body = command[found.end():] if found else command
+    body = command[found.end() :] if found else command
     text = (
         f"docker run {gpu_flags} \\\n  --privileged --ipc=host -p {port}:{port} \\\n"
         "  -v ~/.cache/huggingface:/root/.cache/huggingface \\"
     )
     if model_id.startswith("/"):  # a local model folder: bind-mount it (read-only)
-        text = (f"# {model_id} must already exist on the host — bind-mounted read-only below.\n{text}"
-                f"\n  -v {model_id}:{model_id}:ro \\")
+        text = (
+            f"# {model_id} must already exist on the host — bind-mounted read-only below.\n{text}"
+            f"\n  -v {model_id}:{model_id}:ro \\"
+        )
     text += config_lines + env_and_image_line + model_id
     return text + " \\\n  " + body if body else text
 
@@ -191,5 +251,7 @@ def docker_argv(argv: list[Any], env: dict, meta: DockerMeta, port: int) -> list
     return DockerWrapper(env, meta).argv(argv, port)
 
 
-def dockerize(command: str, argv: list[Any], env: dict, meta: DockerMeta, port: int = 8000) -> dict[str, Any]:
+def dockerize(
+    command: str, argv: list[Any], env: dict, meta: DockerMeta, port: int = 8000
+) -> dict[str, Any]:
     return DockerWrapper(env, meta).wrap(command, argv, port)

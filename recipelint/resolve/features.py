@@ -51,9 +51,7 @@ def _mode_supported(mode: Any, profile: Any, hw_id: str) -> bool:
     gen = generation_of(profile)
     if truthy(gen) and table.get(js_string(gen)) == "unsupported":
         return False
-    if truthy(hw_id) and table.get(hw_id) == "unsupported":
-        return False
-    return True
+    return not (truthy(hw_id) and table.get(hw_id) == "unsupported")
 
 
 def is_modal(feature: Any) -> bool:
@@ -61,7 +59,9 @@ def is_modal(feature: Any) -> bool:
     return truthy(modes) and isinstance(modes, (dict, list))
 
 
-def resolve_mode_key(feature: Any, name: str, variant: Any, variant_key: str, profile: Any, hw_id: str) -> Any:
+def resolve_mode_key(
+    feature: Any, name: str, variant: Any, variant_key: str, profile: Any, hw_id: str
+) -> Any:
     """The mode a modal feature uses here: variant default, feature default, else the first allowed."""
     modes = get(feature, "modes")
     if type(modes) is not dict:
@@ -98,20 +98,28 @@ class FeatureResolver:
     so a feature that every strategy filters out is never resolved, as before).
     """
 
-    def __init__(self, recipe: Recipe, variant: Any, variant_key: str, profile: Any, hw_id: str) -> None:
+    def __init__(
+        self, recipe: Recipe, variant: Any, variant_key: str, profile: Any, hw_id: str
+    ) -> None:
         self.recipe, self.variant, self.variant_key = recipe, variant, variant_key
         self.profile, self.hw_id = profile, hw_id
         self.features = get(recipe, "features")
         self.gen = generation_of(profile)
         self.nvidia = is_nvidia(profile)
         self._gates: dict[Any, tuple[Any, Any, bool]] = {}  # feature name -> see _gate
-        self._args: dict[Any, Layer | None] = {}  # feature name -> its args layer, or None when it adds none
+        self._args: dict[
+            Any, Layer | None
+        ] = {}  # feature name -> its args layer, or None when it adds none
 
-    def args_for(self, enabled: list[str] | tuple[str, ...], strategy: str, kv_composing: bool) -> list[Any]:
+    def args_for(
+        self, enabled: list[str] | tuple[str, ...], strategy: str, kv_composing: bool
+    ) -> list[Any]:
         """The arg sources (lists to spread) contributed by the enabled features, in order."""
         return [layer.items for layer in self.layers_for(enabled, strategy, kv_composing)]
 
-    def layers_for(self, enabled: list[str] | tuple[str, ...], strategy: str, kv_composing: bool) -> list[Layer]:
+    def layers_for(
+        self, enabled: list[str] | tuple[str, ...], strategy: str, kv_composing: bool
+    ) -> list[Layer]:
         """The args layers of the enabled features, in order (resolve.layers' `features` step)."""
         out: list[Layer] = []
         for name in enabled:
@@ -143,21 +151,31 @@ class FeatureResolver:
     def _resolve(self, name: str, feat: Any) -> Layer | None:
         """The feature's args: its mode's (hardware override first), else its own; None if falsy."""
         if is_modal(feat):
-            key = resolve_mode_key(feat, name, self.variant, self.variant_key, self.profile, self.hw_id)
+            key = resolve_mode_key(
+                feat, name, self.variant, self.variant_key, self.profile, self.hw_id
+            )
             mode = get(get(feat, "modes"), key) if truthy(key) else None
             if not truthy(mode):
                 return None
             table = get(mode, "hardware_overrides")
             hw_key = hardware_key(table, self.profile, self.hw_id)
             override_args = get(table[hw_key], "args") if hw_key is not None else UNDEFINED
-            if override_args is not None and override_args is not UNDEFINED:  # `??`: the override's, when set
+            if (
+                override_args is not None and override_args is not UNDEFINED
+            ):  # `??`: the override's, when set
                 return _layer(MODE_HW_ARGS, override_args, feature=name, mode=key, hardware=hw_key)
             return _layer(MODE_ARGS, get(mode, "args"), feature=name, mode=key)
         overrides = get(feat, "hardware_overrides")
         gen = self.gen
         by_gen = js_string(gen) if truthy(gen) else None
         # `overrides[gen] || (nvidia ? overrides.nvidia : null)`
-        hw_key = by_gen if by_gen is not None and truthy(get(overrides, by_gen)) else "nvidia" if self.nvidia else None
+        hw_key = (
+            by_gen
+            if by_gen is not None and truthy(get(overrides, by_gen))
+            else "nvidia"
+            if self.nvidia
+            else None
+        )
         override_args = get(get(overrides, hw_key), "args") if hw_key is not None else UNDEFINED
         if override_args is not None and override_args is not UNDEFINED:
             return _layer(FEATURE_HW_ARGS, override_args, feature=name, hardware=hw_key)
@@ -216,28 +234,46 @@ def feature_mode_problems(recipe: Recipe) -> list[tuple[tuple, str]]:
             problems.append((where, f"features.{fname}.modes must be a non-empty map"))
             continue
         if get(feature, "args") is not UNDEFINED:
-            problems.append((("features", fname, "args"), f"features.{fname} cannot declare both args and modes"))
+            problems.append(
+                (
+                    ("features", fname, "args"),
+                    f"features.{fname} cannot declare both args and modes",
+                )
+            )
         default_mode = get(feature, "default_mode")
         if truthy(default_mode) and default_mode not in mode_keys:
             problems.append(
-                (("features", fname, "default_mode"),
-                 f"features.{fname}.default_mode references unknown mode {js_string(default_mode)}")
+                (
+                    ("features", fname, "default_mode"),
+                    f"features.{fname}.default_mode references unknown mode {js_string(default_mode)}",
+                )
             )
         for mkey, mode in modes.items():
             if type(get(mode, "args")) is not list:
-                problems.append((where + (mkey,), f"features.{fname}.modes.{mkey}.args must be an array"))
+                problems.append(
+                    (where + (mkey,), f"features.{fname}.modes.{mkey}.args must be an array")
+                )
             allow = get(mode, "variants")
             if allow is not UNDEFINED and type(allow) is not list:
-                problems.append((where + (mkey, "variants"), f"features.{fname}.modes.{mkey}.variants must be an array"))
+                problems.append(
+                    (
+                        where + (mkey, "variants"),
+                        f"features.{fname}.modes.{mkey}.variants must be an array",
+                    )
+                )
             for vkey in allow if type(allow) is list else []:
                 if not (type(vkey) is str and vkey in variants):
                     problems.append(
-                        (where + (mkey, "variants"),
-                         f"features.{fname}.modes.{mkey}.variants references unknown variant {js_string(vkey)}")
+                        (
+                            where + (mkey, "variants"),
+                            f"features.{fname}.modes.{mkey}.variants references unknown variant {js_string(vkey)}",
+                        )
                     )
         for vkey in variants:
             if not any(_mode_allowed_for_variant(modes[m], vkey) for m in mode_keys):
-                problems.append((where, f"features.{fname} has no mode available for variant {vkey}"))
+                problems.append(
+                    (where, f"features.{fname} has no mode available for variant {vkey}")
+                )
     for vkey, variant in variants.items():
         chosen = js_or(get(variant, "default_modes"), {})
         if type(chosen) is not dict:
@@ -248,17 +284,30 @@ def feature_mode_problems(recipe: Recipe) -> list[tuple[tuple, str]]:
             modes = get(feature, "modes")
             mode = get(modes, js_string(mkey)) if type(modes) is dict else UNDEFINED
             if not truthy(feature):
-                problems.append((where, f"variants.{vkey}.default_modes references unknown feature {fname}"))
+                problems.append(
+                    (where, f"variants.{vkey}.default_modes references unknown feature {fname}")
+                )
             elif not truthy(modes):
-                problems.append((where, f"variants.{vkey}.default_modes references non-modal feature {fname}"))
+                problems.append(
+                    (where, f"variants.{vkey}.default_modes references non-modal feature {fname}")
+                )
             elif not truthy(mode):
                 problems.append(
-                    (where, f"variants.{vkey}.default_modes.{fname} references unknown mode {js_string(mkey)}")
+                    (
+                        where,
+                        f"variants.{vkey}.default_modes.{fname} references unknown mode {js_string(mkey)}",
+                    )
                 )
-            elif type(get(mode, "variants")) is list and mode["variants"] and vkey not in mode["variants"]:
+            elif (
+                type(get(mode, "variants")) is list
+                and mode["variants"]
+                and vkey not in mode["variants"]
+            ):
                 problems.append(
-                    (where,
-                     f"variants.{vkey}.default_modes.{fname} selects mode {js_string(mkey)}, "
-                     "which is unavailable for that variant")
+                    (
+                        where,
+                        f"variants.{vkey}.default_modes.{fname} selects mode {js_string(mkey)}, "
+                        "which is unavailable for that variant",
+                    )
                 )
     return problems

@@ -61,8 +61,12 @@ def hardware_key(table: Any, profile: Any, hw_id: str | None) -> Any:
     gen = generation_of(profile)
     brand = get(profile, "brand")
     brand_key = brand.lower() if type(brand) is str else None
-    candidates = (hw_id if hw_id is not None else None, _key(gen) if truthy(gen) else None,
-                  brand_key if truthy(brand_key) else None, "default")
+    candidates = (
+        hw_id if hw_id is not None else None,
+        _key(gen) if truthy(gen) else None,
+        brand_key if truthy(brand_key) else None,
+        "default",
+    )
     for key in candidates:
         if key is not None and table.get(key) is not None:  # `??` skips null and missing keys alike
             return key
@@ -168,7 +172,9 @@ def pick_default_hardware(profiles: dict[str, Any], variant: Any, recipe: Recipe
     return default_among(profiles, variant, recipe, candidates)
 
 
-def default_among(profiles: dict[str, Any], variant: Any, recipe: Recipe, candidates: list[str]) -> str:
+def default_among(
+    profiles: dict[str, Any], variant: Any, recipe: Recipe, candidates: list[str]
+) -> str:
     """The default hardware among the selectable, unrestricted (or declared) candidates, in taxonomy order."""
     constraint = precision_constraint(variant)
     candidates = list(candidates)  # sorted below
@@ -181,7 +187,9 @@ def default_among(profiles: dict[str, Any], variant: Any, recipe: Recipe, candid
                 return preferred
     if "h200" in candidates:
         return "h200"
-    candidates.sort(key=lambda hw: (_BRAND_RANK.get(get(profiles[hw], "brand"), 9), icu_root_key(hw)))
+    candidates.sort(
+        key=lambda hw: (_BRAND_RANK.get(get(profiles[hw], "brand"), 9), icu_root_key(hw))
+    )
     return candidates[0] if candidates else "h200"
 
 

@@ -48,12 +48,21 @@ def synthesize_install(recipe: dict) -> dict | None:
     nightly = get(model, "nightly_required") is True
     out: dict[str, Any] = {}
     if pip is not False:
-        command = js_or(get(pip, "command") if truthy(pip) else pip, _PIP_NIGHTLY if nightly else _PIP_DEFAULT)
-        default_note = f"vLLM {js_string(version)} isn't released yet — nightly required." if nightly else UNDEFINED
+        command = js_or(
+            get(pip, "command") if truthy(pip) else pip, _PIP_NIGHTLY if nightly else _PIP_DEFAULT
+        )
+        default_note = (
+            f"vLLM {js_string(version)} isn't released yet — nightly required."
+            if nightly
+            else UNDEFINED
+        )
         note = js_or(get(pip, "note") if truthy(pip) else pip, default_note)
         out["pip"] = {"command": command, "note": note} if truthy(note) else {"command": command}
     if docker is not False:
-        command = js_or(get(docker, "command") if truthy(docker) else docker, "docker pull " + js_string(install_image(recipe)))
+        command = js_or(
+            get(docker, "command") if truthy(docker) else docker,
+            "docker pull " + js_string(install_image(recipe)),
+        )
         note = get(docker, "note") if truthy(docker) else docker
         out["docker"] = {"command": command, "note": note} if truthy(note) else {"command": command}
     dependencies = get(recipe, "dependencies")

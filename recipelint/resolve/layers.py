@@ -37,9 +37,24 @@ PD_ROLES = ("prefill", "decode")
 
 # Wildcards of a place's pattern; each binds the Scope field of the same name.
 VARIANT, HARDWARE, STRATEGY, ROLE, FEATURE, MODE, TASK, KV = (
-    "<variant>", "<hardware>", "<strategy>", "<role>", "<feature>", "<mode>", "<task>", "<kv>")
-_FIELD = {VARIANT: "variant", HARDWARE: "hardware", STRATEGY: "strategy", ROLE: "role", FEATURE: "feature",
-          MODE: "mode", KV: "kv"}
+    "<variant>",
+    "<hardware>",
+    "<strategy>",
+    "<role>",
+    "<feature>",
+    "<mode>",
+    "<task>",
+    "<kv>",
+)
+_FIELD = {
+    VARIANT: "variant",
+    HARDWARE: "hardware",
+    STRATEGY: "strategy",
+    ROLE: "role",
+    FEATURE: "feature",
+    MODE: "mode",
+    KV: "kv",
+}
 _POINTER_FIELD = {**_FIELD, TASK: "task"}  # an omni task is a list index, not a Scope field
 
 
@@ -96,8 +111,11 @@ class Place:
     _slots: tuple[tuple[int, str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        slots = tuple((index, _POINTER_FIELD[part]) for index, part in enumerate(self.pattern)
-                      if part in _POINTER_FIELD)
+        slots = tuple(
+            (index, _POINTER_FIELD[part])
+            for index, part in enumerate(self.pattern)
+            if part in _POINTER_FIELD
+        )
         object.__setattr__(self, "_slots", slots)
 
     def layer_at(self, items: Any, **bound: Any) -> Layer:
@@ -114,27 +132,44 @@ class Place:
 
     def scope_at(self, bound: dict[str, Any]) -> Scope:
         value = bound.get
-        return Scope(self.layer, value("variant"), value("strategy"), value("role"), value("hardware"),
-                     value("feature"), value("mode"))
+        return Scope(
+            self.layer,
+            value("variant"),
+            value("strategy"),
+            value("role"),
+            value("hardware"),
+            value("feature"),
+            value("mode"),
+        )
 
 
 # ---------------------------------------------------------------- the places
 
 BASE_ARGS = Place("base", ("model", "base_args"))
 VARIANT_ARGS = Place("variant", ("variants", VARIANT, "extra_args"))
-VARIANT_HW_ARGS = Place("variant-hw", ("variants", VARIANT, "hardware_overrides", HARDWARE, "extra_args"))
+VARIANT_HW_ARGS = Place(
+    "variant-hw", ("variants", VARIANT, "hardware_overrides", HARDWARE, "extra_args")
+)
 RECIPE_HW_ARGS = Place("recipe-hw", ("hardware_overrides", HARDWARE, "extra_args"))
 STRATEGY_EXTRA_ARGS = Place("strategy", ("strategy_overrides", STRATEGY, "extra_args"))
 STRATEGY_VLLM_ARGS = Place("strategy", ("strategy_overrides", STRATEGY, "vllm_args"))
-STRATEGY_HW_ARGS = Place("strategy-hw", ("strategy_overrides", STRATEGY, "hardware_overrides", HARDWARE, "extra_args"))
+STRATEGY_HW_ARGS = Place(
+    "strategy-hw", ("strategy_overrides", STRATEGY, "hardware_overrides", HARDWARE, "extra_args")
+)
 ROLE_EXTRA_ARGS = Place("role", ("strategy_overrides", STRATEGY, ROLE, "extra_args"))
 ROLE_VLLM_ARGS = Place("role", ("strategy_overrides", STRATEGY, ROLE, "vllm_args"))
-ROLE_HW_ARGS = Place("role-hw", ("strategy_overrides", STRATEGY, ROLE, "hardware_overrides", HARDWARE, "extra_args"))
+ROLE_HW_ARGS = Place(
+    "role-hw", ("strategy_overrides", STRATEGY, ROLE, "hardware_overrides", HARDWARE, "extra_args")
+)
 FEATURE_ARGS = Place("feature", ("features", FEATURE, "args"))
 FEATURE_HW_ARGS = Place("feature-hw", ("features", FEATURE, "hardware_overrides", HARDWARE, "args"))
 MODE_ARGS = Place("mode", ("features", FEATURE, "modes", MODE, "args"))
-MODE_HW_ARGS = Place("mode-hw", ("features", FEATURE, "modes", MODE, "hardware_overrides", HARDWARE, "args"))
-OMNI_TASK_ARGS = Place("omni", ("omni", "tasks", TASK, "extra_args"))  # upstream renders none (is_omni)
+MODE_HW_ARGS = Place(
+    "mode-hw", ("features", FEATURE, "modes", MODE, "hardware_overrides", HARDWARE, "args")
+)
+OMNI_TASK_ARGS = Place(
+    "omni", ("omni", "tasks", TASK, "extra_args")
+)  # upstream renders none (is_omni)
 FILE_ARGS = Place("strategy-file", ("vllm_args",), STRATEGY_FILE)
 FILE_ROLE_ARGS = Place("strategy-file", (ROLE, "vllm_args"), STRATEGY_FILE)
 KV_ARGS = Place("kv-file", ("vllm", "vllm_args"), KV_FILE)
@@ -143,15 +178,23 @@ KV_OPTION_ARGS = Place("kv-option", ("kv_offload", KV, "args"), TAXONOMY)
 
 BASE_ENV = Place("base", ("model", "base_env"), kind=ENV)
 VARIANT_ENV = Place("variant", ("variants", VARIANT, "extra_env"), kind=ENV)
-VARIANT_HW_ENV = Place("variant-hw", ("variants", VARIANT, "hardware_overrides", HARDWARE, "extra_env"), kind=ENV)
+VARIANT_HW_ENV = Place(
+    "variant-hw", ("variants", VARIANT, "hardware_overrides", HARDWARE, "extra_env"), kind=ENV
+)
 RECIPE_HW_ENV = Place("recipe-hw", ("hardware_overrides", HARDWARE, "extra_env"), kind=ENV)
 STRATEGY_ENV = Place("strategy", ("strategy_overrides", STRATEGY, "env"), kind=ENV)
 STRATEGY_EXTRA_ENV = Place("strategy", ("strategy_overrides", STRATEGY, "extra_env"), kind=ENV)
-STRATEGY_HW_ENV = Place("strategy-hw", ("strategy_overrides", STRATEGY, "hardware_overrides", HARDWARE, "extra_env"),
-                        kind=ENV)
+STRATEGY_HW_ENV = Place(
+    "strategy-hw",
+    ("strategy_overrides", STRATEGY, "hardware_overrides", HARDWARE, "extra_env"),
+    kind=ENV,
+)
 ROLE_ENV = Place("role", ("strategy_overrides", STRATEGY, ROLE, "env"), kind=ENV)
-ROLE_HW_ENV = Place("role-hw", ("strategy_overrides", STRATEGY, ROLE, "hardware_overrides", HARDWARE, "extra_env"),
-                    kind=ENV)
+ROLE_HW_ENV = Place(
+    "role-hw",
+    ("strategy_overrides", STRATEGY, ROLE, "hardware_overrides", HARDWARE, "extra_env"),
+    kind=ENV,
+)
 FILE_ENV = Place("strategy-file", ("env",), STRATEGY_FILE, ENV)
 FILE_ROLE_ENV = Place("strategy-file", (ROLE, "env"), STRATEGY_FILE, ENV)
 KV_ENV = Place("kv-file", ("vllm", "env"), KV_FILE, ENV)
@@ -160,12 +203,39 @@ KV_OPTION_ENV = Place("kv-option", ("kv_offload", KV, "env"), TAXONOMY, ENV)
 # Every place, in the order `lists` walks a document: nested as the document nests them
 # (a variant's lists together, then the next variant's), which is the order rules report in.
 PLACES: tuple[Place, ...] = (
-    BASE_ARGS, VARIANT_ARGS, VARIANT_HW_ARGS, RECIPE_HW_ARGS,
-    STRATEGY_EXTRA_ARGS, STRATEGY_VLLM_ARGS, STRATEGY_HW_ARGS, ROLE_EXTRA_ARGS, ROLE_VLLM_ARGS, ROLE_HW_ARGS,
-    FEATURE_ARGS, FEATURE_HW_ARGS, MODE_ARGS, MODE_HW_ARGS, OMNI_TASK_ARGS,
-    FILE_ARGS, FILE_ROLE_ARGS, KV_ARGS, KV_ROLE_ARGS, KV_OPTION_ARGS,
-    BASE_ENV, VARIANT_ENV, VARIANT_HW_ENV, RECIPE_HW_ENV, STRATEGY_ENV, STRATEGY_EXTRA_ENV, STRATEGY_HW_ENV,
-    ROLE_ENV, ROLE_HW_ENV, FILE_ENV, FILE_ROLE_ENV, KV_ENV, KV_OPTION_ENV,
+    BASE_ARGS,
+    VARIANT_ARGS,
+    VARIANT_HW_ARGS,
+    RECIPE_HW_ARGS,
+    STRATEGY_EXTRA_ARGS,
+    STRATEGY_VLLM_ARGS,
+    STRATEGY_HW_ARGS,
+    ROLE_EXTRA_ARGS,
+    ROLE_VLLM_ARGS,
+    ROLE_HW_ARGS,
+    FEATURE_ARGS,
+    FEATURE_HW_ARGS,
+    MODE_ARGS,
+    MODE_HW_ARGS,
+    OMNI_TASK_ARGS,
+    FILE_ARGS,
+    FILE_ROLE_ARGS,
+    KV_ARGS,
+    KV_ROLE_ARGS,
+    KV_OPTION_ARGS,
+    BASE_ENV,
+    VARIANT_ENV,
+    VARIANT_HW_ENV,
+    RECIPE_HW_ENV,
+    STRATEGY_ENV,
+    STRATEGY_EXTRA_ENV,
+    STRATEGY_HW_ENV,
+    ROLE_ENV,
+    ROLE_HW_ENV,
+    FILE_ENV,
+    FILE_ROLE_ENV,
+    KV_ENV,
+    KV_OPTION_ENV,
 )
 # The keys that hold args or env lists wherever they sit: what key-name walks look for.
 ARG_KEYS = frozenset(place.pattern[-1] for place in PLACES if place.kind == ARGS)
@@ -204,12 +274,18 @@ def lists(data: Any, document: str = RECIPE, kind: str = ARGS, **fixed: Any) -> 
     key = (document, kind)
     root = _TRIES.get(key)
     if root is None:
-        root = _TRIES[key] = _trie(tuple(p for p in PLACES if p.document == document and p.kind == kind))
+        root = _TRIES[key] = _trie(
+            tuple(p for p in PLACES if p.document == document and p.kind == kind)
+        )
     yield from _walk(root, data if isinstance(data, dict) else {}, fixed)
 
 
-def _walk(node: _Node, value: Any, bound: dict[str, Any],
-          keep: Callable[[Any], bool] = lambda value: isinstance(value, list)) -> Iterator[Layer]:
+def _walk(
+    node: _Node,
+    value: Any,
+    bound: dict[str, Any],
+    keep: Callable[[Any], bool] = lambda value: isinstance(value, list),
+) -> Iterator[Layer]:
     for place in node.places:
         if keep(value):
             yield place.layer_at(value, **bound)
@@ -220,9 +296,11 @@ def _walk(node: _Node, value: Any, bound: dict[str, Any],
                 yield from _walk(child, mapping.get(role), {**bound, "role": role}, keep)
         elif part == TASK:
             for index, item in enumerate(value if isinstance(value, list) else []):
-                yield from _walk(child, item, {**bound, "variant": f"omni-task-{index}", "task": index}, keep)
+                yield from _walk(
+                    child, item, {**bound, "variant": f"omni-task-{index}", "task": index}, keep
+                )
         elif part in _FIELD:
-            for name, item in (value.items() if isinstance(value, dict) else ()):
+            for name, item in value.items() if isinstance(value, dict) else ():
                 yield from _walk(child, item, {**bound, _FIELD[part]: name}, keep)
         elif isinstance(value, dict):
             yield from _walk(child, value.get(part), bound, keep)
@@ -239,7 +317,7 @@ def place_of(document: str, pointer: Pointer, kind: str = ARGS) -> Place | None:
 def _matches(pattern: tuple[str, ...], pointer: Pointer) -> bool:
     if len(pattern) != len(pointer):
         return False
-    for part, key in zip(pattern, pointer):
+    for part, key in zip(pattern, pointer, strict=False):
         if part == ROLE:
             ok = key in PD_ROLES
         elif part == TASK:
@@ -280,7 +358,9 @@ class Selection:
     kv: Any = None  # the kv_store spec
     # What the layers worked out once: `memo` for this selection, `shared` for what reads only the
     # variant and the hardware (the renderer hands every rendering of a placement the same one).
-    memo: dict[Any, Any] | None = field(default=None, repr=False, compare=False)  # made on first use
+    memo: dict[Any, Any] | None = field(
+        default=None, repr=False, compare=False
+    )  # made on first use
     shared: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -309,11 +389,16 @@ def recipe_generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], 
     """The recipe and the variant generation layers (the strategy's, when set, replaces them)."""
     found = sel.shared.get("recipe-generation")
     if found is None:
-        recipe_key, recipe_map = generation_key(get(sel.recipe, "hardware_overrides"), sel.gen, sel.nvidia)
-        variant_key, variant_map = generation_key(get(sel.variant, "hardware_overrides"), sel.gen, sel.nvidia)
+        recipe_key, recipe_map = generation_key(
+            get(sel.recipe, "hardware_overrides"), sel.gen, sel.nvidia
+        )
+        variant_key, variant_map = generation_key(
+            get(sel.variant, "hardware_overrides"), sel.gen, sel.nvidia
+        )
         found = sel.shared["recipe-generation"] = [
             (RECIPE_HW_ARGS, {"hardware": recipe_key}, recipe_map),
-            (VARIANT_HW_ARGS, {"variant": sel.variant_key, "hardware": variant_key}, variant_map)]
+            (VARIANT_HW_ARGS, {"variant": sel.variant_key, "hardware": variant_key}, variant_map),
+        ]
     return found  # type: ignore[no-any-return]
 
 
@@ -340,25 +425,43 @@ def generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], dict]]:
     return found  # type: ignore[no-any-return]
 
 
-def exact_hardware_maps(sel: Selection, role: str | None) -> list[tuple[Place, dict[str, Any], dict]]:
+def exact_hardware_maps(
+    sel: Selection, role: str | None
+) -> list[tuple[Place, dict[str, Any], dict]]:
     """The exact-GPU deltas after the generation layer: the strategy's, then a PD role's."""
     if sel.memo is None:
         sel.memo = {}
     found = sel.memo.get(("exact", role))
     if found is None:
-        candidates = [(STRATEGY_HW_ARGS, {"strategy": sel.strategy, "hardware": sel.hw_id},
-                       get(get(sel.overrides, "hardware_overrides"), sel.hw_id))]
+        candidates = [
+            (
+                STRATEGY_HW_ARGS,
+                {"strategy": sel.strategy, "hardware": sel.hw_id},
+                get(get(sel.overrides, "hardware_overrides"), sel.hw_id),
+            )
+        ]
         if role:
             role_hw = get(get(sel.overrides, role), "hardware_overrides")
-            candidates.append((ROLE_HW_ARGS, {"strategy": sel.strategy, "role": role, "hardware": sel.hw_id},
-                               get(role_hw, sel.hw_id)))
-        found = sel.memo[("exact", role)] = [entry for entry in candidates if type(entry[2]) is dict]
+            candidates.append(
+                (
+                    ROLE_HW_ARGS,
+                    {"strategy": sel.strategy, "role": role, "hardware": sel.hw_id},
+                    get(role_hw, sel.hw_id),
+                )
+            )
+        found = sel.memo[("exact", role)] = [
+            entry for entry in candidates if type(entry[2]) is dict
+        ]
     return found  # type: ignore[no-any-return]
 
 
 # Each hardware-args place's env twin: the same mapping, its `extra_env` key.
-_ENV_TWIN = {RECIPE_HW_ARGS: RECIPE_HW_ENV, VARIANT_HW_ARGS: VARIANT_HW_ENV, STRATEGY_HW_ARGS: STRATEGY_HW_ENV,
-             ROLE_HW_ARGS: ROLE_HW_ENV}
+_ENV_TWIN = {
+    RECIPE_HW_ARGS: RECIPE_HW_ENV,
+    VARIANT_HW_ARGS: VARIANT_HW_ENV,
+    STRATEGY_HW_ARGS: STRATEGY_HW_ENV,
+    ROLE_HW_ARGS: ROLE_HW_ENV,
+}
 
 
 def _from_maps(maps: list[tuple[Place, dict[str, Any], dict]], kind: str) -> list[Layer]:
@@ -380,7 +483,9 @@ class Step(NamedTuple):
     """One position of the join order: what it reads (callers cache by it) and its layers."""
 
     name: str
-    reads: frozenset[str]  # of "variant", "hardware", "generation", "strategy", "role", "features", "kv"
+    reads: frozenset[
+        str
+    ]  # of "variant", "hardware", "generation", "strategy", "role", "features", "kv"
     layers: Callable[[Selection, str | None], list[Layer]]
     places: tuple[Place, ...] = ()  # where its layers can come from: the rules' view of the order
 
@@ -404,8 +509,12 @@ def _recipe_steps(base: Place, variant: Place, variant_hw: Place) -> tuple[Step,
     return (
         Step("base", frozenset(), partial(_base_list, place=base), (base,)),
         Step("variant", frozenset({"variant"}), partial(_variant_list, place=variant), (variant,)),
-        Step("variant-exact-hardware", frozenset({"variant", "hardware"}),
-             partial(_variant_exact_list, place=variant_hw), (variant_hw,)),
+        Step(
+            "variant-exact-hardware",
+            frozenset({"variant", "hardware"}),
+            partial(_variant_exact_list, place=variant_hw),
+            (variant_hw,),
+        ),
     )
 
 
@@ -414,7 +523,11 @@ def _file_layer(sel: Selection, role: str | None, top: Place, per_role: Place) -
     key = top.pattern[-1]
     if not sel.pd:
         return _one(top, get(sel.spec, key), strategy=sel.strategy)
-    return _one(per_role, get(get(sel.spec, role), key), strategy=sel.strategy, role=role) if role else []
+    return (
+        _one(per_role, get(get(sel.spec, role), key), strategy=sel.strategy, role=role)
+        if role
+        else []
+    )
 
 
 def _file_args(sel: Selection, role: str | None) -> list[Layer]:
@@ -428,10 +541,12 @@ def _override_args(sel: Selection, role: str | None) -> list[Layer]:
         return []
     if role:
         scope = get(so, role)
-        return (_one(ROLE_EXTRA_ARGS, get(scope, "extra_args"), strategy=sel.strategy, role=role)
-                + _one(ROLE_VLLM_ARGS, get(scope, "vllm_args"), strategy=sel.strategy, role=role))
-    return (_one(STRATEGY_EXTRA_ARGS, get(so, "extra_args"), strategy=sel.strategy)
-            + _one(STRATEGY_VLLM_ARGS, get(so, "vllm_args"), strategy=sel.strategy))
+        return _one(
+            ROLE_EXTRA_ARGS, get(scope, "extra_args"), strategy=sel.strategy, role=role
+        ) + _one(ROLE_VLLM_ARGS, get(scope, "vllm_args"), strategy=sel.strategy, role=role)
+    return _one(STRATEGY_EXTRA_ARGS, get(so, "extra_args"), strategy=sel.strategy) + _one(
+        STRATEGY_VLLM_ARGS, get(so, "vllm_args"), strategy=sel.strategy
+    )
 
 
 def _generation_args(sel: Selection, role: str | None) -> list[Layer]:
@@ -475,14 +590,30 @@ ARG_STEPS: tuple[Step, ...] = (
     *_recipe_steps(BASE_ARGS, VARIANT_ARGS, VARIANT_HW_ARGS),
     Step("strategy-file", frozenset({"strategy", "role"}), _file_args, (FILE_ARGS, FILE_ROLE_ARGS)),
     EMITTER,
-    Step("strategy-override", frozenset({"strategy", "role"}), _override_args,
-         (STRATEGY_EXTRA_ARGS, STRATEGY_VLLM_ARGS, ROLE_EXTRA_ARGS, ROLE_VLLM_ARGS)),
-    Step("generation", frozenset({"variant", "strategy", "generation"}), _generation_args,
-         (STRATEGY_HW_ARGS, RECIPE_HW_ARGS, VARIANT_HW_ARGS)),
-    Step("exact-hardware", frozenset({"strategy", "role", "hardware"}), _exact_hardware_args,
-         (STRATEGY_HW_ARGS, ROLE_HW_ARGS)),
-    Step("features", frozenset({"features"}), _feature_args,
-         (FEATURE_ARGS, FEATURE_HW_ARGS, MODE_ARGS, MODE_HW_ARGS)),
+    Step(
+        "strategy-override",
+        frozenset({"strategy", "role"}),
+        _override_args,
+        (STRATEGY_EXTRA_ARGS, STRATEGY_VLLM_ARGS, ROLE_EXTRA_ARGS, ROLE_VLLM_ARGS),
+    ),
+    Step(
+        "generation",
+        frozenset({"variant", "strategy", "generation"}),
+        _generation_args,
+        (STRATEGY_HW_ARGS, RECIPE_HW_ARGS, VARIANT_HW_ARGS),
+    ),
+    Step(
+        "exact-hardware",
+        frozenset({"strategy", "role", "hardware"}),
+        _exact_hardware_args,
+        (STRATEGY_HW_ARGS, ROLE_HW_ARGS),
+    ),
+    Step(
+        "features",
+        frozenset({"features"}),
+        _feature_args,
+        (FEATURE_ARGS, FEATURE_HW_ARGS, MODE_ARGS, MODE_HW_ARGS),
+    ),
     Step("kv-option", frozenset({"kv"}), _kv_option_args, (KV_OPTION_ARGS,)),
     Step("kv-store", frozenset({"kv"}), _kv_args, (KV_ARGS,)),
     Step("kv-store-role", frozenset({"kv", "role"}), _kv_role_args, (KV_ROLE_ARGS,)),
@@ -531,12 +662,24 @@ ENV_STEPS: tuple[Step, ...] = (
     Step("kv-option", frozenset({"kv"}), _kv_option_env, (KV_OPTION_ENV,)),
     Step("kv-store", frozenset({"kv", "role"}), _kv_env, (KV_ENV,)),
     EMITTER,  # PD device pinning
-    Step("strategy-override", frozenset({"strategy", "role"}), _override_env,
-         (STRATEGY_ENV, ROLE_ENV, STRATEGY_EXTRA_ENV)),
-    Step("generation", frozenset({"variant", "strategy", "generation"}), _generation_env,
-         (STRATEGY_HW_ENV, RECIPE_HW_ENV, VARIANT_HW_ENV)),
-    Step("exact-hardware", frozenset({"strategy", "role", "hardware"}), _exact_hardware_env,
-         (STRATEGY_HW_ENV, ROLE_HW_ENV)),
+    Step(
+        "strategy-override",
+        frozenset({"strategy", "role"}),
+        _override_env,
+        (STRATEGY_ENV, ROLE_ENV, STRATEGY_EXTRA_ENV),
+    ),
+    Step(
+        "generation",
+        frozenset({"variant", "strategy", "generation"}),
+        _generation_env,
+        (STRATEGY_HW_ENV, RECIPE_HW_ENV, VARIANT_HW_ENV),
+    ),
+    Step(
+        "exact-hardware",
+        frozenset({"strategy", "role", "hardware"}),
+        _exact_hardware_env,
+        (STRATEGY_HW_ENV, ROLE_HW_ENV),
+    ),
 )
 # Steps that read neither the strategy nor the role: one (variant, hardware) placement shares them.
 PLACEMENT_READS = frozenset({"variant", "hardware", "generation"})
@@ -550,7 +693,7 @@ def layers(sel: Selection, role: str | None, steps: tuple[Step, ...] = ARG_STEPS
 def split_at_emitter(steps: tuple[Step, ...]) -> tuple[tuple[Step, ...], tuple[Step, ...]]:
     """(steps before the emitter's tokens, steps after them)."""
     at = steps.index(EMITTER)
-    return steps[:at], steps[at + 1:]
+    return steps[:at], steps[at + 1 :]
 
 
 def _layer_names(steps: tuple[Step, ...]) -> frozenset[str]:

@@ -33,16 +33,28 @@ from recipelint.resolve.strategy import (
 
 # Exceptions that mean "this input is not the shape synthesis expects": upstream's
 # try/catch around synthesis turns the equivalent JS TypeErrors into a skipped rendering.
-SYNTHESIS_ERRORS = (RenderError, TypeError, AttributeError, ValueError, KeyError, IndexError, ArithmeticError)
+SYNTHESIS_ERRORS = (
+    RenderError,
+    TypeError,
+    AttributeError,
+    ValueError,
+    KeyError,
+    IndexError,
+    ArithmeticError,
+)
 
 
 @dataclass
 class Problems:
     """What went wrong while rendering one recipe; the compiler turns these into diagnostics."""
 
-    failed: list[tuple[str, str, str, str]] = field(default_factory=list)  # variant, strategy, hw, message
+    failed: list[tuple[str, str, str, str]] = field(
+        default_factory=list
+    )  # variant, strategy, hw, message
     invalid: list[tuple[tuple, str]] = field(default_factory=list)  # pointer, message
-    unrunnable: list[tuple[str, str, str]] = field(default_factory=list)  # variant, hw, strategy rendered anyway
+    unrunnable: list[tuple[str, str, str]] = field(
+        default_factory=list
+    )  # variant, hw, strategy rendered anyway
 
 
 @dataclass
@@ -61,7 +73,9 @@ def variant_hardware(catalog: Catalog, recipe: dict, variant: Any) -> tuple[str,
         for hw in list_compatible_hardware(profiles, variant, recipe)
         if not truthy(get(profiles[hw], "restricted")) or js_in(hw, declared)
     ]
-    default_hw = default_among(profiles, variant, recipe, compatible)  # = pick_default_hardware(...)
+    default_hw = default_among(
+        profiles, variant, recipe, compatible
+    )  # = pick_default_hardware(...)
     ordered = [default_hw] + [hw for hw in compatible if hw != default_hw]
     return default_hw, ordered
 
@@ -76,8 +90,9 @@ def _try_render(
         return None
 
 
-def _compatible_strategies(catalog: Catalog, recipe: dict, profile: Any, hw_id: str, scalable: bool,
-                           compatible: list) -> list[str]:
+def _compatible_strategies(
+    catalog: Catalog, recipe: dict, profile: Any, hw_id: str, scalable: bool, compatible: list
+) -> list[str]:
     """The strategies offered on this hardware; ``compatible`` is effective_compatible(recipe)."""
     gpus = get(profile, "gpu_count")
     candidates = list(dict.fromkeys(compatible + catalog.kv_ids))
@@ -86,7 +101,9 @@ def _compatible_strategies(catalog: Catalog, recipe: dict, profile: Any, hw_id: 
     for name in candidates:
         deploy = catalog.deploy_type_of(name)
         if deploy == "kv_store_lb":
-            opted_out = get(get(get(recipe, "kv_cache_strategy_hardware"), name), hw_id) == "unsupported"
+            opted_out = (
+                get(get(get(recipe, "kv_cache_strategy_hardware"), name), hw_id) == "unsupported"
+            )
             if scalable and is_kv_store_brand_supported(profile) and not opted_out:
                 kept.append(name)
             continue
@@ -129,11 +146,15 @@ class _HardwarePlan:
         return js_max(floor, nodes_for_strategy(self.recipe, name, self.gpus, self.hw_id))
 
     def pd_nodes(self) -> Any:
-        return pick_pd_nodes(self.profile, self.variant, self.recipe, self.catalog.strategies, self.hw_id)
+        return pick_pd_nodes(
+            self.profile, self.variant, self.recipe, self.catalog.strategies, self.hw_id
+        )
 
     def recommended(self, compatible: list[str], problems: Problems) -> tuple[str, int]:
         """The recommended strategy and its node count (a single-node one may get 2)."""
-        multi_capable = is_scalable(self.profile) and any(str(s).startswith("multi_node_") for s in compatible)
+        multi_capable = is_scalable(self.profile) and any(
+            str(s).startswith("multi_node_") for s in compatible
+        )
         base_nodes = 2 if not fits_single_node(self.profile, self.variant) and multi_capable else 1
         name = recommend_strategy(self.recipe, base_nodes, self.compatible)
         if name not in compatible:
@@ -153,9 +174,14 @@ class _HardwarePlan:
 
     def _pick_kv_serving(self, nodes: int) -> str | None:
         """strategy_hardware is not consulted."""
+
         def usable(name: Any) -> bool:
             deploy = self.deploy_of(name)
-            if type(name) is not str or name not in self.catalog.strategies or deploy in ("pd_cluster", "kv_store_lb"):
+            if (
+                type(name) is not str
+                or name not in self.catalog.strategies
+                or deploy in ("pd_cluster", "kv_store_lb")
+            ):
                 return False
             return deploy == "multi_node" if nodes > 1 else deploy != "multi_node"
 
@@ -168,7 +194,11 @@ class _HardwarePlan:
         """How an alternative strategy is rendered; None when it is skipped on this hardware."""
         if name == "pd_cluster":
             pd = self.pd_nodes()
-            return None if pd == SKIP else Combination(self.variant_key, name, self.hw_id, 1, features, pd)
+            return (
+                None
+                if pd == SKIP
+                else Combination(self.variant_key, name, self.hw_id, 1, features, pd)
+            )
         if self.deploy_of(name) != "kv_store_lb":
             return Combination(self.variant_key, name, self.hw_id, self.nodes_for(name), features)
         nodes = kv_nodes_per_instance(self.profile, self.variant)
@@ -204,8 +234,9 @@ def build_variant_rendering(
     plan = _plan_for(catalog, recipe, variant_key, hw_id)
     if plan is None:
         return None
-    compatible = _compatible_strategies(catalog, recipe, plan.profile, hw_id, is_scalable(plan.profile),
-                                        plan.compatible)
+    compatible = _compatible_strategies(
+        catalog, recipe, plan.profile, hw_id, is_scalable(plan.profile), plan.compatible
+    )
     name, nodes = plan.recommended(compatible, problems)
     features = tuple(default_features(recipe, hw_id, plan.variant_key))
     pd_nodes = plan.pd_nodes() if name == "pd_cluster" else None
@@ -224,7 +255,9 @@ def build_variant_rendering(
     alternatives: dict[str, dict[str, Any]] = {}
     for other in compatible:
         combo = plan.alternative(other, features) if other != name else None
-        rendered = _try_render(catalog, recipe, combo, problems, placement) if combo is not None else None
+        rendered = (
+            _try_render(catalog, recipe, combo, problems, placement) if combo is not None else None
+        )
         if rendered is not None:
             alternatives[other] = rendered
     return HardwareRendering(hw_id, recommended, alternatives)

@@ -33,14 +33,17 @@ def effective_compatible(recipe: Recipe) -> list:
     opt_ins = [
         name
         for name, gates in table.items()
-        if name not in listed and truthy(gates) and isinstance(gates, (dict, list))
+        if name not in listed
+        and truthy(gates)
+        and isinstance(gates, (dict, list))
         and "supported" in (gates.values() if type(gates) is dict else gates)
     ]
     return listed + opt_ins if opt_ins else listed
 
 
-def is_supported_on_hardware(recipe: Recipe, strategy: str, profile: Any, hw_id: str,
-                             listed: list | None = None) -> bool:
+def is_supported_on_hardware(
+    recipe: Recipe, strategy: str, profile: Any, hw_id: str, listed: list | None = None
+) -> bool:
     """``listed`` is ``listed_strategies(recipe)`` when the caller already has it."""
     gate = hardware_keyed_value(get(get(recipe, "strategy_hardware"), strategy), profile, hw_id)
     if gate is not None and gate is not UNDEFINED:
@@ -70,7 +73,11 @@ def min_gpus(recipe: Recipe, key: str, hw_id: str | None) -> Any:
         return 0
     if is_number(cfg):
         return cfg
-    exact = _floor_from_block(cfg.get(hw_id, UNDEFINED), key) if truthy(hw_id) and type(cfg) is dict else 0
+    exact = (
+        _floor_from_block(cfg.get(hw_id, UNDEFINED), key)
+        if truthy(hw_id) and type(cfg) is dict
+        else 0
+    )
     return js_max(_floor_from_block(cfg, key), exact)
 
 
@@ -80,7 +87,9 @@ def nodes_for_strategy(recipe: Recipe, key: str, gpus_per_node: Any, hw_id: str 
     return nodes if truthy(nodes) else 1
 
 
-def is_reachable(recipe: Recipe, key: str, deploy_type: Any, gpus_per_node: Any, hw_id: str) -> bool:
+def is_reachable(
+    recipe: Recipe, key: str, deploy_type: Any, gpus_per_node: Any, hw_id: str
+) -> bool:
     scales_out = deploy_type in ("multi_node", "pd_cluster")
     per_node = gpus_per_node if truthy(gpus_per_node) else 8
     return (MAX_NODES if scales_out else 1) * per_node >= min_gpus(recipe, key, hw_id)
@@ -96,7 +105,7 @@ def recommend_strategy(recipe: Recipe, node_count: int, compatible: list | None 
     explicit = get(recipe, "default_strategy")
     if truthy(explicit) and explicit in compatible:
         if node_count > 1 and type(explicit) is str and explicit.startswith("single_node_"):
-            sibling = "multi_node_" + explicit[len("single_node_"):]
+            sibling = "multi_node_" + explicit[len("single_node_") :]
             if sibling in compatible:
                 return sibling
         else:
@@ -161,7 +170,9 @@ def pick_pd_nodes(profile: Any, variant: Any, recipe: Recipe, strategies: dict, 
             get(get(strategies.get("pd_cluster", UNDEFINED), role), "parallelism"),
             "tp",
         )
-        return js_max(per_role, nodes_for_strategy(recipe, parallelism, get(profile, "gpu_count"), hw_id))
+        return js_max(
+            per_role, nodes_for_strategy(recipe, parallelism, get(profile, "gpu_count"), hw_id)
+        )
 
     return {"prefill": floored("prefill"), "decode": floored("decode")}
 

@@ -25,19 +25,48 @@ from recipelint.rules.references import PD_ROLES, as_dict, as_list
 Pointer = tuple[str | int, ...]
 
 # Strings the strategy emitter owns (docs/upstream-behaviour.md#parallelism-flags); elsewhere they multiply ranks.
-PARALLEL_FLAGS = frozenset({
-    "--tensor-parallel-size", "-tp", "--pipeline-parallel-size", "-pp", "--data-parallel-size", "-dp",
-    "--data-parallel-size-local", "-dpl", "--data-parallel-start-rank", "-dpr", "--data-parallel-address", "-dpa",
-    "--nnodes", "--node-rank",
-})
+PARALLEL_FLAGS = frozenset(
+    {
+        "--tensor-parallel-size",
+        "-tp",
+        "--pipeline-parallel-size",
+        "-pp",
+        "--data-parallel-size",
+        "-dp",
+        "--data-parallel-size-local",
+        "-dpl",
+        "--data-parallel-start-rank",
+        "-dpr",
+        "--data-parallel-address",
+        "-dpa",
+        "--nnodes",
+        "--node-rank",
+    }
+)
 # JSON-typed flags whose value vLLM parses with json.loads (dataclass-typed arguments).
-JSON_FLAGS = frozenset({
-    "--speculative-config", "--kv-transfer-config", "--compilation-config", "-cc", "--hf-overrides",
-    "--reasoning-config", "--default-chat-template-kwargs", "--override-generation-config",
-    "--limit-mm-per-prompt", "--mm-processor-kwargs", "--model-loader-extra-config", "--attention-config",
-    "--kv-events-config", "--structured-outputs-config", "--pooler-config", "--override-pooler-config",
-    "--additional-config", "--ec-transfer-config", "--chat-template-kwargs",
-})
+JSON_FLAGS = frozenset(
+    {
+        "--speculative-config",
+        "--kv-transfer-config",
+        "--compilation-config",
+        "-cc",
+        "--hf-overrides",
+        "--reasoning-config",
+        "--default-chat-template-kwargs",
+        "--override-generation-config",
+        "--limit-mm-per-prompt",
+        "--mm-processor-kwargs",
+        "--model-loader-extra-config",
+        "--attention-config",
+        "--kv-events-config",
+        "--structured-outputs-config",
+        "--pooler-config",
+        "--override-pooler-config",
+        "--additional-config",
+        "--ec-transfer-config",
+        "--chat-template-kwargs",
+    }
+)
 FLAG_NAME = re.compile(r"^--?[A-Za-z]")
 
 
@@ -148,14 +177,23 @@ def duplicate_flags(ctx: Any) -> Iterator[Finding]:
                 continue
             pointer = arg_list.pointer + (unit.index,)
             if first.value == unit.value:
-                yield Finding(arg_list.doc, pointer, f"`{unit.flag}` appears twice in this list with the same value",
-                              "delete the repeated flag", code="RL301")
+                yield Finding(
+                    arg_list.doc,
+                    pointer,
+                    f"`{unit.flag}` appears twice in this list with the same value",
+                    "delete the repeated flag",
+                    code="RL301",
+                )
             else:
-                yield Finding(arg_list.doc, pointer,
-                              f"`{unit.flag}` appears twice in this list ({_show(first)} at "
-                              f"`{'.'.join(map(str, arg_list.pointer))}[{first.index}]`, "
-                              f"then {_show(unit)}): last-wins dedupe silently drops the first",
-                              "keep the value you mean and delete the other", code="RL315")
+                yield Finding(
+                    arg_list.doc,
+                    pointer,
+                    f"`{unit.flag}` appears twice in this list ({_show(first)} at "
+                    f"`{'.'.join(map(str, arg_list.pointer))}[{first.index}]`, "
+                    f"then {_show(unit)}): last-wins dedupe silently drops the first",
+                    "keep the value you mean and delete the other",
+                    code="RL315",
+                )
 
 
 def _show(unit: Unit) -> str:
@@ -167,10 +205,13 @@ def equals_form(ctx: Any) -> Iterator[Finding]:
     for arg_list in all_arg_lists(ctx):
         for unit in list_units(ctx, arg_list.items):
             if unit.flag.startswith("--") and unit.inline_value is not None:
-                yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
-                              f"`{unit.flag}` carries its value after `=`: dedupe keys flags by their whole text, so "
-                              f"it never replaces (or is replaced by) `{unit.name}` in another layer",
-                              f"split it into two items: \"{unit.name}\", \"{unit.inline_value}\"")
+                yield Finding(
+                    arg_list.doc,
+                    arg_list.pointer + (unit.index,),
+                    f"`{unit.flag}` carries its value after `=`: dedupe keys flags by their whole text, so "
+                    f"it never replaces (or is replaced by) `{unit.name}` in another layer",
+                    f'split it into two items: "{unit.name}", "{unit.inline_value}"',
+                )
 
 
 @check("RL304")
@@ -178,11 +219,14 @@ def underscore_spelling(ctx: Any) -> Iterator[Finding]:
     for arg_list in all_arg_lists(ctx):
         for unit in list_units(ctx, arg_list.items):
             if unit.flag.startswith("--") and "_" in unit.base:
-                fixed = unit.base.replace("_", "-") + unit.flag[len(unit.base):]
-                yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
-                              f"`{unit.base}` is spelled with underscores: vLLM accepts it, but dedupe treats it as "
-                              f"a different flag from `{unit.base.replace('_', '-')}`",
-                              f"write `{fixed}`")
+                fixed = unit.base.replace("_", "-") + unit.flag[len(unit.base) :]
+                yield Finding(
+                    arg_list.doc,
+                    arg_list.pointer + (unit.index,),
+                    f"`{unit.base}` is spelled with underscores: vLLM accepts it, but dedupe treats it as "
+                    f"a different flag from `{unit.base.replace('_', '-')}`",
+                    f"write `{fixed}`",
+                )
 
 
 @check("RL305")
@@ -191,24 +235,44 @@ def dotted_without_value(ctx: Any) -> Iterator[Finding]:
         for unit in list_units(ctx, arg_list.items):
             if re.search(r"\s", unit.flag):
                 continue  # flag and value in one item ("--x 0.97"): RL306 names that problem
-            if "." in unit.name and unit.inline_value is None and unit.value is None and FLAG_NAME.match(unit.flag):
-                yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
-                              f"dotted sub-flag `{unit.flag}` has no value: vLLM takes the next argument of the "
-                              "assembled command as its value", f"add the value after `{unit.flag}`")
+            if (
+                "." in unit.name
+                and unit.inline_value is None
+                and unit.value is None
+                and FLAG_NAME.match(unit.flag)
+            ):
+                yield Finding(
+                    arg_list.doc,
+                    arg_list.pointer + (unit.index,),
+                    f"dotted sub-flag `{unit.flag}` has no value: vLLM takes the next argument of the "
+                    "assembled command as its value",
+                    f"add the value after `{unit.flag}`",
+                )
 
 
 @check("RL306")
 def flag_and_value_in_one_item(ctx: Any) -> Iterator[Finding]:
     for arg_list in all_arg_lists(ctx):
         for index, item in enumerate(arg_list.items):
-            if isinstance(item, str) and FLAG_NAME.match(item) and re.search(r"\s", item.split("=", 1)[0]):
+            if (
+                isinstance(item, str)
+                and FLAG_NAME.match(item)
+                and re.search(r"\s", item.split("=", 1)[0])
+            ):
                 parts = item.split(None, 1)
                 # Only trailing whitespace ("-A "): nothing to split off, the spaces are the defect.
-                hint = f"split it into two items: \"{parts[0]}\", \"{parts[1]}\"" if len(parts) == 2 \
-                    else f"remove the trailing whitespace: \"{parts[0]}\""
-                yield Finding(arg_list.doc, arg_list.pointer + (index,),
-                              f"`{item}` is one argv item: vLLM receives a single unknown option "
-                              f"`{item}` in argv and docker_argv, and dedupe cannot match `{parts[0]}`", hint)
+                hint = (
+                    f'split it into two items: "{parts[0]}", "{parts[1]}"'
+                    if len(parts) == 2
+                    else f'remove the trailing whitespace: "{parts[0]}"'
+                )
+                yield Finding(
+                    arg_list.doc,
+                    arg_list.pointer + (index,),
+                    f"`{item}` is one argv item: vLLM receives a single unknown option "
+                    f"`{item}` in argv and docker_argv, and dedupe cannot match `{parts[0]}`",
+                    hint,
+                )
 
 
 @check("RL307")
@@ -218,12 +282,17 @@ def dash_values(ctx: Any) -> Iterator[Finding]:
         for index, item in enumerate(items):
             if not (isinstance(item, str) and item.startswith("-") and not FLAG_NAME.match(item)):
                 continue
-            if index == 0 or not (isinstance(items[index - 1], str) and items[index - 1].startswith("-")):
+            if index == 0 or not (
+                isinstance(items[index - 1], str) and items[index - 1].startswith("-")
+            ):
                 continue
-            yield Finding(arg_list.doc, arg_list.pointer + (index,),
-                          f"value `{item}` of `{items[index - 1]}` starts with `-`: upstream dedupe parses it as a "
-                          "flag, so the option loses its value and a repeated value is deduplicated away",
-                          f"write it inline: \"{items[index - 1]}={item}\"")
+            yield Finding(
+                arg_list.doc,
+                arg_list.pointer + (index,),
+                f"value `{item}` of `{items[index - 1]}` starts with `-`: upstream dedupe parses it as a "
+                "flag, so the option loses its value and a repeated value is deduplicated away",
+                f'write it inline: "{items[index - 1]}={item}"',
+            )
 
 
 def _json_values(ctx: Any) -> Iterator[tuple[ArgList, Unit, str, int]]:
@@ -233,7 +302,12 @@ def _json_values(ctx: Any) -> Iterator[tuple[ArgList, Unit, str, int]]:
             index = unit.index if unit.inline_value is not None else unit.value_index
             if value is None or index is None:
                 continue
-            if value.lstrip()[:1] in "{[" and value.strip() or unit.base in JSON_FLAGS and "." not in unit.name:
+            if (
+                value.lstrip()[:1] in "{["
+                and value.strip()
+                or unit.base in JSON_FLAGS
+                and "." not in unit.name
+            ):
                 yield arg_list, unit, value, index
 
 
@@ -241,19 +315,34 @@ def _json_values(ctx: Any) -> Iterator[tuple[ArgList, Unit, str, int]]:
 def invalid_json(ctx: Any) -> Iterator[Finding]:
     for arg_list, unit, value, index in _json_values(ctx):
         if value.lstrip()[:1] not in "{[":
-            if unit.base.replace("_", "-") in ("--speculative-config", "--kv-transfer-config", "--hf-overrides"):
-                yield Finding(arg_list.doc, arg_list.pointer + (index,),
-                              f"`{unit.base}` takes a JSON object, but its value `{value}` is not one")
+            if unit.base.replace("_", "-") in (
+                "--speculative-config",
+                "--kv-transfer-config",
+                "--hf-overrides",
+            ):
+                yield Finding(
+                    arg_list.doc,
+                    arg_list.pointer + (index,),
+                    f"`{unit.base}` takes a JSON object, but its value `{value}` is not one",
+                )
             continue
         try:
             json.loads(value)
         except RecursionError:  # thousands of nested brackets: no real config looks like that
-            yield Finding(arg_list.doc, arg_list.pointer + (index,),
-                          f"value of `{unit.flag}` nests too deeply to be read as JSON", "flatten the value")
+            yield Finding(
+                arg_list.doc,
+                arg_list.pointer + (index,),
+                f"value of `{unit.flag}` nests too deeply to be read as JSON",
+                "flatten the value",
+            )
         except ValueError as exc:
-            yield Finding(arg_list.doc, arg_list.pointer + (index,),
-                          f"value of `{unit.flag}` is not valid JSON ({exc.msg} at column {exc.colno}): vLLM "
-                          "refuses to start", "quote keys and strings with double quotes; no trailing commas")
+            yield Finding(
+                arg_list.doc,
+                arg_list.pointer + (index,),
+                f"value of `{unit.flag}` is not valid JSON ({exc.msg} at column {exc.colno}): vLLM "
+                "refuses to start",
+                "quote keys and strings with double quotes; no trailing commas",
+            )
 
 
 def _string_booleans(value: Any) -> Iterator[str]:
@@ -262,9 +351,14 @@ def _string_booleans(value: Any) -> Iterator[str]:
     while stack:
         node, path = stack.pop()
         if isinstance(node, dict):
-            stack.extend((item, f"{path}.{key}" if path else str(key)) for key, item in reversed(node.items()))
+            stack.extend(
+                (item, f"{path}.{key}" if path else str(key))
+                for key, item in reversed(node.items())
+            )
         elif isinstance(node, list):
-            stack.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(node))))
+            stack.extend(
+                (item, f"{path}[{index}]") for index, item in reversed(list(enumerate(node)))
+            )
         elif isinstance(node, str) and node.lower() in ("true", "false"):
             yield path
 
@@ -277,9 +371,13 @@ def json_boolean_strings(ctx: Any) -> Iterator[Finding]:
         except (ValueError, RecursionError):
             continue
         for path in _string_booleans(parsed):
-            yield Finding(arg_list.doc, arg_list.pointer + (index,),
-                          f"`{unit.flag}` sets `{path}` to a string \"true\"/\"false\": a non-empty string is truthy, "
-                          "so \"false\" turns the option on", "write a JSON boolean: true or false, unquoted")
+            yield Finding(
+                arg_list.doc,
+                arg_list.pointer + (index,),
+                f'`{unit.flag}` sets `{path}` to a string "true"/"false": a non-empty string is truthy, '
+                'so "false" turns the option on',
+                "write a JSON boolean: true or false, unquoted",
+            )
 
 
 # --- flags in the wrong layer --------------------------------------------------------------
@@ -289,19 +387,41 @@ def emitted_flags(strategy: Any) -> set[str]:
     """Parallel flags the strategy emitter writes for a strategy file (docs/upstream-behaviour.md#parallelism-flags)."""
     data = as_dict(strategy)
     deploy, parallelism = data.get("deploy_type"), data.get("parallelism")
-    flag = data.get("parallel_flag") if isinstance(data.get("parallel_flag"), str) else "--tensor-parallel-size"
+    flag = (
+        data.get("parallel_flag")
+        if isinstance(data.get("parallel_flag"), str)
+        else "--tensor-parallel-size"
+    )
     if deploy == "pd_cluster":
-        return {"--tensor-parallel-size", "--data-parallel-size", "--data-parallel-size-local",
-                "--data-parallel-start-rank", "--data-parallel-address", "--nnodes", "--node-rank", flag}
+        return {
+            "--tensor-parallel-size",
+            "--data-parallel-size",
+            "--data-parallel-size-local",
+            "--data-parallel-start-rank",
+            "--data-parallel-address",
+            "--nnodes",
+            "--node-rank",
+            flag,
+        }
     if deploy != "multi_node":
         return {flag}
     if flag == "--data-parallel-size":
-        return {flag, "--data-parallel-size-local", "--data-parallel-address", "--data-parallel-start-rank"}
+        return {
+            flag,
+            "--data-parallel-size-local",
+            "--data-parallel-address",
+            "--data-parallel-start-rank",
+        }
     if parallelism == "tp_pp":
         return {"--tensor-parallel-size", "--pipeline-parallel-size", "--nnodes", "--node-rank"}
     if parallelism == "tp_dp":
-        return {"--tensor-parallel-size", "--data-parallel-size", "--data-parallel-size-local",
-                "--data-parallel-address", "--data-parallel-start-rank"}
+        return {
+            "--tensor-parallel-size",
+            "--data-parallel-size",
+            "--data-parallel-size-local",
+            "--data-parallel-address",
+            "--data-parallel-start-rank",
+        }
     return {"--tensor-parallel-size", "--nnodes", "--node-rank"}
 
 
@@ -309,7 +429,8 @@ def _before_emitter(scope: Scope, ctx: Any) -> bool:
     # docs/upstream-behaviour.md#layer-order: resolve.layers' join order; a variant's exact-id
     # override joins before the emitter, its generation-keyed one after
     return scope.layer in layers.BEFORE_EMITTER or (
-        scope.layer in layers.EITHER_SIDE_OF_EMITTER and scope.hardware in ctx.profiles)
+        scope.layer in layers.EITHER_SIDE_OF_EMITTER and scope.hardware in ctx.profiles
+    )
 
 
 def _pd_pools_use_dep(data: dict[str, Any], offered: list[str]) -> bool:
@@ -318,10 +439,14 @@ def _pd_pools_use_dep(data: dict[str, Any], offered: list[str]) -> bool:
     pool_modes = pd.get("pool_modes")
     allowed = not isinstance(pool_modes, list) or not pool_modes or "dep" in pool_modes
     roles = any(as_dict(pd.get(role)).get("parallelism") == "dep" for role in PD_ROLES)
-    return allowed and (roles or any(s != "pd_cluster" and re.search(r"(^|_)dep$", s) for s in offered))
+    return allowed and (
+        roles or any(s != "pd_cluster" and re.search(r"(^|_)dep$", s) for s in offered)
+    )
 
 
-def _effects(flag: str, scope: Scope, data: dict[str, Any], offered: list[str], ctx: Any) -> dict[str, str]:
+def _effects(
+    flag: str, scope: Scope, data: dict[str, Any], offered: list[str], ctx: Any
+) -> dict[str, str]:
     """Per offered strategy, what a parallel flag outside the emitter does: `multiplies` or `overridden`."""
     names = [scope.strategy] if scope.strategy is not None else offered
     effects: dict[str, str] = {}
@@ -331,12 +456,17 @@ def _effects(flag: str, scope: Scope, data: dict[str, Any], offered: list[str], 
             continue
         spec_data = as_dict(spec.data)
         emits = flag in emitted_flags(spec_data)
-        if name == "pd_cluster" and _pd_pools_use_dep(data, offered) and flag == "--tensor-parallel-size":
+        if (
+            name == "pd_cluster"
+            and _pd_pools_use_dep(data, offered)
+            and flag == "--tensor-parallel-size"
+        ):
             emits = False  # DEP pools emit no TP flag unless the role sets tp
         if not emits:
             effects[name] = "multiplies"
-        elif scope.strategy is None and (_before_emitter(scope, ctx)
-                                         or spec_data.get("deploy_type") not in (None, "single_node")):
+        elif scope.strategy is None and (
+            _before_emitter(scope, ctx) or spec_data.get("deploy_type") not in (None, "single_node")
+        ):
             # Before the emitter it loses; after it, it replaces a multi-node world size.
             effects[name] = "overridden" if _before_emitter(scope, ctx) else "multiplies"
     return effects
@@ -360,17 +490,21 @@ def _parallel_findings(ctx: Any, code: str, effect: str) -> Iterator[Finding]:
                 if code == "RL314" and any(what == "multiplies" for what in effects.values()):
                     continue  # RL310 reports it
                 if hit:
-                    yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
-                                  PARALLEL_MESSAGES[effect].format(flag=unit.name, strategies=", ".join(hit)),
-                                  "size tensor parallelism with the variant's `tp` (or strategy_overrides."
-                                  "single_node_tp.tp) and leave parallel flags to the strategies", code=code)
+                    yield Finding(
+                        arg_list.doc,
+                        arg_list.pointer + (unit.index,),
+                        PARALLEL_MESSAGES[effect].format(flag=unit.name, strategies=", ".join(hit)),
+                        "size tensor parallelism with the variant's `tp` (or strategy_overrides."
+                        "single_node_tp.tp) and leave parallel flags to the strategies",
+                        code=code,
+                    )
 
 
 PARALLEL_MESSAGES = {
     "multiplies": "`{flag}` outside the strategy emitter survives next to the emitter's own parallel flags and "
-                  "multiplies (or resizes) the ranks on: {strategies}",
+    "multiplies (or resizes) the ranks on: {strategies}",
     "overridden": "`{flag}` comes before the strategy emitter, which writes its own value last: this one is "
-                  "silently dropped on: {strategies}",
+    "silently dropped on: {strategies}",
 }
 
 
@@ -392,10 +526,13 @@ def speculative_config_in_variant(ctx: Any) -> Iterator[Finding]:
                 continue
             for unit in list_units(ctx, arg_list.items):
                 if unit.base == "--speculative-config":
-                    yield Finding(arg_list.doc, arg_list.pointer + (unit.index,),
-                                  "`--speculative-config` in a variant's args: a spec_decoding feature or mode "
-                                  "emitting the same flag later silently replaces it, and users cannot turn it off",
-                                  "move it into a spec_decoding mode and select it with the variant's default_modes")
+                    yield Finding(
+                        arg_list.doc,
+                        arg_list.pointer + (unit.index,),
+                        "`--speculative-config` in a variant's args: a spec_decoding feature or mode "
+                        "emitting the same flag later silently replaces it, and users cannot turn it off",
+                        "move it into a spec_decoding mode and select it with the variant's default_modes",
+                    )
 
 
 @check("RL312")
@@ -404,12 +541,19 @@ def omni_in_base_args(ctx: Any) -> Iterator[Finding]:
         data = as_dict(doc.data)
         base = as_dict(data.get("model")).get("base_args")
         omni = is_omni(data)
-        effect = ("is redundant: the omni command path injects it itself" if omni else
-                  "hands every strategy's command to vllm-omni (vLLM 0.20+), though the recipe is not omni")
+        effect = (
+            "is redundant: the omni command path injects it itself"
+            if omni
+            else "hands every strategy's command to vllm-omni (vLLM 0.20+), though the recipe is not omni"
+        )
         for index, item in enumerate(as_list(base)):
             if item == "--omni":
-                yield Finding(doc, ("model", "base_args", index), f"`--omni` in base_args {effect}",
-                              "remove it; list `omni` in meta.tasks to serve through vLLM-Omni")
+                yield Finding(
+                    doc,
+                    ("model", "base_args", index),
+                    f"`--omni` in base_args {effect}",
+                    "remove it; list `omni` in meta.tasks to serve through vLLM-Omni",
+                )
 
 
 @check("RL313")
@@ -417,9 +561,13 @@ def empty_args(ctx: Any) -> Iterator[Finding]:
     for arg_list in all_arg_lists(ctx):
         for index, item in enumerate(arg_list.items):
             if isinstance(item, str) and not item.strip():
-                yield Finding(arg_list.doc, arg_list.pointer + (index,),
-                              "empty argument: upstream drops falsy items before dedupe, leaving the flag before "
-                              "it without a value", "remove the item or write the value")
+                yield Finding(
+                    arg_list.doc,
+                    arg_list.pointer + (index,),
+                    "empty argument: upstream drops falsy items before dedupe, leaving the flag before "
+                    "it without a value",
+                    "remove the item or write the value",
+                )
 
 
 # --- spellings across the layers of one command ----------------------------------------------
@@ -463,10 +611,19 @@ def co_occur(a: Scope, b: Scope, ctx: Any) -> bool:
     for left, right in ((a.variant, b.variant), (a.strategy, b.strategy), (a.role, b.role)):
         if left is not None and right is not None and left != right:
             return False
-    if a.feature is not None and a.feature == b.feature and (a.mode, a.hardware) != (b.mode, b.hardware):
+    if (
+        a.feature is not None
+        and a.feature == b.feature
+        and (a.mode, a.hardware) != (b.mode, b.hardware)
+    ):
         return False  # modes, and a feature's overrides, replace each other
-    if a.layer == b.layer and (a.variant, a.strategy, a.role) == (b.variant, b.strategy, b.role) \
-            and a.hardware != b.hardware and _is_generation_layer(a, ctx) and _is_generation_layer(b, ctx):
+    if (
+        a.layer == b.layer
+        and (a.variant, a.strategy, a.role) == (b.variant, b.strategy, b.role)
+        and a.hardware != b.hardware
+        and _is_generation_layer(a, ctx)
+        and _is_generation_layer(b, ctx)
+    ):
         return False  # `gen || nvidia` picks one key of the same map
     gens = {_is_generation_layer(a, ctx) and a.layer, _is_generation_layer(b, ctx) and b.layer}
     if "strategy-hw" in gens and gens & {"recipe-hw", "variant-hw"}:
@@ -493,13 +650,17 @@ def _conflict(a: Unit, b: Unit) -> str | None:
 def spelling_conflicts(ctx: Any) -> Iterator[Finding]:
     from recipelint.rules.references import offered_strategies
 
-    shared = [arg_list for arg_list in shared_arg_lists(ctx) if arg_list.scope.layer == "strategy-file"]
+    shared = [
+        arg_list for arg_list in shared_arg_lists(ctx) if arg_list.scope.layer == "strategy-file"
+    ]
     for doc in ctx.recipes:
         offered = set(offered_strategies(as_dict(doc.data)))
         lists = [*recipe_arg_lists(doc), *(a for a in shared if a.scope.strategy in offered)]
         by_option: dict[str, list[_Occurrence]] = defaultdict(list)
         for arg_list in lists:
-            spelled: set[str] = set()  # one occurrence per spelling per list keeps the pairing linear in lists
+            spelled: set[str] = (
+                set()
+            )  # one occurrence per spelling per list keeps the pairing linear in lists
             for unit in list_units(ctx, arg_list.items):
                 if FLAG_NAME.match(unit.flag) and unit.flag not in spelled:
                     spelled.add(unit.flag)
@@ -535,11 +696,14 @@ def _report_conflicts(doc: Document, occurrences: list[_Occurrence], ctx: Any) -
         if here.arg_list.doc is not doc or key in reported:
             continue
         reported.add(key)
-        yield Finding(doc, here.arg_list.pointer + (here.unit.index,),
-                      f"`{here.unit.flag}` and `{there.unit.flag}` ({_place(there.arg_list)}"
-                      f"{'.'.join(str(p) for p in there.arg_list.pointer)}[{there.unit.index}]) are {kind} of one "
-                      "option: last-wins dedupe keeps both, so the command carries two values",
-                      "spell the option the same way in every layer: \"--name\", \"value\"")
+        yield Finding(
+            doc,
+            here.arg_list.pointer + (here.unit.index,),
+            f"`{here.unit.flag}` and `{there.unit.flag}` ({_place(there.arg_list)}"
+            f"{'.'.join(str(p) for p in there.arg_list.pointer)}[{there.unit.index}]) are {kind} of one "
+            "option: last-wins dedupe keeps both, so the command carries two values",
+            'spell the option the same way in every layer: "--name", "value"',
+        )
 
 
 def _place(arg_list: ArgList) -> str:

@@ -20,13 +20,13 @@ from typing import Any
 
 from recipelint.flags.catalog import (
     Catalog,
-    available_versions,
-    load_catalog,
     FlagSpec,
     Lookup,
+    available_versions,
     catalog_for,
     closest_flags,
     flag_span,
+    load_catalog,
     newest_catalog,
     value_span,
     version_key,
@@ -39,7 +39,10 @@ from recipelint.rules import Finding, check
 # sub-argument without value (RL305) and JSON syntax (RL308) belong to the argument-shape
 # family (rules/args.py); this family stays silent on them to avoid double findings.
 CODES = ("RL350", "RL351", "RL352", "RL353", "RL354", "RL355", "RL356", "RL358", "RL359", "RL360")
-PLUGIN_FLAGS = {"--tool-call-parser": "--tool-parser-plugin", "--reasoning-parser": "--reasoning-parser-plugin"}
+PLUGIN_FLAGS = {
+    "--tool-call-parser": "--tool-parser-plugin",
+    "--reasoning-parser": "--reasoning-parser-plugin",
+}
 NUMBER = re.compile(r"^-\d+(\.\d+)?$")
 Pointer = tuple[str | int, ...]
 
@@ -58,7 +61,11 @@ def vllm_flags(context: Any) -> Iterator[Finding]:
     cached = context.__dict__.get("_rl35x_findings")
     if cached is None:
         cached = []
-        for doc in list(context.tree.recipes) + list(context.tree.strategies) + list(context.tree.kv_stores):
+        for doc in (
+            list(context.tree.recipes)
+            + list(context.tree.strategies)
+            + list(context.tree.kv_stores)
+        ):
             if doc.usable and isinstance(doc.data, dict) and context.in_focus(doc):
                 cached.extend(_check_document(doc))
         context.__dict__["_rl35x_findings"] = cached
@@ -67,14 +74,21 @@ def vllm_flags(context: Any) -> Iterator[Finding]:
 
 # -- document level ------------------------------------------------------------------
 
+
 def _check_document(doc: Document) -> list[Finding]:
     lists = list(_arg_lists(doc.data, ()))
     if not lists:
         return []
     tokens = [t for _, items in lists for t in items if isinstance(t, str)]
-    omni = "--omni" in tokens or _is_omni(doc.data)  # a file of omni args, even one upstream would not render
+    omni = "--omni" in tokens or _is_omni(
+        doc.data
+    )  # a file of omni args, even one upstream would not render
     baseline = _min_version(doc.data)
-    plugins = {flag for flag, plugin in PLUGIN_FLAGS.items() if any(t.split("=", 1)[0] == plugin for t in tokens)}
+    plugins = {
+        flag
+        for flag, plugin in PLUGIN_FLAGS.items()
+        if any(t.split("=", 1)[0] == plugin for t in tokens)
+    }
     findings: list[Finding] = []
     for pointer, items in lists:
         catalogs = _catalogs(_effective_minimum(doc.data, pointer, baseline), omni)
@@ -116,7 +130,9 @@ def _is_omni(data: dict[str, Any]) -> bool:
 
 def _min_version(data: dict[str, Any]) -> str | None:
     model = data.get("model")
-    return _valid_version(model.get("min_vllm_version") if isinstance(model, dict) else data.get("min_vllm_version"))
+    return _valid_version(
+        model.get("min_vllm_version") if isinstance(model, dict) else data.get("min_vllm_version")
+    )
 
 
 def _valid_version(raw: Any) -> str | None:
@@ -137,17 +153,30 @@ def _catalogs(minimum_version: str | None, omni: bool) -> Catalogs:
 
 # -- one argument list ---------------------------------------------------------------------
 
+
 class _ArgList:
-    def __init__(self, doc: Document, pointer: Pointer, items: list[Any], cats: Catalogs,
-                 plugins: set[str]) -> None:
-        self.doc, self.pointer, self.items, self.cats, self.plugins = doc, pointer, items, cats, plugins
+    def __init__(
+        self, doc: Document, pointer: Pointer, items: list[Any], cats: Catalogs, plugins: set[str]
+    ) -> None:
+        self.doc, self.pointer, self.items, self.cats, self.plugins = (
+            doc,
+            pointer,
+            items,
+            cats,
+            plugins,
+        )
         self.findings: list[Finding] = []
 
     def check(self) -> list[Finding]:
         index = 0
         while index < len(self.items):
             token = self.items[index]
-            if isinstance(token, str) and token.startswith("-") and not NUMBER.match(token) and token != "-":
+            if (
+                isinstance(token, str)
+                and token.startswith("-")
+                and not NUMBER.match(token)
+                and token != "-"
+            ):
                 index = self._option(index, token)
             else:
                 index += 1  # a stray positional: the argument-shape rules report those
@@ -180,8 +209,13 @@ class _ArgList:
         self._versions(index, token, hit.canonical, at_min, at_new)
         spec = catalog.flags[hit.canonical]
         if spec.serve_error:
-            self._report("RL350", index, f"`{token}` is rejected by `vllm serve` in {catalog.package} "
-                         f"{catalog.version}: {spec.serve_error}", "drop it: the command already names the model")
+            self._report(
+                "RL350",
+                index,
+                f"`{token}` is rejected by `vllm serve` in {catalog.package} "
+                f"{catalog.version}: {spec.serve_error}",
+                "drop it: the command already names the model",
+            )
         self._spelling(index, token, hit, catalog)
         return self._values(index, token, hit, spec, catalog)
 
@@ -189,8 +223,12 @@ class _ArgList:
         name = self.cats.package
         if hit.candidates:
             shown = ", ".join(f"`{c}`" for c in hit.candidates[:5])
-            self._report("RL350", index, f"`{token}` is an ambiguous abbreviation in {name}: it could be {shown}",
-                         "spell the full flag name")
+            self._report(
+                "RL350",
+                index,
+                f"`{token}` is an ambiguous abbreviation in {name}: it could be {shown}",
+                "spell the full flag name",
+            )
             return
         head, _, rest = token.partition(" ")
         if rest and self.cats.newest.lookup(head).known:
@@ -198,95 +236,168 @@ class _ArgList:
         key = self.cats.newest.option_key(token)
         span = flag_span(key, name)
         if span is not None:
-            rejected_by = "the document's minimum release nor the newest" if self.cats.minimum else "the newest release"
-            self._report("RL359", index, f"`{key}` is accepted only by {name} {span[0]} to {span[1]}, "
-                         f"not by {rejected_by} ({self.cats.newest.version})", "remove it or use its replacement")
+            rejected_by = (
+                "the document's minimum release nor the newest"
+                if self.cats.minimum
+                else "the newest release"
+            )
+            self._report(
+                "RL359",
+                index,
+                f"`{key}` is accepted only by {name} {span[0]} to {span[1]}, "
+                f"not by {rejected_by} ({self.cats.newest.version})",
+                "remove it or use its replacement",
+            )
             return
         close = closest_flags(self.cats.newest, token)
         releases = f"{name} {self._range()}"
-        self._report("RL350", index, f"`{token}` is not a `vllm serve` flag in any release of {releases}",
-                     f"did you mean `{close[0]}`?" if close else "check the flag name in `vllm serve --help`")
+        self._report(
+            "RL350",
+            index,
+            f"`{token}` is not a `vllm serve` flag in any release of {releases}",
+            f"did you mean `{close[0]}`?"
+            if close
+            else "check the flag name in `vllm serve --help`",
+        )
 
     def _range(self) -> str:
         low = self.cats.minimum.version if self.cats.minimum is not None else None
         return f"{low}..{self.cats.newest.version}" if low else f"up to {self.cats.newest.version}"
 
-    def _versions(self, index: int, token: str, canonical: str, at_min: Lookup | None, at_new: Lookup) -> None:
+    def _versions(
+        self, index: int, token: str, canonical: str, at_min: Lookup | None, at_new: Lookup
+    ) -> None:
         name = self.cats.package
         if at_min is not None and not at_min.known:
             # Walk the catalogs rather than the flag's history: an alias such as `-cc`
             # can be younger than the flag it names.
             added = _first_accepting(token, self.cats) or self.cats.newest.version
-            self._report("RL358", index, f"`{token}` needs {name} {added} or newer, but min_vllm_version is "
-                         f"{self.cats.min_version}", f"raise min_vllm_version to {added} or drop the flag")
+            self._report(
+                "RL358",
+                index,
+                f"`{token}` needs {name} {added} or newer, but min_vllm_version is "
+                f"{self.cats.min_version}",
+                f"raise min_vllm_version to {added} or drop the flag",
+            )
         elif at_min is not None and not at_new.known:
             last = _last_accepting(token, self.cats) or self.cats.min_version
-            self._report("RL359", index, f"`{token}` was removed after {name} {last}; the newest release "
-                         f"({self.cats.newest.version}) rejects it", "remove it or use its replacement")
+            self._report(
+                "RL359",
+                index,
+                f"`{token}` was removed after {name} {last}; the newest release "
+                f"({self.cats.newest.version}) rejects it",
+                "remove it or use its replacement",
+            )
 
     def _spelling(self, index: int, token: str, hit: Lookup, catalog: Catalog) -> None:
         assert hit.canonical is not None
         newest = self.cats.newest.flags.get(hit.canonical)
-        deprecated_in = catalog if catalog.flags[hit.canonical].deprecated else (
-            self.cats.newest if newest is not None and newest.deprecated else None)
+        deprecated_in = (
+            catalog
+            if catalog.flags[hit.canonical].deprecated
+            else (self.cats.newest if newest is not None and newest.deprecated else None)
+        )
         if deprecated_in is not None and not catalog.flags[hit.canonical].serve_error:
             note = deprecated_in.flags[hit.canonical].deprecation
-            self._report("RL355", index, f"`{hit.canonical}` is deprecated in {deprecated_in.package} "
-                         f"{deprecated_in.version}" + (f": {note}" if note else ""),
-                         "see the release notes for its replacement")
+            self._report(
+                "RL355",
+                index,
+                f"`{hit.canonical}` is deprecated in {deprecated_in.package} "
+                f"{deprecated_in.version}" + (f": {note}" if note else ""),
+                "see the release notes for its replacement",
+            )
         if hit.via == "abbreviation":
-            self._report("RL356", index, f"`{token.split('=', 1)[0]}` relies on argparse abbreviating "
-                         f"`{hit.canonical}`; a new flag with the same prefix makes it ambiguous",
-                         f"spell it `{hit.canonical}`")
+            self._report(
+                "RL356",
+                index,
+                f"`{token.split('=', 1)[0]}` relies on argparse abbreviating "
+                f"`{hit.canonical}`; a new flag with the same prefix makes it ambiguous",
+                f"spell it `{hit.canonical}`",
+            )
         if hit.json_path:
             self._json_key(index, hit.canonical, hit.json_path, catalog)
 
-    def _json_key(self, index: int, canonical: str, path: tuple[str, ...], catalog: Catalog) -> None:
+    def _json_key(
+        self, index: int, canonical: str, path: tuple[str, ...], catalog: Catalog
+    ) -> None:
         status = catalog.json_key_status(canonical, path)
         key = ".".join(path)
         newest = self.cats.newest
-        if status == "unknown" and catalog is not newest and newest.json_key_status(canonical, path) == "known":
+        if (
+            status == "unknown"
+            and catalog is not newest
+            and newest.json_key_status(canonical, path) == "known"
+        ):
             added = _first_key_release(canonical, path, self.cats) or newest.version
-            self._report("RL358", index, f"`{canonical}` key `{key}` needs {catalog.package} {added} or newer, "
-                         f"but min_vllm_version is {self.cats.min_version}", f"raise min_vllm_version to {added}")
+            self._report(
+                "RL358",
+                index,
+                f"`{canonical}` key `{key}` needs {catalog.package} {added} or newer, "
+                f"but min_vllm_version is {self.cats.min_version}",
+                f"raise min_vllm_version to {added}",
+            )
         elif status == "unknown":
-            self._report("RL354", index, f"`{key}` is not a key of `{canonical}` in {catalog.package} "
-                         f"{catalog.version}", "check the config class's fields for this release")
+            self._report(
+                "RL354",
+                index,
+                f"`{key}` is not a key of `{canonical}` in {catalog.package} {catalog.version}",
+                "check the config class's fields for this release",
+            )
         elif status == "deprecated":
-            self._report("RL355", index, f"`{canonical}` key `{key}` is deprecated in {catalog.package} "
-                         f"{catalog.version}", "see the release notes for its replacement")
+            self._report(
+                "RL355",
+                index,
+                f"`{canonical}` key `{key}` is deprecated in {catalog.package} {catalog.version}",
+                "see the release notes for its replacement",
+            )
 
     def _values(self, index: int, token: str, hit: Lookup, spec: FlagSpec, catalog: Catalog) -> int:
         assert hit.canonical is not None
         takes = "no" if hit.negated else spec.value
         if hit.json_path:
-            takes, spec = "yes", FlagSpec(spec.name, "yes")  # a dotted sub-argument carries one raw value
+            takes, spec = (
+                "yes",
+                FlagSpec(spec.name, "yes"),
+            )  # a dotted sub-argument carries one raw value
         nxt = index + 1
         if takes == "no":
             if hit.inline_value is not None or self._is_value(nxt):
                 shown = hit.inline_value if hit.inline_value is not None else self.items[nxt]
-                self._report("RL352", index, f"`{hit.canonical}` is a switch and takes no value, but is given "
-                             f"`{shown}`", _switch_hint(hit, spec))
+                self._report(
+                    "RL352",
+                    index,
+                    f"`{hit.canonical}` is a switch and takes no value, but is given `{shown}`",
+                    _switch_hint(hit, spec),
+                )
                 return nxt + 1 if hit.inline_value is None else nxt
             return nxt
         values: list[tuple[int, Any]] = []
         if hit.inline_value is not None:
             values.append((index, hit.inline_value))
         else:
-            while self._is_value(nxt) and (not values or spec.nargs in ("+", "*") or isinstance(spec.nargs, int)):
+            while self._is_value(nxt) and (
+                not values or spec.nargs in ("+", "*") or isinstance(spec.nargs, int)
+            ):
                 values.append((nxt, self.items[nxt]))
                 nxt += 1
                 if isinstance(spec.nargs, int) and len(values) >= spec.nargs:
                     break
         if not values and takes == "yes" and not hit.json_path:  # dotted: RL305's finding
-            self._report("RL352", index, f"`{hit.canonical}` needs a value", "put the value right after the flag")
+            self._report(
+                "RL352",
+                index,
+                f"`{hit.canonical}` needs a value",
+                "put the value right after the flag",
+            )
         if hit.json_path:
             return nxt  # a sub-argument's raw text becomes one JSON leaf; its key was checked above
         for where, value in values:
             self._value(where, hit.canonical, _as_text(value), spec, catalog)
         return nxt
 
-    def _value(self, index: int, canonical: str, value: str, spec: FlagSpec, catalog: Catalog) -> None:
+    def _value(
+        self, index: int, canonical: str, value: str, spec: FlagSpec, catalog: Catalog
+    ) -> None:
         if value.startswith("$") or not spec.name.startswith("--") or spec.value == "no":
             return  # shell variables are expanded at launch
         if spec.type in ("json", "json_or_str"):
@@ -301,17 +412,36 @@ class _ArgList:
         plugin = canonical in self.plugins
         if newer is not None:
             code = "RL360" if plugin else "RL358"
-            self._report(code, index, f"`{canonical} {value}` needs {self.cats.package} {newer} or newer, but "
-                         f"min_vllm_version is {self.cats.min_version}", f"raise min_vllm_version to {newer}")
+            self._report(
+                code,
+                index,
+                f"`{canonical} {value}` needs {self.cats.package} {newer} or newer, but "
+                f"min_vllm_version is {self.cats.min_version}",
+                f"raise min_vllm_version to {newer}",
+            )
         elif plugin and status == "unknown":
-            self._report("RL360", index, f"`{value}` is not a built-in {canonical[2:]} of {catalog.package} "
-                         f"{catalog.version}; it is expected from the plugin loaded with {PLUGIN_FLAGS[canonical]}")
+            self._report(
+                "RL360",
+                index,
+                f"`{value}` is not a built-in {canonical[2:]} of {catalog.package} "
+                f"{catalog.version}; it is expected from the plugin loaded with {PLUGIN_FLAGS[canonical]}",
+            )
         elif status == "bad":
-            self._report("RL351", index, f"`{value}` is not accepted by `{canonical}` in {catalog.package} "
-                         f"{catalog.version}", _value_hint(spec, value))
+            self._report(
+                "RL351",
+                index,
+                f"`{value}` is not accepted by `{canonical}` in {catalog.package} "
+                f"{catalog.version}",
+                _value_hint(spec, value),
+            )
         else:
-            self._report("RL353", index, f"`{value}` is not a known value of `{canonical}` in {catalog.package} "
-                         f"{catalog.version} (checked after startup, or by a plugin)", _value_hint(spec, value))
+            self._report(
+                "RL353",
+                index,
+                f"`{value}` is not a known value of `{canonical}` in {catalog.package} "
+                f"{catalog.version} (checked after startup, or by a plugin)",
+                _value_hint(spec, value),
+            )
 
     def _newer_value(self, canonical: str, value: str, catalog: Catalog) -> str | None:
         """The release that introduced a value the minimum catalog rejects but the newest knows."""
@@ -326,14 +456,23 @@ class _ArgList:
     def _value_removed(self, index: int, canonical: str, value: str) -> None:
         newest = self.cats.newest
         spec = newest.flags.get(canonical)
-        if self.cats.minimum is None or spec is None or newest.value_status(canonical, value) == "ok":
+        if (
+            self.cats.minimum is None
+            or spec is None
+            or newest.value_status(canonical, value) == "ok"
+        ):
             return
         if spec.choices is None and not spec.values:
             return
         span = value_span(canonical, value, self.cats.package)
         last = span[1] if span else self.cats.minimum.version
-        self._report("RL359", index, f"`{canonical} {value}` was dropped after {self.cats.package} {last}; "
-                     f"the newest release ({newest.version}) does not know it", _value_hint(spec, value))
+        self._report(
+            "RL359",
+            index,
+            f"`{canonical} {value}` was dropped after {self.cats.package} {last}; "
+            f"the newest release ({newest.version}) does not know it",
+            _value_hint(spec, value),
+        )
 
     def _json_value(self, index: int, canonical: str, value: str, catalog: Catalog) -> None:
         try:
@@ -365,8 +504,10 @@ def _first_key_release(canonical: str, path: tuple[str, ...], cats: Catalogs) ->
     assert cats.minimum is not None
     floor = version_key(cats.minimum.version)
     for version in available_versions(cats.package):
-        if version_key(version) > floor and \
-                load_catalog(version, cats.package).json_key_status(canonical, path) == "known":
+        if (
+            version_key(version) > floor
+            and load_catalog(version, cats.package).json_key_status(canonical, path) == "known"
+        ):
             return version
     return None
 
@@ -397,9 +538,13 @@ def _value_hint(spec: FlagSpec, value: str) -> str | None:
 
     known = list(spec.choices or spec.values)
     if not known:
-        return {"int": "give an integer", "float": "give a number", "json": "give valid JSON",
-                "human_int": "give an integer such as 8192 or 128k",
-                "human_int_or_auto": "give an integer such as 8192 or 128k, or auto"}.get(spec.type or "")
+        return {
+            "int": "give an integer",
+            "float": "give a number",
+            "json": "give valid JSON",
+            "human_int": "give an integer such as 8192 or 128k",
+            "human_int_or_auto": "give an integer such as 8192 or 128k, or auto",
+        }.get(spec.type or "")
     close = difflib.get_close_matches(value, known, n=1, cutoff=0.6)
     if close:
         return f"did you mean `{close[0]}`?"

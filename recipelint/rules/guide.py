@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-
 from recipelint.diagnostics import Span
 from recipelint.load import Document
 from recipelint.rules import Finding, check
@@ -75,7 +74,9 @@ def guide_offset_span(doc: Document, offset: int, length: int) -> Span:
     guide = _guide(doc) or ""
     line_start = guide.rfind("\n", 0, offset) + 1
     index = guide.count("\n", 0, offset)
-    return doc.scalar_line_span(("guide",), index, offset - line_start, offset - line_start + length)
+    return doc.scalar_line_span(
+        ("guide",), index, offset - line_start, offset - line_start + length
+    )
 
 
 def served_models(data: dict[str, Any], doc: Document) -> set[str]:
@@ -129,7 +130,11 @@ def _model_arguments(tree: ast.Module, code: str) -> tuple[tuple[str, int], ...]
         if isinstance(node, ast.Call):
             for keyword in node.keywords:
                 value = keyword.value
-                if keyword.arg == "model" and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                if (
+                    keyword.arg == "model"
+                    and isinstance(value, ast.Constant)
+                    and isinstance(value.value, str)
+                ):
                     found.append((value.value, keyword.lineno))
     return tuple(sorted(found, key=lambda item: item[1]))
 
@@ -195,8 +200,11 @@ def _guided(ctx: Any) -> Iterator[tuple[Any, str]]:
 
 def _python_blocks(guide: str) -> Iterator[Any]:
     """The guide's Python blocks that are meant to run as a module (not transcripts)."""
-    return (block for block in fenced_blocks(guide)
-            if block.language in PYTHON and not _notebook_style(block.code))
+    return (
+        block
+        for block in fenced_blocks(guide)
+        if block.language in PYTHON and not _notebook_style(block.code)
+    )
 
 
 @check("RL601")
@@ -205,9 +213,13 @@ def python_blocks_parse(ctx: Any) -> Iterator[Finding]:
         for block in _python_blocks(guide):
             error = syntax_error(block.code)
             if error is not None:
-                yield Finding(doc, ("guide",), f"python block in the guide does not parse: {error[0]}",
-                              "fix the snippet; mark illustrative fragments as ```text",
-                              span=guide_span(doc, block.line + error[1] - 1))
+                yield Finding(
+                    doc,
+                    ("guide",),
+                    f"python block in the guide does not parse: {error[0]}",
+                    "fix the snippet; mark illustrative fragments as ```text",
+                    span=guide_span(doc, block.line + error[1] - 1),
+                )
 
 
 @check("RL602")
@@ -218,11 +230,14 @@ def client_model_names(ctx: Any) -> Iterator[Finding]:
             for model, line in model_arguments(block.code):
                 if model in served or PLACEHOLDER.search(model) or model in _guide_served(guide):
                     continue
-                yield Finding(doc, ("guide",),
-                              f"the guide's client asks for model `{model}`, which no command of this recipe "
-                              "serves: the server answers 404",
-                              f"pass one of the served names: {', '.join(f'`{n}`' for n in sorted(served)[:4])}",
-                              span=guide_span(doc, block.line + line - 1, model))
+                yield Finding(
+                    doc,
+                    ("guide",),
+                    f"the guide's client asks for model `{model}`, which no command of this recipe "
+                    "serves: the server answers 404",
+                    f"pass one of the served names: {', '.join(f'`{n}`' for n in sorted(served)[:4])}",
+                    span=guide_span(doc, block.line + line - 1, model),
+                )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -247,15 +262,34 @@ def _serve_names(command: str) -> set[str]:
     match = SERVE.search(command) if "vllm" in command else None  # SERVE needs the word
     if not match:
         return set()
-    return {match.group(1).strip("\"'"), *SERVED_NAME.findall(command[match.start():])}
+    return {match.group(1).strip("\"'"), *SERVED_NAME.findall(command[match.start() :])}
 
 
 # Name parts that make a repository another build of the same model, not another model:
 # a quantisation, or the instruct/base/chat release of the same weights.
-ALTERNATIVE_WORDS = frozenset({
-    "nvfp4", "mxfp4", "fp4", "fp8", "bf16", "fp16", "int4", "int8", "awq", "gptq", "w4a16", "w8a8", "w4a8",
-    "dynamic", "block", "instruct", "base", "chat", "it",
-})
+ALTERNATIVE_WORDS = frozenset(
+    {
+        "nvfp4",
+        "mxfp4",
+        "fp4",
+        "fp8",
+        "bf16",
+        "fp16",
+        "int4",
+        "int8",
+        "awq",
+        "gptq",
+        "w4a16",
+        "w8a8",
+        "w4a8",
+        "dynamic",
+        "block",
+        "instruct",
+        "base",
+        "chat",
+        "it",
+    }
+)
 
 
 # Weight/activation bit widths (`W4A4`, `W8A8`) and number formats (`FP8`, `INT4`, `NVFP4`).
@@ -282,7 +316,9 @@ def _alternative_checkpoint(model: str, served: set[str]) -> bool:
 
 @check("RL603")
 def serve_lines(ctx: Any) -> Iterator[Finding]:
-    siblings = {hf_id.lower() for hf_id in ctx.hf_ids}  # a guide may show a related recipe's command
+    siblings = {
+        hf_id.lower() for hf_id in ctx.hf_ids
+    }  # a guide may show a related recipe's command
     for doc, guide in _guided(ctx):
         served = _served(ctx, doc)
         reported: set[str] = set()
@@ -292,18 +328,28 @@ def serve_lines(ctx: Any) -> Iterator[Finding]:
             for start, command in _logical_lines(block.code):
                 match = SERVE.search(command) if "vllm" in command else None  # SERVE needs the word
                 model = match.group(1).strip("'\"") if match else None
-                if not model or model.startswith("-") or PLACEHOLDER.search(model) or model in served \
-                        or model.lower() in siblings or model in reported or _alternative_checkpoint(model, served):
+                if (
+                    not model
+                    or model.startswith("-")
+                    or PLACEHOLDER.search(model)
+                    or model in served
+                    or model.lower() in siblings
+                    or model in reported
+                    or _alternative_checkpoint(model, served)
+                ):
                     continue
                 reported.add(model)
                 ids = _recipe_ids(doc.data)
-                yield Finding(doc, ("guide",),
-                              f"the guide's `vllm serve {model}` serves a checkpoint this recipe does not offer "
-                              "(not model.model_id, a variant's model_id nor another recipe of the tree)",
-                              f"serve `{ids[0]}` here" + (f" (or {', '.join(f'`{i}`' for i in ids[1:4])})"
-                                                           if len(ids) > 1 else "")
-                              + f", or add a variant with `model_id: {model}`",
-                              span=guide_span(doc, block.line + start, model))
+                yield Finding(
+                    doc,
+                    ("guide",),
+                    f"the guide's `vllm serve {model}` serves a checkpoint this recipe does not offer "
+                    "(not model.model_id, a variant's model_id nor another recipe of the tree)",
+                    f"serve `{ids[0]}` here"
+                    + (f" (or {', '.join(f'`{i}`' for i in ids[1:4])})" if len(ids) > 1 else "")
+                    + f", or add a variant with `model_id: {model}`",
+                    span=guide_span(doc, block.line + start, model),
+                )
 
 
 def _recipe_ids(data: dict[str, Any]) -> list[str]:

@@ -74,9 +74,17 @@ class Keyspace:
     default: bool = False
 
     def describe(self) -> str:
-        kinds = [name for name, on in (("exact hardware ids", self.exact), ("generations", self.generation),
-                                       ("`nvidia`", self.nvidia and not self.brand), ("brands", self.brand),
-                                       ("`default`", self.default)) if on]
+        kinds = [
+            name
+            for name, on in (
+                ("exact hardware ids", self.exact),
+                ("generations", self.generation),
+                ("`nvidia`", self.nvidia and not self.brand),
+                ("brands", self.brand),
+                ("`default`", self.default),
+            )
+            if on
+        ]
         return ", ".join(kinds)
 
 
@@ -87,7 +95,12 @@ MODE_SUPPORT = Keyspace(exact=True, generation=True)
 FULL = Keyspace(exact=True, generation=True, nvidia=True, brand=True, default=True)
 
 
-KIND_NAMES = {"exact": "an exact hardware", "generation": "a generation", "brand": "a brand", "default": "the `default`"}
+KIND_NAMES = {
+    "exact": "an exact hardware",
+    "generation": "a generation",
+    "brand": "a brand",
+    "default": "the `default`",
+}
 
 
 def key_kinds(key: str, ctx: Any) -> set[str]:
@@ -133,19 +146,34 @@ def hardware_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
     meta = as_dict(data.get("meta"))
     yield from _keys(meta.get("hardware"), ("meta", "hardware"), EXACT, "meta.hardware")
     if isinstance(meta.get("default_hardware"), str):
-        yield HardwareRef(("meta", "default_hardware"), meta["default_hardware"], EXACT,
-                          "meta.default_hardware", at_key=False)
-    yield from _keys(data.get("hardware_overrides"), ("hardware_overrides",), GENERATION,
-                     "recipe-level hardware_overrides")
+        yield HardwareRef(
+            ("meta", "default_hardware"),
+            meta["default_hardware"],
+            EXACT,
+            "meta.default_hardware",
+            at_key=False,
+        )
+    yield from _keys(
+        data.get("hardware_overrides"),
+        ("hardware_overrides",),
+        GENERATION,
+        "recipe-level hardware_overrides",
+    )
     yield from _variant_refs(data)
     yield from _strategy_override_refs(data)
     yield from _feature_refs(data)
     for strategy, gates in as_dict(data.get("strategy_hardware")).items():
         yield from _keys(gates, ("strategy_hardware", strategy), FULL, "strategy_hardware")
     for kv, gates in as_dict(data.get("kv_cache_strategy_hardware")).items():
-        yield from _keys(gates, ("kv_cache_strategy_hardware", kv), EXACT, "kv_cache_strategy_hardware")
-    yield from _keys(data.get("hardware_opt_in_features"), ("hardware_opt_in_features",), EXACT,
-                     "hardware_opt_in_features")
+        yield from _keys(
+            gates, ("kv_cache_strategy_hardware", kv), EXACT, "kv_cache_strategy_hardware"
+        )
+    yield from _keys(
+        data.get("hardware_opt_in_features"),
+        ("hardware_opt_in_features",),
+        EXACT,
+        "hardware_opt_in_features",
+    )
     yield from _keys(data.get("hardware_notes"), ("hardware_notes",), EXACT, "hardware_notes")
 
 
@@ -153,11 +181,17 @@ def _variant_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
     for name, variant in as_dict(data.get("variants")).items():
         variant = as_dict(variant)
         base = ("variants", name)
-        yield from _keys(variant.get("hardware_overrides"), base + ("hardware_overrides",), EXACT_OR_GENERATION,
-                         "variant hardware_overrides")
+        yield from _keys(
+            variant.get("hardware_overrides"),
+            base + ("hardware_overrides",),
+            EXACT_OR_GENERATION,
+            "variant hardware_overrides",
+        )
         for index, hw in enumerate(as_list(variant.get("supported_hardware"))):
             if isinstance(hw, str):
-                yield HardwareRef(base + ("supported_hardware", index), hw, EXACT, "supported_hardware", False)
+                yield HardwareRef(
+                    base + ("supported_hardware", index), hw, EXACT, "supported_hardware", False
+                )
         yield from _keys(variant.get("tp"), base + ("tp",), FULL, "variant tp map")
 
 
@@ -165,27 +199,47 @@ def _strategy_override_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
     for strategy, override in as_dict(data.get("strategy_overrides")).items():
         override = as_dict(override)
         base = ("strategy_overrides", strategy)
-        yield from _keys(override.get("hardware_overrides"), base + ("hardware_overrides",), EXACT_OR_GENERATION,
-                         "strategy_overrides hardware_overrides")
+        yield from _keys(
+            override.get("hardware_overrides"),
+            base + ("hardware_overrides",),
+            EXACT_OR_GENERATION,
+            "strategy_overrides hardware_overrides",
+        )
         yield from _keys(override.get("tp"), base + ("tp",), FULL, "strategy_overrides tp map")
         for role in PD_ROLES:
             role_data = as_dict(override.get(role))
-            yield from _keys(role_data.get("hardware_overrides"), base + (role, "hardware_overrides"), EXACT,
-                             f"pd_cluster {role} hardware_overrides")
+            yield from _keys(
+                role_data.get("hardware_overrides"),
+                base + (role, "hardware_overrides"),
+                EXACT,
+                f"pd_cluster {role} hardware_overrides",
+            )
 
 
 def _feature_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
     for feature, spec in as_dict(data.get("features")).items():
         spec = as_dict(spec)
         base = ("features", feature)
-        yield from _keys(spec.get("hardware_overrides"), base + ("hardware_overrides",), GENERATION,
-                         "feature hardware_overrides")
+        yield from _keys(
+            spec.get("hardware_overrides"),
+            base + ("hardware_overrides",),
+            GENERATION,
+            "feature hardware_overrides",
+        )
         for mode, mode_spec in as_dict(spec.get("modes")).items():
             mode_spec = as_dict(mode_spec)
-            yield from _keys(mode_spec.get("hardware_overrides"), base + ("modes", mode, "hardware_overrides"),
-                             FULL, "mode hardware_overrides")
-            yield from _keys(mode_spec.get("hardware"), base + ("modes", mode, "hardware"), MODE_SUPPORT,
-                             "mode hardware")
+            yield from _keys(
+                mode_spec.get("hardware_overrides"),
+                base + ("modes", mode, "hardware_overrides"),
+                FULL,
+                "mode hardware_overrides",
+            )
+            yield from _keys(
+                mode_spec.get("hardware"),
+                base + ("modes", mode, "hardware"),
+                MODE_SUPPORT,
+                "mode hardware",
+            )
 
 
 def _min_gpu_findings(ctx: Any, doc: Document) -> Iterator[Finding]:
@@ -197,19 +251,31 @@ def _min_gpu_findings(ctx: Any, doc: Document) -> Iterator[Finding]:
             if key in ctx.profiles:
                 for strategy in as_dict(value):
                     if strategy not in ctx.strategies:
-                        yield _unknown_strategy(doc, ("strategy_min_gpus", key, strategy), strategy, ctx)
+                        yield _unknown_strategy(
+                            doc, ("strategy_min_gpus", key, strategy), strategy, ctx
+                        )
             continue
         kinds = key_kinds(key, ctx)
         if kinds:
-            yield Finding(doc, ("strategy_min_gpus", key),
-                          f"strategy_min_gpus key `{key}` is {'/'.join(KIND_NAMES[k] for k in sorted(kinds))} key; "
-                          "this map reads only "
-                          "strategy ids and exact hardware ids, so the floor is ignored",
-                          "key the floor by each exact hardware id of that family", at_key=True, code="RL202")
+            yield Finding(
+                doc,
+                ("strategy_min_gpus", key),
+                f"strategy_min_gpus key `{key}` is {'/'.join(KIND_NAMES[k] for k in sorted(kinds))} key; "
+                "this map reads only "
+                "strategy ids and exact hardware ids, so the floor is ignored",
+                "key the floor by each exact hardware id of that family",
+                at_key=True,
+                code="RL202",
+            )
         else:
-            yield Finding(doc, ("strategy_min_gpus", key),
-                          f"strategy_min_gpus key `{key}` is neither a strategy nor a hardware profile",
-                          suggestion(key, [*ctx.strategies, *ctx.profiles]), at_key=True, code="RL201")
+            yield Finding(
+                doc,
+                ("strategy_min_gpus", key),
+                f"strategy_min_gpus key `{key}` is neither a strategy nor a hardware profile",
+                suggestion(key, [*ctx.strategies, *ctx.profiles]),
+                at_key=True,
+                code="RL201",
+            )
 
 
 @check("RL201", "RL202")
@@ -225,14 +291,25 @@ def hardware_keys(ctx: Any) -> Iterator[Finding]:
                 continue
             if kinds or ref.key == "nvidia":
                 what = "/".join(KIND_NAMES[k] for k in sorted(kinds)) or "brand"
-                yield Finding(doc, ref.pointer,
-                              f"`{ref.key}` is {what} key, but {ref.place} reads only {ref.space.describe()}: "
-                              "this entry is silently ignored",
-                              _keyspace_hint(ref, ctx), at_key=ref.at_key, code="RL202")
+                yield Finding(
+                    doc,
+                    ref.pointer,
+                    f"`{ref.key}` is {what} key, but {ref.place} reads only {ref.space.describe()}: "
+                    "this entry is silently ignored",
+                    _keyspace_hint(ref, ctx),
+                    at_key=ref.at_key,
+                    code="RL202",
+                )
             else:
-                yield Finding(doc, ref.pointer,
-                              f"`{ref.key}` in {ref.place} names no hardware profile, generation or brand "
-                              "in taxonomy.yaml", suggest(ref.key), at_key=ref.at_key, code="RL201")
+                yield Finding(
+                    doc,
+                    ref.pointer,
+                    f"`{ref.key}` in {ref.place} names no hardware profile, generation or brand "
+                    "in taxonomy.yaml",
+                    suggest(ref.key),
+                    at_key=ref.at_key,
+                    code="RL201",
+                )
         yield from _min_gpu_findings(ctx, doc)
         yield from _precision_hardware(ctx, doc)
 
@@ -241,7 +318,11 @@ def _keyspace_hint(ref: HardwareRef, ctx: Any) -> str:
     if ref.space.exact and not ref.space.generation:
         members = sorted(hw for hw, p in ctx.profiles.items() if ref.key in _profile_keys(p))
         listed = ", ".join(members[:6]) + (", …" if len(members) > 6 else "")
-        return f"list the exact hardware ids instead ({listed})" if members else "use an exact hardware id"
+        return (
+            f"list the exact hardware ids instead ({listed})"
+            if members
+            else "use an exact hardware id"
+        )
     return f"use one of: {ref.space.describe()}"
 
 
@@ -256,30 +337,54 @@ def _profile_keys(profile: Any) -> set[str]:
 
 
 def _precision_hardware(ctx: Any, doc: Document) -> Iterator[Finding]:
-    brands = {p.get("brand") for p in ctx.profiles.values()
-              if isinstance(p, dict) and isinstance(p.get("brand"), str)}  # a hostile brand may be a mapping
+    brands = {
+        p.get("brand")
+        for p in ctx.profiles.values()
+        if isinstance(p, dict) and isinstance(p.get("brand"), str)
+    }  # a hostile brand may be a mapping
     for name, variant in as_dict(doc.data.get("variants")).items():
         constraint = as_dict(as_dict(variant).get("precision_hardware"))
         pointer = ("variants", name, "precision_hardware")
         brand, gen = constraint.get("brand"), constraint.get("generation")
         if isinstance(brand, str) and brand not in brands:
-            yield Finding(doc, pointer + ("brand",),
-                          f"precision_hardware brand `{brand}` matches no profile (brands compare exactly, "
-                          "case included), so the variant runs on no hardware",
-                          suggestion(brand, [b for b in brands if isinstance(b, str)]), code="RL201")
+            yield Finding(
+                doc,
+                pointer + ("brand",),
+                f"precision_hardware brand `{brand}` matches no profile (brands compare exactly, "
+                "case included), so the variant runs on no hardware",
+                suggestion(brand, [b for b in brands if isinstance(b, str)]),
+                code="RL201",
+            )
         if isinstance(gen, str) and gen not in ctx.generations:
-            yield Finding(doc, pointer + ("generation",),
-                          f"precision_hardware generation `{gen}` is no taxonomy generation, so the variant "
-                          "runs on no hardware", suggestion(gen, ctx.generations), code="RL201")
+            yield Finding(
+                doc,
+                pointer + ("generation",),
+                f"precision_hardware generation `{gen}` is no taxonomy generation, so the variant "
+                "runs on no hardware",
+                suggestion(gen, ctx.generations),
+                code="RL201",
+            )
 
 
 # --- strategies -------------------------------------------------------------------
 
 
-def _unknown_strategy(doc: Document, pointer: Pointer, name: str, ctx: Any, at_key: bool = True) -> Finding:
-    where = "a kv_store topology, not a serving strategy" if name in ctx.kv_stores else "no strategy file"
-    return Finding(doc, pointer, f"strategy `{name}` names {where}: upstream renders unknown ids as single-node TP",
-                   suggestion(name, ctx.strategies), at_key=at_key, code="RL203")
+def _unknown_strategy(
+    doc: Document, pointer: Pointer, name: str, ctx: Any, at_key: bool = True
+) -> Finding:
+    where = (
+        "a kv_store topology, not a serving strategy"
+        if name in ctx.kv_stores
+        else "no strategy file"
+    )
+    return Finding(
+        doc,
+        pointer,
+        f"strategy `{name}` names {where}: upstream renders unknown ids as single-node TP",
+        suggestion(name, ctx.strategies),
+        at_key=at_key,
+        code="RL203",
+    )
 
 
 def strategy_refs(data: dict[str, Any]) -> Iterator[tuple[Pointer, Any, bool]]:
@@ -317,9 +422,13 @@ def unknown_kv_stores(ctx: Any) -> Iterator[Finding]:
             continue
         for name in as_dict(doc.data.get("kv_cache_strategy_hardware")):
             if name not in ctx.kv_stores:
-                yield Finding(doc, ("kv_cache_strategy_hardware", name),
-                              f"`{name}` is no kv_store topology: the opt-out is ignored",
-                              suggestion(name, ctx.kv_stores), at_key=True)
+                yield Finding(
+                    doc,
+                    ("kv_cache_strategy_hardware", name),
+                    f"`{name}` is no kv_store topology: the opt-out is ignored",
+                    suggestion(name, ctx.kv_stores),
+                    at_key=True,
+                )
 
 
 @check("RL214")
@@ -330,10 +439,13 @@ def default_strategy_not_offered(ctx: Any) -> Iterator[Finding]:
         if not isinstance(default, str) or default not in ctx.strategies:
             continue
         if default not in offered_strategies(data):
-            yield Finding(doc, ("default_strategy",),
-                          f"default_strategy `{default}` is not in compatible_strategies (nor opted in through "
-                          "strategy_hardware), so it is never recommended",
-                          "add it to compatible_strategies")
+            yield Finding(
+                doc,
+                ("default_strategy",),
+                f"default_strategy `{default}` is not in compatible_strategies (nor opted in through "
+                "strategy_hardware), so it is never recommended",
+                "add it to compatible_strategies",
+            )
 
 
 def offered_strategies(data: dict[str, Any]) -> list[str]:
@@ -358,13 +470,21 @@ def strategy_outside_vocabulary(ctx: Any) -> Iterator[Finding]:
             continue
         name = doc.data.get("name") if doc.usable and isinstance(doc.data, dict) else None
         if isinstance(name, str) and name not in vocabulary:
-            yield Finding(doc, ("name",), f"strategy `{name}` is not listed in taxonomy.yaml `strategies`",
-                          "add it to the taxonomy's strategies list, or fix the name")
+            yield Finding(
+                doc,
+                ("name",),
+                f"strategy `{name}` is not listed in taxonomy.yaml `strategies`",
+                "add it to the taxonomy's strategies list, or fix the name",
+            )
         stem = doc.path.name.removesuffix(".yaml")
         if isinstance(name, str) and name != stem:
-            yield Finding(doc, ("name",),
-                          f"strategy file `{doc.path.name}` declares name `{name}`: upstream publishes it under "
-                          "the name, so the file name misleads", f"rename the file to `{name}.yaml`")
+            yield Finding(
+                doc,
+                ("name",),
+                f"strategy file `{doc.path.name}` declares name `{name}`: upstream publishes it under "
+                "the name, so the file name misleads",
+                f"rename the file to `{name}.yaml`",
+            )
 
 
 # --- features and modes -------------------------------------------------------------
@@ -375,14 +495,21 @@ def unknown_features(ctx: Any) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = doc.data if isinstance(doc.data, dict) else {}
         features = as_dict(data.get("features"))
-        refs: list[tuple[Pointer, Any]] = [(("opt_in_features", i), f)
-                                           for i, f in enumerate(as_list(data.get("opt_in_features")))]
+        refs: list[tuple[Pointer, Any]] = [
+            (("opt_in_features", i), f) for i, f in enumerate(as_list(data.get("opt_in_features")))
+        ]
         for hw, names in as_dict(data.get("hardware_opt_in_features")).items():
-            refs.extend((("hardware_opt_in_features", hw, i), f) for i, f in enumerate(as_list(names)))
+            refs.extend(
+                (("hardware_opt_in_features", hw, i), f) for i, f in enumerate(as_list(names))
+            )
         for pointer, name in refs:
             if isinstance(name, str) and name not in features:
-                yield Finding(doc, pointer, f"opt-in feature `{name}` is not declared under features",
-                              suggestion(name, features))
+                yield Finding(
+                    doc,
+                    pointer,
+                    f"opt-in feature `{name}` is not declared under features",
+                    suggestion(name, features),
+                )
 
 
 def _variant_keys(data: dict[str, Any]) -> dict[str, Any]:
@@ -404,22 +531,40 @@ def malformed_modes(ctx: Any) -> Iterator[Finding]:
             base = ("features", feature)
             modes = spec["modes"]
             if not isinstance(modes, dict) or not modes:
-                yield Finding(doc, base + ("modes",), f"features.{feature}.modes must be a non-empty map "
-                              "(upstream aborts the build)")
+                yield Finding(
+                    doc,
+                    base + ("modes",),
+                    f"features.{feature}.modes must be a non-empty map (upstream aborts the build)",
+                )
                 continue
             if "args" in spec:
-                yield Finding(doc, base + ("args",), f"features.{feature} declares both args and modes; "
-                              "upstream aborts the build", "move the args into a mode", at_key=True)
+                yield Finding(
+                    doc,
+                    base + ("args",),
+                    f"features.{feature} declares both args and modes; upstream aborts the build",
+                    "move the args into a mode",
+                    at_key=True,
+                )
             for name, mode in modes.items():
                 if not isinstance(as_dict(mode).get("args"), list):
-                    yield Finding(doc, base + ("modes", name), f"mode `{name}` of {feature} has no args list "
-                                  "(upstream aborts the build)", "give the mode an `args:` list", at_key=True)
+                    yield Finding(
+                        doc,
+                        base + ("modes", name),
+                        f"mode `{name}` of {feature} has no args list (upstream aborts the build)",
+                        "give the mode an `args:` list",
+                        at_key=True,
+                    )
                 if "variants" in as_dict(mode) and not isinstance(mode["variants"], list):
-                    yield Finding(doc, base + ("modes", name, "variants"),
-                                  f"mode `{name}` of {feature}: variants must be a list (upstream aborts the build)")
+                    yield Finding(
+                        doc,
+                        base + ("modes", name, "variants"),
+                        f"mode `{name}` of {feature}: variants must be a list (upstream aborts the build)",
+                    )
 
 
-def _modal_features(features: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+def _modal_features(
+    features: dict[str, Any],
+) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
     """(name, spec, modes) of every feature that declares modes."""
     for feature, spec in features.items():
         modes = as_dict(as_dict(spec).get("modes"))
@@ -439,34 +584,62 @@ def unknown_modes(ctx: Any) -> Iterator[Finding]:
         for feature, spec, modes in _modal_features(features):
             default = spec.get("default_mode")
             if default and (not isinstance(default, str) or default not in modes):
-                yield Finding(doc, ("features", feature, "default_mode"),
-                              f"default_mode `{default}` is not a mode of {feature} (upstream aborts the build)",
-                              suggestion(str(default), modes), code="RL206")
+                yield Finding(
+                    doc,
+                    ("features", feature, "default_mode"),
+                    f"default_mode `{default}` is not a mode of {feature} (upstream aborts the build)",
+                    suggestion(str(default), modes),
+                    code="RL206",
+                )
             for name, mode in modes.items():
                 for index, variant in enumerate(as_list(as_dict(mode).get("variants"))):
                     if not isinstance(variant, str) or variant not in variants:
-                        yield Finding(doc, ("features", feature, "modes", name, "variants", index),
-                                      f"mode `{name}` of {feature} names unknown variant `{variant}` "
-                                      "(upstream aborts the build)", suggestion(str(variant), variants),
-                                      code="RL207")
+                        yield Finding(
+                            doc,
+                            ("features", feature, "modes", name, "variants", index),
+                            f"mode `{name}` of {feature} names unknown variant `{variant}` "
+                            "(upstream aborts the build)",
+                            suggestion(str(variant), variants),
+                            code="RL207",
+                        )
         yield from _default_mode_refs(doc, features, variants)
 
 
-def _default_mode_refs(doc: Document, features: dict[str, Any], variants: dict[str, Any]) -> Iterator[Finding]:
+def _default_mode_refs(
+    doc: Document, features: dict[str, Any], variants: dict[str, Any]
+) -> Iterator[Finding]:
     for variant, spec in variants.items():
         for feature, mode in as_dict(as_dict(spec).get("default_modes")).items():
             pointer = ("variants", variant, "default_modes", feature)
             target = features.get(feature)
             if not target:
-                yield Finding(doc, pointer, f"default_modes names unknown feature `{feature}` (upstream aborts "
-                              "the build)", suggestion(feature, features), at_key=True, code="RL206")
+                yield Finding(
+                    doc,
+                    pointer,
+                    f"default_modes names unknown feature `{feature}` (upstream aborts the build)",
+                    suggestion(feature, features),
+                    at_key=True,
+                    code="RL206",
+                )
             elif not as_dict(target).get("modes"):
-                yield Finding(doc, pointer, f"default_modes names `{feature}`, which has no modes (upstream "
-                              "aborts the build)", "turn the feature's args into a mode", at_key=True, code="RL206")
+                yield Finding(
+                    doc,
+                    pointer,
+                    f"default_modes names `{feature}`, which has no modes (upstream "
+                    "aborts the build)",
+                    "turn the feature's args into a mode",
+                    at_key=True,
+                    code="RL206",
+                )
             elif not isinstance(mode, str) or mode not in as_dict(target["modes"]):
-                yield Finding(doc, pointer, f"default_modes selects unknown mode `{mode}` of {feature} "
-                              "(upstream aborts the build)", suggestion(str(mode), as_dict(target["modes"])),
-                              code="RL206")
+                yield Finding(
+                    doc,
+                    pointer,
+                    f"default_modes selects unknown mode `{mode}` of {feature} "
+                    "(upstream aborts the build)",
+                    suggestion(str(mode), as_dict(target["modes"])),
+                    code="RL206",
+                )
 
 
 @check("RL213")
@@ -476,19 +649,29 @@ def variants_without_mode(ctx: Any) -> Iterator[Finding]:
         for feature, _spec, modes in _modal_features(features):
             for variant in variants:
                 if not any(_mode_allows(mode, variant) for mode in modes.values()):
-                    yield Finding(doc, ("features", feature, "modes"),
-                                  f"no mode of {feature} is available for variant `{variant}` "
-                                  "(upstream aborts the build)",
-                                  f"add `{variant}` to a mode's variants, or drop that list", at_key=True)
+                    yield Finding(
+                        doc,
+                        ("features", feature, "modes"),
+                        f"no mode of {feature} is available for variant `{variant}` "
+                        "(upstream aborts the build)",
+                        f"add `{variant}` to a mode's variants, or drop that list",
+                        at_key=True,
+                    )
         for variant, spec in variants.items():
             for feature, mode in as_dict(as_dict(spec).get("default_modes")).items():
-                mode_spec = as_dict(as_dict(features.get(feature)).get("modes")).get(mode) \
-                    if isinstance(mode, str) else None
+                mode_spec = (
+                    as_dict(as_dict(features.get(feature)).get("modes")).get(mode)
+                    if isinstance(mode, str)
+                    else None
+                )
                 if isinstance(mode_spec, dict) and not _mode_allows(mode_spec, variant):
-                    yield Finding(doc, ("variants", variant, "default_modes", feature),
-                                  f"default_modes selects `{mode}`, which mode `{mode}`'s variants list does not "
-                                  f"offer to `{variant}` (upstream aborts the build)",
-                                  f"add `{variant}` to features.{feature}.modes.{mode}.variants")
+                    yield Finding(
+                        doc,
+                        ("variants", variant, "default_modes", feature),
+                        f"default_modes selects `{mode}`, which mode `{mode}`'s variants list does not "
+                        f"offer to `{variant}` (upstream aborts the build)",
+                        f"add `{variant}` to features.{feature}.modes.{mode}.variants",
+                    )
 
 
 # --- recipes and ids ----------------------------------------------------------------------
@@ -508,8 +691,12 @@ def related_recipes(ctx: Any) -> Iterator[Finding]:
                 hint = f"the recipe is `{near}` (ids are case-sensitive)"
             else:
                 hint = _respelling(related, ctx.hf_ids, own)
-            yield Finding(doc, ("meta", "related_recipes", index),
-                          f"related recipe `{related}` is not a recipe in this tree: the link is dead", hint)
+            yield Finding(
+                doc,
+                ("meta", "related_recipes", index),
+                f"related recipe `{related}` is not a recipe in this tree: the link is dead",
+                hint,
+            )
 
 
 MAX_RESPELLING_EDITS = 2
@@ -520,8 +707,13 @@ def _respelling(name: str, known: Iterable[str], own: str | None) -> str | None:
     (Qwen3-8B is not Qwen3-4B), and the recipe's own id is never a related recipe."""
     if len(name) > MAX_SUGGESTION_INPUT:
         return None
-    close = [hf for hf in known if hf != own and abs(len(hf) - len(name)) <= MAX_RESPELLING_EDITS
-             and _edits(name.lower(), hf.lower()) <= MAX_RESPELLING_EDITS]
+    close = [
+        hf
+        for hf in known
+        if hf != own
+        and abs(len(hf) - len(name)) <= MAX_RESPELLING_EDITS
+        and _edits(name.lower(), hf.lower()) <= MAX_RESPELLING_EDITS
+    ]
     if len(close) != 1 or _differs_in_digits(name, close[0]):
         return None  # two candidates, or a different size or version: no safe guess
     return f"did you mean `{close[0]}`?"
@@ -551,9 +743,13 @@ def model_id_matches_path(ctx: Any) -> Iterator[Finding]:
         model = as_dict(doc.data.get("model")) if isinstance(doc.data, dict) else {}
         model_id = model.get("model_id")
         if expected and isinstance(model_id, str) and model_id != expected:
-            yield Finding(doc, ("model", "model_id"),
-                          f"model.model_id `{model_id}` does not match the file path, which publishes the "
-                          f"recipe as `{expected}`", f"rename the file to models/{model_id}.yaml, or fix the id")
+            yield Finding(
+                doc,
+                ("model", "model_id"),
+                f"model.model_id `{model_id}` does not match the file path, which publishes the "
+                f"recipe as `{expected}`",
+                f"rename the file to models/{model_id}.yaml, or fix the id",
+            )
 
 
 @check("RL210")
@@ -564,7 +760,11 @@ def duplicate_slugs(ctx: Any) -> Iterator[Finding]:
         if not isinstance(slug, str):
             continue
         if slug in first and ctx.in_focus(doc):
-            yield Finding(doc, ("meta", "slug"), f"slug `{slug}` is already used by {first[slug].rel}",
-                          "give each recipe its own slug")
+            yield Finding(
+                doc,
+                ("meta", "slug"),
+                f"slug `{slug}` is already used by {first[slug].rel}",
+                "give each recipe its own slug",
+            )
         else:
             first.setdefault(slug, doc)

@@ -17,14 +17,14 @@ from typing import Any, NamedTuple
 
 from recipelint.jsvalue import UNDEFINED, get, js_string, nullish, truthy
 from recipelint.load import Document
-from recipelint.resolve.command import Catalog
 from recipelint.resolve import layers
+from recipelint.resolve.command import Catalog
 from recipelint.resolve.features import FeatureResolver, default_features
 from recipelint.resolve.hardware import generation_of, is_nvidia, is_scalable
+from recipelint.resolve.layers import ARG_STEPS, EMITTER
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
 from recipelint.resolve.strategy import effective_compatible, is_reachable, is_supported_on_hardware
 from recipelint.rules import Finding, check
-from recipelint.resolve.layers import ARG_STEPS, EMITTER
 from recipelint.rules.args import Unit, units
 from recipelint.rules.references import PD_ROLES, as_dict
 
@@ -48,7 +48,9 @@ class Combination(NamedTuple):  # a tuple: thousands are made per run, and cheap
 
 
 def _catalog(ctx: Any) -> Catalog:
-    taxonomy = ctx.tree.taxonomy.data if ctx.tree.taxonomy is not None and ctx.tree.taxonomy.usable else {}
+    taxonomy = (
+        ctx.tree.taxonomy.data if ctx.tree.taxonomy is not None and ctx.tree.taxonomy.usable else {}
+    )
     specs = {name: doc.data for name, doc in {**ctx.strategies, **ctx.kv_stores}.items()}
     return Catalog(taxonomy, ctx.profiles, specs)
 
@@ -72,7 +74,12 @@ def _hardware_class(hw_id: str, profile: Any, mentioned: set[str]) -> Any:
     """Hardware the recipe never names gets the same layers as any other of its generation and size."""
     if hw_id in mentioned:
         return hw_id
-    return (generation_of(profile), get(profile, "brand"), get(profile, "gpu_count"), is_scalable(profile))
+    return (
+        generation_of(profile),
+        get(profile, "brand"),
+        get(profile, "gpu_count"),
+        is_scalable(profile),
+    )
 
 
 # Tables the argument layers look up by exact hardware id, generation or lower-case brand,
@@ -114,7 +121,11 @@ def _layer_class(hw_id: str, profile: Any, keys: set[Any]) -> Any:
     if hw_id in keys or type(gen) is not str or type(brand) is not str:
         return hw_id
     brand_key = brand.lower()
-    return (gen if gen in keys else None, brand == "NVIDIA", brand_key if brand_key in keys else None)
+    return (
+        gen if gen in keys else None,
+        brand == "NVIDIA",
+        brand_key if brand_key in keys else None,
+    )
 
 
 def combinations(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[Combination]:
@@ -133,7 +144,9 @@ def combinations(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[Combinati
         for hw_id in hardware:
             hw_class = classes.get(hw_id)
             if hw_class is None:
-                hw_class = classes[hw_id] = _hardware_class(hw_id, catalog.profiles.get(hw_id, {}), mentioned)
+                hw_class = classes[hw_id] = _hardware_class(
+                    hw_id, catalog.profiles.get(hw_id, {}), mentioned
+                )
             members.setdefault(hw_class, []).append(hw_id)
         layer_keys: set[Any] = set()
         for hw_class, group in members.items():
@@ -142,7 +155,9 @@ def combinations(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[Combinati
             layer_class = hw_class if isinstance(hw_class, str) else hw_class[:2]
             strategies = offered.get(hw_id)
             if strategies is None:
-                strategies = offered[hw_id] = _strategies_on(catalog, recipe, catalog.profiles.get(hw_id, {}), hw_id)
+                strategies = offered[hw_id] = _strategies_on(
+                    catalog, recipe, catalog.profiles.get(hw_id, {}), hw_id
+                )
             for strategy in strategies:
                 roles = roles_of.get(strategy)
                 if roles is None:
@@ -164,16 +179,20 @@ def _strategies_on(catalog: Catalog, recipe: dict[str, Any], profile: Any, hw_id
             continue
         if not scalable and (strategy.startswith("multi_node_") or strategy == "pd_cluster"):
             continue
-        if is_supported_on_hardware(recipe, strategy, profile, hw_id) and \
-                is_reachable(recipe, strategy, deploy, get(profile, "gpu_count"), hw_id):
+        if is_supported_on_hardware(recipe, strategy, profile, hw_id) and is_reachable(
+            recipe, strategy, deploy, get(profile, "gpu_count"), hw_id
+        ):
             offered.append(strategy)
     return offered
 
 
 # The layers a rule sees: the join order without the emitter's tokens. A check plans no
 # kv_store deployment, so the kv steps add nothing here.
-RULE_STEPS = tuple((step, tuple(sorted(step.reads))) for step in ARG_STEPS
-                   if step is not EMITTER and "kv" not in step.reads)
+RULE_STEPS = tuple(
+    (step, tuple(sorted(step.reads)))
+    for step in ARG_STEPS
+    if step is not EMITTER and "kv" not in step.reads
+)
 
 
 class Assembler:
@@ -193,7 +212,9 @@ class Assembler:
         found = self._classes.get(hw_id)
         if found is None:
             if self._hardware_keys is None:
-                self._hardware_keys = _mode_hardware_keys(self.recipe, _hardware_keys(self.recipe, set()))
+                self._hardware_keys = _mode_hardware_keys(
+                    self.recipe, _hardware_keys(self.recipe, set())
+                )
             profile = self.catalog.profiles.get(hw_id, {})
             found = self._classes[hw_id] = _layer_class(hw_id, profile, self._hardware_keys)
         return found
@@ -226,22 +247,40 @@ class Assembler:
         variant = get(get(recipe, "variants"), variant_key)
 
         def features(strategy: str, kv_composing: bool) -> list[layers.Layer]:
-            enabled, resolver, _filtered = self._features(variant_key, hw_id, self.layer_class(hw_id))
+            enabled, resolver, _filtered = self._features(
+                variant_key, hw_id, self.layer_class(hw_id)
+            )
             return resolver.layers_for(enabled, strategy, kv_composing)
 
-        spec = self.ctx.strategies.get(combo.strategy)  # the strategy file (a kv_store is no serving strategy)
-        return layers.Selection(recipe, variant_key, variant, hw_id, generation_of(profile), is_nvidia(profile),
-                                combo.strategy, spec.data if spec is not None else UNDEFINED,
-                                get(get(recipe, "strategy_overrides"), combo.strategy), features)
+        spec = self.ctx.strategies.get(
+            combo.strategy
+        )  # the strategy file (a kv_store is no serving strategy)
+        return layers.Selection(
+            recipe,
+            variant_key,
+            variant,
+            hw_id,
+            generation_of(profile),
+            is_nvidia(profile),
+            combo.strategy,
+            spec.data if spec is not None else UNDEFINED,
+            get(get(recipe, "strategy_overrides"), combo.strategy),
+            features,
+        )
 
     def _reads(self, combo: Combination, hw_class: Any) -> dict[str, Any]:
         """What each name of a step's `reads` stands for in this combination, as parts are kept under it."""
         # Strategies differ in the features step only through the enabled features' `strategies` allow-lists.
         filtered = self._features(combo.variant, combo.hw_id, hw_class)[2]
-        return {"variant": combo.variant, "hardware": hw_class, "generation": self._generation(combo.hw_id),
-                "strategy": combo.strategy,
-                "role": combo.role, "features": (combo.variant, hw_class, combo.strategy if filtered else None),
-                "kv": None}  # a check plans no kv_store deployment
+        return {
+            "variant": combo.variant,
+            "hardware": hw_class,
+            "generation": self._generation(combo.hw_id),
+            "strategy": combo.strategy,
+            "role": combo.role,
+            "features": (combo.variant, hw_class, combo.strategy if filtered else None),
+            "kv": None,
+        }  # a check plans no kv_store deployment
 
     def layers(self, combo: Combination) -> list[Layer]:
         """The layers in command order; each step's part is assembled once per what it reads.
@@ -259,7 +298,9 @@ class Assembler:
         sel: layers.Selection | None = None
         out = []
         for step, names in RULE_STEPS:
-            if step.name == "generation":  # RL341's own split of it keeps its parts under fewer keys
+            if (
+                step.name == "generation"
+            ):  # RL341's own split of it keeps its parts under fewer keys
                 strategy_layer, kept, _key = self.generation_layers(combo)
                 out += strategy_layer + kept
                 continue
@@ -283,8 +324,9 @@ class Assembler:
         if found is None:
             picked, mapping = layers.strategy_generation(self.selection(combo))
             if truthy(mapping):
-                layer = layers.STRATEGY_HW_ARGS.layer_at(get(mapping, "extra_args"), strategy=combo.strategy,
-                                                         hardware=picked)
+                layer = layers.STRATEGY_HW_ARGS.layer_at(
+                    get(mapping, "extra_args"), strategy=combo.strategy, hardware=picked
+                )
                 found = (True, self._own([layer], combo.strategy), picked)
             else:
                 found = (False, [], None)
@@ -301,10 +343,15 @@ class Assembler:
         if found is None:
             profile = self.catalog.profiles.get(hw_id, {})
             gen = generation_of(profile)
-            found = self._parts[key] = (js_string(gen) if not nullish(gen) else None, is_nvidia(profile))
+            found = self._parts[key] = (
+                js_string(gen) if not nullish(gen) else None,
+                is_nvidia(profile),
+            )
         return found  # type: ignore[no-any-return]
 
-    def _features(self, variant_key: str, hw_id: str, hw_class: Any) -> tuple[list[str], FeatureResolver, bool]:
+    def _features(
+        self, variant_key: str, hw_id: str, hw_class: Any
+    ) -> tuple[list[str], FeatureResolver, bool]:
         """(enabled features, their resolver, whether any is limited to some strategies).
 
         Which features are on reads the variant and the hardware, not the strategy; the
@@ -398,8 +445,12 @@ def _shadowed_values(assembler: Assembler, combos: list[Combination]) -> Iterato
         yield from _shadows(assembler, layers, combo, seen)
 
 
-def _shadows(assembler: Assembler, layers: list[Layer], combo: Combination,
-             seen: set[tuple[Pointer, Pointer, int]]) -> Iterator[Finding]:
+def _shadows(
+    assembler: Assembler,
+    layers: list[Layer],
+    combo: Combination,
+    seen: set[tuple[Pointer, Pointer, int]],
+) -> Iterator[Finding]:
     doc = assembler.doc
     last: dict[str, tuple[Layer, Any]] = {}
     for layer in layers:
@@ -413,11 +464,14 @@ def _shadows(assembler: Assembler, layers: list[Layer], combo: Combination,
             if layer.doc is not doc or key in seen:
                 continue
             seen.add(key)
-            yield Finding(doc, layer.pointer + (unit.index,),
-                          f"`{unit.flag} {unit.value}` replaces `{earlier_unit.flag} {earlier_unit.value}` from "
-                          f"{_where(earlier, earlier_unit.index)} in the {combo.strategy} command of variant "
-                          f"`{combo.variant}` on {combo.hw_id} (last wins)",
-                          "intended overrides are fine; otherwise make the layers agree")
+            yield Finding(
+                doc,
+                layer.pointer + (unit.index,),
+                f"`{unit.flag} {unit.value}` replaces `{earlier_unit.flag} {earlier_unit.value}` from "
+                f"{_where(earlier, earlier_unit.index)} in the {combo.strategy} command of variant "
+                f"`{combo.variant}` on {combo.hw_id} (last wins)",
+                "intended overrides are fine; otherwise make the layers agree",
+            )
 
 
 @check("RL341")
@@ -432,10 +486,12 @@ def _families(assembler: Assembler, layers: list[Layer]) -> set[str]:
 
 def _setting(unit: Unit) -> str:
     """The option and JSON sub-key a unit sets (`--x_y.z=1` sets `--x-y.z`)."""
-    return unit.canonical + unit.name[len(unit.base):]
+    return unit.canonical + unit.name[len(unit.base) :]
 
 
-def _strategy_override_replaces(assembler: Assembler, combos: list[Combination]) -> Iterator[Finding]:
+def _strategy_override_replaces(
+    assembler: Assembler, combos: list[Combination]
+) -> Iterator[Finding]:
     """Generation-level strategy overrides that drop args while reading as an addition.
 
     Replacing is the documented precedence (CLAUDE.md: the strategy override REPLACES the
@@ -454,18 +510,27 @@ def _strategy_override_replaces(assembler: Assembler, combos: list[Combination])
             if key is None:
                 continue
             replaced = _replaced_layers(assembler, combo)
-            command = {_setting(unit) for layer in assembler.layers(combo) for unit in assembler.units_of(layer.items)}
+            command = {
+                _setting(unit)
+                for layer in assembler.layers(combo)
+                for unit in assembler.units_of(layer.items)
+            }
         except SYNTHESIS_ERRORS:
             continue
         target: Pointer = ("strategy_overrides", combo.strategy, "hardware_overrides", key)
         restated.setdefault(target, set()).update(
-            _families(assembler, strategy_layer) & _families(assembler, replaced))
+            _families(assembler, strategy_layer) & _families(assembler, replaced)
+        )
         for layer in replaced:
-            lost = [unit.flag for unit in assembler.units_of(layer.items) if _setting(unit) not in command]
+            lost = [
+                unit.flag
+                for unit in assembler.units_of(layer.items)
+                if _setting(unit) not in command
+            ]
             if lost:
                 entry = vanished.setdefault((target, layer.pointer), (lost, [], key))
                 entry[1].extend(hw for hw in combo.members or (combo.hw_id,) if hw not in entry[1])
-    for (target, source), (lost, hardware, key) in vanished.items():
+    for (target, source), (lost, hardware, _key) in vanished.items():
         if restated.get(target, set()) - _strategy_wide(assembler, target[1]):
             continue  # written as a replacement: what it leaves out, it leaves out on purpose
         yield _replacement_finding(assembler, target, source, list(dict.fromkeys(lost)), hardware)
@@ -477,30 +542,43 @@ def _strategy_wide(assembler: Assembler, strategy: str) -> set[str]:
     Those are the strategy's own addition (say an autotune opt-out for a latency-oriented
     strategy); one that happens to be in a replaced layer too is no sign of a copy kept on purpose.
     """
-    table = as_dict(get(get(get(assembler.recipe, "strategy_overrides"), strategy), "hardware_overrides"))
+    table = as_dict(
+        get(get(get(assembler.recipe, "strategy_overrides"), strategy), "hardware_overrides")
+    )
     generations = assembler.ctx.generations | {"nvidia"}
     lists = [get(spec, "extra_args") for key, spec in table.items() if key in generations]
     if len(lists) < 2:
         return set()
-    families = [{unit.canonical for unit in assembler.units_of(items)} if isinstance(items, list) else set()
-                for items in lists]
+    families = [
+        {unit.canonical for unit in assembler.units_of(items)} if isinstance(items, list) else set()
+        for items in lists
+    ]
     return set.intersection(*families)
 
 
-def _replacement_finding(assembler: Assembler, target: Pointer, source: Pointer, lost: list[str],
-                         hardware: list[str]) -> Finding:
+def _replacement_finding(
+    assembler: Assembler, target: Pointer, source: Pointer, lost: list[str], hardware: list[str]
+) -> Finding:
     strategy, key = target[1], target[3]
     source_key = source[-2] if len(source) >= 2 else None
-    wider = f" (a `{key}` key displaces the `{source_key}` layer too)" if source_key not in (None, key) else ""
+    wider = (
+        f" (a `{key}` key displaces the `{source_key}` layer too)"
+        if source_key not in (None, key)
+        else ""
+    )
     flags = ", ".join(f"`{flag}`" for flag in lost)
-    return Finding(assembler.doc, target,
-                   f"strategy_overrides.{strategy}.hardware_overrides.{key} keeps none of the args it "
-                   f"replaces, so it reads as an addition, but it drops {flags} of "
-                   f"{'.'.join(str(p) for p in source)} from the {strategy} command on "
-                   f"{', '.join(hardware)}{wider}",
-                   f"restate {flags} in the override if the {strategy} command needs {'them' if len(lost) > 1 else 'it'}, "
-                   f"or key it by exact hardware ({', '.join(f'`{hw}:`' for hw in hardware[:3])}), "
-                   "which adds instead of replacing", at_key=True)
+    return Finding(
+        assembler.doc,
+        target,
+        f"strategy_overrides.{strategy}.hardware_overrides.{key} keeps none of the args it "
+        f"replaces, so it reads as an addition, but it drops {flags} of "
+        f"{'.'.join(str(p) for p in source)} from the {strategy} command on "
+        f"{', '.join(hardware)}{wider}",
+        f"restate {flags} in the override if the {strategy} command needs {'them' if len(lost) > 1 else 'it'}, "
+        f"or key it by exact hardware ({', '.join(f'`{hw}:`' for hw in hardware[:3])}), "
+        "which adds instead of replacing",
+        at_key=True,
+    )
 
 
 def _replaced_layers(assembler: Assembler, combo: Combination) -> list[Layer]:
@@ -510,6 +588,11 @@ def _replaced_layers(assembler: Assembler, combo: Combination) -> list[Layer]:
     if found is None:
         maps = layers.recipe_generation_maps(assembler.selection(combo))
         found = assembler._parts[key] = assembler._own(
-            [place.layer_at(get(mapping, "extra_args"), **bound) for place, bound, mapping in maps
-             if bound["hardware"] is not None], combo.strategy)
+            [
+                place.layer_at(get(mapping, "extra_args"), **bound)
+                for place, bound, mapping in maps
+                if bound["hardware"] is not None
+            ],
+            combo.strategy,
+        )
     return found  # type: ignore[no-any-return]

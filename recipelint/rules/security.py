@@ -33,7 +33,9 @@ SHOWN = 60
 
 def _shown(text: str) -> str:
     """The value as a message may quote it: escaped, short, inert on any terminal."""
-    escaped = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+    escaped = "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
+    )
     return escaped if len(escaped) <= SHOWN else escaped[:SHOWN] + "…"
 
 
@@ -72,7 +74,9 @@ def _collect(value: Any, pointer: Pointer, out: list[tuple[Pointer, Any, Any]]) 
 
 def _entries(ctx: Any, doc: Document) -> list[tuple[Pointer, Any, Any]]:
     """_walk(doc.data) as a list, built once per check run: every RL75x check reads it."""
-    walked: dict[int, tuple[Document, list[tuple[Pointer, Any, Any]]]] = ctx.memo.setdefault("security.walk", {})
+    walked: dict[int, tuple[Document, list[tuple[Pointer, Any, Any]]]] = ctx.memo.setdefault(
+        "security.walk", {}
+    )
     found = walked.get(id(doc))
     if found is None or found[0] is not doc:
         entries: list[tuple[Pointer, Any, Any]] = []
@@ -101,16 +105,24 @@ def args_that_execute(ctx: Any) -> Iterator[Finding]:
                     continue
                 if _unquoted(tokens, index):
                     where = "a flag" if _is_flag(token) else "a positional argument"
-                    message = (f"`{_shown(token)}` is {where}, which the rendered command leaves unquoted: "
-                               "pasted into a shell it runs commands")
+                    message = (
+                        f"`{_shown(token)}` is {where}, which the rendered command leaves unquoted: "
+                        "pasted into a shell it runs commands"
+                    )
                 elif "\n" in token or "\r" in token:
-                    message = (f"the value `{_shown(token)}` holds a line break: the rendered command puts "
-                               "one flag per line, so a pasted command is cut or runs a second line")
+                    message = (
+                        f"the value `{_shown(token)}` holds a line break: the rendered command puts "
+                        "one flag per line, so a pasted command is cut or runs a second line"
+                    )
                 else:
                     continue  # single-quoted in the rendering: inert
-                yield Finding(doc, pointer + (index,), message,
-                              "pass the value after its flag (`--flag`, `value`) without line breaks",
-                              code="RL750")
+                yield Finding(
+                    doc,
+                    pointer + (index,),
+                    message,
+                    "pass the value after its flag (`--flag`, `value`) without line breaks",
+                    code="RL750",
+                )
 
 
 def _env_maps(ctx: Any, doc: Document) -> Iterator[tuple[Pointer, dict[str, Any]]]:
@@ -125,11 +137,15 @@ def env_values_that_execute(ctx: Any) -> Iterator[Finding]:
         for pointer, env in _env_maps(ctx, doc):
             for name, value in env.items():
                 if isinstance(value, str) and (EXECUTES.search(value) or SPLITS.search(value)):
-                    yield Finding(doc, pointer + (name,),
-                                  f"env `{_shown(name)}` = `{_shown(value)}`: `docker run -e {_shown(name)}=…` "
-                                  "is published unquoted, so a shell runs or splits this value",
-                                  "use a value without spaces, quotes, `$(`, backticks, `;`, `&`, `|`, `<`, "
-                                  "`>` or line breaks", code="RL751")
+                    yield Finding(
+                        doc,
+                        pointer + (name,),
+                        f"env `{_shown(name)}` = `{_shown(value)}`: `docker run -e {_shown(name)}=…` "
+                        "is published unquoted, so a shell runs or splits this value",
+                        "use a value without spaces, quotes, `$(`, backticks, `;`, `&`, `|`, `<`, "
+                        "`>` or line breaks",
+                        code="RL751",
+                    )
 
 
 @check("RL752")
@@ -138,11 +154,15 @@ def env_names_that_are_not_identifiers(ctx: Any) -> Iterator[Finding]:
         for pointer, env in _env_maps(ctx, doc):
             for name in env:
                 if not ENV_NAME.fullmatch(name):
-                    yield Finding(doc, pointer + (name,),
-                                  f"`{_shown(name)}` is not an environment variable name: it is published "
-                                  "unquoted as `docker run -e NAME=…`",
-                                  "use letters, digits and underscores, not starting with a digit",
-                                  at_key=True, code="RL752")
+                    yield Finding(
+                        doc,
+                        pointer + (name,),
+                        f"`{_shown(name)}` is not an environment variable name: it is published "
+                        "unquoted as `docker run -e NAME=…`",
+                        "use letters, digits and underscores, not starting with a digit",
+                        at_key=True,
+                        code="RL752",
+                    )
 
 
 def _words(ctx: Any, doc: Document) -> Iterator[tuple[Pointer, str, str]]:
@@ -163,10 +183,14 @@ def bare_words_that_execute(ctx: Any) -> Iterator[Finding]:
     for doc in _documents(ctx):
         for pointer, what, text in _words(ctx, doc):
             if EXECUTES.search(text) or SPLITS.search(text):
-                yield Finding(doc, pointer,
-                              f"the {what} `{_shown(text)}` is printed unquoted in `vllm serve` and "
-                              "`docker run`: a shell would run or split it",
-                              "a model id is org/name; an image is name[:tag][@digest]", code="RL753")
+                yield Finding(
+                    doc,
+                    pointer,
+                    f"the {what} `{_shown(text)}` is printed unquoted in `vllm serve` and "
+                    "`docker run`: a shell would run or split it",
+                    "a model id is org/name; an image is name[:tag][@digest]",
+                    code="RL753",
+                )
 
 
 @check("RL754")
@@ -176,10 +200,20 @@ def terminal_controls(ctx: Any) -> Iterator[Finding]:
             continue
         for pointer, key, value in _entries(ctx, doc):
             if isinstance(key, str) and CONTROL.search(key):
-                yield Finding(doc, pointer, f"the key `{_shown(key)}` holds a control character",
-                              "remove it: terminal escapes can hide or fake text", at_key=True, code="RL754")
+                yield Finding(
+                    doc,
+                    pointer,
+                    f"the key `{_shown(key)}` holds a control character",
+                    "remove it: terminal escapes can hide or fake text",
+                    at_key=True,
+                    code="RL754",
+                )
             if isinstance(value, str) and CONTROL.search(value):
-                yield Finding(doc, pointer,
-                              f"`{_shown(value)}` holds a control character (an ANSI escape sequence can "
-                              "recolour, hide or rewrite what a terminal shows)",
-                              "remove it: recipes are plain text", code="RL754")
+                yield Finding(
+                    doc,
+                    pointer,
+                    f"`{_shown(value)}` holds a control character (an ANSI escape sequence can "
+                    "recolour, hide or rewrite what a terminal shows)",
+                    "remove it: recipes are plain text",
+                    code="RL754",
+                )

@@ -18,8 +18,18 @@ from recipelint.rules.references import as_dict, as_list
 
 Pointer = tuple[str | int, ...]
 ENV_KEYS = frozenset({"env", "base_env", "extra_env"})
-BYTES_PER_PARAM = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "awq": 1.0, "gptq": 1.0,
-                   "int4": 0.5, "nvfp4": 0.5, "fp4": 0.5, "mxfp4": 0.5}
+BYTES_PER_PARAM = {
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "awq": 1.0,
+    "gptq": 1.0,
+    "int4": 0.5,
+    "nvfp4": 0.5,
+    "fp4": 0.5,
+    "mxfp4": 0.5,
+}
 PARAMS = re.compile(r"^\s*~?(\d+(?:\.\d+)?)\s*([KMBT])\s*$", re.IGNORECASE)
 SCALE = {"K": 1e-6, "M": 1e-3, "B": 1.0, "T": 1e3}
 # A checkpoint within this band of the formula is consistent; authors round and add headroom.
@@ -42,7 +52,9 @@ def env_maps(value: Any, pointer: Pointer = ()) -> Iterator[tuple[Pointer, dict[
 
 def _documents(ctx: Any) -> Iterator[Document]:
     yield from ctx.recipes
-    yield from (doc for doc in [*ctx.strategies.values(), *ctx.kv_stores.values()] if ctx.in_focus(doc))
+    yield from (
+        doc for doc in [*ctx.strategies.values(), *ctx.kv_stores.values()] if ctx.in_focus(doc)
+    )
 
 
 @check("RL551")
@@ -53,10 +65,14 @@ def env_values_are_strings(ctx: Any) -> Iterator[Finding]:
                 if isinstance(value, str):
                     continue
                 kind = "null" if value is None else f"the {type(value).__name__} {_js_text(value)}"
-                yield Finding(doc, pointer + (name,),
-                              f"env `{name}` is {kind}, "
-                              "not a string: the JSON API publishes it untyped and docker `-e` prints it the "
-                              "JavaScript way", f"quote it: {name}: \"{_js_text(value)}\"")
+                yield Finding(
+                    doc,
+                    pointer + (name,),
+                    f"env `{name}` is {kind}, "
+                    "not a string: the JSON API publishes it untyped and docker `-e` prints it the "
+                    "JavaScript way",
+                    f'quote it: {name}: "{_js_text(value)}"',
+                )
 
 
 def _js_text(value: Any) -> str:
@@ -68,6 +84,7 @@ def _js_text(value: Any) -> str:
 
 
 # --- dates -------------------------------------------------------------------------------
+
 
 def _valid_date(text: str) -> bool:
     """Only real YYYY-MM-DD days are compared; RL106 (schema) reports the others."""
@@ -85,11 +102,19 @@ def date_order(ctx: Any) -> Iterator[Finding]:
     for doc in ctx.recipes:
         meta = as_dict(doc.data.get("meta")) if isinstance(doc.data, dict) else {}
         added, updated = meta.get("date_added"), meta.get("date_updated")
-        if isinstance(added, str) and isinstance(updated, str) and _valid_date(added) and _valid_date(updated) \
-                and updated < added:
-            yield Finding(doc, ("meta", "date_updated"),
-                          f"date_updated {updated} is earlier than date_added {added}",
-                          "date_added is the first day in the catalog; date_updated the latest change")
+        if (
+            isinstance(added, str)
+            and isinstance(updated, str)
+            and _valid_date(added)
+            and _valid_date(updated)
+            and updated < added
+        ):
+            yield Finding(
+                doc,
+                ("meta", "date_updated"),
+                f"date_updated {updated} is earlier than date_added {added}",
+                "date_added is the first day in the catalog; date_updated the latest change",
+            )
 
 
 # --- VRAM ------------------------------------------------------------------------------------
@@ -128,15 +153,26 @@ def vram_minimum(ctx: Any) -> Iterator[Finding]:
         for name, variant in as_dict(data.get("variants")).items():
             variant = as_dict(variant)
             precision, vram = variant.get("precision"), variant.get("vram_minimum_gb")
-            if not isinstance(precision, str) or not isinstance(vram, (int, float)) or isinstance(vram, bool):
+            if (
+                not isinstance(precision, str)
+                or not isinstance(vram, (int, float))
+                or isinstance(vram, bool)
+            ):
                 continue
             if not _serves_described_checkpoint(model, variant) or _mixed_precision(variant):
                 continue
             expected = expected_vram(billions, precision)
-            if expected is None or expected <= 0 or VRAM_LOW * expected <= vram <= VRAM_HIGH * expected:
+            if (
+                expected is None
+                or expected <= 0
+                or VRAM_LOW * expected <= vram <= VRAM_HIGH * expected
+            ):
                 continue
-            yield Finding(doc, ("variants", name, "vram_minimum_gb"),
-                          f"vram_minimum_gb {vram} is far from {model['parameter_count']} × "
-                          f"{BYTES_PER_PARAM[precision.lower()]:g} bytes ({precision}) × 1.2 = {expected:.0f} GB",
-                          f"use ceil(params × bytes × 1.2) = {int(-(-expected // 1))}, or describe the "
-                          "checkpoint as mixed precision")
+            yield Finding(
+                doc,
+                ("variants", name, "vram_minimum_gb"),
+                f"vram_minimum_gb {vram} is far from {model['parameter_count']} × "
+                f"{BYTES_PER_PARAM[precision.lower()]:g} bytes ({precision}) × 1.2 = {expected:.0f} GB",
+                f"use ceil(params × bytes × 1.2) = {int(-(-expected // 1))}, or describe the "
+                "checkpoint as mixed precision",
+            )

@@ -21,8 +21,18 @@ from recipelint.rules.references import as_dict, as_list
 Pointer = tuple[str | int, ...]
 # Precision words that appear in checkpoint names; aliases map to the recipe's precision names.
 PRECISION_WORDS = {
-    "nvfp4": "nvfp4", "mxfp4": "mxfp4", "fp4": "fp4", "fp8": "fp8", "bf16": "bf16", "fp16": "fp16",
-    "int4": "int4", "int8": "int8", "awq": "awq", "gptq": "gptq", "w4a16": "int4", "w8a8": "int8",
+    "nvfp4": "nvfp4",
+    "mxfp4": "mxfp4",
+    "fp4": "fp4",
+    "fp8": "fp8",
+    "bf16": "bf16",
+    "fp16": "fp16",
+    "int4": "int4",
+    "int8": "int8",
+    "awq": "awq",
+    "gptq": "gptq",
+    "w4a16": "int4",
+    "w8a8": "int8",
 }
 
 
@@ -46,8 +56,11 @@ def _spec_configs(args: Any, pointer: Pointer) -> Iterator[Draft]:
             continue  # RL308 reports it
         if isinstance(config, dict) and index is not None:
             model, method = config.get("model"), config.get("method")
-            yield Draft(pointer + (index,), model if isinstance(model, str) else None,
-                        method if isinstance(method, str) else None)
+            yield Draft(
+                pointer + (index,),
+                model if isinstance(model, str) else None,
+                method if isinstance(method, str) else None,
+            )
 
 
 @dataclass(frozen=True)
@@ -71,7 +84,9 @@ def spec_offers(data: dict[str, Any]) -> Iterator[Offer]:
         if not modes:
             drafts = list(_spec_configs(spec.get("args"), base + ("args",)))
             for hw, override in as_dict(spec.get("hardware_overrides")).items():
-                drafts += _spec_configs(as_dict(override).get("args"), base + ("hardware_overrides", hw, "args"))
+                drafts += _spec_configs(
+                    as_dict(override).get("args"), base + ("hardware_overrides", hw, "args")
+                )
             if drafts:
                 yield Offer(feature, None, base, variants, False, drafts)
             continue
@@ -80,7 +95,9 @@ def spec_offers(data: dict[str, Any]) -> Iterator[Offer]:
             pointer = base + ("modes", mode)
             drafts = list(_spec_configs(mode_spec.get("args"), pointer + ("args",)))
             for hw, override in as_dict(mode_spec.get("hardware_overrides")).items():
-                drafts += _spec_configs(as_dict(override).get("args"), pointer + ("hardware_overrides", hw, "args"))
+                drafts += _spec_configs(
+                    as_dict(override).get("args"), pointer + ("hardware_overrides", hw, "args")
+                )
             allow = [v for v in as_list(mode_spec.get("variants")) if isinstance(v, str)]
             yield Offer(feature, mode, pointer, allow or variants, bool(allow), drafts)
 
@@ -128,14 +145,21 @@ def _mismatch(data: dict[str, Any], variant: str, draft: str) -> str | None:
     words = precision_words(draft)
     target = _draft_target(data, draft)
     precision, checkpoint = _precision(data, variant), _checkpoint(data, variant)
-    if words and precision is not None and precision not in words and not _same_family(precision, words):
+    if (
+        words
+        and precision is not None
+        and precision not in words
+        and not _same_family(precision, words)
+    ):
         return f"a {'/'.join(sorted(words))} draft served next to a {precision} checkpoint"
     if target and checkpoint != target:
         return f"it was made for `{target}`, not `{checkpoint}`"
     return None
 
 
-def _mismatches(doc: Any, data: dict[str, Any], offer: Offer, draft: Draft, offers: list[Offer]) -> Iterator[Finding]:
+def _mismatches(
+    doc: Any, data: dict[str, Any], offer: Offer, draft: Draft, offers: list[Offer]
+) -> Iterator[Finding]:
     where = f"mode `{offer.mode}` of {offer.feature}" if offer.mode else f"feature {offer.feature}"
     model = draft.model or ""
     fitting = [v for v in as_dict(data.get("variants")) if _mismatch(data, v, model) is None]
@@ -144,8 +168,12 @@ def _mismatches(doc: Any, data: dict[str, Any], offer: Offer, draft: Draft, offe
         if reason is None:
             continue
         pointer = offer.pointer + ("variants",) if offer.restricted else draft.pointer
-        yield Finding(doc, pointer, f"{where} offers draft `{draft.model}` to variant `{variant}`: {reason}",
-                      _offer_fix(offer, variant, fitting, offers))
+        yield Finding(
+            doc,
+            pointer,
+            f"{where} offers draft `{draft.model}` to variant `{variant}`: {reason}",
+            _offer_fix(offer, variant, fitting, offers),
+        )
 
 
 def _offer_fix(offer: Offer, variant: str, fitting: list[str], offers: list[Offer]) -> str:
@@ -153,14 +181,24 @@ def _offer_fix(offer: Offer, variant: str, fitting: list[str], offers: list[Offe
     if not fitting:
         return "name a draft made for the checkpoints this recipe serves, or remove this --speculative-config"
     keep = f"`variants: [{', '.join(fitting)}]`"
-    no_draft = "a mode whose --speculative-config names no draft `model` (e.g. `{\"method\":\"ngram\"," \
-               "\"num_speculative_tokens\":3,\"prompt_lookup_max\":4}`)"
+    no_draft = (
+        'a mode whose --speculative-config names no draft `model` (e.g. `{"method":"ngram",'
+        '"num_speculative_tokens":3,"prompt_lookup_max":4}`)'
+    )
     if offer.mode is None:
-        return (f"split {offer.feature}'s `args` into `modes`: one with this draft and {keep}, and {no_draft} "
-                "for the other variants (`variants:` is read only on a mode, and every variant needs one)")
+        return (
+            f"split {offer.feature}'s `args` into `modes`: one with this draft and {keep}, and {no_draft} "
+            "for the other variants (`variants:` is read only on a mode, and every variant needs one)"
+        )
     others = [o for o in offers if o.feature == offer.feature and o.mode != offer.mode]
-    stranded = [v for v in offer.variants if v not in fitting and not any(v in o.variants for o in others)]
-    step = f"remove `{variant}` from the mode's `variants`" if offer.restricted else f"add {keep} to mode `{offer.mode}`"
+    stranded = [
+        v for v in offer.variants if v not in fitting and not any(v in o.variants for o in others)
+    ]
+    step = (
+        f"remove `{variant}` from the mode's `variants`"
+        if offer.restricted
+        else f"add {keep} to mode `{offer.mode}`"
+    )
     if stranded:
         step += f", and add {no_draft} for {', '.join(f'`{v}`' for v in stranded)}, which would have no mode left"
     return step
@@ -171,18 +209,26 @@ def _variant_drafts(doc: Any, data: dict[str, Any]) -> Iterator[Finding]:
     for name, spec in as_dict(data.get("variants")).items():
         spec = as_dict(spec)
         sources = [(("variants", name, "extra_args"), spec.get("extra_args"))]
-        sources += [(("variants", name, "hardware_overrides", hw, "extra_args"), as_dict(o).get("extra_args"))
-                    for hw, o in as_dict(spec.get("hardware_overrides")).items()]
+        sources += [
+            (
+                ("variants", name, "hardware_overrides", hw, "extra_args"),
+                as_dict(o).get("extra_args"),
+            )
+            for hw, o in as_dict(spec.get("hardware_overrides")).items()
+        ]
         for pointer, args in sources:
             for draft in _spec_configs(args, pointer):
                 reason = _mismatch(data, name, draft.model) if draft.model else None
                 if reason is None or not precision_words(draft.model or ""):
                     continue
-                yield Finding(doc, draft.pointer,
-                              f"variant `{name}` runs draft `{draft.model}` from its own args: {reason}",
-                              "name a draft made for this variant's checkpoint, or move the "
-                              "--speculative-config into a spec_decoding mode with `variants:` listing the "
-                              "variants it was made for")
+                yield Finding(
+                    doc,
+                    draft.pointer,
+                    f"variant `{name}` runs draft `{draft.model}` from its own args: {reason}",
+                    "name a draft made for this variant's checkpoint, or move the "
+                    "--speculative-config into a spec_decoding mode with `variants:` listing the "
+                    "variants it was made for",
+                )
 
 
 def _same_family(precision: str, words: set[str]) -> bool:
@@ -201,12 +247,18 @@ def fused_draft_without_default_modes(ctx: Any) -> Iterator[Finding]:
             tokens = _mode_tokens(offer)
             for variant in offer.variants:
                 spec = as_dict(variants.get(variant))
-                if offer.feature in as_dict(spec.get("default_modes")) or not _names_draft(variant, spec, tokens):
+                if offer.feature in as_dict(spec.get("default_modes")) or not _names_draft(
+                    variant, spec, tokens
+                ):
                     continue
-                yield Finding(doc, ("variants", variant),
-                              f"variant `{variant}` serves a checkpoint with a fused {offer.mode} draft, but sets no "
-                              f"default_modes: it opens with {offer.feature}'s default mode (or off, when opt-in)",
-                              f"add `default_modes: {{{offer.feature}: {offer.mode}}}` to the variant", at_key=True)
+                yield Finding(
+                    doc,
+                    ("variants", variant),
+                    f"variant `{variant}` serves a checkpoint with a fused {offer.mode} draft, but sets no "
+                    f"default_modes: it opens with {offer.feature}'s default mode (or off, when opt-in)",
+                    f"add `default_modes: {{{offer.feature}: {offer.mode}}}` to the variant",
+                    at_key=True,
+                )
 
 
 def _mode_tokens(offer: Offer) -> set[str]:
@@ -223,8 +275,14 @@ def _names_draft(variant: str, spec: dict[str, Any], tokens: set[str]) -> bool:
     """Whether the variant's own names mention the mode's draft method."""
     if not isinstance(spec.get("model_id"), str):
         return False  # same checkpoint as the recipe: nothing fused into it
-    words = set(re.split(r"[^a-z0-9]+", " ".join(
-        str(spec.get(k) or "") for k in ("model_id", "label")).lower() + " " + variant.lower()))
+    words = set(
+        re.split(
+            r"[^a-z0-9]+",
+            " ".join(str(spec.get(k) or "") for k in ("model_id", "label")).lower()
+            + " "
+            + variant.lower(),
+        )
+    )
     return bool(words & tokens)
 
 
@@ -233,6 +291,10 @@ def retired_mtp_feature(ctx: Any) -> Iterator[Finding]:
     for doc in ctx.recipes:
         features = as_dict(doc.data.get("features")) if isinstance(doc.data, dict) else {}
         if "mtp" in features:
-            yield Finding(doc, ("features", "mtp"),
-                          "feature key `mtp` was retired: the site and tools look for `spec_decoding`",
-                          "rename the feature to `spec_decoding` (and its opt_in_features entry)", at_key=True)
+            yield Finding(
+                doc,
+                ("features", "mtp"),
+                "feature key `mtp` was retired: the site and tools look for `spec_decoding`",
+                "rename the feature to `spec_decoding` (and its opt_in_features entry)",
+                at_key=True,
+            )

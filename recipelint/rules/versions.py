@@ -85,27 +85,42 @@ def recipe_images(data: dict[str, Any]) -> Iterator[Image]:
         yield Image(pointer, ref, None)
     for name, variant in as_dict(data.get("variants")).items():
         variant = as_dict(variant)
-        for pointer, ref in _image_strings(variant.get("docker_image"), ("variants", name, "docker_image")):
+        for pointer, ref in _image_strings(
+            variant.get("docker_image"), ("variants", name, "docker_image")
+        ):
             yield Image(pointer, ref, name)
         for hw, spec in as_dict(variant.get("hardware_overrides")).items():
             image = as_dict(spec).get("docker_image")
             if isinstance(image, str):
-                yield Image(("variants", name, "hardware_overrides", hw, "docker_image"), image, name)
+                yield Image(
+                    ("variants", name, "hardware_overrides", hw, "docker_image"), image, name
+                )
 
 
 def _variant_images(images: list[Image], variant: str) -> list[Image]:
     """Images a variant can render with: its own, else the model's (precedence: docs/upstream-behaviour.md#docker-image, per brand)."""
     own = [image for image in images if image.variant == variant]
-    own_brands = {image.pointer[3] for image in own if image.pointer[2] == "docker_image" and len(image.pointer) > 3}
+    own_brands = {
+        image.pointer[3]
+        for image in own
+        if image.pointer[2] == "docker_image" and len(image.pointer) > 3
+    }
     own_plain = any(image.pointer == ("variants", variant, "docker_image") for image in own)
-    inherited = [image for image in images if image.variant is None and not own_plain
-                 and not (len(image.pointer) > 2 and image.pointer[2] in own_brands)]
+    inherited = [
+        image
+        for image in images
+        if image.variant is None
+        and not own_plain
+        and not (len(image.pointer) > 2 and image.pointer[2] in own_brands)
+    ]
     return own + inherited
 
 
 def _required(data: dict[str, Any], variant: str) -> tuple[Version | None, str]:
     model_min = parse_version(as_dict(data.get("model")).get("min_vllm_version"))
-    variant_min = parse_version(as_dict(as_dict(data.get("variants")).get(variant)).get("min_vllm_version"))
+    variant_min = parse_version(
+        as_dict(as_dict(data.get("variants")).get(variant)).get("min_vllm_version")
+    )
     if variant_min and (model_min is None or variant_min > model_min):
         return variant_min, f"variant `{variant}` min_vllm_version"
     return model_min, "model.min_vllm_version"
@@ -129,7 +144,9 @@ def _per_variant_images(doc: Document) -> Iterator[tuple[str, Image, str, str | 
     for image in images:
         by_variant.setdefault(image.variant, []).append(image)
     for variant in as_dict(data.get("variants")):
-        for image in _variant_images(by_variant.get(variant, []) + by_variant.get(None, []), variant):
+        for image in _variant_images(
+            by_variant.get(variant, []) + by_variant.get(None, []), variant
+        ):
             repo, tag = split_image(image.reference)
             if _is_vllm(repo):
                 yield variant, image, repo, tag
@@ -147,10 +164,13 @@ def tag_below_minimum(ctx: Any) -> Iterator[Finding]:
                 continue
             if _release_key(tag_version) < _release_key(required):
                 reported.add(image.pointer)
-                yield Finding(doc, image.pointer,
-                              f"image `{image.reference}` is vLLM {tag_version.text.lstrip('v')}, older than "
-                              f"{source} {required.text} that variant `{variant}` needs",
-                              f"pin a tag at or above v{required.text}, or drop the pin")
+                yield Finding(
+                    doc,
+                    image.pointer,
+                    f"image `{image.reference}` is vLLM {tag_version.text.lstrip('v')}, older than "
+                    f"{source} {required.text} that variant `{variant}` needs",
+                    f"pin a tag at or above v{required.text}, or drop the pin",
+                )
 
 
 def _release_key(version: Version) -> tuple[int, ...]:
@@ -168,16 +188,24 @@ def nightly_images(ctx: Any) -> Iterator[Finding]:
             version = parse_version(tag)
             if version is not None and version.released:
                 reported.add(image.pointer)
-                yield Finding(doc, image.pointer,
-                              f"nightly_required is set for variant `{variant}`, but its image `{image.reference}` "
-                              f"is the released vLLM {version.text.lstrip('v')}",
-                              "drop nightly_required if the release suffices, or pin a nightly image", code="RL402")
+                yield Finding(
+                    doc,
+                    image.pointer,
+                    f"nightly_required is set for variant `{variant}`, but its image `{image.reference}` "
+                    f"is the released vLLM {version.text.lstrip('v')}",
+                    "drop nightly_required if the release suffices, or pin a nightly image",
+                    code="RL402",
+                )
             elif tag in (None, "latest") or (tag or "").startswith("latest"):
                 reported.add(image.pointer)
-                yield Finding(doc, image.pointer,
-                              f"nightly_required is set for variant `{variant}`, but `{image.reference}` is the "
-                              "latest *release*, which lacks what the nightly brings",
-                              "use the `nightly` tag (or a nightly-<commit> tag)", code="RL403")
+                yield Finding(
+                    doc,
+                    image.pointer,
+                    f"nightly_required is set for variant `{variant}`, but `{image.reference}` is the "
+                    "latest *release*, which lacks what the nightly brings",
+                    "use the `nightly` tag (or a nightly-<commit> tag)",
+                    code="RL403",
+                )
 
 
 @check("RL404")
@@ -186,9 +214,12 @@ def image_references(ctx: Any) -> Iterator[Finding]:
         data = doc.data if isinstance(doc.data, dict) else {}
         for image in recipe_images(data):
             if not IMAGE_REFERENCE.match(image.reference):
-                yield Finding(doc, image.pointer,
-                              f"`{image.reference}` is not a valid image reference ([registry/]name[:tag][@digest], "
-                              "lowercase name, no spaces): `docker pull` and `docker run` reject it")
+                yield Finding(
+                    doc,
+                    image.pointer,
+                    f"`{image.reference}` is not a valid image reference ([registry/]name[:tag][@digest], "
+                    "lowercase name, no spaces): `docker pull` and `docker run` reject it",
+                )
 
 
 # --- the guide against the fields -------------------------------------------------------------
@@ -230,14 +261,21 @@ def guide_minimum_version(ctx: Any) -> Iterator[Finding]:
             text = match.group(1) or match.group(2)
             mentioned = _mentioned_version(text)
             precise = text.count(".") == 2
-            if (mentioned not in known) if precise else (mentioned[:2] not in {k[:2] for k in known}):
+            if (
+                (mentioned not in known)
+                if precise
+                else (mentioned[:2] not in {k[:2] for k in known})
+            ):
                 fields = " and ".join(".".join(map(str, k)) for k in sorted(known))
-                yield Finding(doc, ("guide",),
-                              f"the guide asks for vLLM >= {text}, but no min_vllm_version field says so "
-                              f"(they say {fields})",
-                              f"write the field's version here, or set `min_vllm_version: \"{text}\"` on the model "
-                              "(or on the variant that needs it) so the install block agrees",
-                              span=guide_offset_span(doc, match.start(), len(match.group(0))))
+                yield Finding(
+                    doc,
+                    ("guide",),
+                    f"the guide asks for vLLM >= {text}, but no min_vllm_version field says so "
+                    f"(they say {fields})",
+                    f'write the field\'s version here, or set `min_vllm_version: "{text}"` on the model '
+                    "(or on the variant that needs it) so the install block agrees",
+                    span=guide_offset_span(doc, match.start(), len(match.group(0))),
+                )
                 break
 
 
@@ -245,10 +283,17 @@ def renderable_images(data: dict[str, Any]) -> set[str]:
     """Every image a command can show: the pinned ones and the brand defaults (docs/upstream-behaviour.md#docker-image)."""
     images = {image.reference for image in recipe_images(data)}
     nightly = as_dict(data.get("model")).get("nightly_required") is True or any(
-        as_dict(v).get("nightly_required") is True for v in as_dict(data.get("variants")).values())
+        as_dict(v).get("nightly_required") is True for v in as_dict(data.get("variants")).values()
+    )
     tag = "nightly" if nightly else "latest"
-    images.update({f"vllm/vllm-openai:{tag}", f"vllm/vllm-openai-rocm:{tag}",
-                   "vllm/vllm-openai-cpu:latest-x86_64", "vllm/vllm-openai-xpu:latest"})
+    images.update(
+        {
+            f"vllm/vllm-openai:{tag}",
+            f"vllm/vllm-openai-rocm:{tag}",
+            "vllm/vllm-openai-cpu:latest-x86_64",
+            "vllm/vllm-openai-xpu:latest",
+        }
+    )
     return images
 
 
@@ -283,7 +328,9 @@ def _nightly_build(tag: str) -> bool:
     return tag == "nightly" or tag.startswith("nightly-")
 
 
-def _accepted_guide_image(repo: str, tag: str, known_builds: set[str], data: dict[str, Any]) -> bool:
+def _accepted_guide_image(
+    repo: str, tag: str, known_builds: set[str], data: dict[str, Any]
+) -> bool:
     if f"{repo}:{_without_cuda_suffix(tag)}" in known_builds:
         return True
     # The release the recipe states as its minimum is a faithful way to run it.
@@ -292,7 +339,8 @@ def _accepted_guide_image(repo: str, tag: str, known_builds: set[str], data: dic
         return True
     # Any nightly build of a repository the recipe runs as nightly: the commit pin only dates it.
     return _nightly_build(tag) and any(
-        ref.startswith(repo + ":") and _nightly_build(ref[len(repo) + 1:]) for ref in known_builds)
+        ref.startswith(repo + ":") and _nightly_build(ref[len(repo) + 1 :]) for ref in known_builds
+    )
 
 
 @check("RL406")
@@ -308,10 +356,13 @@ def guide_image_tag(ctx: Any) -> Iterator[Finding]:
                 continue
             pinned = sorted(ref for ref in known if ref.startswith(match.group(1) + ":"))
             used = ", ".join(f"`{p}`" for p in pinned) or "another image"
-            yield Finding(doc, ("guide",),
-                          f"the guide names `{match.group(0)}`, but the recipe's docker commands use {used}",
-                          f"name {f'`{pinned[0]}`' if len(pinned) == 1 else 'one of those'} in the guide, or pin "
-                          f"`docker_image: \"{match.group(0)}\"` (on the model or the variant that needs it) so the "
-                          "commands use it too",
-                          span=guide_offset_span(doc, match.start(), len(match.group(0))))
+            yield Finding(
+                doc,
+                ("guide",),
+                f"the guide names `{match.group(0)}`, but the recipe's docker commands use {used}",
+                f"name {f'`{pinned[0]}`' if len(pinned) == 1 else 'one of those'} in the guide, or pin "
+                f'`docker_image: "{match.group(0)}"` (on the model or the variant that needs it) so the '
+                "commands use it too",
+                span=guide_offset_span(doc, match.start(), len(match.group(0))),
+            )
             break
