@@ -43,12 +43,10 @@ import os
 import re
 import sys
 import tomllib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
-
-import click
+from typing import Any
 
 from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.load import LoadLimits
@@ -91,6 +89,10 @@ class Config:
 
     def severity_for(self, code: str, default: Severity) -> Severity:
         return self.severity.get(code, default)
+
+
+class SelectorError(ValueError):
+    """A rule selector (``--select``, ``ignore = [...]``) that names no rule of the catalog."""
 
 
 def _matches(code: str, prefixes: tuple[str, ...]) -> bool:
@@ -140,8 +142,8 @@ def parse_code_selectors(values: Iterable[str]) -> tuple[str, ...]:
     Each value may hold a comma-separated list (``"RL1,RL5"``, as ruff takes it); parts are
     trimmed and upper-cased, empty parts skipped, duplicates dropped, and ``ALL`` stands
     for every rule (returned as the prefix ``RL``). A part that no catalog code starts
-    with raises ValueError naming it, with a did-you-mean where a code is close: a typo
-    must not turn the check into one that silently runs nothing.
+    with raises SelectorError (a ValueError) naming it, with a did-you-mean where a code
+    is close: a typo must not turn the check into one that silently runs nothing.
     """
     from recipelint.rulebook import load_catalog
 
@@ -156,11 +158,11 @@ def parse_code_selectors(values: Iterable[str]) -> tuple[str, ...]:
                 continue
             code = "RL" if code == "ALL" else code
             if not any(known.startswith(code) for known in codes):
-                raise ValueError(_unknown_selector(part.strip(), code, codes))
+                raise SelectorError(_unknown_selector(part.strip(), code, codes))
             if code not in selected:
                 selected.append(code)
     if given and not selected:
-        raise ValueError("no rule code given: name codes or prefixes such as RL101 or RL1, or ALL")
+        raise SelectorError("no rule code given: name codes or prefixes such as RL101 or RL1, or ALL")
     return tuple(selected)
 
 
@@ -193,7 +195,7 @@ def _codes(value: Any, path: Path, key: str, text: str) -> tuple[str, ...]:
         raise _fail(path, f"'{key}' must be a list of rule codes or prefixes", locate(text, key))
     try:
         return parse_code_selectors(value)
-    except ValueError as exc:
+    except SelectorError as exc:
         bad = next(
             (
                 p.strip()
@@ -591,47 +593,3 @@ def _overlay_files(tree_root: Path) -> list[str]:
         "",
         "# Schema overlay files in the tree (a copy of the built-in schema is not one):",
     ] + names
-
-
-# ----------------------------------------------------------------------------- command-line options
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def config_file_option(command: F) -> F:
-    """``--config FILE`` (parameter ``config_file``): this file instead of discovery."""
-    return click.option(
-        "--config",
-        "config_file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        metavar="FILE",
-        help="Use this configuration file (a pyproject.toml with [tool.recipelint], or a "
-        ".recipelint.toml-style file) instead of the one found from the tree root up to "
-        "the repository root. Paths in it stay relative to the tree root.",
-    )(command)
-
-
-def show_settings_option(command: F) -> F:
-    """``--show-settings`` (parameter ``show_settings``)."""
-    return click.option(
-        "--show-settings",
-        is_flag=True,
-        help="Print the resolved configuration of each tree (the file used, every setting "
-        "with its value and origin) and exit.",
-    )(command)
-
-
-def stdin_filename_option(command: F) -> F:
-    """``--stdin-filename PATH`` (parameter ``stdin_filename``); the path need not exist."""
-    return click.option(
-        "--stdin-filename",
-        type=click.Path(dir_okay=False, path_type=Path),
-        metavar="PATH",
-        help="Read one document from stdin and check it as the file PATH of its tree (the rest "
-        "of the tree is read from disk; PATH may not exist yet). Findings name PATH.",
-    )(command)
-
-
-def input_options(command: F) -> F:
-    """--config, --show-settings and --stdin-filename together, for `check`."""
-    return config_file_option(show_settings_option(stdin_filename_option(command)))

@@ -343,7 +343,7 @@ def test_the_reusable_options_give_paths_that_need_not_exist(tmp_path: Path) -> 
     import click
     from click.testing import CliRunner
 
-    from recipelint.config import input_options
+    from recipelint.commands.options import input_options
 
     seen: dict[str, object] = {}
 

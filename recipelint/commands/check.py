@@ -12,8 +12,9 @@ import click
 
 from recipelint.checking import CheckError, CheckOptions, CheckResult, group_by_tree, run_check
 from recipelint.checking import show_settings as settings_report
+from recipelint.commands.options import input_options
 from recipelint.commands.output import write_report
-from recipelint.config import input_options, parse_code_selectors
+from recipelint.config import parse_code_selectors
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.exitcodes import EXIT_FINDINGS, EXIT_OK
 from recipelint.report import (

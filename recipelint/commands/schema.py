@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from recipelint.config import config_file_option
+from recipelint.commands.options import config_file_option
 from recipelint.exitcodes import EXIT_FINDINGS
 from recipelint.schema import SCHEMA_FILES
 from recipelint.schemaexport import NotInTreeError, builtin_schema_text, tree_schema_text

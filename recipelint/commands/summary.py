@@ -13,7 +13,8 @@ from pathlib import Path
 import click
 
 from recipelint.checking import CheckError, CheckOptions, CheckResult, run_check
-from recipelint.config import config_file_option, parse_code_selectors
+from recipelint.commands.options import config_file_option
+from recipelint.config import parse_code_selectors
 from recipelint.jobsummary import diff_markdown, findings_markdown, known_markdown
 
 
