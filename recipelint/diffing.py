@@ -175,10 +175,14 @@ def renderings(
         doc = files[path]
         if not match or not isinstance(doc, dict):
             continue
-        fields = [doc.get(name) for name in ("variant", "hardware", "strategy")]
-        if not all(isinstance(value, str) for value in fields):
+        variant, hardware, strategy = (
+            doc.get(name) for name in ("variant", "hardware", "strategy")
+        )
+        if not (
+            isinstance(variant, str) and isinstance(hardware, str) and isinstance(strategy, str)
+        ):
             continue
-        key = RenderingKey(owners.get(match["base"], match["base"]), *fields)
+        key = RenderingKey(owners.get(match["base"], match["base"]), variant, hardware, strategy)
         found.setdefault(key, command_settings(doc))
         if match["hw"] and not match["alt"]:
             recommended[(key.recipe, key.variant, key.hardware)] = key.strategy

@@ -253,11 +253,11 @@ def load_tree(
     )
     for name, kind, docs in flat_kinds:
         listed: Iterable[Path] = walker.flat(root / name, ".yaml")
-        if _is_new_in(new, root / name, (".yaml",), recursive=False):
+        if new is not None and _is_new_in(new, root / name, (".yaml",), recursive=False):
             listed = _with_new_file(listed, new, root / name)
         docs.extend(load(p, kind) for p in listed)
     models: Iterable[Path] = walker.recursive(root / "models")
-    if _is_new_in(new, root / "models", RECIPE_SUFFIXES, recursive=True):
+    if new is not None and _is_new_in(new, root / "models", RECIPE_SUFFIXES, recursive=True):
         models = _with_new_file(models, new, root / "models")
     for path in models:
         rel = _rel(root, path)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 
-def icu_root_key(text: str) -> tuple:
+def icu_root_key(text: str) -> tuple[Any, ...]:
     """Primary: punctuation < digits < letters (case-blind); tertiary: lower before upper.
 
     This matches ICU's root collation for the ASCII identifiers hardware ids are made

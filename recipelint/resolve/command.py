@@ -79,7 +79,7 @@ class Combination:
     variant_key: str
     strategy: str
     hw_id: str
-    node_count: int = 1
+    node_count: float | int = 1  # a JS number: node counts come from arithmetic on YAML values
     features: tuple[str, ...] = ()
     pd_nodes: dict[str, Any] | None = None
     kv_offload: str | None = None
@@ -89,13 +89,14 @@ def spread(source: Any) -> list[Any]:
     """`...source` in an array literal: arrays as they are, strings as characters."""
     kind = type(source)
     if kind is list:
-        return source
+        listed: list[Any] = source
+        return listed
     if kind is str:
         return list(source)
     raise RenderError(f"{js_string(source)} is not iterable (expected a list of arguments)")
 
 
-def assign(target: dict, source: Any) -> None:
+def assign(target: dict[str, Any], source: Any) -> None:
     """`Object.assign(target, source)` for the mappings recipes provide."""
     if type(source) is dict:
         target.update(source)
@@ -120,7 +121,9 @@ class Placement:
     computed it before, and re-raised identically by every rendering that reaches it.
     """
 
-    def __init__(self, catalog: Catalog, recipe: dict, variant_key: str, hw_id: str) -> None:
+    def __init__(
+        self, catalog: Catalog, recipe: dict[str, Any], variant_key: str, hw_id: str
+    ) -> None:
         self.catalog, self.recipe, self.variant_key, self.hw_id = (
             catalog,
             recipe,
@@ -142,7 +145,7 @@ class Placement:
         self.strategy_overrides = get(recipe, "strategy_overrides")
         self.features = FeatureResolver(recipe, self.variant, variant_key, self.profile, hw_id)
 
-    def serves(self, catalog: Catalog, recipe: dict, combo: Combination) -> bool:
+    def serves(self, catalog: Catalog, recipe: dict[str, Any], combo: Combination) -> bool:
         return (
             catalog is self.catalog
             and recipe is self.recipe
@@ -211,7 +214,7 @@ class Placement:
         )
 
     @functools.cached_property
-    def generation_layer_maps(self) -> list[dict]:
+    def generation_layer_maps(self) -> list[dict[str, Any]]:
         return [layer for layer in self.generation_layers if type(layer) is dict]
 
     @functools.cached_property
@@ -250,12 +253,14 @@ class _Synthesis:
     )
 
     def __init__(
-        self, catalog: Catalog, recipe: dict, combo: Combination, placement: Placement
+        self, catalog: Catalog, recipe: dict[str, Any], combo: Combination, placement: Placement
     ) -> None:
         self.catalog, self.recipe, self.combo, self.placement = catalog, recipe, combo, placement
-        self.problems: list = []  # (pointer, message): renders, but is invalid
-        self._layers: dict = {}  # role -> (leading args, trailing args)
-        self._hardware_maps: dict = {}  # role -> the hardware override layers that are mappings
+        self.problems: list[Any] = []  # (pointer, message): renders, but is invalid
+        self._layers: dict[str | None, Any] = {}  # role -> (leading args, trailing args)
+        self._hardware_maps: dict[
+            str | None, Any
+        ] = {}  # role -> the hardware override layers that are mappings
         self.variant = placement.variant
         self.strategy = js_or(catalog.strategies.get(combo.strategy, UNDEFINED), {})
         self.deploy_type = get(
@@ -368,13 +373,13 @@ class _Synthesis:
                     out.append(value)
         return out
 
-    def _hardware_layer_maps(self, role: str | None) -> list[dict]:
+    def _hardware_layer_maps(self, role: str | None) -> list[dict[str, Any]]:
         """Generation layer (strategy REPLACES recipe+variant), then exact-GPU strategy and role deltas.
 
         Only mappings are kept: any other layer has no keys to read. Args and env read the same
         layers, so they are looked up once per role.
         """
-        cached = self._hardware_maps.get(role)
+        cached: list[dict[str, Any]] | None = self._hardware_maps.get(role)
         if cached is not None:
             return cached
         so = self.overrides
@@ -588,7 +593,7 @@ class _Synthesis:
                 env.pop(key, None)
         return env
 
-    def _pin_pd_devices(self, env: dict, role: str) -> None:
+    def _pin_pd_devices(self, env: dict[str, Any], role: str) -> None:
         pool_nodes = self._pool_nodes(role)
         gpus = self.gpu_count
         if pool_nodes >= 1:
@@ -602,7 +607,8 @@ class _Synthesis:
             ids = (
                 range(_length(half))
                 if role == "prefill"
-                else range(half, half + _length(gpus - half))
+                # _length(half) is half itself here, bounded like every other rendered count
+                else range(_length(half), _length(half) + _length(gpus - half))
             )
             env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in ids)
 
@@ -634,9 +640,9 @@ def _follower_ranks(nodes: Any) -> list[int]:
 
 def render_command(
     catalog: Catalog,
-    recipe: dict,
+    recipe: dict[str, Any],
     combo: Combination,
-    problems: list | None = None,
+    problems: list[Any] | None = None,
     placement: Placement | None = None,
 ) -> dict[str, Any]:
     """The published JSON for one combination (before `strategy_spec`/`hardware_profile`).
@@ -673,7 +679,7 @@ def render_command(
 
 def command_parts(
     catalog: Catalog,
-    recipe: dict,
+    recipe: dict[str, Any],
     combo: Combination,
     role: str | None = None,
     node_role: str | None = None,
@@ -711,7 +717,9 @@ def command_parts(
     )
 
 
-def _base(synth: _Synthesis, meta: DockerMeta, deploy_type: str, env: dict) -> dict[str, Any]:
+def _base(
+    synth: _Synthesis, meta: DockerMeta, deploy_type: str, env: dict[str, Any]
+) -> dict[str, Any]:
     combo = synth.combo
     base = {
         "hardware": combo.hw_id,

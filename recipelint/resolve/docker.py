@@ -60,7 +60,9 @@ def is_cuda_map(value: Any) -> bool:
     return type(value) is dict and ("cu129" in value or "cu130" in value)
 
 
-def docker_meta(recipe: dict, variant: Any, profile: Any, hw_id: str | None) -> DockerMeta:
+def docker_meta(
+    recipe: dict[str, Any], variant: Any, profile: Any, hw_id: str | None
+) -> DockerMeta:
     """Image precedence: exact-hardware variant pin, variant image, model image, brand default."""
     model = get(recipe, "model")
     nightly = get(model, "nightly_required") is True
@@ -157,7 +159,7 @@ _KEY_TYPES = frozenset({str})
 _VALUE_TYPES = frozenset({str, int})
 
 
-def _formats_alike(env: dict, image: Any) -> bool:
+def _formats_alike(env: dict[str, Any], image: Any) -> bool:
     """Whether inputs equal to these always format the same, so their parts can be shared.
 
     Not so for every type: `True == 1` but they print as `true` and `1`.
@@ -175,7 +177,7 @@ class DockerWrapper:
     What comes from the env and the image is the same for every command, so it is formatted once.
     """
 
-    def __init__(self, env: dict, meta: DockerMeta) -> None:
+    def __init__(self, env: dict[str, Any], meta: DockerMeta) -> None:
         self.meta = meta
         items = tuple(env.items())
         parts = (_shared_env_parts if _formats_alike(env, meta.image) else _env_parts)(
@@ -243,15 +245,15 @@ def _docker_command(
     return text + " \\\n  " + body if body else text
 
 
-def docker_run(command: str, env: dict, meta: DockerMeta, port: int) -> str:
+def docker_run(command: str, env: dict[str, Any], meta: DockerMeta, port: int) -> str:
     return DockerWrapper(env, meta).run(command, port)
 
 
-def docker_argv(argv: list[Any], env: dict, meta: DockerMeta, port: int) -> list[Any]:
+def docker_argv(argv: list[Any], env: dict[str, Any], meta: DockerMeta, port: int) -> list[Any]:
     return DockerWrapper(env, meta).argv(argv, port)
 
 
 def dockerize(
-    command: str, argv: list[Any], env: dict, meta: DockerMeta, port: int = 8000
+    command: str, argv: list[Any], env: dict[str, Any], meta: DockerMeta, port: int = 8000
 ) -> dict[str, Any]:
     return DockerWrapper(env, meta).wrap(command, argv, port)

@@ -12,7 +12,7 @@ from recipelint.resolve.layers import FEATURE_ARGS, FEATURE_HW_ARGS, MODE_ARGS, 
 Recipe = dict[str, Any]
 
 
-def _iterable_names(value: Any) -> list:
+def _iterable_names(value: Any) -> list[Any]:
     """`new Set(x || [])` / `for (const f of x || [])` over parsed data."""
     if not truthy(value):
         return []
@@ -215,9 +215,9 @@ def companions(recipe: Recipe, enabled: list[str], strategy: str) -> list[dict[s
     return out
 
 
-def feature_mode_problems(recipe: Recipe) -> list[tuple[tuple, str]]:
+def feature_mode_problems(recipe: Recipe) -> list[tuple[tuple[Any, ...], str]]:
     """Cross-reference errors between features' modes and variants (upstream aborts on any)."""
-    problems: list[tuple[tuple, str]] = []
+    problems: list[tuple[tuple[Any, ...], str]] = []
     features = js_or(get(recipe, "features"), {})
     variants = js_or(get(recipe, "variants"), {})
     if type(features) is not dict:
@@ -228,7 +228,7 @@ def feature_mode_problems(recipe: Recipe) -> list[tuple[tuple, str]]:
         modes = get(feature, "modes")
         if modes is UNDEFINED:
             continue
-        where = ("features", fname, "modes")
+        where: tuple[Any, ...] = ("features", fname, "modes")
         mode_keys = list(modes) if type(modes) is dict else []
         if not mode_keys:
             problems.append((where, f"features.{fname}.modes must be a non-empty map"))
@@ -298,11 +298,7 @@ def feature_mode_problems(recipe: Recipe) -> list[tuple[tuple, str]]:
                         f"variants.{vkey}.default_modes.{fname} references unknown mode {js_string(mkey)}",
                     )
                 )
-            elif (
-                type(get(mode, "variants")) is list
-                and mode["variants"]
-                and vkey not in mode["variants"]
-            ):
+            elif type(allowed := get(mode, "variants")) is list and allowed and vkey not in allowed:
                 problems.append(
                     (
                         where,

@@ -28,7 +28,7 @@ def generation_of(profile: Any) -> Any:
 
 
 def is_nvidia(profile: Any) -> bool:
-    return get(profile, "brand") == "NVIDIA"
+    return bool(get(profile, "brand") == "NVIDIA")
 
 
 def gpu_count_of(profile: Any, fallback: int = 1) -> Any:
@@ -105,7 +105,7 @@ def matches_constraint(profile: Any, constraint: Any) -> bool:
 
 
 def is_hardware_supported(recipe: Recipe, hw_id: str) -> bool:
-    return get(get(get(recipe, "meta"), "hardware"), hw_id) != "unsupported"
+    return bool(get(get(get(recipe, "meta"), "hardware"), hw_id) != "unsupported")
 
 
 def is_variant_hardware_supported(variant: Any, hw_id: str) -> bool:
@@ -123,7 +123,7 @@ def fits_single_node(profile: Any, variant: Any) -> bool:
     model_vram = js_or(get(variant, "vram_minimum_gb"), 0)
     if model_vram <= 0 or node_vram <= 0:
         return True
-    return model_vram <= node_vram
+    return bool(model_vram <= node_vram)
 
 
 def pd_fits_single_node(profile: Any, variant: Any) -> bool:
@@ -135,7 +135,7 @@ def pd_fits_single_node(profile: Any, variant: Any) -> bool:
         return False
     node_vram = get(profile, "vram_gb")
     node_vram = node_vram if is_number(node_vram) else 0
-    return node_vram >= 2 * js_or(get(variant, "vram_minimum_gb"), 0)
+    return bool(node_vram >= 2 * js_or(get(variant, "vram_minimum_gb"), 0))
 
 
 def is_kv_store_brand_supported(profile: Any) -> bool:
@@ -180,7 +180,7 @@ def default_among(
     candidates = list(candidates)  # sorted below
     authored = get(get(recipe, "meta"), "default_hardware")
     if truthy(authored) and authored in candidates:
-        return authored
+        return str(authored)
     if get(constraint, "generation") == "blackwell":
         for preferred in ("b200", "gb200"):
             if preferred in candidates:
@@ -208,4 +208,5 @@ def pick_fitting_variant(recipe: Recipe, profile: Any, hw_id: str) -> str | None
     if not fitting:
         return None
     fitting.sort(key=lambda kv: -js_or(get(kv[1], "vram_minimum_gb"), 0))
-    return fitting[0][0]
+    best: str = fitting[0][0]
+    return best

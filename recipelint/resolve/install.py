@@ -18,11 +18,11 @@ _PIP_NIGHTLY = (
 )
 
 
-def _from_cuda_map(table: dict) -> Any:
+def _from_cuda_map(table: dict[str, Any]) -> Any:
     return js_or(table.get(BASE_CUDA), table.get("cu129"), table.get("cu130"), LATEST_IMAGE)
 
 
-def install_image(recipe: dict) -> Any:
+def install_image(recipe: dict[str, Any]) -> Any:
     """The NVIDIA image the install tab pulls (nightly_required is not consulted upstream)."""
     image = get(get(recipe, "model"), "docker_image")
     if not truthy(image):
@@ -39,7 +39,7 @@ def install_image(recipe: dict) -> Any:
     return _from_cuda_map(image) if is_cuda_map(image) else LATEST_IMAGE
 
 
-def synthesize_install(recipe: dict) -> dict | None:
+def synthesize_install(recipe: dict[str, Any]) -> dict[str, Any] | None:
     """pip, then docker, then extras (= `dependencies`); None when all are switched off."""
     model = get(recipe, "model")
     config = js_or(get(model, "install"), {})

@@ -370,7 +370,7 @@ class Selection:
 
     @property
     def pd(self) -> bool:
-        return get(self.spec, "deploy_type") == "pd_cluster"
+        return bool(get(self.spec, "deploy_type") == "pd_cluster")
 
 
 def generation_key(table: Any, gen: Any, nvidia: bool) -> tuple[Any, Any]:
@@ -399,7 +399,7 @@ def recipe_generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], 
             (RECIPE_HW_ARGS, {"hardware": recipe_key}, recipe_map),
             (VARIANT_HW_ARGS, {"variant": sel.variant_key, "hardware": variant_key}, variant_map),
         ]
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def strategy_generation(sel: Selection) -> tuple[Any, Any]:
@@ -407,7 +407,7 @@ def strategy_generation(sel: Selection) -> tuple[Any, Any]:
     return generation_key(get(sel.overrides, "hardware_overrides"), sel.gen, sel.nvidia)
 
 
-def generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], dict]]:
+def generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], dict[str, Any]]]:
     """The generation-level hardware override mappings: the strategy's REPLACES the recipe's and the variant's.
 
     Only mappings are kept (any other value has no keys to read); args and env read the same ones.
@@ -422,12 +422,12 @@ def generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], dict]]:
         else:
             candidates = recipe_generation_maps(sel)
         found = sel.memo["generation"] = [entry for entry in candidates if type(entry[2]) is dict]
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def exact_hardware_maps(
     sel: Selection, role: str | None
-) -> list[tuple[Place, dict[str, Any], dict]]:
+) -> list[tuple[Place, dict[str, Any], dict[str, Any]]]:
     """The exact-GPU deltas after the generation layer: the strategy's, then a PD role's."""
     if sel.memo is None:
         sel.memo = {}
@@ -452,7 +452,7 @@ def exact_hardware_maps(
         found = sel.memo[("exact", role)] = [
             entry for entry in candidates if type(entry[2]) is dict
         ]
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 # Each hardware-args place's env twin: the same mapping, its `extra_env` key.
@@ -464,7 +464,7 @@ _ENV_TWIN = {
 }
 
 
-def _from_maps(maps: list[tuple[Place, dict[str, Any], dict]], kind: str) -> list[Layer]:
+def _from_maps(maps: list[tuple[Place, dict[str, Any], dict[str, Any]]], kind: str) -> list[Layer]:
     out = []
     for place, bound, mapping in maps:
         if kind == ENV:

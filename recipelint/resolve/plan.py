@@ -51,7 +51,7 @@ class Problems:
     failed: list[tuple[str, str, str, str]] = field(
         default_factory=list
     )  # variant, strategy, hw, message
-    invalid: list[tuple[tuple, str]] = field(default_factory=list)  # pointer, message
+    invalid: list[tuple[tuple[Any, ...], str]] = field(default_factory=list)  # pointer, message
     unrunnable: list[tuple[str, str, str]] = field(
         default_factory=list
     )  # variant, hw, strategy rendered anyway
@@ -64,7 +64,9 @@ class HardwareRendering:
     alternatives: dict[str, dict[str, Any]]
 
 
-def variant_hardware(catalog: Catalog, recipe: dict, variant: Any) -> tuple[str, list[str]]:
+def variant_hardware(
+    catalog: Catalog, recipe: dict[str, Any], variant: Any
+) -> tuple[str, list[str]]:
     """The default hardware, then every other selectable hardware in taxonomy order."""
     profiles = catalog.profiles
     declared = js_or(get(get(recipe, "meta"), "hardware"), {})
@@ -81,7 +83,11 @@ def variant_hardware(catalog: Catalog, recipe: dict, variant: Any) -> tuple[str,
 
 
 def _try_render(
-    catalog: Catalog, recipe: dict, combo: Combination, problems: Problems, placement: Placement
+    catalog: Catalog,
+    recipe: dict[str, Any],
+    combo: Combination,
+    problems: Problems,
+    placement: Placement,
 ) -> dict[str, Any] | None:
     try:
         return render_command(catalog, recipe, combo, problems.invalid, placement)
@@ -91,7 +97,12 @@ def _try_render(
 
 
 def _compatible_strategies(
-    catalog: Catalog, recipe: dict, profile: Any, hw_id: str, scalable: bool, compatible: list
+    catalog: Catalog,
+    recipe: dict[str, Any],
+    profile: Any,
+    hw_id: str,
+    scalable: bool,
+    compatible: list[Any],
 ) -> list[str]:
     """The strategies offered on this hardware; ``compatible`` is effective_compatible(recipe)."""
     gpus = get(profile, "gpu_count")
@@ -121,20 +132,22 @@ class _HardwarePlan:
     """The choices for one (variant, hardware): which strategies, at how many nodes."""
 
     catalog: Catalog
-    recipe: dict
+    recipe: dict[str, Any]
     variant_key: str
     variant: Any
     hw_id: str
     profile: Any
 
-    _kv_serving: dict[int, str | None] = field(default_factory=dict)  # node count -> kv_serving_for
+    _kv_serving: dict[float | int, str | None] = field(
+        default_factory=dict
+    )  # node count -> kv_serving_for
 
     @functools.cached_property
     def gpus(self) -> Any:
         return get(self.profile, "gpu_count")
 
     @functools.cached_property
-    def compatible(self) -> list:
+    def compatible(self) -> list[Any]:
         """effective_compatible(recipe), which several choices below read."""
         return effective_compatible(self.recipe)
 
@@ -150,7 +163,7 @@ class _HardwarePlan:
             self.profile, self.variant, self.recipe, self.catalog.strategies, self.hw_id
         )
 
-    def recommended(self, compatible: list[str], problems: Problems) -> tuple[str, int]:
+    def recommended(self, compatible: list[str], problems: Problems) -> tuple[str, float | int]:
         """The recommended strategy and its node count (a single-node one may get 2)."""
         multi_capable = is_scalable(self.profile) and any(
             str(s).startswith("multi_node_") for s in compatible
@@ -166,13 +179,13 @@ class _HardwarePlan:
                 problems.unrunnable.append((self.variant_key, self.hw_id, name))
         return name, js_max(base_nodes, self.nodes_for(name))
 
-    def kv_serving_for(self, nodes: int) -> str | None:
+    def kv_serving_for(self, nodes: float | int) -> str | None:
         """The serving strategy each Mooncake instance runs (the same for every kv deployment)."""
         if nodes not in self._kv_serving:
             self._kv_serving[nodes] = self._pick_kv_serving(nodes)
         return self._kv_serving[nodes]
 
-    def _pick_kv_serving(self, nodes: int) -> str | None:
+    def _pick_kv_serving(self, nodes: float | int) -> str | None:
         """strategy_hardware is not consulted."""
 
         def usable(name: Any) -> bool:
@@ -183,7 +196,7 @@ class _HardwarePlan:
                 or deploy in ("pd_cluster", "kv_store_lb")
             ):
                 return False
-            return deploy == "multi_node" if nodes > 1 else deploy != "multi_node"
+            return bool(deploy == "multi_node" if nodes > 1 else deploy != "multi_node")
 
         preferred = recommend_strategy(self.recipe, nodes, self.compatible)
         if usable(preferred):
@@ -201,7 +214,7 @@ class _HardwarePlan:
             )
         if self.deploy_of(name) != "kv_store_lb":
             return Combination(self.variant_key, name, self.hw_id, self.nodes_for(name), features)
-        nodes = kv_nodes_per_instance(self.profile, self.variant)
+        nodes: float | int = kv_nodes_per_instance(self.profile, self.variant)
         serving = self.kv_serving_for(nodes)
         if serving is None and nodes == 2:
             nodes, serving = 1, self.kv_serving_for(1)
@@ -212,7 +225,9 @@ class _HardwarePlan:
         return Combination(self.variant_key, serving, self.hw_id, nodes, features, None, name)
 
 
-def _plan_for(catalog: Catalog, recipe: dict, variant_key: str, hw_id: str) -> _HardwarePlan | None:
+def _plan_for(
+    catalog: Catalog, recipe: dict[str, Any], variant_key: str, hw_id: str
+) -> _HardwarePlan | None:
     """On hardware that cannot scale out, a variant too big for one box yields to one that fits."""
     variants = get(recipe, "variants")
     variant = get(variants, variant_key)
@@ -228,7 +243,7 @@ def _plan_for(catalog: Catalog, recipe: dict, variant_key: str, hw_id: str) -> _
 
 
 def build_variant_rendering(
-    catalog: Catalog, recipe: dict, variant_key: str, hw_id: str, problems: Problems
+    catalog: Catalog, recipe: dict[str, Any], variant_key: str, hw_id: str, problems: Problems
 ) -> HardwareRendering | None:
     """The recommended rendering and every alternative strategy for one (variant, hardware)."""
     plan = _plan_for(catalog, recipe, variant_key, hw_id)
@@ -254,9 +269,11 @@ def build_variant_rendering(
     recommended["hardware_profile"] = plan.profile
     alternatives: dict[str, dict[str, Any]] = {}
     for other in compatible:
-        combo = plan.alternative(other, features) if other != name else None
+        alternative = plan.alternative(other, features) if other != name else None
         rendered = (
-            _try_render(catalog, recipe, combo, problems, placement) if combo is not None else None
+            _try_render(catalog, recipe, alternative, problems, placement)
+            if alternative is not None
+            else None
         )
         if rendered is not None:
             alternatives[other] = rendered
@@ -265,7 +282,7 @@ def build_variant_rendering(
 
 def render_variant(
     catalog: Catalog,
-    recipe: dict,
+    recipe: dict[str, Any],
     variant_key: str,
     problems: Problems,
 ) -> tuple[str, list[HardwareRendering]] | None:

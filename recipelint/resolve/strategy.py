@@ -19,12 +19,12 @@ MAX_PD_NODES_PER_ROLE = 4
 MULTI_NODE_PREFERENCE = ("multi_node_tp", "multi_node_dep", "multi_node_tep")
 
 
-def listed_strategies(recipe: Recipe) -> list:
+def listed_strategies(recipe: Recipe) -> list[Any]:
     listed = js_or(get(recipe, "compatible_strategies"), [])
     return listed if type(listed) is list else list(listed) if type(listed) is str else []
 
 
-def effective_compatible(recipe: Recipe) -> list:
+def effective_compatible(recipe: Recipe) -> list[Any]:
     """`compatible_strategies`, then strategies granted `supported` somewhere in `strategy_hardware`."""
     listed = listed_strategies(recipe)
     table = js_or(get(recipe, "strategy_hardware"), {})
@@ -42,12 +42,12 @@ def effective_compatible(recipe: Recipe) -> list:
 
 
 def is_supported_on_hardware(
-    recipe: Recipe, strategy: str, profile: Any, hw_id: str, listed: list | None = None
+    recipe: Recipe, strategy: str, profile: Any, hw_id: str, listed: list[Any] | None = None
 ) -> bool:
     """``listed`` is ``listed_strategies(recipe)`` when the caller already has it."""
     gate = hardware_keyed_value(get(get(recipe, "strategy_hardware"), strategy), profile, hw_id)
     if gate is not None and gate is not UNDEFINED:
-        return gate != "unsupported"
+        return bool(gate != "unsupported")
     return strategy in (listed_strategies(recipe) if listed is None else listed)
 
 
@@ -92,10 +92,10 @@ def is_reachable(
 ) -> bool:
     scales_out = deploy_type in ("multi_node", "pd_cluster")
     per_node = gpus_per_node if truthy(gpus_per_node) else 8
-    return (MAX_NODES if scales_out else 1) * per_node >= min_gpus(recipe, key, hw_id)
+    return bool((MAX_NODES if scales_out else 1) * per_node >= min_gpus(recipe, key, hw_id))
 
 
-def recommend_strategy(recipe: Recipe, node_count: int, compatible: list | None = None) -> str:
+def recommend_strategy(recipe: Recipe, node_count: int, compatible: list[Any] | None = None) -> str:
     """The recipe's preferred strategy at a node count (the hardware does not matter).
 
     ``compatible`` is ``effective_compatible(recipe)`` when the caller already has it.
@@ -109,7 +109,8 @@ def recommend_strategy(recipe: Recipe, node_count: int, compatible: list | None 
             if sibling in compatible:
                 return sibling
         else:
-            return explicit
+            chosen: str = explicit
+            return chosen
     if node_count > 1:
         for name in MULTI_NODE_PREFERENCE:
             if name in compatible:
@@ -138,7 +139,7 @@ def pd_pool_modes(recipe: Recipe) -> list[str]:
             modes.add("tp")
     if not modes:
         modes.add("tp")
-    ordered = [m for m in ("tp", "tep", "dep") if m in modes]
+    ordered: list[str] = [m for m in ("tp", "tep", "dep") if m in modes]
     restrict = get(get(get(recipe, "strategy_overrides"), "pd_cluster"), "pool_modes")
     if type(restrict) is list and restrict:
         narrowed = [m for m in ordered if m in restrict]
@@ -151,7 +152,9 @@ PdNodes = dict[str, Any] | None
 SKIP = "skip"
 
 
-def pick_pd_nodes(profile: Any, variant: Any, recipe: Recipe, strategies: dict, hw_id: str) -> Any:
+def pick_pd_nodes(
+    profile: Any, variant: Any, recipe: Recipe, strategies: dict[str, Any], hw_id: str
+) -> Any:
     """Per-role node counts for PD: None (co-located), {prefill, decode}, or SKIP (> 4 nodes)."""
     if pd_fits_single_node(profile, variant):
         return None
