@@ -49,12 +49,10 @@ def truthy(value: Any) -> bool:
     if value is None or value is False or value is UNDEFINED:
         return False
     kind = type(value)
-    if kind is str:
-        return value != ""
-    if kind is int or kind is bool:
-        return value != 0
+    if kind is str or kind is int or kind is bool:
+        return bool(value)  # "" and 0 are falsy in both languages
     if kind is float:
-        return value != 0.0 and value == value
+        return bool(value) and not math.isnan(value)
     return True
 
 
@@ -151,9 +149,9 @@ def _format_decimal(digits: str, n: int) -> str:
 
 def js_string(value: Any) -> str:
     """``String(value)`` / template-literal interpolation."""
-    kind = type(value)
-    if kind is str:
+    if isinstance(value, str):
         return value
+    kind = type(value)
     if value is None:
         return "null"
     if value is UNDEFINED:
@@ -176,7 +174,7 @@ def js_number(value: Any) -> float | int:
     kind = type(value)
     if kind is bool:
         return int(value)
-    if kind is int or kind is float:
+    if isinstance(value, (int, float)):
         return value
     if kind is str:
         text = value.strip(" \t\n\r\x0b\x0c\ufeff\u00a0\u2028\u2029")

@@ -28,6 +28,7 @@ from typing import Any
 import yaml
 
 from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Severity, Span
+from recipelint.jsvalue import js_string, normalize_number
 
 Pointer = tuple[str | int, ...]
 
@@ -293,13 +294,6 @@ _BASES = {"b": 2, "o": 8, "x": 16}
 _NO_VALUE = object()
 
 
-def js_double(value: float) -> int | float:
-    """A JavaScript number as Python holds it: integral values within 2**53 as int."""
-    if math.isfinite(value) and value.is_integer() and abs(value) < 2**53:
-        return int(value)
-    return value
-
-
 def _resolve_int(text: str) -> int | float | object:
     body = text[1:] if text[:1] in "+-" else text
     negative = text[:1] == "-"
@@ -318,7 +312,7 @@ def _resolve_int(text: str) -> int | float | object:
         return _NO_VALUE
     if not math.isfinite(number):
         return _NO_VALUE
-    return js_double(-number if negative else number)
+    return normalize_number(-number if negative else number)
 
 
 def _resolve_float(text: str) -> int | float | object:
@@ -330,7 +324,7 @@ def _resolve_float(text: str) -> int | float | object:
     if lowered == ".nan":
         return math.nan
     value = float(text)
-    return js_double(value) if math.isfinite(value) else _NO_VALUE
+    return normalize_number(value) if math.isfinite(value) else _NO_VALUE
 
 
 def _js_utc_date(year: int, month0: int, day: int, millis_offset: float = 0.0) -> str | None:
@@ -390,58 +384,22 @@ _EXPLICIT_SCALAR_TAGS = {
 }
 
 
-def js_string(value: Any) -> str:
-    """JavaScript String(value) for the value kinds YAML produces (used for mapping keys)."""
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return js_number_text(value)
-    if isinstance(value, list):
-        return ",".join("" if item is None else js_string(item) for item in value)
-    return "[object Object]"
-
-
-def js_number_text(value: float) -> str:
-    """ECMAScript Number::toString for a double."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0:
-        return "0"
-    if value.is_integer() and abs(value) < 2**53:
-        return str(int(value))
-    mantissa, _, exponent_text = repr(value).partition("e")
-    exponent = int(exponent_text or 0)
-    negative = mantissa.startswith("-")
-    digits = mantissa.lstrip("-").replace(".", "")
-    point = mantissa.lstrip("-").find(".")
-    point = len(mantissa.lstrip("-")) if point < 0 else point
-    digits_stripped = digits.lstrip("0")
-    point -= len(digits) - len(digits_stripped)
-    digits = digits_stripped.rstrip("0") or "0"
-    n = point + exponent  # decimal point position relative to the digit string
-    k = len(digits)
-    if k <= n <= 21:
-        text = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        text = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        text = "0." + "0" * (-n) + digits
-    else:
-        exp = n - 1
-        sign = "+" if exp >= 0 else "-"
-        text = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + sign + str(abs(exp))
-    return "-" + text if negative else text
-
-
 # --------------------------------------------------------------------------- building
+
+
+def _mapping_key(value: Any, span: Span) -> str:
+    """The key js-yaml stores for a mapping entry: ``String(key)``, but never of nested arrays.
+
+    js-yaml refuses them because stringifying aliased nested arrays can take exponential time.
+    """
+    if type(value) is list and any(type(item) is list for item in value):
+        raise LoadError(
+            "RL001",
+            "nested arrays are not supported inside keys",
+            span,
+            "use a plain scalar as the key; the upstream compiler refuses this one",
+        )
+    return js_string(value)
 
 
 def _is_plain(event: yaml.ScalarEvent) -> bool:
@@ -455,7 +413,7 @@ def _span(start: Any, end: Any) -> Span:
 
 @dataclass
 class _Frame:
-    container: dict | list
+    container: dict[str, Any] | list[Any]
     pointer: Pointer
     start: Any
     anchor: str | None
@@ -569,7 +527,7 @@ class _Builder:
         if frame.anchor:
             self.anchors[frame.anchor] = (frame.container, frame.weight)
         if frame.key_frame_parent:
-            self._set_key(js_string(frame.container), span)
+            self._set_key(frame.container, span)
             return
         self._attach(frame.container, span, weight=frame.weight, counted=True)
 
@@ -581,7 +539,7 @@ class _Builder:
         self._count(weight, span)
         if self._is_key_position():
             self.stack[-1].key_is_merge = False
-            self._set_key(js_string(value), span)
+            self._set_key(value, span)
         else:
             self._attach(value, span, weight=weight, counted=True)
 
@@ -616,7 +574,7 @@ class _Builder:
 
     def _set_key(self, value: Any, span: Span) -> None:
         frame = self.stack[-1]
-        frame.key = js_string(value)
+        frame.key = _mapping_key(value, span)
         frame.key_span = span
 
     def _attach(self, value: Any, span: Span, weight: int, counted: bool = False) -> None:
@@ -637,10 +595,16 @@ class _Builder:
             frame.key_is_merge = False
             self._merge(frame, value, span)
             return
-        self._store(frame, key, key_span, value, span)
+        self._store(frame, frame.container, key, key_span, value, span)
 
     def _store(
-        self, frame: _Frame, key: str, key_span: Span | None, value: Any, span: Span
+        self,
+        frame: _Frame,
+        mapping: dict[str, Any],
+        key: str,
+        key_span: Span | None,
+        value: Any,
+        span: Span,
     ) -> None:
         first = frame.explicit_keys.get(key)
         if first is not None:
@@ -652,7 +616,7 @@ class _Builder:
             )
         frame.explicit_keys[key] = key_span or span
         frame.merged_keys.discard(key)
-        frame.container[key] = value
+        mapping[key] = value
         self.spans[frame.pointer + (key,)] = (key_span, span)
 
     def _merge(self, frame: _Frame, value: Any, span: Span) -> None:
