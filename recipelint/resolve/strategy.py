@@ -95,7 +95,9 @@ def is_reachable(
     return bool((MAX_NODES if scales_out else 1) * per_node >= min_gpus(recipe, key, hw_id))
 
 
-def recommend_strategy(recipe: Recipe, node_count: int, compatible: list[Any] | None = None) -> str:
+def recommend_strategy(
+    recipe: Recipe, node_count: float | int, compatible: list[Any] | None = None
+) -> str:
     """The recipe's preferred strategy at a node count (the hardware does not matter).
 
     ``compatible`` is ``effective_compatible(recipe)`` when the caller already has it.
