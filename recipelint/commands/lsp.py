@@ -1,0 +1,21 @@
+"""`recipelint lsp`: the language server over standard input and output.
+
+pygls is imported only here, when the command runs, so no other command pays for it.
+"""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("lsp")
+@click.option(
+    "--stdio",
+    is_flag=True,
+    help="Speak over standard input and output (the only transport; editors often pass it).",
+)
+def lsp_command(stdio: bool) -> None:
+    """Serve the Language Server Protocol for recipe trees (diagnostics, hover, completion, …)."""
+    from recipelint.lsp.server import serve
+
+    serve()

@@ -1,0 +1,234 @@
+"""What the cursor is on, read from the buffer's text alone.
+
+Hover and completion must work while the buffer does not parse (the author is in
+the middle of typing a key), so the place is read from indentation: the keys that
+enclose the cursor's line, the key written on it, and the word under the cursor.
+Recipe files are block YAML; a flow list (`[a, b]`) is read as values of its key.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# `key:` at the start of a line, after indentation and any `- ` item indicators.
+KEY_LINE = re.compile(
+    r"(?P<indent>[ ]*)(?P<items>(?:-[ ]+)*)"
+    r"(?P<key>\"[^\"\n]*\"|'[^'\n]*'|[^\s#'\"\-\[\]{},][^#\n]*?|-[^\s#\n][^#\n]*?)[ \t]*:(?:[ \t]|$)"
+)
+ITEM_LINE = re.compile(r"(?P<indent>[ ]*)-(?:[ \t]|$)")
+WORD_CHARS = re.compile(r"[A-Za-z0-9_.\-=+/@]+")
+RULE_CODE = re.compile(r"RL\d{3}", re.IGNORECASE)
+# Scanning up for enclosing keys stops after this many lines: a hostile buffer of a
+# million lines costs a bounded walk per request.
+MAX_SCAN_LINES = 20_000
+HARDWARE_PARENTS = frozenset(
+    {"hardware", "hardware_overrides", "hardware_notes", "hardware_opt_in_features"}
+)
+
+
+class Role(Enum):
+    HARDWARE = "hardware"
+    STRATEGY = "strategy"
+    KV_STORE = "kv_store"
+    VARIANT = "variant"
+    FEATURE = "feature"
+    MODE = "mode"
+    RELATED = "related recipe"
+    FLAG = "flag"
+    FLAG_VALUE = "flag value"
+    RULE = "rule"
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """The place of a position in a YAML buffer (0-based line, character offset in the line)."""
+
+    line: int
+    path: tuple[str, ...]  # keys enclosing the line, outermost first
+    key: str | None  # the key written on the line
+    on_key: bool  # the cursor is on that key
+    item: bool  # the line is a list item
+    word: str  # the word under (or just before) the cursor; "" when none
+    word_start: int
+    word_end: int
+    in_comment: bool
+    previous_item: str | None  # the list item on the line above, in the same list
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Enclosing keys and the line's own key, when the cursor is past it (on its value)."""
+        return self.path + ((self.key,) if self.key is not None and not self.on_key else ())
+
+
+def split_lines(text: str) -> list[str]:
+    return LINE_BREAK.split(text)
+
+
+def cursor_at(lines: list[str], line: int, character: int) -> Cursor:
+    text = lines[line] if 0 <= line < len(lines) else ""
+    character = max(0, min(character, len(text)))
+    comment = _comment_start(text)
+    in_comment = comment is not None and character > comment
+    code = text if comment is None else text[:comment]
+    match = KEY_LINE.match(code)
+    key = _unquote(match.group("key")) if match else None
+    key_end = match.end("key") if match else -1
+    start, end = _word_span(text, character)
+    on_key = match is not None and match.start("key") <= character <= key_end
+    item = ITEM_LINE.match(code) is not None
+    return Cursor(
+        line=line,
+        path=enclosing_keys(lines, line),
+        key=key,
+        on_key=on_key and not in_comment,
+        item=item,
+        word=_unquote(text[start:end]) if not on_key else (key or ""),
+        word_start=start,
+        word_end=end,
+        in_comment=in_comment,
+        previous_item=_previous_item(lines, line) if item else None,
+    )
+
+
+def enclosing_keys(lines: list[str], line: int) -> tuple[str, ...]:
+    """The keys of the block mappings that hold ``line``, read from indentation."""
+    column = _content_column(lines[line]) if 0 <= line < len(lines) else 0
+    if column is None:
+        column = len(lines[line]) if 0 <= line < len(lines) else 0
+    keys: list[str] = []
+    for number in range(line - 1, max(-1, line - 1 - MAX_SCAN_LINES), -1):
+        if column == 0:
+            break
+        text = lines[number]
+        start = _content_column(text)
+        if start is None or start >= column:
+            continue
+        match = KEY_LINE.match(text)
+        if match is not None and match.start("key") < column:
+            keys.append(_unquote(match.group("key")))
+        column = start
+    return tuple(reversed(keys))
+
+
+def _content_column(text: str) -> int | None:
+    """Where the line's content starts; None for a blank or comment-only line."""
+    stripped = text.lstrip(" ")
+    if not stripped.strip() or stripped.startswith("#"):
+        return None
+    return len(text) - len(stripped)
+
+
+def _previous_item(lines: list[str], line: int) -> str | None:
+    """The value of the nearest list item above ``line`` at the same indentation."""
+    here = ITEM_LINE.match(lines[line])
+    if here is None:
+        return None
+    indent = len(here.group("indent"))
+    for number in range(line - 1, max(-1, line - 1 - MAX_SCAN_LINES), -1):
+        text = lines[number]
+        start = _content_column(text)
+        if start is None or start > indent:
+            continue
+        item = ITEM_LINE.match(text)
+        if start < indent or item is None:
+            return None
+        value = text[item.end() :]
+        comment = _comment_start(value)
+        return _unquote((value if comment is None else value[:comment]).strip())
+    return None
+
+
+def _word_span(text: str, character: int) -> tuple[int, int]:
+    for match in WORD_CHARS.finditer(text):
+        if match.start() <= character <= match.end():
+            return match.start(), match.end()
+        if match.start() > character:
+            break
+    return character, character
+
+
+def _comment_start(text: str) -> int | None:
+    """The offset of the `#` that starts a comment, outside quotes."""
+    quote: str | None = None
+    for index, char in enumerate(text):
+        if quote:
+            if char == quote:
+                quote = None
+        elif char in "'\"" and (index == 0 or text[index - 1] in " \t-[{,:"):
+            quote = char
+        elif char == "#" and (index == 0 or text[index - 1] in " \t"):
+            return index
+    return None
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text.strip("'\"")
+
+
+def rule_code_at(lines: list[str], line: int, character: int) -> str | None:
+    """The rule code under the cursor in a `# recipelint: disable=…` comment."""
+    text = lines[line] if 0 <= line < len(lines) else ""
+    comment = _comment_start(text)
+    if comment is None or "recipelint:" not in text[comment:]:
+        return None
+    for match in RULE_CODE.finditer(text, comment):
+        if match.start() <= character <= match.end():
+            return match.group(0).upper()
+    return None
+
+
+def role_of(cursor: Cursor, arg_keys: frozenset[str]) -> Role | None:
+    """What the word under the cursor names, judged by where it is written."""
+    if cursor.in_comment:
+        return None
+    if cursor.on_key:
+        return key_role(cursor.path)
+    return value_role(cursor, cursor.keys, arg_keys)
+
+
+def key_role(path: tuple[str, ...]) -> Role | None:
+    """What a key written inside ``path`` names."""
+    parent = path[-1] if path else None
+    if parent in HARDWARE_PARENTS:
+        return Role.HARDWARE
+    if len(path) >= 2 and path[-2] in ("strategy_hardware", "kv_cache_strategy_hardware"):
+        return Role.HARDWARE
+    if path in (("strategy_overrides",), ("strategy_hardware",)):
+        return Role.STRATEGY
+    if path == ("kv_cache_strategy_hardware",):
+        return Role.KV_STORE
+    if path == ("variants",):
+        return Role.VARIANT
+    if path == ("features",) or parent == "default_modes":
+        return Role.FEATURE
+    if len(path) == 3 and path[0] == "features" and path[2] == "modes":
+        return Role.MODE
+    return None
+
+
+def value_role(
+    cursor: Cursor, keys: tuple[str, ...], arg_keys: frozenset[str], typing: bool = False
+) -> Role | None:
+    """What a value (or list item) inside ``keys`` names; ``typing``: the word may be unfinished."""
+    last = keys[-1] if keys else None
+    if keys in (("default_strategy",), ("compatible_strategies",)):
+        return Role.STRATEGY
+    if keys == ("meta", "related_recipes"):
+        return Role.RELATED
+    if last == "opt_in_features" or (len(keys) >= 2 and keys[-2] == "hardware_opt_in_features"):
+        return Role.FEATURE
+    if len(keys) >= 2 and keys[-2] == "default_modes":
+        return Role.MODE
+    if last == "variants" and len(keys) >= 3 and keys[-3] == "modes":
+        return Role.VARIANT
+    if last in arg_keys:
+        if cursor.word.startswith("-"):
+            return Role.FLAG
+        return Role.FLAG_VALUE if cursor.item or typing else None
+    return None

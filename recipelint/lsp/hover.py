@@ -1,0 +1,141 @@
+"""Hover: what a flag, hardware id, variant, strategy or rule code means here, as Markdown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from recipelint.lsp import knowledge, library
+from recipelint.lsp.cursor import Cursor, Role, role_of, rule_code_at
+from recipelint.lsp.library import Document, RecipeTree
+
+PROFILE_FIELDS = ("brand", "generation", "display_name", "gpu_count", "vram_gb", "multi_node")
+COMMAND_ROLES = frozenset({Role.VARIANT, Role.HARDWARE, Role.STRATEGY})
+
+
+def hover_text(
+    tree: RecipeTree, doc: Document, lines: list[str], cursor: Cursor, character: int
+) -> str | None:
+    """The Markdown shown for the word under the cursor, None when there is nothing to say."""
+    code = rule_code_at(lines, cursor.line, character)
+    if code is not None:
+        return _rule(code)
+    role = role_of(cursor, library.arg_keys())
+    if role is None or not cursor.word:
+        return None
+    data = doc.data if doc.usable else None
+    parts: list[str] = []
+    if role is Role.FLAG:
+        parts.append(flag_text(data, cursor) or "")
+    if role is Role.HARDWARE:
+        parts.append(_hardware(tree, cursor.word))
+    if role is Role.STRATEGY:
+        parts.append(_strategy(tree, cursor.word))
+    if role in COMMAND_ROLES and doc.kind == "recipe":
+        parts.append(_command(tree, doc, cursor, role))
+    text = "\n\n".join(part for part in parts if part)
+    return text or None
+
+
+def _rule(code: str) -> str | None:
+    info = library.rule_info(code)
+    if info is None:
+        return None
+    fixable = " · safe fix available" if info.autofix else ""
+    return (
+        f"**{info.code} `{info.name}`** ({info.severity}){fixable}\n\n{info.summary}\n\n"
+        f"[rule reference]({library.rule_url(info.code)})"
+    )
+
+
+def flag_text(data: Any, cursor: Cursor) -> str | None:
+    """The flag's facts in the release the recipe is judged at (its min_vllm_version)."""
+    variant = cursor.path[1] if len(cursor.path) >= 2 and cursor.path[0] == "variants" else None
+    catalogs = library.flag_catalogs(data, variant)
+    spelled = cursor.word.split("=", 1)[0]
+    judged = catalogs.judged
+    found = judged.lookup(spelled)
+    shown = found if found.known else catalogs.newest.lookup(spelled)
+    if shown.canonical is None:
+        where = f"{catalogs.package} {judged.version}"
+        return f"`{spelled}` is not a `vllm serve` flag in {where}"
+    spec = (judged if found.known else catalogs.newest).flags[shown.canonical]
+    lines = [
+        f"**`{shown.canonical}`**" + (f" (written `{spelled}`)" if spelled != spec.name else "")
+    ]
+    lines.append(_accepted(catalogs, found.known, shown.canonical))
+    lines += _spec_lines(spec)
+    return "\n\n".join(lines)
+
+
+def _accepted(catalogs: library.FlagCatalogs, known: bool, canonical: str) -> str:
+    span = library.flag_span(canonical, catalogs.package)
+    releases = f"releases {span[0]} to {span[1]}" if span else "no recorded release"
+    judged = catalogs.judged.version
+    at = f"min_vllm_version {catalogs.min_version}" if catalogs.minimum else "the newest release"
+    verdict = "accepted" if known else "**not accepted**"
+    return f"{verdict} by {catalogs.package} {judged} ({at}); accepted by {releases}"
+
+
+def _spec_lines(spec: library.FlagSpec) -> list[str]:
+    lines = [f"takes a value: {spec.value}" + (f" · type `{spec.type}`" if spec.type else "")]
+    if spec.choices:
+        lines.append("choices: " + ", ".join(f"`{c}`" for c in spec.choices))
+    elif spec.values:
+        lines.append("known values: " + ", ".join(f"`{v}`" for v in spec.values))
+    if spec.aliases or spec.negations:
+        lines.append("also written: " + ", ".join(f"`{a}`" for a in spec.aliases + spec.negations))
+    if spec.deprecated:
+        lines.append("deprecated" + (f": {spec.deprecation}" if spec.deprecation else ""))
+    if spec.serve_error:
+        lines.append(f"`vllm serve` refuses it: {spec.serve_error}")
+    return lines
+
+
+def _hardware(tree: RecipeTree, word: str) -> str:
+    profile = knowledge.profiles(tree).get(word)
+    if isinstance(profile, dict):
+        facts = " · ".join(f"{key}: {profile[key]}" for key in PROFILE_FIELDS if key in profile)
+        description = profile.get("description")
+        text = f"**hardware `{word}`** — {facts}"
+        return text + (f"\n\n{description}" if isinstance(description, str) else "")
+    group = knowledge.generations(tree).get(word)
+    if group:
+        return f"**`{word}`** covers: " + ", ".join(f"`{hw}`" for hw in group)
+    return f"`{word}` names no hardware profile, generation or brand in taxonomy.yaml"
+
+
+def _strategy(tree: RecipeTree, word: str) -> str:
+    doc = knowledge.strategies(tree).get(word) or knowledge.kv_stores(tree).get(word)
+    if doc is None:
+        return f"`{word}` names no strategy in strategies/"
+    data = doc.data if isinstance(doc.data, dict) else {}
+    facts = [f"deploy_type: {data.get('deploy_type')}", f"file: {doc.rel}"]
+    return f"**strategy `{word}`** — " + " · ".join(facts)
+
+
+def _command(tree: RecipeTree, doc: Document, cursor: Cursor, role: Role) -> str:
+    if not doc.usable:
+        return "_the buffer does not parse: no command to show_"
+    chosen = knowledge.combination_at(tree, doc.data, cursor, role)
+    title = (
+        f"rendered for variant `{chosen.variant}` on `{chosen.hardware}` with `{chosen.strategy}`"
+    )
+    try:
+        rendered = library.render(tree, doc, chosen.variant, chosen.hardware, chosen.strategy)
+    except library.RenderFailure as exc:
+        return f"{title}: cannot render — {exc}"
+    blocks = [f"**{title}**"]
+    for label, command in _commands(rendered):
+        blocks.append(f"{label}:\n```sh\n{command}\n```" if label else f"```sh\n{command}\n```")
+    return "\n\n".join(blocks)
+
+
+def _commands(rendered: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every rendered command: serve and docker, head and worker, each PD pool's and the router's."""
+    found: list[tuple[str, str]] = []
+    for key, value in rendered.items():
+        if key.endswith("command") and isinstance(value, str):
+            found.append(("" if key == "command" else key, value))
+        elif isinstance(value, dict) and isinstance(value.get("command"), str):
+            found.append((key, value["command"]))
+    return found

@@ -1,0 +1,159 @@
+"""What the loaded tree knows that an author asks about: ids, profiles and combinations."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from recipelint.lsp import library
+from recipelint.lsp.cursor import Cursor, Role
+from recipelint.lsp.library import Document, RecipeTree
+
+UNOFFERED = "unsupported"
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def profiles(tree: RecipeTree) -> dict[str, Any]:
+    return library.profiles_of(tree)
+
+
+def generations(tree: RecipeTree) -> dict[str, list[str]]:
+    """Each generation and brand (lower-cased, as overrides name it) with its profiles."""
+    groups: dict[str, list[str]] = {}
+    for hw_id, profile in profiles(tree).items():
+        for group in _groups(_mapping(profile)):
+            groups.setdefault(group, []).append(hw_id)
+    return groups
+
+
+def _groups(profile: dict[str, Any]) -> list[str]:
+    found: list[str] = []
+    for key in ("generation", "gpu_generation"):
+        value = profile.get(key)
+        found += [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
+    brand = profile.get("brand")
+    return found + ([brand.lower()] if isinstance(brand, str) else [])
+
+
+def strategies(tree: RecipeTree) -> dict[str, Document]:
+    return dict(library.named_documents(tree.strategies))
+
+
+def kv_stores(tree: RecipeTree) -> dict[str, Document]:
+    return dict(library.named_documents(tree.kv_stores))
+
+
+def recipe_ids(tree: RecipeTree) -> dict[str, Document]:
+    ids: dict[str, Document] = {}
+    for doc in tree.recipes:
+        hf_id = library.recipe_hf_id(doc.rel)
+        if hf_id is not None:
+            ids.setdefault(hf_id, doc)
+    return ids
+
+
+def feature_names(tree: RecipeTree, data: Any) -> list[str]:
+    """The recipe's own features first, then those other recipes of the tree use, most used first."""
+    own = list(_mapping(_mapping(data).get("features")))
+    used: Counter[str] = Counter()
+    for doc in tree.recipes:
+        used.update(_mapping(_mapping(doc.data).get("features")))
+    return own + [name for name, _ in used.most_common() if name not in own]
+
+
+def mode_names(tree: RecipeTree, data: Any, feature: str) -> list[str]:
+    """The feature's modes in this recipe, then the modes other recipes give a feature so named."""
+    own = list(_mapping(_feature(data, feature).get("modes")))
+    used: Counter[str] = Counter()
+    for doc in tree.recipes:
+        used.update(_mapping(_feature(doc.data, feature).get("modes")))
+    return own + [name for name, _ in used.most_common() if name not in own]
+
+
+def _feature(data: Any, name: str) -> dict[str, Any]:
+    return _mapping(_mapping(_mapping(data).get("features")).get(name))
+
+
+def variant_names(data: Any) -> list[str]:
+    return list(_mapping(_mapping(data).get("variants")))
+
+
+# ---------------------------------------------------------------- the combination under the cursor
+
+
+@dataclass(frozen=True)
+class Combination:
+    variant: str
+    hardware: str
+    strategy: str
+
+
+def combination_at(tree: RecipeTree, data: Any, cursor: Cursor, role: Role | None) -> Combination:
+    """The rendering an author at this place most likely means: the variant, hardware and
+    strategy the cursor names or is inside, the recipe's defaults for the rest."""
+    path = cursor.path + ((cursor.word,) if cursor.on_key else ())
+    return Combination(
+        _variant(data, cursor, role, path),
+        _hardware(tree, data, cursor, role, path),
+        _strategy(tree, data, cursor, role, path),
+    )
+
+
+def _after(path: tuple[str, ...], key: str) -> str | None:
+    """The key just inside the first ``key`` of ``path``."""
+    if key in path:
+        index = path.index(key)
+        return path[index + 1] if index + 1 < len(path) else None
+    return None
+
+
+def _variant(data: Any, cursor: Cursor, role: Role | None, path: tuple[str, ...]) -> str:
+    names = variant_names(data)
+    if role is Role.VARIANT and cursor.word in names:
+        return cursor.word
+    named = path[1] if len(path) >= 2 and path[0] == "variants" else None
+    if named in names:
+        return str(named)
+    return "default" if "default" in names or not names else names[0]
+
+
+def _offered_hardware(tree: RecipeTree, data: Any) -> list[str]:
+    """The recipe's hardware with a profile, in the order meta.hardware lists them."""
+    listed = _mapping(_mapping(_mapping(data).get("meta")).get("hardware"))
+    known = profiles(tree)
+    return [hw for hw, status in listed.items() if hw in known and status != UNOFFERED]
+
+
+def _hardware(
+    tree: RecipeTree, data: Any, cursor: Cursor, role: Role | None, path: tuple[str, ...]
+) -> str:
+    known, offered = profiles(tree), _offered_hardware(tree, data)
+    candidates = [cursor.word] if role is Role.HARDWARE else []
+    candidates += [key for key in (_after(path, "hardware_overrides"),) if key]
+    for candidate in candidates:
+        if candidate in known:
+            return candidate
+        group = generations(tree).get(candidate, [])
+        matching = [hw for hw in offered if hw in group] or group
+        if matching:
+            return matching[0]
+    return offered[0] if offered else next(iter(known), "")
+
+
+def _strategy(
+    tree: RecipeTree, data: Any, cursor: Cursor, role: Role | None, path: tuple[str, ...]
+) -> str:
+    serving = strategies(tree)
+    candidates: list[Any] = [cursor.word] if role is Role.STRATEGY else []
+    candidates += [key for key in (_after(path, "strategy_overrides"),) if key]
+    candidates.append(_mapping(data).get("default_strategy"))
+    compatible = _mapping(data).get("compatible_strategies")
+    candidates += compatible if isinstance(compatible, list) else []
+    for candidate in candidates:
+        if isinstance(candidate, str) and candidate in serving:
+            return candidate
+    return next(iter(serving), "")

@@ -1,0 +1,248 @@
+"""The language server's one door into recipelint: every library entry point it uses.
+
+The server keeps a loaded tree and re-checks documents the way `recipelint check
+--stdin-filename` does; when a module it relies on is renamed or moved, only the
+imports here change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from recipelint.checking import CheckOptions, run_check, tree_config
+from recipelint.config import Config, ConfigError
+from recipelint.diagnostics import Diagnostic, Related, Severity, Span
+from recipelint.engine import SUPPRESSION, run_checks
+from recipelint.fix import FIXERS, plan_document
+from recipelint.flags.catalog import (
+    Catalog,
+    FlagSpec,
+    catalog_for,
+    flag_span,
+    newest_catalog,
+    version_key,
+)
+from recipelint.load import Document, LoadLimits, parse_yaml, value_at
+from recipelint.rulebook import RuleInfo, rule_url
+from recipelint.rulebook import load_catalog as load_rulebook
+from recipelint.tree import RecipeTree, find_tree_root, load_tree, recipe_hf_id
+
+# What the server reads from recipelint; the names it may use.
+__all__ = [
+    "Catalog",
+    "Config",
+    "ConfigError",
+    "Diagnostic",
+    "Document",
+    "FlagCatalogs",
+    "FlagSpec",
+    "LoadLimits",
+    "RecipeTree",
+    "Related",
+    "RenderFailure",
+    "RuleInfo",
+    "SUPPRESSION",
+    "Severity",
+    "Span",
+    "arg_keys",
+    "check_buffer_as_cli",
+    "check_document",
+    "find_tree_root",
+    "fixable_codes",
+    "fixed_text",
+    "flag_catalogs",
+    "flag_span",
+    "load_tree",
+    "named_documents",
+    "parse_document",
+    "profiles_of",
+    "recipe_hf_id",
+    "render",
+    "rule_info",
+    "rule_url",
+    "tree_settings",
+    "value_at",
+]
+
+
+def tree_settings(root: Path) -> Config:
+    """The configuration `recipelint check` applies to this tree (ConfigError when unusable)."""
+    return tree_config(root, CheckOptions())
+
+
+def check_document(tree: RecipeTree, config: Config, path: Path) -> list[Diagnostic]:
+    """`recipelint check PATH` over the loaded tree, with the document at PATH in focus."""
+    return run_checks(tree, config, focus=lambda candidate: candidate == path, jobs=1)
+
+
+def check_buffer_as_cli(path: Path, text: str) -> list[Diagnostic]:
+    """What `recipelint check --stdin-filename PATH` reports for ``text`` (reads the disk)."""
+    return run_check([], CheckOptions(stdin_filename=path, stdin_text=text)).diagnostics
+
+
+def document_kind(root: Path, path: Path) -> str | None:
+    """The kind of tree file ``path`` is (as the tree loader names it), None for any other file."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        return None
+    if parts in (("taxonomy.yaml",), ("platforms.yaml",)):
+        return parts[0].removesuffix(".yaml")
+    if len(parts) == 2 and parts[1].endswith(".yaml"):
+        return {"strategies": "strategy", "kv_store": "kv_store"}.get(parts[0])
+    if parts[0] == "models" and parts[-1].endswith((".yaml", ".yml")):
+        rel = "/".join(parts)
+        return "recipe" if recipe_hf_id(rel) is not None and len(parts) >= 3 else None
+    return None
+
+
+def parse_document(root: Path, path: Path, kind: str, text: str, limits: LoadLimits) -> Document:
+    """An editor buffer as a document of the tree, with a file's limits (a BOM is dropped)."""
+    text = text[1:] if text.startswith("\ufeff") else text
+    rel = path.relative_to(root).as_posix()
+    return parse_yaml(text, path=path, kind=kind, rel=rel, limits=limits)
+
+
+def fixable_codes() -> frozenset[str]:
+    return frozenset(FIXERS)
+
+
+def fixed_text(doc: Document, diagnostics: list[Diagnostic]) -> str | None:
+    """The document's text with the safe fixes of these findings applied, None when none applies."""
+    return plan_document(doc, diagnostics)
+
+
+def rule_info(code: str) -> RuleInfo | None:
+    return load_rulebook().get(code.upper())
+
+
+def arg_keys() -> frozenset[str]:
+    """The keys whose lists hold `vllm serve` arguments."""
+    from recipelint.resolve.layers import ARG_KEYS
+
+    return ARG_KEYS
+
+
+@dataclass(frozen=True)
+class FlagCatalogs:
+    """The releases a recipe's flags are judged against (as the RL35x rules judge them)."""
+
+    package: str
+    min_version: str | None
+    minimum: Catalog | None  # None: no usable min_vllm_version, or older than every catalog
+    newest: Catalog
+
+    @property
+    def judged(self) -> Catalog:
+        return self.minimum or self.newest
+
+
+def flag_catalogs(data: Any, variant: str | None = None) -> FlagCatalogs:
+    """The catalogs of a recipe's min_vllm_version (a variant's own one when higher) and newest."""
+    from recipelint.resolve.layers import is_omni
+
+    package = (
+        "vllm-omni" if isinstance(data, dict) and ("omni" in data or is_omni(data)) else "vllm"
+    )
+    wanted = _minimum_version(data, variant)
+    minimum = catalog_for(wanted, package) if wanted else None
+    return FlagCatalogs(package, wanted, minimum, newest_catalog(package))
+
+
+def _minimum_version(data: Any, variant: str | None) -> str | None:
+    model = data.get("model") if isinstance(data, dict) else None
+    base = _version(model.get("min_vllm_version")) if isinstance(model, dict) else None
+    variants = data.get("variants") if isinstance(data, dict) else None
+    own = variants.get(variant) if isinstance(variants, dict) and variant else None
+    raised = _version(own.get("min_vllm_version")) if isinstance(own, dict) else None
+    if raised is not None and (base is None or version_key(raised) > version_key(base)):
+        return raised
+    return base
+
+
+def _version(raw: Any) -> str | None:
+    if not isinstance(raw, str):
+        return None
+    try:
+        version_key(raw)
+    except ValueError:
+        return None
+    return raw.strip().lstrip("vV")
+
+
+# ---------------------------------------------------------------- rendering
+
+
+class RenderFailure(Exception):
+    """The combination cannot be rendered (what `compile` would report as a finding)."""
+
+
+class _TreeInputs:
+    """The tree-wide inputs of every rendering, kept while those documents stay the same ones."""
+
+    documents: tuple[Document, ...] = ()
+    catalog: Any = None
+
+    @classmethod
+    def of(cls, tree: RecipeTree) -> Any:
+        from recipelint.compiler import Compiler
+
+        current = tuple(doc for doc in tree.documents() if doc.kind != "recipe")
+        same = len(current) == len(cls.documents) and all(
+            new is old for new, old in zip(current, cls.documents, strict=True)
+        )
+        if not same:
+            prepared = Compiler(tree).prepare()
+            cls.documents = current
+            cls.catalog = prepared.catalog if prepared is not None else None
+        return cls.catalog
+
+
+def render(
+    tree: RecipeTree, doc: Document, variant: str, hardware: str, strategy: str
+) -> dict[str, Any]:
+    """One combination of an in-memory recipe, rendered as `compile` publishes it.
+
+    Defaults as `recipelint.compiler.render_combination`: the features the hardware
+    enables by default and the strategy's own node floor.
+    """
+    from recipelint.jsvalue import get
+    from recipelint.resolve.command import Combination, render_command
+    from recipelint.resolve.features import default_features
+    from recipelint.resolve.formatting import RenderError
+    from recipelint.resolve.strategy import nodes_for_strategy
+
+    catalog = _TreeInputs.of(tree)
+    hf_id = recipe_hf_id(doc.rel)
+    if catalog is None or not doc.usable or not isinstance(doc.data, dict) or hf_id is None:
+        raise RenderFailure("the recipe or the tree's taxonomy cannot be read")
+    recipe = {**doc.data, "hf_id": hf_id}
+    try:
+        features = default_features(recipe, hardware, variant)
+        floor = 2 if get(catalog.strategies.get(strategy), "deploy_type") == "multi_node" else 1
+        gpus = get(catalog.profiles.get(hardware, {}), "gpu_count")
+        nodes = max(floor, nodes_for_strategy(recipe, strategy, gpus, hardware))
+        combo = Combination(variant, strategy, hardware, nodes, tuple(features), None, None)
+        rendered: dict[str, Any] = render_command(catalog, recipe, combo)
+    except RenderError as exc:
+        raise RenderFailure(str(exc)) from None
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
+        raise RenderFailure(f"{type(exc).__name__}: {exc}") from None
+    return rendered
+
+
+def profiles_of(tree: RecipeTree) -> dict[str, Any]:
+    """The taxonomy's hardware profiles by id ({} when the taxonomy is unusable)."""
+    data = tree.taxonomy.data if tree.taxonomy is not None and tree.taxonomy.usable else None
+    profiles = data.get("hardware_profiles") if isinstance(data, dict) else None
+    return profiles if isinstance(profiles, dict) else {}
+
+
+def named_documents(docs: list[Document]) -> Iterator[tuple[str, Document]]:
+    """Strategy or kv_store documents by their `name`."""
+    for doc in docs:
+        if doc.usable and isinstance(doc.data, dict) and isinstance(doc.data.get("name"), str):
+            yield doc.data["name"], doc

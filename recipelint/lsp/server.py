@@ -1,0 +1,301 @@
+"""The pygls server: protocol messages in, the feature modules' answers out.
+
+Everything runs on the server's one event loop, so the loaded trees are never read
+and written at once. A burst of edits is checked once, after a short quiet spell; no
+handler lets an exception escape: a broken buffer costs its own answer, never the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from recipelint import __version__
+from recipelint.lsp import actions, completion, hover, navigation
+from recipelint.lsp.convert import UTF16, Lines, path_uri, to_protocol, uri_path
+from recipelint.lsp.cursor import Cursor, cursor_at
+from recipelint.lsp.library import Document
+from recipelint.lsp.workspace import LoadedTree, Workspace
+
+# Seconds of quiet after an edit before the buffer is checked: typing stays fluid and a
+# burst of keystrokes costs one check.
+DEBOUNCE_SECONDS = 0.15
+Handler = TypeVar("Handler", bound=Callable[..., Any])
+log = logging.getLogger(__name__)
+
+
+class RecipeServer(LanguageServer):
+    """A language server with the recipe trees of the open documents loaded."""
+
+    def __init__(self) -> None:
+        super().__init__("recipelint", __version__)
+        self.trees = Workspace()
+        self.uris: dict[Path, str] = {}
+        self.findings: dict[Path, tuple[Document | None, list[actions.Finding]]] = {}
+        self.pending: dict[Path, asyncio.TimerHandle] = {}
+        self.debounce = DEBOUNCE_SECONDS
+
+    # ------------------------------------------------------------ documents
+
+    @property
+    def encoding(self) -> str:
+        chosen = self.server_capabilities.position_encoding
+        return str(getattr(chosen, "value", chosen) or UTF16)
+
+    def located(self, uri: str) -> tuple[Path, LoadedTree] | None:
+        path = uri_path(uri)
+        loaded = self.trees.tree_of(path) if path is not None else None
+        return (path, loaded) if path is not None and loaded is not None else None
+
+    def opened(self, uri: str, text: str) -> None:
+        place = self.located(uri)
+        if place is None:
+            return
+        path, loaded = place
+        self.uris[path] = uri
+        current = loaded.document(path)
+        unchanged = current is not None and current.text == text
+        loaded.set_text(path, text)
+        # A file opened as saved changes nothing the other open documents read.
+        self.diagnose(loaded, [path] if unchanged else loaded.dependents(path))
+
+    def changed(self, uri: str, text: str) -> None:
+        place = self.located(uri)
+        if place is None:
+            return
+        path, loaded = place
+        loaded.set_text(path, text)
+        for dependent in loaded.dependents(path):
+            self.schedule(loaded, dependent)
+
+    def closed(self, uri: str) -> None:
+        place = self.located(uri)
+        if place is None:
+            return
+        path, loaded = place
+        dependents = loaded.dependents(path)
+        loaded.forget(path)
+        self.uris.pop(path, None)
+        self.findings.pop(path, None)
+        self.publish(path, uri, [])
+        self.diagnose(loaded, [other for other in dependents if other != path])
+
+    def files_changed(self, uris: list[str]) -> None:
+        """Files changed on disk: reload each affected tree and re-check its open documents."""
+        reloaded: dict[Path, LoadedTree] = {}
+        for uri in uris:
+            path = uri_path(uri)
+            loaded = self.trees.tree_of(path) if path is not None else None
+            if loaded is not None:
+                reloaded[loaded.root] = loaded
+        for loaded in reloaded.values():
+            loaded.reload()
+            self.diagnose(loaded, list(loaded.buffers))
+
+    # ------------------------------------------------------------ diagnostics
+
+    def schedule(self, loaded: LoadedTree, path: Path) -> None:
+        waiting = self.pending.pop(path, None)
+        if waiting is not None:
+            waiting.cancel()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.diagnose(loaded, [path])
+            return
+        self.pending[path] = loop.call_later(self.debounce, self.diagnose, loaded, [path])
+
+    def diagnose(self, loaded: LoadedTree, paths: list[Path]) -> None:
+        for path in paths:
+            self.pending.pop(path, None)
+            uri = self.uris.get(path)
+            if uri is None or path not in loaded.buffers:
+                continue
+            try:
+                self.publish(path, uri, self.check(loaded, path))
+            except Exception:  # noqa: BLE001 - a failed check must not end the session
+                log.exception("recipelint: checking %s failed", path)
+                self.window_log_message(
+                    types.LogMessageParams(types.MessageType.Error, f"checking {path} failed")
+                )
+
+    def check(self, loaded: LoadedTree, path: Path) -> list[actions.Finding]:
+        doc = loaded.document(path)
+        found = [d for d in loaded.check(path) if d.path == path]
+        lines = Lines(doc.text if doc is not None else loaded.buffers.get(path, ""), self.encoding)
+        lines_of = self.lines_of(loaded)
+        findings = [actions.Finding(d, to_protocol(d, lines, lines_of)) for d in found]
+        self.findings[path] = (doc, findings)
+        return findings
+
+    def lines_of(self, loaded: LoadedTree) -> Callable[[Path], Lines]:
+        texts = {doc.path: doc.text for doc in loaded.tree.documents()}
+
+        @functools.cache
+        def lines(path: Path) -> Lines:
+            text = texts.get(path)
+            if text is None:
+                try:
+                    text = path.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    text = ""
+            return Lines(text, self.encoding)
+
+        return lines
+
+    def publish(self, path: Path, uri: str, findings: list[actions.Finding]) -> None:
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[f.shown for f in findings])
+        )
+
+    # ------------------------------------------------------------ requests
+
+    def at(
+        self, uri: str, position: types.Position
+    ) -> tuple[LoadedTree, Document, Cursor, int] | None:
+        """The document and the cursor for a request (None outside any recipe tree)."""
+        place = self.located(uri)
+        if place is None:
+            return None
+        path, loaded = place
+        doc = loaded.document(path)
+        if doc is None:
+            return None
+        lines = Lines(doc.text, self.encoding)
+        character = lines.from_units(position.line, position.character)
+        return loaded, doc, cursor_at(lines.lines, position.line, character), character
+
+
+def guarded(default: Any) -> Callable[[Handler], Handler]:
+    """A handler that answers ``default`` (and logs why) instead of failing."""
+
+    def wrap(handler: Handler) -> Handler:
+        @functools.wraps(handler)
+        def run(*args: Any) -> Any:
+            try:
+                return handler(*args)
+            except Exception:  # noqa: BLE001 - one bad request must not end the session
+                log.exception("recipelint: %s failed", handler.__name__)
+                return default
+
+        return cast(Handler, run)
+
+    return wrap
+
+
+server = RecipeServer()
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+@guarded(None)
+def did_open(ls: RecipeServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.opened(params.text_document.uri, params.text_document.text)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+@guarded(None)
+def did_change(ls: RecipeServer, params: types.DidChangeTextDocumentParams) -> None:
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    ls.changed(params.text_document.uri, document.source)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+@guarded(None)
+def did_close(ls: RecipeServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.closed(params.text_document.uri)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+@guarded(None)
+def did_change_watched_files(ls: RecipeServer, params: types.DidChangeWatchedFilesParams) -> None:
+    ls.files_changed([change.uri for change in params.changes])
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+@guarded(None)
+def on_hover(ls: RecipeServer, params: types.HoverParams) -> types.Hover | None:
+    found = ls.at(params.text_document.uri, params.position)
+    if found is None:
+        return None
+    loaded, doc, cursor, character = found
+    lines = Lines(doc.text, ls.encoding)
+    text = hover.hover_text(loaded.tree, doc, lines.lines, cursor, character)
+    if text is None:
+        return None
+    word = types.Range(
+        lines.position(cursor.line, cursor.word_start), lines.position(cursor.line, cursor.word_end)
+    )
+    return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text), word)
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["-", " "])
+)
+@guarded(None)
+def on_completion(ls: RecipeServer, params: types.CompletionParams) -> types.CompletionList | None:
+    found = ls.at(params.text_document.uri, params.position)
+    if found is None:
+        return None
+    loaded, doc, cursor, _ = found
+    items = completion.complete(loaded.tree, doc, cursor, Lines(doc.text, ls.encoding))
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+@guarded(None)
+def on_definition(ls: RecipeServer, params: types.DefinitionParams) -> types.Location | None:
+    found = ls.at(params.text_document.uri, params.position)
+    if found is None:
+        return None
+    loaded, _, cursor, _ = found
+    return navigation.definition(loaded.tree, cursor)
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@guarded([])
+def on_document_symbol(
+    ls: RecipeServer, params: types.DocumentSymbolParams
+) -> list[types.DocumentSymbol]:
+    place = ls.located(params.text_document.uri)
+    doc = place[1].document(place[0]) if place is not None else None
+    return navigation.outline(doc) if doc is not None else []
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, actions.FIX_ALL]),
+)
+@guarded([])
+def on_code_action(ls: RecipeServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    place = ls.located(params.text_document.uri)
+    if place is None:
+        return []
+    path, loaded = place
+    checked, findings = ls.findings.get(path, (None, []))
+    doc = loaded.document(path)
+    if doc is None or doc is not checked:
+        return []  # the buffer changed since its findings were published: they are re-checked
+    wanted = [f for f in findings if _overlaps(f.shown.range, params.range)]
+    return actions.code_actions(doc, params.text_document.uri, wanted)
+
+
+def _overlaps(one: types.Range, other: types.Range) -> bool:
+    return (one.start.line, one.start.character) <= (other.end.line, other.end.character) and (
+        other.start.line,
+        other.start.character,
+    ) <= (one.end.line, one.end.character)
+
+
+def serve() -> None:
+    """Speak the protocol over stdin and stdout until the client exits."""
+    server.start_io()
+
+
+__all__ = ["RecipeServer", "path_uri", "serve", "server"]

@@ -1,0 +1,137 @@
+"""The trees the server has loaded: files as saved, with the editor's open buffers on top.
+
+Each tree is read from disk once. An edited buffer replaces only its own document, so
+re-checking it costs a parse and a focused check, never a re-read of the tree; only a
+file the tree does not list yet (a new recipe) makes the tree load again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from recipelint.lsp import library
+from recipelint.lsp.library import ConfigError, Diagnostic, Document, RecipeTree
+
+TREE_WIDE_KINDS = frozenset({"taxonomy", "platforms", "strategy", "kv_store"})
+
+
+@dataclass
+class LoadedTree:
+    """One recipe tree in memory: its configuration, its documents and the open buffers."""
+
+    root: Path
+    config: library.Config | None
+    config_problems: list[Diagnostic]
+    tree: RecipeTree
+    buffers: dict[Path, str] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, root: Path) -> LoadedTree:
+        try:
+            config: library.Config | None = library.tree_settings(root)
+            problems: list[Diagnostic] = []
+        except ConfigError as exc:
+            config, problems = None, list(exc.diagnostics)
+        limits = config.limits if config is not None else library.LoadLimits()
+        return cls(root, config, problems, library.load_tree(root, limits))
+
+    @property
+    def limits(self) -> library.LoadLimits:
+        return self.config.limits if self.config is not None else library.LoadLimits()
+
+    def document(self, path: Path) -> Document | None:
+        return next((doc for doc in self.tree.documents() if doc.path == path), None)
+
+    def set_text(self, path: Path, text: str) -> None:
+        """The buffer's text becomes the document's (the tree is loaded again for a new file)."""
+        self.buffers[path] = text
+        current = self.document(path)
+        if current is None:
+            self._reload()
+            return
+        fresh = library.parse_document(self.root, path, current.kind, text, self.limits)
+        _replace_document(self.tree, current, fresh)
+
+    def forget(self, path: Path) -> None:
+        """The buffer is closed: the document is what the disk holds again."""
+        if self.buffers.pop(path, None) is not None:
+            self._reload()
+
+    def reload(self) -> None:
+        """Files changed on disk (or the configuration): read the tree again, buffers on top."""
+        fresh = LoadedTree.load(self.root)
+        self.config, self.config_problems = fresh.config, fresh.config_problems
+        self._reload()
+
+    def _reload(self) -> None:
+        buffers = list(self.buffers.items())
+        first = buffers[0] if buffers else None
+        self.tree = library.load_tree(self.root, self.limits, override=first)
+        for path, text in buffers[1:]:
+            current = self.document(path)
+            if current is None:  # a second new file: the loader takes one override at a time
+                continue
+            fresh = library.parse_document(self.root, path, current.kind, text, self.limits)
+            _replace_document(self.tree, current, fresh)
+
+    def check(self, path: Path) -> list[Diagnostic]:
+        """What `recipelint check --stdin-filename PATH` reports for the buffer at PATH."""
+        if self.config is None:
+            return list(self.config_problems)
+        return library.check_document(self.tree, self.config, path)
+
+    def dependents(self, path: Path) -> list[Path]:
+        """The open documents to check again after ``path`` changed: itself, and every open
+        document of the tree when it is a file all recipes read (taxonomy, strategies, …)."""
+        doc = self.document(path)
+        if doc is not None and doc.kind in TREE_WIDE_KINDS:
+            return [path, *(other for other in self.buffers if other != path)]
+        return [path]
+
+
+def _replace_document(tree: RecipeTree, old: Document, new: Document) -> None:
+    if tree.taxonomy is old:
+        tree.taxonomy = new
+    elif tree.platforms is old:
+        tree.platforms = new
+    for docs in (tree.strategies, tree.kv_stores, tree.recipes):
+        for index, doc in enumerate(docs):
+            if doc is old:
+                docs[index] = new
+                return
+
+
+@dataclass
+class Workspace:
+    """Every tree an open document belongs to, loaded when its first document opens."""
+
+    trees: dict[Path, LoadedTree] = field(default_factory=dict)
+
+    def tree_of(self, path: Path) -> LoadedTree | None:
+        root = library.find_tree_root(path)
+        if root is None:
+            return None
+        if root not in self.trees:
+            self.trees[root] = LoadedTree.load(root)
+        return self.trees[root]
+
+    def loaded_tree_of(self, path: Path) -> LoadedTree | None:
+        """The loaded tree holding ``path``, without loading one."""
+        return next(
+            (
+                loaded
+                for root, loaded in self.trees.items()
+                if root in path.parents and _inside(path, root)
+            ),
+            None,
+        )
+
+    def open_documents(self) -> list[Path]:
+        return [path for loaded in self.trees.values() for path in loaded.buffers]
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """The tree at ``root`` is the nearest one above ``path`` (trees may nest)."""
+    nearest = library.find_tree_root(path)
+    return nearest == root
