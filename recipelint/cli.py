@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "diff": "recipelint.commands.diff:diff_command",
     "summary": "recipelint.commands.summary:summary_command",
     "schema": "recipelint.commands.schema:schema_command",
+    "lsp": "recipelint.commands.lsp:lsp_command",
 }
 
 
