@@ -21,10 +21,12 @@ import os
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from ruamel.yaml.comments import CommentedMap
 
 from recipelint import argv
 from recipelint.config import Config, load_config
@@ -32,7 +34,17 @@ from recipelint.diagnostics import Diagnostic, Span
 from recipelint.jsvalue import js_string
 from recipelint.load import Document, parse_yaml
 from recipelint.resolve.layers import place_of
+from recipelint.rulebook import rule_info
 from recipelint.rules.args import units as arg_units
+from recipelint.rules.variants import spec_offers
+from recipelint.structural_fix import (
+    Allowed,
+    Change,
+    append_key,
+    rename_key,
+    rewrite,
+    same_style,
+)
 from recipelint.tree import RecipeTree, load_tree
 
 Pointer = tuple[str | int, ...]
@@ -88,6 +100,24 @@ class Source:
             return None  # absent: the span would be an ancestor's
         return self.offset(span.line, span.column), self.offset(span.end_line, span.end_column)
 
+    def lines(self, pointer: Pointer, key: bool = False) -> range | None:
+        """The 1-based lines the key (or value) at ``pointer`` is written on."""
+        if not self.doc.has_position(pointer):
+            return None
+        span = self.doc.key_span(pointer) if key else self.doc.span(pointer)
+        return range(span.line, (span.end_line or span.line) + 1)
+
+    def insertion(self, pointer: Pointer) -> Allowed | None:
+        """Where a key may be added to the mapping at ``pointer``: between its lines for a
+        block mapping, its own lines for a flow mapping (written on them)."""
+        found = self.value_range(pointer)
+        lines = self.lines(pointer)
+        if found is None or lines is None:
+            return None
+        if self.text.startswith("{", found[0]):
+            return Allowed(lines=frozenset(lines))
+        return Allowed(boundaries=frozenset(range(lines.start, lines.stop)))
+
     def line_start(self, offset: int) -> int:
         return self.text.rfind("\n", 0, offset) + 1
 
@@ -132,7 +162,7 @@ def _exists(data: Any, pointer: Pointer) -> bool:
     return True
 
 
-def _rename_key(mapping: dict, old: str, new: str) -> None:
+def _rename_key(mapping: dict[str, Any], old: str, new: str) -> None:
     """Rename in place, keeping the key's position."""
     items = list(mapping.items())
     mapping.clear()
@@ -150,8 +180,8 @@ def same_data(left: Any, right: Any) -> bool:
             same_data(a, b) for a, b in zip(left, right, strict=False)
         )
     if isinstance(left, float) and left != left:
-        return right != right
-    return left == right
+        return bool(right != right)
+    return bool(left == right)
 
 
 # ---------------------------------------------------------------- sequences
@@ -410,7 +440,8 @@ def _feature_name_places(data: dict[str, Any]) -> Iterator[tuple[Pointer, bool]]
 
 
 def fix_retired_feature(doc: Document, diag: Diagnostic, source: Source) -> Fix | None:
-    """RL503: rename the `mtp` feature, and every reference to it, to `spec_decoding`."""
+    """RL503: rename the `mtp` feature, and every reference to it, to `spec_decoding`
+    (a structural fix: ruamel renames the keys, only their lines are rewritten)."""
     data = doc.data
     features = data.get("features") if isinstance(data, dict) else None
     if not isinstance(features, dict) or RETIRED_FEATURE not in features or FEATURE in features:
@@ -418,9 +449,18 @@ def fix_retired_feature(doc: Document, diag: Diagnostic, source: Source) -> Fix 
     places = list(_feature_name_places(data))
     if any(is_key and FEATURE in at(data, pointer[:-1]) for pointer, is_key in places):
         return None  # renaming would collide with an existing key
-    edits = [replace_scalar(source, pointer, FEATURE, key=is_key) for pointer, is_key in places]
-    if any(edit is None for edit in edits):
-        return None
+
+    def change(tree: Any) -> bool:
+        for pointer, is_key in places:
+            parent = at(tree, pointer[:-1])
+            if is_key:
+                if not rename_key(parent, RETIRED_FEATURE, FEATURE):
+                    return False
+            elif parent[pointer[-1]] == RETIRED_FEATURE:
+                parent[pointer[-1]] = same_style(FEATURE, parent[pointer[-1]])
+            else:
+                return False  # ruamel reads the document otherwise than recipelint does
+        return True
 
     def transform(new_data: Any) -> None:
         for pointer, is_key in places:
@@ -429,17 +469,93 @@ def fix_retired_feature(doc: Document, diag: Diagnostic, source: Source) -> Fix 
             else:
                 at(new_data, pointer[:-1])[pointer[-1]] = FEATURE
 
-    real = tuple(edit for edit in edits if edit is not None)
-    return Fix(diag.code, diag.pointer, real, transform, min(edit.start for edit in real))
+    lines = [source.lines(pointer, key=is_key) for pointer, is_key in places]
+    if any(found is None for found in lines):
+        return None
+    allowed = Allowed(lines=frozenset(line for found in lines if found for line in found))
+    return structural(doc, diag, change, allowed, transform)
+
+
+def _spec_mode_for(data: dict[str, Any], variant: str) -> tuple[str, str] | None:
+    """The one (feature, mode) a variant's default_modes can select for RL502: the only
+    draft-less mode that lists the variant by name, in a feature default_modes lacks."""
+    selected = data["variants"][variant].get("default_modes") or {}
+    candidates = {
+        (offer.feature, offer.mode)
+        for offer in spec_offers(data)
+        if offer.mode is not None
+        and offer.restricted
+        and variant in offer.variants
+        and not any(draft.model for draft in offer.drafts)
+        and offer.feature not in selected
+    }
+    return candidates.pop() if len(candidates) == 1 else None
+
+
+def fix_fused_draft_default_mode(doc: Document, diag: Diagnostic, source: Source) -> Fix | None:
+    """RL502: add `default_modes: {feature: mode}` to the variant (a structural insert), when
+    exactly one mode can be meant."""
+    if len(diag.pointer) != 2 or diag.pointer[0] != "variants":
+        return None
+    variant = diag.pointer[1]
+    spec = at(doc.data, diag.pointer)
+    selected = spec.get("default_modes") if isinstance(spec, dict) else None
+    chosen = _spec_mode_for(doc.data, str(variant)) if isinstance(variant, str) else None
+    if chosen is None or not (selected is None or isinstance(selected, dict) and selected):
+        return None
+    feature, mode = chosen
+    pointer = diag.pointer if selected is None else (*diag.pointer, "default_modes")
+    addition: tuple[str, Any] = (
+        ("default_modes", {feature: mode}) if selected is None else (feature, mode)
+    )
+    allowed = source.insertion(pointer)
+    if allowed is None:
+        return None
+
+    def change(tree: Any) -> bool:
+        key, value = addition
+        fresh = CommentedMap(value) if isinstance(value, dict) else value
+        return append_key(at(tree, pointer), key, fresh)
+
+    def transform(new_data: Any) -> None:
+        key, value = addition
+        at(new_data, pointer)[key] = copy.deepcopy(value)
+
+    return structural(doc, diag, change, allowed, transform)
+
+
+def structural(
+    doc: Document, diag: Diagnostic, change: Change, allowed: Allowed, transform: Transform
+) -> Fix | None:
+    """A fix whose edits ruamel's round trip writes, kept to the ``allowed`` lines."""
+    replacements = rewrite(doc.text, change, allowed)
+    if not replacements:
+        return None
+    edits = tuple(Edit(r.start, r.end, r.text) for r in replacements)
+    return Fix(diag.code, diag.pointer, edits, transform, min(edit.start for edit in edits))
 
 
 Fixer = Callable[[Document, Diagnostic, Source], "Fix | None"]
-FIXERS: dict[str, Fixer] = {
+# Every fixer, including those ready for a rule whose catalog entry does not say
+# `autofix: true` yet: a fixer runs only for a rule the catalog marks, so the `[*]` marks,
+# the fixable counts and what `--fix` does always agree.
+ALL_FIXERS: dict[str, Fixer] = {
     "RL301": fix_duplicate_flag,
     "RL303": fix_equals_form,
     "RL304": fix_underscore_flag,
+    "RL502": fix_fused_draft_default_mode,
     "RL503": fix_retired_feature,
     "RL551": fix_env_value,
+}
+
+
+def _marked_autofix(code: str) -> bool:
+    info = rule_info(code)
+    return bool(info and info.autofix)
+
+
+FIXERS: dict[str, Fixer] = {
+    code: fixer for code, fixer in ALL_FIXERS.items() if _marked_autofix(code)
 }
 
 
@@ -485,23 +601,28 @@ def _overlaps(fix: Fix, chosen: list[Fix]) -> bool:
     return False
 
 
-def _proposed(doc: Document, diag: Diagnostic, source: Source) -> Fix | None:
+def _proposed(
+    doc: Document, diag: Diagnostic, source: Source, fixers: Mapping[str, Fixer]
+) -> Fix | None:
     """The fixer's proposal; data of a shape no fixer expects means no fix, never a traceback."""
-    fixer = FIXERS.get(diag.code)
+    fixer = fixers.get(diag.code)
     try:
         return fixer(doc, diag, source) if fixer else None
     except (KeyError, IndexError, TypeError, ValueError, AttributeError):
         return None
 
 
-def plan_document(doc: Document, diagnostics: list[Diagnostic]) -> str | None:
-    """Apply every fix for one document that verifies alone and does not overlap an earlier one."""
+def plan_document(
+    doc: Document, diagnostics: list[Diagnostic], fixers: Mapping[str, Fixer] | None = None
+) -> str | None:
+    """Apply every fix for one document that verifies alone and does not overlap an earlier one
+    (``fixers``: the table to use, :data:`FIXERS` unless a test names others)."""
     if not doc.usable:
         return None
     source = Source(doc)
     chosen: list[Fix] = []
     for diag in sorted(diagnostics, key=Diagnostic.sort_key):
-        fix = _proposed(doc, diag, source)
+        fix = _proposed(doc, diag, source, FIXERS if fixers is None else fixers)
         if fix is None or _overlaps(fix, chosen) or _achieves(doc, [fix]) is None:
             continue
         chosen.append(fix)
@@ -533,7 +654,7 @@ class FixResult:
         return sorted(path for path, text in self.fixed.items() if text != self.original[path])
 
     def diff(self, display: Callable[[Path], str] = str) -> str:
-        chunks = []
+        chunks: list[str] = []
         for path in self.changed:
             name = display(path)
             chunks += difflib.unified_diff(

@@ -1,0 +1,260 @@
+"""Structural fixes through ruamel.yaml's round trip: the document's own indentation is
+detected, only the lines of the renamed or inserted keys are written, whatever else ruamel
+would re-flow stays byte for byte, and a change ruamel cannot make within those lines is
+refused rather than written."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from recipelint.config import Config
+from recipelint.engine import run_checks
+from recipelint.fix import ALL_FIXERS, FIXERS, plan_document
+from recipelint.load import Document, parse_yaml
+from recipelint.rulebook import load_catalog
+from recipelint.structural_fix import (
+    Allowed,
+    Indentation,
+    detect_indentation,
+    rename_key,
+    rewrite,
+)
+from recipelint.tree import RecipeTree, load_tree
+
+EMBEDDED = Path(__file__).resolve().parent.parent / "recipes"
+BASE = load_tree(EMBEDDED)
+REL = "models/acme/Structural-8B.yaml"
+
+HEAD = """\
+meta:
+    title: "Structural 8B"
+    slug: "structural-8b"
+    provider: "Acme"
+    description: "Four-space indentation; block lists indented like the corpus's odd files."
+    date_added: 2026-01-10
+    date_updated: 2026-01-12
+    tasks:
+    - text
+model:
+    model_id: "acme/Structural-8B"
+    min_vllm_version: "0.20.0"
+    architecture: dense
+    parameter_count: "8B"
+    active_parameters: "8B"
+    context_length: 32768
+    base_args:
+          - "--max-model-len"\x20\x20\x20
+          - "8192"
+\x20\x20\x20\x20
+"""
+GUIDE = """\
+compatible_strategies: [single_node_tp]
+guide: |
+    ## Overview
+    `mtp` in prose stays.
+"""
+
+
+def tree_with(text: str) -> tuple[RecipeTree, Document]:
+    doc = parse_yaml(text, EMBEDDED / REL, "recipe", REL)
+    tree = RecipeTree(
+        BASE.root, BASE.taxonomy, BASE.platforms, BASE.strategies, BASE.kv_stores, [doc]
+    )
+    return tree, doc
+
+
+def fixed(text: str, code: str) -> str | None:
+    """One planning pass over ``text`` with every fixer, catalog-marked or not."""
+    tree, doc = tree_with(text)
+    found = [d for d in run_checks(tree, Config(select=(code,))) if d.path == doc.path]
+    assert [d.code for d in found] == [code], found
+    return plan_document(doc, found, ALL_FIXERS)
+
+
+def whole_dump(text: str) -> str:
+    """What a plain ruamel round trip of the whole document writes, with the detected indentation."""
+    yaml = YAML()
+    yaml.preserve_quotes = True
+    yaml.width = 1 << 20
+    data = yaml.load(text)
+    found = detect_indentation(data)
+    yaml.indent(mapping=found.mapping, sequence=found.sequence, offset=found.offset)
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+# ------------------------------------------------------------------ indentation
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a:\n  b: 1\n  c:\n  - x\n", Indentation(2, 2, 0)),
+        ("a:\n    b: 1\n    c:\n        - x\n", Indentation(4, 6, 4)),
+        ("a:\n  b:\n    c: 1\n  d:\n    - x\n    - y\n", Indentation(2, 4, 2)),
+        ("a: {b: 1}\nc: [x]\n", Indentation(2, 2, 0)),  # flow only: ruamel's defaults
+    ],
+)
+def test_indentation_is_detected_from_the_document(text: str, expected: Indentation) -> None:
+    assert detect_indentation(YAML().load(text)) == expected
+
+
+# ------------------------------------------------------------------ RL503, a renamed key
+
+RETIRED = (
+    HEAD
+    + """\
+features:
+    "mtp":      # quoted key, comment kept at its distance
+        description: "Multi-token prediction"
+        args: ["--speculative-config", '{"method":"mtp"}']
+opt_in_features:
+- 'mtp'
+variants:
+    default:
+        precision: bf16
+        vram_minimum_gb: 20
+    mtp:
+        precision: bf16\x20\x20\x20
+        vram_minimum_gb: 22
+        default_modes: {mtp: on}
+"""
+    + GUIDE
+)
+
+
+def test_a_rename_rewrites_only_the_renamed_lines_where_ruamel_would_reflow_others() -> None:
+    # The bait is real: dumping the whole document changes lines nobody asked to change.
+    assert whole_dump(RETIRED) != RETIRED
+    result = fixed(RETIRED, "RL503")
+    expected = (
+        RETIRED.replace('    "mtp":      # quoted', '    "spec_decoding":      # quoted')
+        .replace("- 'mtp'", "- 'spec_decoding'")
+        .replace("{mtp: on}", "{spec_decoding: on}")
+    )
+    assert result == expected
+
+
+def test_a_rename_keeps_crlf_line_endings() -> None:
+    crlf = RETIRED.replace("\n", "\r\n")
+    result = fixed(crlf, "RL503")
+    assert result is not None
+    assert "\n" not in result.replace("\r\n", "")
+    assert result.replace("\r\n", "\n") == fixed(RETIRED, "RL503")
+
+
+def test_a_rename_that_ruamel_can_only_write_by_reflowing_other_lines_is_refused() -> None:
+    """A flow mapping over several lines: ruamel writes it on one line, which would rewrite
+    lines that hold no renamed key, so no fix is proposed and the finding stays."""
+    text = (
+        HEAD
+        + "features: {mtp: {description: a},\n"
+        + "    other: {description: b}}\n"
+        + "variants:\n    default: {precision: bf16, vram_minimum_gb: 20}\n"
+        + GUIDE
+    )
+    assert fixed(text, "RL503") is None
+
+
+def test_rewrite_drops_every_difference_outside_the_allowed_lines() -> None:
+    text = "a:   \n  b: 1\n  c:\n      - x\nd: 2\n"
+
+    def rename(data: Any) -> bool:
+        return rename_key(data["a"], "b", "bee")
+
+    kept = rewrite(text, rename, Allowed(lines=frozenset({2})))
+    assert kept is not None and len(kept) == 1
+    start, end, new = kept[0].start, kept[0].end, kept[0].text
+    assert text[start:end] == "  b: 1\n" and new == "  bee: 1\n"
+    assert rewrite(text, rename, Allowed(lines=frozenset({4, 5}))) == []
+
+
+def test_input_ruamel_cannot_read_gets_no_structural_fix() -> None:
+    assert rewrite("a: 1\na: 2\n", lambda data: True, Allowed(lines=frozenset({1}))) is None
+    assert rewrite("- a\n", lambda data: True, Allowed(lines=frozenset({1}))) is None
+    assert rewrite("a: 1\rb: 2\n", lambda data: True, Allowed(lines=frozenset({1}))) is None
+
+
+# ------------------------------------------------------------------ RL502, an inserted key
+
+FUSED = (
+    HEAD
+    + """\
+features:
+    spec_decoding:
+        description: "Speculative decoding"
+        modes:
+            mtp:
+                args: ["--speculative-config", '{"method":"mtp","num_speculative_tokens":1}']
+            dspark:
+                variants: [dspark]
+                args: ["--speculative-config", '{"method":"dspark","num_speculative_tokens":5}']
+opt_in_features: [spec_decoding]
+variants:
+    default:
+        precision: bf16
+        vram_minimum_gb: 20
+    dspark:
+        model_id: "acme/Structural-8B-DSpark"
+        precision: bf16
+        vram_minimum_gb: 22   # fused draft
+        # the draft ships inside the checkpoint
+
+"""
+    + GUIDE
+)
+
+
+def test_a_missing_default_mode_is_inserted_after_the_variants_last_key() -> None:
+    result = fixed(FUSED, "RL502")
+    assert result == FUSED.replace(
+        "vram_minimum_gb: 22   # fused draft\n",
+        "vram_minimum_gb: 22   # fused draft\n"
+        "        default_modes:\n            spec_decoding: dspark\n",
+    )
+
+
+def test_a_default_mode_joins_an_existing_default_modes_mapping() -> None:
+    text = FUSED.replace(
+        "    dspark:\n        model_id",
+        "    dspark:\n        default_modes:\n            other: x\n        model_id",
+    )
+    result = fixed(text, "RL502")
+    assert result == text.replace(
+        "            other: x\n", "            other: x\n            spec_decoding: dspark\n"
+    )
+
+
+def test_a_flow_variant_gets_the_key_on_its_own_line() -> None:
+    text = FUSED.replace(
+        '    dspark:\n        model_id: "acme/Structural-8B-DSpark"\n'
+        "        precision: bf16\n        vram_minimum_gb: 22   # fused draft\n",
+        '    dspark: {model_id: "acme/Structural-8B-DSpark", precision: bf16, vram_minimum_gb: 22}\n',
+    )
+    result = fixed(text, "RL502")
+    assert result == text.replace(
+        "vram_minimum_gb: 22}", "vram_minimum_gb: 22, default_modes: {spec_decoding: dspark}}"
+    )
+
+
+def test_no_default_mode_is_inserted_when_two_modes_could_be_meant() -> None:
+    text = FUSED.replace(
+        "            mtp:\n                args",
+        "            mtp:\n                variants: [dspark]\n                args",
+    )
+    assert fixed(text, "RL502") is None
+
+
+# ------------------------------------------------------------------ registration
+
+
+def test_a_fixer_runs_only_for_rules_the_catalog_marks_autofix() -> None:
+    catalog = load_catalog()
+    assert {code for code in ALL_FIXERS if catalog[code].autofix} == set(FIXERS)
+    assert set(FIXERS) <= set(ALL_FIXERS)
