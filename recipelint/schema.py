@@ -35,10 +35,8 @@ from jsonschema.exceptions import ValidationError, best_match
 
 try:  # a compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema
     import jsonschema_rs
-except (
-    ImportError
-):  # pragma: no cover - a declared dependency; without it every document takes the slow path
-    jsonschema_rs = None
+except ImportError:  # pragma: no cover - declared; without it every document takes the slow path
+    jsonschema_rs = None  # type: ignore[assignment]
 
 from recipelint.config import OVERLAY_FOLDER  # config imports this module only lazily
 from recipelint.diagnostics import Diagnostic, Severity, Span
@@ -109,7 +107,8 @@ _YAML_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 def load_schema(kind: str) -> dict[str, Any]:
     """The parsed schema for a document kind (read once from the installed package)."""
     text = data_folder(SCHEMAS).joinpath(SCHEMA_FILES[kind]).read_text(encoding="utf-8")
-    return json.loads(text)
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 # Overlays are keyed by their canonical JSON ("" = none), so a tree without one shares the
@@ -239,7 +238,7 @@ def fast_validator_for(kind: str, overlay: str = "") -> Any:
     except _Untranslatable:
         return None
     checker = Draft202012Validator.FORMAT_CHECKER
-    formats = {
+    formats: dict[str, Callable[..., bool]] = {
         name: functools.partial(_conforms, checker, name) for name in _formats(schema, set())
     }
     try:
@@ -470,11 +469,11 @@ def _flatten(root: dict[str, Any], error: ValidationError) -> list[ValidationErr
         return [error]
     branches: dict[int, list[ValidationError]] = {}
     for sub in error.context:
-        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        branches.setdefault(int(sub.relative_schema_path[0]), []).append(sub)
     fitting = [
         (index, subs)
         for index, subs in sorted(branches.items())
-        if _accepts(_branch_types(root, error.validator_value[index]), error.instance)
+        if _accepts(_branch_types(root, _keyword_value(error)[index]), error.instance)
     ]
     if not fitting:
         return [_synthetic_type_error(root, error)]
@@ -485,9 +484,14 @@ def _flatten(root: dict[str, Any], error: ValidationError) -> list[ValidationErr
     return [flat for sub in chosen for flat in _flatten(root, sub)]
 
 
+def _keyword_value(error: ValidationError) -> Any:
+    """The failing keyword's value in the schema (always set on errors the validator raises)."""
+    return error.validator_value
+
+
 def _synthetic_type_error(root: dict[str, Any], error: ValidationError) -> ValidationError:
     types: set[str] = set()
-    for branch in error.validator_value:
+    for branch in _keyword_value(error):
         types |= _branch_types(root, branch) or set()
     synthetic = ValidationError(
         "wrong type",
@@ -591,9 +595,8 @@ def _suggest_key(key: str, allowed: Sequence[str]) -> str | None:
 
 
 def _described(schema: Any) -> str | None:
-    if isinstance(schema, dict) and isinstance(schema.get("description"), str):
-        return schema["description"]
-    return None
+    description = schema.get("description") if isinstance(schema, dict) else None
+    return description if isinstance(description, str) else None
 
 
 def _unknown_keys(
@@ -604,7 +607,8 @@ def _unknown_keys(
     patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
     where = _where(steps, ctx.doc.kind)
     path = tuple(error.absolute_path)
-    for key in error.instance:
+    instance: Any = error.instance  # the mapping holding the unknown keys
+    for key in instance:
         if key in allowed or any(p.search(key) for p in patterns):
             continue
         suggestion = _suggest_key(key, allowed)
@@ -704,10 +708,13 @@ def _value_or_absent(data: Any, pointer: Sequence[str | int]) -> Any:
 def _misplaced(ctx: _Context, path: tuple[str | int, ...]) -> _Misplaced | None:
     """Whether the key at ``path`` is explained by its indentation (None: it is not, or cannot be told)."""
     doc = ctx.doc
-    written = doc.block_key_column(path) if path and isinstance(path[-1], str) else None
+    key = path[-1] if path else None
+    if not isinstance(key, str):
+        return None
+    written = doc.block_key_column(path)
     if written is None:
         return None
-    key, parent, value = path[-1], path[:-1], _value_or_absent(doc.data, path)
+    parent, value = path[:-1], _value_or_absent(doc.data, path)
     # Indented too far: it is read inside its parent's value, and belongs beside the parent.
     if parent and isinstance(parent[-1], str):
         outer = _value_or_absent(doc.data, parent[:-1])
@@ -722,9 +729,11 @@ def _misplaced(ctx: _Context, path: tuple[str | int, ...]) -> _Misplaced | None:
             return _Misplaced(key, parent, parent[:-1], written, column)
     # Not indented enough: it ends the block mapping written just above it, and belongs inside.
     previous = _previous_key(doc, parent, key)
-    inner = _value_or_absent(doc.data, parent + (previous,)) if previous is not None else None
+    if previous is None:
+        return None
+    owner = parent + (previous,)
+    inner = _value_or_absent(doc.data, owner)
     if isinstance(inner, dict) and inner and key not in inner:
-        owner = parent + (previous,)
         column = doc.block_key_column(owner + (next(iter(inner)),))
         if column is not None and column > written and _fits(ctx, owner, key, value):
             return _Misplaced(key, parent, owner, written, column)
@@ -821,7 +830,7 @@ def _missing_keys(
     schema = error.schema if isinstance(error.schema, dict) else {}
     path = tuple(error.absolute_path)
     where = _where(steps, ctx.doc.kind)
-    for key in error.validator_value:
+    for key in _keyword_value(error):
         if isinstance(error.instance, dict) and key in error.instance:
             continue
         described = _described(_resolve(ctx.root, schema.get("properties", {}).get(key)))
@@ -850,9 +859,9 @@ def _type_hint(expected: Sequence[str], value: Any) -> str | None:
 
 def _wrong_type(ctx: _Context, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
     expected = (
-        error.validator_value
-        if isinstance(error.validator_value, list)
-        else [error.validator_value]
+        _keyword_value(error)
+        if isinstance(_keyword_value(error), list)
+        else [_keyword_value(error)]
     )
     path = tuple(error.absolute_path)
     message = f"{_subject(steps, ctx.doc.kind)} must be {_type_phrase(expected)}, not {_shown(error.instance)}"
@@ -864,7 +873,7 @@ def _wrong_type(ctx: _Context, error: ValidationError, steps: list[_Step]) -> Sc
 
 
 def _bad_enum(ctx: _Context, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
-    allowed = [error.validator_value] if error.validator == "const" else list(error.validator_value)
+    allowed = [_keyword_value(error)] if error.validator == "const" else list(_keyword_value(error))
     path = tuple(error.absolute_path)
     listed = ", ".join(json.dumps(v) if not isinstance(v, str) else v for v in allowed)
     message = (
@@ -893,17 +902,17 @@ def _bad_key_name(ctx: _Context, error: ValidationError, steps: list[_Step]) -> 
 
 
 def _pattern_code(ctx: _Context, error: ValidationError) -> str:
-    if error.validator == "pattern" and error.validator_value == ctx.version_pattern:
+    if error.validator == "pattern" and _keyword_value(error) == ctx.version_pattern:
         return INVALID_VERSION
-    if error.validator == "pattern" and error.validator_value == ctx.date_pattern:
+    if error.validator == "pattern" and _keyword_value(error) == ctx.date_pattern:
         return INVALID_DATE
-    if error.validator == "format" and error.validator_value == "date":
+    if error.validator == "format" and _keyword_value(error) == "date":
         return INVALID_DATE
     return INVALID_VALUE
 
 
 def _value_message(error: ValidationError, subject: str) -> str:
-    value, limit = error.instance, error.validator_value
+    value, limit = error.instance, _keyword_value(error)
     shown = _shown(value)
     messages = {
         "minimum": f"{subject} is {value}; it must be at least {limit}",
@@ -992,8 +1001,8 @@ def _may_hold_date(root: dict[str, Any], schema: Any) -> bool:
 
 
 def _date_pointers(
-    root: dict[str, Any], schema: Any, value: Any, pointer: tuple
-) -> Iterator[tuple]:
+    root: dict[str, Any], schema: Any, value: Any, pointer: tuple[Any, ...]
+) -> Iterator[tuple[Any, ...]]:
     """Pointers of the values whose schema is a date (fixed keys and map values only)."""
     if not _may_hold_date(root, schema):
         return
@@ -1125,7 +1134,7 @@ class TreeOverlay:
 
 NO_OVERLAY = TreeOverlay({})
 
-Locator = Callable[[tuple, bool], Span]
+Locator = Callable[[tuple[Any, ...], bool], Span]
 
 
 @dataclass
@@ -1149,7 +1158,7 @@ def _stat(path: str | Path) -> tuple[int, int, int] | None:
 
 
 # root -> (files read, their stat signatures, overlay); re-read when any of those files changes.
-_OVERLAYS: dict[str, tuple[tuple[str, ...], tuple, TreeOverlay]] = {}
+_OVERLAYS: dict[str, tuple[tuple[str, ...], tuple[Any, ...], TreeOverlay]] = {}
 
 
 def tree_overlay(root: Path | str) -> TreeOverlay:
@@ -1208,7 +1217,7 @@ def _is_builtin_copy(source: _Source) -> bool:
 
 
 def _problem(
-    source: _Source, pointer: tuple, message: str, hint: str, at_key: bool = False
+    source: _Source, pointer: tuple[Any, ...], message: str, hint: str, at_key: bool = False
 ) -> Diagnostic:
     return Diagnostic(
         source.path,
@@ -1285,7 +1294,7 @@ def _file_source(
         problems.extend(doc.problems)
         return None
 
-    def locate(pointer: tuple, at_key: bool) -> Span:
+    def locate(pointer: tuple[Any, ...], at_key: bool) -> Span:
         return doc.key_span(pointer) if at_key else doc.span(pointer)
 
     return _Source(kind, doc.data, path, code, locate, rel)
@@ -1386,7 +1395,7 @@ def _toml_locator(text: str, kind: str) -> Locator:
         elif match := _TOML_ASSIGN.match(line):
             paths.append((number, header + _toml_keys(match.group(1))))
 
-    def find(pointer: tuple, at_key: bool) -> Span:
+    def find(pointer: tuple[Any, ...], at_key: bool) -> Span:
         wanted = [kind, *map(str, pointer)]
         best, where = 0, Span(1, 1)
         for number, path in paths:
@@ -1427,7 +1436,7 @@ def _same_as_folder_overlay(root: Path, kind: str, path: Path) -> bool:
 class _Merge:
     source: _Source
     problems: list[Diagnostic]
-    added: list[tuple[tuple, Any]]
+    added: list[tuple[tuple[Any, ...], Any]]
 
 
 def _apply(schema: dict[str, Any], source: _Source) -> list[Diagnostic]:
@@ -1473,7 +1482,7 @@ def _apply(schema: dict[str, Any], source: _Source) -> list[Diagnostic]:
     return merge.problems
 
 
-def _non_string_key(node: Any, at: tuple) -> tuple | None:
+def _non_string_key(node: Any, at: tuple[Any, ...]) -> tuple[Any, ...] | None:
     """The pointer of the first key that is not a string (YAML allows `1: x`; JSON Schema does not)."""
     children = (
         node.items()
@@ -1505,7 +1514,7 @@ def _depth(value: Any) -> int:
 
 
 def _merge(
-    base: dict[str, Any], patch: dict[str, Any], at: tuple, in_map: bool, merge: _Merge
+    base: dict[str, Any], patch: dict[str, Any], at: tuple[Any, ...], in_map: bool, merge: _Merge
 ) -> None:
     for key, value in patch.items():
         here = at + (key,)
@@ -1541,7 +1550,7 @@ def _replace_hint(key: str, old: Any) -> str:
 
 
 def _refusal(
-    base: dict[str, Any], key: str, at: tuple, in_map: bool, kind: str
+    base: dict[str, Any], key: str, at: tuple[Any, ...], in_map: bool, kind: str
 ) -> tuple[str, str] | None:
     """Why ``key`` may not be added to ``base`` (None: it may)."""
     where = _pointer_text(at)
@@ -1561,10 +1570,10 @@ def _refusal(
             "write added fragments inline; $ref may point to a built-in definition",
         )
     if key not in _KEYWORDS:
-        close = difflib.get_close_matches(str(key), sorted(_KEYWORDS), n=1, cutoff=0.8)
+        keywords = difflib.get_close_matches(str(key), sorted(_KEYWORDS), n=1, cutoff=0.8)
         return (
             f"'{key}' is not a JSON Schema keyword (at {where})"
-            + (f" (did you mean '{close[0]}'?)" if close else ""),
+            + (f" (did you mean '{keywords[0]}'?)" if keywords else ""),
             "a new field goes under 'properties' of the mapping that holds it",
         )
     ref = base.get("$ref")
@@ -1591,7 +1600,7 @@ def _metaschema_validator() -> Draft202012Validator:
 
 
 def _fragment_problems(
-    merged: dict[str, Any], source: _Source, pointer: tuple, value: Any
+    merged: dict[str, Any], source: _Source, pointer: tuple[Any, ...], value: Any
 ) -> list[Diagnostic]:
     """An added fragment must be valid JSON Schema, its $refs local and resolvable, its patterns regexes."""
     fragment = value if pointer[-2:-1] and pointer[-2] in _NAME_MAPS else {pointer[-1]: value}
@@ -1642,7 +1651,7 @@ def _fragment_problems(
     return found
 
 
-def _walk(node: Any, at: tuple) -> Iterator[tuple[tuple, str, Any]]:
+def _walk(node: Any, at: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], str, Any]]:
     """(pointer, key, value) for every mapping entry, and every patternProperties name as a value."""
     if isinstance(node, dict):
         for key, value in node.items():
@@ -1720,7 +1729,7 @@ def schema_findings(doc: Document, overlay: TreeOverlay | None = None) -> list[S
         for error in validator_for(doc.kind, patches).iter_errors(doc.data):
             found.extend(_diagnose(ctx, error))
     found.extend(_written_dates(ctx))
-    unique: dict[tuple, SchemaFinding] = {}
+    unique: dict[tuple[Any, ...], SchemaFinding] = {}
     for finding in found:
         d = finding.diagnostic
         unique.setdefault((d.code, d.span, d.message), finding)
