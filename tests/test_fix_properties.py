@@ -24,6 +24,7 @@ from recipelint.engine import run_checks
 from recipelint.fix import MAX_PASSES, plan_document
 from recipelint.jsvalue import js_string
 from recipelint.load import Document, parse_yaml
+from recipelint.structural_fix import Allowed, rewrite
 from recipelint.tree import RecipeTree, load_tree
 
 LONG = os.environ.get("RECIPELINT_PROPERTIES") == "long"
@@ -332,3 +333,116 @@ def test_fixing_mangled_files_never_raises_and_never_breaks_them(
         again = parse_yaml(fixed, doc.path, doc.kind, doc.rel)
         assert again.usable
         assert [p.code for p in again.problems] == [p.code for p in doc.problems]
+
+
+# ------------------------------------------------------------------ structural fixes (RL503)
+#
+# The retired `mtp` feature renamed through ruamel's round trip, in documents indented
+# with 2 or 4 spaces, sequences at either dash offset, keys and references in every
+# quoting style, comments at any distance, and bait that a whole-document dump re-flows
+# (trailing spaces, whitespace-only lines, a list indented unlike the rest).
+
+
+def quoted(name: str, style: str) -> str:
+    return {"plain": name, "single": f"'{name}'", "double": f'"{name}"'}[style]
+
+
+@st.composite
+def retired_feature_texts(draw: st.DrawFn) -> str:
+    step = draw(st.sampled_from([2, 4]))
+    dash = draw(st.sampled_from([0, step]))
+    one, two = " " * step, " " * 2 * step
+    style = st.sampled_from(["plain", "single", "double"])
+    trail = st.sampled_from(["", "", "   "])
+
+    def block_list(indent: str, items: list[str]) -> str:
+        return "".join(f"{indent}{' ' * dash}- {item}{draw(trail)}\n" for item in items)
+
+    comment = draw(st.sampled_from(["", " # spec", "      # spec"]))
+    lines = [
+        "meta:\n",
+        f'{one}title: "Retired"{draw(trail)}\n',
+        f"{one}tasks:\n" + block_list(one, ["text"]),
+        "model:\n",
+        f'{one}model_id: "acme/Fix-8B"\n',
+        f"{one}base_args:\n" + block_list(one + " " * draw(st.sampled_from([0, 3])), ['"-x"']),
+        draw(st.sampled_from(["", f"{one}\n", "\n"])),
+        "features:\n",
+    ]
+    if draw(st.booleans()):
+        lines.append(f"{one}other: {{description: b}}\n")
+    lines.append(f"{one}{quoted('mtp', draw(style))}:{comment}\n")
+    lines.append(f'{two}description: "MTP"{draw(trail)}\n')
+    if draw(st.booleans()):
+        lines.append(f'{two}args: ["--speculative-config", \'{{"method":"mtp"}}\']\n')
+    else:
+        lines.append(f"{two}args:\n" + block_list(two, ['"--speculative-config"', "'{}'"]))
+    references = draw(st.sampled_from(["none", "flow", "block"]))
+    names = [quoted("mtp", draw(style))] + (["other"] if draw(st.booleans()) else [])
+    if references == "flow":
+        lines.append(f"opt_in_features: [{', '.join(names)}]\n")
+    elif references == "block":
+        lines.append("opt_in_features:\n" + block_list("", names))
+    if draw(st.booleans()):
+        lines.append(f"hardware_opt_in_features:\n{one}h100: [{quoted('mtp', draw(style))}]\n")
+    lines.append(f"variants:\n{one}default:\n{two}precision: bf16{draw(trail)}\n")
+    modes = draw(st.sampled_from(["none", "flow", "block"]))
+    if modes == "flow":
+        lines.append(f"{two}default_modes: {{{quoted('mtp', draw(style))}: on}}\n")
+    elif modes == "block":
+        lines.append(f"{two}default_modes:\n{two}{one}{quoted('mtp', draw(style))}: on\n")
+    lines.append("guide: |\n" + f"{one}`mtp: 1` in prose stays.\n")
+    text = "".join(lines)
+    return text.replace("\n", "\r\n") if draw(st.integers(0, 4)) == 0 else text
+
+
+def renamed_places(doc: Document) -> list[Any]:
+    """The spans of every key and list item that names the retired feature, from the data."""
+    data = doc.data
+    spans = [doc.key_span(("features", "mtp"))]
+    spans += [
+        doc.span(("opt_in_features", index))
+        for index, name in enumerate(data.get("opt_in_features") or [])
+        if name == "mtp"
+    ]
+    for hardware, names in (data.get("hardware_opt_in_features") or {}).items():
+        spans += [
+            doc.span(("hardware_opt_in_features", hardware, index))
+            for index, name in enumerate(names)
+            if name == "mtp"
+        ]
+    for key, variant in data["variants"].items():
+        if "mtp" in (variant.get("default_modes") or {}):
+            spans.append(doc.key_span(("variants", key, "default_modes", "mtp")))
+    return spans
+
+
+def renamed(node: Any) -> Any:
+    """The data with the retired feature's name replaced wherever the fix renames it."""
+    if isinstance(node, dict):
+        return {("spec_decoding" if k == "mtp" else k): renamed(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return ["spec_decoding" if item == "mtp" else renamed(item) for item in node]
+    return node
+
+
+@PROFILE
+@given(retired_feature_texts())
+def test_a_structural_fix_changes_only_the_lines_of_the_renamed_keys(text: str) -> None:
+    tree, doc = tree_with(text)
+    assert doc.usable, doc.problems
+    found = [d for d in run_checks(tree, Config(select=("RL503",))) if d.path == doc.path]
+    assert [d.code for d in found] == ["RL503"]
+    every_line = Allowed(lines=frozenset(range(1, text.count("\n") + 2)))
+    if rewrite(text, lambda data: True, every_line):
+        event("a whole-document round trip would re-flow other lines")
+    fixed = plan_document(doc, found)
+    assert fixed is not None
+    assert only_inside(text, fixed, line_ranges(text, renamed_places(doc)))
+    again = parse_yaml(fixed, doc.path, doc.kind, doc.rel)
+    expected = renamed({k: v for k, v in doc.data.items() if k != "guide"})
+    assert {k: v for k, v in again.data.items() if k != "guide"} == expected
+    assert again.data["guide"] == doc.data["guide"]
+    assert list(again.data["features"]) == [
+        "spec_decoding" if key == "mtp" else key for key in doc.data["features"]
+    ]
