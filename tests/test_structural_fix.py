@@ -6,6 +6,7 @@ refused rather than written."""
 from __future__ import annotations
 
 import io
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from ruamel.yaml import YAML
 
 from recipelint.config import Config
 from recipelint.engine import run_checks
-from recipelint.fix import ALL_FIXERS, FIXERS, plan_document
+from recipelint.fix import ALL_FIXERS, FIXERS, fix_paths, plan_document
 from recipelint.load import Document, parse_yaml
 from recipelint.rulebook import load_catalog
 from recipelint.structural_fix import (
@@ -258,3 +259,56 @@ def test_a_fixer_runs_only_for_rules_the_catalog_marks_autofix() -> None:
     catalog = load_catalog()
     assert {code for code in ALL_FIXERS if catalog[code].autofix} == set(FIXERS)
     assert set(FIXERS) <= set(ALL_FIXERS)
+
+
+# ------------------------------------------------------------------ the corpus
+
+
+def _retire(doc: Document) -> str:
+    """The recipe with its `spec_decoding` feature, and every reference to it, spelt `mtp`:
+    what RL503's fix must turn back into the original bytes."""
+    data = doc.data
+    spans = [doc.key_span(("features", "spec_decoding"))]
+    spans += [
+        doc.span(("opt_in_features", index))
+        for index, name in enumerate(data.get("opt_in_features") or [])
+        if name == "spec_decoding"
+    ]
+    for hardware, names in (data.get("hardware_opt_in_features") or {}).items():
+        spans += [
+            doc.span(("hardware_opt_in_features", hardware, index))
+            for index, name in enumerate(names)
+            if name == "spec_decoding"
+        ]
+    for key, variant in (data.get("variants") or {}).items():
+        if "spec_decoding" in (variant.get("default_modes") or {}):
+            spans.append(doc.key_span(("variants", key, "default_modes", "spec_decoding")))
+    lines = doc.text.splitlines(keepends=True)
+    for span in sorted(spans, key=lambda s: (s.line, s.column), reverse=True):
+        line = lines[span.line - 1]
+        start, end = span.column - 1, (span.end_column or span.column) - 1
+        assert line[start:end] == "spec_decoding", (doc.rel, span)  # plain in the corpus
+        lines[span.line - 1] = line[:start] + "mtp" + line[end:]
+    return "".join(lines)
+
+
+def test_retiring_and_fixing_every_corpus_feature_gives_back_the_corpus(
+    corpus_tree: Path, tmp_path: Path
+) -> None:
+    """On real recipes: spell each spec_decoding feature `mtp` and its references with it,
+    run `--fix`, and every file is byte-identical to the corpus again."""
+    root = tmp_path / "tree"
+    shutil.copytree(corpus_tree, root)
+    retired: dict[Path, str] = {}
+    for doc in load_tree(root).recipes:
+        features = doc.data.get("features") if isinstance(doc.data, dict) else None
+        if isinstance(features, dict) and "spec_decoding" in features and "mtp" not in features:
+            retired[doc.path] = doc.text
+            doc.path.write_text(_retire(doc), encoding="utf-8")
+    assert len(retired) >= 40  # most corpus recipes offer speculative decoding
+
+    changes = fix_paths({root: [root]}, select=("RL503",))
+
+    assert changes.fixed["RL503"] == len(retired)
+    for path, original in retired.items():
+        assert path.read_text(encoding="utf-8") == original, path
