@@ -1,4 +1,9 @@
-"""The pydantic models agree with the JSON Schemas (the source of truth) on what they accept.
+"""The pydantic models and the JSON Schemas generated from them accept the same documents.
+
+The models are the format's source (recipelint.schemagen writes the schemas); pydantic
+validates with its own code and the checker with jsonschema, so this proves that the
+generated schema says what the models mean, validators included (uniqueness, real
+calendar days, non-empty mappings, nulls).
 
 Agreement is checked on every real document, on the schema-test fixtures, and on
 systematic mutations of fixtures and rich corpus recipes: every node replaced by
