@@ -304,7 +304,7 @@ def _by_recipe(keys: Iterable[RenderingKey]) -> dict[str, list[RenderingKey]]:
     return grouped
 
 
-def format_text(result: CommandDiff) -> str:
+def diff_as_text(result: CommandDiff) -> str:
     if not result:
         return "no command changes\n"
     lines: list[str] = []
@@ -359,7 +359,7 @@ def _rendering_cell(keys: list[RenderingKey], limit: int) -> str:
     return "<br>".join(shown)
 
 
-def format_markdown(
+def diff_as_markdown(
     result: CommandDiff,
     heading: str = "### Command changes",
     max_rows: int = 200,
@@ -428,8 +428,8 @@ def as_json(result: CommandDiff) -> dict[str, Any]:
     }
 
 
-def format_json(result: CommandDiff) -> str:
+def diff_as_json(result: CommandDiff) -> str:
     return json.dumps(as_json(result), indent=2, ensure_ascii=False) + "\n"
 
 
-FORMATTERS = {"text": format_text, "markdown": format_markdown, "json": format_json}
+DIFF_FORMATS = {"text": diff_as_text, "markdown": diff_as_markdown, "json": diff_as_json}

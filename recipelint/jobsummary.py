@@ -65,7 +65,7 @@ def diff_markdown(base: str, tree_root: Path, warn: Callable[[str], None] | None
     """Command changes from revision `base` to the tree folder; a note when unavailable.
 
     ``warn`` hears of compile errors on either side (their renderings are missing)."""
-    from recipelint.diffing import diff_renderings, format_markdown
+    from recipelint.diffing import diff_as_markdown, diff_renderings
     from recipelint.revision import repository_top
     from recipelint.sides import SideError, compiled_documents, resolve_side
 
@@ -81,4 +81,4 @@ def diff_markdown(base: str, tree_root: Path, warn: Callable[[str], None] | None
         new = compiled_documents(tree_root, "the work tree", warn=warn)
     except SideError as exc:
         return f"{heading}\n\nNot available: {markdown_code(str(exc))}\n"
-    return format_markdown(diff_renderings(old, new), heading=heading)
+    return diff_as_markdown(diff_renderings(old, new), heading=heading)

@@ -23,8 +23,8 @@ from recipelint.diffing import (
     Change,
     RenderingKey,
     command_settings,
+    diff_as_markdown,
     diff_renderings,
-    format_markdown,
     markdown_code,
     parse_flags,
 )
@@ -221,7 +221,7 @@ def test_recommended_strategy_change(tmp_path: Path) -> None:
         assert old_docs[f"{base}/hw/{hardware}.json"]["strategy"] == before
         assert new_docs[f"{base}/hw/{hardware}.json"]["strategy"] == after != before
     assert "single_node_tep" in {before for before, _ in result.recommended.values()}
-    text = format_markdown(result)
+    text = diff_as_markdown(result)
     assert "| recipe | variant | hardware | recommended strategy |" in text
 
 
@@ -292,7 +292,7 @@ def test_markdown_table_survives_hostile_values(tmp_path: Path) -> None:
     shutil.copytree(EMBEDDED_TREE, new)
     hostile = "a|b</td><script>alert(1)</script>\\n| x | y |\\n``<img src=x onerror=alert(1)>\\\\|z"
     _edit(new, RECIPE, '      - "hermes"\n', f'      - "{hostile}"\n')
-    output = format_markdown(diff_renderings(_documents(old), _documents(new)))
+    output = diff_as_markdown(diff_renderings(_documents(old), _documents(new)))
     rows = [line for line in output.splitlines() if line.startswith("| ")]
     assert len(rows) > 1
     for row in rows:

@@ -249,7 +249,7 @@ def test_markdown_code_is_one_inert_cell(text: str) -> None:
 def test_markdown_summary_has_no_raw_html_or_broken_rows(
     names: list[str], values: list[str]
 ) -> None:
-    from recipelint.diffing import Change, CommandDiff, RenderingKey, format_markdown
+    from recipelint.diffing import Change, CommandDiff, RenderingKey, diff_as_markdown
 
     recipe, variant, hardware, strategy = names
     key = RenderingKey(recipe, variant, hardware, strategy)
@@ -261,7 +261,7 @@ def test_markdown_summary_has_no_raw_html_or_broken_rows(
         removed=[],
         recommended={(recipe, variant, hardware): (values[0] or "a", values[1] or "b")},
     )
-    html = _gfm(format_markdown(diff))
+    html = _gfm(diff_as_markdown(diff))
     assert _tags(html) <= ALLOWED_TAGS, html
     assert _rows(html) == [3, 3, 4], html
 

@@ -73,7 +73,7 @@ def diff_command(
     renderings that appeared or disappeared.
     """
     from recipelint.commands.output import write_report
-    from recipelint.diffing import FORMATTERS, diff_renderings
+    from recipelint.diffing import DIFF_FORMATS, diff_renderings
 
     cwd = Path.cwd()
     with ExitStack() as stack:
@@ -92,5 +92,5 @@ def diff_command(
         old = compiled_documents(old_root, base, progress, warn=_warn)
         new = compiled_documents(new_root, head, progress, warn=_warn)
     result = diff_renderings(old, new)
-    write_report(FORMATTERS[output_format](result), output_file)
+    write_report(DIFF_FORMATS[output_format](result), output_file)
     ctx.exit(EXIT_CHANGED if exit_code and result else EXIT_OK)
