@@ -16,7 +16,6 @@ from recipelint.checking import CheckOptions, run_check, tree_config
 from recipelint.config import Config, ConfigError
 from recipelint.diagnostics import Diagnostic, Related, Severity, Span
 from recipelint.engine import SUPPRESSION, run_checks
-from recipelint.fix import FIXERS, plan_document
 from recipelint.flags.catalog import (
     Catalog,
     FlagSpec,
@@ -106,12 +105,19 @@ def parse_document(root: Path, path: Path, kind: str, text: str, limits: LoadLim
     return parse_yaml(text, path=path, kind=kind, rel=rel, limits=limits)
 
 
+# The fixers are imported when a code action is asked for: checking never needs them.
+
+
 def fixable_codes() -> frozenset[str]:
+    from recipelint.fix import FIXERS
+
     return frozenset(FIXERS)
 
 
 def fixed_text(doc: Document, diagnostics: list[Diagnostic]) -> str | None:
     """The document's text with the safe fixes of these findings applied, None when none applies."""
+    from recipelint.fix import plan_document
+
     return plan_document(doc, diagnostics)
 
 

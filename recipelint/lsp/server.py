@@ -293,8 +293,9 @@ def _overlaps(one: types.Range, other: types.Range) -> bool:
     ) <= (one.end.line, one.end.character)
 
 
-def serve() -> None:
+def serve(debounce_seconds: float = DEBOUNCE_SECONDS) -> None:
     """Speak the protocol over stdin and stdout until the client exits."""
+    server.debounce = debounce_seconds
     server.start_io()
 
 

@@ -25,6 +25,8 @@ class LoadedTree:
     config_problems: list[Diagnostic]
     tree: RecipeTree
     buffers: dict[Path, str] = field(default_factory=dict)
+    # Buffers edited since their document was last parsed.
+    stale: set[Path] = field(default_factory=set)
 
     @classmethod
     def load(cls, root: Path) -> LoadedTree:
@@ -41,20 +43,32 @@ class LoadedTree:
         return self.config.limits if self.config is not None else library.LoadLimits()
 
     def document(self, path: Path) -> Document | None:
+        """The document at ``path``, with every buffer edited since the last question parsed."""
+        while self.stale:
+            self._parse(self.stale.pop())
+        return self._listed(path)
+
+    def _listed(self, path: Path) -> Document | None:
         return next((doc for doc in self.tree.documents() if doc.path == path), None)
 
     def set_text(self, path: Path, text: str) -> None:
-        """The buffer's text becomes the document's (the tree is loaded again for a new file)."""
+        """The buffer's text becomes the document's when next asked for: a burst of
+        keystrokes costs one parse."""
         self.buffers[path] = text
-        current = self.document(path)
-        if current is None:
+        self.stale.add(path)
+
+    def _parse(self, path: Path) -> None:
+        current = self._listed(path)
+        if current is None:  # a file the tree does not list yet: the loader places it
             self._reload()
             return
+        text = self.buffers[path]
         fresh = library.parse_document(self.root, path, current.kind, text, self.limits)
         _replace_document(self.tree, current, fresh)
 
     def forget(self, path: Path) -> None:
         """The buffer is closed: the document is what the disk holds again."""
+        self.stale.discard(path)
         if self.buffers.pop(path, None) is not None:
             self._reload()
 
@@ -65,11 +79,12 @@ class LoadedTree:
         self._reload()
 
     def _reload(self) -> None:
+        self.stale.clear()
         buffers = list(self.buffers.items())
         first = buffers[0] if buffers else None
         self.tree = library.load_tree(self.root, self.limits, override=first)
         for path, text in buffers[1:]:
-            current = self.document(path)
+            current = self._listed(path)
             if current is None:  # a second new file: the loader takes one override at a time
                 continue
             fresh = library.parse_document(self.root, path, current.kind, text, self.limits)
@@ -77,6 +92,7 @@ class LoadedTree:
 
     def check(self, path: Path) -> list[Diagnostic]:
         """What `recipelint check --stdin-filename PATH` reports for the buffer at PATH."""
+        self.document(path)
         if self.config is None:
             return list(self.config_problems)
         return library.check_document(self.tree, self.config, path)
@@ -84,7 +100,7 @@ class LoadedTree:
     def dependents(self, path: Path) -> list[Path]:
         """The open documents to check again after ``path`` changed: itself, and every open
         document of the tree when it is a file all recipes read (taxonomy, strategies, …)."""
-        doc = self.document(path)
+        doc = self._listed(path)
         if doc is not None and doc.kind in TREE_WIDE_KINDS:
             return [path, *(other for other in self.buffers if other != path)]
         return [path]
@@ -115,23 +131,3 @@ class Workspace:
         if root not in self.trees:
             self.trees[root] = LoadedTree.load(root)
         return self.trees[root]
-
-    def loaded_tree_of(self, path: Path) -> LoadedTree | None:
-        """The loaded tree holding ``path``, without loading one."""
-        return next(
-            (
-                loaded
-                for root, loaded in self.trees.items()
-                if root in path.parents and _inside(path, root)
-            ),
-            None,
-        )
-
-    def open_documents(self) -> list[Path]:
-        return [path for loaded in self.trees.values() for path in loaded.buffers]
-
-
-def _inside(path: Path, root: Path) -> bool:
-    """The tree at ``root`` is the nearest one above ``path`` (trees may nest)."""
-    nearest = library.find_tree_root(path)
-    return nearest == root
