@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import difflib
 import io
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -30,9 +31,18 @@ from ruamel.yaml.tokens import CommentToken
 Change = Callable[[CommentedMap], bool]
 WIDTH = 1 << 20  # never fold a long line: folding would rewrite it
 DEFAULT_MAPPING_STEP = 2
-# Errors ruamel raises on input recipelint reads but ruamel does not (duplicate keys, odd
-# tags, exotic merges); such a document gets no structural fix.
-_RUAMEL_ERRORS = (YAMLError, ValueError, TypeError, AttributeError, KeyError, IndexError)
+# Errors (and warnings, made errors) ruamel raises on input recipelint reads but ruamel does
+# not (duplicate keys, reused anchors, exotic merges); such a document gets no structural fix.
+_RUAMEL_ERRORS = (
+    YAMLError,
+    Warning,
+    ValueError,
+    TypeError,
+    AttributeError,
+    KeyError,
+    IndexError,
+    RecursionError,
+)
 
 
 @dataclass(frozen=True)
@@ -120,7 +130,9 @@ def _round_trip(text: str) -> tuple[YAML, CommentedMap] | None:
     yaml.preserve_quotes = True
     yaml.width = WIDTH
     try:
-        data = yaml.load(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a reused anchor and the like: not a file to rewrite
+            data = yaml.load(text)
     except _RUAMEL_ERRORS:
         return None
     if not isinstance(data, CommentedMap):
@@ -133,7 +145,9 @@ def _round_trip(text: str) -> tuple[YAML, CommentedMap] | None:
 def _dump(yaml: YAML, data: CommentedMap) -> str | None:
     stream = io.StringIO()
     try:
-        yaml.dump(data, stream)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            yaml.dump(data, stream)
     except _RUAMEL_ERRORS:
         return None
     return stream.getvalue()

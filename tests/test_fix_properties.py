@@ -9,6 +9,7 @@ only by the intended token and env changes.
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from recipelint.argv import dedupe_tokens
 from recipelint.compiler import Compiler
 from recipelint.config import Config
 from recipelint.engine import run_checks
-from recipelint.fix import MAX_PASSES, plan_document
+from recipelint.fix import ALL_FIXERS, MAX_PASSES, plan_document
 from recipelint.jsvalue import js_string
 from recipelint.load import Document, parse_yaml
 from recipelint.structural_fix import Allowed, rewrite
@@ -446,3 +447,103 @@ def test_a_structural_fix_changes_only_the_lines_of_the_renamed_keys(text: str) 
     assert list(again.data["features"]) == [
         "spec_decoding" if key == "mtp" else key for key in doc.data["features"]
     ]
+
+
+@PROFILE
+@given(
+    retired_feature_texts(),
+    st.lists(
+        st.tuples(
+            st.integers(0, 2000),
+            st.integers(0, 3),
+            st.sampled_from(
+                ["", ":", "'", '"', "{", "}", "\n", " ", "#", "&a ", "*a", "- ", "<<: "]
+            ),
+        ),
+        max_size=4,
+    ),
+)
+def test_structural_fixes_on_mangled_files_never_raise_and_never_break_them(
+    text: str, cuts: list[tuple[int, int, str]]
+) -> None:
+    for at_, length, insert in cuts:
+        at_ %= len(text) + 1
+        text = text[:at_] + insert + text[at_ + length :]
+    tree, doc = tree_with(text)
+    if not doc.usable:
+        return
+    found = [d for d in run_checks(tree, Config(select=("RL503",))) if d.path == doc.path]
+    fixed = plan_document(doc, found, ALL_FIXERS)
+    if fixed is not None:
+        again = parse_yaml(fixed, doc.path, doc.kind, doc.rel)
+        assert again.usable
+        assert [p.code for p in again.problems] == [p.code for p in doc.problems]
+
+
+# ------------------------------------------------------------------ structural fixes (RL502)
+#
+# A variant serving a fused-draft checkpoint gets `default_modes` inserted: the only change
+# to the file is new lines inside the variant's block (or its own line, for a flow mapping).
+
+
+@st.composite
+def fused_draft_texts(draw: st.DrawFn) -> str:
+    step = draw(st.sampled_from([2, 4]))
+    one, two, three = (" " * step * n for n in (1, 2, 3))
+    lines = [
+        HEAD.replace("  ", one),
+        f"features:\n{one}spec_decoding:\n{two}description: s\n{two}modes:\n",
+        f'{three}mtp:\n{three}{one}args: ["--speculative-config", \'{{"method":"mtp"}}\']\n',
+        f"{three}dspark:\n{three}{one}variants: [dspark]\n",
+        f'{three}{one}args: ["--speculative-config", \'{{"method":"dspark"}}\']\n',
+        f"variants:\n{one}default:\n{two}precision: bf16\n{two}vram_minimum_gb: 20\n",
+    ]
+    existing = draw(st.sampled_from(["", f"{two}default_modes:\n{three}other: x\n"]))
+    tail = draw(st.sampled_from(["", "   # fused", "  # fused\n" + two + "# after"]))
+    if draw(st.booleans()):
+        lines.append(
+            f'{one}dspark: {{model_id: "acme/Fix-8B-DSpark", precision: bf16, vram_minimum_gb: 22}}\n'
+        )
+    else:
+        lines.append(f'{one}dspark:\n{existing}{two}model_id: "acme/Fix-8B-DSpark"\n')
+        lines.append(f"{two}vram_minimum_gb: 22{tail}\n")
+    lines.append(draw(st.sampled_from(["", "\n", f"{one}# next\n"])))
+    lines.append(TAIL.split("variants:\n", 1)[0] + "compatible_strategies: [single_node_tp]\n")
+    lines.append("guide: |\n" + f"{one}Generated.\n")
+    return "".join(lines)
+
+
+@PROFILE
+@given(fused_draft_texts())
+def test_an_inserted_key_adds_lines_inside_its_mapping_and_nothing_else(text: str) -> None:
+    tree, doc = tree_with(text)
+    found = [d for d in run_checks(tree, Config(select=("RL502",))) if d.path == doc.path]
+    assert [d.code for d in found] == ["RL502"], (found, doc.problems)
+    fixed = plan_document(doc, found, ALL_FIXERS)
+    assert fixed is not None
+    span = doc.span(("variants", "dspark"))
+    block = range(span.line, (span.end_line or span.line) + 1)
+    before, after = text.splitlines(keepends=True), fixed.splitlines(keepends=True)
+    changes = [
+        op
+        for op in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]
+    assert len(changes) == 1, changes
+    tag, i1, i2, _, _ = changes[0]
+    if tag == "insert":
+        assert span.line <= i1 <= block[-1]
+    else:  # a flow mapping is written on its own line, which takes the new key
+        assert tag == "replace" and i2 - i1 == 1 and i1 + 1 == span.line
+    again = parse_yaml(fixed, doc.path, doc.kind, doc.rel)
+    variant = again.data["variants"]["dspark"]
+    assert variant["default_modes"] == {
+        **doc.data["variants"]["dspark"].get("default_modes", {}),
+        "spec_decoding": "dspark",
+    }
+    expected = dict(doc.data["variants"]["dspark"])
+    expected["default_modes"] = variant["default_modes"]
+    assert variant == expected
+    assert {k: v for k, v in again.data.items() if k != "variants"} == {
+        k: v for k, v in doc.data.items() if k != "variants"
+    }
