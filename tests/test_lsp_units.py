@@ -1,0 +1,237 @@
+"""The language server's parts without the protocol: reading the cursor's place from text,
+the loaded tree's incremental updates, the quick-fix edits, and how the command is wired."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from recipelint.checking import CheckOptions, run_check
+from recipelint.lsp import actions, library
+from recipelint.lsp.cursor import Role, cursor_at, role_of, split_lines
+from recipelint.lsp.workspace import Workspace
+
+PROJECT = Path(__file__).resolve().parent.parent
+EMBEDDED = PROJECT / "recipes"
+RECIPE = Path("models/Qwen/Qwen2.5-7B-Instruct.yaml")
+ARG_KEYS = library.arg_keys()
+
+YAML = """\
+meta:
+  hardware:
+    h100: verified
+  related_recipes: [Qwen/Qwen3-8B]
+model:
+  base_args:
+    - "--kv-cache-dtype"
+    - "fp8"  # recipelint: disable=RL301,RL302
+variants:
+  awq:
+    hardware_overrides:
+      hopper:
+        extra_args: ["--max-num-seqs", "8"]
+compatible_strategies:
+  - single_node_tp
+default_strategy: single_node_tp
+features:
+  spec_decoding:
+    modes:
+      mtp: {}
+default_modes:
+  spec_decoding: mtp
+"""
+
+
+def _at(needle: str, offset: int = 0, text: str = YAML) -> tuple[Role | None, str, tuple[str, ...]]:
+    before = text[: text.index(needle) + offset]
+    line, character = before.count("\n"), len(before) - (before.rfind("\n") + 1)
+    cursor = cursor_at(split_lines(text), line, character)
+    return role_of(cursor, ARG_KEYS), cursor.word, cursor.path
+
+
+@pytest.mark.parametrize(
+    ("needle", "offset", "role", "word"),
+    [
+        ("h100:", 2, Role.HARDWARE, "h100"),
+        ("hopper:", 1, Role.HARDWARE, "hopper"),
+        ("Qwen/Qwen3-8B", 3, Role.RELATED, "Qwen/Qwen3-8B"),
+        ('"--kv-cache-dtype"', 4, Role.FLAG, "--kv-cache-dtype"),
+        ('"fp8"', 2, Role.FLAG_VALUE, "fp8"),
+        ('"--max-num-seqs"', 5, Role.FLAG, "--max-num-seqs"),
+        ("awq:", 1, Role.VARIANT, "awq"),
+        ("- single_node_tp", 4, Role.STRATEGY, "single_node_tp"),
+        ("default_strategy: single", 20, Role.STRATEGY, "single_node_tp"),
+        ("spec_decoding:\n    modes", 2, Role.FEATURE, "spec_decoding"),
+        ("mtp: {}", 1, Role.MODE, "mtp"),
+        ("  spec_decoding: mtp", 18, Role.MODE, "mtp"),
+        ("base_args:", 2, None, "base_args"),
+    ],
+)
+def test_the_place_under_the_cursor_is_read_from_the_text(
+    needle: str, offset: int, role: Role | None, word: str
+) -> None:
+    found_role, found_word, _ = _at(needle, offset)
+    assert (found_role, found_word) == (role, word)
+
+
+def test_enclosing_keys_follow_indentation() -> None:
+    assert _at('"--max-num-seqs"', 3)[2] == ("variants", "awq", "hardware_overrides", "hopper")
+    assert _at("mtp: {}", 1)[2] == ("features", "spec_decoding", "modes")
+
+
+def test_a_rule_code_in_a_comment_is_not_a_flag_value() -> None:
+    role, _, _ = _at("RL302", 2)
+    assert role is None
+
+
+def test_a_buffer_that_does_not_parse_still_has_places() -> None:
+    """A key being typed (no colon yet) under `hardware:` is completed with hardware ids."""
+    from recipelint.lsp.completion import completion_role
+
+    text = YAML.replace("    h100: verified\n", "    h10\n  :: [\n")
+    before = text[: text.index("h10\n") + 3]
+    cursor = cursor_at(split_lines(text), before.count("\n"), 7)
+    assert (cursor.word, cursor.path) == ("h10", ("meta", "hardware"))
+    assert completion_role(cursor) is Role.HARDWARE
+
+
+def test_positions_beyond_the_text_are_clamped() -> None:
+    lines = split_lines("a: 1\n")
+    assert cursor_at(lines, 99, 99).word == ""
+    assert cursor_at(lines, 0, 99).key == "a"
+
+
+# ---------------------------------------------------------------- the loaded tree
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "recipes"
+    shutil.copytree(EMBEDDED, root)
+    return root.resolve()
+
+
+def test_an_edit_replaces_only_its_document(tree: Path) -> None:
+    path = tree / RECIPE
+    loaded = Workspace().tree_of(path)
+    assert loaded is not None
+    before = {doc.path: doc for doc in loaded.tree.documents()}
+    loaded.set_text(path, path.read_text(encoding="utf-8").replace("h100: verified", "h1000: x"))
+    edited = loaded.document(path)
+    assert edited is not None and "h1000" in edited.text
+    after = {doc.path: doc for doc in loaded.tree.documents()}
+    assert after.keys() == before.keys()
+    assert [p for p in after if after[p] is not before[p]] == [path]
+
+
+def test_a_new_file_joins_the_tree_and_closing_it_leaves(tree: Path) -> None:
+    original = tree / RECIPE
+    new = tree / "models" / "acme" / "demo.yaml"
+    loaded = Workspace().tree_of(new)
+    assert loaded is not None
+    loaded.set_text(new, original.read_text(encoding="utf-8"))
+    assert loaded.document(new) is not None
+    codes = {d.code for d in loaded.check(new)}
+    expected = run_check([], CheckOptions(stdin_filename=new, stdin_text=original.read_text()))
+    assert codes == {d.code for d in expected.diagnostics} and codes
+    loaded.forget(new)
+    assert loaded.document(new) is None
+
+
+def test_the_check_of_a_buffer_is_the_stdin_check(tree: Path) -> None:
+    path = tree / RECIPE
+    text = path.read_text(encoding="utf-8").replace('"--tool-call-parser"', '"--tool_call_parser"')
+    loaded = Workspace().tree_of(path)
+    assert loaded is not None
+    loaded.set_text(path, text)
+    expected = run_check([], CheckOptions(stdin_filename=path, stdin_text=text)).diagnostics
+    assert loaded.check(path) == expected and expected
+
+
+def test_a_broken_configuration_is_reported_not_raised(tree: Path) -> None:
+    (tree / ".recipelint.toml").write_text("select = 3\n", encoding="utf-8")
+    path = tree / RECIPE
+    loaded = Workspace().tree_of(path)
+    assert loaded is not None
+    assert {d.code for d in loaded.check(path)} == {"RL016"}
+
+
+# ---------------------------------------------------------------- quick-fix edits
+
+
+def _document(text: str) -> library.Document:
+    root = EMBEDDED.resolve()
+    return library.parse_document(root, root / RECIPE, "recipe", text, library.LoadLimits())
+
+
+def test_suppressing_appends_to_an_existing_comment() -> None:
+    text = "a:\n  - x  # recipelint: disable=RL301\n"
+    doc = _document(text)
+    finding = library.Diagnostic(doc.path, library.Span(2, 5), "RL302", library.Severity.ERROR, "m")
+    from recipelint.lsp.convert import Lines
+
+    assert actions.suppressed_text(doc, Lines(text), finding) == (
+        "a:\n  - x  # recipelint: disable=RL301,RL302\n"
+    )
+
+
+def test_suppressing_inside_a_block_string_comments_its_key() -> None:
+    text = "guide: |\n  ## Overview\n  bad line\n"
+    doc = _document(text)
+    finding = library.Diagnostic(
+        doc.path, library.Span(3, 3), "RL601", library.Severity.WARNING, "m", pointer=("guide",)
+    )
+    from recipelint.lsp.convert import Lines
+
+    assert actions.suppressed_text(doc, Lines(text), finding) == (
+        "guide: |  # recipelint: disable=RL601\n  ## Overview\n  bad line\n"
+    )
+
+
+# ---------------------------------------------------------------- wiring
+
+
+PACKAGE = PROJECT / "recipelint" / "lsp"
+
+
+def test_only_the_adapter_imports_the_rest_of_recipelint() -> None:
+    """A rename elsewhere in recipelint costs one edit: recipelint/lsp/library.py."""
+    offenders = []
+    for path in sorted(PACKAGE.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            outside = [
+                n
+                for n in names
+                if n.startswith("recipelint")
+                and not n.startswith("recipelint.lsp")
+                and n != "recipelint"
+            ]
+            if outside and path.name != "library.py":
+                offenders.append(f"{path.name}: {outside}")
+    assert offenders == []
+
+
+def test_other_commands_do_not_import_the_language_server() -> None:
+    code = (
+        "import json, sys\nfrom recipelint.cli import main\n"
+        f"main(['check', '--quiet', {str(EMBEDDED / RECIPE)!r}])\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert not {m for m in loaded if m.split(".")[0] in ("pygls", "lsprotocol")}
+    assert not {m for m in loaded if m.startswith("recipelint.lsp")}
