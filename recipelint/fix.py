@@ -1,15 +1,15 @@
 """`recipelint check --fix` / `--diff`: safe fixes as minimal text edits that keep everything else.
 
-A YAML round trip (even ruamel's, tuned) rewrites bytes nobody asked to change:
-indentation of nested sequences, trailing spaces, blank lines (docs/autofix.md
-has the corpus figures). So each fixer computes *text edits* at the exact source
-positions the loader records for the finding's pointer (libyaml marks: start and
-end of every node and key), plus the *intended change to the data*. A fix is
-applied only if re-reading the edited text gives exactly that data; every byte
-outside the edited ranges is untouched by construction.
+Token fixes (a flag's spelling, a repeated flag, an env value) are *text edits* at the exact
+source positions the loader records for the finding's pointer (libyaml marks: start and end
+of every node and key). Structural fixes, which rename or insert mapping keys, are written
+by ruamel.yaml's round trip (:mod:`recipelint.structural_fix`), kept to the lines of the
+keys they touch. Either way a fixer also states the *intended change to the data*, and a
+fix is applied only if re-reading the edited text with recipelint's own loader gives
+exactly that data; every line outside the edited ones is untouched by construction.
 
-Fixers are keyed by rule code; :data:`FIXERS` is the list of fixable rules
-(the catalog marks the same rules `autofix: true`).
+Fixers are keyed by rule code; :data:`FIXERS` holds those of the rules the catalog marks
+`autofix: true` (:data:`ALL_FIXERS` also those waiting for the catalog).
 """
 
 from __future__ import annotations
