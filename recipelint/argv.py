@@ -13,6 +13,9 @@ last-wins (docs/upstream-behaviour.md#layer-order and #last-wins-dedupe). This m
   distinct), only its last occurrence, at that occurrence's position.
 * :func:`merge` is dedupe over concatenated unit lists. On units it is
   associative and idempotent (a left-regular band): see docs/properties.md.
+* :func:`dedupe_tokens` is the same dedupe, token list in, token list out, and the
+  one the renderer calls for every command: it shares parse's tokeniser and
+  dedupe's last-wins rule but builds no :class:`Unit` objects.
 * :func:`merge_tokens` is what the compiler computes: one dedupe over the
   concatenated *tokens* of all layers. It differs from unit-level merging only
   where a layer (or a deduped result) ends with a bare flag and the next token
@@ -21,7 +24,7 @@ last-wins (docs/upstream-behaviour.md#layer-order and #last-wins-dedupe). This m
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -82,34 +85,52 @@ def is_flag_token(token: Any) -> bool:
 def parse(tokens: Iterable[Any]) -> list[Unit]:
     """Tokens -> units, left to right, after dropping JS-falsy tokens."""
     kept = [token for token in tokens if truthy(token)]
-    units: list[Unit] = []
-    index = 0
-    while index < len(kept):
+    return [_unit(kept, name, start, stop) for name, start, stop in _spans(kept)]
+
+
+def _spans(kept: Sequence[Any]) -> Iterator[tuple[str | None, int, int]]:
+    """The one tokeniser: (flag, or None for a positional; start; stop) over JS-truthy tokens.
+
+    A flag takes the next token as its value unless that one is a flag too.
+    """
+    index, count = 0, len(kept)
+    while index < count:
         token = kept[index]
-        following = kept[index + 1] if index + 1 < len(kept) else NO_VALUE
         if not is_flag_token(token):
-            units.append(positional(token))
+            yield None, index, index + 1
             index += 1
-        elif following is not NO_VALUE and not is_flag_token(following):
-            units.append(flag(token, following))
+        elif index + 1 < count and not is_flag_token(kept[index + 1]):
+            yield token, index, index + 2
             index += 2
         else:
-            units.append(flag(token))
+            yield token, index, index + 1
             index += 1
-    return units
+
+
+def _unit(kept: Sequence[Any], name: str | None, start: int, stop: int) -> Unit:
+    if name is None:
+        return Unit(None, kept[start])
+    return Unit(name, kept[start + 1]) if stop - start == 2 else Unit(name)
+
+
+def _survivors(names: Sequence[str | None]) -> list[int]:
+    """Indices a last-wins dedupe keeps: every positional (None) and each flag's last occurrence."""
+    seen: set[str] = set()
+    kept: list[int] = []
+    for index in range(len(names) - 1, -1, -1):
+        name = names[index]
+        if name is not None:
+            if name in seen:
+                continue
+            seen.add(name)
+        kept.append(index)
+    kept.reverse()
+    return kept
 
 
 def dedupe(units: Sequence[Unit]) -> list[Unit]:
     """Positionals all kept; each flag kept only at its last occurrence; order preserved."""
-    seen: set[str] = set()
-    keep: list[bool] = []
-    for unit in reversed(units):
-        # A positional is always kept; a flag only the first time it is met from the right.
-        keep.append(unit.flag is None or unit.flag not in seen)
-        if unit.flag is not None:
-            seen.add(unit.flag)
-    keep.reverse()
-    return [unit for unit, kept in zip(units, keep, strict=False) if kept]
+    return [units[index] for index in _survivors([unit.flag for unit in units])]
 
 
 def merge(*layers: Sequence[Unit]) -> list[Unit]:
@@ -118,12 +139,47 @@ def merge(*layers: Sequence[Unit]) -> list[Unit]:
 
 
 def tokens(units: Iterable[Unit]) -> list[Any]:
-    return [token for unit in units for token in unit.tokens()]
+    """The units laid end to end as a token list (what :meth:`Unit.tokens` gives, joined)."""
+    out: list[Any] = []
+    for unit in units:  # inlined Unit.tokens: this runs for every rendered list with a repeat
+        if unit.flag is None:
+            out.append(unit.value)
+        elif unit.value is NO_VALUE:
+            out.append(unit.flag)
+        else:
+            out += (unit.flag, unit.value)
+    return out
 
 
 def dedupe_tokens(args: Iterable[Any]) -> list[Any]:
-    """Upstream's `dedupeArgs(args.filter(Boolean))`, token list in, token list out."""
-    return tokens(dedupe(parse(args)))
+    """Upstream's `dedupeArgs(args.filter(Boolean))`, token list in, token list out.
+
+    Equal to ``tokens(dedupe(parse(args)))`` and built from the same tokeniser and
+    last-wins rule, but without :class:`Unit` objects, which cost more than the rest
+    of the dedupe: the renderer calls this for thousands of lists per compile.
+    """
+    kept: list[Any] = []
+    seen: set[str] = set()
+    repeated = False
+    for token in args:
+        if type(token) is str:  # nearly every token: skip the generic truthy() for them
+            if not token:
+                continue
+            if token[0] == "-":
+                if token in seen:
+                    repeated = True
+                seen.add(token)
+        elif not truthy(token):
+            continue
+        kept.append(token)
+    if not repeated:
+        return kept  # dedupe keeps every unit when no flag repeats
+    spans = list(_spans(kept))
+    out: list[Any] = []
+    for index in _survivors([name for name, _, _ in spans]):
+        _, start, stop = spans[index]
+        out += kept[start:stop]
+    return out
 
 
 def merge_tokens(*layers: Sequence[Any]) -> list[Any]:

@@ -29,7 +29,7 @@ from recipelint.argv import (
     parse,
     positional,
 )
-from recipelint.resolve.formatting import dedupe_args
+from recipelint.resolve.formatting import RenderError, serve_command
 
 LONG = os.environ.get("RECIPELINT_PROPERTIES") == "long"
 EXAMPLES = int(os.environ.get("RECIPELINT_PROPERTY_EXAMPLES", "100000" if LONG else "300"))
@@ -75,6 +75,10 @@ other_tokens = st.one_of(
 )
 any_token = st.one_of(flag_tokens, flag_tokens, string_values, falsy_tokens, other_tokens)
 token_lists = st.lists(any_token, max_size=24)
+# What recipes hold: strings only ("" among them, which upstream drops).
+string_token_lists = st.lists(
+    st.one_of(flag_tokens, flag_tokens, string_values, st.just("")), max_size=24
+)
 
 
 @st.composite
@@ -168,6 +172,20 @@ def positionals(units: list[Unit]) -> list[Unit]:
     return [unit for unit in units if unit.is_positional]
 
 
+def unit_dedupe(tokens: list[Any]) -> list[Any]:
+    """argv's dedupe on units, laid out as tokens again."""
+    return argv.tokens(dedupe(parse(tokens)))
+
+
+def rendered_args(tokens: list[Any]) -> list[Any] | None:
+    """What the renderer publishes after `vllm serve MODEL`, or None when it refuses the list."""
+    try:
+        _, published = serve_command("org/model", "org/model", list(tokens))
+    except RenderError:
+        return None
+    return published[3:]
+
+
 # ------------------------------------------------------------------ agreement
 
 
@@ -183,17 +201,33 @@ def positionals(units: list[Unit]) -> list[Unit]:
     ["--enable-x", "pos", "--enable-x"]
 )  # upstream-behaviour.md#last-wins-dedupe: the positional is swallowed, then dropped
 @example(["--x=1", "--x", "2", "--x=3"])  # three distinct flags
-def test_model_agrees_with_reference_and_compiler(tokens: list[Any]) -> None:
+@example(["--x", "", "v", "--x", 0, "--x", "w", "p"])  # falsy tokens vanish before grouping
+def test_token_and_unit_dedupe_agree_with_the_reference(tokens: list[Any]) -> None:
     expected = reference_dedupe(tokens)
     assert typed(dedupe_tokens(tokens)) == typed(expected)
-    assert typed(dedupe_args(list(tokens))) == typed(expected)
+    assert typed(unit_dedupe(tokens)) == typed(expected)
+
+
+@PROFILE
+@given(st.one_of(string_token_lists, token_lists))
+@example(["--tp", "8", "", "--tp", "4", "p"])
+def test_the_renderer_publishes_the_dedupe_or_refuses_a_non_string(tokens: list[Any]) -> None:
+    """The renderer's argv is argv's dedupe; a non-string that survives it aborts the rendering."""
+    expected = unit_dedupe(tokens)
+    rendered = rendered_args(tokens)
+    if all(type(token) is str for token in expected):
+        assert rendered is not None
+        assert typed(rendered) == typed(expected) == typed(dedupe_tokens(tokens))
+    else:
+        assert rendered is None
 
 
 @PROFILE
 @given(st.lists(token_lists, max_size=6))
 def test_layer_stack_merge_is_the_compilers_dedupe(layers: list[list[Any]]) -> None:
     concatenated = [token for layer in layers for token in layer]
-    assert typed(merge_tokens(*layers)) == typed(dedupe_args(concatenated))
+    assert typed(merge_tokens(*layers)) == typed(reference_dedupe(concatenated))
+    assert typed(merge_tokens(*layers)) == typed(unit_dedupe(concatenated))
 
 
 def test_documented_examples() -> None:

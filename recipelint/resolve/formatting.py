@@ -6,75 +6,19 @@ import functools
 import re
 from typing import Any
 
-from recipelint.jsvalue import truthy
+from recipelint.argv import dedupe_tokens
 
 _BARE_VARIABLE = re.compile(r"\$[A-Z_][A-Z0-9_]*")
 _SHELL_SAFE = re.compile(r"[A-Za-z0-9_./=:@,+%-]+")
 CONTINUATION = " \\\n  "
 
+dedupe_args = (
+    dedupe_tokens  # upstream's name (dedupeArgs), under which the renderer's tests know it
+)
+
 
 class RenderError(Exception):
     """A rendering that upstream aborts (it throws inside command synthesis)."""
-
-
-def _is_flag(token: Any) -> bool:
-    return type(token) is str and token[:1] == "-"
-
-
-def dedupe_args(args: list[Any]) -> list[Any]:
-    """Last occurrence of each flag wins; `--flag value` pairs move together.
-
-    Falsy tokens ("" and 0) are dropped first. A token starting with `-` is a flag;
-    it takes the next token as its value unless that one is a flag too. Identity is
-    the exact flag text, and positionals are always kept.
-    """
-    tokens: list[Any] = []
-    flags: set[str] = set()
-    repeated = False
-    for token in args:  # nearly every token is a string: test those without the generic truthy()
-        if type(token) is str:
-            if not token:  # "" is JS-falsy too
-                continue
-            if token[0] == "-":
-                if token in flags:
-                    repeated = True
-                flags.add(token)
-        elif not truthy(token):
-            continue
-        tokens.append(token)
-    if not repeated:
-        return tokens  # no flag repeats, so every unit survives in place
-    return _keep_last_units(tokens)
-
-
-def _keep_last_units(tokens: list[Any]) -> list[Any]:
-    """Split truthy tokens into units (flag + value, lone flag, positional); drop all but each flag's last."""
-    units: list[tuple[Any, tuple[Any, ...]]] = []  # (flag, or None for a positional; its tokens)
-    i = 0
-    count = len(tokens)
-    while i < count:
-        token = tokens[i]
-        if _is_flag(token):
-            if i + 1 < count and not _is_flag(tokens[i + 1]):
-                units.append((token, (token, tokens[i + 1])))
-                i += 2
-                continue
-            units.append((token, (token,)))
-        else:
-            units.append((None, (token,)))
-        i += 1
-    seen: set[str] = set()
-    kept: list[tuple[Any, ...]] = []
-    for flag, unit in reversed(units):
-        if flag is not None:
-            if flag in seen:
-                continue
-            seen.add(flag)
-        kept.append(unit)
-    out: list[Any] = []
-    for unit in reversed(kept):
-        out += unit
-    return out
 
 
 def shell_quote(value: Any) -> Any:
@@ -129,7 +73,7 @@ def serve_command(model_id: Any, model_text: str, args: list[Any]) -> tuple[str,
     if set(map(type, args)) <= _ONLY_STRINGS:
         command, deduped = _serve_strings(model_text, tuple(args))
         return command, ["vllm", "serve", model_id, *deduped]
-    deduped_list = dedupe_args(args)
+    deduped_list = dedupe_tokens(args)
     return format_command(model_text, deduped_list), format_argv(model_id, deduped_list)
 
 
@@ -138,5 +82,5 @@ _ONLY_STRINGS = frozenset({str})
 
 @functools.lru_cache(maxsize=4096)
 def _serve_strings(model_text: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
-    deduped = dedupe_args(list(args))
+    deduped = dedupe_tokens(args)
     return format_command(model_text, deduped), tuple(deduped)
