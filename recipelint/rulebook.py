@@ -21,8 +21,27 @@ from recipelint.packagedata import RULE_CATALOG, data_folder
 
 @dataclass(frozen=True)
 class Example:
+    """One file of a rule's example, as the catalog writes it.
+
+    ``text`` is the whole document, or with ``is_fragment`` only the keys that matter,
+    merged into the base document of the file's kind (:mod:`recipelint.ruleexamples`).
+    ``also`` names the other codes the example reports by design; the catalog test
+    expects exactly those besides the rule's own code.
+    """
+
     path: str
-    content: str
+    text: str
+    is_fragment: bool = False
+    also: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def content(self) -> str:
+        """The file written into a tree: the document, or the fragment merged into its base."""
+        if not self.is_fragment:
+            return self.text
+        from recipelint.ruleexamples import merged_document
+
+        return merged_document(self.path, self.text)
 
 
 @dataclass(frozen=True)
@@ -41,7 +60,8 @@ class RuleInfo:
     extra: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
 
-DEFAULT_EXAMPLE_PATH = "models/acme/demo-model.yaml"
+# The recipe path whose hf id is the base recipe's model_id (rules/base-recipe.yaml).
+DEFAULT_EXAMPLE_PATH = "models/acme/demo.yaml"
 
 # Where recipelint lives and where each rule is documented. Defined once here and in
 # pyproject.toml's [project.urls] (tests/test_cli_output.py keeps the two equal);
@@ -49,7 +69,7 @@ DEFAULT_EXAMPLE_PATH = "models/acme/demo-model.yaml"
 # that publishes recipelint: replace it in both places when it is published.
 PROJECT_URL = "https://github.com/OWNER/recipelint"
 DOCS_URL = f"{PROJECT_URL}/blob/main/docs"
-RULES_URL = DOCS_URL + "/rule-reference.md#{code}"
+RULES_URL = DOCS_URL + "/rules.md#{code}"
 
 
 def rule_url(code: str) -> str:
@@ -61,9 +81,17 @@ def _examples(raw: Any) -> tuple[Example, ...]:
     if raw is None:
         return ()
     items = raw if isinstance(raw, list) else [raw]
-    return tuple(
-        Example(str(item.get("path") or DEFAULT_EXAMPLE_PATH), str(item["content"]))
-        for item in items
+    return tuple(_example(item) for item in items)
+
+
+def _example(item: dict[str, Any]) -> Example:
+    if ("fragment" in item) == ("content" in item):
+        raise ValueError(f"an example gives `content` or `fragment`, exactly one: {item}")
+    return Example(
+        path=str(item.get("path") or DEFAULT_EXAMPLE_PATH),
+        text=str(item["fragment"] if "fragment" in item else item["content"]),
+        is_fragment="fragment" in item,
+        also=tuple(str(code) for code in item.get("also") or ()),
     )
 
 

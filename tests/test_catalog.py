@@ -1,4 +1,8 @@
-"""Every catalog entry is well formed, and every example behaves as documented."""
+"""Every catalog entry is well formed, and every example reports what it documents.
+
+A failing example reports its rule's code, a passing one does not, and neither
+reports anything else but the codes its ``also`` names.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ from pathlib import Path
 import pytest
 from catalog_harness import CONTEXT, run_example
 
-from recipelint.rulebook import load_catalog
+from recipelint.rulebook import Example, load_catalog
+from recipelint.ruleexamples import fragment_changes
 
 CATALOG = load_catalog()
 EXAMPLES = [
@@ -33,13 +38,27 @@ def test_rule_names_are_unique() -> None:
     assert len(names) == len(set(names))
 
 
+def test_the_codes_examples_also_report_are_rules() -> None:
+    for info in CATALOG.values():
+        for example in info.failing + info.passing:
+            assert set(example.also) <= set(CATALOG), f"{info.code}: {example.also}"
+            assert info.code not in example.also, f"{info.code} names itself in `also`"
+
+
+def test_fragments_change_only_what_they_show() -> None:
+    """Every fragment changes the base and is small: the rest comes from the base document."""
+    for info in CATALOG.values():
+        for example in info.failing + info.passing:
+            if example.is_fragment:
+                changed, removed = fragment_changes(example.path, example.text)
+                assert changed or removed, f"{info.code}: a fragment that changes nothing"
+
+
 @pytest.mark.skipif(
     not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
 )
 @pytest.mark.parametrize(("code", "kind", "example"), EXAMPLES)
-def test_example(code: str, kind: str, example, tmp_path: Path) -> None:
-    codes = [d.code for d in run_example(example, tmp_path)]
-    if kind == "failing":
-        assert code in codes, f"{code} failing example did not raise it; got {codes}"
-    else:
-        assert code not in codes, f"{code} passing example raised it"
+def test_example(code: str, kind: str, example: Example, tmp_path: Path) -> None:
+    codes = {d.code for d in run_example(example, tmp_path)}
+    expected = set(example.also) | ({code} if kind == "failing" else set())
+    assert codes == expected, f"{code} {kind} example reported {sorted(codes)}"

@@ -25,6 +25,7 @@ from recipelint.cli import cli, main
 from recipelint.progress import Progress
 from recipelint.report import use_color
 from recipelint.rulebook import DOCS_URL, PROJECT_URL, load_catalog, rule_url
+from recipelint.ruledocs import reference_markdown
 
 RECIPE = "models/acme/Demo-8B.yaml"
 # Three fixable infos (two RL304, one RL303) and nothing else in this recipe.
@@ -272,7 +273,7 @@ def test_json_findings_name_their_rule(tree: Path) -> None:
     for record in records:
         assert record["name"] == load_catalog()[record["code"]].name
         assert record["url"] == rule_url(record["code"])
-        assert record["url"].endswith("/rule-reference.md#" + record["code"].lower())
+        assert record["url"].endswith("/rules.md#" + record["code"].lower())
         assert record["fixable"] is True
         assert {"fingerprint", "related"} <= set(record)
 
@@ -299,7 +300,7 @@ def test_project_urls_are_defined_once() -> None:
         "urls"
     ]
     assert urls == {"Homepage": PROJECT_URL, "Documentation": DOCS_URL}
-    assert rule_url("RL304") == f"{DOCS_URL}/rule-reference.md#rl304"
+    assert rule_url("RL304") == f"{DOCS_URL}/rules.md#rl304"
 
 
 # ------------------------------------------------------------------ progress
@@ -364,15 +365,20 @@ def test_commands_print_no_progress_when_stderr_is_not_a_terminal(
     assert "\r" not in diffed.stderr and "compiling" not in diffed.stderr
 
 
-def test_the_rule_reference_page_is_generated_from_the_catalog() -> None:
-    """Each finding's `url` lands on its rule's anchor in docs/rule-reference.md."""
-    from recipelint.rulebook import load_catalog
-    from recipelint.ruledocs import reference_markdown
-
-    page = Path(__file__).resolve().parent.parent / "docs" / "rule-reference.md"
+def test_the_rules_page_is_generated_from_the_catalog() -> None:
+    """docs/rules.md is the catalog's markdown, and each finding's `url` lands on an anchor there."""
+    page = PROJECT_ROOT / "docs" / "rules.md"
     catalog = list(load_catalog().values())
-    assert page.read_text(encoding="utf-8") == reference_markdown(catalog), (
-        "regenerate it: recipelint rules --format markdown > docs/rule-reference.md"
-    )
     text = page.read_text(encoding="utf-8")
-    assert all(f'<a id="{info.code.lower()}"></a>' in text for info in catalog)
+    assert text == reference_markdown(catalog), (
+        "docs/rules.md is stale; regenerate it: recipelint rules --format markdown > docs/rules.md"
+    )
+    for info in catalog:
+        anchor = rule_url(info.code).rsplit("#", 1)[1]
+        assert f'<a id="{anchor}"></a>' in text, info.code
+
+
+def test_the_rules_page_command_writes_the_page() -> None:
+    assert run("rules", "--format", "markdown").stdout == reference_markdown(
+        list(load_catalog().values())
+    )

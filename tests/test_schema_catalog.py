@@ -10,7 +10,7 @@ from catalog_harness import CONTEXT, run_example
 
 from recipelint.diagnostics import Severity
 from recipelint.load import parse_yaml
-from recipelint.rulebook import Example
+from recipelint.rulebook import Example, load_catalog
 from recipelint.schema import CODES, OVERLAY_FOLDER, validate_document
 
 CATALOG = Path(__file__).resolve().parent.parent / "rules" / "RL1xx-structure.yaml"
@@ -24,14 +24,19 @@ def kind_of(path: str) -> str:
     return "recipe" if path.startswith("models/") else path.split("/", 1)[0].rstrip("s")
 
 
-def codes_for(example: dict, tmp_path: Path) -> list[str]:
-    if example["path"].startswith(
+def example_of(entry: dict, kind: str) -> Example:
+    """The entry's example as the rulebook reads it (a fragment merged into its base)."""
+    return getattr(load_catalog()[entry["code"]], kind)[0]
+
+
+def codes_for(example: Example, tmp_path: Path) -> list[str]:
+    if example.path.startswith(
         f"{OVERLAY_FOLDER}/"
     ):  # an overlay is no document: check a tree holding it
         if not (CONTEXT / "taxonomy.yaml").is_file():
             pytest.skip("recipes/ context tree missing")
-        return [d.code for d in run_example(Example(example["path"], example["content"]), tmp_path)]
-    doc = parse_yaml(example["content"], path=Path(example["path"]), kind=kind_of(example["path"]))
+        return [d.code for d in run_example(example, tmp_path)]
+    doc = parse_yaml(example.content, path=Path(example.path), kind=kind_of(example.path))
     assert doc.usable, doc.problems
     return [d.code for d in validate_document(doc)]
 
@@ -49,9 +54,9 @@ def test_catalog_covers_exactly_the_schema_codes() -> None:
 
 @pytest.mark.parametrize("entry", entries(), ids=lambda e: e["code"])
 def test_failing_example_raises_exactly_its_code(entry: dict, tmp_path: Path) -> None:
-    assert codes_for(entry["examples"]["failing"], tmp_path) == [entry["code"]]
+    assert codes_for(example_of(entry, "failing"), tmp_path) == [entry["code"]]
 
 
 @pytest.mark.parametrize("entry", entries(), ids=lambda e: e["code"])
 def test_passing_example_is_schema_clean(entry: dict, tmp_path: Path) -> None:
-    assert codes_for(entry["examples"]["passing"], tmp_path) == []
+    assert codes_for(example_of(entry, "passing"), tmp_path) == []

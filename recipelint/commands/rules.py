@@ -21,7 +21,7 @@ from recipelint.ruledocs import explain_text, reference_markdown, rule_record
     default="text",
     show_default=True,
     help="json: an array of {code, name, severity, summary, fixable, url}; "
-    "markdown: the rule reference page (docs/rule-reference.md).",
+    "markdown: the rules page (docs/rules.md).",
 )
 def rules_command(output_format: str = "text") -> None:
     """List every rule: code, default severity, name and summary ([fix]: --fix repairs it)."""
