@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 from conftest import PROJECT_ROOT
-from test_fix import recipe, write
+from treehelp import Fragment, write_documents
 
 from recipelint.cli import cli, main
 from recipelint.progress import Progress
@@ -27,21 +27,21 @@ from recipelint.report import use_color
 from recipelint.rulebook import DOCS_URL, PROJECT_URL, load_catalog, rule_url
 from recipelint.ruledocs import reference_markdown
 
-RECIPE = "models/acme/Demo-8B.yaml"
+RECIPE = "models/acme/demo.yaml"
 # Three fixable infos (two RL304, one RL303) and nothing else in this recipe.
-FIXABLE_BODY = """\
+FIXABLE = Fragment("""\
+model:
   base_args:
     - "--max_model_len"
     - "8192"
     - "--trust_remote_code"
     - "--gpu-memory-utilization=0.9"
-"""
+""")
 # RL303 that the fixer declines (the value starts with `-`), and an RL306 error.
-STUCK_BODY = """\
-  base_args:
-    - "--seed=-1"
-    - "--max-model-len 8192"
-"""
+STUCK = Fragment("""\
+model:
+  base_args: ["--seed=-1", "--max-model-len 8192"]
+""")
 STATISTIC = re.compile(r" *(\d+)\t(RL\d{3})\t(\[\*\]|   ) ([a-z0-9-]+)")
 
 
@@ -49,7 +49,7 @@ STATISTIC = re.compile(r" *(\d+)\t(RL\d{3})\t(\[\*\]|   ) ([a-z0-9-]+)")
 def tree(tmp_path: Path, embedded_tree: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "tree"
     shutil.copytree(embedded_tree, root)
-    write(root, recipe(FIXABLE_BODY))
+    write_documents(root, {RECIPE: FIXABLE})
     monkeypatch.chdir(root)
     for name in ("NO_COLOR", "FORCE_COLOR"):
         monkeypatch.delenv(name, raising=False)
@@ -58,6 +58,13 @@ def tree(tmp_path: Path, embedded_tree: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def run(*args: str, env: dict[str, str] | None = None) -> Result:
     return CliRunner().invoke(cli, list(args), catch_exceptions=False, env=env)
+
+
+def place(root: Path, item: str) -> tuple[int, int]:
+    """(line, column) of an argument item in the checked recipe, as findings count them."""
+    lines = (root / RECIPE).read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if text.strip() == f"- {item}")
+    return line, lines[line - 1].index(item) + 1
 
 
 # ------------------------------------------------------------------ --output-file
@@ -93,14 +100,14 @@ def test_compile_and_diff_write_their_output_file(tree: Path, embedded_tree: Pat
     saved = run("diff", str(embedded_tree), ".", "--format", "json", "--output-file", "diff.json")
     assert saved.exit_code == shown.exit_code == 0 and saved.stdout == ""
     assert (tree / "diff.json").read_text(encoding="utf-8") == shown.stdout
-    assert "acme/Demo-8B" in shown.stdout
+    assert "acme/demo" in shown.stdout
 
 
 # ------------------------------------------------------------------ exit status
 
 
 def test_exit_zero_keeps_usage_errors(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write(tree, recipe(STUCK_BODY))
+    write_documents(tree, {RECIPE: STUCK})
     assert main(["check", "models/acme"]) == 1
     assert main(["check", "models/acme", "--exit-zero"]) == 0
     assert main(["check", "models/acme", "--diff", "--exit-zero"]) == 0
@@ -161,10 +168,11 @@ def test_statistics_json(tree: Path) -> None:
 
 
 def test_show_source_off_a_terminal(tree: Path) -> None:
+    line, _ = place(tree, '"--max_model_len"')
     plain = run("check", "models/acme").stdout
     shown = run("check", "models/acme", "--show-source").stdout
-    assert "   19 | " not in plain
-    assert '   19 |     - "--max_model_len"' in shown
+    assert f"   {line} | " not in plain
+    assert f'   {line} |     - "--max_model_len"' in shown
     assert run("check", "models/acme", "--no-show-source").stdout == plain
 
 
@@ -222,7 +230,8 @@ def test_a_terminal_gets_excerpts_and_colour_by_default(tree: Path) -> None:
     os.close(leader)
     out = b"".join(chunks).decode()
     assert process.returncode == 0
-    assert "   19 | " in out and "\x1b[36minfo\x1b[0m" in out
+    line, _ = place(tree, '"--max_model_len"')
+    assert f"   {line} | " in out and "\x1b[36minfo\x1b[0m" in out
 
 
 # ------------------------------------------------------------------ fixable findings
@@ -230,8 +239,12 @@ def test_a_terminal_gets_excerpts_and_colour_by_default(tree: Path) -> None:
 
 def test_fixable_findings_are_marked_and_counted(tree: Path) -> None:
     done = run("check", "models/acme")
-    assert f"{RECIPE}:19:7: RL304 [*] info: " in done.stdout
-    assert f"{RECIPE}:22:7: RL303 [*] info: " in done.stdout
+    (line, column), (later, later_column) = (
+        place(tree, '"--max_model_len"'),
+        place(tree, '"--gpu-memory-utilization=0.9"'),
+    )
+    assert f"{RECIPE}:{line}:{column}: RL304 [*] info: " in done.stdout
+    assert f"{RECIPE}:{later}:{later_column}: RL303 [*] info: " in done.stdout
     assert done.stderr.strip() == "recipelint: 1 file checked, 3 infos (3 fixable with --fix)"
 
 
@@ -255,7 +268,7 @@ def test_fix_reports_per_rule_and_what_remains(tree: Path) -> None:
 
 
 def test_fix_says_which_fixable_findings_it_left(tree: Path) -> None:
-    write(tree, recipe(STUCK_BODY))
+    write_documents(tree, {RECIPE: STUCK})
     done = run("check", "models/acme", "--fix")
     assert done.exit_code == 1
     assert "RL303 [*] info" in done.stdout
