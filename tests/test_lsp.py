@@ -43,6 +43,11 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), scope="module")
 async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        """The server asks to be told of file changes; an editor would start watching."""
+        lsp_client.registrations = list(params.registrations)
+
     params = types.InitializeParams(capabilities=client_capabilities("visual-studio-code"))
     await lsp_client.initialize_session(params)
     yield
@@ -203,6 +208,34 @@ async def test_editing_the_taxonomy_rechecks_the_open_recipes(
     client.text_document_did_close(
         types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(path_uri(taxonomy)))
     )
+
+
+async def test_a_file_changed_on_disk_is_read_again(client: LanguageClient, tree: Path) -> None:
+    watched = [r.method for r in getattr(client, "registrations", [])]
+    assert watched == [types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    path = _recipe_copy(tree, "ondisk")
+    assert await _open(client, path, path.read_text(encoding="utf-8")) == []
+    strategy = tree / "strategies" / "single_node_tp.yaml"
+    saved = strategy.read_text(encoding="utf-8")
+    uri = path_uri(path)
+
+    async def save(text: str) -> list[types.Diagnostic]:
+        strategy.write_text(text, encoding="utf-8")
+        client.diagnostics.pop(uri, None)
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                [types.FileEvent(path_uri(strategy), types.FileChangeType.Changed)]
+            )
+        )
+        return await _published(client, uri)
+
+    try:
+        renamed = await save(saved.replace("name: single_node_tp", "name: single_node_tx", 1))
+        assert {d.code for d in renamed} == {"RL203"}
+        assert all("`single_node_tp` names no strategy file" in d.message for d in renamed)
+    finally:
+        restored = await save(saved)
+    assert restored == []
 
 
 # ---------------------------------------------------------------- hover

@@ -24,7 +24,7 @@ from recipelint.flags.catalog import (
     newest_catalog,
     version_key,
 )
-from recipelint.load import Document, LoadLimits, parse_yaml, value_at
+from recipelint.load import Document, LoadLimits, load_document, parse_yaml, value_at
 from recipelint.rulebook import RuleInfo, rule_url
 from recipelint.rulebook import load_catalog as load_rulebook
 from recipelint.tree import RecipeTree, find_tree_root, load_tree, recipe_hf_id
@@ -58,6 +58,7 @@ __all__ = [
     "named_documents",
     "parse_document",
     "profiles_of",
+    "read_document",
     "recipe_hf_id",
     "render",
     "rule_info",
@@ -106,6 +107,11 @@ def parse_document(root: Path, path: Path, kind: str, text: str, limits: LoadLim
 
 
 # The fixers are imported when a code action is asked for: checking never needs them.
+
+
+def read_document(root: Path, path: Path, kind: str, limits: LoadLimits) -> Document:
+    """A file of the tree as saved on disk, with the loader's limits and decoding."""
+    return load_document(path, path.relative_to(root).as_posix(), kind, limits)
 
 
 def fixable_codes() -> frozenset[str]:

@@ -18,7 +18,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from recipelint import __version__
-from recipelint.lsp import actions, completion, hover, navigation
+from recipelint.lsp import actions, completion, hover, library, navigation
 from recipelint.lsp.convert import UTF16, Lines, path_uri, to_protocol, uri_path
 from recipelint.lsp.cursor import Cursor, cursor_at
 from recipelint.lsp.library import Document
@@ -87,17 +87,38 @@ class RecipeServer(LanguageServer):
         self.publish(path, uri, [])
         self.diagnose(loaded, [other for other in dependents if other != path])
 
-    def files_changed(self, uris: list[str]) -> None:
-        """Files changed on disk: reload each affected tree and re-check its open documents."""
-        reloaded: dict[Path, LoadedTree] = {}
-        for uri in uris:
-            path = uri_path(uri)
-            loaded = self.trees.tree_of(path) if path is not None else None
-            if loaded is not None:
-                reloaded[loaded.root] = loaded
-        for loaded in reloaded.values():
-            loaded.reload()
-            self.diagnose(loaded, list(loaded.buffers))
+    def files_changed(self, changes: list[types.FileEvent]) -> None:
+        """Files changed on disk: update each affected tree and re-check its open documents."""
+        touched: dict[Path, LoadedTree] = {}
+        for change in changes:
+            path = uri_path(change.uri)
+            root = library.find_tree_root(path) if path is not None else None
+            loaded = self.trees.trees.get(root) if root is not None else None
+            if path is None or loaded is None:
+                continue
+            exists = change.type != types.FileChangeType.Deleted
+            if loaded.saved(path, exists):
+                touched[loaded.root] = loaded
+        for loaded in touched.values():
+            for path in loaded.buffers:
+                self.schedule(loaded, path)
+
+    def watch_files(self) -> None:
+        """Ask the client to report changes to tree files and configurations, when it can."""
+        capability = self.client_capabilities.workspace
+        watched = capability.did_change_watched_files if capability else None
+        if watched is None or not watched.dynamic_registration:
+            return
+        patterns = ["**/*.yaml", "**/*.yml", "**/pyproject.toml", "**/.recipelint.toml"]
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in patterns]
+        )
+        registration = types.Registration(
+            id="recipelint-watched-files",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=options,
+        )
+        self.client_register_capability(types.RegistrationParams([registration]))
 
     # ------------------------------------------------------------ diagnostics
 
@@ -215,7 +236,13 @@ def did_close(ls: RecipeServer, params: types.DidCloseTextDocumentParams) -> Non
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 @guarded(None)
 def did_change_watched_files(ls: RecipeServer, params: types.DidChangeWatchedFilesParams) -> None:
-    ls.files_changed([change.uri for change in params.changes])
+    ls.files_changed(list(params.changes))
+
+
+@server.feature(types.INITIALIZED)
+@guarded(None)
+def on_initialized(ls: RecipeServer, params: types.InitializedParams) -> None:
+    ls.watch_files()
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)

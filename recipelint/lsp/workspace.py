@@ -14,6 +14,7 @@ from recipelint.lsp import library
 from recipelint.lsp.library import ConfigError, Diagnostic, Document, RecipeTree
 
 TREE_WIDE_KINDS = frozenset({"taxonomy", "platforms", "strategy", "kv_store"})
+CONFIGURATION_FILES = frozenset({"pyproject.toml", ".recipelint.toml"})
 
 
 @dataclass
@@ -71,6 +72,20 @@ class LoadedTree:
         self.stale.discard(path)
         if self.buffers.pop(path, None) is not None:
             self._reload()
+
+    def saved(self, path: Path, exists: bool) -> bool:
+        """A file changed on disk; whether the tree changed with it. An open buffer wins over
+        its file; a changed file the tree lists is read again alone; anything else (a file
+        created or deleted, the configuration) reloads the tree."""
+        if path in self.buffers:
+            return False
+        current = self._listed(path)
+        if exists and current is not None and path.name not in CONFIGURATION_FILES:
+            fresh = library.read_document(self.root, path, current.kind, self.limits)
+            _replace_document(self.tree, current, fresh)
+            return True
+        self.reload()
+        return True
 
     def reload(self) -> None:
         """Files changed on disk (or the configuration): read the tree again, buffers on top."""
