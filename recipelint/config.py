@@ -162,19 +162,21 @@ def parse_code_selectors(values: Iterable[str]) -> tuple[str, ...]:
             if code not in selected:
                 selected.append(code)
     if given and not selected:
-        raise SelectorError("no rule code given: name codes or prefixes such as RL101 or RL1, or ALL")
+        raise SelectorError(
+            "no rule code given: name codes or prefixes such as RL101 or RL1, or ALL"
+        )
     return tuple(selected)
 
 
 def _unknown_selector(written: str, code: str, codes: list[str]) -> str:
     message = f"'{written}' matches no rule: no rule code starts with '{code}'"
-    suggestion = _closest_code(written, codes)
+    suggestion = closest_code(written, codes)
     if suggestion:
         message += f" (did you mean '{suggestion}'?)"
     return message + "; `recipelint rules` lists the codes (e.g. RL101, or the prefix RL1)"
 
 
-def _closest_code(written: str, codes: list[str]) -> str | None:
+def closest_code(written: str, codes: list[str]) -> str | None:
     """The code a mistyped selector probably meant: a rule's name, a letter O for a zero, one slip."""
     from recipelint.rulebook import load_catalog
 
@@ -190,107 +192,27 @@ def _closest_code(written: str, codes: list[str]) -> str | None:
     return close[0] if close else None
 
 
-def _codes(value: Any, path: Path, key: str, text: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _fail(path, f"'{key}' must be a list of rule codes or prefixes", locate(text, key))
-    try:
-        return parse_code_selectors(value)
-    except SelectorError as exc:
-        bad = next(
-            (
-                p.strip()
-                for v in value
-                for p in v.split(",")
-                if p.strip() and str(exc).startswith(f"'{p.strip()}'")
-            ),
-            key,
-        )
-        raise _fail(path, f"'{key}': {exc}", locate(text, bad, key)) from None
-
-
-def _severities(table: Any, path: Path, text: str) -> dict[str, Severity]:
-    if not isinstance(table, dict):
-        raise _fail(
-            path,
-            "'severity' must be a table of CODE = \"error|warning|info\"",
-            locate(text, "severity"),
-        )
-    from recipelint.rulebook import load_catalog
-
-    known = sorted(load_catalog())
-    severity: dict[str, Severity] = {}
-    for code, level in table.items():
-        if (
-            code.upper() not in known
-        ):  # severity_for looks codes up exactly: a prefix would do nothing
-            suggestion = _closest_code(code, known)
-            raise _fail(
-                path,
-                f"'severity': '{code}' is not a rule code"
-                + (f" (did you mean '{suggestion}'?)" if suggestion else ""),
-                locate(text, code),
-            )
-        try:
-            severity[code.upper()] = Severity.parse(str(level))
-        except ValueError as exc:
-            raise _fail(path, str(exc), locate(text, code)) from None
-    return severity
-
-
 def _parse(table: dict[str, Any], path: Path, text: str = "") -> Config:
-    known = {"select", "ignore", "severity", "per-file-ignores", "limits", "schema"}
-    unknown = sorted(set(table) - known)
-    if unknown:
-        close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
-        raise _fail(
-            path,
-            f"unknown recipelint setting(s): {', '.join(unknown)}"
-            + (f" (did you mean '{close[0]}'?)" if close else ""),
-            locate(text, unknown[0]),
-        )
-    severity = _severities(table.get("severity", {}), path, text)
-    ignores = table.get("per-file-ignores", {})
-    if not isinstance(ignores, dict):
-        raise _fail(
-            path,
-            "'per-file-ignores' must be a table of glob = [codes]",
-            locate(text, "per-file-ignores"),
-        )
-    limits_table = table.get("limits", {})
-    if not isinstance(limits_table, dict):
-        raise _fail(path, "'limits' must be a table", locate(text, "limits"))
-    limit_names = {
-        "max-file-bytes": "max_file_bytes",
-        "max-depth": "max_depth",
-        "max-nodes": "max_nodes",
-    }
-    bad = sorted(set(limits_table) - set(limit_names) - {"max-renderings"})
-    if bad or not all(type(v) is int and v > 0 for v in limits_table.values()):  # not bool
-        raise _fail(
-            path,
-            "limits take positive integers: " + ", ".join([*limit_names, "max-renderings"]),
-            locate(text, *bad, "limits"),
-        )
+    # pydantic is imported here, when a configuration file exists, and not at start-up:
+    # a one-file check of a tree without one would pay ~10% more for the import.
+    from recipelint.configmodel import settings_of
+
+    settings = settings_of(table, path, text)
     origin = str(path)
-    origins = {
+    origins: dict[str, str] = {
         name: origin
         for name in ("select", "ignore", "severity", "per-file-ignores")
         if name in table
     }
-    origins.update({f"limits.{name}": origin for name in limits_table})
+    origins.update({f"limits.{name}": origin for name in table.get("limits", {})})
     origins.update({f"schema.{name}": origin for name in _schema_table(table)})
     return Config(
-        select=_codes(table.get("select", ["RL"]), path, "select", text),
-        ignore=_codes(table.get("ignore", []), path, "ignore", text),
-        severity=severity,
-        per_file_ignores={
-            glob: _codes(codes, path, f"per-file-ignores.{glob}", text)
-            for glob, codes in ignores.items()
-        },
-        limits=LoadLimits(
-            **{limit_names[k]: v for k, v in limits_table.items() if k in limit_names}
-        ),
-        max_renderings=int(limits_table.get("max-renderings", 5000)),
+        select=settings.select,
+        ignore=settings.ignore,
+        severity=dict(settings.severity),
+        per_file_ignores=dict(settings.per_file_ignores),
+        limits=settings.limits.load_limits(),
+        max_renderings=settings.limits.max_renderings,
         source=path,
         schema=_schema_table(table),
         origins=origins,
