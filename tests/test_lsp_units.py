@@ -130,6 +130,19 @@ def test_an_edit_replaces_only_its_document(tree: Path) -> None:
     assert [p for p in after if after[p] is not before[p]] == [path]
 
 
+def test_closing_a_buffer_restores_the_saved_file_alone(tree: Path) -> None:
+    path = tree / RECIPE
+    saved = path.read_text(encoding="utf-8")
+    loaded = Workspace().tree_of(path)
+    assert loaded is not None
+    loaded.set_text(path, saved.replace("h100: verified", "h1000: x"))
+    others = {doc.path: doc for doc in loaded.tree.documents() if doc.path != path}
+    loaded.forget(path)
+    restored = loaded.document(path)
+    assert restored is not None and restored.text == saved
+    assert all(others[doc.path] is doc for doc in loaded.tree.documents() if doc.path != path)
+
+
 def test_a_new_file_joins_the_tree_and_closing_it_leaves(tree: Path) -> None:
     original = tree / RECIPE
     new = tree / "models" / "acme" / "demo.yaml"

@@ -70,7 +70,13 @@ class LoadedTree:
     def forget(self, path: Path) -> None:
         """The buffer is closed: the document is what the disk holds again."""
         self.stale.discard(path)
-        if self.buffers.pop(path, None) is not None:
+        if self.buffers.pop(path, None) is None:
+            return
+        current = self._listed(path)
+        if current is not None and path.is_file():
+            fresh = library.read_document(self.root, path, current.kind, self.limits)
+            _replace_document(self.tree, current, fresh)
+        else:  # an unsaved new file leaves the tree
             self._reload()
 
     def saved(self, path: Path, exists: bool) -> bool:
