@@ -141,7 +141,7 @@ def merge(*layers: Sequence[Unit]) -> list[Unit]:
 def tokens(units: Iterable[Unit]) -> list[Any]:
     """The units laid end to end as a token list (what :meth:`Unit.tokens` gives, joined)."""
     out: list[Any] = []
-    for unit in units:  # inlined Unit.tokens: this runs for every rendered list with a repeat
+    for unit in units:  # Unit.tokens inlined: a list per unit would cost more than the join
         if unit.flag is None:
             out.append(unit.value)
         elif unit.value is NO_VALUE:
