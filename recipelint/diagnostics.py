@@ -72,5 +72,5 @@ class Diagnostic:
     def with_severity(self, severity: Severity) -> Diagnostic:
         return replace(self, severity=severity)
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[str, int, int, str, str]:
         return (str(self.path), self.span.line, self.span.column, self.code, self.message)

@@ -7,11 +7,9 @@ ignore, severity, per-file ignores) -> inline suppressions.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
 
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic, Related, Severity, Span
@@ -19,13 +17,11 @@ from recipelint.lazy import import_own
 from recipelint.load import Document
 from recipelint.parallel import SharedTasks, frozen_heap
 from recipelint.renderstage import COMPILE_CODES, RenderingStage
-from recipelint.rulebook import load_catalog
-from recipelint.rules import Finding, registered_checks
-from recipelint.tree import RecipeTree, recipe_hf_id
+from recipelint.rulebook import RuleInfo, load_catalog
+from recipelint.rules.context import CheckContext, Focus, everything
+from recipelint.rules.registry import Finding, Pointer, registered_checks
+from recipelint.tree import RecipeTree
 
-Focus = Callable[[Path], bool]
-Task = Callable[[], list[Any]]
-T = TypeVar("T")
 SUPPRESSION = re.compile(r"#\s*recipelint:\s*disable=([A-Za-z0-9_, -]+)")
 UNUSED_SUPPRESSION = "RL015"
 CHECKS_SKIPPED = "RL020"
@@ -40,85 +36,8 @@ FEATURE_MODE_RULES = frozenset({"RL206", "RL207", "RL212", "RL213"})
 SECURITY_CODES = ("RL75",)
 
 
-@dataclass
-class CheckContext:
-    """What checks read: the tree plus indexes built once and shared."""
-
-    tree: RecipeTree
-    config: Config = field(default_factory=Config)
-    # Findings are wanted only for these files; per-file checks skip the others.
-    focus: Callable[[Path], bool] = field(default=lambda path: True)
-
-    def in_focus(self, doc: Document) -> bool:
-        return self.focus(doc.path)
-
-    @cached_property
-    def recipes(self) -> list[Document]:
-        """The usable recipes to report on."""
-        return [doc for doc in self.all_recipes if self.focus(doc.path)]
-
-    @cached_property
-    def all_recipes(self) -> list[Document]:
-        """Every usable recipe, for checks that compare recipes with each other."""
-        return [doc for doc in self.tree.recipes if doc.usable]
-
-    @cached_property
-    def profiles(self) -> dict[str, Any]:
-        data = self.tree.taxonomy.data if self.tree.taxonomy and self.tree.taxonomy.usable else {}
-        profiles = data.get("hardware_profiles") if isinstance(data, dict) else None
-        return profiles if isinstance(profiles, dict) else {}
-
-    @cached_property
-    def strategies(self) -> dict[str, Document]:
-        return _by_name(self.tree.strategies)
-
-    @cached_property
-    def kv_stores(self) -> dict[str, Document]:
-        return _by_name(self.tree.kv_stores)
-
-    @cached_property
-    def hf_ids(self) -> dict[str, Document]:
-        ids: dict[str, Document] = {}
-        for doc in self.tree.recipes:
-            hf_id = recipe_hf_id(doc.rel)
-            if hf_id:
-                ids.setdefault(hf_id, doc)
-        return ids
-
-    @cached_property
-    def generations(self) -> set[str]:
-        gens: set[str] = set()
-        for profile in self.profiles.values():
-            if isinstance(profile, dict):
-                gen = profile.get("generation") or profile.get("gpu_generation")
-                gens.update(
-                    g for g in (gen if isinstance(gen, list) else [gen]) if isinstance(g, str)
-                )
-        return gens
-
-    @cached_property
-    def memo(self) -> dict[str, Any]:
-        """Scratch space for indexes a rule family builds once and several of its checks share."""
-        return {}
-
-    @cached_property
-    def brands(self) -> set[str]:
-        return {
-            p["brand"].lower()
-            for p in self.profiles.values()
-            if isinstance(p, dict) and isinstance(p.get("brand"), str)
-        }
-
-
-def _by_name(docs: Iterable[Document]) -> dict[str, Document]:
-    named: dict[str, Document] = {}
-    for doc in docs:
-        if doc.usable and isinstance(doc.data, dict) and isinstance(doc.data.get("name"), str):
-            named.setdefault(doc.data["name"], doc)
-    return named
-
-
 def _to_diagnostic(finding: Finding, code: str, severity: Severity) -> Diagnostic:
+    """``code`` is the finding's own code or, when it names none, one its check reports."""
     doc = finding.doc
     if finding.span is not None:
         span = finding.span
@@ -127,7 +46,7 @@ def _to_diagnostic(finding: Finding, code: str, severity: Severity) -> Diagnosti
     return Diagnostic(
         doc.path,
         span,
-        finding.code or code,
+        code,
         severity,
         finding.message,
         finding.hint,
@@ -144,20 +63,25 @@ def _schema_problems(docs: list[Document]) -> list[Diagnostic]:
 
 
 def _rule_problems(context: CheckContext) -> list[Diagnostic]:
+    """Every check function called once; each finding kept under its code when that is enabled."""
     catalog = load_catalog()
     found = []
-    for code, functions in sorted(registered_checks().items()):
-        if not context.config.is_enabled(code):
+    for registered in registered_checks():
+        enabled = [code for code in registered.codes if context.config.is_enabled(code)]
+        if not enabled:
             continue
-        info = catalog.get(code)
-        severity = info.severity if info else Severity.ERROR
-        for function in functions:
+        severities = {code: _severity(catalog.get(code)) for code in enabled}
+        for finding in registered.function(context):
             found += [
-                _to_diagnostic(finding, code, severity)
-                for finding in function(context)
-                if (finding.code or code) == code
+                _to_diagnostic(finding, code, severities[code])
+                for code in registered.codes_of(finding)
+                if code in severities
             ]
     return found
+
+
+def _severity(info: RuleInfo | None) -> Severity:
+    return info.severity if info else Severity.ERROR
 
 
 def _configured(
@@ -256,16 +180,12 @@ def _unused(
                 )
 
 
-def _everything(path: Path) -> bool:
-    return True
-
-
 # Below this many recipes a check is quick anyway, and forking helpers would only add to it.
 PARALLEL_MIN_RECIPES = 16
 
 
 def run_checks(
-    tree: RecipeTree, config: Config | None = None, focus: Focus = _everything, jobs: int = 1
+    tree: RecipeTree, config: Config | None = None, focus: Focus = everything, jobs: int = 1
 ) -> list[Diagnostic]:
     """All findings for the files ``focus`` accepts; the rest of the tree is context only.
 
@@ -465,18 +385,18 @@ def _precise_over_schema(schema: list[Diagnostic], derived: list[Diagnostic]) ->
 def _without_echoes(diagnostics: list[Diagnostic], schema: list[Diagnostic]) -> list[Diagnostic]:
     """Rule and rendering findings about a value the schema already rejects (or inside it) are
     echoes of that finding, and RL702 repeats the feature-mode rules: each problem is kept once."""
-    marked: dict[Path, set[tuple]] = {}
+    marked: dict[Path, set[Pointer]] = {}
     for diag in schema:
         if diag.code in VALUE_SCHEMA_CODES:
             marked.setdefault(diag.path, set()).add(diag.pointer)
-    modes: dict[Path, list[tuple]] = {}
+    modes: dict[Path, list[Pointer]] = {}
     for diag in diagnostics:
         if diag.code in FEATURE_MODE_RULES:
             modes.setdefault(diag.path, []).append(diag.pointer)
     return [d for d in diagnostics if not _echoes(d, marked.get(d.path), modes.get(d.path))]
 
 
-def _echoes(diag: Diagnostic, marked: set[tuple] | None, modes: list[tuple] | None) -> bool:
+def _echoes(diag: Diagnostic, marked: set[Pointer] | None, modes: list[Pointer] | None) -> bool:
     pointer = diag.pointer
     if diag.code.startswith(SECURITY_CODES):
         return False  # a value dangerous in a shell is a second problem, whatever its form
@@ -490,7 +410,7 @@ def _echoes(diag: Diagnostic, marked: set[tuple] | None, modes: list[tuple] | No
     return False
 
 
-def _nested(one: tuple, other: tuple) -> bool:
+def _nested(one: Pointer, other: Pointer) -> bool:
     """One pointer is at or below the other."""
     length = min(len(one), len(other))
     return one[:length] == other[:length]
@@ -498,7 +418,7 @@ def _nested(one: tuple, other: tuple) -> bool:
 
 def _collapse_items(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     """The same finding on several items of one list becomes one finding at the first item."""
-    groups: dict[tuple, list[Diagnostic]] = {}
+    groups: dict[tuple[Path, str, str, Pointer], list[Diagnostic]] = {}
     single: list[Diagnostic] = []
     for diag in diagnostics:
         if (

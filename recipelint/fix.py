@@ -35,7 +35,7 @@ from recipelint.jsvalue import js_string
 from recipelint.load import Document, parse_yaml
 from recipelint.resolve.layers import place_of
 from recipelint.rulebook import rule_info
-from recipelint.rules.args import units as arg_units
+from recipelint.rules.common import arg_units
 from recipelint.rules.variants import spec_offers
 from recipelint.structural_fix import (
     Allowed,

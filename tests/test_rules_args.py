@@ -10,8 +10,11 @@ import yaml
 from catalog_harness import DEMO_RECIPE as BASE
 from catalog_harness import build_context
 
-from recipelint.engine import CheckContext, run_checks
-from recipelint.rules.args import Scope, co_occur, units
+from recipelint.engine import run_checks
+from recipelint.resolve.layers import Scope
+from recipelint.rules.args import co_occur
+from recipelint.rules.common import arg_units as units
+from recipelint.rules.context import CheckContext
 from recipelint.tree import load_tree
 
 
@@ -29,14 +32,25 @@ def recipe() -> dict[str, Any]:
 
 
 def test_units_follow_upstream_dedupe_tokenisation() -> None:
-    parsed = units(["--offset", "-1", "--x=2", "--enable-y", "pos", "--z", 3])
-    # A dash value is a flag of its own; a bare flag swallows the next non-flag string; numbers are not values.
+    parsed = units(["--offset", "-1", "--x=2", "--enable-y", "pos", "--z", 3, "--w", "", "v"])
+    # A dash value is a flag of its own; a bare flag takes the next item that is not a flag,
+    # a number too; falsy items are dropped first (docs/upstream-behaviour.md#last-wins-dedupe).
     assert [(u.flag, u.value) for u in parsed] == [
         ("--offset", None),
         ("-1", None),
         ("--x=2", None),
         ("--enable-y", "pos"),
-        ("--z", None),
+        ("--z", 3),
+        ("--w", "v"),
+    ]
+    # Each unit keeps the positions of its items, so findings point at the item itself.
+    assert [(u.index, u.value_index) for u in parsed] == [
+        (0, None),
+        (1, None),
+        (2, None),
+        (3, 4),
+        (5, 6),
+        (7, 9),
     ]
     assert parsed[2].name == "--x" and parsed[2].inline_value == "2"
     assert units(["--max_model_len", "1"])[0].canonical == "--max-model-len"

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from recipelint import engine
 from recipelint.config import Config
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
 from recipelint.rules import resolved
+from recipelint.rules.context import CheckContext
 from recipelint.tree import load_tree
 
 
@@ -26,7 +26,7 @@ class _ByHardwareId(resolved.Assembler):
         return hw_id
 
 
-def _signature(assembler: resolved.Assembler, combo: resolved.Combination) -> tuple[Any, ...] | str:
+def _signature(assembler: resolved.Assembler, combo: resolved.CommandChoice) -> tuple[Any, ...] | str:
     try:
         return tuple((id(layer.items), layer.pointer) for layer in assembler.layers(combo))
     except SYNTHESIS_ERRORS as error:
@@ -38,7 +38,7 @@ def test_layers_do_not_depend_on_which_hardware_of_a_class(
     which: str, request: pytest.FixtureRequest
 ) -> None:
     root: Path = request.getfixturevalue(which)
-    ctx = engine.CheckContext(load_tree(root), Config(), engine._everything)
+    ctx = CheckContext(load_tree(root), Config())
     catalog = resolved._catalog(ctx)
     checked = 0
     for shared, combos in resolved._plan(ctx, catalog):

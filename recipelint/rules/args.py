@@ -13,16 +13,15 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from recipelint.load import Document
 from recipelint.resolve import layers
-from recipelint.resolve.layers import Scope, is_omni
-from recipelint.rules import Finding, check
-from recipelint.rules.references import PD_ROLES, as_dict, as_list
-
-Pointer = tuple[str | int, ...]
+from recipelint.resolve.layers import PD_ROLES, Scope, is_omni
+from recipelint.rules.common import ArgList, ArgUnit, Pointer, as_dict, as_list, offered_strategies
+from recipelint.rules.context import CheckContext
+from recipelint.rules.registry import Finding, check
 
 # Strings the strategy emitter owns (docs/upstream-behaviour.md#parallelism-flags); elsewhere they multiply ranks.
 PARALLEL_FLAGS = frozenset(
@@ -70,112 +69,20 @@ JSON_FLAGS = frozenset(
 FLAG_NAME = re.compile(r"^--?[A-Za-z]")
 
 
-@dataclass
-class ArgList:
-    doc: Document
-    pointer: Pointer
-    items: list[Any]
-    scope: Scope
-
-
-@dataclass
-class Unit:
-    """One flag of a list as the upstream dedupe tokenises it."""
-
-    index: int
-    flag: str
-    value: str | None = None
-    value_index: int | None = None
-
-    @property
-    def name(self) -> str:
-        return self.flag.split("=", 1)[0]
-
-    @property
-    def inline_value(self) -> str | None:
-        return self.flag.split("=", 1)[1] if "=" in self.flag else None
-
-    @property
-    def base(self) -> str:
-        """The option name before any dotted JSON sub-key."""
-        return self.name.split(".", 1)[0]
-
-    @property
-    def canonical(self) -> str:
-        """The option vLLM resolves this spelling to: dashes, no negation."""
-        base = self.base.replace("_", "-")
-        return "--" + base[5:] if base.startswith("--no-") else base
-
-
-def units(items: list[Any]) -> list[Unit]:
-    """Tokenise like upstream dedupe: a `-` string is a flag, a following non-flag string its value."""
-    found: list[Unit] = []
-    index = 0
-    while index < len(items):
-        item = items[index]
-        if isinstance(item, str) and item.startswith("-"):
-            nxt = items[index + 1] if index + 1 < len(items) else None
-            if isinstance(nxt, str) and not nxt.startswith("-"):
-                found.append(Unit(index, item, nxt, index + 1))
-                index += 2
-                continue
-            found.append(Unit(index, item))
-        index += 1
-    return found
-
-
-# --- where the lists are ---------------------------------------------------------------
-
-
-def recipe_arg_lists(doc: Document) -> Iterator[ArgList]:
-    """Every args list of a recipe, at the places resolve.layers declares, with its scope."""
-    for layer in layers.lists(doc.data):
-        yield ArgList(doc, layer.pointer, layer.items, layer.scope)
-
-
-def shared_arg_lists(ctx: Any) -> Iterator[ArgList]:
-    """Strategy and kv_store files: their args join every recipe command that uses them."""
-    for name, doc in ctx.strategies.items():
-        for layer in layers.lists(doc.data, layers.STRATEGY_FILE, strategy=name):
-            yield ArgList(doc, layer.pointer, layer.items, layer.scope)
-    for doc in ctx.kv_stores.values():
-        for layer in layers.lists(doc.data, layers.KV_FILE):
-            yield ArgList(doc, layer.pointer, layer.items, layer.scope)
-
-
-def list_units(ctx: Any, items: list[Any]) -> list[Unit]:
-    """units(items), tokenised once per check run however many checks read the list."""
-    cache: dict[int, tuple[list[Any], list[Unit]]] = ctx.memo.setdefault("args.units", {})
-    found = cache.get(id(items))
-    if found is None or found[0] is not items:
-        found = cache[id(items)] = (items, units(items))
-    return found[1]
-
-
-def all_arg_lists(ctx: Any) -> list[ArgList]:
-    """Every argument list the checks report on; found once per check run (a dozen checks read them)."""
-    found = ctx.memo.get("args.all_arg_lists")
-    if found is None:
-        found = [arg_list for doc in ctx.recipes for arg_list in recipe_arg_lists(doc)]
-        found += [arg_list for arg_list in shared_arg_lists(ctx) if ctx.in_focus(arg_list.doc)]
-        ctx.memo["args.all_arg_lists"] = found
-    return found  # type: ignore[no-any-return]
-
-
 # --- per-list checks -----------------------------------------------------------------------
 
 
 @check("RL301", "RL315")
-def duplicate_flags(ctx: Any) -> Iterator[Finding]:
+def duplicate_flags(ctx: CheckContext) -> Iterator[Finding]:
     """RL301: an exact repeat (removable as is); RL315: a repeat with another value (a choice to make)."""
-    for arg_list in all_arg_lists(ctx):
-        seen: dict[str, Unit] = {}
-        for unit in list_units(ctx, arg_list.items):
+    for arg_list in ctx.arg_lists:
+        seen: dict[str, ArgUnit] = {}
+        for unit in arg_list.units:
             first = seen.get(unit.flag)
             seen[unit.flag] = unit
             if first is None:
                 continue
-            pointer = arg_list.pointer + (unit.index,)
+            pointer = arg_list.at(unit.index)
             if first.value == unit.value:
                 yield Finding(
                     arg_list.doc,
@@ -196,18 +103,18 @@ def duplicate_flags(ctx: Any) -> Iterator[Finding]:
                 )
 
 
-def _show(unit: Unit) -> str:
-    return f"`{unit.flag} {unit.value}`" if unit.value is not None else f"`{unit.flag}`"
+def _show(unit: ArgUnit) -> str:
+    return f"`{unit.flag} {unit.text_value}`" if unit.value is not None else f"`{unit.flag}`"
 
 
 @check("RL303")
-def equals_form(ctx: Any) -> Iterator[Finding]:
-    for arg_list in all_arg_lists(ctx):
-        for unit in list_units(ctx, arg_list.items):
+def equals_form(ctx: CheckContext) -> Iterator[Finding]:
+    for arg_list in ctx.arg_lists:
+        for unit in arg_list.units:
             if unit.flag.startswith("--") and unit.inline_value is not None:
                 yield Finding(
                     arg_list.doc,
-                    arg_list.pointer + (unit.index,),
+                    arg_list.at(unit.index),
                     f"`{unit.flag}` carries its value after `=`: dedupe keys flags by their whole text, so "
                     f"it never replaces (or is replaced by) `{unit.name}` in another layer",
                     f'split it into two items: "{unit.name}", "{unit.inline_value}"',
@@ -215,14 +122,14 @@ def equals_form(ctx: Any) -> Iterator[Finding]:
 
 
 @check("RL304")
-def underscore_spelling(ctx: Any) -> Iterator[Finding]:
-    for arg_list in all_arg_lists(ctx):
-        for unit in list_units(ctx, arg_list.items):
+def underscore_spelling(ctx: CheckContext) -> Iterator[Finding]:
+    for arg_list in ctx.arg_lists:
+        for unit in arg_list.units:
             if unit.flag.startswith("--") and "_" in unit.base:
                 fixed = unit.base.replace("_", "-") + unit.flag[len(unit.base) :]
                 yield Finding(
                     arg_list.doc,
-                    arg_list.pointer + (unit.index,),
+                    arg_list.at(unit.index),
                     f"`{unit.base}` is spelled with underscores: vLLM accepts it, but dedupe treats it as "
                     f"a different flag from `{unit.base.replace('_', '-')}`",
                     f"write `{fixed}`",
@@ -230,9 +137,9 @@ def underscore_spelling(ctx: Any) -> Iterator[Finding]:
 
 
 @check("RL305")
-def dotted_without_value(ctx: Any) -> Iterator[Finding]:
-    for arg_list in all_arg_lists(ctx):
-        for unit in list_units(ctx, arg_list.items):
+def dotted_without_value(ctx: CheckContext) -> Iterator[Finding]:
+    for arg_list in ctx.arg_lists:
+        for unit in arg_list.units:
             if re.search(r"\s", unit.flag):
                 continue  # flag and value in one item ("--x 0.97"): RL306 names that problem
             if (
@@ -243,7 +150,7 @@ def dotted_without_value(ctx: Any) -> Iterator[Finding]:
             ):
                 yield Finding(
                     arg_list.doc,
-                    arg_list.pointer + (unit.index,),
+                    arg_list.at(unit.index),
                     f"dotted sub-flag `{unit.flag}` has no value: vLLM takes the next argument of the "
                     "assembled command as its value",
                     f"add the value after `{unit.flag}`",
@@ -251,8 +158,8 @@ def dotted_without_value(ctx: Any) -> Iterator[Finding]:
 
 
 @check("RL306")
-def flag_and_value_in_one_item(ctx: Any) -> Iterator[Finding]:
-    for arg_list in all_arg_lists(ctx):
+def flag_and_value_in_one_item(ctx: CheckContext) -> Iterator[Finding]:
+    for arg_list in ctx.arg_lists:
         for index, item in enumerate(arg_list.items):
             if (
                 isinstance(item, str)
@@ -268,7 +175,7 @@ def flag_and_value_in_one_item(ctx: Any) -> Iterator[Finding]:
                 )
                 yield Finding(
                     arg_list.doc,
-                    arg_list.pointer + (index,),
+                    arg_list.at(index),
                     f"`{item}` is one argv item: vLLM receives a single unknown option "
                     f"`{item}` in argv and docker_argv, and dedupe cannot match `{parts[0]}`",
                     hint,
@@ -276,8 +183,8 @@ def flag_and_value_in_one_item(ctx: Any) -> Iterator[Finding]:
 
 
 @check("RL307")
-def dash_values(ctx: Any) -> Iterator[Finding]:
-    for arg_list in all_arg_lists(ctx):
+def dash_values(ctx: CheckContext) -> Iterator[Finding]:
+    for arg_list in ctx.arg_lists:
         items = arg_list.items
         for index, item in enumerate(items):
             if not (isinstance(item, str) and item.startswith("-") and not FLAG_NAME.match(item)):
@@ -288,20 +195,20 @@ def dash_values(ctx: Any) -> Iterator[Finding]:
                 continue
             yield Finding(
                 arg_list.doc,
-                arg_list.pointer + (index,),
+                arg_list.at(index),
                 f"value `{item}` of `{items[index - 1]}` starts with `-`: upstream dedupe parses it as a "
                 "flag, so the option loses its value and a repeated value is deduplicated away",
                 f'write it inline: "{items[index - 1]}={item}"',
             )
 
 
-def _json_values(ctx: Any) -> Iterator[tuple[ArgList, Unit, str, int]]:
-    for arg_list in all_arg_lists(ctx):
-        for unit in list_units(ctx, arg_list.items):
+def _json_values(ctx: CheckContext) -> Iterator[tuple[ArgList, ArgUnit, str, int]]:
+    for arg_list in ctx.arg_lists:
+        for unit in arg_list.units:
             value = unit.inline_value if unit.inline_value is not None else unit.value
             index = unit.index if unit.inline_value is not None else unit.value_index
-            if value is None or index is None:
-                continue
+            if not isinstance(value, str) or index is None:
+                continue  # a number or a mapping is no JSON text
             if (
                 value.lstrip()[:1] in "{["
                 and value.strip()
@@ -312,7 +219,7 @@ def _json_values(ctx: Any) -> Iterator[tuple[ArgList, Unit, str, int]]:
 
 
 @check("RL308")
-def invalid_json(ctx: Any) -> Iterator[Finding]:
+def invalid_json(ctx: CheckContext) -> Iterator[Finding]:
     for arg_list, unit, value, index in _json_values(ctx):
         if value.lstrip()[:1] not in "{[":
             if unit.base.replace("_", "-") in (
@@ -322,7 +229,7 @@ def invalid_json(ctx: Any) -> Iterator[Finding]:
             ):
                 yield Finding(
                     arg_list.doc,
-                    arg_list.pointer + (index,),
+                    arg_list.at(index),
                     f"`{unit.base}` takes a JSON object, but its value `{value}` is not one",
                 )
             continue
@@ -331,17 +238,24 @@ def invalid_json(ctx: Any) -> Iterator[Finding]:
         except RecursionError:  # thousands of nested brackets: no real config looks like that
             yield Finding(
                 arg_list.doc,
-                arg_list.pointer + (index,),
+                arg_list.at(index),
                 f"value of `{unit.flag}` nests too deeply to be read as JSON",
                 "flatten the value",
             )
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             yield Finding(
                 arg_list.doc,
-                arg_list.pointer + (index,),
+                arg_list.at(index),
                 f"value of `{unit.flag}` is not valid JSON ({exc.msg} at column {exc.colno}): vLLM "
                 "refuses to start",
                 "quote keys and strings with double quotes; no trailing commas",
+            )
+        except ValueError as exc:  # a number longer than Python converts, say
+            yield Finding(
+                arg_list.doc,
+                arg_list.at(index),
+                f"value of `{unit.flag}` cannot be read as JSON ({exc}): vLLM refuses to start",
+                "write the value as valid JSON of a reasonable size",
             )
 
 
@@ -364,7 +278,7 @@ def _string_booleans(value: Any) -> Iterator[str]:
 
 
 @check("RL309")
-def json_boolean_strings(ctx: Any) -> Iterator[Finding]:
+def json_boolean_strings(ctx: CheckContext) -> Iterator[Finding]:
     for arg_list, unit, value, index in _json_values(ctx):
         try:
             parsed = json.loads(value)
@@ -373,7 +287,7 @@ def json_boolean_strings(ctx: Any) -> Iterator[Finding]:
         for path in _string_booleans(parsed):
             yield Finding(
                 arg_list.doc,
-                arg_list.pointer + (index,),
+                arg_list.at(index),
                 f'`{unit.flag}` sets `{path}` to a string "true"/"false": a non-empty string is truthy, '
                 'so "false" turns the option on',
                 "write a JSON boolean: true or false, unquoted",
@@ -387,11 +301,8 @@ def emitted_flags(strategy: Any) -> set[str]:
     """Parallel flags the strategy emitter writes for a strategy file (docs/upstream-behaviour.md#parallelism-flags)."""
     data = as_dict(strategy)
     deploy, parallelism = data.get("deploy_type"), data.get("parallelism")
-    flag = (
-        data.get("parallel_flag")
-        if isinstance(data.get("parallel_flag"), str)
-        else "--tensor-parallel-size"
-    )
+    chosen = data.get("parallel_flag")
+    flag = chosen if isinstance(chosen, str) else "--tensor-parallel-size"
     if deploy == "pd_cluster":
         return {
             "--tensor-parallel-size",
@@ -425,7 +336,7 @@ def emitted_flags(strategy: Any) -> set[str]:
     return {"--tensor-parallel-size", "--nnodes", "--node-rank"}
 
 
-def _before_emitter(scope: Scope, ctx: Any) -> bool:
+def _before_emitter(scope: Scope, ctx: CheckContext) -> bool:
     # docs/upstream-behaviour.md#layer-order: resolve.layers' join order; a variant's exact-id
     # override joins before the emitter, its generation-keyed one after
     return scope.layer in layers.BEFORE_EMITTER or (
@@ -445,7 +356,7 @@ def _pd_pools_use_dep(data: dict[str, Any], offered: list[str]) -> bool:
 
 
 def _effects(
-    flag: str, scope: Scope, data: dict[str, Any], offered: list[str], ctx: Any
+    flag: str, scope: Scope, data: dict[str, Any], offered: list[str], ctx: CheckContext
 ) -> dict[str, str]:
     """Per offered strategy, what a parallel flag outside the emitter does: `multiplies` or `overridden`."""
     names = [scope.strategy] if scope.strategy is not None else offered
@@ -472,32 +383,40 @@ def _effects(
     return effects
 
 
-def _parallel_findings(ctx: Any, code: str, effect: str) -> Iterator[Finding]:
-    from recipelint.rules.references import offered_strategies
-
+@check("RL310", "RL314")
+def parallel_flags(ctx: CheckContext) -> Iterator[Finding]:
+    """RL310: a parallel flag that multiplies the emitter's ranks; RL314: one the emitter overrides."""
     for doc in ctx.recipes:
         data = as_dict(doc.data)
         offered = [s for s in offered_strategies(data) if s in ctx.strategies]
-        for arg_list in recipe_arg_lists(doc):
-            if arg_list.scope.layer == "omni" or not offered:
+        if not offered:
+            continue
+        for arg_list in ctx.arg_lists_of(doc):
+            if arg_list.scope.layer == "omni":
                 continue
-            for unit in list_units(ctx, arg_list.items):
+            for unit in arg_list.units:
                 flag = unit.name.replace("_", "-")
-                if flag not in PARALLEL_FLAGS:
-                    continue
-                effects = _effects(flag, arg_list.scope, data, offered, ctx)
-                hit = [name for name, what in effects.items() if what == effect]
-                if code == "RL314" and any(what == "multiplies" for what in effects.values()):
-                    continue  # RL310 reports it
-                if hit:
-                    yield Finding(
-                        arg_list.doc,
-                        arg_list.pointer + (unit.index,),
-                        PARALLEL_MESSAGES[effect].format(flag=unit.name, strategies=", ".join(hit)),
-                        "size tensor parallelism with the variant's `tp` (or strategy_overrides."
-                        "single_node_tp.tp) and leave parallel flags to the strategies",
-                        code=code,
-                    )
+                if flag in PARALLEL_FLAGS:
+                    effects = _effects(flag, arg_list.scope, data, offered, ctx)
+                    yield from _parallel_findings(arg_list, unit, effects)
+
+
+def _parallel_findings(
+    arg_list: ArgList, unit: ArgUnit, effects: dict[str, str]
+) -> Iterator[Finding]:
+    # What multiplies the ranks is the graver problem: RL314 stays silent where RL310 speaks.
+    multiplies = any(what == "multiplies" for what in effects.values())
+    for code, effect in (("RL310", "multiplies"), ("RL314", "overridden")):
+        hit = [name for name, what in effects.items() if what == effect]
+        if hit and not (code == "RL314" and multiplies):
+            yield Finding(
+                arg_list.doc,
+                arg_list.at(unit.index),
+                PARALLEL_MESSAGES[effect].format(flag=unit.name, strategies=", ".join(hit)),
+                "size tensor parallelism with the variant's `tp` (or strategy_overrides."
+                "single_node_tp.tp) and leave parallel flags to the strategies",
+                code=code,
+            )
 
 
 PARALLEL_MESSAGES = {
@@ -508,27 +427,17 @@ PARALLEL_MESSAGES = {
 }
 
 
-@check("RL310")
-def parallel_flags_multiply(ctx: Any) -> Iterator[Finding]:
-    yield from _parallel_findings(ctx, "RL310", "multiplies")
-
-
-@check("RL314")
-def parallel_flags_overridden(ctx: Any) -> Iterator[Finding]:
-    yield from _parallel_findings(ctx, "RL314", "overridden")
-
-
 @check("RL311")
-def speculative_config_in_variant(ctx: Any) -> Iterator[Finding]:
+def speculative_config_in_variant(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
-        for arg_list in recipe_arg_lists(doc):
+        for arg_list in ctx.arg_lists_of(doc):
             if arg_list.scope.layer not in ("variant", "variant-hw"):
                 continue
-            for unit in list_units(ctx, arg_list.items):
+            for unit in arg_list.units:
                 if unit.base == "--speculative-config":
                     yield Finding(
                         arg_list.doc,
-                        arg_list.pointer + (unit.index,),
+                        arg_list.at(unit.index),
                         "`--speculative-config` in a variant's args: a spec_decoding feature or mode "
                         "emitting the same flag later silently replaces it, and users cannot turn it off",
                         "move it into a spec_decoding mode and select it with the variant's default_modes",
@@ -536,7 +445,7 @@ def speculative_config_in_variant(ctx: Any) -> Iterator[Finding]:
 
 
 @check("RL312")
-def omni_in_base_args(ctx: Any) -> Iterator[Finding]:
+def omni_in_base_args(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = as_dict(doc.data)
         base = as_dict(data.get("model")).get("base_args")
@@ -557,13 +466,13 @@ def omni_in_base_args(ctx: Any) -> Iterator[Finding]:
 
 
 @check("RL313")
-def empty_args(ctx: Any) -> Iterator[Finding]:
-    for arg_list in all_arg_lists(ctx):
+def empty_args(ctx: CheckContext) -> Iterator[Finding]:
+    for arg_list in ctx.arg_lists:
         for index, item in enumerate(arg_list.items):
             if isinstance(item, str) and not item.strip():
                 yield Finding(
                     arg_list.doc,
-                    arg_list.pointer + (index,),
+                    arg_list.at(index),
                     "empty argument: upstream drops falsy items before dedupe, leaving the flag before "
                     "it without a value",
                     "remove the item or write the value",
@@ -576,37 +485,14 @@ def empty_args(ctx: Any) -> Iterator[Finding]:
 @dataclass
 class _Occurrence:
     arg_list: ArgList
-    unit: Unit
-    hardware: frozenset[str] = field(default_factory=frozenset)
+    unit: ArgUnit
 
 
-def hardware_members(key: str | None, ctx: Any) -> frozenset[str] | None:
-    """Profile ids a hardware key applies to; None means every profile."""
-    if key is None or key == "default":
-        return None
-    cache = ctx.memo.setdefault("args.hardware_members", {})
-    if key not in cache:
-        cache[key] = _members(key, ctx)
-    return cache[key]
-
-
-def _members(key: str, ctx: Any) -> frozenset[str]:
-    members = set()
-    for hw, profile in ctx.profiles.items():
-        profile = as_dict(profile)
-        gen = profile.get("generation") or profile.get("gpu_generation")
-        gens = gen if isinstance(gen, list) else [gen]
-        brand = profile.get("brand").lower() if isinstance(profile.get("brand"), str) else None
-        if key in (hw, brand) or key in gens:
-            members.add(hw)
-    return frozenset(members)
-
-
-def _is_generation_layer(scope: Scope, ctx: Any) -> bool:
+def _is_generation_layer(scope: Scope, ctx: CheckContext) -> bool:
     return scope.layer in layers.GENERATION_LAYERS and scope.hardware not in ctx.profiles
 
 
-def co_occur(a: Scope, b: Scope, ctx: Any) -> bool:
+def co_occur(a: Scope, b: Scope, ctx: CheckContext) -> bool:
     """Whether two lists can both land in one rendered command (docs/upstream-behaviour.md#layer-order)."""
     for left, right in ((a.variant, b.variant), (a.strategy, b.strategy), (a.role, b.role)):
         if left is not None and right is not None and left != right:
@@ -628,11 +514,11 @@ def co_occur(a: Scope, b: Scope, ctx: Any) -> bool:
     gens = {_is_generation_layer(a, ctx) and a.layer, _is_generation_layer(b, ctx) and b.layer}
     if "strategy-hw" in gens and gens & {"recipe-hw", "variant-hw"}:
         return False  # a strategy generation override replaces the recipe and variant ones
-    left_hw, right_hw = hardware_members(a.hardware, ctx), hardware_members(b.hardware, ctx)
+    left_hw, right_hw = ctx.hardware_members(a.hardware), ctx.hardware_members(b.hardware)
     return left_hw is None or right_hw is None or bool(left_hw & right_hw)
 
 
-def _conflict(a: Unit, b: Unit) -> str | None:
+def _conflict(a: ArgUnit, b: ArgUnit) -> str | None:
     if a.flag == b.flag:
         return None
     if a.name == b.name:
@@ -647,21 +533,16 @@ def _conflict(a: Unit, b: Unit) -> str | None:
 
 
 @check("RL302")
-def spelling_conflicts(ctx: Any) -> Iterator[Finding]:
-    from recipelint.rules.references import offered_strategies
-
-    shared = [
-        arg_list for arg_list in shared_arg_lists(ctx) if arg_list.scope.layer == "strategy-file"
-    ]
+def spelling_conflicts(ctx: CheckContext) -> Iterator[Finding]:
+    shared = [a for a in ctx.shared_arg_lists if a.scope.layer == "strategy-file"]
     for doc in ctx.recipes:
         offered = set(offered_strategies(as_dict(doc.data)))
-        lists = [*recipe_arg_lists(doc), *(a for a in shared if a.scope.strategy in offered)]
+        lists = [*ctx.arg_lists_of(doc), *(a for a in shared if a.scope.strategy in offered)]
         by_option: dict[str, list[_Occurrence]] = defaultdict(list)
         for arg_list in lists:
-            spelled: set[str] = (
-                set()
-            )  # one occurrence per spelling per list keeps the pairing linear in lists
-            for unit in list_units(ctx, arg_list.items):
+            # one occurrence per spelling per list keeps the pairing linear in lists
+            spelled: set[str] = set()
+            for unit in arg_list.units:
                 if FLAG_NAME.match(unit.flag) and unit.flag not in spelled:
                     spelled.add(unit.flag)
                     by_option[unit.canonical].append(_Occurrence(arg_list, unit))
@@ -682,7 +563,9 @@ def _candidates(occurrences: list[_Occurrence]) -> Iterator[tuple[_Occurrence, _
         everything.append(later)
 
 
-def _report_conflicts(doc: Document, occurrences: list[_Occurrence], ctx: Any) -> Iterator[Finding]:
+def _report_conflicts(
+    doc: Document, occurrences: list[_Occurrence], ctx: CheckContext
+) -> Iterator[Finding]:
     reported: set[tuple[Pointer, int]] = set()
     if len({o.unit.flag for o in occurrences}) < 2:
         return  # one spelling only: nothing to reconcile

@@ -17,9 +17,9 @@ from typing import Any
 
 from recipelint.diagnostics import Span
 from recipelint.load import Document
-from recipelint.rules import Finding, check
-from recipelint.rules.args import recipe_arg_lists, units
-from recipelint.rules.references import as_dict, as_list
+from recipelint.rules.common import ArgList, as_dict, as_list, guide_text
+from recipelint.rules.context import CheckContext
+from recipelint.rules.registry import Finding, check
 
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 PYTHON = {"python", "py", "python3"}
@@ -61,7 +61,7 @@ def _fenced_blocks(markdown: str) -> Iterator[Block]:
 
 def guide_span(doc: Document, line: int, needle: str | None = None) -> Span:
     """Where guide line ``line`` (1-based in the guide text) is written; narrowed to ``needle`` in it."""
-    guide = _guide(doc) or ""
+    guide = guide_text(doc) or ""
     text = guide.split("\n")[line - 1] if 0 < line <= guide.count("\n") + 1 else ""
     found = text.find(needle) if needle else -1
     if found < 0:
@@ -71,7 +71,7 @@ def guide_span(doc: Document, line: int, needle: str | None = None) -> Span:
 
 def guide_offset_span(doc: Document, offset: int, length: int) -> Span:
     """Where the guide text's characters [offset, offset + length) are written."""
-    guide = _guide(doc) or ""
+    guide = guide_text(doc) or ""
     line_start = guide.rfind("\n", 0, offset) + 1
     index = guide.count("\n", 0, offset)
     return doc.scalar_line_span(
@@ -79,31 +79,17 @@ def guide_offset_span(doc: Document, offset: int, length: int) -> Span:
     )
 
 
-def served_models(data: dict[str, Any], doc: Document) -> set[str]:
+def served_models(data: dict[str, Any], arg_lists: list[ArgList]) -> set[str]:
     """Model ids and --served-model-name values any command of the recipe serves."""
     names: list[Any] = [as_dict(data.get("model")).get("model_id")]
     names += [as_dict(v).get("model_id") for v in as_dict(data.get("variants")).values()]
     names += [as_dict(t).get("model_id") for t in as_list(as_dict(data.get("omni")).get("tasks"))]
-    for arg_list in recipe_arg_lists(doc):
-        for unit in units(arg_list.items):
+    for arg_list in arg_lists:
+        for unit in arg_list.units:
             if unit.name == "--served-model-name":
                 value = unit.inline_value if unit.inline_value is not None else unit.value
-                names += (value or "").split()
+                names += value.split() if isinstance(value, str) else []
     return {n for n in names if isinstance(n, str) and n}
-
-
-def _served(ctx: Any, doc: Document) -> set[str]:
-    """served_models of a recipe, found once per check run (RL602 and RL603 both read it)."""
-    cache: dict[int, tuple[Document, set[str]]] = ctx.memo.setdefault("guide.served", {})
-    found = cache.get(id(doc))
-    if found is None or found[0] is not doc:
-        found = cache[id(doc)] = (doc, served_models(doc.data, doc))
-    return found[1]
-
-
-def _guide(doc: Document) -> str | None:
-    guide = doc.data.get("guide") if isinstance(doc.data, dict) else None
-    return guide if isinstance(guide, str) else None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -190,15 +176,15 @@ def _notebook_style(code: str) -> bool:
     return any(line.lstrip().startswith((">>>", "!", "%", "$ ")) for line in code.splitlines())
 
 
-def _guided(ctx: Any) -> Iterator[tuple[Any, str]]:
+def _guided(ctx: CheckContext) -> Iterator[tuple[Document, str]]:
     """(recipe, guide text) of every recipe in focus that has a guide."""
     for doc in ctx.recipes:
-        guide = _guide(doc)
+        guide = guide_text(doc)
         if guide:
             yield doc, guide
 
 
-def _python_blocks(guide: str) -> Iterator[Any]:
+def _python_blocks(guide: str) -> Iterator[Block]:
     """The guide's Python blocks that are meant to run as a module (not transcripts)."""
     return (
         block
@@ -208,7 +194,7 @@ def _python_blocks(guide: str) -> Iterator[Any]:
 
 
 @check("RL601")
-def python_blocks_parse(ctx: Any) -> Iterator[Finding]:
+def python_blocks_parse(ctx: CheckContext) -> Iterator[Finding]:
     for doc, guide in _guided(ctx):
         for block in _python_blocks(guide):
             error = syntax_error(block.code)
@@ -222,22 +208,32 @@ def python_blocks_parse(ctx: Any) -> Iterator[Finding]:
                 )
 
 
-@check("RL602")
-def client_model_names(ctx: Any) -> Iterator[Finding]:
+@check("RL602", "RL603")
+def served_model_names(ctx: CheckContext) -> Iterator[Finding]:
+    """RL602: a client asks for a model nothing serves; RL603: a serve line of another checkpoint."""
+    siblings = {
+        hf_id.lower() for hf_id in ctx.hf_ids
+    }  # a guide may show a related recipe's command
     for doc, guide in _guided(ctx):
-        served = _served(ctx, doc)
-        for block in _python_blocks(guide):
-            for model, line in model_arguments(block.code):
-                if model in served or PLACEHOLDER.search(model) or model in _guide_served(guide):
-                    continue
-                yield Finding(
-                    doc,
-                    ("guide",),
-                    f"the guide's client asks for model `{model}`, which no command of this recipe "
-                    "serves: the server answers 404",
-                    f"pass one of the served names: {', '.join(f'`{n}`' for n in sorted(served)[:4])}",
-                    span=guide_span(doc, block.line + line - 1, model),
-                )
+        served = served_models(doc.data, ctx.arg_lists_of(doc))
+        yield from _client_model_names(doc, guide, served)
+        yield from _serve_lines(doc, guide, served, siblings)
+
+
+def _client_model_names(doc: Document, guide: str, served: set[str]) -> Iterator[Finding]:
+    for block in _python_blocks(guide):
+        for model, line in model_arguments(block.code):
+            if model in served or PLACEHOLDER.search(model) or model in _guide_served(guide):
+                continue
+            yield Finding(
+                doc,
+                ("guide",),
+                f"the guide's client asks for model `{model}`, which no command of this recipe "
+                "serves: the server answers 404",
+                f"pass one of the served names: {', '.join(f'`{n}`' for n in sorted(served)[:4])}",
+                code="RL602",
+                span=guide_span(doc, block.line + line - 1, model),
+            )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -314,42 +310,39 @@ def _alternative_checkpoint(model: str, served: set[str]) -> bool:
     return _stem(name) in {_stem(s.lower().partition("/")[2]) for s in served if "/" in s}
 
 
-@check("RL603")
-def serve_lines(ctx: Any) -> Iterator[Finding]:
-    siblings = {
-        hf_id.lower() for hf_id in ctx.hf_ids
-    }  # a guide may show a related recipe's command
-    for doc, guide in _guided(ctx):
-        served = _served(ctx, doc)
-        reported: set[str] = set()
-        for block in fenced_blocks(guide):
-            if block.language not in SHELL and block.language:
+def _serve_lines(
+    doc: Document, guide: str, served: set[str], siblings: set[str]
+) -> Iterator[Finding]:
+    reported: set[str] = set()
+    for block in fenced_blocks(guide):
+        if block.language not in SHELL and block.language:
+            continue
+        for start, command in _logical_lines(block.code):
+            match = SERVE.search(command) if "vllm" in command else None  # SERVE needs the word
+            model = match.group(1).strip("'\"") if match else None
+            if (
+                not model
+                or model.startswith("-")
+                or PLACEHOLDER.search(model)
+                or model in served
+                or model.lower() in siblings
+                or model in reported
+                or _alternative_checkpoint(model, served)
+            ):
                 continue
-            for start, command in _logical_lines(block.code):
-                match = SERVE.search(command) if "vllm" in command else None  # SERVE needs the word
-                model = match.group(1).strip("'\"") if match else None
-                if (
-                    not model
-                    or model.startswith("-")
-                    or PLACEHOLDER.search(model)
-                    or model in served
-                    or model.lower() in siblings
-                    or model in reported
-                    or _alternative_checkpoint(model, served)
-                ):
-                    continue
-                reported.add(model)
-                ids = _recipe_ids(doc.data)
-                yield Finding(
-                    doc,
-                    ("guide",),
-                    f"the guide's `vllm serve {model}` serves a checkpoint this recipe does not offer "
-                    "(not model.model_id, a variant's model_id nor another recipe of the tree)",
-                    f"serve `{ids[0]}` here"
-                    + (f" (or {', '.join(f'`{i}`' for i in ids[1:4])})" if len(ids) > 1 else "")
-                    + f", or add a variant with `model_id: {model}`",
-                    span=guide_span(doc, block.line + start, model),
-                )
+            reported.add(model)
+            ids = _recipe_ids(doc.data)
+            yield Finding(
+                doc,
+                ("guide",),
+                f"the guide's `vllm serve {model}` serves a checkpoint this recipe does not offer "
+                "(not model.model_id, a variant's model_id nor another recipe of the tree)",
+                f"serve `{ids[0]}` here"
+                + (f" (or {', '.join(f'`{i}`' for i in ids[1:4])})" if len(ids) > 1 else "")
+                + f", or add a variant with `model_id: {model}`",
+                code="RL603",
+                span=guide_span(doc, block.line + start, model),
+            )
 
 
 def _recipe_ids(data: dict[str, Any]) -> list[str]:
@@ -362,7 +355,7 @@ def _recipe_ids(data: dict[str, Any]) -> list[str]:
 
 def _logical_lines(code: str) -> Iterator[tuple[int, str]]:
     """(offset of the first physical line, logical line) with backslash continuations joined."""
-    start, parts = 0, []
+    start, parts = 0, list[str]()
     for offset, line in enumerate(code.splitlines()):
         if not parts:
             start = offset

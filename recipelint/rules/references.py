@@ -15,20 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipelint.load import Document
-from recipelint.rules import Finding, check
+from recipelint.resolve.layers import PD_ROLES
+from recipelint.rules.common import Pointer, as_dict, as_list, offered_strategies
+from recipelint.rules.context import CheckContext
+from recipelint.rules.registry import Finding, check
 from recipelint.tree import recipe_hf_id
 
-Pointer = tuple[str | int, ...]
-PD_ROLES = ("prefill", "decode")
 PD_POOL_KEYS = frozenset({"tp", "tep", "dep"})
-
-
-def as_dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 MAX_SUGGESTION_INPUT = 200
@@ -103,7 +96,7 @@ KIND_NAMES = {
 }
 
 
-def key_kinds(key: str, ctx: Any) -> set[str]:
+def key_kinds(key: str, ctx: CheckContext) -> set[str]:
     """What a hardware key names in the taxonomy: exact, generation, brand, default."""
     kinds: set[str] = set()
     if key in ctx.profiles:
@@ -242,7 +235,7 @@ def _feature_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
             )
 
 
-def _min_gpu_findings(ctx: Any, doc: Document) -> Iterator[Finding]:
+def _min_gpu_findings(ctx: CheckContext, doc: Document) -> Iterator[Finding]:
     floors = doc.data.get("strategy_min_gpus")
     for key, value in as_dict(floors).items():
         if key in PD_POOL_KEYS:
@@ -279,7 +272,7 @@ def _min_gpu_findings(ctx: Any, doc: Document) -> Iterator[Finding]:
 
 
 @check("RL201", "RL202")
-def hardware_keys(ctx: Any) -> Iterator[Finding]:
+def hardware_keys(ctx: CheckContext) -> Iterator[Finding]:
     known = [*ctx.profiles, *ctx.generations, *ctx.brands, "nvidia", "default"]
     for doc in ctx.recipes:
         if not isinstance(doc.data, dict):
@@ -314,7 +307,7 @@ def hardware_keys(ctx: Any) -> Iterator[Finding]:
         yield from _precision_hardware(ctx, doc)
 
 
-def _keyspace_hint(ref: HardwareRef, ctx: Any) -> str:
+def _keyspace_hint(ref: HardwareRef, ctx: CheckContext) -> str:
     if ref.space.exact and not ref.space.generation:
         members = sorted(hw for hw, p in ctx.profiles.items() if ref.key in _profile_keys(p))
         listed = ", ".join(members[:6]) + (", …" if len(members) > 6 else "")
@@ -336,7 +329,7 @@ def _profile_keys(profile: Any) -> set[str]:
     return keys
 
 
-def _precision_hardware(ctx: Any, doc: Document) -> Iterator[Finding]:
+def _precision_hardware(ctx: CheckContext, doc: Document) -> Iterator[Finding]:
     brands = {
         p.get("brand")
         for p in ctx.profiles.values()
@@ -370,7 +363,7 @@ def _precision_hardware(ctx: Any, doc: Document) -> Iterator[Finding]:
 
 
 def _unknown_strategy(
-    doc: Document, pointer: Pointer, name: str, ctx: Any, at_key: bool = True
+    doc: Document, pointer: Pointer, name: str, ctx: CheckContext, at_key: bool = True
 ) -> Finding:
     where = (
         "a kv_store topology, not a serving strategy"
@@ -402,7 +395,7 @@ def strategy_refs(data: dict[str, Any]) -> Iterator[tuple[Pointer, Any, bool]]:
 
 
 @check("RL203")
-def unknown_strategies(ctx: Any) -> Iterator[Finding]:
+def unknown_strategies(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         if not isinstance(doc.data, dict):
             continue
@@ -416,7 +409,7 @@ def unknown_strategies(ctx: Any) -> Iterator[Finding]:
 
 
 @check("RL204")
-def unknown_kv_stores(ctx: Any) -> Iterator[Finding]:
+def unknown_kv_stores(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         if not isinstance(doc.data, dict):
             continue
@@ -432,7 +425,7 @@ def unknown_kv_stores(ctx: Any) -> Iterator[Finding]:
 
 
 @check("RL214")
-def default_strategy_not_offered(ctx: Any) -> Iterator[Finding]:
+def default_strategy_not_offered(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = doc.data if isinstance(doc.data, dict) else {}
         default = data.get("default_strategy")
@@ -448,17 +441,8 @@ def default_strategy_not_offered(ctx: Any) -> Iterator[Finding]:
             )
 
 
-def offered_strategies(data: dict[str, Any]) -> list[str]:
-    """effectiveCompatibleStrategies: the listed ids, then strategy_hardware opt-ins."""
-    listed = [s for s in as_list(data.get("compatible_strategies")) if isinstance(s, str)]
-    for name, gates in as_dict(data.get("strategy_hardware")).items():
-        if name not in listed and isinstance(gates, dict) and "supported" in gates.values():
-            listed.append(name)
-    return listed
-
-
 @check("RL211")
-def strategy_outside_vocabulary(ctx: Any) -> Iterator[Finding]:
+def strategy_outside_vocabulary(ctx: CheckContext) -> Iterator[Finding]:
     taxonomy = ctx.tree.taxonomy
     if taxonomy is None or not taxonomy.usable or not isinstance(taxonomy.data, dict):
         return
@@ -491,7 +475,7 @@ def strategy_outside_vocabulary(ctx: Any) -> Iterator[Finding]:
 
 
 @check("RL205")
-def unknown_features(ctx: Any) -> Iterator[Finding]:
+def unknown_features(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = doc.data if isinstance(doc.data, dict) else {}
         features = as_dict(data.get("features"))
@@ -522,7 +506,7 @@ def _mode_allows(mode: Any, variant: str) -> bool:
 
 
 @check("RL212")
-def malformed_modes(ctx: Any) -> Iterator[Finding]:
+def malformed_modes(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = doc.data if isinstance(doc.data, dict) else {}
         for feature, spec in as_dict(data.get("features")).items():
@@ -578,7 +562,7 @@ def _features_and_variants(doc: Document) -> tuple[dict[str, Any], dict[str, Any
 
 
 @check("RL206", "RL207")
-def unknown_modes(ctx: Any) -> Iterator[Finding]:
+def unknown_modes(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         features, variants = _features_and_variants(doc)
         for feature, spec, modes in _modal_features(features):
@@ -643,7 +627,7 @@ def _default_mode_refs(
 
 
 @check("RL213")
-def variants_without_mode(ctx: Any) -> Iterator[Finding]:
+def variants_without_mode(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         features, variants = _features_and_variants(doc)
         for feature, _spec, modes in _modal_features(features):
@@ -678,7 +662,7 @@ def variants_without_mode(ctx: Any) -> Iterator[Finding]:
 
 
 @check("RL208")
-def related_recipes(ctx: Any) -> Iterator[Finding]:
+def related_recipes(ctx: CheckContext) -> Iterator[Finding]:
     lowered = {hf.lower(): hf for hf in ctx.hf_ids}
     for doc in ctx.recipes:
         meta = as_dict(doc.data.get("meta")) if isinstance(doc.data, dict) else {}
@@ -687,6 +671,7 @@ def related_recipes(ctx: Any) -> Iterator[Finding]:
             if not isinstance(related, str) or related in ctx.hf_ids:
                 continue
             near = lowered.get(related.lower())
+            hint: str | None
             if near is not None and near != own:
                 hint = f"the recipe is `{near}` (ids are case-sensitive)"
             else:
@@ -737,7 +722,7 @@ def _edits(one: str, other: str) -> int:
 
 
 @check("RL209")
-def model_id_matches_path(ctx: Any) -> Iterator[Finding]:
+def model_id_matches_path(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         expected = recipe_hf_id(doc.rel)
         model = as_dict(doc.data.get("model")) if isinstance(doc.data, dict) else {}
@@ -753,7 +738,7 @@ def model_id_matches_path(ctx: Any) -> Iterator[Finding]:
 
 
 @check("RL210")
-def duplicate_slugs(ctx: Any) -> Iterator[Finding]:
+def duplicate_slugs(ctx: CheckContext) -> Iterator[Finding]:
     first: dict[str, Document] = {}
     for doc in ctx.all_recipes:  # every recipe holds a slug; only the files in focus get findings
         slug = as_dict(doc.data.get("meta")).get("slug") if isinstance(doc.data, dict) else None

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from recipelint.jsvalue import UNDEFINED, get, js_string, nullish, truthy
@@ -21,25 +20,19 @@ from recipelint.resolve import layers
 from recipelint.resolve.command import Catalog
 from recipelint.resolve.features import FeatureResolver, default_features
 from recipelint.resolve.hardware import generation_of, is_nvidia, is_scalable
-from recipelint.resolve.layers import ARG_STEPS, EMITTER
+from recipelint.resolve.layers import ARG_STEPS, EMITTER, PD_ROLES
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
 from recipelint.resolve.strategy import effective_compatible, is_reachable, is_supported_on_hardware
-from recipelint.rules import Finding, check
-from recipelint.rules.args import Unit, units
-from recipelint.rules.references import PD_ROLES, as_dict
+from recipelint.rules.common import ArgList, ArgUnit, Pointer, arg_list, as_dict
+from recipelint.rules.context import CheckContext
+from recipelint.rules.registry import Finding, check
 
-Pointer = tuple[str | int, ...]
 MAX_COMBINATIONS = 2000
 
 
-@dataclass(frozen=True)
-class Layer:
-    doc: Document
-    pointer: Pointer  # the list's pointer; empty for data the recipe does not own
-    items: list[Any]
+class CommandChoice(NamedTuple):  # a tuple: thousands are made per run, and cheaply
+    """One command a rule walks: a variant on a hardware with a strategy (and a PD role)."""
 
-
-class Combination(NamedTuple):  # a tuple: thousands are made per run, and cheaply
     variant: str
     hw_id: str  # the representative of every hardware in `members`
     strategy: str
@@ -47,7 +40,7 @@ class Combination(NamedTuple):  # a tuple: thousands are made per run, and cheap
     members: tuple[str, ...] = ()
 
 
-def _catalog(ctx: Any) -> Catalog:
+def _catalog(ctx: CheckContext) -> Catalog:
     taxonomy = (
         ctx.tree.taxonomy.data if ctx.tree.taxonomy is not None and ctx.tree.taxonomy.usable else {}
     )
@@ -128,7 +121,7 @@ def _layer_class(hw_id: str, profile: Any, keys: set[Any]) -> Any:
     )
 
 
-def combinations(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[Combination]:
+def combinations(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[CommandChoice]:
     """Every (variant, hardware, serving strategy, PD role) the compiler can render, one hardware per class."""
     mentioned = _mentioned(recipe, catalog.profiles, set())
     # Asked once per recipe rather than per variant: a hardware's class, the strategies offered
@@ -166,7 +159,7 @@ def combinations(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[Combinati
                 for role in roles:
                     if (layer_class, strategy, role) not in layer_keys:
                         layer_keys.add((layer_class, strategy, role))
-                        yield Combination(variant_key, hw_id, strategy, role, tuple(group))
+                        yield CommandChoice(variant_key, hw_id, strategy, role, tuple(group))
 
 
 def _strategies_on(catalog: Catalog, recipe: dict[str, Any], profile: Any, hw_id: str) -> list[str]:
@@ -198,10 +191,9 @@ RULE_STEPS = tuple(
 class Assembler:
     """The authored argument layers of one recipe's commands, in upstream order (resolve.layers)."""
 
-    def __init__(self, ctx: Any, catalog: Catalog, doc: Document):
+    def __init__(self, ctx: CheckContext, catalog: Catalog, doc: Document):
         self.ctx, self.catalog, self.doc = ctx, catalog, doc
         self.recipe: dict[str, Any] = doc.data
-        self._units: dict[int, list[Unit]] = {}
         # Parts of a command's layers, each kept under exactly what its step reads (see layers()).
         self._parts: dict[tuple[Any, ...], Any] = {}
         self._classes: dict[str, Any] = {}  # hw_id -> its _layer_class
@@ -219,28 +211,21 @@ class Assembler:
             found = self._classes[hw_id] = _layer_class(hw_id, profile, self._hardware_keys)
         return found
 
-    def units_of(self, items: list[Any]) -> list[Unit]:
-        """A list's units, tokenised once however many combinations share the list."""
-        key = id(items)
-        if key not in self._units:
-            self._units[key] = units(items)
-        return self._units[key]
-
-    def _own(self, found: list[layers.Layer], strategy: str) -> list[Layer]:
+    def _own(self, found: list[layers.Layer], strategy: str) -> list[ArgList]:
         """The non-empty lists among a step's layers, with the document each is in."""
         out = []
         for layer in found:
             if type(layer.items) is not list or not layer.items:
                 continue
             if layer.document == layers.RECIPE:
-                out.append(Layer(self.doc, layer.pointer, layer.items))
+                out.append(arg_list(self.doc, layer, self.ctx.units))
             else:
                 doc = self.ctx.strategies.get(strategy)  # the only other document a rule step reads
                 if doc is not None and isinstance(doc.data, dict):
-                    out.append(Layer(doc, layer.pointer, layer.items))
+                    out.append(arg_list(doc, layer, self.ctx.units))
         return out
 
-    def selection(self, combo: Combination) -> layers.Selection:
+    def selection(self, combo: CommandChoice) -> layers.Selection:
         """What the layers read of a combination (the features only when a step asks)."""
         recipe, variant_key, hw_id = self.recipe, combo.variant, combo.hw_id
         profile = self.catalog.profiles.get(hw_id, {})
@@ -268,7 +253,7 @@ class Assembler:
             features,
         )
 
-    def _reads(self, combo: Combination, hw_class: Any) -> dict[str, Any]:
+    def _reads(self, combo: CommandChoice, hw_class: Any) -> dict[str, Any]:
         """What each name of a step's `reads` stands for in this combination, as parts are kept under it."""
         # Strategies differ in the features step only through the enabled features' `strategies` allow-lists.
         filtered = self._features(combo.variant, combo.hw_id, hw_class)[2]
@@ -282,7 +267,7 @@ class Assembler:
             "kv": None,
         }  # a check plans no kv_store deployment
 
-    def layers(self, combo: Combination) -> list[Layer]:
+    def layers(self, combo: CommandChoice) -> list[ArgList]:
         """The layers in command order; each step's part is assembled once per what it reads.
 
         Parts that read the hardware are kept under its layer class, not its id: they are
@@ -291,7 +276,7 @@ class Assembler:
         hw_class = self.layer_class(combo.hw_id)
         parts = self._parts  # the hot path: plain lookups, a part is computed only on a miss
         whole = ("command", combo.variant, hw_class, combo.strategy, combo.role)  # RL341 asks again
-        out: list[Layer] | None = parts.get(whole)
+        out: list[ArgList] | None = parts.get(whole)
         if out is not None:
             return out
         reads = self._reads(combo, hw_class)
@@ -313,7 +298,7 @@ class Assembler:
         parts[whole] = out
         return out
 
-    def generation_layers(self, combo: Combination) -> tuple[list[Layer], list[Layer], Any]:
+    def generation_layers(self, combo: CommandChoice) -> tuple[list[ArgList], list[ArgList], Any]:
         """(strategy generation layer, recipe+variant generation layers, the key the strategy layer used).
 
         `so.hardware_overrides[gen] || nvidia` replaces the recipe's and the variant's generation
@@ -347,7 +332,7 @@ class Assembler:
                 js_string(gen) if not nullish(gen) else None,
                 is_nvidia(profile),
             )
-        return found  # type: ignore[no-any-return]
+        return found
 
     def _features(
         self, variant_key: str, hw_id: str, hw_class: Any
@@ -366,7 +351,7 @@ class Assembler:
             profile = self.catalog.profiles.get(hw_id, {})
             resolver = FeatureResolver(self.recipe, variant, variant_key, profile, hw_id)
             found = self._parts[key] = (enabled, resolver, _strategy_limited(self.recipe, enabled))
-        return found  # type: ignore[no-any-return]
+        return found
 
 
 def _strategy_limited(recipe: dict[str, Any], enabled: list[str]) -> bool:
@@ -380,27 +365,26 @@ def _strategy_limited(recipe: dict[str, Any], enabled: list[str]) -> bool:
     return False
 
 
-def _findings(ctx: Any) -> dict[str, list[Finding]]:
-    """RL340's and RL341's findings, from one walk over the planned combinations.
+@check("RL340", "RL341")
+def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
+    """RL340 (a value replaced by a later layer) and RL341 (a generation override that drops
+    args) from one walk over the planned combinations.
 
-    Each recipe's combinations and assembled layers are dropped once both checks have
+    Each recipe's combinations and assembled layers are dropped once both rules have
     read them: kept for the whole run, they were thousands of objects the cyclic
     collector walked again and again.
     """
-    found: dict[str, list[Finding]] | None = ctx.memo.get("resolved.findings")
-    if found is None:
-        found = {"RL340": [], "RL341": []}
-        wanted = [code for code in found if ctx.config.is_enabled(code)]
-        for assembler, combos in _plan(ctx, _catalog(ctx)) if wanted else ():
-            if "RL340" in wanted:
-                found["RL340"].extend(_shadowed_values(assembler, combos))
-            if "RL341" in wanted:
-                found["RL341"].extend(_strategy_override_replaces(assembler, combos))
-        ctx.memo["resolved.findings"] = found
-    return found
+    shadowed, replaced = ctx.config.is_enabled("RL340"), ctx.config.is_enabled("RL341")
+    if not (shadowed or replaced):
+        return
+    for assembler, combos in _plan(ctx, _catalog(ctx)):
+        if shadowed:
+            yield from _shadowed_values(assembler, combos)
+        if replaced:
+            yield from _strategy_override_replaces(assembler, combos)
 
 
-def _plan(ctx: Any, catalog: Catalog) -> Iterator[tuple[Assembler, list[Combination]]]:
+def _plan(ctx: CheckContext, catalog: Catalog) -> Iterator[tuple[Assembler, list[CommandChoice]]]:
     for doc in ctx.recipes:
         if not isinstance(doc.data, dict) or layers.is_omni(doc.data):
             continue  # omni recipes get no renderings (docs/upstream-behaviour.md#omni-recipes)
@@ -413,18 +397,13 @@ def _plan(ctx: Any, catalog: Catalog) -> Iterator[tuple[Assembler, list[Combinat
         yield assembler, combos
 
 
-def _where(layer: Layer, index: int) -> str:
-    line = layer.doc.span(layer.pointer + (index,)).line
+def _where(layer: ArgList, index: int) -> str:
+    line = layer.doc.span(layer.at(index)).line
     place = ".".join(str(p) for p in layer.pointer)
-    return f"{place} ({layer.doc.rel}:{line})" if layer.doc is not None else place
+    return f"{place} ({layer.doc.rel}:{line})"
 
 
-@check("RL340")
-def shadowed_values(ctx: Any) -> Iterator[Finding]:
-    yield from _findings(ctx)["RL340"]
-
-
-def _shadowed_values(assembler: Assembler, combos: list[Combination]) -> Iterator[Finding]:
+def _shadowed_values(assembler: Assembler, combos: list[CommandChoice]) -> Iterator[Finding]:
     seen: set[tuple[Pointer, Pointer, int]] = set()
     done: set[tuple[int, ...]] = set()
     walked: set[tuple[Any, ...]] = set()
@@ -447,50 +426,46 @@ def _shadowed_values(assembler: Assembler, combos: list[Combination]) -> Iterato
 
 def _shadows(
     assembler: Assembler,
-    layers: list[Layer],
-    combo: Combination,
+    layers: list[ArgList],
+    combo: CommandChoice,
     seen: set[tuple[Pointer, Pointer, int]],
 ) -> Iterator[Finding]:
     doc = assembler.doc
-    last: dict[str, tuple[Layer, Any]] = {}
+    last: dict[str, tuple[ArgList, ArgUnit]] = {}
     for layer in layers:
-        for unit in assembler.units_of(layer.items):
+        for unit in layer.units:
             previous = last.get(unit.flag)
             last[unit.flag] = (layer, unit)
             if previous is None or previous[0] is layer or previous[1].value == unit.value:
                 continue
             earlier, earlier_unit = previous
-            key = (earlier.pointer + (earlier_unit.index,), layer.pointer, unit.index)
+            key = (earlier.at(earlier_unit.index), layer.pointer, unit.index)
             if layer.doc is not doc or key in seen:
                 continue
             seen.add(key)
             yield Finding(
                 doc,
-                layer.pointer + (unit.index,),
-                f"`{unit.flag} {unit.value}` replaces `{earlier_unit.flag} {earlier_unit.value}` from "
-                f"{_where(earlier, earlier_unit.index)} in the {combo.strategy} command of variant "
-                f"`{combo.variant}` on {combo.hw_id} (last wins)",
+                layer.at(unit.index),
+                f"`{unit.flag} {unit.text_value}` replaces `{earlier_unit.flag} "
+                f"{earlier_unit.text_value}` from {_where(earlier, earlier_unit.index)} in the "
+                f"{combo.strategy} command of variant `{combo.variant}` on {combo.hw_id} (last wins)",
                 "intended overrides are fine; otherwise make the layers agree",
+                code="RL340",
             )
 
 
-@check("RL341")
-def strategy_override_replaces(ctx: Any) -> Iterator[Finding]:
-    yield from _findings(ctx)["RL341"]
-
-
-def _families(assembler: Assembler, layers: list[Layer]) -> set[str]:
+def _families(assembler: Assembler, layers: list[ArgList]) -> set[str]:
     """The options a list of layers sets, spelling aside (`--no-x`, `--x_y.z` are `--x`, `--x-y`)."""
-    return {unit.canonical for layer in layers for unit in assembler.units_of(layer.items)}
+    return {unit.canonical for layer in layers for unit in layer.units}
 
 
-def _setting(unit: Unit) -> str:
+def _setting(unit: ArgUnit) -> str:
     """The option and JSON sub-key a unit sets (`--x_y.z=1` sets `--x-y.z`)."""
     return unit.canonical + unit.name[len(unit.base) :]
 
 
 def _strategy_override_replaces(
-    assembler: Assembler, combos: list[Combination]
+    assembler: Assembler, combos: list[CommandChoice]
 ) -> Iterator[Finding]:
     """Generation-level strategy overrides that drop args while reading as an addition.
 
@@ -510,11 +485,7 @@ def _strategy_override_replaces(
             if key is None:
                 continue
             replaced = _replaced_layers(assembler, combo)
-            command = {
-                _setting(unit)
-                for layer in assembler.layers(combo)
-                for unit in assembler.units_of(layer.items)
-            }
+            command = {_setting(unit) for layer in assembler.layers(combo) for unit in layer.units}
         except SYNTHESIS_ERRORS:
             continue
         target: Pointer = ("strategy_overrides", combo.strategy, "hardware_overrides", key)
@@ -522,16 +493,12 @@ def _strategy_override_replaces(
             _families(assembler, strategy_layer) & _families(assembler, replaced)
         )
         for layer in replaced:
-            lost = [
-                unit.flag
-                for unit in assembler.units_of(layer.items)
-                if _setting(unit) not in command
-            ]
+            lost = [unit.flag for unit in layer.units if _setting(unit) not in command]
             if lost:
                 entry = vanished.setdefault((target, layer.pointer), (lost, [], key))
                 entry[1].extend(hw for hw in combo.members or (combo.hw_id,) if hw not in entry[1])
     for (target, source), (lost, hardware, _key) in vanished.items():
-        if restated.get(target, set()) - _strategy_wide(assembler, target[1]):
+        if restated.get(target, set()) - _strategy_wide(assembler, str(target[1])):
             continue  # written as a replacement: what it leaves out, it leaves out on purpose
         yield _replacement_finding(assembler, target, source, list(dict.fromkeys(lost)), hardware)
 
@@ -550,7 +517,9 @@ def _strategy_wide(assembler: Assembler, strategy: str) -> set[str]:
     if len(lists) < 2:
         return set()
     families = [
-        {unit.canonical for unit in assembler.units_of(items)} if isinstance(items, list) else set()
+        {unit.canonical for unit in assembler.ctx.units(items)}
+        if isinstance(items, list)
+        else set()
         for items in lists
     ]
     return set.intersection(*families)
@@ -578,10 +547,11 @@ def _replacement_finding(
         f"or key it by exact hardware ({', '.join(f'`{hw}:`' for hw in hardware[:3])}), "
         "which adds instead of replacing",
         at_key=True,
+        code="RL341",
     )
 
 
-def _replaced_layers(assembler: Assembler, combo: Combination) -> list[Layer]:
+def _replaced_layers(assembler: Assembler, combo: CommandChoice) -> list[ArgList]:
     """The recipe and variant generation layers the strategy's generation override displaces."""
     key = ("replaced", combo.variant, *assembler._generation(combo.hw_id))
     found = assembler._parts.get(key)
@@ -595,4 +565,4 @@ def _replaced_layers(assembler: Assembler, combo: Combination) -> list[Layer]:
             ],
             combo.strategy,
         )
-    return found  # type: ignore[no-any-return]
+    return found

@@ -16,9 +16,10 @@ from typing import Any
 
 from recipelint.load import Document
 from recipelint.resolve.layers import ARG_KEYS, ENV_KEYS
-from recipelint.rules import Finding, check
+from recipelint.rules.common import Pointer
+from recipelint.rules.context import CheckContext
+from recipelint.rules.registry import Finding, check
 
-Pointer = tuple[str | int, ...]
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # What makes a shell run something else: command substitution, command separators,
 # pipes, redirections, and line breaks (a new line is a new command).
@@ -39,14 +40,26 @@ def _shown(text: str) -> str:
     return escaped if len(escaped) <= SHOWN else escaped[:SHOWN] + "…"
 
 
-def _documents(ctx: Any) -> Iterator[Document]:
-    yield from ctx.recipes
-    for doc in [*ctx.tree.strategies, *ctx.tree.kv_stores]:
+def _documents(ctx: CheckContext) -> Iterator[tuple[Document, bool]]:
+    """Each usable document findings can be shown for, and whether its values reach commands.
+
+    A recipe out of focus is left out: its findings would not be shown.
+    """
+    tree = ctx.tree
+    for doc in (tree.taxonomy, tree.platforms):
+        if doc is not None and doc.usable:
+            yield doc, False
+    for doc in [*tree.strategies, *tree.kv_stores]:
         if doc.usable:
-            yield doc
+            yield doc, True
+    for doc in ctx.recipes:
+        yield doc, True
 
 
-def _walk(value: Any, pointer: Pointer = ()) -> Iterator[tuple[Pointer, Any, Any]]:
+Entry = tuple[Pointer, Any, Any]
+
+
+def _walk(value: Any, pointer: Pointer = ()) -> Iterator[Entry]:
     """(pointer, key, value) for every mapping entry and list item, depth first."""
     if isinstance(value, dict):
         for key, item in value.items():
@@ -58,7 +71,7 @@ def _walk(value: Any, pointer: Pointer = ()) -> Iterator[tuple[Pointer, Any, Any
             yield from _walk(item, pointer + (index,))
 
 
-def _collect(value: Any, pointer: Pointer, out: list[tuple[Pointer, Any, Any]]) -> None:
+def _collect(value: Any, pointer: Pointer, out: list[Entry]) -> list[Entry]:
     """_walk's entries, in _walk's order, appended to ``out`` (no generator per node)."""
     if isinstance(value, dict):
         for key, item in value.items():
@@ -70,19 +83,25 @@ def _collect(value: Any, pointer: Pointer, out: list[tuple[Pointer, Any, Any]]) 
             at = pointer + (index,)
             out.append((at, index, item))
             _collect(item, at, out)
+    return out
 
 
-def _entries(ctx: Any, doc: Document) -> list[tuple[Pointer, Any, Any]]:
-    """_walk(doc.data) as a list, built once per check run: every RL75x check reads it."""
-    walked: dict[int, tuple[Document, list[tuple[Pointer, Any, Any]]]] = ctx.memo.setdefault(
-        "security.walk", {}
-    )
-    found = walked.get(id(doc))
-    if found is None or found[0] is not doc:
-        entries: list[tuple[Pointer, Any, Any]] = []
-        _collect(doc.data, (), entries)
-        found = walked[id(doc)] = (doc, entries)
-    return found[1]
+@check("RL750", "RL751", "RL752", "RL753", "RL754")
+def shell_hazards(ctx: CheckContext) -> Iterator[Finding]:
+    """Every document is walked once; each rule of the family reads the same entries."""
+    for doc, in_commands in _documents(ctx):
+        entries = _collect(doc.data, (), [])
+        if in_commands:
+            yield from _args_that_execute(doc, entries)
+            env_maps = [(pointer, value) for pointer, key, value in entries if _is_env(key, value)]
+            yield from _env_values_that_execute(doc, env_maps)
+            yield from _env_names_that_are_not_identifiers(doc, env_maps)
+            yield from _bare_words_that_execute(doc, entries)
+        yield from _terminal_controls(doc, entries)
+
+
+def _is_env(key: Any, value: Any) -> bool:
+    return key in ENV_KEYS and isinstance(value, dict)
 
 
 def _is_flag(token: Any) -> bool:
@@ -94,80 +113,71 @@ def _unquoted(tokens: list[Any], index: int) -> bool:
     return not (index > 0 and _is_flag(tokens[index - 1]) and not _is_flag(tokens[index]))
 
 
-@check("RL750")
-def args_that_execute(ctx: Any) -> Iterator[Finding]:
-    for doc in _documents(ctx):
-        for pointer, key, tokens in _entries(ctx, doc):
-            if key not in ARG_KEYS or not isinstance(tokens, list):
+def _args_that_execute(doc: Document, entries: list[Entry]) -> Iterator[Finding]:
+    for pointer, key, tokens in entries:
+        if key not in ARG_KEYS or not isinstance(tokens, list):
+            continue
+        for index, token in enumerate(tokens):
+            if not isinstance(token, str) or not EXECUTES.search(token):
                 continue
-            for index, token in enumerate(tokens):
-                if not isinstance(token, str) or not EXECUTES.search(token):
-                    continue
-                if _unquoted(tokens, index):
-                    where = "a flag" if _is_flag(token) else "a positional argument"
-                    message = (
-                        f"`{_shown(token)}` is {where}, which the rendered command leaves unquoted: "
-                        "pasted into a shell it runs commands"
-                    )
-                elif "\n" in token or "\r" in token:
-                    message = (
-                        f"the value `{_shown(token)}` holds a line break: the rendered command puts "
-                        "one flag per line, so a pasted command is cut or runs a second line"
-                    )
-                else:
-                    continue  # single-quoted in the rendering: inert
+            if _unquoted(tokens, index):
+                where = "a flag" if _is_flag(token) else "a positional argument"
+                message = (
+                    f"`{_shown(token)}` is {where}, which the rendered command leaves unquoted: "
+                    "pasted into a shell it runs commands"
+                )
+            elif "\n" in token or "\r" in token:
+                message = (
+                    f"the value `{_shown(token)}` holds a line break: the rendered command puts "
+                    "one flag per line, so a pasted command is cut or runs a second line"
+                )
+            else:
+                continue  # single-quoted in the rendering: inert
+            yield Finding(
+                doc,
+                pointer + (index,),
+                message,
+                "pass the value after its flag (`--flag`, `value`) without line breaks",
+                code="RL750",
+            )
+
+
+EnvMaps = list[tuple[Pointer, dict[str, Any]]]
+
+
+def _env_values_that_execute(doc: Document, env_maps: EnvMaps) -> Iterator[Finding]:
+    for pointer, env in env_maps:
+        for name, value in env.items():
+            if isinstance(value, str) and (EXECUTES.search(value) or SPLITS.search(value)):
                 yield Finding(
                     doc,
-                    pointer + (index,),
-                    message,
-                    "pass the value after its flag (`--flag`, `value`) without line breaks",
-                    code="RL750",
+                    pointer + (name,),
+                    f"env `{_shown(name)}` = `{_shown(value)}`: `docker run -e {_shown(name)}=…` "
+                    "is published unquoted, so a shell runs or splits this value",
+                    "use a value without spaces, quotes, `$(`, backticks, `;`, `&`, `|`, `<`, "
+                    "`>` or line breaks",
+                    code="RL751",
                 )
 
 
-def _env_maps(ctx: Any, doc: Document) -> Iterator[tuple[Pointer, dict[str, Any]]]:
-    for pointer, key, value in _entries(ctx, doc):
-        if key in ENV_KEYS and isinstance(value, dict):
-            yield pointer, value
+def _env_names_that_are_not_identifiers(doc: Document, env_maps: EnvMaps) -> Iterator[Finding]:
+    for pointer, env in env_maps:
+        for name in env:
+            if not ENV_NAME.fullmatch(name):
+                yield Finding(
+                    doc,
+                    pointer + (name,),
+                    f"`{_shown(name)}` is not an environment variable name: it is published "
+                    "unquoted as `docker run -e NAME=…`",
+                    "use letters, digits and underscores, not starting with a digit",
+                    at_key=True,
+                    code="RL752",
+                )
 
 
-@check("RL751")
-def env_values_that_execute(ctx: Any) -> Iterator[Finding]:
-    for doc in _documents(ctx):
-        for pointer, env in _env_maps(ctx, doc):
-            for name, value in env.items():
-                if isinstance(value, str) and (EXECUTES.search(value) or SPLITS.search(value)):
-                    yield Finding(
-                        doc,
-                        pointer + (name,),
-                        f"env `{_shown(name)}` = `{_shown(value)}`: `docker run -e {_shown(name)}=…` "
-                        "is published unquoted, so a shell runs or splits this value",
-                        "use a value without spaces, quotes, `$(`, backticks, `;`, `&`, `|`, `<`, "
-                        "`>` or line breaks",
-                        code="RL751",
-                    )
-
-
-@check("RL752")
-def env_names_that_are_not_identifiers(ctx: Any) -> Iterator[Finding]:
-    for doc in _documents(ctx):
-        for pointer, env in _env_maps(ctx, doc):
-            for name in env:
-                if not ENV_NAME.fullmatch(name):
-                    yield Finding(
-                        doc,
-                        pointer + (name,),
-                        f"`{_shown(name)}` is not an environment variable name: it is published "
-                        "unquoted as `docker run -e NAME=…`",
-                        "use letters, digits and underscores, not starting with a digit",
-                        at_key=True,
-                        code="RL752",
-                    )
-
-
-def _words(ctx: Any, doc: Document) -> Iterator[tuple[Pointer, str, str]]:
+def _words(entries: list[Entry]) -> Iterator[tuple[Pointer, str, str]]:
     """(pointer, what, text) of the model ids and images the command prints as bare words."""
-    for pointer, key, value in _entries(ctx, doc):
+    for pointer, key, value in entries:
         if key == "model_id" and isinstance(value, str):
             yield pointer, "model id", value
         elif key == "docker_image":
@@ -178,42 +188,36 @@ def _words(ctx: Any, doc: Document) -> Iterator[tuple[Pointer, str, str]]:
                     yield inner, "container image", item
 
 
-@check("RL753")
-def bare_words_that_execute(ctx: Any) -> Iterator[Finding]:
-    for doc in _documents(ctx):
-        for pointer, what, text in _words(ctx, doc):
-            if EXECUTES.search(text) or SPLITS.search(text):
-                yield Finding(
-                    doc,
-                    pointer,
-                    f"the {what} `{_shown(text)}` is printed unquoted in `vllm serve` and "
-                    "`docker run`: a shell would run or split it",
-                    "a model id is org/name; an image is name[:tag][@digest]",
-                    code="RL753",
-                )
+def _bare_words_that_execute(doc: Document, entries: list[Entry]) -> Iterator[Finding]:
+    for pointer, what, text in _words(entries):
+        if EXECUTES.search(text) or SPLITS.search(text):
+            yield Finding(
+                doc,
+                pointer,
+                f"the {what} `{_shown(text)}` is printed unquoted in `vllm serve` and "
+                "`docker run`: a shell would run or split it",
+                "a model id is org/name; an image is name[:tag][@digest]",
+                code="RL753",
+            )
 
 
-@check("RL754")
-def terminal_controls(ctx: Any) -> Iterator[Finding]:
-    for doc in [*ctx.tree.documents()]:
-        if not doc.usable:
-            continue
-        for pointer, key, value in _entries(ctx, doc):
-            if isinstance(key, str) and CONTROL.search(key):
-                yield Finding(
-                    doc,
-                    pointer,
-                    f"the key `{_shown(key)}` holds a control character",
-                    "remove it: terminal escapes can hide or fake text",
-                    at_key=True,
-                    code="RL754",
-                )
-            if isinstance(value, str) and CONTROL.search(value):
-                yield Finding(
-                    doc,
-                    pointer,
-                    f"`{_shown(value)}` holds a control character (an ANSI escape sequence can "
-                    "recolour, hide or rewrite what a terminal shows)",
-                    "remove it: recipes are plain text",
-                    code="RL754",
-                )
+def _terminal_controls(doc: Document, entries: list[Entry]) -> Iterator[Finding]:
+    for pointer, key, value in entries:
+        if isinstance(key, str) and CONTROL.search(key):
+            yield Finding(
+                doc,
+                pointer,
+                f"the key `{_shown(key)}` holds a control character",
+                "remove it: terminal escapes can hide or fake text",
+                at_key=True,
+                code="RL754",
+            )
+        if isinstance(value, str) and CONTROL.search(value):
+            yield Finding(
+                doc,
+                pointer,
+                f"`{_shown(value)}` holds a control character (an ANSI escape sequence can "
+                "recolour, hide or rewrite what a terminal shows)",
+                "remove it: recipes are plain text",
+                code="RL754",
+            )

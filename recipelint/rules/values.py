@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from recipelint.load import Document
-from recipelint.rules import Finding, check
-from recipelint.rules.references import as_dict, as_list
+from recipelint.rules.common import Pointer, as_dict, as_list
+from recipelint.rules.context import CheckContext
+from recipelint.rules.registry import Finding, check
 
-Pointer = tuple[str | int, ...]
 ENV_KEYS = frozenset({"env", "base_env", "extra_env"})
 BYTES_PER_PARAM = {
     "bf16": 2.0,
@@ -50,7 +50,7 @@ def env_maps(value: Any, pointer: Pointer = ()) -> Iterator[tuple[Pointer, dict[
             yield from env_maps(item, pointer + (index,))
 
 
-def _documents(ctx: Any) -> Iterator[Document]:
+def _documents(ctx: CheckContext) -> Iterator[Document]:
     yield from ctx.recipes
     yield from (
         doc for doc in [*ctx.strategies.values(), *ctx.kv_stores.values()] if ctx.in_focus(doc)
@@ -58,7 +58,7 @@ def _documents(ctx: Any) -> Iterator[Document]:
 
 
 @check("RL551")
-def env_values_are_strings(ctx: Any) -> Iterator[Finding]:
+def env_values_are_strings(ctx: CheckContext) -> Iterator[Finding]:
     for doc in _documents(ctx):
         for pointer, env in env_maps(doc.data):
             for name, value in env.items():
@@ -98,7 +98,7 @@ def _valid_date(text: str) -> bool:
 
 
 @check("RL553")
-def date_order(ctx: Any) -> Iterator[Finding]:
+def date_order(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         meta = as_dict(doc.data.get("meta")) if isinstance(doc.data, dict) else {}
         added, updated = meta.get("date_added"), meta.get("date_updated")
@@ -141,7 +141,7 @@ def _mixed_precision(variant: dict[str, Any]) -> bool:
 
 
 @check("RL554")
-def vram_minimum(ctx: Any) -> Iterator[Finding]:
+def vram_minimum(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = doc.data if isinstance(doc.data, dict) else {}
         model = as_dict(data.get("model"))

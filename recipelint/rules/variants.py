@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from recipelint.rules import Finding, check
-from recipelint.rules.args import units
-from recipelint.rules.references import as_dict, as_list
+from recipelint.load import Document
+from recipelint.rules.common import Pointer, arg_units, as_dict, as_list
+from recipelint.rules.context import CheckContext
+from recipelint.rules.registry import Finding, check
 
-Pointer = tuple[str | int, ...]
 # Precision words that appear in checkpoint names; aliases map to the recipe's precision names.
 PRECISION_WORDS = {
     "nvfp4": "nvfp4",
@@ -45,7 +45,7 @@ class Draft:
 
 def _spec_configs(args: Any, pointer: Pointer) -> Iterator[Draft]:
     items = as_list(args)
-    for unit in units(items):
+    for unit in arg_units(items):
         if unit.base != "--speculative-config":
             continue
         raw = unit.inline_value if unit.inline_value is not None else unit.value
@@ -128,7 +128,7 @@ def _draft_target(data: dict[str, Any], draft: str) -> str | None:
 
 
 @check("RL501")
-def draft_offered_to_other_checkpoint(ctx: Any) -> Iterator[Finding]:
+def draft_offered_to_other_checkpoint(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = doc.data if isinstance(doc.data, dict) else {}
         offers = list(spec_offers(data))
@@ -158,7 +158,7 @@ def _mismatch(data: dict[str, Any], variant: str, draft: str) -> str | None:
 
 
 def _mismatches(
-    doc: Any, data: dict[str, Any], offer: Offer, draft: Draft, offers: list[Offer]
+    doc: Document, data: dict[str, Any], offer: Offer, draft: Draft, offers: list[Offer]
 ) -> Iterator[Finding]:
     where = f"mode `{offer.mode}` of {offer.feature}" if offer.mode else f"feature {offer.feature}"
     model = draft.model or ""
@@ -204,11 +204,13 @@ def _offer_fix(offer: Offer, variant: str, fitting: list[str], offers: list[Offe
     return step
 
 
-def _variant_drafts(doc: Any, data: dict[str, Any]) -> Iterator[Finding]:
+def _variant_drafts(doc: Document, data: dict[str, Any]) -> Iterator[Finding]:
     """A draft written into a variant's own args: it is served with that variant's checkpoint only."""
     for name, spec in as_dict(data.get("variants")).items():
         spec = as_dict(spec)
-        sources = [(("variants", name, "extra_args"), spec.get("extra_args"))]
+        sources: list[tuple[Pointer, Any]] = [
+            (("variants", name, "extra_args"), spec.get("extra_args"))
+        ]
         sources += [
             (
                 ("variants", name, "hardware_overrides", hw, "extra_args"),
@@ -237,7 +239,7 @@ def _same_family(precision: str, words: set[str]) -> bool:
 
 
 @check("RL502")
-def fused_draft_without_default_modes(ctx: Any) -> Iterator[Finding]:
+def fused_draft_without_default_modes(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = doc.data if isinstance(doc.data, dict) else {}
         variants = as_dict(data.get("variants"))
@@ -287,7 +289,7 @@ def _names_draft(variant: str, spec: dict[str, Any], tokens: set[str]) -> bool:
 
 
 @check("RL503")
-def retired_mtp_feature(ctx: Any) -> Iterator[Finding]:
+def retired_mtp_feature(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         features = as_dict(doc.data.get("features")) if isinstance(doc.data, dict) else {}
         if "mtp" in features:

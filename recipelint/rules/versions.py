@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipelint.load import Document
-from recipelint.rules import Finding, check
+from recipelint.rules.common import Pointer, as_dict, guide_text
+from recipelint.rules.context import CheckContext
 from recipelint.rules.guide import guide_offset_span
-from recipelint.rules.references import as_dict
+from recipelint.rules.registry import Finding, check
 
-Pointer = tuple[str | int, ...]
 BRANDS = ("nvidia", "amd", "tpu", "intel")
 VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:rc(\d+))?(?:\.post(\d+))?(?:\.dev(\d+))?")
 # distribution/reference grammar: [domain[:port]/]path[:tag][@digest]
@@ -153,7 +153,7 @@ def _per_variant_images(doc: Document) -> Iterator[tuple[str, Image, str, str | 
 
 
 @check("RL401")
-def tag_below_minimum(ctx: Any) -> Iterator[Finding]:
+def tag_below_minimum(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = doc.data if isinstance(doc.data, dict) else {}
         reported: set[Pointer] = set()
@@ -178,7 +178,7 @@ def _release_key(version: Version) -> tuple[int, ...]:
 
 
 @check("RL402", "RL403")
-def nightly_images(ctx: Any) -> Iterator[Finding]:
+def nightly_images(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = doc.data if isinstance(doc.data, dict) else {}
         reported: set[Pointer] = set()
@@ -209,7 +209,7 @@ def nightly_images(ctx: Any) -> Iterator[Finding]:
 
 
 @check("RL404")
-def image_references(ctx: Any) -> Iterator[Finding]:
+def image_references(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = doc.data if isinstance(doc.data, dict) else {}
         for image in recipe_images(data):
@@ -245,17 +245,12 @@ def _mentioned_version(text: str) -> tuple[int, int, int]:
     return (parts + [0, 0])[0], (parts + [0, 0])[1], (parts + [0, 0, 0])[2]
 
 
-def guide_text(doc: Document) -> str | None:
-    guide = doc.data.get("guide") if isinstance(doc.data, dict) else None
-    return guide if isinstance(guide, str) else None
-
-
 @check("RL405")
-def guide_minimum_version(ctx: Any) -> Iterator[Finding]:
+def guide_minimum_version(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         guide = guide_text(doc)
         known = _known_minimums(doc.data) if guide else set()
-        if not known:
+        if not guide or not known:
             continue
         for match in GUIDE_MINIMUM.finditer(guide):
             text = match.group(1) or match.group(2)
@@ -344,7 +339,7 @@ def _accepted_guide_image(
 
 
 @check("RL406")
-def guide_image_tag(ctx: Any) -> Iterator[Finding]:
+def guide_image_tag(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         guide = guide_text(doc)
         if not guide:

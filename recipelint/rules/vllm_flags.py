@@ -33,7 +33,9 @@ from recipelint.flags.catalog import (
 )
 from recipelint.load import Document
 from recipelint.resolve.layers import ARG_KEYS, is_omni
-from recipelint.rules import Finding, check
+from recipelint.rules.common import Pointer
+from recipelint.rules.context import CheckContext
+from recipelint.rules.registry import Finding, check
 
 # Underscore spellings (RL304), a flag and its value in one item (RL306), a dotted
 # sub-argument without value (RL305) and JSON syntax (RL308) belong to the argument-shape
@@ -44,7 +46,6 @@ PLUGIN_FLAGS = {
     "--reasoning-parser": "--reasoning-parser-plugin",
 }
 NUMBER = re.compile(r"^-\d+(\.\d+)?$")
-Pointer = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
@@ -56,20 +57,11 @@ class Catalogs:
 
 
 @check(*CODES)
-def vllm_flags(context: Any) -> Iterator[Finding]:
-    # One pass serves every code: the engine calls a check once per registered code.
-    cached = context.__dict__.get("_rl35x_findings")
-    if cached is None:
-        cached = []
-        for doc in (
-            list(context.tree.recipes)
-            + list(context.tree.strategies)
-            + list(context.tree.kv_stores)
-        ):
-            if doc.usable and isinstance(doc.data, dict) and context.in_focus(doc):
-                cached.extend(_check_document(doc))
-        context.__dict__["_rl35x_findings"] = cached
-    yield from cached
+def vllm_flags(ctx: CheckContext) -> Iterator[Finding]:
+    tree = ctx.tree
+    for doc in [*tree.recipes, *tree.strategies, *tree.kv_stores]:
+        if doc.usable and isinstance(doc.data, dict) and ctx.in_focus(doc):
+            yield from _check_document(doc)
 
 
 # -- document level ------------------------------------------------------------------

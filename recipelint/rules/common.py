@@ -1,0 +1,158 @@
+"""What several rule families read recipes with: data of any shape, the guide, argument lists.
+
+Checks must accept any data (the schema stage reports wrong types), so they read it
+through :func:`as_dict` and :func:`as_list`. An argument list is read as upstream's
+dedupe reads it (:mod:`recipelint.argv`), each unit keeping the positions of its items
+so that a finding points at the item itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from recipelint import argv
+from recipelint.jsvalue import js_string, truthy
+from recipelint.load import Document
+from recipelint.resolve import layers
+from recipelint.resolve.layers import Scope
+
+Pointer = tuple[str | int, ...]
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def guide_text(doc: Document) -> str | None:
+    """The recipe's markdown guide, when it has one."""
+    guide = doc.data.get("guide") if isinstance(doc.data, dict) else None
+    return guide if isinstance(guide, str) else None
+
+
+def offered_strategies(data: dict[str, Any]) -> list[str]:
+    """effectiveCompatibleStrategies: the listed ids, then strategy_hardware opt-ins."""
+    listed = [s for s in as_list(data.get("compatible_strategies")) if isinstance(s, str)]
+    for name, gates in as_dict(data.get("strategy_hardware")).items():
+        if name not in listed and isinstance(gates, dict) and "supported" in gates.values():
+            listed.append(name)
+    return listed
+
+
+# --- argument units -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ArgUnit:
+    """A flag of an argument list as upstream's dedupe reads it, with where its items are.
+
+    ``value`` is None for a bare flag: a falsy item is never a value, upstream drops those first.
+    """
+
+    flag: str
+    index: int
+    value: Any = None
+    value_index: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.flag.split("=", 1)[0]
+
+    @property
+    def inline_value(self) -> str | None:
+        return self.flag.split("=", 1)[1] if "=" in self.flag else None
+
+    @property
+    def base(self) -> str:
+        """The option name before any dotted JSON sub-key."""
+        return self.name.split(".", 1)[0]
+
+    @property
+    def canonical(self) -> str:
+        """The option vLLM resolves this spelling to: dashes, no negation."""
+        base = self.base.replace("_", "-")
+        return "--" + base[5:] if base.startswith("--no-") else base
+
+    @property
+    def text_value(self) -> str | None:
+        """The value as the command prints it (`String(value)`), None for a bare flag."""
+        if self.value is None or isinstance(self.value, str):
+            return self.value
+        return js_string(self.value)
+
+
+def arg_units(items: list[Any]) -> list[ArgUnit]:
+    """The flags of ``items`` as :func:`recipelint.argv.parse` reads them, at their item positions."""
+    positions = [index for index, item in enumerate(items) if truthy(item)]
+    found: list[ArgUnit] = []
+    at = 0  # the next kept item: argv.parse reads only the truthy ones, in order
+    for unit in argv.parse(items):
+        if unit.flag is not None:
+            if unit.is_bare:
+                found.append(ArgUnit(unit.flag, positions[at]))
+            else:
+                found.append(ArgUnit(unit.flag, positions[at], unit.value, positions[at + 1]))
+        at += len(unit.tokens())
+    return found
+
+
+Tokeniser = Callable[[list[Any]], list[ArgUnit]]
+
+
+class SharedUnits:
+    """:func:`arg_units` of each list, computed once however many checks and commands read it."""
+
+    def __init__(self) -> None:
+        self._found: dict[int, tuple[list[Any], list[ArgUnit]]] = {}
+
+    def __call__(self, items: list[Any]) -> list[ArgUnit]:
+        found = self._found.get(id(items))
+        if found is None or found[0] is not items:  # the list is kept: its id stays its own
+            found = self._found[id(items)] = (items, arg_units(items))
+        return found[1]
+
+
+# --- argument lists -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ArgList:
+    """An argument list at its place in one document, when it joins a command, and its units."""
+
+    doc: Document
+    pointer: Pointer
+    items: list[Any]
+    scope: Scope
+    units: list[ArgUnit]
+
+    def at(self, index: int) -> Pointer:
+        """The pointer to one item of the list."""
+        return (*self.pointer, index)
+
+
+def arg_list(doc: Document, layer: layers.Layer, tokenise: Tokeniser = arg_units) -> ArgList:
+    """A list resolve.layers found in ``doc``."""
+    return ArgList(doc, layer.pointer, layer.items, layer.scope, tokenise(layer.items))
+
+
+def recipe_arg_lists(doc: Document, tokenise: Tokeniser = arg_units) -> Iterator[ArgList]:
+    """Every args list of a recipe, at the places resolve.layers declares, with its scope."""
+    for layer in layers.lists(doc.data):
+        yield arg_list(doc, layer, tokenise)
+
+
+def shared_arg_lists(
+    strategies: dict[str, Document], kv_stores: Iterable[Document], tokenise: Tokeniser
+) -> Iterator[ArgList]:
+    """Strategy and kv_store files: their args join every recipe command that uses them."""
+    for name, doc in strategies.items():
+        for layer in layers.lists(doc.data, layers.STRATEGY_FILE, strategy=name):
+            yield arg_list(doc, layer, tokenise)
+    for doc in kv_stores:
+        for layer in layers.lists(doc.data, layers.KV_FILE):
+            yield arg_list(doc, layer, tokenise)

@@ -1,0 +1,91 @@
+"""What a check reports (:class:`Finding`) and which rule codes each check function reports.
+
+A family module (references, args, versions, …) decorates each check with
+``@check("RL201")``, or with every code it reports when one pass over the data finds
+problems of several rules (``@check("RL201", "RL202")``; each finding then names its
+code). The engine calls every registered function once and routes each finding by its
+code, so a family computes what its rules share once, inside one function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from recipelint.diagnostics import Related, Span
+from recipelint.lazy import import_own
+from recipelint.load import Document
+
+if TYPE_CHECKING:
+    from recipelint.rules.context import CheckContext
+
+# Imported on demand so that `recipelint check` of one file pays only for what runs.
+FAMILY_MODULES: tuple[str, ...] = (
+    "recipelint.rules.references",
+    "recipelint.rules.args",
+    "recipelint.rules.vllm_flags",
+    "recipelint.rules.resolved",
+    "recipelint.rules.versions",
+    "recipelint.rules.variants",
+    "recipelint.rules.values",
+    "recipelint.rules.guide",
+    "recipelint.rules.security",
+)
+
+Pointer = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem a check found: the document, the pointer to the value, what and how to fix it."""
+
+    doc: Document
+    pointer: Pointer
+    message: str
+    hint: str | None = None
+    at_key: bool = False
+    # The rule this is a finding of; a check registered for one code may leave it unset.
+    code: str | None = None
+    # An exact place inside the node at ``pointer`` (a line of a block scalar), when known.
+    span: Span | None = None
+    related: tuple[Related, ...] = ()
+
+
+CheckFunction = Callable[["CheckContext"], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class RegisteredCheck:
+    """A check function and the rule codes its findings belong to."""
+
+    function: CheckFunction
+    codes: tuple[str, ...]
+
+    def codes_of(self, finding: Finding) -> tuple[str, ...]:
+        """The codes a finding is reported under: its own, else every code of the check."""
+        if finding.code is None:
+            return self.codes
+        return (finding.code,) if finding.code in self.codes else ()
+
+
+_REGISTRY: dict[CheckFunction, tuple[str, ...]] = {}
+
+
+def check(*codes: str) -> Callable[[CheckFunction], CheckFunction]:
+    """Registers a check function as the source of findings of ``codes``."""
+
+    def register(function: CheckFunction) -> CheckFunction:
+        known = _REGISTRY.get(function, ())
+        _REGISTRY[function] = known + tuple(code for code in codes if code not in known)
+        return function
+
+    return register
+
+
+def registered_checks() -> list[RegisteredCheck]:
+    """Every family's checks, in family order; a family module that is missing is a broken
+    install (:class:`recipelint.lazy.BrokenInstallError`), never a family left out."""
+    for module in FAMILY_MODULES:
+        import_own(module)
+    return [RegisteredCheck(function, codes) for function, codes in _REGISTRY.items()]
