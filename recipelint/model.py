@@ -111,7 +111,9 @@ def _not_empty(model: BaseModel) -> BaseModel:
     return model
 
 
-def _described(title: str | None = None, description: str | None = None, **extra: Any) -> Any:
+def _described(
+    title: str | None = None, description: str | None = None, **extra: Any
+) -> ConfigDict:
     """Model-level schema metadata: title and description as the schema shows them."""
     schema_extra = {**extra, **({"description": description} if description else {})}
     return ConfigDict(title=title, json_schema_extra=schema_extra or None)
@@ -391,7 +393,7 @@ class Meta(Strict):
     performance_headline: str | None = Field(
         None, title="Performance headline", description="Optional pithy line for cards."
     )
-    related_recipes: list[Annotated[str, StringConstraints(pattern=HF_ID_PATTERN)]] | None = Field(
+    related_recipes: list[HfId] | None = Field(
         None, title="Related recipes", description='"<org>/<repo>" ids of related recipes.'
     )
     default_hardware: Identifier | None = Field(
@@ -1209,7 +1211,7 @@ class KvOffloadGroup(Strict):
 
 
 class OffloadCompanion(Companion):
-    """The companion of a KV offload option: the same fields, described by the option."""
+    """A KV offload option's companion: Companion's fields, without its feature wording."""
 
     model_config = _described("Companion process")
 
