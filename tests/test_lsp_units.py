@@ -157,6 +157,26 @@ def test_a_new_file_joins_the_tree_and_closing_it_leaves(tree: Path) -> None:
     assert loaded.document(new) is None
 
 
+def test_a_new_file_is_placed_even_when_other_buffers_are_open(tree: Path) -> None:
+    existing, new = tree / RECIPE, tree / "models" / "acme" / "demo.yaml"
+    loaded = Workspace().tree_of(existing)
+    assert loaded is not None
+    loaded.set_text(existing, existing.read_text(encoding="utf-8"))
+    loaded.set_text(new, existing.read_text(encoding="utf-8"))
+    assert loaded.document(new) is not None and loaded.document(existing) is not None
+    tree_object = loaded.tree
+    loaded.set_text(new, existing.read_text(encoding="utf-8") + "# edited\n")
+    assert loaded.document(new) is not None and loaded.tree is tree_object  # no reload
+
+
+def test_only_files_of_the_tree_are_served(tree: Path) -> None:
+    loaded = Workspace().tree_of(tree / RECIPE)
+    assert loaded is not None
+    assert loaded.holds(tree / RECIPE) and loaded.holds(tree / "taxonomy.yaml")
+    assert not loaded.holds(tree / "notes" / "todo.yaml")
+    assert not loaded.holds(tree / "models" / "loose.yaml")
+
+
 def test_the_check_of_a_buffer_is_the_stdin_check(tree: Path) -> None:
     path = tree / RECIPE
     text = path.read_text(encoding="utf-8").replace('"--tool-call-parser"', '"--tool_call_parser"')

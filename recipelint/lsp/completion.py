@@ -7,6 +7,7 @@ from typing import Any
 from lsprotocol import types
 
 from recipelint.lsp import knowledge, library
+from recipelint.lsp.convert import Lines
 from recipelint.lsp.cursor import Cursor, Role, key_role, value_role
 from recipelint.lsp.library import Document, RecipeTree
 
@@ -23,7 +24,7 @@ def completion_role(cursor: Cursor) -> Role | None:
 
 
 def complete(
-    tree: RecipeTree, doc: Document, cursor: Cursor, lines: Any
+    tree: RecipeTree, doc: Document, cursor: Cursor, lines: Lines
 ) -> list[types.CompletionItem]:
     role = completion_role(cursor)
     data = doc.data if doc.usable else None
@@ -53,7 +54,8 @@ def _candidates(tree: RecipeTree, data: Any, cursor: Cursor, role: Role) -> list
     if role is Role.HARDWARE:
         return _hardware(tree, cursor)
     if role is Role.STRATEGY:
-        return [(name, Kind.Module, doc.rel, False) for name, doc in _strategies(tree).items()]
+        strategies = knowledge.strategies(tree)
+        return [(name, Kind.Module, doc.rel, False) for name, doc in strategies.items()]
     if role is Role.KV_STORE:
         return [
             (name, Kind.Module, doc.rel, False) for name, doc in knowledge.kv_stores(tree).items()
@@ -81,10 +83,6 @@ def _candidates(tree: RecipeTree, data: Any, cursor: Cursor, role: Role) -> list
     return []
 
 
-def _strategies(tree: RecipeTree) -> dict[str, Document]:
-    return knowledge.strategies(tree)
-
-
 def _feature_of(cursor: Cursor) -> str | None:
     """The feature whose modes are wanted: `default_modes.<feature>: …` or `features.<feature>.modes`."""
     keys = cursor.keys
@@ -108,8 +106,7 @@ def _hardware(tree: RecipeTree, cursor: Cursor) -> list[Candidate]:
 
 def _flags(data: Any, cursor: Cursor) -> list[Candidate]:
     """Every `--` flag the recipe's minimum release accepts, deprecated ones last."""
-    variant = cursor.path[1] if len(cursor.path) >= 2 and cursor.path[0] == "variants" else None
-    catalog = library.flag_catalogs(data, variant).judged
+    catalog = library.flag_catalogs(data, cursor.variant).judged
     found: list[Candidate] = []
     for name in sorted(catalog.flags):
         spec = catalog.flags[name]
@@ -123,8 +120,7 @@ def _flag_values(data: Any, cursor: Cursor) -> list[Candidate]:
     flag = (cursor.previous_item or "").split("=", 1)[0]
     if not flag.startswith("-"):
         return []
-    variant = cursor.path[1] if len(cursor.path) >= 2 and cursor.path[0] == "variants" else None
-    catalog = library.flag_catalogs(data, variant).judged
+    catalog = library.flag_catalogs(data, cursor.variant).judged
     found = catalog.lookup(flag)
     if found.canonical is None:
         return []

@@ -58,6 +58,11 @@ class Cursor:
     previous_item: str | None  # the list item on the line above, in the same list
 
     @property
+    def variant(self) -> str | None:
+        """The variant whose block holds the cursor (its own min_vllm_version judges flags)."""
+        return self.path[1] if len(self.path) >= 2 and self.path[0] == "variants" else None
+
+    @property
     def keys(self) -> tuple[str, ...]:
         """Enclosing keys and the line's own key, when the cursor is past it (on its value)."""
         return self.path + ((self.key,) if self.key is not None and not self.on_key else ())

@@ -49,8 +49,7 @@ def _rule(code: str) -> str | None:
 
 def flag_text(data: Any, cursor: Cursor) -> str | None:
     """The flag's facts in the release the recipe is judged at (its min_vllm_version)."""
-    variant = cursor.path[1] if len(cursor.path) >= 2 and cursor.path[0] == "variants" else None
-    catalogs = library.flag_catalogs(data, variant)
+    catalogs = library.flag_catalogs(data, cursor.variant)
     spelled = cursor.word.split("=", 1)[0]
     judged = catalogs.judged
     found = judged.lookup(spelled)

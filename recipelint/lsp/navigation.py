@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
@@ -102,6 +101,3 @@ def _symbol(
         selection_range=lines.span_range(key),
         children=children or None,
     )
-
-
-Lookup = Callable[[str], Any]

@@ -52,7 +52,9 @@ class RecipeServer(LanguageServer):
     def located(self, uri: str) -> tuple[Path, LoadedTree] | None:
         path = uri_path(uri)
         loaded = self.trees.tree_of(path) if path is not None else None
-        return (path, loaded) if path is not None and loaded is not None else None
+        if path is None or loaded is None or not loaded.holds(path):
+            return None  # not a file of a recipe tree: no answers
+        return path, loaded
 
     def opened(self, uri: str, text: str) -> None:
         place = self.located(uri)

@@ -61,7 +61,7 @@ class LoadedTree:
     def _parse(self, path: Path) -> None:
         current = self._listed(path)
         if current is None:  # a file the tree does not list yet: the loader places it
-            self._reload()
+            self._reload(new=path)
             return
         text = self.buffers[path]
         fresh = library.parse_document(self.root, path, current.kind, text, self.limits)
@@ -99,17 +99,22 @@ class LoadedTree:
         self.config, self.config_problems = fresh.config, fresh.config_problems
         self._reload()
 
-    def _reload(self) -> None:
+    def _reload(self, new: Path | None = None) -> None:
+        """The tree read again with the buffers on top. The loader places one file that is
+        not on disk (``new``, or the first such buffer) where a listing would put it."""
         self.stale.clear()
-        buffers = list(self.buffers.items())
-        first = buffers[0] if buffers else None
-        self.tree = library.load_tree(self.root, self.limits, override=first)
-        for path, text in buffers[1:]:
+        placed = new if new is not None else next((p for p in self.buffers if not p.exists()), None)
+        override = (placed, self.buffers[placed]) if placed is not None else None
+        self.tree = library.load_tree(self.root, self.limits, override=override)
+        for path, text in self.buffers.items():
             current = self._listed(path)
-            if current is None:  # a second new file: the loader takes one override at a time
-                continue
-            fresh = library.parse_document(self.root, path, current.kind, text, self.limits)
-            _replace_document(self.tree, current, fresh)
+            if path != placed and current is not None:
+                fresh = library.parse_document(self.root, path, current.kind, text, self.limits)
+                _replace_document(self.tree, current, fresh)
+
+    def holds(self, path: Path) -> bool:
+        """Whether ``path`` is a file of this tree (a recipe, a strategy, the taxonomy, …)."""
+        return library.document_kind(self.root, path) is not None
 
     def check(self, path: Path) -> list[Diagnostic]:
         """What `recipelint check --stdin-filename PATH` reports for the buffer at PATH."""
