@@ -260,6 +260,9 @@ UNSAFE = {
     "RL303-dash": '  base_args: ["--offset=-1"]\n',
     # The retired key cannot be renamed onto an existing spec_decoding feature.
     "RL503": "features:\n  mtp: {description: a}\n  spec_decoding: {description: b}\n",
+    # ruamel writes a flow mapping spread over lines on one line: the rename would rewrite
+    # lines that name no retired key, so the structural fix is refused.
+    "RL503-flow": "features: {mtp: {description: a},\n  other: {description: b}}\n",
     # A repeat with another value is the author's call (RL315, no fix).
     "RL315": '  base_args: ["--max-model-len", "8192", "--max-model-len", "4096"]\n',
 }
