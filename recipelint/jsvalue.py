@@ -109,12 +109,9 @@ _SHORTEST = re.compile(r"^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$")
 def js_number_string(value: int | float) -> str:
     """ECMAScript Number::toString(10) for a finite or non-finite double."""
     if type(value) is int:
-        if -MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER:
+        value = _integer_as_double(value)
+        if type(value) is int:
             return str(value)
-        try:
-            value = float(value)
-        except OverflowError:
-            return "Infinity" if value > 0 else "-Infinity"
     if value != value:
         return "NaN"
     if math.isinf(value):
@@ -166,42 +163,53 @@ def js_string(value: Any) -> str:
 
 
 def js_number(value: Any) -> float | int:
-    """``Number(value)`` for the scalar types YAML produces."""
+    """``Number(value)`` for the value kinds YAML produces."""
     if value is None:
         return 0
     if value is UNDEFINED:
         return math.nan
-    kind = type(value)
-    if kind is bool:
+    if type(value) is bool:
         return int(value)
     if isinstance(value, (int, float)):
         return value
-    if kind is str:
-        text = value.strip(" \t\n\r\x0b\x0c\ufeff\u00a0\u2028\u2029")
-        if text == "":
-            return 0
-        try:
-            if re.fullmatch(r"[+-]?(Infinity|\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?)", text, re.I):
-                if text.lstrip("+-") == "Infinity":
-                    return -math.inf if text.startswith("-") else math.inf
-                if "infinity" in text.lower():
-                    return math.nan
-                return _integral(float(text))
-            if re.fullmatch(r"0[xX][0-9a-fA-F]+", text):
-                return int(text, 16)
-            if re.fullmatch(r"0[oO][0-7]+", text):
-                return int(text, 8)
-            if re.fullmatch(r"0[bB][01]+", text):
-                return int(text, 2)
-        except ValueError:
-            return math.nan
-        return math.nan
-    if kind is list:
-        if not value:
-            return 0
-        if len(value) == 1:
-            return js_number(js_string(value[0]))
+    if isinstance(value, str):
+        return _string_to_number(value)
+    if type(value) is list:  # through its String(): [] is 0, [" 7 "] is 7, [null] is 0
+        return _string_to_number(js_string(value))
     return math.nan
+
+
+# WhiteSpace and LineTerminator: what Number() and String.prototype.trim() strip.
+JS_WHITESPACE: Final = (
+    " \t\n\r\x0b\x0c\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+# ASCII digits only: Python's \d and float() also accept other scripts' digits, JS does not.
+_DECIMAL_LITERAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_RADIX_LITERAL = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+_RADIX = {"x": 16, "o": 8, "b": 2}
+
+
+def _string_to_number(value: str) -> float | int:
+    """StringToNumber: a decimal or unsigned 0x/0o/0b literal inside JS whitespace; "" is 0."""
+    text = value.strip(JS_WHITESPACE)
+    if not text:
+        return 0
+    if _DECIMAL_LITERAL.fullmatch(text):
+        return _integral(float(text))
+    if _RADIX_LITERAL.fullmatch(text):
+        return _integer_as_double(int(text[2:], _RADIX[text[1].lower()]))
+    return math.nan
+
+
+def _integer_as_double(number: int) -> float | int:
+    """An exact integer rounded to the double JS holds for it (an int while that is exact)."""
+    if -MAX_SAFE_INTEGER < number < MAX_SAFE_INTEGER:
+        return number
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf
 
 
 def _integral(value: float) -> float | int:

@@ -1,7 +1,7 @@
-"""recipelint.jsvalue against real JavaScript: node computes ``String(x)`` for generated values.
+"""recipelint.jsvalue against real JavaScript: node computes ``String(x)`` and ``Number(x)``.
 
 Each test starts one node process and sends it one batch of values per generated
-example (a JSON line in, a JSON line of ``String(x)`` results out). JSON has no
+example (a JSON line in, a JSON line of ``String(x)`` or ``String(Number(x))`` out). JSON has no
 undefined, NaN, Infinity or -0 and cannot carry a double exactly through every
 parser, so values travel tagged: numbers as their decimal text, which node reads
 back with ``Number(text)`` exactly as it reads a numeric literal.
@@ -21,7 +21,13 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from recipelint.jsvalue import MAX_SAFE_INTEGER, UNDEFINED, js_number_string, js_string
+from recipelint.jsvalue import (
+    MAX_SAFE_INTEGER,
+    UNDEFINED,
+    js_number,
+    js_number_string,
+    js_string,
+)
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(
@@ -49,12 +55,14 @@ const decode = (value) => {
 require("readline")
   .createInterface({ input: process.stdin })
   .on("line", (line) => {
-    const strings = JSON.parse(line).map((value) => String(decode(value)));
+    const { operation, values } = JSON.parse(line);
+    const convert = operation === "Number" ? (value) => Number(value) : (value) => value;
+    const strings = values.map((value) => String(convert(decode(value))));
     process.stdout.write(JSON.stringify(strings) + "\n");
   });
 """
 
-JsString = Callable[[list[Any]], list[str]]
+Oracle = Callable[[str, list[Any]], list[str]]
 
 
 def number_text(number: int | float) -> str:
@@ -81,8 +89,8 @@ def tagged(value: Any) -> Any:
 
 
 @pytest.fixture
-def node_string() -> Iterator[JsString]:
-    """``String(x)`` for a batch of values, computed by one node process kept for the test."""
+def node() -> Iterator[Oracle]:
+    """node's ``String(x)`` ("String") or ``String(Number(x))`` ("Number") for a batch of values."""
     assert NODE is not None
     with subprocess.Popen(
         [NODE, "-e", ORACLE],
@@ -94,8 +102,9 @@ def node_string() -> Iterator[JsString]:
         assert process.stdin is not None and process.stdout is not None
         stdin, stdout = process.stdin, process.stdout
 
-        def ask(values: list[Any]) -> list[str]:
-            stdin.write(json.dumps([tagged(value) for value in values]) + "\n")
+        def ask(operation: str, values: list[Any]) -> list[str]:
+            batch = {"operation": operation, "values": [tagged(value) for value in values]}
+            stdin.write(json.dumps(batch) + "\n")
             stdin.flush()
             answer: list[str] = json.loads(stdout.readline())
             return answer
@@ -125,6 +134,15 @@ numbers = st.one_of(
     exponent_floats,
 )
 scalars = st.one_of(numbers, st.text(max_size=8), st.booleans(), st.none(), st.just(UNDEFINED))
+# Text near the number grammar: signs, radix prefixes, exponents, every kind of space
+# (JS whitespace, and \x85 and \u200b, which are not), other scripts' digits.
+numeric_pieces = (
+    list("0123456789+-.eExXoObBaAfF_")
+    + ["Infinity", "0x", "1e", " ", "\t", "\n"]
+    + ["\u00a0", "\u1680", "\u2000", "\u2028", "\u205f", "\u3000", "\ufeff"]
+    + ["\x85", "\u200b", "\u0663", "\uff11"]
+)
+numeric_text = st.lists(st.sampled_from(numeric_pieces), max_size=8).map("".join)
 values = st.recursive(
     scalars,
     lambda children: st.one_of(
@@ -139,13 +157,21 @@ values = st.recursive(
 @given(st.lists(numbers, min_size=1, max_size=40))
 @example([0.0, -0.0, math.nan, math.inf, -math.inf, 1e21, 1e-7, 5e-324, 2**53, 2**53 + 1])
 @example([10**400, -(10**400), 12345678901234567890, 0.1 + 0.2, 1.5e300, 123e-20])
-def test_number_to_string_matches_node(node_string: JsString, batch: list[int | float]) -> None:
-    assert [js_number_string(number) for number in batch] == node_string(batch)
+def test_number_to_string_matches_node(node: Oracle, batch: list[int | float]) -> None:
+    assert [js_number_string(number) for number in batch] == node("String", batch)
 
 
 @PROFILE
 @given(st.lists(values, min_size=1, max_size=20))
 @example([[1, None, "a", [2, [UNDEFINED, 3.5]]], {"a": 1}, [], [[]], "", True, UNDEFINED])
 @example(["a\ud800b", [{}], [None], [-0.0, math.nan]])
-def test_string_conversion_matches_node(node_string: JsString, batch: list[Any]) -> None:
-    assert [js_string(value) for value in batch] == node_string(batch)
+def test_string_conversion_matches_node(node: Oracle, batch: list[Any]) -> None:
+    assert [js_string(value) for value in batch] == node("String", batch)
+
+
+@PROFILE
+@given(st.lists(st.one_of(numeric_text, st.text(max_size=6), values), min_size=1, max_size=30))
+@example(["\u3000 8\u1680", "\u0663", "infinity", "+Infinity", "1_0", "0x" + "f" * 300, "+0x1"])
+@example([[None], [[" 7 "]], [], {}, True, None, UNDEFINED, "\x85 1", "5.", ".5e-3"])
+def test_number_conversion_matches_node(node: Oracle, batch: list[Any]) -> None:
+    assert [js_number_string(js_number(value)) for value in batch] == node("Number", batch)
