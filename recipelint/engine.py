@@ -18,8 +18,9 @@ from recipelint.load import Document
 from recipelint.parallel import SharedTasks, frozen_heap
 from recipelint.renderstage import COMPILE_CODES, RenderingStage
 from recipelint.rulebook import RuleInfo, load_catalog
+from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext, Focus, everything
-from recipelint.rules.registry import Finding, Pointer, registered_checks
+from recipelint.rules.registry import Finding, registered_checks
 from recipelint.tree import RecipeTree
 
 SUPPRESSION = re.compile(r"#\s*recipelint:\s*disable=([A-Za-z0-9_, -]+)")

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipelint import argv
+from recipelint.diagnostics import Span
 from recipelint.jsvalue import js_string, truthy
 from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.layers import Scope
 
-Pointer = tuple[str | int, ...]
+Pointer = layers.Pointer  # where a value is in its document, as resolve/ and the loader say
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -33,6 +34,26 @@ def guide_text(doc: Document) -> str | None:
     """The recipe's markdown guide, when it has one."""
     guide = doc.data.get("guide") if isinstance(doc.data, dict) else None
     return guide if isinstance(guide, str) else None
+
+
+def guide_span(doc: Document, line: int, needle: str | None = None) -> Span:
+    """Where guide line ``line`` (1-based in the guide text) is written; narrowed to ``needle`` in it."""
+    guide = guide_text(doc) or ""
+    text = guide.split("\n")[line - 1] if 0 < line <= guide.count("\n") + 1 else ""
+    found = text.find(needle) if needle else -1
+    if found < 0:
+        return doc.scalar_line_span(("guide",), line - 1)
+    return doc.scalar_line_span(("guide",), line - 1, found, found + len(needle or ""))
+
+
+def guide_offset_span(doc: Document, offset: int, length: int) -> Span:
+    """Where the guide text's characters [offset, offset + length) are written."""
+    guide = guide_text(doc) or ""
+    line_start = guide.rfind("\n", 0, offset) + 1
+    index = guide.count("\n", 0, offset)
+    return doc.scalar_line_span(
+        ("guide",), index, offset - line_start, offset - line_start + length
+    )
 
 
 def offered_strategies(data: dict[str, Any]) -> list[str]:

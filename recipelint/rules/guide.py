@@ -15,9 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from recipelint.diagnostics import Span
 from recipelint.load import Document
-from recipelint.rules.common import ArgList, as_dict, as_list, guide_text
+from recipelint.rules.common import ArgList, as_dict, as_list, guide_span, guide_text
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 
@@ -57,26 +56,6 @@ def _fenced_blocks(markdown: str) -> Iterator[Block]:
             end += 1
         yield Block(language, textwrap.dedent("\n".join(body)), index + 2)
         index = end + 1
-
-
-def guide_span(doc: Document, line: int, needle: str | None = None) -> Span:
-    """Where guide line ``line`` (1-based in the guide text) is written; narrowed to ``needle`` in it."""
-    guide = guide_text(doc) or ""
-    text = guide.split("\n")[line - 1] if 0 < line <= guide.count("\n") + 1 else ""
-    found = text.find(needle) if needle else -1
-    if found < 0:
-        return doc.scalar_line_span(("guide",), line - 1)
-    return doc.scalar_line_span(("guide",), line - 1, found, found + len(needle or ""))
-
-
-def guide_offset_span(doc: Document, offset: int, length: int) -> Span:
-    """Where the guide text's characters [offset, offset + length) are written."""
-    guide = guide_text(doc) or ""
-    line_start = guide.rfind("\n", 0, offset) + 1
-    index = guide.count("\n", 0, offset)
-    return doc.scalar_line_span(
-        ("guide",), index, offset - line_start, offset - line_start + length
-    )
 
 
 def served_models(data: dict[str, Any], arg_lists: list[ArgList]) -> set[str]:

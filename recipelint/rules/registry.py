@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from recipelint.diagnostics import Related, Span
 from recipelint.lazy import import_own
 from recipelint.load import Document
+from recipelint.rules.common import Pointer
 
 if TYPE_CHECKING:
     from recipelint.rules.context import CheckContext
@@ -32,8 +33,6 @@ FAMILY_MODULES: tuple[str, ...] = (
     "recipelint.rules.guide",
     "recipelint.rules.security",
 )
-
-Pointer = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)

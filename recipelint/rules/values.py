@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from recipelint.load import Document
+from recipelint.resolve.layers import ENV_KEYS
 from recipelint.rules.common import Pointer, as_dict, as_list
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 
-ENV_KEYS = frozenset({"env", "base_env", "extra_env"})
 BYTES_PER_PARAM = {
     "bf16": 2.0,
     "fp16": 2.0,

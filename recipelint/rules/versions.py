@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipelint.load import Document
-from recipelint.rules.common import Pointer, as_dict, guide_text
+from recipelint.rules.common import Pointer, as_dict, guide_offset_span, guide_text
 from recipelint.rules.context import CheckContext
-from recipelint.rules.guide import guide_offset_span
 from recipelint.rules.registry import Finding, check
 
 BRANDS = ("nvidia", "amd", "tpu", "intel")

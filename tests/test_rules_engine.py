@@ -1,0 +1,90 @@
+"""The rule stage: every check function runs once, and each finding is kept under its code
+when the configuration enables that code."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+
+from recipelint import engine
+from recipelint.config import Config
+from recipelint.rules import registry
+from recipelint.rules.context import CheckContext
+from recipelint.rules.registry import CheckFunction, Finding, registered_checks
+from recipelint.tree import load_tree
+
+
+def _count_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Wraps every registered check so that its calls are counted by module.function."""
+    calls: Counter[str] = Counter()
+    wrapped: dict[CheckFunction, tuple[str, ...]] = {}
+    for entry in registered_checks():
+        name = f"{entry.function.__module__}.{entry.function.__name__}"
+
+        def counted(
+            ctx: CheckContext, function: CheckFunction = entry.function, name: str = name
+        ) -> Iterable[Finding]:
+            calls[name] += 1
+            return function(ctx)
+
+        wrapped[counted] = entry.codes
+    monkeypatch.setattr(registry, "_REGISTRY", wrapped)
+    return calls
+
+
+def test_every_check_runs_once_whatever_codes_it_reports(
+    monkeypatch: pytest.MonkeyPatch, embedded_tree: Path
+) -> None:
+    checks = registered_checks()
+    assert any(len(entry.codes) > 1 for entry in checks)
+    calls = _count_calls(monkeypatch)
+    engine.run_checks(load_tree(embedded_tree))
+    assert len(calls) == len(checks)
+    assert set(calls.values()) == {1}
+
+
+def test_a_check_whose_codes_are_all_off_does_not_run(
+    monkeypatch: pytest.MonkeyPatch, embedded_tree: Path
+) -> None:
+    calls = _count_calls(monkeypatch)
+    found = engine.run_checks(load_tree(embedded_tree), Config(select=("RL340",)))
+    assert calls == Counter({"recipelint.rules.resolved.resolved_commands": 1})
+    assert {d.code for d in found} <= {"RL340"}
+
+
+def _route(monkeypatch: pytest.MonkeyPatch, root: Path, config: Config) -> list[tuple[str, str]]:
+    tree = load_tree(root)
+    doc = tree.recipes[0]
+
+    def mixed(ctx: CheckContext) -> Iterator[Finding]:
+        yield Finding(doc, ("meta",), "names RL301", code="RL301")
+        yield Finding(doc, ("meta",), "names RL303", code="RL303")
+        yield Finding(doc, ("meta",), "names no code")
+        yield Finding(doc, ("meta",), "names a code its check does not report", code="RL999")
+
+    monkeypatch.setattr(registry, "_REGISTRY", {mixed: ("RL301", "RL303")})
+    found = engine._rule_problems(CheckContext(tree, config))
+    return sorted((d.code, d.message) for d in found)
+
+
+def test_each_finding_goes_to_its_code(
+    monkeypatch: pytest.MonkeyPatch, embedded_tree: Path
+) -> None:
+    assert _route(monkeypatch, embedded_tree, Config()) == [
+        ("RL301", "names RL301"),
+        ("RL301", "names no code"),
+        ("RL303", "names RL303"),
+        ("RL303", "names no code"),
+    ]
+
+
+def test_a_finding_of_a_code_switched_off_is_dropped(
+    monkeypatch: pytest.MonkeyPatch, embedded_tree: Path
+) -> None:
+    assert _route(monkeypatch, embedded_tree, Config(ignore=("RL303",))) == [
+        ("RL301", "names RL301"),
+        ("RL301", "names no code"),
+    ]
