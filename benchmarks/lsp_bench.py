@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import json
 import os
 import re
 import statistics
@@ -29,9 +30,6 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
-
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
 
 PROJECT = Path(__file__).resolve().parent.parent
 # The one setting for the upstream corpus, as in tests/conftest.py (not imported: it needs pytest).
@@ -46,59 +44,95 @@ SERVER = [
     "0",
 ]
 WAIT_SECONDS = 60.0
+Position = dict[str, int]
 
 
 class Session:
-    """One server process and the diagnostics it publishes, with when they arrived."""
+    """One server process spoken to in raw JSON-RPC, as an editor does: the time of a request
+    is the server's answer and the transport, not a Python client's decoding of it."""
 
     def __init__(self) -> None:
-        self.client = LanguageClient("recipelint-lsp-bench", "1")
+        self.process: asyncio.subprocess.Process | None = None
+        self.answers: dict[int, asyncio.Future[Any]] = {}
         self.arrived: dict[str, asyncio.Event] = {}
         self.findings: dict[str, int] = {}
-
-        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        def published(params: types.PublishDiagnosticsParams) -> None:
-            self.findings[params.uri] = len(params.diagnostics)
-            self.arrived.setdefault(params.uri, asyncio.Event()).set()
+        self.next_id = 0
+        self.reader: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        await self.client.start_io(*SERVER)
-        await self.client.initialize_async(
-            types.InitializeParams(capabilities=types.ClientCapabilities(), process_id=os.getpid())
+        self.process = await asyncio.create_subprocess_exec(
+            *SERVER,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
         )
-        self.client.initialized(types.InitializedParams())
+        self.reader = asyncio.create_task(self.read())
+        await self.request("initialize", {"processId": os.getpid(), "capabilities": {}})
+        self.notify("initialized", {})
 
     async def stop(self) -> None:
-        await self.client.shutdown_async(None)
-        self.client.exit(None)
-        await self.client.stop()
+        await self.request("shutdown", None)
+        self.notify("exit", None)
+        assert self.process is not None
+        await self.process.wait()
+        if self.reader is not None:
+            self.reader.cancel()
 
-    def expect(self, uri: str) -> asyncio.Event:
-        event = self.arrived[uri] = asyncio.Event()
-        return event
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"method": method, "params": params})
+
+    async def request(self, method: str, params: Any) -> Any:
+        self.next_id += 1
+        answer = self.answers[self.next_id] = asyncio.get_running_loop().create_future()
+        self.send({"id": self.next_id, "method": method, "params": params})
+        return await asyncio.wait_for(answer, WAIT_SECONDS)
+
+    async def read(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        stream = self.process.stdout
+        while True:
+            length = 0
+            while (line := await stream.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode("ascii").partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value)
+            if not line:
+                return
+            self.receive(json.loads(await stream.readexactly(length)))
+
+    def receive(self, message: dict[str, Any]) -> None:
+        if "id" in message and "method" in message:  # a request of the server's: answer it
+            self.send({"id": message["id"], "result": None})
+        elif "id" in message:
+            self.answers.pop(message["id"]).set_result(message.get("result"))
+        elif message.get("method") == "textDocument/publishDiagnostics":
+            uri = message["params"]["uri"]
+            self.findings[uri] = len(message["params"]["diagnostics"])
+            self.arrived.setdefault(uri, asyncio.Event()).set()
 
     async def timed(self, uri: str, send: Callable[[], None]) -> float:
         """Seconds from sending a notification until diagnostics for ``uri`` arrive."""
-        event = self.expect(uri)
+        event = self.arrived[uri] = asyncio.Event()
         start = time.perf_counter()
         send()
         await asyncio.wait_for(event.wait(), WAIT_SECONDS)
         return time.perf_counter() - start
 
     def open(self, uri: str, text: str) -> None:
-        self.client.text_document_did_open(
-            types.DidOpenTextDocumentParams(
-                types.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=text)
-            )
-        )
+        document = {"uri": uri, "languageId": "yaml", "version": 1, "text": text}
+        self.notify("textDocument/didOpen", {"textDocument": document})
 
-    def change(self, uri: str, version: int, at: types.Position, text: str, length: int) -> None:
-        end = types.Position(at.line, at.character + length)
-        self.client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                types.VersionedTextDocumentIdentifier(version=version, uri=uri),
-                [types.TextDocumentContentChangePartial(range=types.Range(at, end), text=text)],
-            )
+    def change(self, uri: str, version: int, at: Position, text: str, length: int) -> None:
+        end = {"line": at["line"], "character": at["character"] + length}
+        change = {"range": {"start": at, "end": end}, "text": text}
+        self.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
         )
 
 
@@ -109,15 +143,24 @@ def largest_recipe(tree: Path) -> Path:
     return recipes[0]
 
 
-def position_of(lines: list[str], pattern: str, offset: int = 0) -> types.Position | None:
+def position_of(lines: list[str], pattern: str, offset: int = 0) -> Position | None:
     """The first line matching ``pattern``: the match's start (group 1 if any) plus ``offset``."""
     compiled = re.compile(pattern)
     for number, line in enumerate(lines):
         match = compiled.search(line)
         if match:
             start = match.start(1) if compiled.groups else match.start()
-            return types.Position(number, start + offset)
+            return {"line": number, "character": start + offset}
     return None
+
+
+def first_key_under(lines: list[str], heading: str) -> Position | None:
+    """The position just inside the first key on the line after ``heading``."""
+    found = position_of(lines, heading)
+    if found is None or found["line"] + 1 >= len(lines):
+        return None
+    line = lines[found["line"] + 1]
+    return {"line": found["line"] + 1, "character": len(line) - len(line.lstrip()) + 1}
 
 
 def figures(seconds: list[float]) -> str:
@@ -191,31 +234,24 @@ async def run(tree: Path, edit_count: int, request_count: int, servers: int, sho
         f"re-diagnosis after an edit ({edit_count} edits):  {figures(await edits(session, uri, lines, edit_count))}"
     )
 
-    document = types.TextDocumentIdentifier(uri)
+    document = {"uri": uri}
     places = {
         "a flag": position_of(lines, r'^\s+- "?(--[a-z])', 3),
-        "a variant key (rendered command)": position_of(lines, r"^variants:\s*$"),
-        "a hardware id": position_of(lines, r"^  hardware:\s*$"),
+        # The first key under each section heading.
+        "a variant key (rendered command)": first_key_under(lines, r"^variants:\s*$"),
+        "a hardware id": first_key_under(lines, r"^  hardware:\s*$"),
     }
-    # The keys are on the line after their section's heading.
-    for name in ("a variant key (rendered command)", "a hardware id"):
-        heading = places[name]
-        if heading is not None:
-            places[name] = types.Position(
-                heading.line + 1,
-                len(lines[heading.line + 1]) - len(lines[heading.line + 1].lstrip()) + 1,
-            )
     hover_shown = None
     for name, place in places.items():
         if place is None:
             continue
-        params = types.HoverParams(document, place)
+        params = {"textDocument": document, "position": place}
         spent, answer = await requests(
-            request_count, lambda p=params: session.client.text_document_hover_async(p)
+            request_count, functools.partial(session.request, "textDocument/hover", params)
         )
         print(f"hover on {name}:  {figures(spent)}")
         if name.startswith("a variant") and answer is not None:
-            hover_shown = answer.contents.value
+            hover_shown = answer["contents"]["value"]
     completions = {
         "flags (in an argument list)": places["a flag"],
         "hardware ids": places["a hardware id"],
@@ -223,11 +259,11 @@ async def run(tree: Path, edit_count: int, request_count: int, servers: int, sho
     for name, place in completions.items():
         if place is None:
             continue
-        params = types.CompletionParams(document, place)
+        params = {"textDocument": document, "position": place}
         spent, answer = await requests(
-            request_count, lambda p=params: session.client.text_document_completion_async(p)
+            request_count, functools.partial(session.request, "textDocument/completion", params)
         )
-        items = len(answer.items) if answer is not None else 0
+        items = len(answer["items"]) if answer is not None else 0
         print(f"completion of {name} ({items} items):  {figures(spent)}")
     await session.stop()
     if show and hover_shown:
