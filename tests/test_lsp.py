@@ -338,7 +338,9 @@ async def test_completion_offers_flags_of_the_minimum_release_and_their_choices(
     assert [item.label for item in values.items] == list(spec.choices or spec.values)
 
 
-async def test_go_to_a_strategy_file(client: LanguageClient, tree: Path) -> None:
+async def test_go_to_a_strategy_file_and_a_hardware_profile(
+    client: LanguageClient, tree: Path
+) -> None:
     path = _recipe_copy(tree, "definition")
     text = path.read_text(encoding="utf-8")
     await _open(client, path, text)
@@ -352,6 +354,15 @@ async def test_go_to_a_strategy_file(client: LanguageClient, tree: Path) -> None
     assert found.uri == path_uri(tree / "strategies" / "single_node_tp.yaml")
     target = (tree / "strategies" / "single_node_tp.yaml").read_text().splitlines()
     assert target[found.range.start.line].startswith("name: single_node_tp")
+    profile = await client.text_document_definition_async(
+        types.DefinitionParams(
+            types.TextDocumentIdentifier(path_uri(path)), _position(text, "h100: verified", 1)
+        )
+    )
+    assert isinstance(profile, types.Location)
+    assert profile.uri == path_uri(tree / "taxonomy.yaml")
+    taxonomy = (tree / "taxonomy.yaml").read_text().splitlines()
+    assert taxonomy[profile.range.start.line].strip() == "h100:"
 
 
 async def test_the_outline_lists_variants_features_and_overrides(

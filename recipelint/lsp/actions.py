@@ -63,7 +63,8 @@ def _quick_fixes(
     respelt = _respelt(doc, lines, diagnostic)
     if respelt is not None and respelt[1] not in edits:
         yield _quick_fix(respelt[0], uri, doc.text, respelt[1], lines, finding, preferred=not edits)
-    suppressed = suppressed_text(doc, lines, diagnostic)
+    # A file that does not parse has no keys to attach a suppression to.
+    suppressed = suppressed_text(doc, lines, diagnostic) if doc.usable else None
     if suppressed is not None:
         title = f"Suppress {diagnostic.code} here (# recipelint: disable={diagnostic.code})"
         yield _quick_fix(title, uri, doc.text, suppressed, lines, finding, preferred=False)
