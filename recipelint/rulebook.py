@@ -26,13 +26,16 @@ class Example:
     ``text`` is the whole document, or with ``is_fragment`` only the keys that matter,
     merged into the base document of the file's kind (:mod:`recipelint.ruleexamples`).
     ``also`` names the other codes the example reports by design; the catalog test
-    expects exactly those besides the rule's own code.
+    expects exactly those besides the rule's own code. ``beside`` holds the other files
+    a rule about several files needs in the tree (a second recipe, a broken strategy);
+    only the example's own file is judged.
     """
 
     path: str
     text: str
     is_fragment: bool = False
     also: tuple[str, ...] = ()
+    beside: tuple[Example, ...] = ()
 
     @functools.cached_property
     def content(self) -> str:
@@ -87,11 +90,15 @@ def _examples(raw: Any) -> tuple[Example, ...]:
 def _example(item: dict[str, Any]) -> Example:
     if ("fragment" in item) == ("content" in item):
         raise ValueError(f"an example gives `content` or `fragment`, exactly one: {item}")
+    beside = tuple(_example(other) for other in item.get("beside") or ())
+    if any("path" not in other for other in item.get("beside") or ()):
+        raise ValueError(f"a file beside an example names its path: {item}")
     return Example(
         path=str(item.get("path") or DEFAULT_EXAMPLE_PATH),
         text=str(item["fragment"] if "fragment" in item else item["content"]),
         is_fragment="fragment" in item,
         also=tuple(str(code) for code in item.get("also") or ()),
+        beside=beside,
     )
 
 

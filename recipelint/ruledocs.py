@@ -112,15 +112,14 @@ def _reference_entry(info: RuleInfo) -> str:
         lines += [f"**Fix:** {info.fix.strip()}", ""]
     for title, examples in (("Fails", info.failing), ("Passes", info.passing)):
         for example in examples:
-            lines += [
-                f"{title} ({_page_source(example)}):",
-                "",
-                "```yaml",
-                example.text.rstrip(),
-                "```",
-                "",
-            ]
+            lines += _page_file(f"{title} ({_page_source(example)})", example)
+            for other in example.beside:
+                lines += _page_file(f"with, beside it, {_page_source(other)}", other)
     return "\n".join(lines)
+
+
+def _page_file(caption: str, example: Example) -> list[str]:
+    return [f"{caption}:", "", "```yaml", example.text.rstrip(), "```", ""]
 
 
 def _page_source(example: Example) -> str:
@@ -142,12 +141,14 @@ def explain_text(info: RuleInfo) -> str:
         parts += ["", "Fix:", info.fix]
     for title, examples in (("Fails", info.failing), ("Passes", info.passing)):
         for example in examples:
-            parts += [
-                "",
-                f"{title} ({_terminal_source(example)}):",
-                *("    " + line for line in example.content.rstrip().splitlines()),
-            ]
+            parts += _terminal_file(f"{title} ({_terminal_source(example)})", example)
+            for other in example.beside:
+                parts += _terminal_file(f"  with, beside it, {_terminal_source(other)}", other)
     return "\n".join(parts) + "\n"
+
+
+def _terminal_file(caption: str, example: Example) -> list[str]:
+    return ["", f"{caption}:", *("    " + line for line in example.content.rstrip().splitlines())]
 
 
 def _terminal_source(example: Example) -> str:

@@ -24,5 +24,8 @@ DEMO_RECIPE: dict[str, Any] = parse_yaml(base_document("recipe")).data
 
 
 def run_example(example: Example, root: Path, config: Config | None = None) -> list[Diagnostic]:
-    """The findings in the example's file, the rest of the tree being context."""
-    return tree_findings(root, {example.path: example.content}, config)
+    """The findings in the example's file; the files beside it and the rest are context."""
+    documents = {other.path: other.content for other in example.beside}
+    documents[example.path] = example.content
+    judged = root / example.path
+    return [d for d in tree_findings(root, documents, config) if d.path == judged]
