@@ -268,3 +268,15 @@ def test_other_commands_do_not_import_the_language_server() -> None:
     loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
     assert not {m for m in loaded if m.split(".")[0] in ("pygls", "lsprotocol")}
     assert not {m for m in loaded if m.startswith("recipelint.lsp")}
+
+
+def test_columns_are_converted_to_the_clients_code_units() -> None:
+    from recipelint.lsp.convert import Lines
+
+    text = 'title: "\U0001f680 é x"\n'
+    utf16, utf8, utf32 = Lines(text), Lines(text, "utf-8"), Lines(text, "utf-32")
+    x = text.index("x")
+    assert (utf16.to_units(0, x), utf8.to_units(0, x), utf32.to_units(0, x)) == (x + 1, x + 4, x)
+    assert utf16.from_units(0, x + 1) == utf8.from_units(0, x + 4) == utf32.from_units(0, x) == x
+    span = utf16.span_range(library.Span(1, x + 1, 1, x + 2))
+    assert (span.start.character, span.end.character) == (x + 1, x + 2)
