@@ -15,9 +15,8 @@ from ruamel.yaml import YAML
 
 from recipelint.config import Config
 from recipelint.engine import run_checks
-from recipelint.fix import ALL_FIXERS, FIXERS, fix_paths, plan_document
+from recipelint.fix import ALL_FIXERS, fix_paths, plan_document
 from recipelint.load import Document, parse_yaml
-from recipelint.rulebook import load_catalog
 from recipelint.structural_fix import (
     Allowed,
     Indentation,
@@ -250,15 +249,6 @@ def test_no_default_mode_is_inserted_when_two_modes_could_be_meant() -> None:
         "            mtp:\n                variants: [dspark]\n                args",
     )
     assert fixed(text, "RL502") is None
-
-
-# ------------------------------------------------------------------ registration
-
-
-def test_a_fixer_runs_only_for_rules_the_catalog_marks_autofix() -> None:
-    catalog = load_catalog()
-    assert {code for code in ALL_FIXERS if catalog[code].autofix} == set(FIXERS)
-    assert set(FIXERS) <= set(ALL_FIXERS)
 
 
 # ------------------------------------------------------------------ the corpus
