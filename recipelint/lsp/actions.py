@@ -31,8 +31,11 @@ class Finding:
     shown: types.Diagnostic
 
 
-def code_actions(doc: Document, uri: str, findings: list[Finding]) -> list[types.CodeAction]:
-    lines = Lines(doc.text)
+def code_actions(
+    doc: Document, uri: str, findings: list[Finding], encoding: str
+) -> list[types.CodeAction]:
+    """Quick fixes for these findings of the document, and one action for all its safe fixes."""
+    lines = Lines(doc.text, encoding)
     actions: list[types.CodeAction] = []
     for finding in findings:
         actions += _quick_fixes(doc, uri, lines, finding)

@@ -233,7 +233,7 @@ def value_role(
     if last == "variants" and len(keys) >= 3 and keys[-3] == "modes":
         return Role.VARIANT
     if last in arg_keys:
-        if cursor.word.startswith("-"):
+        if cursor.word.startswith("-") and (typing or cursor.word != "-"):
             return Role.FLAG
         return Role.FLAG_VALUE if cursor.item or typing else None
     return None

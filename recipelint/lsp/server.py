@@ -312,7 +312,7 @@ def on_code_action(ls: RecipeServer, params: types.CodeActionParams) -> list[typ
     if doc is None or doc is not checked:
         return []  # the buffer changed since its findings were published: they are re-checked
     wanted = [f for f in findings if _overlaps(f.shown.range, params.range)]
-    return actions.code_actions(doc, params.text_document.uri, wanted)
+    return actions.code_actions(doc, params.text_document.uri, wanted, ls.encoding)
 
 
 def _overlaps(one: types.Range, other: types.Range) -> bool:
