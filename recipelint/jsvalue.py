@@ -213,12 +213,7 @@ def _integer_as_double(number: int) -> float | int:
 
 
 def _integral(value: float) -> float | int:
-    if (
-        value == value
-        and not math.isinf(value)
-        and value == int(value)
-        and abs(value) < MAX_SAFE_INTEGER
-    ):
+    if math.isfinite(value) and value.is_integer() and -MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER:
         return int(value)
     return value
 

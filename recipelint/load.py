@@ -392,6 +392,8 @@ def _mapping_key(value: Any, span: Span) -> str:
 
     js-yaml refuses them because stringifying aliased nested arrays can take exponential time.
     """
+    if type(value) is str:  # nearly every key
+        return value
     if type(value) is list and any(type(item) is list for item in value):
         raise LoadError(
             "RL001",
