@@ -88,10 +88,11 @@ def detect_indentation(data: Any) -> Indentation:
     mappings: Counter[int] = Counter()
     sequences: Counter[tuple[int, int]] = Counter()
     for key_column, value in _block_children(data):
+        first = next(iter(value.lc.data.values()))  # (line, column) of the first own key or item
         if isinstance(value, CommentedMap):
-            mappings[value.lc.key(next(iter(value)))[1] - key_column] += 1
+            mappings[first[1] - key_column] += 1
         else:
-            sequences[(value.lc.item(0)[1] - key_column, value.lc.col - key_column)] += 1
+            sequences[(first[1] - key_column, value.lc.col - key_column)] += 1
     mapping = _most_common(mappings, DEFAULT_MAPPING_STEP)
     sequence, offset = _most_common(sequences, (mapping, 0))
     if mapping < 1 or offset < 0 or sequence < offset + 2:
@@ -105,13 +106,14 @@ def _most_common(counts: Counter[Any], default: Any) -> Any:
 
 
 def _block_children(node: Any) -> Iterator[tuple[int, Any]]:
-    """(key column, value) for every non-empty block mapping or sequence written below its key."""
+    """(key column, value) for every block mapping or sequence written below its own key
+    (merged keys have no position of their own and are skipped)."""
     if isinstance(node, CommentedMap):
-        for key, value in node.items():
-            key_line, key_column = node.lc.key(key)
+        for key, (key_line, key_column, *_) in (node.lc.data or {}).items():
+            value = node.get(key)
             if (
                 isinstance(value, (CommentedMap, CommentedSeq))
-                and value
+                and value.lc.data
                 and not value.fa.flow_style()
                 and value.lc.line > key_line
             ):
@@ -137,7 +139,10 @@ def _round_trip(text: str) -> tuple[YAML, CommentedMap] | None:
         return None
     if not isinstance(data, CommentedMap):
         return None
-    found = detect_indentation(data)
+    try:
+        found = detect_indentation(data)
+    except _RUAMEL_ERRORS:
+        return None
     yaml.indent(mapping=found.mapping, sequence=found.sequence, offset=found.offset)
     return yaml, data
 

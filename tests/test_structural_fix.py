@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from recipelint.config import Config
@@ -302,3 +304,24 @@ def test_retiring_and_fixing_every_corpus_feature_gives_back_the_corpus(
     assert changes.fixed["RL503"] == len(retired)
     for path, original in retired.items():
         assert path.read_text(encoding="utf-8") == original, path
+
+
+# ------------------------------------------------------------------ hostile input
+
+
+def test_merged_keys_and_complex_keys_get_an_answer_not_a_traceback() -> None:
+    merged = "base: &b\n  x: 1\nd:\n  <<: *b\n  y: 2\ne:\n  f:\n    <<: *b\n"
+    assert detect_indentation(YAML().load(merged)) == Indentation(2, 2, 0)
+    for text in (merged, "d:\n  ? [a, b]\n  : 1\n", "d:\n  !!set {a, b}: 1\n"):
+        rewrite(text, lambda data: True, Allowed(lines=frozenset({1})))
+
+
+YAMLISH = st.text(alphabet=st.sampled_from(list("ab:-{}[],&*!<?|>#'\" \n\t\r%@`0")), max_size=80)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None, database=None)
+@given(YAMLISH)
+def test_rewrite_never_raises_on_any_text(text: str) -> None:
+    every_line = Allowed(lines=frozenset(range(1, text.count("\n") + 2)))
+    kept = rewrite(text, lambda data: True, every_line)
+    assert kept is None or all(0 <= r.start <= r.end <= len(text) for r in kept)
