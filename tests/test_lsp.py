@@ -251,6 +251,8 @@ async def test_hover_on_a_flag_tells_the_releases_at_the_minimum_version(
     assert "**`--tool-call-parser`**" in shown
     assert "accepted by vllm 0.8.5 (min_vllm_version 0.8.5)" in shown
     assert "accepted by releases 0.8.0 to" in shown
+    value = await _hover(client, path, _position(text, '"hermes"', 2))
+    assert value.startswith("`hermes` for `--tool-call-parser`: accepted by vllm 0.8.5")
 
 
 async def test_hover_on_a_variant_shows_the_command_of_the_unsaved_buffer(

@@ -26,6 +26,8 @@ def hover_text(
     parts: list[str] = []
     if role is Role.FLAG:
         parts.append(flag_text(data, cursor) or "")
+    if role is Role.FLAG_VALUE:
+        parts.append(_flag_value(data, cursor))
     if role is Role.HARDWARE:
         parts.append(_hardware(tree, cursor.word))
     if role is Role.STRATEGY:
@@ -64,6 +66,22 @@ def flag_text(data: Any, cursor: Cursor) -> str | None:
     lines.append(_accepted(catalogs, found.known, shown.canonical))
     lines += _spec_lines(spec)
     return "\n\n".join(lines)
+
+
+def _flag_value(data: Any, cursor: Cursor) -> str:
+    """What the release the recipe is judged at makes of the value of the flag above it."""
+    flag = (cursor.previous_item or "").split("=", 1)[0]
+    catalogs = library.flag_catalogs(data, cursor.variant)
+    found = catalogs.judged.lookup(flag) if flag.startswith("-") else None
+    if found is None or found.canonical is None:
+        return ""
+    value, canonical = cursor.word, found.canonical
+    status = catalogs.judged.value_status(canonical, value)
+    where = f"{catalogs.package} {catalogs.judged.version}"
+    verdict = {"ok": "accepted", "bad": "**rejected**", "unknown": "not a known value"}[status]
+    span = library.value_span(canonical, value, catalogs.package)
+    listed = f"; listed by releases {span[0]} to {span[1]}" if span else ""
+    return f"`{value}` for `{canonical}`: {verdict} by {where}{listed}"
 
 
 def _accepted(catalogs: library.FlagCatalogs, known: bool, canonical: str) -> str:

@@ -22,6 +22,7 @@ from recipelint.flags.catalog import (
     catalog_for,
     flag_span,
     newest_catalog,
+    value_span,
     version_key,
 )
 from recipelint.load import Document, LoadLimits, load_document, parse_yaml, value_at
@@ -65,6 +66,7 @@ __all__ = [
     "rule_url",
     "tree_settings",
     "value_at",
+    "value_span",
 ]
 
 
