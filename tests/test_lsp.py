@@ -450,6 +450,7 @@ HOSTILE = {
     ),
     "binary": "\x00\x01\x02 garbage: [\n\t\t- :\n",
     "long line": "meta:\n  title: " + "x" * 500_000 + "\n",
+    "oversized": "meta:\n" + "  # padding\n" * 120_000,
 }
 
 

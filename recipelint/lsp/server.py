@@ -189,8 +189,8 @@ class RecipeServer(LanguageServer):
             return None
         path, loaded = place
         doc = loaded.document(path)
-        if doc is None:
-            return None
+        if doc is None or len(doc.text) > loaded.limits.max_file_bytes:
+            return None  # a file over the size limit is only reported (RL003), as `check` does
         lines = Lines(doc.text, self.encoding)
         character = lines.from_units(position.line, position.character)
         return loaded, doc, cursor_at(lines.lines, position.line, character), character
