@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipelint.load import Document
-from recipelint.rules.common import Pointer, arg_units, as_dict, as_list
+from recipelint.rules.common import Pointer, Tokeniser, arg_units, as_dict, as_list
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 
@@ -43,9 +43,9 @@ class Draft:
     method: str | None
 
 
-def _spec_configs(args: Any, pointer: Pointer) -> Iterator[Draft]:
+def _spec_configs(args: Any, pointer: Pointer, tokenise: Tokeniser) -> Iterator[Draft]:
     items = as_list(args)
-    for unit in arg_units(items):
+    for unit in tokenise(items):
         if unit.base != "--speculative-config":
             continue
         raw = unit.inline_value if unit.inline_value is not None else unit.value
@@ -75,17 +75,20 @@ class Offer:
     drafts: list[Draft]
 
 
-def spec_offers(data: dict[str, Any]) -> Iterator[Offer]:
+def spec_offers(data: dict[str, Any], tokenise: Tokeniser = arg_units) -> Iterator[Offer]:
+    """Every feature (or mode) whose args hold a --speculative-config, with its drafts."""
     variants = list(as_dict(data.get("variants")))
     for feature, spec in as_dict(data.get("features")).items():
         spec = as_dict(spec)
         base: Pointer = ("features", feature)
         modes = as_dict(spec.get("modes"))
         if not modes:
-            drafts = list(_spec_configs(spec.get("args"), base + ("args",)))
+            drafts = list(_spec_configs(spec.get("args"), base + ("args",), tokenise))
             for hw, override in as_dict(spec.get("hardware_overrides")).items():
                 drafts += _spec_configs(
-                    as_dict(override).get("args"), base + ("hardware_overrides", hw, "args")
+                    as_dict(override).get("args"),
+                    base + ("hardware_overrides", hw, "args"),
+                    tokenise,
                 )
             if drafts:
                 yield Offer(feature, None, base, variants, False, drafts)
@@ -93,10 +96,12 @@ def spec_offers(data: dict[str, Any]) -> Iterator[Offer]:
         for mode, mode_spec in modes.items():
             mode_spec = as_dict(mode_spec)
             pointer = base + ("modes", mode)
-            drafts = list(_spec_configs(mode_spec.get("args"), pointer + ("args",)))
+            drafts = list(_spec_configs(mode_spec.get("args"), pointer + ("args",), tokenise))
             for hw, override in as_dict(mode_spec.get("hardware_overrides")).items():
                 drafts += _spec_configs(
-                    as_dict(override).get("args"), pointer + ("hardware_overrides", hw, "args")
+                    as_dict(override).get("args"),
+                    pointer + ("hardware_overrides", hw, "args"),
+                    tokenise,
                 )
             allow = [v for v in as_list(mode_spec.get("variants")) if isinstance(v, str)]
             yield Offer(feature, mode, pointer, allow or variants, bool(allow), drafts)
@@ -127,17 +132,19 @@ def _draft_target(data: dict[str, Any], draft: str) -> str | None:
     return max(matches, key=len) if matches else None
 
 
-@check("RL501")
-def draft_offered_to_other_checkpoint(ctx: CheckContext) -> Iterator[Finding]:
+@check("RL501", "RL502")
+def speculative_drafts(ctx: CheckContext) -> Iterator[Finding]:
+    """RL501: a draft offered to a checkpoint it was not made for; RL502: a variant serving a
+    fused draft without selecting its mode. Both read each recipe's offers."""
     for doc in ctx.recipes:
         data = doc.data if isinstance(doc.data, dict) else {}
-        offers = list(spec_offers(data))
+        offers = list(spec_offers(data, ctx.units))
         for offer in offers:
             for draft in offer.drafts:
-                if draft.model is None:
-                    continue
-                yield from _mismatches(doc, data, offer, draft, offers)
-        yield from _variant_drafts(doc, data)
+                if draft.model is not None:
+                    yield from _mismatches(doc, data, offer, draft, offers)
+        yield from _variant_drafts(doc, data, ctx.units)
+        yield from _fused_drafts_without_default_modes(doc, data, offers)
 
 
 def _mismatch(data: dict[str, Any], variant: str, draft: str) -> str | None:
@@ -173,6 +180,7 @@ def _mismatches(
             pointer,
             f"{where} offers draft `{draft.model}` to variant `{variant}`: {reason}",
             _offer_fix(offer, variant, fitting, offers),
+            code="RL501",
         )
 
 
@@ -204,7 +212,7 @@ def _offer_fix(offer: Offer, variant: str, fitting: list[str], offers: list[Offe
     return step
 
 
-def _variant_drafts(doc: Document, data: dict[str, Any]) -> Iterator[Finding]:
+def _variant_drafts(doc: Document, data: dict[str, Any], tokenise: Tokeniser) -> Iterator[Finding]:
     """A draft written into a variant's own args: it is served with that variant's checkpoint only."""
     for name, spec in as_dict(data.get("variants")).items():
         spec = as_dict(spec)
@@ -219,7 +227,7 @@ def _variant_drafts(doc: Document, data: dict[str, Any]) -> Iterator[Finding]:
             for hw, o in as_dict(spec.get("hardware_overrides")).items()
         ]
         for pointer, args in sources:
-            for draft in _spec_configs(args, pointer):
+            for draft in _spec_configs(args, pointer, tokenise):
                 reason = _mismatch(data, name, draft.model) if draft.model else None
                 if reason is None or not precision_words(draft.model or ""):
                     continue
@@ -230,6 +238,7 @@ def _variant_drafts(doc: Document, data: dict[str, Any]) -> Iterator[Finding]:
                     "name a draft made for this variant's checkpoint, or move the "
                     "--speculative-config into a spec_decoding mode with `variants:` listing the "
                     "variants it was made for",
+                    code="RL501",
                 )
 
 
@@ -238,29 +247,29 @@ def _same_family(precision: str, words: set[str]) -> bool:
     return {precision, *words} <= {"fp4", "nvfp4"}
 
 
-@check("RL502")
-def fused_draft_without_default_modes(ctx: CheckContext) -> Iterator[Finding]:
-    for doc in ctx.recipes:
-        data = doc.data if isinstance(doc.data, dict) else {}
-        variants = as_dict(data.get("variants"))
-        for offer in spec_offers(data):
-            if offer.mode is None or not offer.restricted or any(d.model for d in offer.drafts):
+def _fused_drafts_without_default_modes(
+    doc: Document, data: dict[str, Any], offers: list[Offer]
+) -> Iterator[Finding]:
+    variants = as_dict(data.get("variants"))
+    for offer in offers:
+        if offer.mode is None or not offer.restricted or any(d.model for d in offer.drafts):
+            continue
+        tokens = _mode_tokens(offer)
+        for variant in offer.variants:
+            spec = as_dict(variants.get(variant))
+            if offer.feature in as_dict(spec.get("default_modes")) or not _names_draft(
+                variant, spec, tokens
+            ):
                 continue
-            tokens = _mode_tokens(offer)
-            for variant in offer.variants:
-                spec = as_dict(variants.get(variant))
-                if offer.feature in as_dict(spec.get("default_modes")) or not _names_draft(
-                    variant, spec, tokens
-                ):
-                    continue
-                yield Finding(
-                    doc,
-                    ("variants", variant),
-                    f"variant `{variant}` serves a checkpoint with a fused {offer.mode} draft, but sets no "
-                    f"default_modes: it opens with {offer.feature}'s default mode (or off, when opt-in)",
-                    f"add `default_modes: {{{offer.feature}: {offer.mode}}}` to the variant",
-                    at_key=True,
-                )
+            yield Finding(
+                doc,
+                ("variants", variant),
+                f"variant `{variant}` serves a checkpoint with a fused {offer.mode} draft, but sets no "
+                f"default_modes: it opens with {offer.feature}'s default mode (or off, when opt-in)",
+                f"add `default_modes: {{{offer.feature}: {offer.mode}}}` to the variant",
+                at_key=True,
+                code="RL502",
+            )
 
 
 def _mode_tokens(offer: Offer) -> set[str]:
