@@ -27,6 +27,8 @@ from recipelint.lsp.workspace import LoadedTree, Workspace
 # Seconds of quiet after an edit before the buffer is checked: typing stays fluid and a
 # burst of keystrokes costs one check.
 DEBOUNCE_SECONDS = 0.15
+# Seconds of quiet before the other open documents of the tree are checked after an edit.
+SETTLE_SECONDS = 1.0
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 log = logging.getLogger(__name__)
 
@@ -74,8 +76,14 @@ class RecipeServer(LanguageServer):
             return
         path, loaded = place
         loaded.set_text(path, text)
-        for dependent in loaded.dependents(path):
-            self.schedule(loaded, dependent)
+        dependents = loaded.dependents(path)
+        for dependent in dependents:
+            self.schedule(loaded, dependent, self.debounce)
+        # Other recipes may read what this one holds (its slug, its output paths): they are
+        # checked again too, once the typing has settled.
+        for other in loaded.buffers:
+            if other not in dependents:
+                self.schedule(loaded, other, max(self.debounce, SETTLE_SECONDS), restart=False)
 
     def closed(self, uri: str) -> None:
         place = self.located(uri)
@@ -103,7 +111,7 @@ class RecipeServer(LanguageServer):
                 touched[loaded.root] = loaded
         for loaded in touched.values():
             for path in loaded.buffers:
-                self.schedule(loaded, path)
+                self.schedule(loaded, path, self.debounce)
 
     def watch_files(self) -> None:
         """Ask the client to report changes to tree files and configurations, when it can."""
@@ -124,16 +132,20 @@ class RecipeServer(LanguageServer):
 
     # ------------------------------------------------------------ diagnostics
 
-    def schedule(self, loaded: LoadedTree, path: Path) -> None:
-        waiting = self.pending.pop(path, None)
-        if waiting is not None:
-            waiting.cancel()
+    def schedule(self, loaded: LoadedTree, path: Path, delay: float, restart: bool = True) -> None:
+        """Check ``path`` after ``delay`` seconds; ``restart``: instead of any check already
+        waiting (an edit postpones its own check), else only when that one would come later."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             self.diagnose(loaded, [path])
             return
-        self.pending[path] = loop.call_later(self.debounce, self.diagnose, loaded, [path])
+        waiting = self.pending.get(path)
+        if waiting is not None:
+            if not restart and waiting.when() <= loop.time() + delay:
+                return
+            waiting.cancel()
+        self.pending[path] = loop.call_later(delay, self.diagnose, loaded, [path])
 
     def diagnose(self, loaded: LoadedTree, paths: list[Path]) -> None:
         for path in paths:
