@@ -116,7 +116,10 @@ class Source:
             return None
         if self.text.startswith("{", found[0]):
             return Allowed(lines=frozenset(lines))
-        return Allowed(boundaries=frozenset(range(lines.start, lines.stop)))
+        last = lines.stop - 1
+        if not self.text[self.line_start(found[1]) : found[1]].strip():
+            last -= 1  # a block mapping ends where the next key begins, on that key's line
+        return Allowed(boundaries=frozenset(range(lines.start, last + 1)))
 
     def line_start(self, offset: int) -> int:
         return self.text.rfind("\n", 0, offset) + 1

@@ -521,9 +521,17 @@ def test_an_inserted_key_adds_lines_inside_its_mapping_and_nothing_else(text: st
     assert [d.code for d in found] == ["RL502"], (found, doc.problems)
     fixed = plan_document(doc, found, ALL_FIXERS)
     assert fixed is not None
-    span = doc.span(("variants", "dspark"))
-    block = range(span.line, (span.end_line or span.line) + 1)
+    key_line = doc.key_span(("variants", "dspark")).line
     before, after = text.splitlines(keepends=True), fixed.splitlines(keepends=True)
+    key_indent = len(before[key_line - 1]) - len(before[key_line - 1].lstrip())
+    # The variant's block ends before the next line of content indented no deeper than its key.
+    block_end = next(
+        number
+        for number, line in enumerate(before[key_line:], start=key_line + 1)
+        if line.strip()
+        and not line.lstrip().startswith("#")
+        and len(line) - len(line.lstrip()) <= key_indent
+    )
     changes = [
         op
         for op in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
@@ -531,10 +539,10 @@ def test_an_inserted_key_adds_lines_inside_its_mapping_and_nothing_else(text: st
     ]
     assert len(changes) == 1, changes
     tag, i1, i2, _, _ = changes[0]
-    if tag == "insert":
-        assert span.line <= i1 <= block[-1]
+    if tag == "insert":  # after line i1: inside the block, after the variant's own key line
+        assert key_line <= i1 < block_end
     else:  # a flow mapping is written on its own line, which takes the new key
-        assert tag == "replace" and i2 - i1 == 1 and i1 + 1 == span.line
+        assert tag == "replace" and i2 - i1 == 1 and i1 + 1 == key_line
     again = parse_yaml(fixed, doc.path, doc.kind, doc.rel)
     variant = again.data["variants"]["dspark"]
     assert variant["default_modes"] == {
