@@ -59,20 +59,9 @@ def _documents(ctx: CheckContext) -> Iterator[tuple[Document, bool]]:
 Entry = tuple[Pointer, Any, Any]
 
 
-def _walk(value: Any, pointer: Pointer = ()) -> Iterator[Entry]:
-    """(pointer, key, value) for every mapping entry and list item, depth first."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield pointer + (key,), key, item
-            yield from _walk(item, pointer + (key,))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield pointer + (index,), index, item
-            yield from _walk(item, pointer + (index,))
-
-
 def _collect(value: Any, pointer: Pointer, out: list[Entry]) -> list[Entry]:
-    """_walk's entries, in _walk's order, appended to ``out`` (no generator per node)."""
+    """(pointer, key, value) of every mapping entry and list item below ``value``, depth first,
+    appended to ``out`` (no generator per node)."""
     if isinstance(value, dict):
         for key, item in value.items():
             at = pointer + (key,)
@@ -183,7 +172,7 @@ def _words(entries: list[Entry]) -> Iterator[tuple[Pointer, str, str]]:
         elif key == "docker_image":
             if isinstance(value, str):
                 yield pointer, "container image", value
-            for inner, _, item in _walk(value, pointer):
+            for inner, _, item in _collect(value, pointer, []):
                 if isinstance(item, str):
                     yield inner, "container image", item
 
