@@ -11,7 +11,13 @@ from treehelp import CONTEXT, Fragment, findings_by_code
 from recipelint.load import parse_yaml
 from recipelint.rulebook import DEFAULT_EXAMPLE_PATH, Example, load_catalog
 from recipelint.ruledocs import explain_text
-from recipelint.ruleexamples import ExampleError, file_kind, fragment_changes, merged_document
+from recipelint.ruleexamples import (
+    ExampleError,
+    base_document,
+    file_kind,
+    fragment_changes,
+    merged_document,
+)
 from recipelint.tree import recipe_hf_id
 
 RECIPE = DEFAULT_EXAMPLE_PATH
@@ -87,8 +93,19 @@ def test_the_default_path_publishes_the_base_recipe_model_id() -> None:
 @pytest.mark.skipif(
     not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
 )
-def test_the_base_recipe_alone_has_no_findings(tmp_path: Path) -> None:
-    assert findings_by_code(tmp_path, {RECIPE: Fragment("meta:\n  title: Demo\n")}) == {}
+@pytest.mark.parametrize(
+    ("path", "restated"),
+    [
+        (RECIPE, "meta:\n  title: Demo\n"),
+        ("strategies/single_node_tp.yaml", "name: single_node_tp\n"),
+    ],
+)
+def test_each_base_document_alone_has_no_findings(tmp_path: Path, path: str, restated: str) -> None:
+    assert (
+        parse_yaml(merged_document(path, restated)).data
+        == parse_yaml(base_document(file_kind(path))).data
+    )
+    assert findings_by_code(tmp_path, {path: Fragment(restated)}) == {}
 
 
 def test_explain_prints_the_merged_file_and_names_what_the_fragment_changes() -> None:
