@@ -1,7 +1,7 @@
-"""What the package declares and what it imports agree, and only the command layer uses click.
+"""Every dependency the package declares is imported by it.
 
 A dependency nothing imports is a cost for every user (download, install, audit) that
-buys nothing; a library module that imports click ties the checker to one front end.
+buys nothing.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
 PACKAGE = PROJECT / "recipelint"
-# The front end: the entry point and the commands; everything else is library code.
-COMMAND_LAYER = (PACKAGE / "cli.py", PACKAGE / "commands")
 
 
 def declared_dependencies() -> list[str]:
@@ -31,7 +29,7 @@ def package_files() -> Iterator[Path]:
 
 
 def imported_modules(path: Path) -> set[str]:
-    """Top-level names of every module a file imports, wherever the import statement is."""
+    """Every module a file imports, dotted as written, wherever the import statement is."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
         if isinstance(node, ast.Import):
@@ -59,37 +57,46 @@ def distributions_by_import() -> dict[str, set[str]]:
     return provides
 
 
+def unused_dependencies(
+    declared: list[str], imported: set[str], provides: dict[str, set[str]]
+) -> list[str]:
+    """The declared distributions none of whose modules the package imports.
+
+    A namespace package (``ruamel``) is shared by several distributions, so a dotted
+    distribution name counts only when that module, or one under it, is imported.
+    """
+    tops = {top_level(module) for module in imported}
+    unused = []
+    for distribution in declared:
+        dotted = distribution.lower()
+        if "." in dotted:
+            used = any(m == dotted or m.startswith(dotted + ".") for m in imported)
+        else:
+            used = bool(provides.get(normalised(distribution), set()) & tops)
+        if not used:
+            unused.append(distribution)
+    return unused
+
+
+def test_every_declared_dependency_is_installed() -> None:
+    provides = distributions_by_import()
+    missing = [d for d in declared_dependencies() if normalised(d) not in provides]
+    assert not missing, f"{missing} are declared but not installed: reinstall the project"
+
+
 def test_every_declared_dependency_is_imported_by_the_package() -> None:
     imported = {module for path in package_files() for module in imported_modules(path)}
-    imported_tops = {top_level(module) for module in imported}
-    provides = distributions_by_import()
-    unused = []
-    for distribution in declared_dependencies():
-        modules = provides.get(normalised(distribution))
-        assert modules, f"{distribution} is declared but not installed: reinstall the project"
-        # A namespace package (ruamel) is shared: the module that is the distribution counts.
-        dotted = distribution.lower()
-        if dotted in imported or any(m.startswith(dotted + ".") for m in imported):
-            continue
-        if "." not in dotted and modules & imported_tops:
-            continue
-        unused.append(distribution)
+    unused = unused_dependencies(declared_dependencies(), imported, distributions_by_import())
     assert not unused, (
         f"declared in [project] dependencies but imported nowhere in recipelint/: {unused}; "
         "import it where it is needed or remove it from pyproject.toml"
     )
 
 
-def test_only_the_command_layer_imports_click() -> None:
-    def in_command_layer(path: Path) -> bool:
-        return any(path == part or part in path.parents for part in COMMAND_LAYER)
-
-    offenders = sorted(
-        str(path.relative_to(PROJECT))
-        for path in package_files()
-        if not in_command_layer(path)
-        and any(top_level(module) == "click" for module in imported_modules(path))
-    )
-    assert not offenders, (
-        f"{offenders} import click: options and usage errors belong in recipelint/commands/"
-    )
+def test_an_unused_dependency_is_found() -> None:
+    provides = {"pyyaml": {"yaml", "_yaml"}, "ruamel-yaml": {"ruamel"}, "click": {"click"}}
+    declared = ["PyYAML", "ruamel.yaml", "click"]
+    assert unused_dependencies(declared, {"yaml", "click.testing"}, provides) == ["ruamel.yaml"]
+    assert unused_dependencies(declared, {"_yaml", "ruamel.yaml.comments", "click"}, provides) == []
+    # Another distribution in the ruamel namespace does not make ruamel.yaml used.
+    assert unused_dependencies(["ruamel.yaml"], {"ruamel.other"}, provides) == ["ruamel.yaml"]
