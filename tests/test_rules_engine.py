@@ -88,3 +88,27 @@ def test_a_finding_of_a_code_switched_off_is_dropped(
         ("RL301", "names RL301"),
         ("RL301", "names no code"),
     ]
+
+
+def test_every_finding_names_a_code_its_check_reports(
+    monkeypatch: pytest.MonkeyPatch, corpus_tree: Path
+) -> None:
+    """A finding of a code its check did not register would be dropped without a word."""
+    strays: list[tuple[str, str | None]] = []
+    wrapped: dict[CheckFunction, tuple[str, ...]] = {}
+    for entry in registered_checks():
+
+        def checked(
+            ctx: CheckContext,
+            function: CheckFunction = entry.function,
+            codes: tuple[str, ...] = entry.codes,
+        ) -> Iterator[Finding]:
+            for finding in function(ctx):
+                if finding.code is None and len(codes) > 1 or finding.code not in (None, *codes):
+                    strays.append((function.__name__, finding.code))
+                yield finding
+
+        wrapped[checked] = entry.codes
+    monkeypatch.setattr(registry, "_REGISTRY", wrapped)
+    assert engine.run_checks(load_tree(corpus_tree))
+    assert strays == []
