@@ -304,17 +304,35 @@ def write_schemas(folder: Path, specs: Iterable[SchemaFile] = SCHEMA_FILES) -> l
 
 
 def main(argv: list[str] | None = None, echo: Callable[[str], object] = print) -> int:
-    parser = argparse.ArgumentParser(prog="python -m recipelint.schemagen", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m recipelint.schemagen",
+        description="Write schemas/*.schema.json from the pydantic models of recipelint.model.",
+    )
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if stale")
-    parser.add_argument("--folder", type=Path, default=SCHEMA_FOLDER, help="default: schemas/")
+    parser.add_argument("--folder", type=Path, help="where the files are (default: schemas/)")
     options = parser.parse_args(argv)
-    if options.check:
-        stale = stale_files(options.folder)
-        for name in stale:
-            echo(f"{name} differs from the models; run {REGENERATE}")
-        return 1 if stale else 0
-    for name in write_schemas(options.folder):
-        echo(f"wrote {options.folder / name}")
+    folder: Path = options.folder or SCHEMA_FOLDER
+    if options.folder is None and not SCHEMA_FOLDER.is_dir():
+        # An installed package has no schemas/ beside it: the files belong to a checkout.
+        echo(f"no {SCHEMA_FOLDER}: run this in a recipelint checkout, or give --folder")
+        return 2
+    try:
+        return _check(folder, echo) if options.check else _write(folder, echo)
+    except OSError as exc:
+        echo(f"cannot write the schemas to {folder}: {exc}")
+        return 2
+
+
+def _check(folder: Path, echo: Callable[[str], object]) -> int:
+    stale = stale_files(folder)
+    for name in stale:
+        echo(f"{name} differs from the models; run {REGENERATE}")
+    return 1 if stale else 0
+
+
+def _write(folder: Path, echo: Callable[[str], object]) -> int:
+    for name in write_schemas(folder):
+        echo(f"wrote {folder / name}")
     return 0
 
 

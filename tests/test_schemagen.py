@@ -94,3 +94,12 @@ def test_check_of_a_missing_folder_reports_every_file(tmp_path: Path) -> None:
     assert schemagen.stale_files(tmp_path / "absent") == [
         spec.file_name for spec in schemagen.SCHEMA_FILES
     ]
+
+
+def test_a_folder_that_cannot_be_written_is_reported_not_raised(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    occupied = tmp_path / "a-file"
+    occupied.write_text("", encoding="utf-8")
+    assert schemagen.main(["--folder", str(occupied)]) == 2
+    assert "cannot write the schemas" in capsys.readouterr().out
