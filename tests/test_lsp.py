@@ -169,6 +169,28 @@ async def test_a_planted_typo_is_reported_at_its_key_and_cleared_when_fixed(
     assert await _replace(client, path, good, 2) == []
 
 
+async def test_a_burst_of_edits_is_checked_once_for_its_last_text(
+    client: LanguageClient, tree: Path
+) -> None:
+    path = _recipe_copy(tree, "burst")
+    good = path.read_text(encoding="utf-8")
+    assert await _open(client, path, good) == []
+    uri = path_uri(path)
+    client.diagnostics.pop(uri, None)
+    for version, typed in enumerate(("h1", "h10", "h100", "h1000"), start=2):
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version=version, uri=uri),
+                [types.TextDocumentContentChangeWholeDocument(good.replace("h100:", typed + ":"))],
+            )
+        )
+    found = await _published(client, uri)
+    assert [d.code for d in found] == ["RL201"] and "`h1000`" in found[0].message
+    client.diagnostics.pop(uri, None)
+    await asyncio.sleep(0.5)  # three times the quiet time: no check of an intermediate text
+    assert uri not in client.diagnostics
+
+
 async def test_diagnostics_are_those_of_check_for_the_same_buffer(
     client: LanguageClient, tree: Path
 ) -> None:
