@@ -92,9 +92,6 @@ class Source:
     def value_range(self, pointer: Pointer) -> tuple[int, int] | None:
         return self._range(pointer, self.doc.span(pointer))
 
-    def key_range(self, pointer: Pointer) -> tuple[int, int] | None:
-        return self._range(pointer, self.doc.key_span(pointer))
-
     def _range(self, pointer: Pointer, span: Span) -> tuple[int, int] | None:
         if not self.doc.has_position(pointer) or span.end_line is None or span.end_column is None:
             return None  # absent: the span would be an ancestor's
@@ -238,8 +235,8 @@ def replace_item_with_two(
     return Edit(start, end, f"{first}{newline}{source.text[line_start:start]}{second}")
 
 
-def replace_scalar(source: Source, pointer: Pointer, value: str, key: bool = False) -> Edit | None:
-    found = source.key_range(pointer) if key else source.value_range(pointer)
+def replace_scalar(source: Source, pointer: Pointer, value: str) -> Edit | None:
+    found = source.value_range(pointer)
     if found is None:
         return None
     start, end = found
