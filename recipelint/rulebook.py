@@ -60,6 +60,8 @@ class RuleInfo:
     family_title: str = ""
     failing: tuple[Example, ...] = ()
     passing: tuple[Example, ...] = ()
+    # Why the rule has no failing example, when no file of a small tree can show it.
+    no_example: str = ""
     extra: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
 
@@ -104,7 +106,17 @@ def _example(item: dict[str, Any]) -> Example:
 
 def _rule(entry: dict[str, Any], family: str, title: str) -> RuleInfo:
     examples = entry.get("examples") or {}
-    known = {"code", "name", "severity", "summary", "rationale", "fix", "autofix", "examples"}
+    known = {
+        "code",
+        "name",
+        "severity",
+        "summary",
+        "rationale",
+        "fix",
+        "autofix",
+        "examples",
+        "no_example",
+    }
     return RuleInfo(
         code=str(entry["code"]),
         name=str(entry["name"]),
@@ -117,6 +129,7 @@ def _rule(entry: dict[str, Any], family: str, title: str) -> RuleInfo:
         family_title=title,
         failing=_examples(examples.get("failing")),
         passing=_examples(examples.get("passing")),
+        no_example=" ".join(str(entry.get("no_example", "")).split()),
         extra={k: v for k, v in entry.items() if k not in known},
     )
 

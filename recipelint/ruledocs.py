@@ -9,6 +9,7 @@ keys the example sets or removes.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 
 from recipelint.rulebook import Example, RuleInfo, rule_url
@@ -110,6 +111,8 @@ def _reference_entry(info: RuleInfo) -> str:
         lines += [info.rationale.strip(), ""]
     if info.fix:
         lines += [f"**Fix:** {info.fix.strip()}", ""]
+    if info.no_example:
+        lines += [f"**No example:** {info.no_example}", ""]
     for title, examples in (("Fails", info.failing), ("Passes", info.passing)):
         for example in examples:
             lines += _page_file(f"{title} ({_page_source(example)})", example)
@@ -139,6 +142,8 @@ def explain_text(info: RuleInfo) -> str:
         parts += ["", "Why:", info.rationale]
     if info.fix:
         parts += ["", "Fix:", info.fix]
+    if info.no_example:
+        parts += ["", "No example:", textwrap.fill(info.no_example, width=88)]
     for title, examples in (("Fails", info.failing), ("Passes", info.passing)):
         for example in examples:
             parts += _terminal_file(f"{title} ({_terminal_source(example)})", example)

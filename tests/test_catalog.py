@@ -38,6 +38,13 @@ def test_rule_names_are_unique() -> None:
     assert len(names) == len(set(names))
 
 
+def test_every_rule_has_a_failing_example_or_says_why_not() -> None:
+    for code, info in CATALOG.items():
+        assert bool(info.failing) != bool(info.no_example), (
+            f"{code}: give a failing example, or `no_example:` saying why no file can show it"
+        )
+
+
 def test_the_codes_examples_also_report_are_rules() -> None:
     for info in CATALOG.values():
         for example in info.failing + info.passing:
