@@ -8,6 +8,7 @@ through the protocol, so tests do not see each other's buffers.
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -302,9 +303,10 @@ async def test_hover_on_a_variant_shows_the_command_of_the_unsaved_buffer(
     saved = path.read_text(encoding="utf-8")
     await _open(client, path, saved)
     hf_id = "Qwen/hovervariant"  # the file name, as upstream derives it
-    published = render_combination(tree, hf_id, "awq", "h100", "single_node_tp")
     shown = await _hover(client, path, _position(saved, "  awq:", 3))
-    assert "rendered for variant `awq` on `h100` with `single_node_tp`" in shown
+    named = re.search(r"rendered for variant `(\w+)` on `(\w+)` with `(\w+)`", shown)
+    assert named is not None and named.group(1) == "awq"
+    published = render_combination(tree, hf_id, "awq", named.group(2), named.group(3))
     assert f"```sh\n{published['command']}\n```" in shown
     assert f"```sh\n{published['docker_command']}\n```" in shown
     # An override the author has not saved shows at once.
@@ -314,6 +316,18 @@ async def test_hover_on_a_variant_shows_the_command_of_the_unsaved_buffer(
     await _replace(client, path, edited, 2)
     shown = await _hover(client, path, _position(edited, "  awq:", 3))
     assert "--max-num-seqs 64" in shown and "--max-num-seqs" not in published["command"]
+
+
+async def test_hover_on_an_omni_variant_says_no_command_is_published(
+    client: LanguageClient, tree: Path
+) -> None:
+    path = tree / "models" / "Qwen" / "Qwen-Image-Edit.yaml"
+    text = path.read_text(encoding="utf-8")
+    await _open(client, path, text)
+    variant = re.search(r"^variants:\n  (\w+):", text, re.MULTILINE)
+    assert variant is not None
+    shown = await _hover(client, path, _position(text, f"  {variant.group(1)}:", 3))
+    assert "publishes no command" in shown and "vllm serve" not in shown
 
 
 async def test_hover_on_a_hardware_id_and_on_a_suppressed_rule(

@@ -133,6 +133,8 @@ def _strategy(tree: RecipeTree, word: str) -> str:
 def _command(tree: RecipeTree, doc: Document, cursor: Cursor, role: Role) -> str:
     if not doc.usable:
         return "_the buffer does not parse: no command to show_"
+    if library.renders_no_command(doc.data):
+        return "_an omni recipe is served through vLLM-Omni: the API publishes no command for it_"
     chosen = knowledge.combination_at(tree, doc.data, cursor, role)
     title = (
         f"rendered for variant `{chosen.variant}` on `{chosen.hardware}` with `{chosen.strategy}`"

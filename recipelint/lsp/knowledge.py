@@ -10,8 +10,6 @@ from recipelint.lsp import library
 from recipelint.lsp.cursor import Cursor, Role
 from recipelint.lsp.library import Document, RecipeTree
 
-UNOFFERED = "unsupported"
-
 
 def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
@@ -94,11 +92,13 @@ class Combination:
 
 def combination_at(tree: RecipeTree, data: Any, cursor: Cursor, role: Role | None) -> Combination:
     """The rendering an author at this place most likely means: the variant, hardware and
-    strategy the cursor names or is inside, the recipe's defaults for the rest."""
+    strategy the cursor names or is inside; for the rest, those the API publishes first
+    (the variant's default hardware, the recipe's recommended strategy)."""
     path = cursor.path + ((cursor.word,) if cursor.on_key else ())
+    variant = _variant(data, cursor, role, path)
     return Combination(
-        _variant(data, cursor, role, path),
-        _hardware(tree, data, cursor, role, path),
+        variant,
+        _hardware(tree, data, variant, cursor, role, path),
         _strategy(tree, data, cursor, role, path),
     )
 
@@ -121,27 +121,27 @@ def _variant(data: Any, cursor: Cursor, role: Role | None, path: tuple[str, ...]
     return "default" if "default" in names or not names else names[0]
 
 
-def _offered_hardware(tree: RecipeTree, data: Any) -> list[str]:
-    """The recipe's hardware with a profile, in the order meta.hardware lists them."""
-    listed = _mapping(_mapping(_mapping(data).get("meta")).get("hardware"))
-    known = profiles(tree)
-    return [hw for hw, status in listed.items() if hw in known and status != UNOFFERED]
-
-
 def _hardware(
-    tree: RecipeTree, data: Any, cursor: Cursor, role: Role | None, path: tuple[str, ...]
+    tree: RecipeTree,
+    data: Any,
+    variant: str,
+    cursor: Cursor,
+    role: Role | None,
+    path: tuple[str, ...],
 ) -> str:
-    known, offered = profiles(tree), _offered_hardware(tree, data)
+    known = profiles(tree)
+    default = library.default_hardware(tree, data, variant)
     candidates = [cursor.word] if role is Role.HARDWARE else []
     candidates += [key for key in (_after(path, "hardware_overrides"),) if key]
     for candidate in candidates:
         if candidate in known:
             return candidate
         group = generations(tree).get(candidate, [])
-        matching = [hw for hw in offered if hw in group] or group
-        if matching:
-            return matching[0]
-    return offered[0] if offered else next(iter(known), "")
+        if default in group:
+            return str(default)
+        if group:
+            return group[0]
+    return default or next(iter(known), "")
 
 
 def _strategy(
@@ -150,9 +150,7 @@ def _strategy(
     serving = strategies(tree)
     candidates: list[Any] = [cursor.word] if role is Role.STRATEGY else []
     candidates += [key for key in (_after(path, "strategy_overrides"),) if key]
-    candidates.append(_mapping(data).get("default_strategy"))
-    compatible = _mapping(data).get("compatible_strategies")
-    candidates += compatible if isinstance(compatible, list) else []
+    candidates.append(library.default_strategy(data))
     for candidate in candidates:
         if isinstance(candidate, str) and candidate in serving:
             return candidate

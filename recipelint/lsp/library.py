@@ -50,6 +50,8 @@ __all__ = [
     "arg_keys",
     "check_buffer_as_cli",
     "check_document",
+    "default_hardware",
+    "default_strategy",
     "find_tree_root",
     "fixable_codes",
     "fixed_text",
@@ -62,6 +64,7 @@ __all__ = [
     "read_document",
     "recipe_hf_id",
     "render",
+    "renders_no_command",
     "rule_info",
     "rule_url",
     "tree_settings",
@@ -246,6 +249,36 @@ def render(
     except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
         raise RenderFailure(f"{type(exc).__name__}: {exc}") from None
     return rendered
+
+
+def renders_no_command(data: Any) -> bool:
+    """An omni recipe: upstream serves it through vLLM-Omni and publishes no command."""
+    from recipelint.resolve.layers import is_omni
+
+    return is_omni(data)
+
+
+def default_hardware(tree: RecipeTree, data: Any, variant: str) -> str | None:
+    """The hardware the API publishes a variant's command for first (None when it has none)."""
+    from recipelint.jsvalue import get
+    from recipelint.resolve.hardware import pick_default_hardware
+
+    try:
+        chosen = pick_default_hardware(profiles_of(tree), get(get(data, "variants"), variant), data)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return None
+    return chosen if isinstance(chosen, str) and chosen else None
+
+
+def default_strategy(data: Any) -> str | None:
+    """The strategy the API recommends for one node of the recipe."""
+    from recipelint.resolve.strategy import recommend_strategy
+
+    try:
+        chosen = recommend_strategy(data, 1)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return None
+    return chosen if isinstance(chosen, str) else None
 
 
 def profiles_of(tree: RecipeTree) -> dict[str, Any]:
