@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "rules": "recipelint.commands.rules:rules_command",
     "explain": "recipelint.commands.rules:explain_command",
     "flags": "recipelint.commands.flags:flags_group",
+    "env": "recipelint.commands.env:env_group",
     "diff": "recipelint.commands.diff:diff_command",
     "summary": "recipelint.commands.summary:summary_command",
     "schema": "recipelint.commands.schema:schema_command",

@@ -222,13 +222,15 @@ _VERSION_RE = re.compile(
 
 def release_version(tree: SourceTree, path: Path) -> str | None:
     """The release's version: from its _version.py, else from the wheel/folder name."""
+    named = re.search(r"(?:vllm|vllm_omni|vllm-omni)-(\d+(?:\.\d+)+(?:\.post\d+)?)", path.name)
     for rel in (f"{tree.package}/_version.py", f"{tree.package}/version.py"):
         if tree.has(rel):
             match = _VERSION_RE.search(tree.read(rel))
-            if match:
+            # Some sdists were cut from an untagged checkout and say e.g. 0.6.1.dev238
+            # for 0.6.2: a development version defers to the release the file is named for.
+            if match and not (named and ".dev" in match.group(1)):
                 return _public_version(match.group(1))
-    match = re.search(r"(?:vllm|vllm_omni|vllm-omni)-(\d+(?:\.\d+)+(?:\.post\d+)?)", path.name)
-    return match.group(1) if match else None
+    return named.group(1) if named else None
 
 
 def _public_version(raw: str) -> str:
