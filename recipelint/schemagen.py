@@ -41,6 +41,10 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 ID_BASE = "https://recipelint.dev/schemas/"
 SCHEMA_FOLDER = Path(__file__).resolve().parent.parent / "schemas"
 REGENERATE = "python -m recipelint.schemagen"
+# Said in every file, for whoever opens one to change the format.
+GENERATED_NOTE = (
+    f"Generated from recipelint/model.py by `{REGENERATE}`: edit the models, not this file."
+)
 
 # Keyword order of every written schema object: metadata first, then the keywords that
 # validate in the order the hand-written schemas had them (jsonschema reports errors in
@@ -48,6 +52,7 @@ REGENERATE = "python -m recipelint.schemagen"
 _KEY_ORDER = (
     "$schema",
     "$id",
+    "$comment",
     "$ref",
     "title",
     "description",
@@ -249,6 +254,7 @@ def generate_schema(spec: SchemaFile) -> dict[str, Any]:
     document = {
         "$schema": DIALECT,
         "$id": f"{ID_BASE}{spec.file_name}",
+        "$comment": GENERATED_NOTE,
         **resolve(root),
         "$defs": {kept[name]: resolve(raw[name]) for name in kept},
     }
