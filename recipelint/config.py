@@ -31,7 +31,9 @@ CI gate into one that always passes; ``severity`` takes exact codes. ``schema`` 
 schema name (recipe, strategy, kv_store, taxonomy, platforms) to an add-only overlay,
 inline or as a path inside the tree; docs/schemas.md gives the merge rules. Every
 problem is an RL016 diagnostic at the configuration file (one inside an overlay file
-is RL108 there), and load_config raises it as ConfigError.
+is RL108 there), and load_config raises it as ConfigError. The table is validated by
+the typed model of recipelint.configmodel (pydantic), imported only when a tree has a
+configuration file, so that a check without one does not pay for pydantic's import.
 """
 
 from __future__ import annotations
