@@ -163,6 +163,15 @@ def test_json_values(tmp_path: Path) -> None:
     assert len(invalid) == 2 and any("takes a JSON object" in m for m in invalid)
 
 
+def test_a_json_number_longer_than_python_reads_is_a_finding(tmp_path: Path) -> None:
+    # json.loads refuses it with a plain ValueError (the integer digit limit), not a syntax error.
+    data = recipe()
+    data["model"]["base_args"] = ["--speculative-config", "[" + "1" * 5000 + "]"]
+    (message,) = codes(tmp_path, data, "RL308")
+    assert message.startswith("value of `--speculative-config` cannot be read as JSON (")
+    assert "digits" in message
+
+
 def test_layer_shadowing_names_both_places(tmp_path: Path) -> None:
     data = recipe()
     data["model"]["base_args"] = ["--max-num-seqs", "256"]
