@@ -39,7 +39,6 @@ class Role(Enum):
     RELATED = "related recipe"
     FLAG = "flag"
     FLAG_VALUE = "flag value"
-    RULE = "rule"
 
 
 @dataclass(frozen=True)
