@@ -121,7 +121,7 @@ def _layer_class(hw_id: str, profile: Any, keys: set[Any]) -> Any:
     )
 
 
-def combinations(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[CommandChoice]:
+def command_choices(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[CommandChoice]:
     """Every (variant, hardware, serving strategy, PD role) the compiler can render, one hardware per class."""
     mentioned = _mentioned(recipe, catalog.profiles, set())
     # Asked once per recipe rather than per variant: a hardware's class, the strategies offered
@@ -391,7 +391,7 @@ def _plan(ctx: CheckContext, catalog: Catalog) -> Iterator[tuple[Assembler, list
         assembler = Assembler(ctx, catalog, doc)
         try:
             # Real recipes plan a few hundred at most; the cap bounds the cost of a hostile file.
-            combos = list(itertools.islice(combinations(catalog, doc.data), MAX_COMBINATIONS))
+            combos = list(itertools.islice(command_choices(catalog, doc.data), MAX_COMBINATIONS))
         except SYNTHESIS_ERRORS:
             continue  # the compiler reports recipes it cannot plan
         yield assembler, combos
