@@ -26,7 +26,9 @@ class _ByHardwareId(resolved.Assembler):
         return hw_id
 
 
-def _signature(assembler: resolved.Assembler, combo: resolved.CommandChoice) -> tuple[Any, ...] | str:
+def _signature(
+    assembler: resolved.Assembler, combo: resolved.CommandChoice
+) -> tuple[Any, ...] | str:
     try:
         return tuple((id(layer.items), layer.pointer) for layer in assembler.layers(combo))
     except SYNTHESIS_ERRORS as error:
