@@ -27,10 +27,12 @@ from typing import Any
 import orjson
 
 import recipelint
-from recipelint.compiler import Compiler, Provenance, RecipeOutcome, WriteJournal
+from recipelint.compilation import Compiler
 from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.jsvalue import UNDEFINED, dumps
 from recipelint.load import Document, LoadLimits
+from recipelint.provenance import Provenance
+from recipelint.publication import RecipeOutcome, WriteJournal
 from recipelint.tree import RecipeTree, recipe_hf_id
 
 FORMAT = 1
@@ -57,9 +59,14 @@ def _document_digest(digest: Any, doc: Document | None) -> None:
 
 
 def tree_fingerprint(
-    tree: RecipeTree, provenance: Provenance | None, max_renderings: int, limits: LoadLimits
+    tree: RecipeTree,
+    provenance: Provenance | None,
+    max_renderings: int,
+    limits: LoadLimits,
+    recipe_rels: list[str] | None = None,
 ) -> str:
-    """Everything besides a recipe's own text that its compiled output depends on."""
+    """Everything besides a recipe's own text that its compiled output depends on
+    (``recipe_rels``: the recipe files, when they are not loaded into ``tree``)."""
     digest = hashlib.sha256(
         f"{FORMAT}\0{code_fingerprint()}\0{tree.root}\0{max_renderings}\0".encode()
     )
@@ -67,7 +74,8 @@ def tree_fingerprint(
     digest.update(repr(provenance).encode())
     for doc in (tree.taxonomy, tree.platforms, *tree.strategies, *tree.kv_stores):
         _document_digest(digest, doc)
-    ids = sorted(str(recipe_hf_id(doc.rel)) for doc in tree.recipes)
+    rels = recipe_rels if recipe_rels is not None else [doc.rel for doc in tree.recipes]
+    ids = sorted(str(recipe_hf_id(rel)) for rel in rels)
     digest.update("\0".join(ids).encode())
     return digest.hexdigest()
 
@@ -195,7 +203,7 @@ class RecipeCache:
         _document_digest(digest, doc)
         return digest.hexdigest()
 
-    def outcome(self, compiler: Compiler, doc: Document, globals_: Any) -> RecipeOutcome:
+    def outcome(self, compiler: Compiler[Any], doc: Document, globals_: Any) -> RecipeOutcome:
         """The recipe's outcome from the cache, or compiled now and stored."""
         key = self.key(doc)
         self.used.add(key + SUFFIX)

@@ -1,7 +1,9 @@
 """The only code that writes compiled output: all of it, or nothing.
 
-The whole API is written into a fresh folder beside OUT and swapped in with renames,
-so a compile that fails (or is killed) leaves the previous OUT exactly as it was.
+The API is written into a fresh staging folder beside OUT as it is produced and swapped
+in with renames, so a compile that fails (or is killed) leaves the previous OUT exactly
+as it was. A compile holds a lock on its staging folder while it runs; the staging
+folders of compiles that died are removed by the next one, under the swap lock.
 """
 
 from __future__ import annotations
@@ -28,6 +30,11 @@ OUTPUT_MARKER = "models.json"
 
 class EmitError(Exception):
     """The output could not be written; OUT is unchanged."""
+
+
+class Withdrawn(Exception):  # noqa: N818 - a decision, not a fault
+    """Raised by the files being written to call the output off (the compile found errors);
+    the staging folder is removed and the exception passes through unchanged."""
 
 
 def check_destination(out: Path, tree_root: Path) -> None:
@@ -80,39 +87,82 @@ def _write_one(base: str, rel: str, data: bytes) -> None:
         os.close(fd)
 
 
-def write_files(files: Iterable[tuple[str, bytes]], folder: Path) -> int:
+def write_files(files: Iterable[tuple[str, bytes | None]], folder: Path) -> int:
     """Write each (relative path, bytes) under the fresh folder ``folder``; returns the count.
 
-    ``files`` is consumed lazily and at most a bounded number of writes are pending,
-    so the serialised API never has to be held in memory all at once.
+    A (path, None) step is `rm -rf path` of what earlier steps wrote (upstream's overwrite
+    semantics, replayed in order). ``files`` is consumed lazily and at most a bounded number
+    of writes are pending, so the serialised API is never held in memory all at once.
     """
-    base = os.fspath(folder)
-    made: set[str] = set()
-    pending: deque[Future[None]] = deque()
-    batch: list[tuple[str, bytes]] = []
-    count = 0
+    writer = _Writer(os.fspath(folder))
     with ThreadPoolExecutor(WRITER_THREADS) as pool:
         try:
             for rel, data in files:
                 if not _safe_relative(rel):
                     raise EmitError(f"refusing to write {rel!r}: not a plain relative path")
-                parent = rel.rpartition("/")[0]
-                if parent and parent not in made:
-                    os.makedirs(os.path.join(base, parent), exist_ok=True)
-                    made.add(parent)
-                batch.append((rel, data))
-                count += 1
-                if len(batch) == WRITE_BATCH:
-                    pending.append(pool.submit(_write_batch, base, batch))
-                    batch = []
-                    if len(pending) > MAX_PENDING_WRITES // WRITE_BATCH:
-                        pending.popleft().result()
-            if batch:
-                pending.append(pool.submit(_write_batch, base, batch))
+                if data is None:
+                    writer.remove(pool, rel)
+                else:
+                    writer.add(pool, rel, data)
+            writer.flush(pool)
         finally:
-            for future in pending:
-                future.result()
-    return count
+            writer.drain()
+    return writer.count
+
+
+class _Writer:
+    """Batches of files in flight on a thread pool, in the order they were given."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.made: set[str] = set()
+        self.pending: deque[Future[None]] = deque()
+        self.batch: list[tuple[str, bytes]] = []
+        self.count = 0
+
+    def add(self, pool: ThreadPoolExecutor, rel: str, data: bytes) -> None:
+        parent = rel.rpartition("/")[0]
+        if parent and parent not in self.made:
+            os.makedirs(os.path.join(self.base, parent), exist_ok=True)
+            self.made.add(parent)
+        self.batch.append((rel, data))
+        self.count += 1
+        if len(self.batch) == WRITE_BATCH:
+            self.flush(pool)
+            if len(self.pending) > MAX_PENDING_WRITES // WRITE_BATCH:
+                self.pending.popleft().result()
+
+    def flush(self, pool: ThreadPoolExecutor) -> None:
+        if self.batch:
+            self.pending.append(pool.submit(_write_batch, self.base, self.batch))
+            self.batch = []
+
+    def drain(self) -> None:
+        while self.pending:
+            self.pending.popleft().result()
+
+    def remove(self, pool: ThreadPoolExecutor, rel: str) -> None:
+        """`rm -rf rel` once every earlier write is done, then drop folders left empty."""
+        self.flush(pool)
+        self.drain()
+        target = os.path.join(self.base, rel)
+        if os.path.isdir(target) and not os.path.islink(target):
+            self.count -= sum(len(names) for _, _, names in os.walk(target))
+            shutil.rmtree(target)
+        elif os.path.lexists(target):
+            self.count -= 1
+            os.unlink(target)
+        else:
+            return
+        self.made = {m for m in self.made if m != rel and not m.startswith(rel + "/")}
+        parent = rel.rpartition("/")[0]
+        while parent:
+            try:
+                os.rmdir(os.path.join(self.base, parent))
+            except OSError:  # not empty: it and its parents stay
+                break
+            self.made.discard(parent)
+            parent = parent.rpartition("/")[0]
 
 
 def _write_batch(base: str, batch: list[tuple[str, bytes]]) -> None:
@@ -149,25 +199,87 @@ def _unlink_all(paths: list[str]) -> None:
             os.unlink(path)
 
 
-def replace_folder(files: Iterable[tuple[str, bytes]], out: Path) -> int:
-    """Write ``files`` to a temporary folder beside ``out``, then swap it in."""
+def replace_folder(files: Iterable[tuple[str, bytes | None]], out: Path) -> int:
+    """Write ``files`` to a staging folder beside ``out`` as they come, then swap it in."""
     out = Path(os.path.abspath(out))
+    staging, hold = _new_staging(out)
+    try:
+        try:
+            count = write_files(files, staging)
+            os.chmod(staging, 0o755)
+        except BaseException as exc:
+            remove_folder(staging)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, Withdrawn)):
+                raise
+            raise EmitError(f"could not write the output: {exc}") from exc
+        with _swap_lock(out.parent):
+            _sweep(out)
+            _swap(staging, out)
+    finally:
+        os.close(hold)
+    return count
+
+
+STAGING_INFIX = ".new-"
+RETIRED_INFIX = ".old-"
+
+
+def _new_staging(out: Path) -> tuple[Path, int]:
+    """A fresh staging folder beside ``out`` and an open descriptor holding its lock.
+
+    It is made and locked under the swap lock, so a sweep (which runs under that lock too)
+    never sees a live compile's folder unlocked."""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+        with _swap_lock(out.parent):
+            staging = Path(tempfile.mkdtemp(prefix=f".{out.name}{STAGING_INFIX}", dir=out.parent))
+            hold = os.open(staging, os.O_RDONLY)
+            if fcntl is not None:
+                fcntl.flock(hold, fcntl.LOCK_EX)
     except OSError as exc:
         raise EmitError(f"cannot create a folder beside {out}: {exc.strerror or exc}") from exc
+    return staging, hold
+
+
+def _sweep(out: Path) -> None:
+    """Remove what compiles that are no longer running left beside ``out``: their staging
+    folders, and retired outputs (moved back when OUT itself is missing). Runs under the
+    swap lock; a folder whose lock is held belongs to a live compile and stays."""
+    prefixes = (f".{out.name}{STAGING_INFIX}", f".{out.name}{RETIRED_INFIX}")
     try:
-        count = write_files(files, staging)
-        os.chmod(staging, 0o755)
-    except BaseException as exc:
-        remove_folder(staging)
-        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-            raise
-        raise EmitError(f"could not write the output: {exc}") from exc
-    with _swap_lock(out.parent):
-        _swap(staging, out)
-    return count
+        names = sorted(os.listdir(out.parent))
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(prefixes):
+            continue
+        leftover = out.parent / name
+        if leftover.is_symlink() or not leftover.is_dir() or _held(leftover):
+            continue
+        previous = leftover / "previous"
+        if name.startswith(prefixes[1]) and not os.path.lexists(out) and previous.is_dir():
+            try:
+                os.rename(previous, out)  # killed between the two renames of the fallback swap
+            except OSError:
+                continue  # leave it for a person to look at rather than lose it
+        remove_folder(leftover)
+
+
+def _held(folder: Path) -> bool:
+    """Whether a live process holds the folder's lock (it is a compile's staging folder)."""
+    if fcntl is None:
+        return True  # without locks, a live compile cannot be told apart: sweep nothing
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 @contextlib.contextmanager
@@ -221,7 +333,7 @@ def _swap(staging: Path, out: Path) -> None:
     if exchanged:
         remove_folder(staging)  # it now holds the previous output
         return
-    retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    retired = Path(tempfile.mkdtemp(prefix=f".{out.name}{RETIRED_INFIX}", dir=out.parent))
     try:
         os.rename(out, retired / "previous")
     except OSError as exc:

@@ -26,32 +26,46 @@ COMPILE_CODES = ("RL70", "RL71", "RL018")
 class RenderingStage:
     """What rendering the named recipes reveals: synthesis failures, unsafe output paths, …
 
-    Each task compiles a run of consecutive recipes; their outcomes are absorbed in tree
-    order, so overwrites between recipes are found exactly as in one sequential compile.
+    Each task plans the publication of a run of consecutive recipes, keeping paths but no
+    documents; the paths are replayed in tree order, so overwrites between recipes are found
+    exactly as in a compile. Nothing is serialised or written.
     """
 
     def __init__(self, tree: RecipeTree, config: Config, focus: Focus) -> None:
-        from recipelint.compiler import Compiler
+        from recipelint.publication import PlannedPaths, Publisher
 
-        self.compiler = Compiler(tree, None, config.max_renderings)
-        self.globals = self.compiler.prepare()
+        self.publisher = Publisher(tree, None, config.max_renderings)
+        self.paths = PlannedPaths()
+        self.globals = self.publisher.publish_globals(self.paths)
         self.recipes = (
             [doc for doc in tree.recipes if focus(doc.path)] if self.globals is not None else []
         )
 
     def tasks(self, pieces: int) -> list[Task]:
-        return [functools.partial(self._compile, chunk) for chunk in _chunks(self.recipes, pieces)]
+        return [functools.partial(self._plan, chunk) for chunk in _chunks(self.recipes, pieces)]
 
-    def _compile(self, recipes: list[Document]) -> list[Any]:
+    def _plan(self, recipes: list[Document]) -> list[Any]:
+        assert self.globals is not None  # no recipes are planned without the tree-wide files
         return [
-            self.compiler.compile_recipe(doc, self.globals, keep_documents=False) for doc in recipes
+            self.publisher.publish_recipe(doc, self.globals, keep_documents=False)
+            for doc in recipes
         ]
 
     def diagnostics(self, results: Iterable[list[Any]]) -> list[Diagnostic]:
+        entries: list[dict[str, Any]] = []
+        promoted: list[dict[str, Any]] = []
+        found = self.publisher.diagnostics
         for outcomes in results:
             for outcome in outcomes:
-                self.compiler.absorb(outcome)
-        found = self.compiler.finish(self.globals).diagnostics
+                self.paths.replay(outcome.writes.ops)
+                found.extend(outcome.diagnostics)
+                if outcome.index_entry is not None:
+                    entries.append(outcome.index_entry)
+                promoted.extend(outcome.promoted_entries)
+        if self.globals is not None:
+            self.publisher.publish_closing(self.paths, entries + promoted)
+        self.publisher.check_paths(self.paths.ledger)
+        found.sort(key=Diagnostic.sort_key)
         return [diag for diag in found if diag.code.startswith(COMPILE_CODES)]
 
 

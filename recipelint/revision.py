@@ -13,6 +13,7 @@ import re
 import subprocess
 import tarfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from recipelint.tree import find_tree_root
@@ -202,3 +203,37 @@ def checkout_fact(folder: Path, *args: str) -> str | None:
     """One fact of the checkout holding ``folder`` (``rev-parse HEAD``, the origin URL, …),
     or None: outside git, without git, or when git does not answer in PROVENANCE_TIMEOUT."""
     return git_output(folder, *args, timeout=PROVENANCE_TIMEOUT)
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """Where a tree's files come from: the checkout's top folder, GitHub repository,
+    branch (or commit, when HEAD is detached) and commit."""
+
+    top: Path
+    repo: str
+    ref: str
+    sha: str
+
+
+def describe_checkout(
+    folder: Path, repo: str | None = None, ref: str | None = None, sha: str | None = None
+) -> Checkout | None:
+    """The checkout holding ``folder``, with ``repo``/``ref``/``sha`` given taking precedence
+    over what git says (git is not asked for them then); None outside git, or when any of
+    the three stays unknown."""
+    top = checkout_fact(folder, "rev-parse", "--show-toplevel")
+    if top is None:
+        return None
+    if not repo:
+        url = checkout_fact(folder, "remote", "get-url", "origin")
+        repo = repo_slug(url) if url else None
+    ref = (
+        ref
+        or checkout_fact(folder, "symbolic-ref", "--quiet", "--short", "HEAD")
+        or checkout_fact(folder, "rev-parse", "HEAD")
+    )
+    sha = sha or checkout_fact(folder, "rev-parse", "HEAD")
+    if not (repo and ref and sha):
+        return None
+    return Checkout(Path(top), repo, ref, sha)

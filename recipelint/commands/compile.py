@@ -6,13 +6,20 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
     from recipelint.cache import RecipeCache
-    from recipelint.compiler import Compiler, CompileResult
+    from recipelint.compilation import Compiler, CompileResult, FileOp, StreamedOutput
+    from recipelint.load import Document, LoadLimits
+    from recipelint.outputmap import OutputMap
+    from recipelint.provenance import Provenance
+    from recipelint.recipefiles import RecipeFiles
+    from recipelint.tree import RecipeTree
 
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.exitcodes import EXIT_FINDINGS, EXIT_USAGE
@@ -26,9 +33,9 @@ def _provenance(
     repo: str | None,
     ref: str | None,
     sha: str | None,
-):
+) -> Provenance | None:
     """Explicit --source-* options win; otherwise a git checkout fills the block; else none."""
-    from recipelint.compiler import Provenance, git_provenance
+    from recipelint.provenance import Provenance, git_provenance
 
     given = any(v is not None for v in (name, repo, ref, sha))
     if no_provenance:
@@ -40,16 +47,16 @@ def _provenance(
         return from_git
     if not given:
         return None
+    if repo and ref and sha:
+        return Provenance(name or repo.split("/")[-1], repo, ref, sha, root)
     missing = [
         opt
         for opt, value in (("--source-repo", repo), ("--source-ref", ref), ("--source-sha", sha))
         if not value
     ]
-    if missing:
-        raise click.UsageError(
-            f"the tree is not in a git checkout, so {', '.join(missing)} must be given"
-        )
-    return Provenance(name or repo.split("/")[-1], repo, ref, sha, root)
+    raise click.UsageError(
+        f"the tree is not in a git checkout, so {', '.join(missing)} must be given"
+    )
 
 
 def _show(
@@ -139,9 +146,8 @@ def compile_command(
 
     Exit status: 0 compiled, 1 error findings (nothing written), 2 usage error.
     """
-    from recipelint.compiler import Compiler
-    from recipelint.emit import EmitError, check_destination, replace_folder
-    from recipelint.tree import is_tree_root, load_tree
+    from recipelint.emit import EmitError, check_destination
+    from recipelint.tree import is_tree_root
 
     if out is None and not dry_run:
         raise click.UsageError("give the output folder with -o OUT (or use --dry-run)")
@@ -169,16 +175,24 @@ def compile_command(
         _show([exc.diagnostic], output_format, output_file)
         sys.exit(EXIT_FINDINGS)
     started = time.perf_counter()
-    loaded = load_tree(tree, config.limits)
-    compiler = Compiler(loaded, provenance, config.max_renderings)
+    loaded, recipe_files = _read(tree, config.limits)
     cache = None
     if cache_dir is not None:
         from recipelint.cache import RecipeCache, tree_fingerprint
 
-        cache = RecipeCache(
-            cache_dir, tree_fingerprint(loaded, provenance, config.max_renderings, config.limits)
+        fingerprint = tree_fingerprint(
+            loaded,
+            provenance,
+            config.max_renderings,
+            config.limits,
+            recipe_files.rels if recipe_files is not None else None,
         )
-    result = _run(compiler, cache, quiet)
+        cache = RecipeCache(cache_dir, fingerprint)
+    run = _Run(loaded, recipe_files, provenance, config.max_renderings, cache, quiet)
+    if dry_run:
+        result, size = run.measure()
+    else:
+        result, written = run.publish(out)  # type: ignore[arg-type]  # out is set unless dry run
     shown = result.diagnostics
     if quiet and output_format == "text":
         shown = [d for d in shown if d.severity is not Severity.INFO]
@@ -189,19 +203,13 @@ def compile_command(
             click.echo(f"recipelint compile: {errors} error(s); nothing written", err=True)
         sys.exit(EXIT_FINDINGS)
     if dry_run:
-        size = sum(len(data) for _, data in result.files.items())
         if not quiet:
             click.echo(
-                f"recipelint compile: {len(result.files)} files, {size} bytes rendered "
+                f"recipelint compile: {len(result.files.ledger)} files, {size} bytes rendered "
                 "(dry run, nothing written)",
                 err=True,
             )
         return
-    try:
-        written = replace_folder(result.files.items(), out)
-    except EmitError as exc:
-        click.echo(f"recipelint compile: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
     if cache is not None:
         cache.prune()
     if not quiet:
@@ -217,21 +225,117 @@ def compile_command(
         )
 
 
-def _run(compiler: Compiler, cache: RecipeCache | None, quiet: bool) -> CompileResult:
-    """Compiler.run's three public steps, with a recipes-compiled counter on a terminal."""
-    from recipelint.progress import Progress
+def _read(tree: Path, limits: LoadLimits) -> tuple[RecipeTree, RecipeFiles | None]:
+    """The tree with its recipes to be read one at a time; loaded whole when listing it
+    found a problem (which the whole load then reports)."""
+    from recipelint.recipefiles import tree_and_recipe_files
+    from recipelint.tree import load_tree
 
-    globals_ = compiler.prepare()
-    if globals_ is not None:
-        recipes = compiler.tree.recipes
-        with Progress("compiling recipes", len(recipes), quiet=quiet) as progress:
-            for doc in progress.iterate(recipes):
-                compiler.absorb(
-                    cache.outcome(compiler, doc, globals_)
-                    if cache is not None
-                    else compiler.compile_recipe(doc, globals_)
-                )
-    return compiler.finish(globals_)
+    lazy = tree_and_recipe_files(tree, limits)
+    return lazy if lazy is not None else (load_tree(tree, limits), None)
+
+
+class _Run:
+    """One compile of a tree, streamed to its destination (or only measured)."""
+
+    def __init__(
+        self,
+        tree: RecipeTree,
+        recipe_files: RecipeFiles | None,
+        provenance: Provenance | None,
+        max_renderings: int,
+        cache: RecipeCache | None,
+        quiet: bool,
+    ) -> None:
+        self.tree = tree
+        self.recipe_files = recipe_files
+        self.provenance = provenance
+        self.max_renderings = max_renderings
+        self.cache = cache
+        self.quiet = quiet
+
+    def _steps(self) -> tuple[Compiler[StreamedOutput], Iterator[FileOp]]:
+        """The compiler and its writer steps, with a recipes-compiled counter on a terminal."""
+        from recipelint.compilation import Compiler, StreamedOutput, streamed_files
+        from recipelint.progress import Progress
+
+        compiler = Compiler(
+            self.tree, self.provenance, self.max_renderings, StreamedOutput(), self.recipe_files
+        )
+        recipes: Sequence[Document] | RecipeFiles = (
+            self.recipe_files if self.recipe_files is not None else self.tree.recipes
+        )
+
+        def counted() -> Iterator[FileOp]:
+            with Progress("compiling recipes", len(recipes), quiet=self.quiet) as progress:
+                yield from streamed_files(compiler, progress.iterate(recipes), self.cache)
+
+        return compiler, counted()
+
+    def publish(self, out: Path) -> tuple[CompileResult[Any], int]:
+        """Write the output to ``out`` as it is compiled; (the result, files written).
+        Exits with status 2 when the output cannot be written."""
+        from recipelint.compilation import CompileBlocked, CompileFailed
+        from recipelint.emit import EmitError, replace_folder
+
+        compiler, steps = self._steps()
+        try:
+            written = replace_folder(steps, out)
+        except CompileFailed as failed:
+            return failed.result, 0
+        except CompileBlocked:
+            return self._publish_from_memory(out)
+        except EmitError as exc:
+            click.echo(f"recipelint compile: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        return _finished(compiler), written
+
+    def _publish_from_memory(self, out: Path) -> tuple[CompileResult[Any], int]:
+        """The whole output in memory, then written: for the rare tree whose writes
+        cannot be replayed in order on a disk (a file later replaced by a folder)."""
+        from recipelint.emit import EmitError, replace_folder
+
+        result = self._in_memory()
+        try:
+            return result, replace_folder(result.files.items(), out)
+        except EmitError as exc:
+            click.echo(f"recipelint compile: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+
+    def measure(self) -> tuple[CompileResult[Any], int]:
+        """Compile without writing; (the result, bytes the output would hold)."""
+        from recipelint.compilation import CompileBlocked, CompileFailed
+
+        compiler, steps = self._steps()
+        sizes: dict[str, int] = {}
+        try:
+            for path, data in steps:
+                if data is None:
+                    for gone in [p for p in sizes if p == path or p.startswith(path + "/")]:
+                        del sizes[gone]
+                else:
+                    sizes[path] = len(data)
+        except CompileFailed as failed:
+            return failed.result, 0
+        except CompileBlocked:
+            result = self._in_memory()
+            return result, sum(len(data) for _, data in result.files.items())
+        return _finished(compiler), sum(sizes.values())
+
+    def _in_memory(self) -> CompileResult[OutputMap]:
+        from recipelint.compilation import Compiler
+        from recipelint.tree import load_tree
+
+        whole = (
+            load_tree(self.tree.root, self.recipe_files.limits) if self.recipe_files else self.tree
+        )
+        return Compiler(whole, self.provenance, self.max_renderings).run(source=self.cache)
+
+
+def _finished(compiler: Compiler[StreamedOutput]) -> CompileResult[StreamedOutput]:
+    result = compiler.result
+    assert result is not None  # the steps were consumed to the end, so the compile finished
+    return result
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -1,0 +1,128 @@
+"""Output paths: which are safe to write, and which a compile leaves, with upstream's semantics.
+
+Upstream writes as it goes, `rm -rf`s a rendered variant's folder first and lets a later
+write replace an earlier one. :class:`PathLedger` replays those operations on paths alone
+(with the tree file that wrote each), so the check and the compile find the same overwrites,
+file-versus-folder conflicts and refused paths without holding a single document.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BAD_SEGMENT = re.compile(r"(?:^|/)(?:\.{1,2})?(?:/|$)")
+_CONTROL = re.compile(r"[\x00-\x1f]")
+
+
+def unsafe_path_reason(path: object) -> str | None:
+    """Why a data-derived output path (an hf id) could leave, or clobber, the output folder."""
+    if type(path) is str and _plainly_safe(path):
+        return None
+    if not isinstance(path, str) or not path:
+        return "it is empty"
+    if "\x00" in path:
+        return "it contains a NUL character"
+    if "\\" in path:
+        return "it contains a backslash"
+    if path.startswith("/"):
+        return "it is an absolute path"
+    if _BAD_SEGMENT.search(path):
+        return "it has an empty, '.' or '..' path segment"
+    if _CONTROL.search(path):
+        return "it contains a control character"
+    return None
+
+
+def _plainly_safe(path: str) -> bool:
+    """The common case in a few C-level string tests: printable (so no control character),
+    no backslash, no empty segment, and no segment starting with a dot (so no '.' or '..').
+    Anything else takes the careful checks above."""
+    return (
+        path.isprintable()
+        and path[:1] not in ("", "/", ".")
+        and path[-1] != "/"
+        and "\\" not in path
+        and "//" not in path
+        and "/." not in path
+    )
+
+
+def folder_key(path: str) -> str:
+    """The first two segments of a path (all of it when it has fewer): a recipe's folder."""
+    first = path.find("/")
+    second = path.find("/", first + 1) if first != -1 else -1
+    return path if second == -1 else path[:second]
+
+
+class PathLedger:
+    """The paths upstream would leave in its output folder, each with the tree file that wrote it."""
+
+    def __init__(self) -> None:
+        self.origins: dict[str, str] = {}
+        # Paths by their folder key, so `rm -rf org/model` looks at that recipe's files only.
+        self._by_folder: dict[str, set[str]] = {}
+        self.overwritten: list[tuple[str, str, str]] = []  # path, earlier origin, later origin
+        self.refused: list[tuple[str, str, str]] = []  # path, reason, origin
+
+    def write(self, path: str, origin: str) -> bool:
+        """Record a write; False when the path is refused (and then nothing is recorded)."""
+        # The last line of defence for every data-derived path (hardware ids are taxonomy keys).
+        reason = unsafe_path_reason(path)
+        if reason is not None:
+            self.refused.append((path, reason, origin))
+            return False
+        earlier = self.origins.get(path)
+        if earlier is not None and earlier != origin:
+            self.overwritten.append((path, earlier, origin))
+        self.origins[path] = origin
+        self._by_folder.setdefault(folder_key(path), set()).add(path)
+        return True
+
+    def remove_tree(self, base: str) -> list[str]:
+        """`rm -rf <base>`: forget the file or folder at base and everything below; the paths."""
+        prefix = base + "/"
+        key = folder_key(base)
+        # A one-segment base spans every folder under it; a deeper one lies in one folder.
+        keys = (
+            [k for k in self._by_folder if k == key or k.startswith(prefix)]
+            if key == base
+            else [key]
+        )
+        removed: list[str] = []
+        for found in keys:
+            bucket = self._by_folder.get(found)
+            if not bucket:
+                continue
+            doomed = [p for p in bucket if p == base or p.startswith(prefix)]
+            for path in doomed:
+                bucket.discard(path)
+                del self.origins[path]
+            removed.extend(doomed)
+        return removed
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.origins
+
+    def __len__(self) -> int:
+        return len(self.origins)
+
+    def conflicts(self) -> list[str]:
+        """Paths that are a file and also a folder holding other files (mkdir would fail)."""
+        files = self.origins
+        folders: set[str] = set()
+        for path in files:
+            parent = path.rpartition("/")[0]
+            while parent and parent not in folders:
+                folders.add(parent)
+                parent = parent.rpartition("/")[0]
+        if folders.isdisjoint(files):
+            return []
+        clashes = []
+        for path in files:
+            cut = path.find("/")
+            while cut != -1:
+                if path[:cut] in files:
+                    clashes.append(path)
+                    break
+                cut = path.find("/", cut + 1)
+        return sorted(clashes)
