@@ -32,6 +32,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "recipelint.rules.values",
     "recipelint.rules.guide",
     "recipelint.rules.security",
+    "recipelint.rules.environment",
 )
 
 

@@ -1,0 +1,229 @@
+"""RL361–RL363: `VLLM_*` environment variables against the releases a recipe claims.
+
+Every env mapping at a place :mod:`recipelint.resolve.layers` declares (recipes,
+strategy and kv_store files, the taxonomy's kv_offload options) is read against the
+environment-variable catalog (:mod:`recipelint.flags.env_catalog`): a name no release
+from the document's minimum on reads (RL361), a value the minimum release cannot
+convert and refuses to start with (RL362), and a value it accepts but reads the other
+way (RL363). Names outside the `VLLM_` prefix belong to other software and are not
+judged; so are vLLM-Omni's own (`VLLM_OMNI_`), which the catalog does not cover.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from recipelint.flags.catalog import version_key
+from recipelint.flags.env_catalog import (
+    EnvSpec,
+    check_env_value,
+    closest_env_names,
+    covered_release,
+    env_eras,
+    env_releases,
+    env_span,
+)
+from recipelint.load import Document
+from recipelint.resolve import layers
+from recipelint.rules.common import Pointer, as_dict
+from recipelint.rules.context import CheckContext
+from recipelint.rules.registry import Finding, check
+
+UNKNOWN, INVALID, MISREAD = "RL361", "RL362", "RL363"
+PREFIX = "VLLM_"
+OTHER_PACKAGE_PREFIXES = ("VLLM_OMNI_",)
+NIGHTLY = "nightly"
+VLLM_IMAGES = "vllm/"  # the project's own images: vllm-openai, -rocm, -tpu, …
+
+
+@dataclass(frozen=True)
+class EnvMapping:
+    """One env mapping at a declared place of a document."""
+
+    doc: Document
+    pointer: Pointer
+    values: dict[str, Any]
+
+
+def env_mappings(data: Any, document: str) -> Iterator[tuple[Pointer, dict[str, Any]]]:
+    """Every env mapping a document of this kind holds at a place layers.PLACES declares."""
+    for place in layers.PLACES:
+        if place.kind == layers.ENV and place.document == document:
+            yield from _expand(data, place.pattern, ())
+
+
+def _expand(
+    value: Any, pattern: tuple[str, ...], pointer: Pointer
+) -> Iterator[tuple[Pointer, dict[str, Any]]]:
+    if not pattern:
+        if isinstance(value, dict):
+            yield pointer, value
+        return
+    part, rest = pattern[0], pattern[1:]
+    if part == layers.ROLE:
+        for role in layers.PD_ROLES:
+            yield from _expand(as_dict(value).get(role), rest, (*pointer, role))
+    elif part == layers.TASK:
+        for index, item in enumerate(value if isinstance(value, list) else []):
+            yield from _expand(item, rest, (*pointer, index))
+    elif part.startswith("<"):  # a wildcard over the mapping's keys
+        for key, item in as_dict(value).items():
+            yield from _expand(item, rest, (*pointer, key))
+    else:
+        yield from _expand(as_dict(value).get(part), rest, (*pointer, part))
+
+
+def _mappings(ctx: CheckContext) -> Iterator[EnvMapping]:
+    shared = [
+        (layers.STRATEGY_FILE, list(ctx.strategies.values())),
+        (layers.KV_FILE, list(ctx.kv_stores.values())),
+    ]
+    taxonomy = ctx.tree.taxonomy
+    if taxonomy is not None and taxonomy.usable:
+        shared.append((layers.TAXONOMY, [taxonomy]))
+    documents = [(layers.RECIPE, ctx.recipes), *shared]
+    for kind, docs in documents:
+        for doc in docs:
+            if ctx.in_focus(doc):
+                for pointer, values in env_mappings(doc.data, kind):
+                    yield EnvMapping(doc, pointer, values)
+
+
+# -- the release a mapping is judged at ---------------------------------------------------
+
+
+def _release(raw: Any) -> str | None:
+    """The catalogued release standing for a min_vllm_version; `nightly` is the newest."""
+    if not isinstance(raw, str):
+        return None
+    text = raw.strip().lstrip("vV")
+    if text.lower() == NIGHTLY:
+        return env_releases()[-1]
+    try:
+        version_key(text)
+    except ValueError:
+        return None  # a malformed version is the schema stage's finding
+    return covered_release(text)
+
+
+def _later(first: str | None, second: str | None) -> str | None:
+    if first is None or second is None:
+        return first or second
+    return max(first, second, key=version_key)
+
+
+def minimum_release(data: Any, pointer: Pointer) -> str | None:
+    """The release a mapping must work on: the document's minimum, raised by its variant's."""
+    root = as_dict(data)
+    found = _release(as_dict(root.get("model")).get("min_vllm_version"))
+    if found is None:
+        found = _release(root.get("min_vllm_version"))  # a kv_store file states its own
+    if len(pointer) > 1 and pointer[0] == "variants":
+        variant = as_dict(as_dict(root.get("variants")).get(str(pointer[1])))
+        found = _later(found, _release(variant.get("min_vllm_version")))
+    return found
+
+
+def runs_other_build(data: Any, pointer: Pointer) -> bool:
+    """Whether the image nearest the mapping is not the vLLM project's: its build reads
+    variables of its own, which no vLLM release catalog describes."""
+    image = as_dict(as_dict(data).get("model")).get("docker_image")
+    node = data
+    for part in pointer[:-1]:
+        node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and "docker_image" in node:
+            image = node["docker_image"]
+    images = image.values() if isinstance(image, dict) else [image]
+    return any(isinstance(i, str) and not i.startswith(VLLM_IMAGES) for i in images)
+
+
+# -- the checks -----------------------------------------------------------------------------
+
+
+@check(UNKNOWN, INVALID, MISREAD)
+def vllm_environment(ctx: CheckContext) -> Iterator[Finding]:
+    for mapping in _mappings(ctx):
+        if runs_other_build(mapping.doc.data, mapping.pointer):
+            continue
+        release = minimum_release(mapping.doc.data, mapping.pointer)
+        for name, value in mapping.values.items():
+            if not _judged(name):
+                continue
+            pointer = (*mapping.pointer, name)
+            spec = _spec_from(name, release)
+            if not _read_from(name, release):
+                yield _unknown(mapping.doc, pointer, name, release)
+            elif spec is not None and isinstance(value, str):
+                yield from _value(mapping.doc, pointer, spec, value, release)
+
+
+def _judged(name: Any) -> bool:
+    return (
+        isinstance(name, str)
+        and name.startswith(PREFIX)
+        and not name.startswith(OTHER_PACKAGE_PREFIXES)
+    )
+
+
+def _read_from(name: str, release: str | None) -> bool:
+    """Whether some catalogued release from ``release`` on (any, without one) reads ``name``."""
+    span = env_span(name)
+    if span is None:
+        return False
+    return release is None or version_key(span[1]) >= version_key(release)
+
+
+def _spec_from(name: str, release: str | None) -> EnvSpec | None:
+    """How the minimum release reads ``name``, else the first later release that does."""
+    if release is None:
+        eras = env_eras(name)
+        return eras[-1] if eras else None
+    floor = version_key(release)
+    return next((era for era in env_eras(name) if version_key(era.last) >= floor), None)
+
+
+def _unknown(doc: Document, pointer: Pointer, name: str, release: str | None) -> Finding:
+    span = env_span(name)
+    since = f" from {release} on" if release else ""
+    if span is not None:
+        message = (
+            f"`{name}` was read by vLLM {span[0]} to {span[1]} only; "
+            f"no release{since} reads it, so setting it does nothing"
+        )
+    else:
+        message = f"no vLLM release{since} reads `{name}`: setting it does nothing"
+    return Finding(doc, pointer, message, _did_you_mean(name, release), at_key=True, code=UNKNOWN)
+
+
+def _did_you_mean(name: str, release: str | None) -> str:
+    close = closest_env_names(name, release or env_releases()[-1])
+    if close:
+        return "did you mean " + " or ".join(f"`{candidate}`" for candidate in close) + "?"
+    return "remove it, or check the name against `recipelint env list`"
+
+
+def _value(
+    doc: Document, pointer: Pointer, spec: EnvSpec, value: str, release: str | None
+) -> Iterator[Finding]:
+    verdict = check_env_value(spec, value)
+    at = f"vLLM {release}" if release else "vLLM"
+    accepted = f"accepted: {spec.describe()}"
+    if verdict.status == "bad":
+        yield Finding(
+            doc,
+            pointer,
+            f"`{spec.name}: {value}` is not valid on {at} ({verdict.reason}): "
+            "vLLM fails when it reads it",
+            accepted,
+            code=INVALID,
+        )
+    elif verdict.status == "misread":
+        yield Finding(
+            doc,
+            pointer,
+            f"`{spec.name}: {value}` is accepted by {at} but {verdict.reason}",
+            accepted,
+            code=MISREAD,
+        )

@@ -1,0 +1,127 @@
+"""RL361–RL363: `VLLM_*` environment variables read against the per-release env catalog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from treehelp import CONTEXT, Fragment, findings_by_code
+
+from recipelint.diagnostics import Severity
+from recipelint.flags.env_catalog import env_span
+from recipelint.resolve import layers
+from recipelint.rules.environment import env_mappings
+
+RECIPE = "models/acme/demo.yaml"
+
+
+def _recipe(fragment: str) -> dict[str, Fragment]:
+    return {RECIPE: Fragment(fragment)}
+
+
+def _env(values: str, minimum: str = "0.20.0") -> dict[str, Fragment]:
+    return _recipe(f'model:\n  min_vllm_version: "{minimum}"\n  base_env:\n{values}')
+
+
+def _messages(tmp_path: Path, documents: dict, code: str) -> list[str]:
+    return [d.message for d in findings_by_code(tmp_path, documents).get(code, [])]
+
+
+def test_a_removed_variable_names_the_releases_that_read_it(tmp_path: Path) -> None:
+    first, last = env_span("VLLM_USE_V1") or ("", "")
+    found = findings_by_code(tmp_path, _env('    VLLM_USE_V1: "1"\n'))["RL361"]
+    lines = (tmp_path / RECIPE).read_text(encoding="utf-8").splitlines()
+    assert lines[found[0].span.line - 1].strip() == 'VLLM_USE_V1: "1"'
+    assert [d.message for d in found] == [
+        f"`VLLM_USE_V1` was read by vLLM {first} to {last} only; "
+        "no release from 0.20.0 on reads it, so setting it does nothing"
+    ]
+    assert found[0].severity is Severity.WARNING
+
+
+def test_a_misspelt_variable_gets_a_did_you_mean(tmp_path: Path) -> None:
+    found = findings_by_code(tmp_path, _env('    VLLM_USE_DEEP_GEM: "1"\n'))["RL361"]
+    assert found[0].message == (
+        "no vLLM release from 0.20.0 on reads `VLLM_USE_DEEP_GEM`: setting it does nothing"
+    )
+    assert found[0].hint is not None and "`VLLM_USE_DEEP_GEMM`" in found[0].hint
+
+
+def test_a_variable_still_read_at_the_minimum_is_left_alone(tmp_path: Path) -> None:
+    """VLLM_USE_V1 was read up to its last release: a recipe claiming that release is fine."""
+    last = (env_span("VLLM_USE_V1") or ("", ""))[1]
+    assert _messages(tmp_path, _env('    VLLM_USE_V1: "1"\n', last), "RL361") == []
+
+
+def test_other_software_and_vllm_omni_variables_are_not_judged(tmp_path: Path) -> None:
+    values = '    NCCL_NOT_A_THING: "1"\n    VLLM_OMNI_WHATEVER: "1"\n'
+    assert findings_by_code(tmp_path, _env(values)) == {}
+
+
+def test_a_variant_minimum_raises_the_release_its_env_is_judged_at(tmp_path: Path) -> None:
+    last = (env_span("VLLM_USE_V1") or ("", ""))[1]
+    fragment = (
+        f'model:\n  min_vllm_version: "{last}"\n'
+        "variants:\n  fp8:\n    precision: fp8\n    vram_minimum_gb: 10\n"
+        '    min_vllm_version: "0.20.0"\n    extra_env:\n      VLLM_USE_V1: "1"\n'
+    )
+    assert len(_messages(tmp_path, _recipe(fragment), "RL361")) == 1
+
+
+def test_env_under_an_image_of_another_build_is_not_judged(tmp_path: Path) -> None:
+    fragment = (
+        'model:\n  min_vllm_version: "0.20.0"\n'
+        "variants:\n  default:\n    hardware_overrides:\n      b200:\n"
+        "        docker_image: acme/vllm-fork:latest\n"
+        '        extra_env:\n          VLLM_FORK_ONLY_SWITCH: "1"\n'
+    )
+    assert findings_by_code(tmp_path, _recipe(fragment)) == {}
+
+
+def test_a_value_that_does_not_convert_is_an_error_with_the_accepted_form(tmp_path: Path) -> None:
+    found = findings_by_code(tmp_path, _env('    VLLM_ENGINE_READY_TIMEOUT_S: "10m"\n'))
+    assert list(found) == ["RL362"]
+    (diag,) = found["RL362"]
+    assert diag.severity is Severity.ERROR
+    assert diag.message.startswith("`VLLM_ENGINE_READY_TIMEOUT_S: 10m` is not valid on vLLM 0.20.0")
+    assert diag.hint == "accepted: an integer"
+
+
+def test_a_choice_outside_its_list_is_an_error(tmp_path: Path) -> None:
+    found = findings_by_code(tmp_path, _env('    VLLM_WORKER_MULTIPROC_METHOD: "forkserver"\n'))
+    assert found["RL362"][0].hint == "accepted: one of fork, spawn"
+
+
+def test_a_switch_word_read_the_other_way_is_a_warning(tmp_path: Path) -> None:
+    found = findings_by_code(tmp_path, _env('    VLLM_ROCM_USE_AITER: "yes"\n'))
+    assert list(found) == ["RL363"]
+    assert found["RL363"][0].severity is Severity.WARNING
+    assert "read as false" in found["RL363"][0].message
+
+
+def test_strategy_and_kv_store_env_are_read_too(tmp_path: Path) -> None:
+    strategy = (CONTEXT / "strategies" / "multi_node_tp.yaml").read_text(encoding="utf-8")
+    kv_store = (CONTEXT / "kv_store" / "kv_store_centralized_mooncake.yaml").read_text(
+        encoding="utf-8"
+    )
+    documents = {
+        "strategies/multi_node_tp.yaml": strategy + '  VLLM_RPC_TIMEOUT: "soon"\n',
+        "kv_store/kv_store_centralized_mooncake.yaml": kv_store.replace(
+            '    PYTHONHASHSEED: "0"\n', '    PYTHONHASHSEED: "0"\n    VLLM_NO_SUCH_VARIABLE: "1"\n'
+        ),
+    }
+    found = findings_by_code(tmp_path, documents)
+    assert {code: len(items) for code, items in found.items()} == {"RL362": 1, "RL361": 1}
+
+
+def test_env_mappings_follow_the_declared_places() -> None:
+    data = {
+        "model": {"base_env": {"A": "1"}},
+        "variants": {"fp8": {"extra_env": {"B": "1"}, "hardware_overrides": {"h200": {}}}},
+        "strategy_overrides": {"pd_cluster": {"prefill": {"env": {"C": "1"}}}},
+        "unrelated": {"env": {"D": "1"}},
+    }
+    assert [pointer for pointer, _ in env_mappings(data, layers.RECIPE)] == [
+        ("model", "base_env"),
+        ("variants", "fp8", "extra_env"),
+        ("strategy_overrides", "pd_cluster", "prefill", "env"),
+    ]
