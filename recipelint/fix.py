@@ -46,6 +46,7 @@ from recipelint.structural_fix import (
     same_style,
 )
 from recipelint.tree import RecipeTree, load_tree
+from recipelint.typography_fix import fix_typographic_lookalike
 
 Pointer = tuple[str | int, ...]
 Transform = Callable[[Any], None]  # edits a deep copy of the document's data in place
@@ -545,6 +546,7 @@ ALL_FIXERS: dict[str, Fixer] = {
     "RL304": fix_underscore_flag,
     "RL502": fix_fused_draft_default_mode,
     "RL503": fix_retired_feature,
+    "RL321": fix_typographic_lookalike,
     "RL551": fix_env_value,
 }
 

@@ -33,6 +33,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "recipelint.rules.guide",
     "recipelint.rules.security",
     "recipelint.rules.environment",
+    "recipelint.rules.typography",
 )
 
 

@@ -1,0 +1,163 @@
+"""RL321: typographic lookalikes of ASCII in arguments and environment values.
+
+Word processors, chat tools and web pages turn `--` into an em dash, straight quotes
+into curly ones and spaces into no-break spaces; pasted into a recipe they look right
+and break the command. Which characters count is derived from Unicode properties, not
+listed by hand: dashes (category Pd) and minus signs read as `-`, space separators (Zs)
+as a space, invisible format characters (Cf) as nothing, quotation marks as `"` or
+`'`, and anything whose compatibility form (NFKC) is plain ASCII (fullwidth `＝`) as
+that ASCII text.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from recipelint.load import Document
+from recipelint.resolve import layers
+from recipelint.rules.common import Pointer
+from recipelint.rules.context import CheckContext
+from recipelint.rules.environment import env_mappings
+from recipelint.rules.registry import Finding, check
+
+CODE = "RL321"
+
+
+@dataclass(frozen=True)
+class Lookalike:
+    """A character standing in for ASCII text, and that text ('' for an invisible one)."""
+
+    char: str
+    ascii: str
+
+    @property
+    def label(self) -> str:
+        return f"U+{ord(self.char):04X} {unicodedata.name(self.char, 'UNNAMED CHARACTER')}"
+
+    def describe(self) -> str:
+        return f"{self.label} ({f'ASCII `{self.ascii}`' if self.ascii else 'invisible'})"
+
+
+@cache
+def ascii_lookalike(char: str) -> str | None:
+    """The ASCII text ``char`` passes for, or None when it is ASCII or passes for nothing."""
+    if char.isascii():
+        return None
+    category = unicodedata.category(char)
+    name = unicodedata.name(char, "")
+    if category == "Cf":
+        return ""
+    if category == "Zs":
+        return " "
+    if category == "Pd" or "MINUS" in name.split():
+        return "-"
+    if category in ("Pi", "Pf") or "QUOTATION MARK" in name:
+        return '"' if "DOUBLE" in name or "ANGLE QUOTATION" in name else "'"
+    compatible = unicodedata.normalize("NFKC", char)
+    return compatible if compatible.isascii() and compatible.isprintable() else None
+
+
+def lookalikes(text: str) -> list[Lookalike]:
+    """The distinct lookalike characters of ``text``, in the order they first appear."""
+    found: dict[str, Lookalike] = {}
+    for char in text:
+        replacement = ascii_lookalike(char)
+        if replacement is not None and char not in found:
+            found[char] = Lookalike(char, replacement)
+    return list(found.values())
+
+
+def ascii_spelling(text: str, argument: bool) -> str:
+    """``text`` with every lookalike replaced by its ASCII text.
+
+    An argument that starts with dashes is an option: an em or en dash there stands for
+    the `--` an editor turned into it (`—reasoning-parser`), a single dash only before a
+    one-letter option or a number.
+    """
+    lead = 0
+    while (
+        argument and lead < len(text) and (text[lead] == "-" or ascii_lookalike(text[lead]) == "-")
+    ):
+        lead += 1
+    rest = "".join(_replaced(char) for char in text[lead:])
+    if lead == 0 or text[:lead].isascii():
+        return text[:lead] + rest
+    name = rest.split("=", 1)[0].split(" ", 1)[0]
+    return ("--" if name[:1].isalpha() and len(name) > 1 else "-") + rest
+
+
+def _replaced(char: str) -> str:
+    replacement = ascii_lookalike(char)
+    return char if replacement is None else replacement
+
+
+def shown(text: str) -> str:
+    """``text`` for a message: invisible and space-like characters written as escapes."""
+    return "".join(
+        f"\\u{ord(char):04x}" if ascii_lookalike(char) in ("", " ") else char for char in text
+    )
+
+
+# -- where arguments and environment values live ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Value:
+    doc: Document
+    pointer: Pointer
+    text: str
+    argument: bool  # an args item (else an env value)
+
+
+def _arguments(ctx: CheckContext) -> Iterator[Value]:
+    for arg_list in ctx.arg_lists:
+        for index, item in enumerate(arg_list.items):
+            if isinstance(item, str):
+                yield Value(arg_list.doc, arg_list.at(index), item, True)
+    taxonomy = ctx.tree.taxonomy
+    if taxonomy is not None and taxonomy.usable and ctx.in_focus(taxonomy):
+        for layer in layers.lists(taxonomy.data, layers.TAXONOMY):
+            for index, item in enumerate(layer.items):
+                if isinstance(item, str):
+                    yield Value(taxonomy, (*layer.pointer, index), item, True)
+
+
+def _environment(ctx: CheckContext) -> Iterator[Value]:
+    taxonomy = ctx.tree.taxonomy
+    documents: list[tuple[str, list[Document]]] = [
+        (layers.RECIPE, ctx.recipes),
+        (layers.STRATEGY_FILE, list(ctx.strategies.values())),
+        (layers.KV_FILE, list(ctx.kv_stores.values())),
+        (layers.TAXONOMY, [taxonomy] if taxonomy is not None and taxonomy.usable else []),
+    ]
+    for kind, docs in documents:
+        for doc in docs:
+            if ctx.in_focus(doc):
+                for pointer, values in env_mappings(doc.data, kind):
+                    yield from _env_values(doc, pointer, values)
+
+
+def _env_values(doc: Document, pointer: Pointer, values: dict[str, Any]) -> Iterator[Value]:
+    for name, value in values.items():
+        if isinstance(value, str):
+            yield Value(doc, (*pointer, name), value, False)
+
+
+@check(CODE)
+def typographic_lookalikes(ctx: CheckContext) -> Iterator[Finding]:
+    for value in [*_arguments(ctx), *_environment(ctx)]:
+        found = lookalikes(value.text)
+        if found:
+            what = "argument" if value.argument else f"env `{value.pointer[-1]}`"
+            yield Finding(
+                value.doc,
+                value.pointer,
+                f"{what} `{shown(value.text)}` holds "
+                + " and ".join(item.describe() for item in found)
+                + ": vLLM and the shell read it as written, not as the ASCII it looks like",
+                f"write `{shown(ascii_spelling(value.text, value.argument))}`",
+            )

@@ -1,0 +1,47 @@
+"""The `--fix` of RL321: an argument or env value rewritten with the ASCII its lookalikes pass for.
+
+The edit replaces the one scalar the finding points at, in its own quoting style, and
+states the new value as the intended change to the data, so :mod:`recipelint.fix`
+applies it only when re-reading the edited file gives exactly that.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from recipelint.diagnostics import Diagnostic
+from recipelint.load import Document
+from recipelint.resolve.layers import ARG_KEYS
+from recipelint.rules.typography import ascii_spelling
+
+if TYPE_CHECKING:
+    from recipelint.fix import Fix, Source
+
+
+def fix_typographic_lookalike(doc: Document, diag: Diagnostic, source: Source) -> Fix | None:
+    """RL321: the scalar at the finding, spelt in ASCII."""
+    # fix.py's fixer table imports this module: its helpers are read when a fix is made.
+    from recipelint.fix import Fix, at, replace_scalar
+
+    pointer = diag.pointer
+    if not pointer:
+        return None
+    try:
+        value = at(doc.data, pointer)
+    except (KeyError, IndexError, TypeError):
+        return None
+    if not isinstance(value, str):
+        return None
+    # An args item sits at an index of a list under an args key; an env value under its name.
+    argument = isinstance(pointer[-1], int) and len(pointer) > 1 and pointer[-2] in ARG_KEYS
+    fixed = ascii_spelling(value, argument)
+    if fixed == value:
+        return None
+    edit = replace_scalar(source, pointer, fixed)
+    if edit is None:
+        return None
+
+    def transform(data: Any) -> None:
+        at(data, pointer[:-1])[pointer[-1]] = fixed
+
+    return Fix(diag.code, pointer, (edit,), transform, edit.start)

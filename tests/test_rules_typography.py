@@ -1,0 +1,153 @@
+"""RL321: typographic lookalikes of ASCII in args and env values, and their `--fix`."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from treehelp import CONTEXT, Fragment, findings_by_code
+
+from recipelint.cli import cli
+from recipelint.engine import run_checks
+from recipelint.ruleexamples import merged_document
+from recipelint.rules.typography import ascii_lookalike, ascii_spelling, lookalikes
+from recipelint.tree import load_tree
+
+RECIPE = "models/acme/demo.yaml"
+
+
+def _every_char_of(categories: set[str]) -> list[str]:
+    return [
+        chr(code)
+        for code in range(128, sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) in categories
+    ]
+
+
+def test_dashes_spaces_and_format_characters_come_from_their_unicode_category() -> None:
+    assert {ascii_lookalike(char) for char in _every_char_of({"Pd"})} == {"-"}
+    assert {ascii_lookalike(char) for char in _every_char_of({"Zs"})} == {" "}
+    assert {ascii_lookalike(char) for char in _every_char_of({"Cf"})} == {""}
+
+
+@pytest.mark.parametrize(
+    ("char", "ascii"),
+    [
+        ("\u2014", "-"),  # em dash
+        ("\u2212", "-"),  # minus sign (a math symbol, not Pd)
+        ("\u201c", '"'),
+        ("\u201d", '"'),
+        ("\u00ab", '"'),
+        ("\u2018", "'"),
+        ("\u2019", "'"),
+        ("\u00a0", " "),
+        ("\u202f", " "),
+        ("\u200b", ""),
+        ("\ufeff", ""),
+        ("\uff1d", "="),  # fullwidth equals sign, by its compatibility form
+    ],
+)
+def test_lookalikes_pass_for_their_ascii(char: str, ascii: str) -> None:
+    assert ascii_lookalike(char) == ascii
+
+
+@pytest.mark.parametrize("char", ["-", '"', "é", "中", "→", "µ"])
+def test_ascii_and_real_text_are_no_lookalikes(char: str) -> None:
+    assert ascii_lookalike(char) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "argument", "expected"),
+    [
+        ("\u2014reasoning-parser", True, "--reasoning-parser"),
+        ("\u2013max-model-len=4096", True, "--max-model-len=4096"),
+        ("-\u2013tp", True, "--tp"),
+        ("\u2013q", True, "-q"),
+        ("\u22121", True, "-1"),
+        ("--max\u2011model\u2011len", True, "--max-model-len"),
+        ("{\u201cmethod\u201d:\u201cmtp\u201d}", True, '{"method":"mtp"}'),
+        ("\u2014x", False, "-x"),  # an env value is no option
+        ("expandable_segments:True\u200b", False, "expandable_segments:True"),
+    ],
+)
+def test_ascii_spelling(text: str, argument: bool, expected: str) -> None:
+    assert ascii_spelling(text, argument) == expected
+
+
+def test_lookalikes_are_listed_once_in_order() -> None:
+    found = lookalikes("\u201ca\u201d \u201cb\u201d\u00a0")
+    assert [item.label for item in found] == [
+        "U+201C LEFT DOUBLE QUOTATION MARK",
+        "U+201D RIGHT DOUBLE QUOTATION MARK",
+        "U+00A0 NO-BREAK SPACE",
+    ]
+
+
+def test_the_finding_names_the_character_and_the_ascii_spelling(tmp_path: Path) -> None:
+    fragment = 'model:\n  base_args: ["\u2014reasoning-parser", "qwen3"]\n'
+    found = findings_by_code(tmp_path, {RECIPE: Fragment(fragment)})
+    assert list(found) == ["RL321"]
+    (diag,) = found["RL321"]
+    assert diag.message == (
+        "argument `\u2014reasoning-parser` holds U+2014 EM DASH (ASCII `-`): "
+        "vLLM and the shell read it as written, not as the ASCII it looks like"
+    )
+    assert diag.hint == "write `--reasoning-parser`"
+    assert diag.pointer == ("model", "base_args", 0)
+
+
+def test_invisible_characters_are_shown_as_escapes(tmp_path: Path) -> None:
+    fragment = (
+        'model:\n  base_env:\n    PYTORCH_CUDA_ALLOC_CONF: "expandable_segments:True\u200b"\n'
+    )
+    (diag,) = findings_by_code(tmp_path, {RECIPE: Fragment(fragment)})["RL321"]
+    assert diag.message.startswith(
+        "env `PYTORCH_CUDA_ALLOC_CONF` `expandable_segments:True\\u200b` holds "
+        "U+200B ZERO WIDTH SPACE (invisible)"
+    )
+
+
+def test_strategy_file_args_and_env_are_read(tmp_path: Path) -> None:
+    strategy = (CONTEXT / "strategies" / "multi_node_tp.yaml").read_text(encoding="utf-8")
+    strategy += '  NCCL_IB_HCA: "mlx5\u00a00"\n'
+    found = findings_by_code(tmp_path, {"strategies/multi_node_tp.yaml": strategy})
+    assert [d.pointer for d in found["RL321"]] == [("env", "NCCL_IB_HCA")]
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        (
+            '    - "\u2014reasoning-parser"\n    - qwen3\n',
+            '    - "--reasoning-parser"\n    - qwen3\n',
+        ),
+        ("    - \u2014reasoning-parser\n    - qwen3\n", "    - --reasoning-parser\n    - qwen3\n"),
+        (
+            "    - '\u2014reasoning-parser'\n    - qwen3\n",
+            "    - '--reasoning-parser'\n    - qwen3\n",
+        ),
+    ],
+)
+def test_fix_writes_the_ascii_flag_and_the_file_checks_clean(
+    tmp_path: Path, written: str, expected: str
+) -> None:
+    root = tmp_path / "tree"
+    shutil.copytree(CONTEXT, root)
+    base = merged_document(RECIPE, "model:\n  base_args: [PLACEHOLDER]\n")
+    path = root / RECIPE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    before = base.replace("  base_args: [PLACEHOLDER]\n", "  base_args:\n" + written)
+    path.write_text(before, encoding="utf-8")
+
+    result = CliRunner().invoke(cli, ["check", str(path), "--fix"], catch_exceptions=False)
+
+    after = path.read_text(encoding="utf-8")
+    assert after == before.replace(written, expected)
+    assert "RL321" in result.stderr
+    assert [d for d in run_checks(load_tree(root)) if d.path == path] == []
+    again = CliRunner().invoke(cli, ["check", str(path)], catch_exceptions=False)
+    assert again.exit_code == 0
