@@ -64,7 +64,9 @@ def test_version_selection() -> None:
     assert catalog_for("0.17.5").version == "0.17.1"
     assert catalog_for("0.9.0.1").version == "0.9.0"
     assert catalog_for("0.8.5.post1").version == "0.8.5"
-    assert catalog_for("0.7.3") is None
+    assert catalog_for("0.7.3").version == "0.7.3"
+    assert catalog_for("0.6.1.post2").version == "0.6.1.post1"
+    assert catalog_for("0.3.3") is None
     assert newest_catalog().version == "0.33.0"
     assert version_key("0.10.1.1") > version_key("0.10.1")
 
@@ -242,8 +244,8 @@ def test_lookup_details() -> None:
 
 
 def test_history() -> None:
-    assert flag_span("--guided-decoding-backend") == ("0.8.0", "0.11.1")
+    assert flag_span("--guided-decoding-backend") == ("0.4.1", "0.11.1")
     assert flag_span("--structured-outputs-config") == ("0.11.0", "0.33.0")
     assert flag_span("--async-scheduling") == ("0.10.0", "0.33.0")
-    assert value_span("--tool-call-parser", "hermes") == ("0.8.0", "0.33.0")
+    assert value_span("--tool-call-parser", "hermes") == ("0.6.0", "0.33.0")
     assert flag_span("--no-such-flag") is None

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from recipelint.flags.env_catalog import ENV_CATALOG
+from recipelint.flags.envs import extract_env, release_table
 from recipelint.flags.extract import extract_catalog
 
 RULES = Path(__file__).resolve().parent.parent / "rules" / "vllm"
@@ -34,7 +36,7 @@ def _source(package: str, version: str) -> Path | None:
 def _committed() -> list[tuple[str, str, Path]]:
     out = []
     for path in sorted(RULES.glob("*.json")):
-        if path.name.endswith("-history.json"):
+        if path.name.endswith("-history.json") or path.name == ENV_CATALOG:
             continue
         data = json.loads(path.read_text())
         out.append((data["package"], data["version"], path))
@@ -52,3 +54,16 @@ def test_reextraction_matches_committed(package: str, version: str, path: Path) 
     if package == "vllm-omni" and with_vllm is None:
         pytest.skip(f"vllm {version} (needed by vllm-omni {version}) is not in {CACHE}")
     assert extract_catalog(source, with_vllm) == json.loads(path.read_text())
+
+
+def _env_releases() -> list[str]:
+    return list(json.loads((RULES / ENV_CATALOG).read_text())["releases"])
+
+
+@pytest.mark.parametrize("version", _env_releases())
+def test_env_reextraction_matches_committed(version: str) -> None:
+    source = _source("vllm", version)
+    if source is None:
+        pytest.skip(f"vllm {version} is not in {CACHE}")
+    committed = json.loads((RULES / ENV_CATALOG).read_text())
+    assert extract_env(source) == release_table(committed, version)

@@ -170,4 +170,4 @@ def test_plugin_does_not_rescue_a_hard_choice(tmp_path: Path) -> None:
 def test_flag_that_lived_between_minimum_and_newest(tmp_path: Path) -> None:
     # --structured-outputs-config arrived in 0.11.0; --guided-decoding-backend left after 0.11.1.
     [diag] = findings(tmp_path, None, ["--guided-decoding-backend", "xgrammar"])
-    assert diag.code == "RL359" and "0.8.0 to 0.11.1" in diag.message
+    assert diag.code == "RL359" and "0.4.1 to 0.11.1" in diag.message

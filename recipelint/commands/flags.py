@@ -51,36 +51,6 @@ def extract_command(source: Path, output: Path, with_vllm: Path | None) -> None:
     )
 
 
-@flags_group.command("history")
-@click.argument("catalogs", nargs=-1, type=click.Path(path_type=Path, exists=True, dir_okay=False))
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path),
-    required=True,
-    help="Where to write the history JSON (e.g. rules/vllm/vllm-history.json).",
-)
-def history_command(catalogs: tuple[Path, ...], output: Path) -> None:
-    """Rebuild the first/last-release history from catalog files of one package."""
-    from recipelint.flags.history import build_history
-
-    loaded: list[dict[str, Any]] = []
-    for path in catalogs:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            data["flags"], data["version"], data["package"]  # noqa: B018 - shape check
-        except (ValueError, KeyError, TypeError) as exc:
-            click.echo(f"recipelint flags history: {path}: not a flag catalog ({exc})", err=True)
-            raise SystemExit(EXIT_USAGE) from None
-        loaded.append(data)
-    if not loaded or len({c["package"] for c in loaded}) != 1:
-        click.echo("recipelint flags history: give catalogs of exactly one package", err=True)
-        raise SystemExit(EXIT_USAGE)
-    history = build_history(loaded)
-    _write(output, history)
-    click.echo(f"{history['package']}: {len(history['releases'])} releases -> {output}")
-
-
 class _FlagArgumentCommand(click.Command):
     """A command whose one argument is a flag name: `flags show --moe-backend` needs no `--`.
 
@@ -115,6 +85,68 @@ class _FlagArgumentCommand(click.Command):
                 options.append(args[index])  # the option's value, even if it starts with a dash
                 index += 1
         return super().parse_args(ctx, [*options, "--", *positional] if positional else options)
+
+
+@flags_group.command("history", cls=_FlagArgumentCommand)
+@click.argument("catalogs", nargs=-1, required=True)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Rebuild mode: where to write the history JSON (e.g. rules/vllm/vllm-history.json).",
+)
+@click.option("--package", default="vllm", show_default=True, help="vllm or vllm-omni.")
+def history_command(catalogs: tuple[str, ...], output: Path | None, package: str) -> None:
+    """A flag's life across releases (`flags history --enable-chunked-prefill`), or, with
+    -o, rebuild the first/last-release history file from catalog files of one package."""
+    if output is None:
+        if len(catalogs) != 1:
+            click.echo("recipelint flags history: give one FLAG, or catalogs and -o", err=True)
+            raise SystemExit(EXIT_USAGE)
+        _print_life(catalogs[0], package)
+        return
+    from recipelint.flags.history import build_history
+
+    loaded: list[dict[str, Any]] = []
+    for name in catalogs:
+        path = Path(name)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            data["flags"], data["version"], data["package"]  # noqa: B018 - shape check
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            click.echo(f"recipelint flags history: {path}: not a flag catalog ({exc})", err=True)
+            raise SystemExit(EXIT_USAGE) from None
+        loaded.append(data)
+    if not loaded or len({c["package"] for c in loaded}) != 1:
+        click.echo("recipelint flags history: give catalogs of exactly one package", err=True)
+        raise SystemExit(EXIT_USAGE)
+    history = build_history(loaded)
+    _write(output, history)
+    click.echo(f"{history['package']}: {len(history['releases'])} releases -> {output}")
+
+
+def _print_life(option: str, package: str) -> None:
+    from recipelint.flags.catalog import closest_flags, newest_catalog
+    from recipelint.flags.support import flag_life
+
+    if package not in ("vllm", "vllm-omni"):
+        click.echo(f"recipelint flags history: unknown package {package!r}", err=True)
+        raise SystemExit(EXIT_USAGE)
+    newest = newest_catalog(package)
+    canonical = newest.lookup(option).canonical or option
+    eras = flag_life(canonical, package)
+    if all(era.reading == "not accepted" for era in eras):
+        hint = closest_flags(newest, option)
+        click.echo(
+            f"{option}: accepted by no catalogued {package} release"
+            + (f" (did you mean {', '.join(hint)}?)" if hint else "")
+        )
+        raise SystemExit(1)
+    click.echo(f"{canonical} in {package} {eras[0].first} .. {eras[-1].last}:")
+    for era in eras:
+        span = era.first if era.first == era.last else f"{era.first} .. {era.last}"
+        click.echo(f"  {span}: {era.reading}")
 
 
 @flags_group.command("show", cls=_FlagArgumentCommand)

@@ -48,6 +48,7 @@ class FlagSpec:
     aliases: tuple[str, ...] = ()
     negations: tuple[str, ...] = ()
     choices: tuple[str, ...] | None = None  # hard: argparse rejects anything else
+    choices_any_case: bool = False  # the choices are compared lower-cased (`--x TRUE`)
     values: tuple[str, ...] = ()  # soft: known values, others validated later (or by plugins)
     nargs: str | int | None = None
     repeatable: bool = False
@@ -65,6 +66,7 @@ class FlagSpec:
             aliases=tuple(raw.get("aliases", ())),
             negations=tuple(raw.get("negations", ())),
             choices=tuple(raw["choices"]) if "choices" in raw else None,
+            choices_any_case=bool(raw.get("choices_any_case", False)),
             values=tuple(raw.get("values", ())),
             nargs=raw.get("nargs"),
             repeatable=bool(raw.get("repeatable", False)),
@@ -273,6 +275,8 @@ class Catalog:
         if spec is None:
             return "ok"
         if spec.choices is not None:
+            if spec.choices_any_case:
+                value = value.lower()
             return "ok" if value in spec.choices else "bad"
         if spec.type in ("int", "float", "human_int", "human_int_or_auto", "json"):
             return "ok" if _converts(spec.type, value) else "bad"

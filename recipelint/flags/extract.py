@@ -44,6 +44,8 @@ class KwargsRules:
     dict_subclass_is_dict: bool
     human_int: frozenset[str]
     human_int_or_auto: frozenset[str]
+    # `kwargs["choices"].append(None)` beside an optional_type converter: "None" is a choice.
+    none_choice: bool = False
 
 
 def extract_catalog(path: Path, with_vllm: Path | None = None) -> dict[str, Any]:
@@ -142,6 +144,7 @@ class _Extractor:
             dict_subclass_is_dict="is_dict_subclass" in body,
             human_int=frozenset(human),
             human_int_or_auto=frozenset(auto),
+            none_choice=re.search(r"""\[["']choices["']\]\.append\(None\)""", body) is not None,
         )
 
     def get_kwargs(self, cls: ClassRef) -> dict[str, dict[str, Any]]:
@@ -163,13 +166,20 @@ class _Extractor:
         dataclass_hint = next((h for h in hints if h.kind == "dataclass"), None)
         if self.rules.dataclass_json and dataclass_hint is not None:
             out["type"] = Tag("json")
-            out["_dataclass"] = dataclass_hint.cls
+            if "dict" not in kinds or self._forbids_extra_keys(dataclass_hint.cls):
+                # `dict | TensorizerConfig` (a plain dataclass: pydantic ignores keys it
+                # lacks) takes any mapping, each loader reading its own keys; a `@config`
+                # class forbids other keys, so its fields are the keys.
+                out["_dataclass"] = dataclass_hint.cls
         elif self.rules.optional_bool_str and kinds == {"bool", "str", "None"}:
             out.update(type=Tag("str"), nargs="?", const=True)
         elif "bool" in kinds:
             out["action"] = Tag("BooleanOptionalAction")
         elif "literal" in kinds:
             out.update(self._literal_kwargs(hints))
+            if self.rules.none_choice and "None" in kinds and "choices" in out:
+                out["choices"] = [*out["choices"], None]
+                out["_none_choice"] = True
         elif kinds & {"tuple", "list", "set"}:
             out.update(self._collection_kwargs(hints))
         elif "int" in kinds:
@@ -184,10 +194,23 @@ class _Extractor:
             out["type"] = Tag("str")
             enum = next((h for h in hints if h.kind == "enum"), None)
             if enum is not None and enum.cls is not None:
-                # argparse takes any string; the config later looks the enum up by member
-                # name (e.g. AttentionBackendEnum[value.upper()]), so names are the values.
-                out["_soft"] = [name for name, _ in self.reader.enum_members(enum.cls)]
+                members = self.reader.enum_members(enum.cls)
+                if "IntEnum" in self.reader.base_names(enum.cls):
+                    # The config validates the text as the enum's integer value
+                    # (--optimization-level 3); a member name (O3) fails at startup.
+                    out["_soft"] = [str(value) for _, value in members]
+                else:
+                    # argparse takes any string; the config later looks the enum up by
+                    # member name (AttentionBackendEnum[value.upper()]): names are the values.
+                    out["_soft"] = [name for name, _ in members]
         return out
+
+    def _forbids_extra_keys(self, ref: ClassRef | None) -> bool:
+        node = self.reader.class_node(ref) if ref is not None else None
+        return node is not None and any(
+            dotted(d.func if isinstance(d, ast.Call) else d).rsplit(".", 1)[-1] == "config"
+            for d in node.decorator_list
+        )
 
     def _int_type(self, name: str) -> str:
         if name in self.rules.human_int_or_auto:
@@ -439,11 +462,11 @@ def _build_flags(
     # Parser names are validated after argparse from registries in later releases;
     # keep the built-in names as soft values so a typo can still be reported.
     for flag, kind in (("--tool-call-parser", "tool"), ("--reasoning-parser", "reasoning")):
-        entry = flags.get(flag)
-        if entry is not None and "choices" not in entry and "values" not in entry:
+        parser_flag = flags.get(flag)
+        if parser_flag is not None and "choices" not in parser_flag and "values" not in parser_flag:
             names = list(ex.registry(kind).names)
             if names:
-                entry["values"] = names
+                parser_flag["values"] = names
     return dict(sorted(flags.items()))
 
 
@@ -457,6 +480,14 @@ def _entry(
         entry["aliases"] = aliases
     action = _action_name(kw.get("action"))
     value_kind, type_name = _arity(kw, action)
+    words = _boolean_action_words(ex, kw.get("action"))
+    if words is not None:
+        # An action reading `true`/`false` (StoreBoolean, 0.5-0.8): with nargs="?" the
+        # bare switch means true, and `--x false` switches it off.
+        value_kind = "optional" if kw.get("nargs") == "?" else "yes"
+        entry["choices"] = words[0]
+        if words[1]:
+            entry["choices_any_case"] = True
     entry["value"] = value_kind
     if type_name:
         entry["type"] = type_name
@@ -469,6 +500,8 @@ def _entry(
         entry["negations"] = _negations(arg.option_strings, spelling)
     choices = _values(kw.get("choices"))
     if choices is not None and kw.get("choices") is not None:
+        if _none_is_a_choice(kw):
+            choices = sorted({*choices, "None"})
         entry["choices"] = choices
     soft = _soft_values(kw)
     if soft and "choices" not in entry:
@@ -491,6 +524,60 @@ def _entry(
     if _is_deprecated(kw, action):
         entry["deprecated"] = _deprecation_note(kw.get("help")) or True
     return entry
+
+
+def _none_is_a_choice(kw: dict[str, Any]) -> bool:
+    """The text `None` passes: the converter maps it to None and None is among the choices."""
+    raw = kw.get("choices")
+    if not isinstance(raw, (list, tuple)) or None not in raw:
+        return False
+    if kw.get("_none_choice"):
+        return True
+    converter = kw.get("type")
+    if isinstance(converter, Tag):
+        name = converter.name.rsplit(".", 1)[-1]
+    elif isinstance(converter, tuple) and converter[:1] == ("fn",):
+        name = converter[-1].name
+    else:
+        return False
+    return "nullable" in name or "optional" in name
+
+
+def _boolean_action_words(ex: _Extractor, action: Any) -> tuple[list[str], bool] | None:
+    """The words a custom action's ``__call__`` compares its value with, and whether it
+    lower-cases the value first (then any case passes)."""
+    if isinstance(action, Tag):
+        # Named actions are kept as tags by the interpreter; the class is the one
+        # arg_utils imports under that name.
+        found = ex.reader.resolve("vllm.engine.arg_utils", action.name.rsplit(".", 1)[-1])
+        if found is None or not isinstance(found[1], ast.ClassDef):
+            return None
+        action = ClassRef(found[0], found[1].name)
+    if not isinstance(action, ClassRef):
+        return None
+    node = ex.reader.class_node(action)
+    call = _method(node, "__call__") if node is not None else None
+    if call is None or len(call.args.args) < 4:
+        return None
+    values = call.args.args[3].arg
+    words: set[str] = set()
+    folded = False
+    for sub in ast.walk(call):
+        if not (isinstance(sub, ast.Compare) and len(sub.ops) == 1):
+            continue
+        left, right = sub.left, sub.comparators[0]
+        if isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute):
+            folded = folded or left.func.attr == "lower"
+            left = left.func.value
+        if (
+            isinstance(left, ast.Name)
+            and left.id == values
+            and isinstance(sub.ops[0], ast.Eq)
+            and isinstance(right, ast.Constant)
+            and isinstance(right.value, str)
+        ):
+            words.add(right.value)
+    return (sorted(words), folded) if words else None
 
 
 def _action_name(action: Any) -> str | None:
@@ -593,6 +680,8 @@ def _is_deprecated(kw: dict[str, Any], action: str | None) -> bool:
 
 # `The "lm-format-enforcer" backend is deprecated`: a VALUE is deprecated, not the option.
 _QUOTED_SUBJECT = re.compile(r'^[^"]*"[^"]+"[^"]*?\b(is|are|will be)\b')
+# `This option supersedes x and y which are deprecated`: OTHER options are deprecated.
+_OTHER_SUBJECT = re.compile(r"(?i)\b(supersedes|replaces)\b|\bwhich (is|are) (now )?deprecated\b")
 
 
 def _deprecation_note(help_text: Any) -> str | None:
@@ -602,7 +691,11 @@ def _deprecation_note(help_text: Any) -> str | None:
     text = " ".join(help_text.replace("%%", "%").split())
     for sentence in re.split(r"(?<=[.!?])\s+", text):
         match = _DEPRECATED_RE.search(sentence)
-        if match is None or _QUOTED_SUBJECT.match(sentence[: match.end()]):
+        if (
+            match is None
+            or _QUOTED_SUBJECT.match(sentence[: match.end()])
+            or _OTHER_SUBJECT.search(sentence)
+        ):
             continue
         note = sentence.strip()
         return note if len(note) <= 200 else note[:197].rstrip() + "..."

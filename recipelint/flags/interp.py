@@ -293,7 +293,8 @@ class Interpreter:
         for elt in node.elts:
             if isinstance(elt, ast.Starred):
                 inner = self.eval(elt.value, frame)
-                out.extend(inner if isinstance(inner, (list, tuple)) else [])
+                # `[*QUANTIZATION_METHODS, None]` unpacks a dict's keys in some releases.
+                out.extend(inner if isinstance(inner, (list, tuple, dict)) else [])
             else:
                 out.append(self.eval(elt, frame))
         return out
