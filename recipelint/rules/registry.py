@@ -34,6 +34,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "recipelint.rules.security",
     "recipelint.rules.environment",
     "recipelint.rules.typography",
+    "recipelint.rules.vocabulary",
 )
 
 
