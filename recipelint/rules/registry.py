@@ -35,6 +35,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "recipelint.rules.environment",
     "recipelint.rules.typography",
     "recipelint.rules.vocabulary",
+    "recipelint.rules.conventions",
 )
 
 
