@@ -29,7 +29,13 @@ from recipelint.argv import (
     parse,
     positional,
 )
-from recipelint.resolve.formatting import RenderError, serve_command
+from recipelint.resolve.formatting import (
+    CONTINUATION,
+    RenderError,
+    format_command,
+    serve_command,
+    shell_quote,
+)
 
 LONG = os.environ.get("RECIPELINT_PROPERTIES") == "long"
 EXAMPLES = int(os.environ.get("RECIPELINT_PROPERTY_EXAMPLES", "100000" if LONG else "300"))
@@ -220,6 +226,26 @@ def test_the_renderer_publishes_the_dedupe_or_refuses_a_non_string(tokens: list[
         assert typed(rendered) == typed(expected) == typed(dedupe_tokens(tokens))
     else:
         assert rendered is None
+
+
+@PROFILE
+@given(string_token_lists)
+@example(["p", "--a", "--b", "x y", "q", "--c", "-1"])
+def test_the_command_text_has_one_line_per_unit(tokens: list[Any]) -> None:
+    """The renderer's line layout groups tokens as argv's tokeniser does (a flag with its value,
+    a bare flag, a positional), re-reading the deduped list."""
+    deduped = dedupe_tokens(tokens)
+    lines = [
+        unit.value
+        if unit.flag is None
+        else unit.flag
+        if unit.is_bare
+        else unit.flag + " " + shell_quote(unit.value)
+        for unit in parse(deduped)
+    ]
+    assert format_command("org/model", deduped) == "vllm serve org/model" + "".join(
+        CONTINUATION + line for line in lines
+    )
 
 
 @PROFILE
