@@ -1,4 +1,4 @@
-"""From an arg list to the `vllm serve` command line and argv."""
+"""From an arg list to the `vllm serve` command line and argv: recipelint.argv dedupes, this lays out."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ _BARE_VARIABLE = re.compile(r"\$[A-Z_][A-Z0-9_]*")
 _SHELL_SAFE = re.compile(r"[A-Za-z0-9_./=:@,+%-]+")
 CONTINUATION = " \\\n  "
 
-dedupe_args = (
-    dedupe_tokens  # upstream's name (dedupeArgs), under which the renderer's tests know it
-)
+# Upstream's name (dedupeArgs), under which the renderer's tests know argv's dedupe.
+dedupe_args = dedupe_tokens
 
 
 class RenderError(Exception):
