@@ -8,8 +8,8 @@ and build the values ourselves, so that:
   ``010`` is ten, ``1e3`` is a number, dates become UTC ``YYYY-MM-DD`` strings);
 * numbers behave as JavaScript doubles (huge integers lose precision, integral
   floats are integers);
-* mapping keys are stringified as JavaScript does, and duplicates are errors that
-  name both places;
+* mapping keys are stringified as JavaScript does (a key holding nested arrays is
+  refused, as js-yaml refuses it), and duplicates are errors that name both places;
 * nesting depth and alias expansion are bounded, so hostile input costs bounded
   time and memory; no tag ever constructs a Python object.
 """
