@@ -131,7 +131,10 @@ class StreamedOutput:
 
     def __init__(self) -> None:
         self.ledger = PathLedger()
-        self._below: dict[str, int] = {}  # folder -> files below it
+        # Every folder a write has made. A folder emptied by an `rm -rf` stays listed: a
+        # file later written at its path is taken as blocked, which only costs a compile
+        # in memory, and output files (`.json`) never share a name with a folder.
+        self._folders: set[str] = set()
         self._ready: deque[FileOp] = deque()
         self.blocked = False
 
@@ -148,26 +151,25 @@ class StreamedOutput:
             return
         if existed:
             self._ready.append((path, None))
-        elif path in self._below or any(parent in self.ledger for parent in _parents(path)):
+        elif path in self._folders or not self._made_parent(path):
             self.blocked = True
             return
-        else:
-            for parent in _parents(path):
-                self._below[parent] = self._below.get(parent, 0) + 1
         self._ready.append((path, serialized(doc, special, data)))
 
+    def _made_parent(self, path: str) -> bool:
+        """Record the folders ``path`` needs; False when one of them is an output file."""
+        parent = path.rpartition("/")[0]
+        if not parent or parent in self._folders:
+            return True
+        for folder in _parents(path):
+            if folder in self.ledger:
+                return False
+            self._folders.add(folder)
+        return True
+
     def remove_tree(self, base: str) -> None:
-        removed = self.ledger.remove_tree(base)
-        if not removed or self.blocked:
-            return
-        for path in removed:
-            for parent in _parents(path):
-                left = self._below[parent] - 1
-                if left:
-                    self._below[parent] = left
-                else:
-                    del self._below[parent]
-        self._ready.append((base, None))
+        if self.ledger.remove_tree(base) and not self.blocked:
+            self._ready.append((base, None))
 
     def take(self) -> Iterator[FileOp]:
         """The steps queued since the last call, in order."""

@@ -81,12 +81,13 @@ class PathLedger:
     def remove_tree(self, base: str) -> list[str]:
         """`rm -rf <base>`: forget the file or folder at base and everything below; the paths."""
         prefix = base + "/"
-        key = folder_key(base)
-        # A one-segment base spans every folder under it; a deeper one lies in one folder.
+        # A one-segment base spans every folder under it; a deeper one lies in one folder
+        # (a recipe's `org/model`, the common case, must not scan every folder: that made
+        # compile and check quadratic in the number of recipes).
         keys = (
-            [k for k in self._by_folder if k == key or k.startswith(prefix)]
-            if key == base
-            else [key]
+            [k for k in self._by_folder if k == base or k.startswith(prefix)]
+            if "/" not in base
+            else [folder_key(base)]
         )
         removed: list[str] = []
         for found in keys:

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from recipelint import emit
 from recipelint.compilation import StreamedOutput
 from recipelint.outputmap import OutputMap
+from recipelint.outputpaths import PathLedger
 
 COMPILE = [sys.executable, "-c", "from recipelint.cli import run; run()", "compile"]
 
@@ -75,6 +76,24 @@ def test_streamed_writes_leave_exactly_the_in_memory_output(
         assert snapshot(folder) == dict(memory.items())
         assert written == len(memory)
         assert not empty_folders(folder)
+
+
+@settings(max_examples=300, deadline=None)
+@given(OPS)
+def test_the_path_ledger_is_rm_rf_and_last_writer_wins(ops: list[tuple[str, str, int]]) -> None:
+    ledger = PathLedger()
+    model: dict[str, str] = {}
+    for kind, path, value in ops:
+        if kind == "write":
+            ledger.write(path, f"origin{value}")
+            model[path] = f"origin{value}"
+        else:
+            removed = ledger.remove_tree(path)
+            doomed = [p for p in model if p == path or p.startswith(path + "/")]
+            assert sorted(removed) == sorted(doomed)
+            for gone in doomed:
+                del model[gone]
+    assert ledger.origins == model
 
 
 def test_a_file_later_replaced_by_a_folder_blocks_the_stream() -> None:
