@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -56,6 +57,21 @@ async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     await lsp_client.shutdown_session()
 
 
+# Documents the running test opened: closed after it, so that later tests' edits do not
+# re-check them.
+OPENED: list[Path] = []
+
+
+@pytest_asyncio.fixture(loop_scope="module", autouse=True)
+async def closes_what_it_opens(client: LanguageClient):  # type: ignore[no-untyped-def]
+    yield
+    for path in dict.fromkeys(OPENED):
+        client.text_document_did_close(
+            types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(path_uri(path)))
+        )
+    OPENED.clear()
+
+
 # ---------------------------------------------------------------- helpers
 
 
@@ -82,6 +98,7 @@ async def _published(client: LanguageClient, uri: str) -> list[types.Diagnostic]
 
 async def _open(client: LanguageClient, path: Path, text: str) -> list[types.Diagnostic]:
     uri = path_uri(path)
+    OPENED.append(path)
     client.diagnostics.pop(uri, None)
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
@@ -229,9 +246,6 @@ async def test_editing_the_taxonomy_rechecks_the_open_recipes(
         client.diagnostics.pop(uri, None)
         await _replace(client, taxonomy, original, 3)
     assert "RL201" not in {d.code for d in await _published(client, uri)}
-    client.text_document_did_close(
-        types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(path_uri(taxonomy)))
-    )
 
 
 async def test_a_file_changed_on_disk_is_read_again(client: LanguageClient, tree: Path) -> None:
