@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from recipelint.flags.env_catalog import ENV_CATALOG
-from recipelint.flags.envs import extract_env, release_table
+from recipelint.flags.envs import era_table, extract_env, release_table
 from recipelint.flags.extract import extract_catalog
+from recipelint.flags.hardware import HARDWARE_CATALOG, extract_hardware
 
 RULES = Path(__file__).resolve().parent.parent / "rules" / "vllm"
 CACHE = os.environ.get("RECIPELINT_VLLM_CACHE")
@@ -36,7 +37,7 @@ def _source(package: str, version: str) -> Path | None:
 def _committed() -> list[tuple[str, str, Path]]:
     out = []
     for path in sorted(RULES.glob("*.json")):
-        if path.name.endswith("-history.json") or path.name == ENV_CATALOG:
+        if path.name.endswith("-history.json") or path.name in (ENV_CATALOG, HARDWARE_CATALOG):
             continue
         data = json.loads(path.read_text())
         out.append((data["package"], data["version"], path))
@@ -67,3 +68,13 @@ def test_env_reextraction_matches_committed(version: str) -> None:
         pytest.skip(f"vllm {version} is not in {CACHE}")
     committed = json.loads((RULES / ENV_CATALOG).read_text())
     assert extract_env(source) == release_table(committed, version)
+
+
+@pytest.mark.parametrize("version", _env_releases())
+def test_hardware_reextraction_matches_committed(version: str) -> None:
+    source = _source("vllm", version)
+    if source is None:
+        pytest.skip(f"vllm {version} is not in {CACHE}")
+    committed = json.loads((RULES / HARDWARE_CATALOG).read_text())
+    table = extract_hardware(source)
+    assert table["entries"] == era_table(committed, "entries", version)

@@ -187,6 +187,35 @@ def show_command(option: str, version: str | None, package: str) -> None:
     )
 
 
+@flags_group.command("hardware")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Where to write the catalog (rules/vllm/vllm-hardware.json).",
+)
+def hardware_command(sources: tuple[Path, ...], output: Path) -> None:
+    """Read vLLM releases and write which platforms run each attention backend and
+    quantization method (one catalog for all of them)."""
+    from recipelint.flags.hardware import build_hardware_catalog, extract_hardware
+    from recipelint.flags.source import SourceError
+
+    tables: list[dict[str, Any]] = []
+    for source in sources:
+        try:
+            tables.append(extract_hardware(source))
+        except SourceError as exc:
+            click.echo(f"recipelint flags hardware: {exc}", err=True)
+            raise SystemExit(EXIT_USAGE) from None
+    catalog = build_hardware_catalog(tables)
+    _write(output, catalog)
+    click.echo(
+        f"vllm: {len(catalog['releases'])} releases, {len(catalog['entries'])} entries -> {output}"
+    )
+
+
 def _write(output: Path, data: dict[str, Any]) -> None:
     try:
         output.parent.mkdir(parents=True, exist_ok=True)

@@ -316,14 +316,28 @@ def _default(node: ast.expr | None) -> dict[str, Any]:
 
 def build_env_catalog(tables: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Fold per-release tables into eras: runs of consecutive releases with one reading."""
+    releases, variables = fold_eras(tables, "variables")
+    return {
+        "format": ENV_FORMAT,
+        "package": "vllm",
+        "releases": releases,
+        "variables": variables,
+    }
+
+
+def fold_eras(
+    tables: Iterable[dict[str, Any]], field: str
+) -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
+    """Releases oldest first, and per name of ``table[field]`` its eras: runs of consecutive
+    releases with one reading, each ``{"first", "last", **reading}``."""
     ordered = sorted(tables, key=lambda t: version_key(t["version"]))
     if not ordered:
-        raise ValueError("no releases to build an environment catalog from")
+        raise ValueError("no releases to build a catalog from")
     releases = [t["version"] for t in ordered]
-    variables: dict[str, list[dict[str, Any]]] = {}
+    folded: dict[str, list[dict[str, Any]]] = {}
     for index, table in enumerate(ordered):
-        for name, spec in table["variables"].items():
-            eras = variables.setdefault(name, [])
+        for name, spec in table[field].items():
+            eras = folded.setdefault(name, [])
             last = eras[-1] if eras else None
             if (
                 last is not None
@@ -333,12 +347,7 @@ def build_env_catalog(tables: Iterable[dict[str, Any]]) -> dict[str, Any]:
                 last["last"] = releases[index]
             else:
                 eras.append({"first": releases[index], "last": releases[index], **spec})
-    return {
-        "format": ENV_FORMAT,
-        "package": "vllm",
-        "releases": releases,
-        "variables": dict(sorted(variables.items())),
-    }
+    return releases, dict(sorted(folded.items()))
 
 
 def _reading(era: dict[str, Any]) -> dict[str, Any]:
@@ -347,14 +356,17 @@ def _reading(era: dict[str, Any]) -> dict[str, Any]:
 
 def release_table(catalog: dict[str, Any], version: str) -> dict[str, Any]:
     """One release's table back out of a built catalog (what extract_env gave for it)."""
-    position = catalog["releases"].index(version)
-    variables: dict[str, Any] = {}
-    for name, eras in catalog["variables"].items():
-        for era in eras:
-            if (
-                catalog["releases"].index(era["first"])
-                <= position
-                <= catalog["releases"].index(era["last"])
-            ):
-                variables[name] = _reading(era)
+    variables = era_table(catalog, "variables", version)
     return {"format": ENV_FORMAT, "package": "vllm", "version": version, "variables": variables}
+
+
+def era_table(catalog: dict[str, Any], field: str, version: str) -> dict[str, Any]:
+    """The readings of ``catalog[field]`` that hold in ``version`` (a catalogued release)."""
+    releases: list[str] = catalog["releases"]
+    position = releases.index(version)
+    table: dict[str, Any] = {}
+    for name, eras in catalog[field].items():
+        for era in eras:
+            if releases.index(era["first"]) <= position <= releases.index(era["last"]):
+                table[name] = _reading(era)
+    return table

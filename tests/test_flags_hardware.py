@@ -1,0 +1,133 @@
+"""Hardware-specific attention backends and quantization methods, read from vLLM's sources."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from recipelint.commands.flags import flags_group
+from recipelint.flags.hardware import (
+    attention_backend,
+    backend_runs_on,
+    extract_hardware,
+    quantization_on,
+)
+
+REGISTRY = """
+    from enum import Enum
+
+    class AttentionBackendEnum(Enum):
+        FLASH_ATTN = "vllm.backends.flash.FlashBackend"
+        CUTLASS_MLA = "vllm.backends.cutlass.CutlassBackend"
+        ROCM_ATTN = "vllm.backends.rocm.RocmBackend"
+        CUSTOM = ""
+"""
+FLASH = """
+    class FlashBackend:
+        @classmethod
+        def supports_compute_capability(cls, capability):
+            return capability >= DeviceCapability(8, 0)
+"""
+CUTLASS = """
+    class CutlassBackend:
+        @classmethod
+        def supports_compute_capability(cls, capability):
+            return capability.major == 10
+"""
+CUDA = """
+    from vllm.registry import AttentionBackendEnum
+
+    class CudaPlatform:
+        def priorities(self):
+            return [AttentionBackendEnum.CUTLASS_MLA, AttentionBackendEnum.FLASH_ATTN]
+"""
+ROCM = """
+    from vllm.registry import AttentionBackendEnum
+
+    class RocmPlatform:
+        supported_quantization: list[str] = ["awq", "fp8"]
+
+        def select(self, backend):
+            if backend == AttentionBackendEnum.CUTLASS_MLA:
+                raise ValueError("not on ROCm")
+            if backend == AttentionBackendEnum.ROCM_ATTN:
+                return "rocm"
+            return AttentionBackendEnum.FLASH_ATTN
+"""
+
+
+def write_release(root: Path, version: str) -> Path:
+    files = {
+        "vllm/__init__.py": "",
+        "vllm/_version.py": f"__version__ = '{version}'\n",
+        "vllm/registry.py": REGISTRY,
+        "vllm/backends/__init__.py": "",
+        "vllm/backends/flash.py": FLASH,
+        "vllm/backends/cutlass.py": CUTLASS,
+        "vllm/backends/rocm.py": "class RocmBackend:\n    pass\n",
+        "vllm/platforms/__init__.py": "",
+        "vllm/platforms/interface.py": "class Platform:\n    supported_quantization = []\n",
+        "vllm/platforms/cuda.py": CUDA,
+        "vllm/platforms/rocm.py": ROCM,
+    }
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def test_backends_belong_to_the_platforms_that_select_them(tmp_path: Path) -> None:
+    entries = extract_hardware(write_release(tmp_path, "0.20.0"))["entries"]
+    assert entries["attention/FLASH_ATTN"] == {
+        "platforms": ["cuda", "rocm"],
+        "capability": "capability >= DeviceCapability(8, 0)",
+        "min": "8.0",
+    }
+    # ROCm names CUTLASS_MLA only to refuse it.
+    assert entries["attention/CUTLASS_MLA"]["platforms"] == ["cuda"]
+    assert entries["attention/CUTLASS_MLA"]["majors"] == [10]
+    assert entries["attention/ROCM_ATTN"] == {"platforms": ["rocm"]}
+    assert entries["attention/CUSTOM"] == {"platforms": []}
+    assert entries["quantization/rocm"] == {"methods": ["awq", "fp8"]}
+    assert "quantization/cuda" not in entries
+
+
+def test_hardware_command_folds_releases_into_eras(tmp_path: Path) -> None:
+    old = write_release(tmp_path / "vllm-0.19.0", "0.19.0")
+    new = write_release(tmp_path / "vllm-0.20.0", "0.20.0")
+    out = tmp_path / "hardware.json"
+    result = CliRunner().invoke(flags_group, ["hardware", str(new), str(old), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    catalog = json.loads(out.read_text())
+    assert catalog["releases"] == ["0.19.0", "0.20.0"]
+    assert catalog["entries"]["attention/ROCM_ATTN"] == [
+        {"first": "0.19.0", "last": "0.20.0", "platforms": ["rocm"]}
+    ]
+    bad = CliRunner().invoke(flags_group, ["hardware", str(tmp_path / "none"), "-o", str(out)])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+def test_sm100_only_kernels_run_on_blackwell_only() -> None:
+    assert backend_runs_on("CUTLASS_MLA", "0.17.0", "cuda", (10, 0)) == "yes"
+    assert backend_runs_on("CUTLASS_MLA", "0.17.0", "cuda", (9, 0)) == "no"
+    assert backend_runs_on("CUTLASS_MLA", "0.17.0", "rocm") == "no"
+
+
+def test_vendor_specific_backends() -> None:
+    assert backend_runs_on("ROCM_AITER_MLA", "0.17.0", "cuda", (9, 0)) == "no"
+    assert backend_runs_on("ROCM_AITER_MLA", "0.17.0", "rocm") == "yes"
+    assert backend_runs_on("FLASH_ATTN", "0.17.0", "cuda", (7, 5)) == "no"
+    assert backend_runs_on("flash_attn", "0.17.0", "cuda", (9, 0)) == "yes"
+    assert backend_runs_on("NO_SUCH_BACKEND", "0.17.0", "cuda") == "unknown"
+    assert attention_backend("FLASH_ATTN", "0.3.0") is None
+
+
+def test_platform_quantization_lists() -> None:
+    assert quantization_on("awq", "0.17.0", "rocm") == "yes"
+    assert quantization_on("bitsandbytes", "0.8.0", "rocm") == "no"
+    assert quantization_on("bitsandbytes", "0.8.0", "cuda") == "yes"  # CUDA lists none: all pass
+    assert quantization_on("awq", "0.3.0", "cuda") == "unknown"
