@@ -15,11 +15,12 @@ import pytest
 from hypothesis import given, settings
 from test_properties_recipes import BASE_TREE, PROFILE, recipes, to_yaml, with_recipe
 
+from recipelint.argv import dedupe_tokens
 from recipelint.compiler import Compiler
 from recipelint.resolve import layers
 from recipelint.resolve.command import Catalog, Combination, command_parts, render_command
 from recipelint.resolve.features import default_features
-from recipelint.resolve.formatting import RenderError, dedupe_args
+from recipelint.resolve.formatting import RenderError
 
 _GLOBALS = Compiler(BASE_TREE).prepare()
 assert _GLOBALS is not None
@@ -78,7 +79,7 @@ def test_rendered_args_are_the_joined_layers_and_the_emitters_tokens(
             continue  # upstream drops the rendering too
         for role, node_role, argv in _argvs(rendered, combo.node_count > 1):
             before, emitter, after = command_parts(CATALOG, recipe, combo, role, node_role)
-            assert argv[3:] == dedupe_args(_spread(before) + emitter + _spread(after)), (
+            assert argv[3:] == dedupe_tokens(_spread(before) + emitter + _spread(after)), (
                 combo,
                 role,
                 node_role,

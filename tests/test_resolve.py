@@ -8,11 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from recipelint.argv import dedupe_tokens
 from recipelint.jsvalue import UNDEFINED
 from recipelint.resolve.command import Catalog, Combination, render_command
 from recipelint.resolve.docker import docker_meta
 from recipelint.resolve.features import default_features, feature_mode_problems
-from recipelint.resolve.formatting import RenderError, dedupe_args, format_command, shell_quote
+from recipelint.resolve.formatting import RenderError, format_command, shell_quote
 from recipelint.resolve.hardware import pick_default_hardware, pick_fitting_variant
 from recipelint.resolve.install import synthesize_install
 from recipelint.resolve.plan import Problems, build_variant_rendering, variant_hardware
@@ -103,7 +104,7 @@ def recipe(**extra: Any) -> dict[str, Any]:
     ],
 )
 def test_dedupe_keeps_the_last_occurrence(args: list[Any], expected: list[Any]) -> None:
-    assert dedupe_args(args) == expected
+    assert dedupe_tokens(args) == expected
 
 
 @pytest.mark.parametrize(
@@ -429,4 +430,4 @@ def _reference_dedupe(args: list[Any]) -> list[Any]:
     )
 )
 def test_dedupe_matches_the_reference_algorithm(args: list[Any]) -> None:
-    assert dedupe_args(args) == _reference_dedupe(args)
+    assert dedupe_tokens(args) == _reference_dedupe(args)

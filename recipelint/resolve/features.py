@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from recipelint.jsvalue import UNDEFINED, get, js_or, js_string, truthy
+from recipelint.jsvalue import JS_WHITESPACE, UNDEFINED, get, js_or, js_string, truthy
 from recipelint.resolve.hardware import generation_of, hardware_key, is_nvidia
 from recipelint.resolve.layers import FEATURE_ARGS, FEATURE_HW_ARGS, MODE_ARGS, MODE_HW_ARGS, Layer
 
@@ -190,9 +190,6 @@ def feature_args(ctx: FeatureContext, enabled: list[str]) -> list[Any]:
     """The arg sources (lists to spread) contributed by the enabled features, in order."""
     resolver = FeatureResolver(ctx.recipe, ctx.variant, ctx.variant_key, ctx.profile, ctx.hw_id)
     return resolver.args_for(enabled, ctx.strategy, ctx.kv_composing)
-
-
-JS_WHITESPACE = " \t\n\r\x0b\x0c\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
 def companions(recipe: Recipe, enabled: list[str], strategy: str) -> list[dict[str, Any]]:

@@ -12,9 +12,6 @@ _BARE_VARIABLE = re.compile(r"\$[A-Z_][A-Z0-9_]*")
 _SHELL_SAFE = re.compile(r"[A-Za-z0-9_./=:@,+%-]+")
 CONTINUATION = " \\\n  "
 
-# Upstream's name (dedupeArgs), under which the renderer's tests know argv's dedupe.
-dedupe_args = dedupe_tokens
-
 
 class RenderError(Exception):
     """A rendering that upstream aborts (it throws inside command synthesis)."""
