@@ -145,16 +145,19 @@ def _command(tree: RecipeTree, doc: Document, cursor: Cursor, role: Role) -> str
         return f"{title}: cannot render — {exc}"
     blocks = [f"**{title}**"]
     for label, command in _commands(rendered):
-        blocks.append(f"{label}:\n```sh\n{command}\n```" if label else f"```sh\n{command}\n```")
+        fence = f"```sh\n{command}\n```"
+        blocks.append(f"{label}:\n{fence}" if label else fence)
     return "\n\n".join(blocks)
 
 
 def _commands(rendered: dict[str, Any]) -> list[tuple[str, str]]:
-    """Every rendered command: serve and docker, head and worker, each PD pool's and the router's."""
+    """Every rendered command, labelled by its role: the serve command itself (no label),
+    docker, head and worker, each PD pool's and the router's."""
     found: list[tuple[str, str]] = []
     for key, value in rendered.items():
         if key.endswith("command") and isinstance(value, str):
-            found.append(("" if key == "command" else key, value))
+            role = key.removesuffix("command").removesuffix("_")
+            found.append((role.replace("_docker", " (docker)").replace("_", " "), value))
         elif isinstance(value, dict) and isinstance(value.get("command"), str):
             found.append((key, value["command"]))
     return found
