@@ -96,6 +96,15 @@ def test_a_switch_word_read_the_other_way_is_a_warning(tmp_path: Path) -> None:
     assert list(found) == ["RL363"]
     assert found["RL363"][0].severity is Severity.WARNING
     assert "read as false" in found["RL363"][0].message
+    hint = found["RL363"][0].hint
+    assert hint is not None and hint.startswith("write `1` for true")
+
+
+def test_a_falsy_word_for_a_presence_switch_asks_to_remove_it(tmp_path: Path) -> None:
+    found = findings_by_code(tmp_path, _env('    VLLM_MXFP4_USE_MARLIN: "0"\n'))
+    (diag,) = found["RL363"]
+    assert diag.message.endswith("VLLM_MXFP4_USE_MARLIN is true for any non-empty text")
+    assert diag.hint is not None and diag.hint.startswith("remove the variable")
 
 
 def test_strategy_and_kv_store_env_are_read_too(tmp_path: Path) -> None:

@@ -224,6 +224,14 @@ def _value(
             doc,
             pointer,
             f"`{spec.name}: {value}` is accepted by {at} but {verdict.reason}",
-            accepted,
+            _meant_hint(spec),
             code=MISREAD,
         )
+
+
+def _meant_hint(spec: EnvSpec) -> str:
+    """How to write the value the author meant: the opposite of what vLLM reads."""
+    if spec.type == "switch" and spec.true_words:
+        meaning = "false" if spec.negated else "true"
+        return f"write `{spec.true_words[0]}` for {meaning}; {spec.describe()}"
+    return f"remove the variable to leave it off; {spec.describe()}"
