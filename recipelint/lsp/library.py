@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from recipelint.checking import CheckOptions, run_check, tree_config
+from recipelint.checking import CheckOptions, tree_config
 from recipelint.config import Config, ConfigError
-from recipelint.diagnostics import Diagnostic, Related, Severity, Span
+from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.engine import SUPPRESSION, run_checks
 from recipelint.flags.catalog import (
     Catalog,
@@ -41,14 +41,12 @@ __all__ = [
     "FlagSpec",
     "LoadLimits",
     "RecipeTree",
-    "Related",
     "RenderFailure",
     "RuleInfo",
     "SUPPRESSION",
     "Severity",
     "Span",
     "arg_keys",
-    "check_buffer_as_cli",
     "check_document",
     "default_hardware",
     "default_strategy",
@@ -81,11 +79,6 @@ def tree_settings(root: Path) -> Config:
 def check_document(tree: RecipeTree, config: Config, path: Path) -> list[Diagnostic]:
     """`recipelint check PATH` over the loaded tree, with the document at PATH in focus."""
     return run_checks(tree, config, focus=lambda candidate: candidate == path, jobs=1)
-
-
-def check_buffer_as_cli(path: Path, text: str) -> list[Diagnostic]:
-    """What `recipelint check --stdin-filename PATH` reports for ``text`` (reads the disk)."""
-    return run_check([], CheckOptions(stdin_filename=path, stdin_text=text)).diagnostics
 
 
 def document_kind(root: Path, path: Path) -> str | None:
