@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from recipelint.diagnostics import Diagnostic
 from recipelint.load import Document
 from recipelint.resolve.layers import ARG_KEYS
-from recipelint.rules.typography import ascii_spelling
+from recipelint.rules.typography import corrected
 
 if TYPE_CHECKING:
     from recipelint.fix import Fix, Source
@@ -34,7 +34,7 @@ def fix_typographic_lookalike(doc: Document, diag: Diagnostic, source: Source) -
         return None
     # An args item sits at an index of a list under an args key; an env value under its name.
     argument = isinstance(pointer[-1], int) and len(pointer) > 1 and pointer[-2] in ARG_KEYS
-    fixed = ascii_spelling(value, argument)
+    fixed = corrected(value, argument)
     if fixed == value:
         return None
     edit = replace_scalar(source, pointer, fixed)

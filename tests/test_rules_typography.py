@@ -14,7 +14,13 @@ from treehelp import CONTEXT, Fragment, findings_by_code
 from recipelint.cli import cli
 from recipelint.engine import run_checks
 from recipelint.ruleexamples import merged_document
-from recipelint.rules.typography import ascii_lookalike, ascii_spelling, lookalikes
+from recipelint.rules.typography import (
+    ascii_lookalike,
+    ascii_spelling,
+    corrected,
+    lookalikes,
+    mistaken_lookalikes,
+)
 from recipelint.tree import load_tree
 
 RECIPE = "models/acme/demo.yaml"
@@ -85,6 +91,31 @@ def test_lookalikes_are_listed_once_in_order() -> None:
         "U+201D RIGHT DOUBLE QUOTATION MARK",
         "U+00A0 NO-BREAK SPACE",
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"system": "answer \u2014 briefly, \u201cplease\u201d"}',  # JSON that parses
+        '--default-chat-template-kwargs={"note": "a\u00a0b"}',
+        "{% for m in messages %}\n{{ m.content }} \u2014 ok\n{% endfor %}",  # a template
+    ],
+)
+def test_dashes_and_quotes_inside_prose_are_the_writers(text: str) -> None:
+    assert mistaken_lookalikes(text) == []
+    assert corrected(text, True) == text
+
+
+def test_invisible_characters_inside_prose_are_still_mistakes() -> None:
+    text = '{"model": "acme/demo\u200b", "note": "\u2014"}'
+    assert [item.label for item in mistaken_lookalikes(text)] == ["U+200B ZERO WIDTH SPACE"]
+    assert corrected(text, True) == '{"model": "acme/demo", "note": "\u2014"}'
+
+
+def test_json_broken_by_curly_quotes_is_no_prose() -> None:
+    text = "{\u201cmethod\u201d: \u201cmtp\u201d}"
+    assert len(mistaken_lookalikes(text)) == 2
+    assert corrected(text, True) == '{"method": "mtp"}'
 
 
 def test_the_finding_names_the_character_and_the_ascii_spelling(tmp_path: Path) -> None:

@@ -6,11 +6,14 @@ and break the command. Which characters count is derived from Unicode properties
 listed by hand: dashes (category Pd) and minus signs read as `-`, space separators (Zs)
 as a space, invisible format characters (Cf) as nothing, quotation marks as `"` or
 `'`, and anything whose compatibility form (NFKC) is plain ASCII (fullwidth `＝`) as
-that ASCII text.
+that ASCII text. Inside prose (a multi-line value such as an inline chat template, or
+the strings of JSON that parses) dashes and quotes are the writer's; only invisible
+characters are reported there.
 """
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -90,6 +93,35 @@ def ascii_spelling(text: str, argument: bool) -> str:
     return ("--" if name[:1].isalpha() and len(name) > 1 else "-") + rest
 
 
+def is_prose(text: str) -> bool:
+    """Text inside a value rather than a token: several lines (an inline chat template), or
+    JSON that parses, whose lookalikes sit inside its strings. There only invisible
+    characters are mistakes; typographic dashes and quotes are the writer's own."""
+    if "\n" in text:
+        return True
+    value = text.split("=", 1)[1] if text.startswith("-") and "=" in text else text
+    if not value.lstrip().startswith(("{", "[")):
+        return False
+    try:
+        json.loads(value)
+    except ValueError:
+        return False
+    return True
+
+
+def mistaken_lookalikes(text: str) -> list[Lookalike]:
+    """The lookalikes of ``text`` that stand in for ASCII by mistake."""
+    found = lookalikes(text)
+    return [item for item in found if item.ascii == ""] if is_prose(text) else found
+
+
+def corrected(text: str, argument: bool) -> str:
+    """``text`` with its mistaken lookalikes written in ASCII (what RL321's fix writes)."""
+    if is_prose(text):
+        return "".join(char for char in text if ascii_lookalike(char) != "")
+    return ascii_spelling(text, argument)
+
+
 def _replaced(char: str) -> str:
     replacement = ascii_lookalike(char)
     return char if replacement is None else replacement
@@ -150,7 +182,7 @@ def _env_values(doc: Document, pointer: Pointer, values: dict[str, Any]) -> Iter
 @check(CODE)
 def typographic_lookalikes(ctx: CheckContext) -> Iterator[Finding]:
     for value in [*_arguments(ctx), *_environment(ctx)]:
-        found = lookalikes(value.text)
+        found = mistaken_lookalikes(value.text)
         if found:
             what = "argument" if value.argument else f"env `{value.pointer[-1]}`"
             yield Finding(
@@ -159,5 +191,5 @@ def typographic_lookalikes(ctx: CheckContext) -> Iterator[Finding]:
                 f"{what} `{shown(value.text)}` holds "
                 + " and ".join(item.describe() for item in found)
                 + ": vLLM and the shell read it as written, not as the ASCII it looks like",
-                f"write `{shown(ascii_spelling(value.text, value.argument))}`",
+                f"write `{shown(corrected(value.text, value.argument))}`",
             )
