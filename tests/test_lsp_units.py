@@ -280,3 +280,34 @@ def test_columns_are_converted_to_the_clients_code_units() -> None:
     assert utf16.from_units(0, x + 1) == utf8.from_units(0, x + 4) == utf32.from_units(0, x) == x
     span = utf16.span_range(library.Span(1, x + 1, 1, x + 2))
     assert (span.start.character, span.end.character) == (x + 1, x + 2)
+
+
+@pytest.mark.parametrize(
+    ("before", "typed", "expected"),
+    [
+        ("  tasks:\n    - text\n", "  tasks:\n    - text\n    - \n", "tasks"),
+        ("  platforms:\n    - modal\n", "  platforms:\n    - modal\n    - \n", "platforms"),
+    ],
+)
+def test_completion_offers_the_ids_the_tree_wide_files_define(
+    tree: Path, before: str, typed: str, expected: str
+) -> None:
+    import yaml
+
+    from recipelint.lsp.completion import complete
+    from recipelint.lsp.convert import Lines
+
+    path = tree / RECIPE
+    text = path.read_text(encoding="utf-8")
+    assert before in text
+    text = text.replace(before, typed, 1)
+    loaded = Workspace().tree_of(path)
+    assert loaded is not None
+    loaded.set_text(path, text)
+    doc = loaded.document(path)
+    assert doc is not None
+    line = text[: text.index(typed) + len(typed) - 1].count("\n")
+    items = complete(loaded.tree, doc, cursor_at(split_lines(text), line, 6), Lines(text))
+    source = "platforms.yaml" if expected == "platforms" else "taxonomy.yaml"
+    defined = yaml.safe_load((tree / source).read_text(encoding="utf-8"))[expected]
+    assert [item.label for item in items] == [entry["id"] for entry in defined]

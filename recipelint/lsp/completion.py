@@ -75,6 +75,9 @@ def _candidates(tree: RecipeTree, data: Any, cursor: Cursor, role: Role) -> list
             (hf_id, Kind.Reference, doc.rel, False)
             for hf_id, doc in knowledge.recipe_ids(tree).items()
         ]
+    if role in (Role.TASK, Role.PLATFORM, Role.KV_OFFLOAD):
+        defined = knowledge.vocabulary(tree, role)
+        return [(name, Kind.EnumMember, label, False) for name, label in defined.items()]
     if role is Role.FLAG:
         return _flags(data, cursor)
     if role is Role.FLAG_VALUE:

@@ -39,6 +39,9 @@ class Role(Enum):
     RELATED = "related recipe"
     FLAG = "flag"
     FLAG_VALUE = "flag value"
+    TASK = "task"
+    PLATFORM = "platform"
+    KV_OFFLOAD = "kv offload option"
 
 
 @dataclass(frozen=True)
@@ -207,6 +210,8 @@ def key_role(path: tuple[str, ...]) -> Role | None:
         return Role.STRATEGY
     if path == ("kv_cache_strategy_hardware",):
         return Role.KV_STORE
+    if path == ("kv_offload_support",):
+        return Role.KV_OFFLOAD
     if path == ("variants",):
         return Role.VARIANT
     if path == ("features",) or parent == "default_modes":
@@ -225,6 +230,10 @@ def value_role(
         return Role.STRATEGY
     if keys == ("meta", "related_recipes"):
         return Role.RELATED
+    if keys == ("meta", "tasks"):
+        return Role.TASK
+    if keys == ("meta", "platforms"):
+        return Role.PLATFORM
     if last == "opt_in_features" or (len(keys) >= 2 and keys[-2] == "hardware_opt_in_features"):
         return Role.FEATURE
     if len(keys) >= 2 and keys[-2] == "default_modes":

@@ -76,6 +76,36 @@ def _feature(data: Any, name: str) -> dict[str, Any]:
     return _mapping(_mapping(_mapping(data).get("features")).get(name))
 
 
+def vocabulary(tree: RecipeTree, role: Role) -> dict[str, str | None]:
+    """Ids the tree-wide files define for a role, with their display names: the taxonomy's
+    tasks and kv offload options, the platforms of platforms.yaml."""
+    taxonomy = _mapping(tree.taxonomy.data if tree.taxonomy is not None else None)
+    platforms = _mapping(tree.platforms.data if tree.platforms is not None else None)
+    if role is Role.TASK:
+        return _listed_ids(taxonomy.get("tasks"), "display_name")
+    if role is Role.PLATFORM:
+        return _listed_ids(platforms.get("platforms"), "name")
+    if role is Role.KV_OFFLOAD:
+        options = _mapping(taxonomy.get("kv_offload"))
+        return {
+            str(key): _text(_mapping(value).get("display_name")) for key, value in options.items()
+        }
+    return {}
+
+
+def _listed_ids(entries: Any, label: str) -> dict[str, str | None]:
+    found: dict[str, str | None] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        entry = _mapping(entry)
+        if isinstance(entry.get("id"), str):
+            found.setdefault(entry["id"], _text(entry.get(label)))
+    return found
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def variant_names(data: Any) -> list[str]:
     return list(_mapping(_mapping(data).get("variants")))
 
