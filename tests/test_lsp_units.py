@@ -311,3 +311,42 @@ def test_completion_offers_the_ids_the_tree_wide_files_define(
     source = "platforms.yaml" if expected == "platforms" else "taxonomy.yaml"
     defined = yaml.safe_load((tree / source).read_text(encoding="utf-8"))[expected]
     assert [item.label for item in items] == [entry["id"] for entry in defined]
+
+
+def test_fix_all_gives_the_text_check_fix_writes(tree: Path) -> None:
+    from recipelint.fix import fix_tree
+    from recipelint.lsp.convert import Lines, to_protocol
+
+    path = tree / RECIPE
+    text = (
+        path.read_text(encoding="utf-8")
+        .replace('"--tool-call-parser"', '"--tool_call_parser"')
+        .replace('"--enable-auto-tool-choice"', '"--enable_auto_tool_choice"')
+    )
+    path.write_text(text, encoding="utf-8")
+    loaded = Workspace().tree_of(path)
+    assert loaded is not None
+    loaded.set_text(path, text)
+    doc = loaded.document(path)
+    assert doc is not None
+    lines = Lines(text)
+    findings = [
+        actions.Finding(d, to_protocol(d, lines, lambda _: lines))
+        for d in loaded.check(path)
+        if d.path == path
+    ]
+    fix_all = [
+        a
+        for a in actions.code_actions(doc, "file:///x", findings, "utf-16")
+        if a.kind == actions.FIX_ALL
+    ]
+    assert len(fix_all) == 1 and fix_all[0].edit is not None and fix_all[0].edit.changes
+    (edit,) = fix_all[0].edit.changes["file:///x"]
+    starts = [0]
+    for line in lines.lines:
+        starts.append(starts[-1] + len(line) + 1)
+    start = starts[edit.range.start.line] + edit.range.start.character
+    end = starts[edit.range.end.line] + edit.range.end.character
+    fixed = text[:start] + edit.new_text + text[end:]
+    assert fixed == fix_tree(tree, lambda p: p == path).fixed[path]
+    assert "--tool-call-parser" in fixed and "--enable-auto-tool-choice" in fixed
