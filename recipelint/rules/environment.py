@@ -75,7 +75,8 @@ def _expand(
         yield from _expand(as_dict(value).get(part), rest, (*pointer, part))
 
 
-def _mappings(ctx: CheckContext) -> Iterator[EnvMapping]:
+def focused_env_mappings(ctx: CheckContext) -> Iterator[EnvMapping]:
+    """The env mappings of every document in focus: recipes, strategy and kv_store files, the taxonomy."""
     shared = [
         (layers.STRATEGY_FILE, list(ctx.strategies.values())),
         (layers.KV_FILE, list(ctx.kv_stores.values())),
@@ -144,7 +145,7 @@ def runs_other_build(data: Any, pointer: Pointer) -> bool:
 
 @check(UNKNOWN, INVALID, MISREAD)
 def vllm_environment(ctx: CheckContext) -> Iterator[Finding]:
-    for mapping in _mappings(ctx):
+    for mapping in focused_env_mappings(ctx):
         if runs_other_build(mapping.doc.data, mapping.pointer):
             continue
         release = minimum_release(mapping.doc.data, mapping.pointer)

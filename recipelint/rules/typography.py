@@ -18,13 +18,12 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext
-from recipelint.rules.environment import env_mappings
+from recipelint.rules.environment import focused_env_mappings
 from recipelint.rules.registry import Finding, check
 
 CODE = "RL321"
@@ -159,24 +158,10 @@ def _arguments(ctx: CheckContext) -> Iterator[Value]:
 
 
 def _environment(ctx: CheckContext) -> Iterator[Value]:
-    taxonomy = ctx.tree.taxonomy
-    documents: list[tuple[str, list[Document]]] = [
-        (layers.RECIPE, ctx.recipes),
-        (layers.STRATEGY_FILE, list(ctx.strategies.values())),
-        (layers.KV_FILE, list(ctx.kv_stores.values())),
-        (layers.TAXONOMY, [taxonomy] if taxonomy is not None and taxonomy.usable else []),
-    ]
-    for kind, docs in documents:
-        for doc in docs:
-            if ctx.in_focus(doc):
-                for pointer, values in env_mappings(doc.data, kind):
-                    yield from _env_values(doc, pointer, values)
-
-
-def _env_values(doc: Document, pointer: Pointer, values: dict[str, Any]) -> Iterator[Value]:
-    for name, value in values.items():
-        if isinstance(value, str):
-            yield Value(doc, (*pointer, name), value, False)
+    for mapping in focused_env_mappings(ctx):
+        for name, value in mapping.values.items():
+            if isinstance(value, str):
+                yield Value(mapping.doc, (*mapping.pointer, name), value, False)
 
 
 @check(CODE)
