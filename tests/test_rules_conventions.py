@@ -135,3 +135,34 @@ def test_nightly_required_before_the_release_is_what_it_is_for(
 ) -> None:
     fragment = f'model:\n  min_vllm_version: "{minimum}"\n  nightly_required: true\n'
     assert _found(tmp_path, fragment, "RL413") == []
+
+
+ODD_SHAPES = """\
+meta: {title: D, slug: d, provider: A, description: d, date_added: 2026-01-10,
+  date_updated: 2026-01-12, difficulty: beginner, tasks: [omni]}
+model:
+  model_id: acme/demo
+  min_vllm_version: [1, 2]
+  nightly_required: true
+  install: {pip: [1], docker: 3}
+  docker_image: {nvidia: {cu130: 5}}
+  base_args: [1, null, "x", {a: 1}, "examples/x.jinja"]
+  base_env: [1, 2]
+omni: {serve_binary: 7, tasks: "t2i"}
+variants:
+  default: {precision: bf16, vram_minimum_gb: 20, min_vllm_version: "garbage",
+    nightly_required: true, extra_env: {VLLM_USE_V1: null}, hardware_overrides: [1]}
+  v2: [1]
+features: {a: {args: [], modes: [1], hardware_overrides: [1]}, b: 5}
+strategy_overrides: {pd_cluster: {prefill: [1], decode: {env: [1]}}}
+compatible_strategies: [single_node_tp]
+guide: "x"
+"""
+
+
+def test_odd_shapes_are_skipped_without_a_traceback(tmp_path: Path) -> None:
+    """Wrong types are the schema stage's findings; these families read past them."""
+    found = findings_by_code(tmp_path, {RECIPE: ODD_SHAPES})
+    assert "RL102" in found  # the schema stage did see the wrong types
+    families = ("RL22", "RL32", "RL36", "RL41")
+    assert [code for code in found if code.startswith(families)] == []

@@ -74,8 +74,8 @@ def toggles_that_add_nothing(ctx: CheckContext) -> Iterator[Finding]:
 
 def _empty_feature(doc: Document, name: str, feature: dict[str, Any]) -> Iterator[Finding]:
     modes = feature.get("modes")
-    if isinstance(modes, dict):
-        for mode_name, mode in modes.items():
+    if modes:  # a modal feature renders its modes' args; malformed modes are RL212's
+        for mode_name, mode in as_dict(modes).items():
             spec = as_dict(mode)
             if _adds_nothing(spec):
                 yield _finding(
