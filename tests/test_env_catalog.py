@@ -60,6 +60,14 @@ def test_known_variables_have_their_source_reading() -> None:
     assert modelscope.true_words == ("true",) and modelscope.case_insensitive
 
 
+def test_choices_computed_from_an_enum_imported_inline_are_read() -> None:
+    backend = env_spec("VLLM_ATTENTION_BACKEND", "0.14.0")
+    assert backend is not None and backend.type == "choice"
+    assert "FLASH_ATTN" in backend.choices
+    assert check_env_value(backend, "FLASH_ATTN").status == "ok"
+    assert check_env_value(backend, "FLASH_ATTENTION").status == "bad"
+
+
 def test_a_variable_that_was_removed_has_a_last_release() -> None:
     span = env_span("VLLM_USE_V1")
     assert span is not None

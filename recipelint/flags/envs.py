@@ -144,14 +144,24 @@ def _choices(node: ast.expr | None, reader: TypeReader) -> list[str]:
         return sorted(
             {str(e.value) for e in node.elts if isinstance(e, ast.Constant) and e.value is not None}
         )
-    # `list(SomeEnum.__members__.keys())` / `[b.name for b in SomeEnum]`: the enum's names.
+    # `list(SomeEnum.__members__.keys())` / `[b.name for b in SomeEnum]`: the enum's names,
+    # also where the enum is imported inline (`__import__("vllm.x", ...).SomeEnum`).
     for sub in ast.walk(node) if node is not None else ():
+        found = None
         if isinstance(sub, ast.Name) and sub.id[:1].isupper():
             found = reader.resolve("vllm.envs", sub.id)
-            if found is not None and isinstance(found[1], ast.ClassDef):
-                ref = ClassRef(found[0], found[1].name)
-                if reader.is_enum(ref):
-                    return sorted(member for member, _ in reader.enum_members(ref))
+        elif (
+            isinstance(sub, ast.Attribute)
+            and isinstance(sub.value, ast.Call)
+            and dotted(sub.value.func) == "__import__"
+            and sub.value.args
+            and isinstance(sub.value.args[0], ast.Constant)
+        ):
+            found = reader.resolve(str(sub.value.args[0].value), sub.attr)
+        if found is not None and isinstance(found[1], ast.ClassDef):
+            ref = ClassRef(found[0], found[1].name)
+            if reader.is_enum(ref):
+                return sorted(member for member, _ in reader.enum_members(ref))
     return []
 
 
