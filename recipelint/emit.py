@@ -19,6 +19,17 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+from recipelint.carryover import (
+    CarryOver,
+    Listing,
+    Record,
+    digest,
+    identity,
+    listing_of,
+    spare_folder,
+    verified,
+)
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX: no lock, the swap is still all-or-nothing
@@ -76,9 +87,13 @@ MAX_PENDING_WRITES = 256
 WRITE_BATCH = 32
 
 
-def _write_one(base: str, rel: str, data: bytes) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(os.path.join(base, rel), flags, 0o644)
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+# A file of our own staging folder rewritten in place: no directory entry is made or removed.
+_OWN_FILE = os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+
+
+def _write_one(base: str, rel: str, data: bytes, rewrite: bool = False) -> None:
+    fd = os.open(os.path.join(base, rel), _OWN_FILE if rewrite else _NEW_FILE, 0o644)
     try:
         view = memoryview(data)
         while view:
@@ -94,7 +109,10 @@ def write_files(files: Iterable[tuple[str, bytes | None]], folder: Path) -> int:
     semantics, replayed in order). ``files`` is consumed lazily and at most a bounded number
     of writes are pending, so the serialised API is never held in memory all at once.
     """
-    writer = _Writer(os.fspath(folder))
+    return _write_all(files, _Writer(os.fspath(folder)))
+
+
+def _write_all(files: Iterable[tuple[str, bytes | None]], writer: _Writer) -> int:
     with ThreadPoolExecutor(WRITER_THREADS) as pool:
         try:
             for rel, data in files:
@@ -107,6 +125,7 @@ def write_files(files: Iterable[tuple[str, bytes | None]], folder: Path) -> int:
             writer.flush(pool)
         finally:
             writer.drain()
+    writer.finish()
     return writer.count
 
 
@@ -117,15 +136,15 @@ class _Writer:
         self.base = base
         self.made: set[str] = set()
         self.pending: deque[Future[None]] = deque()
-        self.batch: list[tuple[str, bytes]] = []
+        self.batch: list[tuple[str, bytes, bool]] = []
         self.count = 0
 
-    def add(self, pool: ThreadPoolExecutor, rel: str, data: bytes) -> None:
+    def add(self, pool: ThreadPoolExecutor, rel: str, data: bytes, rewrite: bool = False) -> None:
         parent = rel.rpartition("/")[0]
-        if parent and parent not in self.made:
+        if parent and parent not in self.made and not rewrite:
             os.makedirs(os.path.join(self.base, parent), exist_ok=True)
             self.made.add(parent)
-        self.batch.append((rel, data))
+        self.batch.append((rel, data, rewrite))
         self.count += 1
         if len(self.batch) == WRITE_BATCH:
             self.flush(pool)
@@ -140,6 +159,9 @@ class _Writer:
     def drain(self) -> None:
         while self.pending:
             self.pending.popleft().result()
+
+    def finish(self) -> None:
+        """Called once every file is written."""
 
     def remove(self, pool: ThreadPoolExecutor, rel: str) -> None:
         """`rm -rf rel` once every earlier write is done, then drop folders left empty."""
@@ -165,9 +187,87 @@ class _Writer:
             parent = parent.rpartition("/")[0]
 
 
-def _write_batch(base: str, batch: list[tuple[str, bytes]]) -> None:
-    for rel, data in batch:
-        _write_one(base, rel, data)
+class _UpdatingWriter(_Writer):
+    """Brings an earlier output (the spare) up to date: a file whose bytes are already there,
+    as recorded, is kept; others are written; what the new output lacks is deleted."""
+
+    def __init__(self, base: str, present: dict[str, Record], found: set[str]) -> None:
+        super().__init__(base)
+        self.present = present  # files on disk with known bytes
+        self.found = found  # every entry the folder held
+        self.kept: dict[str, Record | None] = {}  # the new output; None: written now
+        self.written = 0
+
+    def add(self, pool: ThreadPoolExecutor, rel: str, data: bytes, rewrite: bool = False) -> None:
+        fresh = digest(data)
+        record = self.present.get(rel)
+        if record is not None and record[0] == fresh:
+            self.kept[rel] = record
+            return
+        if record is None:
+            self._clear_way(rel)
+        self.present[rel] = (fresh, -1, -1, -1)  # bytes known, identity read at the end
+        self.found.add(rel)
+        self.kept[rel] = None
+        self.written += 1
+        super().add(pool, rel, data, rewrite=record is not None)
+
+    def _clear_way(self, rel: str) -> None:
+        """Remove what the spare holds at ``rel`` or in place of one of its folders."""
+        target = os.path.join(self.base, rel)
+        if os.path.isdir(target) and not os.path.islink(target):
+            shutil.rmtree(target)
+        elif os.path.lexists(target):
+            os.unlink(target)
+        parent = rel.rpartition("/")[0]
+        while parent and parent not in self.made:
+            folder = os.path.join(self.base, parent)
+            if os.path.lexists(folder) and not os.path.isdir(folder):
+                os.unlink(folder)
+            parent = parent.rpartition("/")[0]
+
+    def remove(self, pool: ThreadPoolExecutor, rel: str) -> None:
+        # Left on disk and dropped from the new output: deleted at the end unless written again.
+        self.flush(pool)
+        self.drain()
+        for path in [p for p in self.kept if p == rel or p.startswith(rel + "/")]:
+            del self.kept[path]
+
+    def finish(self) -> None:
+        for rel in self.found - self.kept.keys():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(self.base, rel))
+            self._drop_empty_parents(rel)
+        self.count = len(self.kept)
+
+    def _drop_empty_parents(self, rel: str) -> None:
+        parent = rel.rpartition("/")[0]
+        while parent:
+            try:
+                os.rmdir(os.path.join(self.base, parent))
+            except OSError:
+                break
+            parent = parent.rpartition("/")[0]
+
+    def listing(self) -> Listing:
+        """Every file of the new output with its digest and identity on disk."""
+        return listing_of(self.base, self._records())
+
+    def _records(self) -> dict[str, Record]:
+        done: dict[str, Record] = {}
+        for rel, record in self.kept.items():
+            if record is None:
+                found = identity(os.path.join(self.base, rel))
+                if found is None:
+                    continue  # not a plain file any more: the next compile rewrites it
+                record = (self.present[rel][0], *found)
+            done[rel] = record
+        return done
+
+
+def _write_batch(base: str, batch: list[tuple[str, bytes, bool]]) -> None:
+    for rel, data, rewrite in batch:
+        _write_one(base, rel, data, rewrite)
 
 
 def remove_folder(folder: Path) -> None:
@@ -199,13 +299,20 @@ def _unlink_all(paths: list[str]) -> None:
             os.unlink(path)
 
 
-def replace_folder(files: Iterable[tuple[str, bytes | None]], out: Path) -> int:
-    """Write ``files`` to a staging folder beside ``out`` as they come, then swap it in."""
+def replace_folder(
+    files: Iterable[tuple[str, bytes | None]], out: Path, carry: CarryOver | None = None
+) -> int:
+    """Write ``files`` to a staging folder beside ``out`` as they come, then swap it in.
+
+    With ``carry`` (a compile with a cache), the staging folder is the output before the
+    current one when it was kept (see :mod:`recipelint.carryover`): only files whose bytes
+    changed are written, and the replaced output is kept in turn."""
     out = Path(os.path.abspath(out))
-    staging, hold = _new_staging(out)
+    staging, hold, spare = _new_staging(out, carry)
     try:
+        writer = _writer_for(staging, carry, spare)
         try:
-            count = write_files(files, staging)
+            count = _write_all(files, writer)
             os.chmod(staging, 0o755)
         except BaseException as exc:
             remove_folder(staging)
@@ -214,31 +321,86 @@ def replace_folder(files: Iterable[tuple[str, bytes | None]], out: Path) -> int:
             raise EmitError(f"could not write the output: {exc}") from exc
         with _swap_lock(out.parent):
             _sweep(out)
-            _swap(staging, out)
+            if carry is None or not isinstance(writer, _UpdatingWriter):
+                _swap(staging, out)
+            else:
+                _swap_keeping(staging, out, carry, writer.listing())
     finally:
         os.close(hold)
     return count
+
+
+def _writer_for(staging: Path, carry: CarryOver | None, spare: Listing | None) -> _Writer:
+    if carry is None:
+        return _Writer(os.fspath(staging))
+    if spare is None:
+        return _UpdatingWriter(os.fspath(staging), {}, set())
+    present, found = verified(os.fspath(staging), spare)
+    return _UpdatingWriter(os.fspath(staging), present, found)
+
+
+def _swap_keeping(staging: Path, out: Path, carry: CarryOver, records: Listing) -> None:
+    """The swap, keeping the replaced output as the spare, and the record of both."""
+    previous, _ = carry.load()
+    spare = spare_folder(out)
+    try:
+        exchanged = os.path.lexists(out) and _exchange(staging, out)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise EmitError(f"could not move the output into place: {exc}") from exc
+    if not exchanged:
+        _swap(staging, out)
+        carry.save(records, Listing())
+        return
+    try:
+        if os.path.lexists(spare):
+            remove_folder(spare)  # a spare this compile did not take (it had no record)
+        os.rename(staging, spare)
+    except OSError:
+        remove_folder(staging)
+        carry.save(records, Listing())
+        return
+    carry.save(records, previous)
 
 
 STAGING_INFIX = ".new-"
 RETIRED_INFIX = ".old-"
 
 
-def _new_staging(out: Path) -> tuple[Path, int]:
-    """A fresh staging folder beside ``out`` and an open descriptor holding its lock.
+def _new_staging(out: Path, carry: CarryOver | None) -> tuple[Path, int, Listing | None]:
+    """A staging folder beside ``out``, an open descriptor holding its lock, and, when it is
+    the kept spare of an earlier compile, that spare's record.
 
-    It is made and locked under the swap lock, so a sweep (which runs under that lock too)
-    never sees a live compile's folder unlocked."""
+    It is made (or the spare taken) and locked under the swap lock, so a sweep (which runs
+    under that lock too) never sees a live compile's folder unlocked."""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         with _swap_lock(out.parent):
             staging = Path(tempfile.mkdtemp(prefix=f".{out.name}{STAGING_INFIX}", dir=out.parent))
+            spare = _take_spare(out, staging, carry)
             hold = os.open(staging, os.O_RDONLY)
             if fcntl is not None:
                 fcntl.flock(hold, fcntl.LOCK_EX)
     except OSError as exc:
         raise EmitError(f"cannot create a folder beside {out}: {exc.strerror or exc}") from exc
-    return staging, hold
+    return staging, hold, spare
+
+
+def _take_spare(out: Path, staging: Path, carry: CarryOver | None) -> Listing | None:
+    """Move the kept spare to ``staging`` (an empty folder) when it has a record."""
+    spare = spare_folder(out)
+    if carry is None or spare.is_symlink() or not spare.is_dir():
+        return None
+    _, recorded = carry.load()
+    if not recorded.files:
+        return None
+    os.rmdir(staging)
+    try:
+        os.rename(spare, staging)
+    except OSError:
+        staging.mkdir()
+        return None
+    return recorded
 
 
 def _sweep(out: Path) -> None:

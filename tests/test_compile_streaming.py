@@ -137,7 +137,7 @@ def test_a_killed_compiles_staging_folder_is_swept_by_the_next_compile(tmp_path:
 def test_a_live_compiles_staging_folder_is_never_swept(tmp_path: Path) -> None:
     out = tmp_path / "out"
     emit.replace_folder([("models.json", b"[]\n")], out)
-    live, hold = emit._new_staging(out)  # another compile, still writing
+    live, hold, _ = emit._new_staging(out, None)  # another compile, still writing
     try:
         (live / "half.json").write_bytes(b"{}")
         emit.replace_folder([("models.json", b"[1]\n")], out)

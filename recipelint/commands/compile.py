@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
 
     from recipelint.cache import RecipeCache
     from recipelint.compilation import Compiler, CompileResult, FileOp, StreamedOutput
@@ -276,11 +276,11 @@ class _Run:
         """Write the output to ``out`` as it is compiled; (the result, files written).
         Exits with status 2 when the output cannot be written."""
         from recipelint.compilation import CompileBlocked, CompileFailed
-        from recipelint.emit import EmitError, replace_folder
+        from recipelint.emit import EmitError
 
         compiler, steps = self._steps()
         try:
-            written = replace_folder(steps, out)
+            written = self._replace(steps, out)
         except CompileFailed as failed:
             return failed.result, 0
         except CompileBlocked:
@@ -293,14 +293,24 @@ class _Run:
     def _publish_from_memory(self, out: Path) -> tuple[CompileResult[Any], int]:
         """The whole output in memory, then written: for the rare tree whose writes
         cannot be replayed in order on a disk (a file later replaced by a folder)."""
-        from recipelint.emit import EmitError, replace_folder
+        from recipelint.emit import EmitError
 
         result = self._in_memory()
         try:
-            return result, replace_folder(result.files.items(), out)
+            return result, self._replace(result.files.items(), out)
         except EmitError as exc:
             click.echo(f"recipelint compile: {exc}", err=True)
             sys.exit(EXIT_USAGE)
+
+    def _replace(self, files: Iterable[tuple[str, bytes | None]], out: Path) -> int:
+        """emit.replace_folder; with a cache, the replaced output is kept beside OUT and
+        brought up to date by the next compile."""
+        from recipelint.carryover import CarryOver
+        from recipelint.emit import replace_folder
+
+        if self.cache is None:
+            return replace_folder(files, out)
+        return replace_folder(files, out, CarryOver(self.cache.folder, out))
 
     def measure(self) -> tuple[CompileResult[Any], int]:
         """Compile without writing; (the result, bytes the output would hold)."""
