@@ -43,7 +43,7 @@ class EmitError(Exception):
     """The output could not be written; OUT is unchanged."""
 
 
-class Withdrawn(Exception):  # noqa: N818 - a decision, not a fault
+class Withdrawn(Exception):
     """Raised by the files being written to call the output off (the compile found errors);
     the staging folder is removed and the exception passes through unchanged."""
 

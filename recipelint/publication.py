@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Severity
 from recipelint.failurepointer import failing_value
@@ -28,13 +28,15 @@ from recipelint.jsvalue import (
 )
 from recipelint.load import Document, load_document
 from recipelint.outputpaths import PathLedger, unsafe_path_reason
-from recipelint.provenance import Provenance
 from recipelint.resolve.command import Catalog
 from recipelint.resolve.features import feature_mode_problems
 from recipelint.resolve.install import synthesize_install
 from recipelint.resolve.layers import ARG_KEYS, is_omni
 from recipelint.resolve.plan import Problems, render_variant
 from recipelint.tree import RecipeTree, confined_files, recipe_hf_id
+
+if TYPE_CHECKING:
+    from recipelint.provenance import Provenance
 
 
 class StoredDocument(Protocol):

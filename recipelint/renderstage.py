@@ -1,7 +1,9 @@
 """The check's rendering stage: what rendering the named recipes reveals (RL70x/RL71x, RL018).
 
-`recipelint check` renders every command of the recipes in focus, in runs that forked helpers
-can share (recipelint.parallel), and reports what the compile would refuse.
+`recipelint check` plans what the recipes in focus publish (recipelint.publication, which
+renders through recipelint.resolve) in runs that forked helpers can share
+(recipelint.parallel), keeps the output paths only, and reports what the compile would
+refuse. The compile's output machinery (output map, streaming writer, emit) is not used.
 """
 
 from __future__ import annotations
