@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from treehelp import Fragment, findings_by_code
+
 from recipelint.rules.guide import fenced_blocks, model_arguments, syntax_error
 from recipelint.rules.values import expected_vram, parameter_billions
 from recipelint.rules.variants import precision_words
@@ -126,3 +130,9 @@ def test_guide_version_pattern_is_linear_on_long_blank_runs() -> None:
     assert GUIDE_MINIMUM.search("vLLM" + " " * 50_000 + "x") is None
     assert time.process_time() - started < 1.0
     assert GUIDE_MINIMUM.search("- **vLLM**: ≥ 0.23.0.").group(1) == "0.23.0"
+
+
+def test_env_value_not_string_quotes_the_value_as_javascript_prints_it(tmp_path: Path) -> None:
+    recipe = Fragment("model:\n  base_env:\n    RATIO: 1.0\n    HUGE: 1.0e+21\n")
+    found = findings_by_code(tmp_path, {"models/acme/demo.yaml": recipe})["RL551"]
+    assert sorted(d.hint for d in found) == ['quote it: HUGE: "1e+21"', 'quote it: RATIO: "1"']

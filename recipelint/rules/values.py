@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from recipelint.jsvalue import js_string
 from recipelint.load import Document
 from recipelint.resolve.layers import ENV_KEYS
 from recipelint.rules.common import Pointer, as_dict, as_list
@@ -64,23 +65,15 @@ def env_values_are_strings(ctx: CheckContext) -> Iterator[Finding]:
             for name, value in env.items():
                 if isinstance(value, str):
                     continue
-                kind = "null" if value is None else f"the {type(value).__name__} {_js_text(value)}"
+                kind = "null" if value is None else f"the {type(value).__name__} {js_string(value)}"
                 yield Finding(
                     doc,
                     pointer + (name,),
                     f"env `{name}` is {kind}, "
                     "not a string: the JSON API publishes it untyped and docker `-e` prints it the "
                     "JavaScript way",
-                    f'quote it: {name}: "{_js_text(value)}"',
+                    f'quote it: {name}: "{js_string(value)}"',
                 )
-
-
-def _js_text(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 # --- dates -------------------------------------------------------------------------------
