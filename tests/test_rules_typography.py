@@ -112,6 +112,11 @@ def test_invisible_characters_inside_prose_are_still_mistakes() -> None:
     assert corrected(text, True) == '{"model": "acme/demo", "note": "\u2014"}'
 
 
+def test_json_nested_past_the_parsers_depth_is_read_as_a_token() -> None:
+    text = "[" * 100_000 + "\u2014" + "]" * 100_000
+    assert [item.label for item in mistaken_lookalikes(text)] == ["U+2014 EM DASH"]
+
+
 def test_json_broken_by_curly_quotes_is_no_prose() -> None:
     text = "{\u201cmethod\u201d: \u201cmtp\u201d}"
     assert len(mistaken_lookalikes(text)) == 2

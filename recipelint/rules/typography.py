@@ -103,7 +103,7 @@ def is_prose(text: str) -> bool:
         return False
     try:
         json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):  # nesting past the parser's depth is no JSON here
         return False
     return True
 
@@ -111,7 +111,9 @@ def is_prose(text: str) -> bool:
 def mistaken_lookalikes(text: str) -> list[Lookalike]:
     """The lookalikes of ``text`` that stand in for ASCII by mistake."""
     found = lookalikes(text)
-    return [item for item in found if item.ascii == ""] if is_prose(text) else found
+    if found and is_prose(text):
+        return [item for item in found if item.ascii == ""]
+    return found
 
 
 def corrected(text: str, argument: bool) -> str:
