@@ -43,14 +43,15 @@ def _shown(text: str) -> str:
 def _documents(ctx: CheckContext) -> Iterator[tuple[Document, bool]]:
     """Each usable document findings can be shown for, and whether its values reach commands.
 
-    A recipe out of focus is left out: its findings would not be shown.
+    A document out of focus is left out: the engine shows no rule finding of one (checking
+    one recipe in an editor need not walk the taxonomy on every keystroke).
     """
     tree = ctx.tree
     for doc in (tree.taxonomy, tree.platforms):
-        if doc is not None and doc.usable:
+        if doc is not None and doc.usable and ctx.in_focus(doc):
             yield doc, False
     for doc in [*tree.strategies, *tree.kv_stores]:
-        if doc.usable:
+        if doc.usable and ctx.in_focus(doc):
             yield doc, True
     for doc in ctx.recipes:
         yield doc, True
