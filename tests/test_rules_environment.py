@@ -134,3 +134,10 @@ def test_env_mappings_follow_the_declared_places() -> None:
         ("variants", "fp8", "extra_env"),
         ("strategy_overrides", "pd_cluster", "prefill", "env"),
     ]
+
+
+def test_json_nested_past_the_parsers_depth_is_an_invalid_value(tmp_path: Path) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    values = f'    VLLM_FLASHINFER_ALLREDUCE_FUSION_THRESHOLDS_MB: "{deep}"\n'
+    (diag,) = findings_by_code(tmp_path, _env(values))["RL362"]
+    assert "nested deeper than Python's JSON parser reads" in diag.message

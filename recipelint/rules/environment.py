@@ -18,6 +18,7 @@ from typing import Any
 from recipelint.flags.catalog import version_key
 from recipelint.flags.env_catalog import (
     EnvSpec,
+    EnvValueCheck,
     check_env_value,
     closest_env_names,
     covered_release,
@@ -208,7 +209,10 @@ def _did_you_mean(name: str, release: str | None) -> str:
 def _value(
     doc: Document, pointer: Pointer, spec: EnvSpec, value: str, release: str | None
 ) -> Iterator[Finding]:
-    verdict = check_env_value(spec, value)
+    try:
+        verdict = check_env_value(spec, value)
+    except RecursionError:  # vLLM's own json.loads fails on it the same way
+        verdict = EnvValueCheck("bad", "nested deeper than Python's JSON parser reads")
     at = f"vLLM {release}" if release else "vLLM"
     accepted = f"accepted: {spec.describe()}"
     if verdict.status == "bad":
