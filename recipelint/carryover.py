@@ -129,36 +129,50 @@ def listing_of(folder: str, files: dict[str, Record]) -> Listing:
 
 def verified(folder: str, recorded: Listing) -> tuple[dict[str, Record], set[str]]:
     """The files of ``folder`` that are exactly as recorded, and every entry found there
-    (files, links, anything but a folder), by relative path.
+    (files, links, anything but a real folder), by relative path.
 
-    A recorded folder whose identity is unchanged still holds the entries it held, so only
-    the top folder and folders that changed are read."""
-    found: set[str] = set()
-    unchanged = {
-        rel
-        for rel, ident in recorded.folders.items()
-        if folder_identity(os.path.join(folder, rel)) == ident
-    }
+    Folders are entered from the top, never through a link. A recorded folder whose identity
+    is unchanged still holds the entries it held, so only the top folder and folders that
+    changed are read."""
+    files_in: dict[str, list[str]] = {}
     for rel in recorded.files:
-        if rel.rpartition("/")[0] in unchanged:
-            found.add(rel)
-    pending = [""] + [rel for rel in recorded.folders if rel not in unchanged]
+        files_in.setdefault(rel.rpartition("/")[0], []).append(rel)
+    folders_in: dict[str, list[str]] = {}
+    for rel in recorded.folders:
+        folders_in.setdefault(rel.rpartition("/")[0], []).append(rel)
+    found: set[str] = set()
+    pending = [""]
     while pending:
-        rel_dir = pending.pop()
-        try:
-            entries = list(os.scandir(os.path.join(folder, rel_dir)))
-        except OSError:
+        current = pending.pop()
+        ident = recorded.folders.get(current)
+        if (
+            current
+            and ident is not None
+            and folder_identity(os.path.join(folder, current)) == ident
+        ):
+            found.update(files_in.get(current, ()))
+            pending.extend(folders_in.get(current, ()))
             continue
-        for entry in entries:
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if entry.is_dir(follow_symlinks=False):
-                if rel not in recorded.folders:
-                    pending.append(rel)  # a folder nobody recorded: read all of it
-            else:
-                found.add(rel)
+        pending.extend(_read_folder(folder, current, found))
     good: dict[str, Record] = {}
     for rel in found:
         record = recorded.files.get(rel)
         if record is not None and identity(os.path.join(folder, rel)) == record[1:]:
             good[rel] = record
     return good, found
+
+
+def _read_folder(folder: str, current: str, found: set[str]) -> list[str]:
+    """Add the entries of one folder to ``found``; its real subfolders, to be read in turn."""
+    subfolders = []
+    try:
+        entries = list(os.scandir(os.path.join(folder, current)))
+    except OSError:
+        return []
+    for entry in entries:
+        rel = f"{current}/{entry.name}" if current else entry.name
+        if entry.is_dir(follow_symlinks=False):
+            subfolders.append(rel)
+        else:
+            found.add(rel)
+    return subfolders

@@ -213,18 +213,22 @@ class _UpdatingWriter(_Writer):
         super().add(pool, rel, data, rewrite=record is not None)
 
     def _clear_way(self, rel: str) -> None:
-        """Remove what the spare holds at ``rel`` or in place of one of its folders."""
+        """Remove what the spare holds at ``rel`` or in place of one of its folders, from
+        the top down, so nothing is ever reached through a link."""
+        parts = rel.split("/")
+        for depth in range(1, len(parts)):
+            parent = "/".join(parts[:depth])
+            if parent in self.made:
+                continue
+            folder = os.path.join(self.base, parent)
+            if os.path.islink(folder) or (os.path.lexists(folder) and not os.path.isdir(folder)):
+                os.unlink(folder)  # a link or a file where a folder must be
+                break  # nothing below it exists any more
         target = os.path.join(self.base, rel)
         if os.path.isdir(target) and not os.path.islink(target):
             shutil.rmtree(target)
         elif os.path.lexists(target):
             os.unlink(target)
-        parent = rel.rpartition("/")[0]
-        while parent and parent not in self.made:
-            folder = os.path.join(self.base, parent)
-            if os.path.lexists(folder) and not os.path.isdir(folder):
-                os.unlink(folder)
-            parent = parent.rpartition("/")[0]
 
     def remove(self, pool: ThreadPoolExecutor, rel: str) -> None:
         # Left on disk and dropped from the new output: deleted at the end unless written again.
@@ -235,8 +239,11 @@ class _UpdatingWriter(_Writer):
 
     def finish(self) -> None:
         for rel in self.found - self.kept.keys():
+            path = os.path.join(self.base, rel)
+            if os.path.isdir(path) and not os.path.islink(path):
+                continue  # a link or file this compile replaced by a folder of the output
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(os.path.join(self.base, rel))
+                os.unlink(path)
             self._drop_empty_parents(rel)
         self.count = len(self.kept)
 

@@ -82,10 +82,17 @@ def test_files_changed_or_added_behind_its_back_are_never_published(tmp_path: Pa
     (out / "stray.txt").write_bytes(b"not ours\n")
     (out / "Qwen" / "stray").mkdir(parents=True, exist_ok=True)
     (out / "Qwen" / "stray" / "x.json").write_bytes(b"{}\n")
+    outside = tmp_path / "outside"
+    moved = out / "Qwen" / "Qwen2.5-7B-Instruct"  # the folder the edited recipe writes to
+    shutil.move(moved, outside)
+    moved.symlink_to(outside, target_is_directory=True)
+    kept_outside = snapshot(outside)
     for round_number in range(3):  # the tampered output becomes the spare, then is reused
         retitle(tree, f"Round {round_number}")
         assert compile_into(tree, out, cache) == 0
         assert snapshot(out) == fresh(tree, tmp_path)
+        assert not [p for p in out.rglob("*") if p.is_symlink()]
+    assert snapshot(outside) == kept_outside, "a file outside the output was changed"
 
 
 def test_a_failed_compile_leaves_the_output_and_the_next_one_is_whole(tmp_path: Path) -> None:
