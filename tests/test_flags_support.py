@@ -121,6 +121,15 @@ def test_flags_history_prints_a_flag_life() -> None:
     assert "not accepted" in output
 
 
+def test_flags_history_of_a_json_key_prints_the_key_life() -> None:
+    code, output = _history("--compilation-config.use_cudagraph")
+    assert code == 0, output
+    lines = output.splitlines()
+    assert lines[0].startswith("--compilation-config.use_cudagraph in vllm ")
+    assert any(line.endswith(": deprecated") for line in lines)
+    assert lines[-1].endswith("not accepted (unknown key)")
+
+
 @pytest.mark.parametrize("args", [["--enable-chunkd-prefill"], ["--moe-backend", "x", "y"]])
 def test_flags_history_of_no_flag_says_so(args: list[str]) -> None:
     code, output = _history(*args)

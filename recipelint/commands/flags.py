@@ -126,6 +126,16 @@ def history_command(catalogs: tuple[str, ...], output: Path | None, package: str
     click.echo(f"{history['package']}: {len(history['releases'])} releases -> {output}")
 
 
+def _print_key_life(canonical: str, path: tuple[str, ...], package: str) -> None:
+    from recipelint.flags.support import json_key_life
+
+    eras = json_key_life(canonical, path, package)
+    click.echo(f"{canonical}.{'.'.join(path)} in {package} {eras[0].first} .. {eras[-1].last}:")
+    for era in eras:
+        span = era.first if era.first == era.last else f"{era.first} .. {era.last}"
+        click.echo(f"  {span}: {era.reading}")
+
+
 def _print_life(option: str, package: str) -> None:
     from recipelint.flags.catalog import closest_flags, newest_catalog
     from recipelint.flags.support import flag_life
@@ -134,7 +144,11 @@ def _print_life(option: str, package: str) -> None:
         click.echo(f"recipelint flags history: unknown package {package!r}", err=True)
         raise SystemExit(EXIT_USAGE)
     newest = newest_catalog(package)
-    canonical = newest.lookup(option).canonical or option
+    found = newest.lookup(option)
+    canonical = found.canonical or option
+    if found.json_path:
+        _print_key_life(canonical, found.json_path, package)
+        return
     eras = flag_life(canonical, package)
     if all(era.reading == "not accepted" for era in eras):
         hint = closest_flags(newest, option)

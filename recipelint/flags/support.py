@@ -127,6 +127,28 @@ def flag_life(canonical: str, package: str = "vllm") -> list[Era]:
     return eras
 
 
+def json_key_life(canonical: str, path: tuple[str, ...], package: str = "vllm") -> list[Era]:
+    """Runs of consecutive catalogued releases reading a JSON sub-key the same way."""
+    readings = {
+        "known": "accepted",
+        "deprecated": "deprecated",
+        "unknown": "not accepted (unknown key)",
+        "free": "accepted (the option takes any mapping)",
+    }
+    eras: list[Era] = []
+    for version in available_versions(package):
+        catalog = load_catalog(version, package)
+        if catalog.flag(canonical) is None:
+            reading = f"not accepted (no {canonical})"
+        else:
+            reading = readings[catalog.json_key_status(canonical, path)]
+        if eras and eras[-1].reading == reading:
+            eras[-1] = Era(eras[-1].first, version, reading)
+        else:
+            eras.append(Era(version, version, reading))
+    return eras
+
+
 def describe_flag(spec: FlagSpec) -> str:
     """One line on how a release reads a flag (arity, type, choices, aliases, deprecation)."""
     parts = [
