@@ -176,3 +176,13 @@ def test_env_list_of_one_release() -> None:
 def test_env_list_of_an_uncovered_release_is_a_usage_error(release: str) -> None:
     code, output = _env("list", "--release", release)
     assert code == 2 and "Traceback" not in output
+
+
+def test_the_committed_catalogs_unfold_and_fold_back_unchanged() -> None:
+    from recipelint.flags.envs import build_env_catalog, unfold_eras
+    from recipelint.flags.hardware import build_hardware_catalog, load_hardware_catalog
+
+    env = load_env_catalog()
+    assert build_env_catalog(unfold_eras(env, "variables")) == env
+    hardware = load_hardware_catalog()
+    assert build_hardware_catalog(unfold_eras(hardware, "entries")) == hardware

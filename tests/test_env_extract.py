@@ -166,3 +166,19 @@ def test_extract_command_writes_a_deterministic_catalog(tmp_path: Path) -> None:
     assert catalog["variables"]["VLLM_TIMEOUT"][0]["last"] == "0.8.0"
     bad = runner.invoke(env_group, ["extract", str(tmp_path / "nothing"), "-o", str(out)])
     assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+def test_add_to_keeps_the_releases_of_an_existing_catalog(tmp_path: Path) -> None:
+    old = write_release(tmp_path / "vllm-0.8.0", "0.8.0", ENVS)
+    new = write_release(tmp_path / "vllm-0.9.0", "0.9.0", ENVS.replace('"VLLM_TIMEOUT"', '"X"'))
+    both, first, added = tmp_path / "both.json", tmp_path / "first.json", tmp_path / "added.json"
+    runner = CliRunner()
+    runner.invoke(env_group, ["extract", str(old), str(new), "-o", str(both)])
+    runner.invoke(env_group, ["extract", str(old), "-o", str(first)])
+    result = runner.invoke(
+        env_group, ["extract", str(new), "--add-to", str(first), "-o", str(added)]
+    )
+    assert result.exit_code == 0, result.output
+    assert added.read_bytes() == both.read_bytes()
+    bad = runner.invoke(env_group, ["extract", str(new), "--add-to", str(old), "-o", str(added)])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output

@@ -84,12 +84,20 @@ def list_command(release: str | None) -> None:
     required=True,
     help="Where to write the catalog (rules/vllm/vllm-env.json).",
 )
-def extract_command(sources: tuple[Path, ...], output: Path) -> None:
+@click.option(
+    "--add-to",
+    "add_to",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="An existing catalog whose releases are kept (a new release needs only its source).",
+)
+def extract_command(sources: tuple[Path, ...], output: Path, add_to: Path | None) -> None:
     """Read vLLM wheels or unpacked releases and write the environment catalog of all of them."""
     from recipelint.flags.envs import build_env_catalog, extract_env
     from recipelint.flags.source import SourceError
     from recipelint.progress import Progress
 
+    kept = kept_tables(add_to, "variables", "recipelint env extract") if add_to else []
     tables: list[dict[str, Any]] = []
     for source in sources:
         try:
@@ -98,7 +106,9 @@ def extract_command(sources: tuple[Path, ...], output: Path) -> None:
         except SourceError as exc:
             click.echo(f"recipelint env extract: {exc}", err=True)
             raise SystemExit(EXIT_USAGE) from None
-    catalog = build_env_catalog(tables)
+    # A release read again from its source replaces the kept reading.
+    by_version = {t["version"]: t for t in [*kept, *tables]}
+    catalog = build_env_catalog(by_version.values())
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(dump_json(catalog), encoding="utf-8")
@@ -108,3 +118,15 @@ def extract_command(sources: tuple[Path, ...], output: Path) -> None:
     click.echo(
         f"vllm: {len(catalog['releases'])} releases, {len(catalog['variables'])} variables -> {output}"
     )
+
+
+def kept_tables(path: Path, field: str, command: str) -> list[dict[str, Any]]:
+    """The per-release tables of an existing folded catalog (what --add-to keeps)."""
+    from recipelint.flags.envs import unfold_eras
+
+    try:
+        catalog = json.loads(path.read_text(encoding="utf-8"))
+        return unfold_eras(catalog, field)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        click.echo(f"{command}: {path}: not a catalog to add to ({exc})", err=True)
+        raise SystemExit(EXIT_USAGE) from None

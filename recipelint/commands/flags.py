@@ -210,12 +210,21 @@ def show_command(option: str, version: str | None, package: str) -> None:
     required=True,
     help="Where to write the catalog (rules/vllm/vllm-hardware.json).",
 )
-def hardware_command(sources: tuple[Path, ...], output: Path) -> None:
+@click.option(
+    "--add-to",
+    "add_to",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="An existing catalog whose releases are kept (a new release needs only its source).",
+)
+def hardware_command(sources: tuple[Path, ...], output: Path, add_to: Path | None) -> None:
     """Read vLLM releases and write which platforms run each attention backend and
     quantization method (one catalog for all of them)."""
+    from recipelint.commands.env import kept_tables
     from recipelint.flags.hardware import build_hardware_catalog, extract_hardware
     from recipelint.flags.source import SourceError
 
+    kept = kept_tables(add_to, "entries", "recipelint flags hardware") if add_to else []
     tables: list[dict[str, Any]] = []
     for source in sources:
         try:
@@ -223,7 +232,8 @@ def hardware_command(sources: tuple[Path, ...], output: Path) -> None:
         except SourceError as exc:
             click.echo(f"recipelint flags hardware: {exc}", err=True)
             raise SystemExit(EXIT_USAGE) from None
-    catalog = build_hardware_catalog(tables)
+    by_version = {t["version"]: t for t in [*kept, *tables]}
+    catalog = build_hardware_catalog(list(by_version.values()))
     _write(output, catalog)
     click.echo(
         f"vllm: {len(catalog['releases'])} releases, {len(catalog['entries'])} entries -> {output}"

@@ -380,3 +380,12 @@ def era_table(catalog: dict[str, Any], field: str, version: str) -> dict[str, An
             if releases.index(era["first"]) <= position <= releases.index(era["last"]):
                 table[name] = _reading(era)
     return table
+
+
+def unfold_eras(catalog: dict[str, Any], field: str) -> list[dict[str, Any]]:
+    """The per-release tables a folded catalog was built from (fold_eras undone), so one
+    new release can be added without the sources of every earlier one."""
+    return [
+        {"version": version, field: era_table(catalog, field, version)}
+        for version in catalog["releases"]
+    ]
