@@ -126,7 +126,28 @@ def test_vendor_specific_backends() -> None:
     assert attention_backend("FLASH_ATTN", "0.3.0") is None
 
 
+def test_config_era_quantization_lists(tmp_path: Path) -> None:
+    root = write_release(tmp_path, "0.5.0")
+    (root / "vllm/config.py").write_text(
+        textwrap.dedent(
+            """
+            class ModelConfig:
+                def _verify_quantization(self):
+                    rocm_supported_quantization = ["gptq", "squeezellm"]
+                    tpu_supported_quantization = ["tpu_int8"]
+            """
+        )
+    )
+    (root / "vllm/platforms/rocm.py").write_text("class RocmPlatform:\n    pass\n")
+    entries = extract_hardware(root)["entries"]
+    assert entries["quantization/rocm"] == {"methods": ["gptq", "squeezellm"]}
+    assert entries["quantization/tpu"] == {"methods": ["tpu_int8"]}
+
+
 def test_platform_quantization_lists() -> None:
+    assert quantization_on("awq", "0.4.0", "rocm") == "no"  # rocm_not_supported_quantization
+    assert quantization_on("gptq", "0.4.0", "rocm") == "yes"
+    assert quantization_on("awq", "0.5.0", "rocm") == "no"
     assert quantization_on("awq", "0.17.0", "rocm") == "yes"
     assert quantization_on("bitsandbytes", "0.8.0", "rocm") == "no"
     assert quantization_on("bitsandbytes", "0.8.0", "cuda") == "yes"  # CUDA lists none: all pass

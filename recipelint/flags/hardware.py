@@ -172,7 +172,7 @@ def _capability_bounds(expr: ast.expr) -> dict[str, Any]:
 
 
 def _quantization_limits(tree: SourceTree) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
+    out = _config_quantization_limits(tree)
     for platform, module in _platform_modules(tree).items():
         methods: list[str] = []
         for node in ast.walk(module):
@@ -188,6 +188,30 @@ def _quantization_limits(tree: SourceTree) -> dict[str, dict[str, Any]]:
                 methods += [_string(e) for e in value.elts if _string(e)]
         if methods:
             out[f"quantization/{platform}"] = {"methods": sorted(set(methods))}
+    return out
+
+
+def _config_quantization_limits(tree: SourceTree) -> dict[str, dict[str, Any]]:
+    """Before platform classes held them (to 0.6.4), ModelConfig listed per-platform methods
+    as ``rocm_supported_quantization = [...]`` (and 0.4.0's ``rocm_not_supported_quantization``)."""
+    mod = tree.module("vllm.config")
+    out: dict[str, dict[str, Any]] = {}
+    for node in ast.walk(mod.tree) if mod is not None else ():
+        if not (
+            isinstance(node, ast.Assign)
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, (ast.List, ast.Tuple))
+        ):
+            continue
+        name = node.targets[0].id
+        methods = sorted({_string(e) for e in node.value.elts if _string(e)})
+        for suffix, key in (
+            ("_not_supported_quantization", "excluded"),
+            ("_supported_quantization", "methods"),
+        ):
+            if name.endswith(suffix) and name != suffix.lstrip("_") and methods:
+                out[f"quantization/{name[: -len(suffix)]}"] = {key: methods}
+                break
     return out
 
 
@@ -254,6 +278,8 @@ def quantization_on(method: str, version: str, platform: str) -> Runs:
     entry = _entry(f"quantization/{platform}", version)
     if entry is None:
         return "yes" if _entry_known(version) else "unknown"
+    if "excluded" in entry:
+        return "no" if method in entry["excluded"] else "yes"
     return "yes" if method in entry["methods"] else "no"
 
 
