@@ -26,6 +26,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "recipelint.rules.references",
     "recipelint.rules.args",
     "recipelint.rules.vllm_flags",
+    "recipelint.rules.backends",
     "recipelint.rules.resolved",
     "recipelint.rules.versions",
     "recipelint.rules.variants",

@@ -1,0 +1,257 @@
+"""RL370–RL372: attention backends and quantization methods selected for hardware that cannot run them.
+
+Every command the compiler can render (resolved.command_choices) is assembled from its
+layers; the attention backend it selects (``--attention-backend``, the ``backend`` key of
+``--attention-config``, ``VLLM_ATTENTION_BACKEND``) and its ``--quantization`` method are
+judged, for each hardware profile the command is rendered for, against what the recipe's
+minimum vLLM release says of them (:mod:`recipelint.flags.hardware`): which platform
+modules select a backend, which CUDA capabilities it states, which quantization methods a
+platform accepts. The platform and the CUDA capabilities of a profile come from its
+taxonomy entry: ``compute_arch`` (``sm100``, ``gfx942``) when given, else its brand and
+generation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from recipelint.flags.catalog import Catalog as FlagCatalog
+from recipelint.flags.catalog import newest_catalog
+from recipelint.flags.hardware import (
+    attention_backend,
+    backend_runs_on,
+    load_hardware_catalog,
+    quantization_on,
+)
+from recipelint.jsvalue import get
+from recipelint.load import Document
+from recipelint.resolve import layers
+from recipelint.resolve.plan import SYNTHESIS_ERRORS
+from recipelint.rules.common import Pointer
+from recipelint.rules.context import CheckContext
+from recipelint.rules.environment import minimum_release
+from recipelint.rules.registry import Finding, check
+from recipelint.rules.resolved import Assembler, CommandChoice, _catalog, _plan
+
+WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION = "RL370", "RL371", "RL372"
+BACKEND_ENV = "VLLM_ATTENTION_BACKEND"
+
+# Accelerator generations named in taxonomies, as the CUDA capabilities their GPUs report.
+# A generation spanning several (Blackwell: SM100 data-centre, SM120 workstation parts)
+# is judged only where every one of them disagrees; `compute_arch` settles the rest.
+GENERATION_CAPABILITIES: dict[str, tuple[tuple[int, int], ...]] = {
+    "volta": ((7, 0),),
+    "turing": ((7, 5),),
+    "ampere": ((8, 0), (8, 6), (8, 7)),
+    "ada": ((8, 9),),
+    "hopper": ((9, 0),),
+    "blackwell": ((10, 0), (10, 3), (11, 0), (12, 0), (12, 1)),
+}
+# Taxonomy generations that are themselves a vLLM platform.
+PLATFORM_GENERATIONS = frozenset({"cpu", "tpu", "xpu"})
+BRAND_PLATFORMS = {"NVIDIA": "cuda", "AMD": "rocm"}
+# Platforms whose attention selector logs "Cannot use <backend> backend" and runs its own
+# backend instead of failing: a selection there misleads rather than breaks (a warning).
+# CUDA validates a selected backend and ROCm raises for one it does not handle.
+FALLBACK_PLATFORMS = frozenset({"cpu", "tpu", "xpu"})
+_SM = re.compile(r"^sm_?(\d+)(\d)[a-z]?$")
+
+
+@dataclass(frozen=True)
+class Target:
+    """How vLLM sees one hardware profile: its platform and, on CUDA, the capabilities it may report."""
+
+    platform: str
+    capabilities: tuple[tuple[int, int], ...] = ()
+
+
+def target_of(profile: Any) -> Target | None:
+    """The vLLM platform of a taxonomy profile; None where no built-in platform runs it (a plugin's)."""
+    arch, brand = get(profile, "compute_arch"), get(profile, "brand")
+    generations = _generations(profile)
+    if isinstance(arch, str) and (found := _SM.match(arch)):
+        return Target("cuda", ((int(found[1]), int(found[2])),))
+    if isinstance(arch, str) and arch.startswith("gfx"):
+        return Target("rocm")
+    platforms = generations & PLATFORM_GENERATIONS
+    if len(platforms) == 1:
+        return Target(next(iter(platforms)))
+    platform = BRAND_PLATFORMS.get(brand) if isinstance(brand, str) else None
+    if platform is None or platforms:
+        return None
+    capabilities = [c for g in sorted(generations) for c in GENERATION_CAPABILITIES.get(g, ())]
+    known = all(g in GENERATION_CAPABILITIES for g in generations) and platform == "cuda"
+    return Target(platform, tuple(dict.fromkeys(capabilities)) if known else ())
+
+
+def _generations(profile: Any) -> set[str]:
+    gen = get(profile, "generation")
+    if gen is None or not isinstance(gen, (str, list)):
+        gen = get(profile, "gpu_generation")
+    items = gen if isinstance(gen, list) else [gen]
+    return {item.lower() for item in items if isinstance(item, str)}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A backend or quantization method a command selects, and where it is written."""
+
+    kind: str  # "attention" | "quantization"
+    name: str
+    doc: Document
+    pointer: Pointer
+    spelled: str  # how the command selects it, for the message
+
+
+def _arg_selections(catalog: FlagCatalog, layer: Any) -> Iterator[Selection]:
+    for unit in layer.units:
+        hit = catalog.lookup(unit.name)
+        value = unit.inline_value if unit.inline_value is not None else unit.text_value
+        at = layer.at(unit.index if unit.value_index is None else unit.value_index)
+        if value is None or hit.canonical is None:
+            continue
+        if hit.canonical == "--attention-backend":
+            yield Selection("attention", value, layer.doc, at, f"--attention-backend {value}")
+        elif hit.canonical == "--quantization":
+            yield Selection("quantization", value, layer.doc, at, f"{unit.name} {value}")
+        elif hit.canonical == "--attention-config":
+            backend = _config_backend(hit.json_path, value)
+            if backend is not None:
+                shown = f"{unit.name} backend {backend}"
+                yield Selection("attention", backend, layer.doc, at, shown)
+
+
+def _config_backend(path: tuple[str, ...], value: str) -> str | None:
+    """The backend of `--attention-config.backend X` or of `--attention-config '{"backend": X}'`."""
+    if path == ("backend",):
+        return value
+    if path:
+        return None
+    try:
+        data = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return None  # bad JSON is RL308's finding
+    backend = data.get("backend") if isinstance(data, dict) else None
+    return backend if isinstance(backend, str) else None
+
+
+def _env_selections(layer: layers.Layer, doc: Document) -> Iterator[Selection]:
+    items = layer.items
+    value = items.get(BACKEND_ENV) if isinstance(items, dict) else None
+    if isinstance(value, str) and value:
+        pointer = (*layer.pointer, BACKEND_ENV)
+        yield Selection("attention", value, doc, pointer, f"{BACKEND_ENV}={value}")
+
+
+ENV_RULE_STEPS = tuple(
+    step for step in layers.ENV_STEPS if step is not layers.EMITTER and "kv" not in step.reads
+)
+
+
+def _selections(
+    assembler: Assembler, combo: CommandChoice, flags: FlagCatalog
+) -> Iterator[Selection]:
+    """What the combination's own recipe layers select (strategy files are judged with no hardware)."""
+    for arg_layer in assembler.layers(combo):
+        if arg_layer.doc is assembler.doc:
+            yield from _arg_selections(flags, arg_layer)
+    selection = assembler.selection(combo)
+    for step in ENV_RULE_STEPS:
+        for env_layer in step.layers(selection, combo.role):
+            if env_layer.document == layers.RECIPE:
+                yield from _env_selections(env_layer, assembler.doc)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    code: str
+    reason: str
+
+
+def judge(chosen: Selection, target: Target, release: str) -> Verdict | None:
+    """Why ``release`` cannot run the selection on ``target``; None when it can or cannot tell."""
+    if chosen.kind == "quantization":
+        if quantization_on(chosen.name, release, target.platform) == "no":
+            return Verdict(QUANTIZATION, f"vLLM's {target.platform} platform does not list it")
+        return None
+    entry = attention_backend(chosen.name, release)
+    if entry is None or not entry.get("platforms"):
+        return None  # unknown to the release (RL351/RL353's) or selected by models only
+    if backend_runs_on(chosen.name, release, target.platform) == "no":
+        names = ", ".join(entry["platforms"])
+        code = WRONG_HARDWARE if target.platform in FALLBACK_PLATFORMS else WRONG_PLATFORM
+        return Verdict(code, f"only the {names} platform selects it")
+    if target.platform != "cuda" or not target.capabilities:
+        return None
+    runs = {backend_runs_on(chosen.name, release, "cuda", c) for c in target.capabilities}
+    if runs == {"no"}:
+        return Verdict(WRONG_HARDWARE, f"it supports `{entry.get('capability')}` only")
+    return None
+
+
+def _release_of(recipe: Any, variant: str) -> str:
+    found = minimum_release(recipe, ("variants", variant, "extra_args"))
+    return found or load_hardware_catalog()["releases"][-1]
+
+
+@dataclass
+class Reported:
+    verdict: Verdict
+    chosen: Selection
+    release: str
+    hardware: list[str]
+
+
+@check(WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION)
+def backends_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
+    if not any(ctx.config.is_enabled(c) for c in (WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION)):
+        return
+    flags = newest_catalog()
+    catalog = _catalog(ctx)
+    for assembler, combos in _plan(ctx, catalog):
+        found: dict[tuple[Pointer, str, str], Reported] = {}
+        for combo in combos:
+            release = _release_of(assembler.recipe, combo.variant)
+            try:
+                chosen = list(_selections(assembler, combo, flags))
+            except SYNTHESIS_ERRORS:
+                continue
+            for member in combo.members or (combo.hw_id,):
+                target = target_of(catalog.profiles.get(member, {}))
+                if target is None:
+                    continue
+                for selection in chosen:
+                    verdict = judge(selection, target, release)
+                    if verdict is None:
+                        continue
+                    key = (selection.pointer, selection.name, verdict.code)
+                    entry = found.setdefault(key, Reported(verdict, selection, release, []))
+                    if member not in entry.hardware:
+                        entry.hardware.append(member)
+        for entry in found.values():
+            yield _finding(entry)
+
+
+def _finding(entry: Reported) -> Finding:
+    chosen, verdict = entry.chosen, entry.verdict
+    hardware = ", ".join(entry.hardware)
+    what = "quantization method" if chosen.kind == "quantization" else "attention backend"
+    consequence = (
+        "vLLM refuses it or runs another backend"
+        if verdict.code == WRONG_HARDWARE
+        else "vLLM refuses to start"
+    )
+    return Finding(
+        chosen.doc,
+        chosen.pointer,
+        f"`{chosen.spelled}` selects the {what} `{chosen.name}` for {hardware}, but in vLLM "
+        f"{entry.release} {verdict.reason}: {consequence}",
+        f"move it to a hardware_overrides entry of hardware that runs {chosen.name}, "
+        "or select one this hardware supports",
+        code=verdict.code,
+    )

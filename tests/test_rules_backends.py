@@ -1,0 +1,137 @@
+"""RL370–RL372: attention backends and quantization methods selected for hardware that cannot run them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from treehelp import CONTEXT, Fragment, findings_by_code
+
+from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.flags.hardware import attention_backend, backend_runs_on
+from recipelint.rules.backends import Target, target_of
+
+RECIPE = "models/acme/demo.yaml"
+CODES = ("RL370", "RL371", "RL372")
+
+
+def _findings(tmp_path: Path, fragment: str) -> dict[str, list[Diagnostic]]:
+    found = findings_by_code(tmp_path, {RECIPE: Fragment(fragment)})
+    return {code: found.get(code, []) for code in CODES}
+
+
+def _profiles() -> dict[str, dict[str, object]]:
+    taxonomy = yaml.safe_load((CONTEXT / "taxonomy.yaml").read_text(encoding="utf-8"))
+    return dict(taxonomy["hardware_profiles"])
+
+
+def test_a_rocm_backend_for_every_hardware_is_an_error_on_the_nvidia_profiles(
+    tmp_path: Path,
+) -> None:
+    found = _findings(tmp_path, 'model:\n  base_args: ["--attention-backend", "ROCM_AITER_FA"]\n')
+    [finding] = found["RL370"]
+    assert finding.pointer == ("model", "base_args", 1)
+    assert finding.severity is Severity.ERROR
+    assert "`--attention-backend ROCM_AITER_FA` selects the attention backend" in finding.message
+    assert "in vLLM 0.20.0 only the rocm platform selects it: vLLM refuses to start" in (
+        finding.message
+    )
+    named = finding.message.split(" for ", 1)[1].split(", but", 1)[0].split(", ")
+    assert "h100" in named
+    platforms = {getattr(target_of(_profiles()[hw]), "platform", None) for hw in named}
+    assert platforms == {"cuda"}  # the AMD profiles run it; CPU and TPU ones are RL371's
+
+
+def test_a_backend_under_the_generation_that_runs_it_is_silent(tmp_path: Path) -> None:
+    fragment = (
+        'hardware_overrides:\n  amd:\n    extra_args: ["--attention-backend", "ROCM_AITER_FA"]\n'
+    )
+    assert _findings(tmp_path, fragment) == {code: [] for code in CODES}
+
+
+def test_an_sm100_kernel_for_all_blackwell_is_reported_for_the_sm120_parts_only(
+    tmp_path: Path,
+) -> None:
+    fragment = (
+        "meta:\n  hardware: {b200: verified, rtx_5090: verified}\n"
+        'hardware_overrides:\n  blackwell:\n    extra_args: ["--attention-backend", "CUTLASS_MLA"]\n'
+    )
+    found = _findings(tmp_path, fragment)
+    [finding] = found["RL371"]
+    assert finding.severity is Severity.WARNING
+    named = set(finding.message.split(" for ", 1)[1].split(", but", 1)[0].split(", "))
+    for hw in named:
+        target = target_of(_profiles()[hw])
+        assert target is not None and target.capabilities[0][0] != 10
+    assert "b200" not in named and "rtx_5090" in named
+    assert "it supports `capability.major == 10` only" in finding.message
+    assert found["RL370"] == []
+
+
+def test_generation_capabilities_decide_only_when_every_one_disagrees() -> None:
+    blackwell = target_of({"brand": "NVIDIA", "generation": "blackwell"})
+    hopper = target_of({"brand": "NVIDIA", "generation": "hopper"})
+    assert blackwell is not None and hopper is not None
+    runs = {backend_runs_on("CUTLASS_MLA", "0.20.0", "cuda", c) for c in blackwell.capabilities}
+    assert runs == {"yes", "no"}  # SM100 and SM120 parts: not judged without compute_arch
+    assert {backend_runs_on("CUTLASS_MLA", "0.20.0", "cuda", c) for c in hopper.capabilities} == {
+        "no"
+    }
+
+
+def test_profiles_read_as_vllm_platforms() -> None:
+    assert target_of({"brand": "NVIDIA", "generation": "hopper", "compute_arch": "sm90"}) == (
+        Target("cuda", ((9, 0),))
+    )
+    assert target_of({"brand": "NVIDIA", "generation": "x", "compute_arch": "sm121"}) == Target(
+        "cuda", ((12, 1),)
+    )
+    assert target_of({"brand": "AMD", "generation": "amd", "compute_arch": "gfx942"}) == Target(
+        "rocm"
+    )
+    assert target_of({"brand": "Intel", "generation": "xpu"}) == Target("xpu")
+    assert target_of({"brand": "Google", "generation": "tpu"}) == Target("tpu")
+    assert target_of({"brand": "NVIDIA", "generation": "rubin"}) == Target("cuda")
+    assert target_of({"brand": "Huawei", "generation": "npu"}) is None  # a plugin's platform
+    assert target_of({"brand": 3, "generation": None}) is None
+    assert target_of("not a profile") is None
+
+
+def test_the_env_variable_and_the_attention_config_select_a_backend_too(tmp_path: Path) -> None:
+    fragment = (
+        "hardware_overrides:\n  amd:\n"
+        '    extra_env: {VLLM_ATTENTION_BACKEND: "FLASHINFER"}\n'
+        '    extra_args: ["--attention-config", \'{"backend": "FLASHMLA"}\','
+        ' "--attention-config.backend=CUTLASS_MLA"]\n'
+    )
+    found = _findings(tmp_path, fragment)
+    pointers = sorted(d.pointer for d in found["RL370"])
+    assert pointers == [
+        ("hardware_overrides", "amd", "extra_args", 1),
+        ("hardware_overrides", "amd", "extra_args", 2),
+        ("hardware_overrides", "amd", "extra_env", "VLLM_ATTENTION_BACKEND"),
+    ]
+    assert attention_backend("FLASHMLA", "0.20.0") is not None
+
+
+def test_names_the_release_does_not_know_bad_json_and_odd_values_are_left_alone(
+    tmp_path: Path,
+) -> None:
+    fragment = (
+        'model:\n  base_args: ["--attention-backend", "NOT_A_BACKEND", "--attention-config",'
+        ' \'{"backend": 3\', "--attention-backend", "auto"]\n'
+        "  base_env: {VLLM_ATTENTION_BACKEND: 7}\n"
+    )
+    assert _findings(tmp_path, fragment) == {code: [] for code in CODES}
+
+
+def test_a_quantization_method_rocm_does_not_list_is_an_error_for_amd_only(
+    tmp_path: Path,
+) -> None:
+    fragment = 'model:\n  min_vllm_version: "0.30.0"\n  base_args: ["-q", "moe_wna16"]\n'
+    [finding] = _findings(tmp_path, fragment)["RL372"]
+    assert finding.pointer == ("model", "base_args", 1)
+    named = finding.message.split(" for ", 1)[1].split(", but", 1)[0].split(", ")
+    assert named and all(_profiles()[hw]["brand"] == "AMD" for hw in named)
+    assert "`-q moe_wna16` selects the quantization method `moe_wna16`" in finding.message
+    assert "in vLLM 0.30.0 vLLM's rocm platform does not list it" in finding.message
