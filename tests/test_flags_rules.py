@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from catalog_harness import CONTEXT, run_example
+from treehelp import Fragment, findings_by_code
 
 from recipelint.diagnostics import Diagnostic
 from recipelint.rulebook import Example
@@ -58,8 +59,11 @@ def test_flag_added_after_minimum_names_the_release(tmp_path: Path) -> None:
 
 def test_alias_younger_than_its_flag(tmp_path: Path) -> None:
     # --compilation-config exists since 0.8; its -cc alias only from 0.12.0.
-    [diag] = findings(tmp_path, "0.10.0", ["-cc.mode=3"])
-    assert diag.code == "RL358" and "0.12.0" in diag.message
+    found = findings(tmp_path, "0.10.0", ["-cc.mode=3"])
+    alias = [d for d in found if d.message.startswith("`-cc.mode=3`")]
+    assert [(d.code, "0.12.0" in d.message) for d in alias] == [("RL358", True)]
+    # The key is newer than the minimum too (0.10.0 named it `level`).
+    assert {d.code for d in found} == {"RL358"}
 
 
 def test_value_added_after_minimum(tmp_path: Path) -> None:
@@ -67,9 +71,65 @@ def test_value_added_after_minimum(tmp_path: Path) -> None:
     assert diag.code == "RL358" and "0.9.0" in diag.message
 
 
-def test_flag_removed_by_newest_is_a_warning(tmp_path: Path) -> None:
+def test_flag_removed_by_newest_is_an_error(tmp_path: Path) -> None:
+    # The newest parser refuses it: on the current vLLM the command does not start.
     [diag] = findings(tmp_path, "0.8.5", ["--guided-decoding-backend", "xgrammar"])
-    assert diag.code == "RL359" and "0.11.1" in diag.message and diag.severity.name == "WARNING"
+    assert diag.code == "RL359" and "0.11.1" in diag.message and diag.severity.name == "ERROR"
+
+
+def test_json_key_gone_in_a_later_release_names_where_it_goes(tmp_path: Path) -> None:
+    # use_inductor: accepted by 0.11.0, deprecated in 0.11.1, refused from 0.12.0 on.
+    for args in (
+        ["--compilation-config", '{"use_inductor": false}'],
+        ["--compilation-config.use_inductor", "false"],
+    ):
+        [diag] = findings(tmp_path, "0.11.0", args)
+        assert (diag.code, diag.severity.name) == ("RL359", "ERROR"), args
+        assert diag.message == (
+            "`--compilation-config` key `use_inductor` is rejected by vllm from 0.12.0 on "
+            "(last accepted in 0.11.1): vLLM does not start there"
+        )
+        assert diag.hint is not None and diag.hint.startswith("deprecated from 0.11.1; ")
+
+
+def test_json_key_checked_in_every_release_not_only_the_minimum(tmp_path: Path) -> None:
+    # Present in 0.20.0 and still in 0.29.0: only a release past the minimum refuses it.
+    args = ["--attention-config", '{"use_fp4_indexer_cache": true}']
+    [diag] = findings(tmp_path, "0.20.0", args)
+    assert diag.code == "RL359" and "from 0.30.0 on (last accepted in 0.29.0)" in diag.message
+
+
+def test_json_key_deprecated_but_accepted_is_a_warning_naming_the_release(tmp_path: Path) -> None:
+    diags = findings(tmp_path, "0.10.0", ["--compilation-config.use_cudagraph", "true"])
+    assert codes(diags) == ["RL359"]  # refused from 0.11.1: the error wins, the hint says when
+    assert diags[0].hint is not None and diags[0].hint.startswith("deprecated from 0.10.1; ")
+    [diag] = findings(tmp_path, "0.11.1", ["--compilation-config.level", "3"])
+    assert codes([diag]) == ["RL359"] and "from 0.18.0 on" in diag.message
+
+
+def test_json_key_unknown_in_every_release_is_an_error(tmp_path: Path) -> None:
+    [diag] = findings(tmp_path, "0.31.0", ["--compilation-config", '{"cudagraph_mod": "FULL"}'])
+    assert (diag.code, diag.severity.name) == ("RL354", "ERROR")
+    assert "`cudagraph_mod` is not a key of `--compilation-config` in vllm 0.31.0 to" in (
+        diag.message
+    )
+
+
+def test_json_key_of_a_younger_alias_is_judged_from_the_alias_on(tmp_path: Path) -> None:
+    # -cc arrives in 0.12.0 (reported once); a key older than that adds nothing, a younger one does.
+    assert codes(findings(tmp_path, "0.10.0", ["-cc.use_inductor_graph_partition=True"])) == [
+        "RL358"
+    ]
+    diags = findings(tmp_path, "0.10.0", ["-cc.pass_config.fuse_rope_kvcache=True"])
+    assert codes(diags) == ["RL358", "RL358"]
+    assert any("needs vllm 0.17.0 or newer" in d.message for d in diags)
+
+
+def test_soft_value_the_newest_release_no_longer_lists_is_a_warning(tmp_path: Path) -> None:
+    # argparse takes any text for --tokenizer-mode; the newest release validates it later.
+    [diag] = findings(tmp_path, "0.17.0", ["--tokenizer-mode", "slow"])
+    assert (diag.code, diag.severity.name) == ("RL353", "WARNING")
+    assert "does not know it" in diag.message
 
 
 def test_unknown_flag_with_did_you_mean(tmp_path: Path) -> None:
@@ -171,3 +231,52 @@ def test_flag_that_lived_between_minimum_and_newest(tmp_path: Path) -> None:
     # --structured-outputs-config arrived in 0.11.0; --guided-decoding-backend left after 0.11.1.
     [diag] = findings(tmp_path, None, ["--guided-decoding-backend", "xgrammar"])
     assert diag.code == "RL359" and "0.4.1 to 0.11.1" in diag.message
+
+
+def test_json_key_deprecated_in_the_range_is_a_warning(tmp_path: Path) -> None:
+    [diag] = findings(tmp_path, "0.28.0", ["--kernel-config", '{"enable_cutedsl_warmup": true}'])
+    assert (diag.code, diag.severity.name) == ("RL355", "WARNING")
+    assert diag.message == (
+        "`--kernel-config` key `enable_cutedsl_warmup` is deprecated in vllm 0.28.0"
+    )
+    # A key that supersedes deprecated ones is not itself deprecated where it arrives.
+    args = ["--attention-config", '{"mla_prefill_backend": "FLASHINFER"}']
+    assert findings(tmp_path, "0.21.0", args) == []
+
+
+def _shared_findings(root: Path, path: str, document: str | Fragment) -> list[Diagnostic]:
+    root.mkdir(parents=True, exist_ok=True)
+    found = findings_by_code(root, {path: document})
+    return [d for code, diags in found.items() if code.startswith("RL35") for d in diags]
+
+
+def test_a_strategy_file_is_judged_by_the_newest_release(tmp_path: Path) -> None:
+    # Recipes of every minimum share it: a typo is its finding, a release it needs is not.
+    typo = Fragment('vllm_args: ["--gpu-memory-utilisation", "0.9"]\n')
+    [diag] = _shared_findings(tmp_path / "a", "strategies/single_node_tp.yaml", typo)
+    assert diag.code == "RL350" and diag.pointer == ("vllm_args", 0)
+    recent = Fragment('vllm_args: ["--async-scheduling", "--compilation-config.mode", "3"]\n')
+    assert _shared_findings(tmp_path / "b", "strategies/single_node_tp.yaml", recent) == []
+
+
+def test_a_kv_store_file_is_judged_from_its_own_minimum(tmp_path: Path) -> None:
+    source = (CONTEXT / "kv_store/kv_store_centralized_mooncake.yaml").read_text(encoding="utf-8")
+    key = '"kv_role":"kv_both"}'
+    assert key in source
+    older = source.replace(key, '"kv_role":"kv_both","kv_load_failure_policy":"fail"}', 1)
+    older = older.replace('min_vllm_version: "0.21.0"', 'min_vllm_version: "0.9.0"')
+    diags = _shared_findings(tmp_path, "kv_store/kv_store_centralized_mooncake.yaml", older)
+    assert codes(diags) == ["RL358"] and "key `kv_load_failure_policy` needs vllm" in (
+        diags[0].message
+    )
+
+
+def test_taxonomy_kv_offload_args_are_checked(tmp_path: Path) -> None:
+    source = (CONTEXT / "taxonomy.yaml").read_text(encoding="utf-8")
+    key = '"kv_connector":"SimpleCPUOffloadConnector"'
+    assert key in source
+    typo = source.replace(key, key + ',"kv_rol":"kv_both"', 1)
+    [diag] = _shared_findings(tmp_path, "taxonomy.yaml", typo)
+    assert (diag.code, diag.severity.name) == ("RL354", "ERROR")
+    assert diag.pointer == ("kv_offload", "simple", "args", 1)
+    assert "`kv_rol` is not a key of `--kv-transfer-config` in vllm 0.33.0:" in diag.message

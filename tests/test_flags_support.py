@@ -134,3 +134,9 @@ def test_flags_history_of_a_json_key_prints_the_key_life() -> None:
 def test_flags_history_of_no_flag_says_so(args: list[str]) -> None:
     code, output = _history(*args)
     assert code in (1, 2) and "Traceback" not in output
+
+
+def test_serve_refused_model_from_the_scripts_era_on() -> None:
+    # vllm/scripts.py's `serve` raised on `--model` from 0.5.5; 0.5.2-0.5.4 ignored it.
+    assert flag_support("--model", "0.5.5")[0].status == "rejected"
+    assert flag_support("--model", "0.5.4")[0].status == "ok"

@@ -289,8 +289,16 @@ class _Extractor:
             bool(re.search(r"""split\(\s*["']\.["']""", parser_src))
             and "json" in parser_src.lower()
         )
-        serve_rel = f"{pkg}/entrypoints/cli/serve.py"
-        serve_src = self.tree.read(serve_rel) if self.tree.has(serve_rel) else ""
+        # `vllm serve` lived in vllm/scripts.py (0.5.1-0.7.2) before entrypoints/cli/.
+        serve_rel = next(
+            (
+                rel
+                for rel in (f"{pkg}/entrypoints/cli/serve.py", f"{pkg}/scripts.py")
+                if self.tree.has(rel)
+            ),
+            None,
+        )
+        serve_src = self.tree.read(serve_rel) if serve_rel is not None else ""
         cli_main = (
             self.tree.read(f"{pkg}/entrypoints/cli/main.py")
             if self.tree.has(f"{pkg}/entrypoints/cli/main.py")
