@@ -251,3 +251,28 @@ def test_a_flag_and_its_dotted_value_in_one_item_is_one_finding(tmp_path: Path) 
     assert [d.code for d in run_checks(load_tree(tmp_path)) if d.code in ("RL305", "RL306")] == [
         "RL306"
     ]
+
+
+def _taxonomy_json_findings(tmp_path: Path, old: str, new: str) -> list[Any]:
+    """RL308/RL309 findings once ``old`` in the embedded taxonomy is replaced by ``new``."""
+    tmp_path.mkdir(parents=True)
+    build_context(tmp_path)
+    taxonomy = tmp_path / "taxonomy.yaml"
+    source = taxonomy.read_text(encoding="utf-8")
+    assert old in source
+    taxonomy.write_text(source.replace(old, new, 1), encoding="utf-8")
+    found = [d for d in run_checks(load_tree(tmp_path)) if d.code in ("RL308", "RL309")]
+    assert all(d.path == taxonomy for d in found)
+    return found
+
+
+def test_json_values_of_the_taxonomy_kv_offload_options_are_checked(tmp_path: Path) -> None:
+    value = '"kv_connector":"SimpleCPUOffloadConnector"'
+    [boolean] = _taxonomy_json_findings(
+        tmp_path / "a", value, value + ',"kv_role_extra":{"lazy":"false"}'
+    )
+    assert boolean.code == "RL309" and boolean.pointer == ("kv_offload", "simple", "args", 1)
+    assert "`kv_role_extra.lazy`" in boolean.message
+    [invalid] = _taxonomy_json_findings(tmp_path / "b", value, value + ",")
+    assert "not valid JSON" in invalid.message
+    assert invalid.code == "RL308" and invalid.pointer == ("kv_offload", "simple", "args", 1)

@@ -19,7 +19,15 @@ from typing import Any
 from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.layers import PD_ROLES, Scope, is_omni
-from recipelint.rules.common import ArgList, ArgUnit, Pointer, as_dict, as_list, offered_strategies
+from recipelint.rules.common import (
+    ArgList,
+    ArgUnit,
+    Pointer,
+    as_dict,
+    as_list,
+    offered_strategies,
+    taxonomy_arg_lists,
+)
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 
@@ -202,8 +210,17 @@ def dash_values(ctx: CheckContext) -> Iterator[Finding]:
             )
 
 
+def every_arg_list(ctx: CheckContext) -> list[ArgList]:
+    """The lists in focus of recipes, strategy and kv_store files, and the taxonomy's kv_offload
+    options: each of them reaches a `vllm serve` command."""
+    taxonomy = ctx.tree.taxonomy
+    if taxonomy is None or not ctx.in_focus(taxonomy):
+        return ctx.arg_lists
+    return [*ctx.arg_lists, *taxonomy_arg_lists(taxonomy, ctx.units)]
+
+
 def _json_values(ctx: CheckContext) -> Iterator[tuple[ArgList, ArgUnit, str, int]]:
-    for arg_list in ctx.arg_lists:
+    for arg_list in every_arg_list(ctx):
         for unit in arg_list.units:
             value = unit.inline_value if unit.inline_value is not None else unit.value
             index = unit.index if unit.inline_value is not None else unit.value_index

@@ -177,3 +177,12 @@ def shared_arg_lists(
     for doc in kv_stores:
         for layer in layers.lists(doc.data, layers.KV_FILE):
             yield arg_list(doc, layer, tokenise)
+
+
+def taxonomy_arg_lists(taxonomy: Document | None, tokenise: Tokeniser) -> Iterator[ArgList]:
+    """The taxonomy's args lists (its kv_offload options): they join the commands of the recipes
+    each option applies to, as strategy and kv_store lists do."""
+    if taxonomy is None or not taxonomy.usable:
+        return
+    for layer in layers.lists(taxonomy.data, layers.TAXONOMY):
+        yield arg_list(taxonomy, layer, tokenise)

@@ -1,13 +1,15 @@
 """RL35x: `vllm serve` flags and values checked against the committed per-release catalogs.
 
-Every argument list of a recipe, strategy or kv_store (``base_args``, ``extra_args``,
-``args``, ``vllm_args`` wherever they sit) is read token by token the way vLLM's
-parser reads argv, against two catalogs: the one of the document's
-``min_vllm_version`` (that release or the closest lower one) and the newest. A flag
-the minimum release lacks but a later one has is an error naming the release that
-added it; one the newest release dropped is a warning. Documents marked omni
-(``meta.tasks: [omni]``, an ``omni`` block, or ``--omni`` in an argument list) are
-read against the vllm-omni catalogs. No network: only rules/vllm/*.json.
+Every argument list at a place resolve.layers declares (recipes, strategy and kv_store
+files, the taxonomy's kv_offload options) is read token by token the way vLLM's parser
+reads argv. Flags and values are judged by two catalogs: the one of the document's
+``min_vllm_version`` (that release or the closest lower one) and the newest; JSON
+sub-keys by every catalogued release in between (recipelint.flags.support). What a
+release of the range refuses at start-up is an error naming that release; what it only
+deprecates is a warning. A strategy file or the taxonomy states no minimum: it is judged
+by the newest release alone. Documents marked omni (``meta.tasks: [omni]``, an ``omni``
+block, or ``--omni`` in an argument list) are read against the vllm-omni catalogs. No
+network: only rules/vllm/*.json.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from recipelint.flags.catalog import (
@@ -31,9 +35,11 @@ from recipelint.flags.catalog import (
     value_span,
     version_key,
 )
+from recipelint.flags.support import ReleaseStatus, first_with, flag_support, json_key_support
 from recipelint.load import Document
-from recipelint.resolve.layers import ARG_KEYS, is_omni
-from recipelint.rules.common import Pointer
+from recipelint.resolve.layers import is_omni
+from recipelint.rules.args import every_arg_list
+from recipelint.rules.common import ArgList, Pointer
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 
@@ -58,20 +64,24 @@ class Catalogs:
 
 @check(*CODES)
 def vllm_flags(ctx: CheckContext) -> Iterator[Finding]:
-    tree = ctx.tree
-    for doc in [*tree.recipes, *tree.strategies, *tree.kv_stores]:
-        if doc.usable and isinstance(doc.data, dict) and ctx.in_focus(doc):
-            yield from _check_document(doc)
+    for doc, lists in _lists_by_document(every_arg_list(ctx)):
+        if doc.usable and isinstance(doc.data, dict):
+            yield from _check_document(doc, lists)
 
 
 # -- document level ------------------------------------------------------------------
 
 
-def _check_document(doc: Document) -> list[Finding]:
-    lists = list(_arg_lists(doc.data, ()))
-    if not lists:
-        return []
-    tokens = [t for _, items in lists for t in items if isinstance(t, str)]
+def _lists_by_document(lists: list[ArgList]) -> list[tuple[Document, list[ArgList]]]:
+    """The declared argument lists (resolve.layers) of each document, in reading order."""
+    grouped: dict[Path, tuple[Document, list[ArgList]]] = {}
+    for arg_list in lists:
+        grouped.setdefault(arg_list.doc.path, (arg_list.doc, []))[1].append(arg_list)
+    return list(grouped.values())
+
+
+def _check_document(doc: Document, lists: list[ArgList]) -> list[Finding]:
+    tokens = [t for arg_list in lists for t in arg_list.items if isinstance(t, str)]
     omni = "--omni" in tokens or _is_omni(
         doc.data
     )  # a file of omni args, even one upstream would not render
@@ -82,9 +92,10 @@ def _check_document(doc: Document) -> list[Finding]:
         if any(t.split("=", 1)[0] == plugin for t in tokens)
     }
     findings: list[Finding] = []
-    for pointer, items in lists:
-        catalogs = _catalogs(_effective_minimum(doc.data, pointer, baseline), omni)
-        findings.extend(_ArgList(doc, pointer, items, catalogs, plugins).check())
+    for arg_list in lists:
+        minimum = _effective_minimum(doc.data, arg_list.pointer, baseline)
+        catalogs = _catalogs(minimum, omni)
+        findings.extend(_ArgList(doc, arg_list.pointer, arg_list.items, catalogs, plugins).check())
     return findings
 
 
@@ -100,27 +111,17 @@ def _effective_minimum(data: dict[str, Any], pointer: Pointer, baseline: str | N
     return raised
 
 
-def _arg_lists(value: Any, pointer: Pointer) -> Iterator[tuple[Pointer, list[Any]]]:
-    if isinstance(value, dict):
-        for key, child in value.items():
-            if key == "guide":
-                continue
-            if key in ARG_KEYS and isinstance(child, list):
-                yield (*pointer, key), child
-            elif isinstance(child, (dict, list)):  # a scalar holds no list: no call per leaf
-                yield from _arg_lists(child, (*pointer, key))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            if isinstance(child, (dict, list)):
-                yield from _arg_lists(child, (*pointer, index))
-
-
 def _is_omni(data: dict[str, Any]) -> bool:
     """An omni recipe (layers.is_omni), or one that declares an `omni` block."""
     return "omni" in data or is_omni(data)
 
 
 def _min_version(data: dict[str, Any]) -> str | None:
+    """A recipe's model.min_vllm_version, or the one a kv_store file states for itself.
+
+    A strategy file and the taxonomy state none: they are judged against the newest
+    release alone (see RL358's rationale).
+    """
     model = data.get("model")
     return _valid_version(
         model.get("min_vllm_version") if isinstance(model, dict) else data.get("min_vllm_version")
@@ -158,6 +159,9 @@ class _ArgList:
             plugins,
         )
         self.findings: list[Finding] = []
+        # The first release whose parser reads the option being checked: a JSON key is judged
+        # from there, so an alias younger than its flag (`-cc`) is not reported again per key.
+        self.key_floor: str | None = None
 
     def check(self) -> list[Finding]:
         index = 0
@@ -198,7 +202,7 @@ class _ArgList:
             self._unknown(index, token, at_min or at_new)
             return index + 2 if self._is_value(index + 1) else index + 1
         assert hit.canonical is not None and catalog is not None
-        self._versions(index, token, hit.canonical, at_min, at_new)
+        self.key_floor = self._versions(index, token, hit.canonical, at_min, at_new)
         spec = catalog.flags[hit.canonical]
         if spec.serve_error:
             self._report(
@@ -258,7 +262,8 @@ class _ArgList:
 
     def _versions(
         self, index: int, token: str, canonical: str, at_min: Lookup | None, at_new: Lookup
-    ) -> None:
+    ) -> str | None:
+        """Report a spelling the minimum or the newest release rejects; the release it needs."""
         name = self.cats.package
         if at_min is not None and not at_min.known:
             # Walk the catalogs rather than the flag's history: an alias such as `-cc`
@@ -271,7 +276,8 @@ class _ArgList:
                 f"{self.cats.min_version}",
                 f"raise min_vllm_version to {added} or drop the flag",
             )
-        elif at_min is not None and not at_new.known:
+            return added
+        if at_min is not None and not at_new.known:
             last = _last_accepting(token, self.cats) or self.cats.min_version
             self._report(
                 "RL359",
@@ -280,6 +286,7 @@ class _ArgList:
                 f"({self.cats.newest.version}) rejects it",
                 "remove it or use its replacement",
             )
+        return None
 
     def _spelling(self, index: int, token: str, hit: Lookup, catalog: Catalog) -> None:
         assert hit.canonical is not None
@@ -307,41 +314,78 @@ class _ArgList:
                 f"spell it `{hit.canonical}`",
             )
         if hit.json_path:
-            self._json_key(index, hit.canonical, hit.json_path, catalog)
+            self._json_key(index, hit.canonical, hit.json_path)
 
-    def _json_key(
-        self, index: int, canonical: str, path: tuple[str, ...], catalog: Catalog
-    ) -> None:
-        status = catalog.json_key_status(canonical, path)
-        key = ".".join(path)
-        newest = self.cats.newest
-        if (
-            status == "unknown"
-            and catalog is not newest
-            and newest.json_key_status(canonical, path) == "known"
-        ):
-            added = _first_key_release(canonical, path, self.cats) or newest.version
-            self._report(
-                "RL358",
-                index,
-                f"`{canonical}` key `{key}` needs {catalog.package} {added} or newer, "
-                f"but min_vllm_version is {self.cats.min_version}",
-                f"raise min_vllm_version to {added}",
+    def _json_key(self, index: int, canonical: str, path: tuple[str, ...]) -> None:
+        """A JSON sub-key judged by every release of the range that has the flag."""
+        verdicts = self._key_verdicts(canonical, path)
+        accepted = next((v for v in verdicts if v.status != "rejected"), None)
+        key, name = ".".join(path), self.cats.package
+        if not verdicts:
+            return
+        if accepted is None:
+            span = verdicts[0].version + (
+                f" to {verdicts[-1].version}" if len(verdicts) > 1 else ""
             )
-        elif status == "unknown":
             self._report(
                 "RL354",
                 index,
-                f"`{key}` is not a key of `{canonical}` in {catalog.package} {catalog.version}",
+                f"`{key}` is not a key of `{canonical}` in {name} {span}: the config "
+                "refuses keys it does not declare, so vLLM does not start",
                 "check the config class's fields for this release",
             )
-        elif status == "deprecated":
+            return
+        if verdicts[0].status == "rejected":
+            self._report(
+                "RL358",
+                index,
+                f"`{canonical}` key `{key}` needs {name} {accepted.version} or newer, "
+                f"but min_vllm_version is {self.cats.min_version}",
+                f"raise min_vllm_version to {accepted.version}",
+            )
+        later = verdicts[verdicts.index(accepted) :]
+        gone = first_with(later, "rejected")
+        deprecated = first_with(later, "deprecated")
+        if gone is not None:
+            self._key_gone(index, canonical, key, later, gone, deprecated)
+        elif deprecated is not None:
             self._report(
                 "RL355",
                 index,
-                f"`{canonical}` key `{key}` is deprecated in {catalog.package} {catalog.version}",
+                f"`{canonical}` key `{key}` is deprecated in {name} {deprecated.version}",
                 "see the release notes for its replacement",
             )
+
+    def _key_verdicts(self, canonical: str, path: tuple[str, ...]) -> list[ReleaseStatus]:
+        # A document without a usable minimum is judged by the newest release alone.
+        start = self.key_floor or (self.cats.minimum or self.cats.newest).version
+        return list(_key_verdicts(canonical, path, start, self.cats.package))
+
+    def _key_gone(
+        self,
+        index: int,
+        canonical: str,
+        key: str,
+        later: list[ReleaseStatus],
+        gone: ReleaseStatus,
+        deprecated: ReleaseStatus | None,
+    ) -> None:
+        at = later.index(gone)
+        last = later[at - 1].version
+        for_good = all(v.status == "rejected" for v in later[at:])
+        when = f"from {gone.version} on" if for_good else f"in {gone.version}"
+        warned = (
+            f"deprecated from {deprecated.version}; "
+            if deprecated is not None and later.index(deprecated) < at
+            else ""
+        )
+        self._report(
+            "RL359",
+            index,
+            f"`{canonical}` key `{key}` is rejected by {self.cats.package} {when} "
+            f"(last accepted in {last}): vLLM does not start there",
+            f"{warned}drop the key or use its replacement",
+        )
 
     def _values(self, index: int, token: str, hit: Lookup, spec: FlagSpec, catalog: Catalog) -> int:
         assert hit.canonical is not None
@@ -393,8 +437,7 @@ class _ArgList:
         if value.startswith("$") or not spec.name.startswith("--") or spec.value == "no":
             return  # shell variables are expanded at launch
         if spec.type in ("json", "json_or_str"):
-            if spec.json_keys:
-                self._json_value(index, canonical, value, catalog)
+            self._json_value(index, canonical, value)
             return  # JSON syntax is RL308's finding; only the keys are checked here
         status = catalog.value_status(canonical, value)
         if status == "ok":
@@ -458,15 +501,24 @@ class _ArgList:
             return
         span = value_span(canonical, value, self.cats.package)
         last = span[1] if span else self.cats.minimum.version
-        self._report(
-            "RL359",
-            index,
-            f"`{canonical} {value}` was dropped after {self.cats.package} {last}; "
-            f"the newest release ({newest.version}) does not know it",
-            _value_hint(spec, value),
-        )
+        if newest.value_status(canonical, value) == "bad":
+            self._report(
+                "RL359",
+                index,
+                f"`{canonical} {value}` was dropped after {self.cats.package} {last}; "
+                f"the newest release ({newest.version}) rejects it",
+                _value_hint(spec, value),
+            )
+        else:  # a soft value: argparse lets it through, later validation or a plugin decides
+            self._report(
+                "RL353",
+                index,
+                f"`{canonical} {value}` is listed up to {self.cats.package} {last}; the newest "
+                f"release ({newest.version}) does not know it (checked after startup, or by a plugin)",
+                _value_hint(spec, value),
+            )
 
-    def _json_value(self, index: int, canonical: str, value: str, catalog: Catalog) -> None:
+    def _json_value(self, index: int, canonical: str, value: str) -> None:
         try:
             parsed = json.loads(value)
         except (ValueError, RecursionError):
@@ -474,12 +526,24 @@ class _ArgList:
         if not isinstance(parsed, dict):
             return
         for key, inner in parsed.items():
-            status = catalog.json_key_status(canonical, (key,))
-            if status == "known" and isinstance(inner, dict):
+            self._json_key(index, canonical, (key,))
+            verdicts = self._key_verdicts(canonical, (key,))
+            if isinstance(inner, dict) and all(v.status != "rejected" for v in verdicts):
                 for sub in inner:
-                    self._json_key(index, canonical, (key, sub), catalog)
-            else:
-                self._json_key(index, canonical, (key,), catalog)
+                    self._json_key(index, canonical, (key, sub))
+
+
+@cache
+def _key_verdicts(
+    canonical: str, path: tuple[str, ...], start: str, package: str
+) -> tuple[ReleaseStatus, ...]:
+    """The releases from ``start`` that have the flag, each with its verdict on the key.
+
+    A release without the flag is left out: that is the flag's own finding (RL358/RL359).
+    """
+    flags = flag_support(canonical, start, package)
+    keys = json_key_support(canonical, path, start, package)
+    return tuple(key for key, flag in zip(keys, flags, strict=True) if flag.status != "rejected")
 
 
 def _first_accepting(token: str, cats: Catalogs) -> str | None:
@@ -488,18 +552,6 @@ def _first_accepting(token: str, cats: Catalogs) -> str | None:
     floor = version_key(cats.minimum.version)
     for version in available_versions(cats.package):
         if version_key(version) > floor and load_catalog(version, cats.package).lookup(token).known:
-            return version
-    return None
-
-
-def _first_key_release(canonical: str, path: tuple[str, ...], cats: Catalogs) -> str | None:
-    assert cats.minimum is not None
-    floor = version_key(cats.minimum.version)
-    for version in available_versions(cats.package):
-        if (
-            version_key(version) > floor
-            and load_catalog(version, cats.package).json_key_status(canonical, path) == "known"
-        ):
             return version
     return None
 
