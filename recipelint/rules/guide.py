@@ -8,14 +8,36 @@ line must serve one of the recipe's checkpoints.
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 import re
+import shlex
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from recipelint.diagnostics import Span
+from recipelint.flags.catalog import (
+    Catalog,
+    Lookup,
+    available_versions,
+    catalog_for,
+    closest_flags,
+    load_catalog,
+    newest_catalog,
+    version_key,
+)
+from recipelint.flags.support import (
+    ReleaseStatus,
+    catalogs_from,
+    first_with,
+    flag_support,
+    json_key_support,
+    value_support,
+)
 from recipelint.load import Document
+from recipelint.resolve.layers import is_omni
 from recipelint.rules.common import ArgList, as_dict, as_list, guide_span, guide_text
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
@@ -334,6 +356,12 @@ def _recipe_ids(data: dict[str, Any]) -> list[str]:
 
 def _logical_lines(code: str) -> Iterator[tuple[int, str]]:
     """(offset of the first physical line, logical line) with backslash continuations joined."""
+    for start, _end, line in _logical_spans(code):
+        yield start, line
+
+
+def _logical_spans(code: str) -> Iterator[tuple[int, int, str]]:
+    """(offsets of the first and last physical lines, logical line): continuations joined."""
     start, parts = 0, list[str]()
     for offset, line in enumerate(code.splitlines()):
         if not parts:
@@ -342,7 +370,350 @@ def _logical_lines(code: str) -> Iterator[tuple[int, str]]:
             parts.append(line.rstrip()[:-1])
             continue
         parts.append(line)
-        yield start, " ".join(parts)
+        yield start, offset, " ".join(parts)
         parts = []
     if parts:
-        yield start, " ".join(parts)
+        yield start, start + len(parts) - 1, " ".join(parts)
+
+
+# -- RL604-RL606: the flags of the guide's own serve commands ------------------------------
+
+UNKNOWN_FLAG, REJECTED, UNDERSCORED = "RL604", "RL605", "RL606"
+# Where a serve command's arguments begin: `vllm serve`, or the API server module run by Python.
+SERVER_MODULES = frozenset({"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"})
+# Tokens that end the command: the shell goes on to something else.
+SHELL_BREAKS = frozenset({"|", "||", "&&", ";", "&", ">", ">>", "<", "2>&1"})
+# argparse's own options, in every release's parser though no catalog records them.
+ARGPARSE_OWN = frozenset({"-h", "--help"})
+OPTION = re.compile(r"^--?[A-Za-z]")
+INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+
+@dataclass(frozen=True)
+class Token:
+    """A shell word of a guide command, and where its text starts in the guide."""
+
+    text: str
+    line: int  # 1-based line of the guide
+    column: int  # 0-based column in that line; -1 when the word is not written as is
+
+
+@dataclass(frozen=True)
+class GuideCommand:
+    """A serve command of the guide: its arguments after `vllm serve` (or the module)."""
+
+    args: tuple[Token, ...]
+
+
+def _shell_commands(code: str) -> Iterator[tuple[int, int, str]]:
+    """Logical lines as the shell reads them: a quote left open goes on to the next line."""
+    pending: tuple[int, str] | None = None
+    for start, end, line in _logical_spans(code):
+        if pending is not None:
+            start, line = pending[0], f"{pending[1]}\n{line}"
+        pending = (start, line) if _open_quote(line) else None
+        if pending is None:
+            yield start, end, line
+    if pending is not None:
+        yield pending[0], pending[0] + pending[1].count("\n"), pending[1]
+
+
+def _open_quote(line: str) -> bool:
+    if "'" not in line and '"' not in line:
+        return False
+    try:
+        shlex.split(line, comments=True)
+    except ValueError:
+        return True
+    return False
+
+
+def _shell_words(command: str) -> list[str]:
+    try:
+        return shlex.split(command, comments=True)
+    except ValueError:  # an unbalanced quote: the words as the eye splits them
+        return command.split()
+
+
+def _serve_arguments(words: list[str]) -> list[str] | None:
+    """The words after `vllm serve` or `python -m <API server>`, up to the end of that command."""
+    for index, word in enumerate(words):
+        after = words[index + 1 :]
+        if word.rsplit("/", 1)[-1] == "vllm" and after[:1] == ["serve"]:
+            return _until_break(after[1:])
+        if word == "-m" and after[:1] and after[0] in SERVER_MODULES:
+            return _until_break(after[1:])
+    return None
+
+
+def _until_break(words: list[str]) -> list[str]:
+    for index, word in enumerate(words):
+        if word in SHELL_BREAKS or word.startswith((">", "2>")):
+            return words[:index]
+    return words
+
+
+def _placed(words: list[str], lines: list[tuple[int, str]]) -> tuple[Token, ...]:
+    """Each word with the guide line and column where it is written, searched in order."""
+    if not lines:
+        return ()
+    out, at, column = [], 0, 0
+    for word in words:
+        for index in range(at, len(lines)):
+            found = lines[index][1].find(word, column if index == at else 0)
+            if found >= 0:
+                at, column = index, found + len(word)
+                out.append(Token(word, lines[index][0], found))
+                break
+        else:
+            out.append(Token(word, lines[at][0], -1))
+    return tuple(out)
+
+
+def guide_commands(guide: str) -> Iterator[GuideCommand]:
+    """The serve commands of a guide: in shell (or unlabelled) blocks and in prose code spans."""
+    raw = guide.split("\n")
+    fenced: set[int] = set()
+    for block in fenced_blocks(guide):
+        count = block.code.count("\n") + 1
+        fenced.update(range(block.line - 1, block.line + count + 1))
+        if block.language and block.language not in SHELL:
+            continue
+        for start, end, command in _shell_commands(block.code):
+            words = _serve_arguments(_shell_words(command)) if "vllm" in command else None
+            if words:
+                span = range(block.line + start, min(block.line + end, len(raw)) + 1)
+                yield GuideCommand(_placed(words, [(n, raw[n - 1]) for n in span]))
+    for number, line in enumerate(raw, start=1):
+        if number not in fenced and "vllm" in line:
+            yield from _prose_commands(number, line)
+
+
+def _prose_commands(number: int, line: str) -> Iterator[GuideCommand]:
+    for match in INLINE_CODE.finditer(line):
+        words = _serve_arguments(_shell_words(match.group(1)))
+        if words:
+            yield GuideCommand(_placed(words, [(number, line)]))
+
+
+def _guide_release(data: dict[str, Any]) -> str:
+    """The release a guide's commands are first judged at: the recipe's minimum, else the newest."""
+    raw = as_dict(data.get("model")).get("min_vllm_version")
+    text = raw.strip().lstrip("vV") if isinstance(raw, str) else ""
+    try:
+        version_key(text)
+    except ValueError:
+        return available_versions()[-1]  # nightly, or a version the schema stage reports
+    return text
+
+
+@dataclass
+class CommandJudge:
+    """Reads one guide command's options against the catalogs from the recipe's minimum release."""
+
+    doc: Document
+    release: str
+    package: str
+
+    @property
+    def catalog(self) -> Catalog:
+        found = catalog_for(self.release, self.package)
+        return (
+            found
+            if found is not None
+            else load_catalog(available_versions(self.package)[0], self.package)
+        )
+
+    def findings(self, command: GuideCommand) -> Iterator[Finding]:
+        args, index = command.args, 0
+        while index < len(args):
+            token = args[index]
+            if not OPTION.match(token.text) or _placeholder(token.text):
+                index += 1
+                continue
+            name = token.text.split("=", 1)[0]
+            if name in ARGPARSE_OWN:
+                index += 1
+                continue
+            hit = self.catalog.lookup(name)
+            if hit.canonical is None:
+                yield self._unknown(token, name)
+                index += 1
+                continue
+            value, used = self._value(args, index, hit)
+            yield from self._verdict(token, hit, value, args[index + 1] if used else token)
+            if hit.underscored:
+                yield self._underscored(token, name)
+            index += 1 + used
+
+    def _value(self, args: tuple[Token, ...], index: int, hit: Lookup) -> tuple[str | None, int]:
+        """(the option's value, how many following words it takes)."""
+        inline = args[index].text.split("=", 1)[1] if "=" in args[index].text else None
+        if inline is not None or hit.inline_value is not None:
+            return inline if inline is not None else hit.inline_value, 0
+        spec = self.catalog.flag(hit.canonical or "")
+        nxt = args[index + 1].text if index + 1 < len(args) else None
+        if spec is None or hit.negated or spec.value == "no" or nxt is None:
+            return None, 0
+        if spec.value == "optional" and nxt.startswith("-"):
+            return None, 0
+        return nxt, 1
+
+    def _verdict(
+        self, token: Token, hit: Lookup, value: str | None, value_token: Token
+    ) -> Iterator[Finding]:
+        canonical = hit.canonical or ""
+        if hit.json_path:
+            statuses = json_key_support(canonical, hit.json_path, self.release, self.package)
+        elif value is not None and not _placeholder(value):
+            statuses = value_support(canonical, value, self.release, self.package)
+        else:
+            statuses = flag_support(canonical, self.release, self.package)
+        if first_with(statuses, "rejected") is None:
+            return
+        flag_refused = first_with(flag_support(canonical, self.release, self.package), "rejected")
+        at = token if flag_refused is not None or hit.json_path or value is None else value_token
+        shown = token.text if at is token else f"{token.text.split('=', 1)[0]} {value}"
+        yield self._rejected(at, shown, statuses)
+
+    def _rejected(self, at: Token, shown: str, statuses: list[ReleaseStatus]) -> Finding:
+        return Finding(
+            self.doc,
+            ("guide",),
+            f"the guide's serve command passes `{shown}`, {_refusal(statuses, self.release)}",
+            "write the form every release from min_vllm_version on accepts, or raise "
+            "min_vllm_version (`recipelint flags history FLAG` shows each release's reading)",
+            code=REJECTED,
+            span=self._span(at),
+        )
+
+    def _unknown(self, token: Token, name: str) -> Finding:
+        known = set(_releases_knowing(name, self.package))
+        if known:
+            statuses = [
+                ReleaseStatus(c.version, "ok" if c.version in known else "rejected", None)
+                for c in catalogs_from(self.release, self.package)
+            ]
+            return self._rejected(token, name, statuses)
+        close = _did_you_mean(newest_catalog(self.package), name)
+        hint = (
+            f"did you mean {', '.join(f'`{c}`' for c in close)}?"
+            if close
+            else "check the spelling against `vllm serve --help`"
+        )
+        return Finding(
+            self.doc,
+            ("guide",),
+            f"the guide's serve command passes `{name}`, an option no vLLM release accepts",
+            hint,
+            code=UNKNOWN_FLAG,
+            span=self._span(token, name),
+        )
+
+    def _underscored(self, token: Token, name: str) -> Finding:
+        option, dot, keys = name.partition(".")  # sub-keys keep their underscores
+        spelled = option.replace("_", "-") + dot + keys
+        return Finding(
+            self.doc,
+            ("guide",),
+            f"the guide spells `{name}` with underscores; vLLM rewrites it to `{spelled}`",
+            f"write `{spelled}` as vLLM documents it",
+            code=UNDERSCORED,
+            span=self._span(token, name),
+        )
+
+    def _span(self, token: Token, text: str | None = None) -> Span:
+        shown = text or token.text
+        if token.column < 0:
+            return guide_span(self.doc, token.line)
+        start = token.column
+        return self.doc.scalar_line_span(("guide",), token.line - 1, start, start + len(shown))
+
+
+def _refusal(statuses: list[ReleaseStatus], release: str) -> str:
+    """Which releases from the minimum on refuse it, said the way a reader acts on it."""
+    refused = [i for i, s in enumerate(statuses) if s.status == "rejected"]
+    accepted = [i for i, s in enumerate(statuses) if s.status != "rejected"]
+    first, last = statuses[refused[0]], statuses[refused[-1]]
+    why = f" ({first.note})" if first.note else ""
+    if accepted and refused[0] == 0 and refused[-1] < accepted[0]:
+        return (
+            f"which vLLM {first.version} refuses{why}: it needs vLLM "
+            f"{statuses[accepted[0]].version} or newer, but min_vllm_version is {release}"
+        )
+    if accepted and last is statuses[-1] and accepted[-1] < refused[0]:
+        return (
+            f"which vLLM {first.version} and newer refuse{why}: vLLM "
+            f"{statuses[accepted[-1]].version} is the last release that runs it"
+        )
+    if not accepted:
+        return f"which no release from {release} on accepts{why}"
+    return (
+        f"which vLLM {_runs(statuses, refused)} refuse{why}, though the recipe claims every "
+        f"release from {release} on"
+    )
+
+
+def _runs(statuses: list[ReleaseStatus], indices: list[int]) -> str:
+    """Consecutive releases among ``indices`` as `A to B` runs."""
+    runs: list[list[int]] = []
+    for index in indices:
+        if runs and runs[-1][-1] == index - 1:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    return ", ".join(
+        statuses[run[0]].version
+        if len(run) == 1
+        else f"{statuses[run[0]].version} to {statuses[run[-1]].version}"
+        for run in runs
+    )
+
+
+def _did_you_mean(catalog: Catalog, spelled: str) -> list[str]:
+    """The newest release's options closest to a spelling no release knows."""
+    found = closest_flags(catalog, spelled)
+    if found:
+        return found
+    pool = [o for o in catalog.option_strings() if o.startswith("--")]
+    return difflib.get_close_matches(catalog.option_key(spelled), pool, n=3, cutoff=0.6)
+
+
+def _placeholder(word: str) -> bool:
+    """A shell variable, a template slot or an ellipsis stands for text the reader supplies."""
+    return "$" in word or "<" in word or word.endswith("...") or word.startswith("[")
+
+
+@functools.lru_cache(maxsize=512)
+def _releases_knowing(name: str, package: str) -> tuple[str, ...]:
+    """The catalogued releases whose parser reads ``name``, oldest first."""
+    return tuple(
+        version
+        for version in available_versions(package)
+        if load_catalog(version, package).lookup(name).canonical is not None
+    )
+
+
+def _package(doc: Document, command: GuideCommand) -> str:
+    omni = is_omni(doc.data) or any(t.text == "--omni" for t in command.args)
+    return "vllm-omni" if omni else "vllm"
+
+
+@check(UNKNOWN_FLAG, REJECTED, UNDERSCORED)
+def guide_serve_flags(ctx: CheckContext) -> Iterator[Finding]:
+    if not any(ctx.config.is_enabled(c) for c in (UNKNOWN_FLAG, REJECTED, UNDERSCORED)):
+        return
+    for doc, guide in _guided(ctx):
+        release = _guide_release(doc.data)
+        seen: set[tuple[int, int, str | None]] = set()
+        for command in guide_commands(guide):
+            judge = CommandJudge(doc, release, _package(doc, command))
+            for finding in judge.findings(command):
+                key = (
+                    (finding.span.line, finding.span.column, finding.code)
+                    if finding.span
+                    else (0, 0, finding.code)
+                )
+                if key not in seen:
+                    seen.add(key)
+                    yield finding

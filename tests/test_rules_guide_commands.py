@@ -1,0 +1,119 @@
+"""RL604–RL606: the options of the guide's own `vllm serve` commands, read against the flag catalogs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from treehelp import Fragment, findings_by_code
+
+from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.flags.support import first_with, value_support
+from recipelint.rules.guide import guide_commands
+
+RECIPE = "models/acme/demo.yaml"
+CODES = ("RL604", "RL605", "RL606")
+
+
+def _guide(body: str, minimum: str = "0.20.0") -> Fragment:
+    indented = "".join(f"  {line}\n" if line else "\n" for line in body.split("\n"))
+    return Fragment(f'model:\n  min_vllm_version: "{minimum}"\nguide: |\n{indented}')
+
+
+def _findings(tmp_path: Path, body: str, minimum: str = "0.20.0") -> dict[str, list[Diagnostic]]:
+    found = findings_by_code(tmp_path, {RECIPE: _guide(body, minimum)})
+    return {code: found.get(code, []) for code in CODES}
+
+
+def _written(tmp_path: Path, finding: Diagnostic) -> str:
+    line = (tmp_path / RECIPE).read_text(encoding="utf-8").split("\n")[finding.line - 1]
+    return line[finding.column - 1 : finding.span.end_column - 1]
+
+
+def test_an_unknown_option_on_a_continuation_line_is_anchored_at_its_own_line(
+    tmp_path: Path,
+) -> None:
+    body = (
+        "## Launch\n\n```bash\nvllm serve acme/demo \\\n  --max-model-len 8192 \\\n"
+        "  --tool-call-parser-plugin parser.py\n```"
+    )
+    [finding] = _findings(tmp_path, body)["RL604"]
+    assert _written(tmp_path, finding) == "--tool-call-parser-plugin"
+    assert finding.message == (
+        "the guide's serve command passes `--tool-call-parser-plugin`, an option no vLLM "
+        "release accepts"
+    )
+    assert finding.hint is not None and "`--tool-parser-plugin`" in finding.hint
+    assert finding.severity is Severity.WARNING
+
+
+def test_the_old_key_value_form_is_refused_once_the_flag_takes_json(tmp_path: Path) -> None:
+    statuses = value_support("--limit-mm-per-prompt", "image=2", "0.8.0")
+    refused = first_with(statuses, "rejected")
+    assert refused is not None  # the catalogs' own verdict, which the rule reports
+    body = "```bash\nvllm serve acme/demo --limit-mm-per-prompt image=2\n```"
+    [finding] = _findings(tmp_path, body, "0.8.0")["RL605"]
+    assert _written(tmp_path, finding) == "image=2"
+    last = [s.version for s in statuses if s.status == "rejected"][-1]
+    assert f"which vLLM {refused.version} to {last} refuse (invalid choice or type)" in (
+        finding.message
+    )
+    assert "`--limit-mm-per-prompt image=2`" in finding.message
+
+
+def test_an_option_newer_than_the_minimum_names_the_release_it_needs(tmp_path: Path) -> None:
+    body = "```\nvllm serve acme/demo --attention-backend FLASH_ATTN\n```"
+    [finding] = _findings(tmp_path, body, "0.11.0")["RL605"]
+    assert _written(tmp_path, finding) == "--attention-backend"
+    assert "it needs vLLM 0.13.0 or newer, but min_vllm_version is 0.11.0" in finding.message
+
+
+def test_underscore_spellings_are_an_info_at_each_spelling(tmp_path: Path) -> None:
+    body = (
+        "Run `vllm serve acme/demo --max_model_len 4096` or:\n\n```sh\n"
+        "python -m vllm.entrypoints.openai.api_server --model acme/demo"
+        " --tensor_parallel_size 2 --compilation_config.mode 3\n```"
+    )
+    found = _findings(tmp_path, body)
+    assert [_written(tmp_path, f) for f in found["RL606"]] == [
+        "--max_model_len",
+        "--tensor_parallel_size",
+        "--compilation_config.mode",
+    ]
+    assert found["RL606"][2].message.endswith("rewrites it to `--compilation-config.mode`")
+    assert {f.severity for f in found["RL606"]} == {Severity.INFO}
+    assert found["RL604"] == found["RL605"] == []
+
+
+def test_a_json_value_quoted_over_several_lines_is_one_value(tmp_path: Path) -> None:
+    body = (
+        "```bash\nvllm serve acme/demo \\\n  --speculative-config '{\n"
+        '    "method": "ngram", "num_speculative_tokens": 3\n  }\' \\\n  --max-num-seqs 8\n```'
+    )
+    assert _findings(tmp_path, body) == {code: [] for code in CODES}
+    [command] = list(guide_commands(body))
+    assert [t.text for t in command.args][1:3] == [
+        "--speculative-config",
+        '{\n    "method": "ngram", "num_speculative_tokens": 3\n  }',
+    ]
+
+
+def test_other_commands_placeholders_and_other_languages_are_not_read(tmp_path: Path) -> None:
+    body = (
+        "```bash\npip install vllm --extra-index-url https://x\n"
+        "vllm serve $MODEL $EXTRA_ARGS --not-an-option-here <flags> | tee log --bogus\n"
+        "vllm serve --help\n```\n\n"
+        '```python\nsubprocess.run("vllm serve acme/demo --bogus-flag", shell=True)\n```\n\n'
+        "```bash\nvllm serve acme/demo --max-model-len 8192 'unclosed\n```"
+    )
+    found = _findings(tmp_path, body)
+    assert [_written(tmp_path, f) for f in found["RL604"]] == ["--not-an-option-here"]
+    assert found["RL605"] == found["RL606"] == []
+
+
+def test_commands_are_found_in_shell_blocks_and_prose_spans_only() -> None:
+    guide = (
+        "Start with `vllm serve a/b --max-model-len 10`.\n\n```text\nvllm serve a/b --x\n```\n"
+        "```console\n$ vllm serve a/b -tp 2\n```"
+    )
+    commands = [[t.text for t in c.args] for c in guide_commands(guide)]
+    assert commands == [["a/b", "-tp", "2"], ["a/b", "--max-model-len", "10"]]
