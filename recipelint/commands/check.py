@@ -222,7 +222,7 @@ def check_command(
 
         jobs = available_cpus()
     # The editor's buffer, as bytes: decoded as a file is (bad UTF-8 is RL004, not a crash).
-    stdin_text = click.get_binary_stream("stdin").read() if stdin_filename is not None else None
+    stdin_text = sys.stdin.buffer.read() if stdin_filename is not None else None
     options = CheckOptions(
         select,
         ignore,

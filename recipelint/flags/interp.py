@@ -254,20 +254,16 @@ class Interpreter:
             if isinstance(container, dict) and _hashable(key) and key in container:
                 current = container[key]
                 addition = self.eval(stmt.value, frame)
-                if (
-                    isinstance(stmt.op, ast.Add)
-                    and isinstance(current, list)
-                    and isinstance(addition, list)
-                    or isinstance(stmt.op, ast.Add)
-                    and isinstance(current, str)
-                    and isinstance(addition, str)
-                ):
-                    container[key] = current + addition
+                if isinstance(stmt.op, ast.Add):
+                    joined = _joined(current, addition)
+                    if joined is not None:
+                        container[key] = joined
         elif isinstance(stmt.target, ast.Name):
             current = frame.env.get(stmt.target.id, UNKNOWN)
             addition = self.eval(stmt.value, frame)
-            if isinstance(current, (list, str)) and type(current) is type(addition):
-                frame.env[stmt.target.id] = current + addition
+            joined = _joined(current, addition)
+            if joined is not None:
+                frame.env[stmt.target.id] = joined
 
     def _delete(self, target: ast.expr, frame: Frame) -> None:
         if isinstance(target, ast.Subscript):
@@ -443,8 +439,9 @@ class Interpreter:
         if isinstance(node.op, ast.Add):
             if isinstance(left, Registry) or isinstance(right, Registry):
                 return left if isinstance(left, Registry) else right
-            if isinstance(left, (str, list)) and type(left) is type(right):
-                return left + right
+            joined = _joined(left, right)
+            if joined is not None:
+                return joined
             if isinstance(left, tuple) and isinstance(right, tuple):
                 return left + right
         if isinstance(node.op, ast.Mod) and isinstance(left, str):
@@ -477,8 +474,8 @@ class Interpreter:
                 out.append(self.eval(node.elt, inner))
         return out
 
-    _eval_GeneratorExp = _eval_ListComp  # type: ignore[assignment]
-    _eval_SetComp = _eval_ListComp  # type: ignore[assignment]
+    _eval_GeneratorExp = _eval_ListComp
+    _eval_SetComp = _eval_ListComp
 
     def _eval_Compare(self, node: ast.Compare, frame: Frame) -> Any:
         return UNKNOWN
@@ -688,3 +685,12 @@ def _subcommand_name(reader: TypeReader, cls: ClassRef) -> Any:
                 ):
                     return stmt.value.value
     return UNKNOWN
+
+
+def _joined(left: Any, right: Any) -> list[Any] | str | None:
+    """``left + right`` for two lists or two strings (what the source's ``+`` joins); else None."""
+    if isinstance(left, list) and isinstance(right, list):
+        return left + right
+    if isinstance(left, str) and isinstance(right, str):
+        return left + right
+    return None

@@ -30,6 +30,8 @@ class Module:
     text: str
     # Top-level bindings, including those made inside if/try blocks (TYPE_CHECKING imports).
     bindings: dict[str, ast.AST] = field(default_factory=dict)
+    # `from x import *` statements, in source order: each may bind any name.
+    star_imports: list[ast.ImportFrom] = field(default_factory=list)
     # Names bound under `if TYPE_CHECKING:`; at runtime they are something else (often Any).
     typing_only: set[str] = field(default_factory=set)
 
@@ -51,7 +53,7 @@ class SourceTree:
         names = reader.names()
         for package in PACKAGES:
             if f"{package}/__init__.py" in names:
-                files = {
+                files: dict[str, str | None] = {
                     n: None for n in names if n.startswith(f"{package}/") and n.endswith(".py")
                 }
                 return cls(files, reader, package)
@@ -105,16 +107,21 @@ class SourceTree:
         except SyntaxError:
             return None  # a module newer Python syntax we cannot read stays invisible
         mod = Module(dotted, is_pkg, tree, text)
-        _collect_bindings(tree.body, mod.bindings)
+        _collect_bindings(tree.body, mod.bindings, stars=mod.star_imports)
         for stmt in tree.body:
             if isinstance(stmt, ast.If) and ast.unparse(stmt.test).endswith("TYPE_CHECKING"):
                 inner: dict[str, ast.AST] = {}
                 _collect_bindings(stmt.body, inner, True)
-                mod.typing_only |= set(inner) - {"*"}
+                mod.typing_only |= set(inner)
         return mod
 
 
-def _collect_bindings(body: list[ast.stmt], out: dict[str, ast.AST], nested: bool = False) -> None:
+def _collect_bindings(
+    body: list[ast.stmt],
+    out: dict[str, ast.AST],
+    nested: bool = False,
+    stars: list[ast.ImportFrom] | None = None,
+) -> None:
     """Module-level names. Inside if/try blocks the first binding wins: that keeps the
     `if TYPE_CHECKING: from x import Alias` reading over the runtime `else: Alias = Any`."""
     for stmt in body:
@@ -133,17 +140,17 @@ def _collect_bindings(body: list[ast.stmt], out: dict[str, ast.AST], nested: boo
             for alias in stmt.names:
                 bound = alias.asname or alias.name.split(".")[0]
                 if bound == "*" and isinstance(stmt, ast.ImportFrom):
-                    out.setdefault("*", [])  # type: ignore[arg-type]
-                    out["*"].append(stmt)  # type: ignore[attr-defined]
+                    if stars is not None:
+                        stars.append(stmt)
                     continue
                 out.setdefault(bound, stmt)
         elif isinstance(stmt, ast.If):
-            _collect_bindings(stmt.body, out, True)
-            _collect_bindings(stmt.orelse, out, True)
+            _collect_bindings(stmt.body, out, True, stars)
+            _collect_bindings(stmt.orelse, out, True, stars)
         elif isinstance(stmt, ast.Try):
-            _collect_bindings(stmt.body, out, True)
+            _collect_bindings(stmt.body, out, True, stars)
             for handler in stmt.handlers:
-                _collect_bindings(handler.body, out, True)
+                _collect_bindings(handler.body, out, True, stars)
         elif type(stmt).__name__ == "TypeAlias":  # `type X = ...` (3.12 syntax)
             names = [stmt.name.id]  # type: ignore[attr-defined]
         for name in names:

@@ -92,7 +92,7 @@ class TypeReader:
         return module, node
 
     def _resolve_star(self, mod: Module, name: str, depth: int) -> tuple[str, ast.AST] | None:
-        for node in mod.bindings.get("*", []):  # type: ignore[attr-defined]
+        for node in mod.star_imports:
             source = _import_base(mod, node)
             if source is not None:
                 found = self.resolve(source, name, depth + 1)

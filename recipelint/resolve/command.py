@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipelint.jsvalue import (
+    JS_WHITESPACE,
     UNDEFINED,
     coalesce,
     get,
@@ -28,7 +29,7 @@ from recipelint.jsvalue import (
     truthy,
 )
 from recipelint.resolve.docker import DockerMeta, DockerWrapper, docker_meta
-from recipelint.resolve.features import JS_WHITESPACE, FeatureResolver, companions
+from recipelint.resolve.features import FeatureResolver, companions
 from recipelint.resolve.formatting import RenderError, serve_command
 from recipelint.resolve.hardware import generation_of, gpu_count_of, hardware_keyed_value
 from recipelint.resolve.layers import ARG_STEPS, Layer, Selection, layers, split_at_emitter
