@@ -117,3 +117,31 @@ def test_commands_are_found_in_shell_blocks_and_prose_spans_only() -> None:
     )
     commands = [[t.text for t in c.args] for c in guide_commands(guide)]
     assert commands == [["a/b", "-tp", "2"], ["a/b", "--max-model-len", "10"]]
+
+
+def test_a_server_image_reads_the_words_after_it_without_serve_own_refusals(
+    tmp_path: Path,
+) -> None:
+    body = (
+        "```bash\ndocker pull vllm/vllm-openai:latest --bogus-pull\n"
+        "docker run --gpus all -p 8000:8000 vllm/vllm-openai:v0.10.0 \\\n"
+        "  --model acme/demo --max_num_seqs 8 --enable-prefix-cache-x\n"
+        "docker run --entrypoint bash vllm/vllm-openai:latest --bogus-entry\n```"
+    )
+    found = _findings(tmp_path, body, "0.10.0")
+    assert [_written(tmp_path, f) for f in found["RL604"]] == ["--enable-prefix-cache-x"]
+    assert [_written(tmp_path, f) for f in found["RL606"]] == ["--max_num_seqs"]
+    assert (
+        found["RL605"] == []
+    )  # `vllm serve --model` is refused in 0.10, the API server module takes it
+    [command] = [c for c in guide_commands(body) if c.via_image]
+    assert command.args[0].text == "--model"
+
+
+def test_vllm_serve_itself_refuses_model_as_an_option_where_the_release_does(
+    tmp_path: Path,
+) -> None:
+    body = "```bash\nvllm serve --model acme/demo\n```"
+    [finding] = _findings(tmp_path, body, "0.10.0")["RL605"]
+    assert _written(tmp_path, finding) == "--model"
+    assert "which vLLM 0.10.0 refuses (with `vllm serve`" in finding.message

@@ -381,6 +381,9 @@ def _logical_spans(code: str) -> Iterator[tuple[int, int, str]]:
 UNKNOWN_FLAG, REJECTED, UNDERSCORED = "RL604", "RL605", "RL606"
 # Where a serve command's arguments begin: `vllm serve`, or the API server module run by Python.
 SERVER_MODULES = frozenset({"vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"})
+# The project's OpenAI-compatible server images (vllm-openai, -rocm, -xpu, ...): the
+# arguments after the image go to the server.
+SERVER_IMAGE = "vllm/vllm-openai"
 # Tokens that end the command: the shell goes on to something else.
 SHELL_BREAKS = frozenset({"|", "||", "&&", ";", "&", ">", ">>", "<", "2>&1"})
 # argparse's own options, in every release's parser though no catalog records them.
@@ -403,6 +406,9 @@ class GuideCommand:
     """A serve command of the guide: its arguments after `vllm serve` (or the module)."""
 
     args: tuple[Token, ...]
+    # Run as a server image's arguments: which entrypoint (`vllm serve` or the API server
+    # module) reads them depends on the image's release, so serve's own refusals do not apply.
+    via_image: bool = False
 
 
 def _shell_commands(code: str) -> Iterator[tuple[int, int, str]]:
@@ -435,14 +441,30 @@ def _shell_words(command: str) -> list[str]:
         return command.split()
 
 
-def _serve_arguments(words: list[str]) -> list[str] | None:
-    """The words after `vllm serve` or `python -m <API server>`, up to the end of that command."""
+def _serve_arguments(words: list[str]) -> tuple[list[str], bool] | None:
+    """The words after `vllm serve`, `python -m <API server>` or a `docker run` of the
+    OpenAI server image (whose entrypoint is the server), up to the end of that command."""
     for index, word in enumerate(words):
         after = words[index + 1 :]
         if word.rsplit("/", 1)[-1] == "vllm" and after[:1] == ["serve"]:
-            return _until_break(after[1:])
+            return _until_break(after[1:]), False
         if word == "-m" and after[:1] and after[0] in SERVER_MODULES:
-            return _until_break(after[1:])
+            return _until_break(after[1:]), False
+    found = _image_arguments(words)
+    return (found, True) if found is not None else None
+
+
+def _image_arguments(words: list[str]) -> list[str] | None:
+    """The words after the image of `docker run ... vllm/vllm-openai:TAG MODEL --flag ...`."""
+    if words[:2] != ["docker", "run"]:
+        return None
+    for index, word in enumerate(words[2:], start=2):
+        if word.startswith("--entrypoint"):
+            return None  # the image runs something else
+        if word.startswith(SERVER_IMAGE) and not words[index - 1].startswith("-"):
+            return _until_break(words[index + 1 :])
+        if word in SHELL_BREAKS:
+            return None
     return None
 
 
@@ -480,10 +502,11 @@ def guide_commands(guide: str) -> Iterator[GuideCommand]:
         if block.language and block.language not in SHELL:
             continue
         for start, end, command in _shell_commands(block.code):
-            words = _serve_arguments(_shell_words(command)) if "vllm" in command else None
-            if words:
+            found = _serve_arguments(_shell_words(command)) if "vllm" in command else None
+            if found and found[0]:
                 span = range(block.line + start, min(block.line + end, len(raw)) + 1)
-                yield GuideCommand(_placed(words, [(n, raw[n - 1]) for n in span]))
+                placed = _placed(found[0], [(n, raw[n - 1]) for n in span])
+                yield GuideCommand(placed, found[1])
     for number, line in enumerate(raw, start=1):
         if number not in fenced and "vllm" in line:
             yield from _prose_commands(number, line)
@@ -491,9 +514,9 @@ def guide_commands(guide: str) -> Iterator[GuideCommand]:
 
 def _prose_commands(number: int, line: str) -> Iterator[GuideCommand]:
     for match in INLINE_CODE.finditer(line):
-        words = _serve_arguments(_shell_words(match.group(1)))
-        if words:
-            yield GuideCommand(_placed(words, [(number, line)]))
+        found = _serve_arguments(_shell_words(match.group(1)))
+        if found and found[0]:
+            yield GuideCommand(_placed(found[0], [(number, line)]), found[1])
 
 
 def _guide_release(data: dict[str, Any]) -> str:
@@ -541,7 +564,8 @@ class CommandJudge:
                 index += 1
                 continue
             value, used = self._value(args, index, hit)
-            yield from self._verdict(token, hit, value, args[index + 1] if used else token)
+            value_token = args[index + 1] if used else token
+            yield from self._verdict(token, hit, value, value_token, command.via_image)
             if hit.underscored:
                 yield self._underscored(token, name)
             index += 1 + used
@@ -560,7 +584,7 @@ class CommandJudge:
         return nxt, 1
 
     def _verdict(
-        self, token: Token, hit: Lookup, value: str | None, value_token: Token
+        self, token: Token, hit: Lookup, value: str | None, value_token: Token, via_image: bool
     ) -> Iterator[Finding]:
         canonical = hit.canonical or ""
         if hit.json_path:
@@ -569,12 +593,21 @@ class CommandJudge:
             statuses = value_support(canonical, value, self.release, self.package)
         else:
             statuses = flag_support(canonical, self.release, self.package)
+        if via_image:
+            statuses = [self._image_status(canonical, s) for s in statuses]
         if first_with(statuses, "rejected") is None:
             return
         flag_refused = first_with(flag_support(canonical, self.release, self.package), "rejected")
         at = token if flag_refused is not None or hit.json_path or value is None else value_token
         shown = token.text if at is token else f"{token.text.split('=', 1)[0]} {value}"
         yield self._rejected(at, shown, statuses)
+
+    def _image_status(self, canonical: str, status: ReleaseStatus) -> ReleaseStatus:
+        """A refusal by `vllm serve` alone counts as accepted: the image may run the API server module."""
+        spec = load_catalog(status.version, self.package).flag(canonical)
+        if status.status == "rejected" and spec is not None and status.note == spec.serve_error:
+            return ReleaseStatus(status.version, "ok")
+        return status
 
     def _rejected(self, at: Token, shown: str, statuses: list[ReleaseStatus]) -> Finding:
         return Finding(
