@@ -155,6 +155,8 @@ GUIDE = """## Prerequisites
 ```bash
 docker run vllm/vllm-openai:demo-preview acme/demo
 vllm serve acme/other-model --max-model-len 8192
+vllm serve acme/demo --max_model_len 8192 \\
+  --gpu-memory-util-x 0.9
 ```
 
 ```python
@@ -179,6 +181,8 @@ def test_guide_findings_point_at_their_own_line_and_column(tmp_path: Path) -> No
         "RL406": "vllm/vllm-openai:demo-preview",
         "RL603": "acme/other-model",
         "RL602": "acme/unknown",
+        "RL604": "--gpu-memory-util-x",
+        "RL606": "--max_model_len",
     }
     for code, needle in expected.items():
         assert code in found, sorted(found)
