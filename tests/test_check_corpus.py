@@ -99,9 +99,10 @@ REVIEWED_ERRORS: dict[tuple[str, str], tuple[int, str]] = {
         NEWER_THAN_MINIMUM + ": deepseek_v32 tool parser and tokenizer mode 0.13.0",
     ),
     ("models/deepseek-ai/DeepSeek-V4-Flash.yaml", "RL358"): (
-        13,
+        16,
         NEWER_THAN_MINIMUM
-        + ": --moe-backend b12x 0.29.0, --linear-backend 0.22.0/b12x 0.28.0, speculative keys 0.21.0",
+        + ": --moe-backend b12x 0.29.0, --linear-backend 0.22.0/b12x 0.28.0, speculative keys 0.21.0;"
+        + " b12x also under the three 0.20.0 variants' --linear-backend (the value is younger still)",
     ),
     ("models/deepseek-ai/DeepSeek-V4-Flash.yaml", "RL359"): (
         6,
@@ -144,6 +145,11 @@ REVIEWED_ERRORS: dict[tuple[str, str], tuple[int, str]] = {
     ("models/mistralai/Ministral-3-14B-Instruct-2512.yaml", "RL358"): (
         1,
         NEWER_THAN_MINIMUM + ": --language-model-only 0.17.0",
+    ),
+    ("models/moonshotai/Kimi-K2-Instruct.yaml", "RL359"): (
+        1,
+        "--disable-log-requests: gone in 0.17.0, back in 0.33.0 as --enable-log-requests' negation;"
+        " min 0.12.0, so 0.17-0.32 refuse it",
     ),
     ("models/nvidia/NVIDIA-Nemotron-Nano-12B-v2-VL-BF16.yaml", "RL358"): (
         1,
@@ -193,8 +199,9 @@ REVIEWED_ERRORS: dict[tuple[str, str], tuple[int, str]] = {
 # (docs/rules-environment-and-conventions.md).
 # RL304 26 -> 21: repeated items of one list are one finding. RL102 2 -> 0: the two unquoted
 # kv_store env values are reported once each, as the fixable RL551 warning.
-# JSON keys judged by every release of the range: RL358 63 -> 65 (gpt-oss -cc key younger than
-# the alias), RL359 0 -> 9 errors (keys later releases refuse; RL359 is an error now that it
+# Every release of the range judged: RL358 63 -> 68 (gpt-oss -cc key younger than the alias,
+# DeepSeek-V4-Flash b12x under a --linear-backend younger than the minimum), RL359 0 -> 10
+# errors (keys later releases refuse, a flag 0.17-0.32 refuse; RL359 is an error now that it
 # reports only what vLLM refuses at start-up). RL372: the backend rule's findings.
 TOTALS: dict[tuple[str, str], int] = {
     ("RL101", "error"): 2,
@@ -217,8 +224,8 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL350", "error"): 2,
     ("RL353", "warning"): 8,
     ("RL355", "warning"): 3,
-    ("RL358", "error"): 65,
-    ("RL359", "error"): 9,
+    ("RL358", "error"): 68,
+    ("RL359", "error"): 10,
     ("RL361", "warning"): 1,
     ("RL372", "error"): 3,
     ("RL360", "info"): 1,

@@ -280,3 +280,46 @@ def test_taxonomy_kv_offload_args_are_checked(tmp_path: Path) -> None:
     assert (diag.code, diag.severity.name) == ("RL354", "ERROR")
     assert diag.pointer == ("kv_offload", "simple", "args", 1)
     assert "`kv_rol` is not a key of `--kv-transfer-config` in vllm 0.33.0:" in diag.message
+
+
+def test_flag_refused_by_a_release_between_minimum_and_newest(tmp_path: Path) -> None:
+    # --disable-log-requests left in 0.17.0 and came back in 0.33.0 as --enable-log-requests'
+    # negation: a reader on 0.17-0.32 cannot start the command.
+    diags = [
+        d for d in findings(tmp_path, "0.12.0", ["--disable-log-requests"]) if d.code == "RL359"
+    ]
+    assert [(d.severity.name, d.message) for d in diags] == [
+        (
+            "ERROR",
+            "`--disable-log-requests` is rejected by vllm 0.17.0, though 0.12.0 and 0.33.0 "
+            "accept it: vLLM does not start there",
+        )
+    ]
+
+
+def test_value_refused_by_a_release_between_minimum_and_newest(tmp_path: Path) -> None:
+    # None is a choice where the converter maps the text to None: 0.23 and 0.31+, not 0.24-0.30.
+    [diag] = findings(tmp_path, "0.23.0", ["--safetensors-load-strategy", "None"])
+    assert (diag.code, diag.severity.name) == ("RL351", "ERROR")
+    assert diag.message.startswith(
+        "`None` is not accepted by `--safetensors-load-strategy` in vllm 0.24.0, though 0.23.0"
+    )
+
+
+def test_value_younger_than_its_younger_flag_names_its_own_release(tmp_path: Path) -> None:
+    # --linear-backend arrives in 0.22.0, its b12x value in 0.28.0: raising the minimum to the
+    # flag's release would not be enough.
+    diags = findings(tmp_path, "0.20.0", ["--linear-backend", "b12x"])
+    assert [(d.code, d.pointer[-1]) for d in diags] == [("RL358", 0), ("RL358", 1)]
+    assert diags[1].message == (
+        "`--linear-backend b12x` needs vllm 0.28.0 or newer, but min_vllm_version is 0.20.0"
+    )
+
+
+def test_flag_deprecation_names_the_first_release_of_the_range_that_deprecates_it(
+    tmp_path: Path,
+) -> None:
+    # Deprecated from 0.32.0 on, the newest (0.33.0) too: the message names 0.32.0.
+    [diag] = findings(tmp_path, "0.20.0", ["--disable-cascade-attn"])
+    assert (diag.code, diag.severity.name) == ("RL355", "WARNING")
+    assert diag.message.startswith("`--disable-cascade-attn` is deprecated in vllm 0.32.0: ")

@@ -14,8 +14,10 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
+from recipelint.flags.catalog import available_versions, load_catalog
 from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.layers import PD_ROLES, Scope, is_omni
@@ -50,30 +52,7 @@ PARALLEL_FLAGS = frozenset(
         "--node-rank",
     }
 )
-# JSON-typed flags whose value vLLM parses with json.loads (dataclass-typed arguments).
-JSON_FLAGS = frozenset(
-    {
-        "--speculative-config",
-        "--kv-transfer-config",
-        "--compilation-config",
-        "-cc",
-        "--hf-overrides",
-        "--reasoning-config",
-        "--default-chat-template-kwargs",
-        "--override-generation-config",
-        "--limit-mm-per-prompt",
-        "--mm-processor-kwargs",
-        "--model-loader-extra-config",
-        "--attention-config",
-        "--kv-events-config",
-        "--structured-outputs-config",
-        "--pooler-config",
-        "--override-pooler-config",
-        "--additional-config",
-        "--ec-transfer-config",
-        "--chat-template-kwargs",
-    }
-)
+JSON_TYPES = ("json", "json_or_str")
 FLAG_NAME = re.compile(r"^--?[A-Za-z]")
 
 
@@ -229,10 +208,23 @@ def _json_values(ctx: CheckContext) -> Iterator[tuple[ArgList, ArgUnit, str, int
             if (
                 value.lstrip()[:1] in "{["
                 and value.strip()
-                or unit.base in JSON_FLAGS
+                or unit.base in json_flags()
                 and "." not in unit.name
             ):
                 yield arg_list, unit, value, index
+
+
+@cache
+def json_flags() -> frozenset[str]:
+    """Option strings (aliases too) whose value some catalogued vLLM or vllm-omni release
+    parses as JSON: read from the flag catalogs, never listed by hand."""
+    found: set[str] = set()
+    for package in ("vllm", "vllm-omni"):
+        for version in available_versions(package):
+            for name, spec in load_catalog(version, package).flags.items():
+                if spec.type in JSON_TYPES:
+                    found.update((name, *spec.aliases))
+    return frozenset(found)
 
 
 @check("RL308")

@@ -35,7 +35,14 @@ from recipelint.flags.catalog import (
     value_span,
     version_key,
 )
-from recipelint.flags.support import ReleaseStatus, first_with, flag_support, json_key_support
+from recipelint.flags.support import (
+    ReleaseStatus,
+    catalogs_from,
+    first_with,
+    flag_support,
+    json_key_support,
+    value_support,
+)
 from recipelint.load import Document
 from recipelint.resolve.layers import is_omni
 from recipelint.rules.args import every_arg_list
@@ -286,25 +293,39 @@ class _ArgList:
                 f"({self.cats.newest.version}) rejects it",
                 "remove it or use its replacement",
             )
+        elif at_min is not None:
+            self._refused_between(index, token)
         return None
+
+    def _refused_between(self, index: int, token: str) -> None:
+        """A spelling the minimum and the newest release read but a release between them does not."""
+        assert self.cats.minimum is not None
+        between = catalogs_from(self.cats.minimum.version, self.cats.package)[1:-1]
+        refused = next((c.version for c in between if not c.lookup(token).known), None)
+        if refused is not None:
+            self._report(
+                "RL359",
+                index,
+                f"`{token}` is rejected by {self.cats.package} {refused}, though "
+                f"{self.cats.minimum.version} and {self.cats.newest.version} accept it: "
+                "vLLM does not start there",
+                f"raise min_vllm_version past {refused}, or spell it as every release reads it",
+            )
 
     def _spelling(self, index: int, token: str, hit: Lookup, catalog: Catalog) -> None:
         assert hit.canonical is not None
-        newest = self.cats.newest.flags.get(hit.canonical)
-        deprecated_in = (
-            catalog
-            if catalog.flags[hit.canonical].deprecated
-            else (self.cats.newest if newest is not None and newest.deprecated else None)
-        )
-        if deprecated_in is not None and not catalog.flags[hit.canonical].serve_error:
-            note = deprecated_in.flags[hit.canonical].deprecation
-            self._report(
-                "RL355",
-                index,
-                f"`{hit.canonical}` is deprecated in {deprecated_in.package} "
-                f"{deprecated_in.version}" + (f": {note}" if note else ""),
-                "see the release notes for its replacement",
-            )
+        spec = catalog.flags[hit.canonical]
+        if not spec.serve_error:
+            deprecated = self._deprecation(hit.canonical, catalog)
+            if deprecated is not None:
+                version, note = deprecated
+                self._report(
+                    "RL355",
+                    index,
+                    f"`{hit.canonical}` is deprecated in {catalog.package} {version}"
+                    + (f": {note}" if note else ""),
+                    "see the release notes for its replacement",
+                )
         if hit.via == "abbreviation":
             self._report(
                 "RL356",
@@ -315,6 +336,21 @@ class _ArgList:
             )
         if hit.json_path:
             self._json_key(index, hit.canonical, hit.json_path)
+
+    def _deprecation(self, canonical: str, catalog: Catalog) -> tuple[str, str | None] | None:
+        """(release, wording) of a deprecation in the minimum release, or else the first release
+        of the range that deprecates a flag the newest release deprecates."""
+        spec = catalog.flags[canonical]
+        if spec.deprecated:
+            return catalog.version, spec.deprecation
+        newest = self.cats.newest.flags.get(canonical)
+        if newest is None or not newest.deprecated:
+            return None
+        start = self.key_floor or (self.cats.minimum or self.cats.newest).version
+        first = first_with(flag_support(canonical, start, self.cats.package), "deprecated")
+        if first is None:
+            return self.cats.newest.version, newest.deprecation
+        return first.version, first.note
 
     def _json_key(self, index: int, canonical: str, path: tuple[str, ...]) -> None:
         """A JSON sub-key judged by every release of the range that has the flag."""
@@ -442,6 +478,7 @@ class _ArgList:
         status = catalog.value_status(canonical, value)
         if status == "ok":
             self._value_removed(index, canonical, value)
+            self._value_refused_between(index, canonical, value)
             return
         newer = self._newer_value(canonical, value, catalog)
         plugin = canonical in self.plugins
@@ -488,6 +525,32 @@ class _ArgList:
         span = value_span(canonical, value, self.cats.package)
         return span[0] if span else newest.version
 
+    def _value_refused_between(self, index: int, canonical: str, value: str) -> None:
+        """A value the newest release takes but one from the start of the range refuses."""
+        newest = self.cats.newest
+        if self.cats.minimum is None or newest.value_status(canonical, value) != "ok":
+            return
+        start = self.key_floor or self.cats.minimum.version
+        refused, taken = _value_refused_in(canonical, value, start, self.cats.package)
+        if refused is None or taken is None:
+            return
+        if refused == start:  # under a flag younger than the minimum: the value is younger still
+            self._report(
+                "RL358",
+                index,
+                f"`{canonical} {value}` needs {self.cats.package} {taken} or newer, but "
+                f"min_vllm_version is {self.cats.min_version}",
+                f"raise min_vllm_version to {taken}",
+            )
+            return
+        self._report(
+            "RL351",
+            index,
+            f"`{value}` is not accepted by `{canonical}` in {self.cats.package} {refused}, "
+            f"though {start} and {newest.version} take it: vLLM does not start there",
+            f"raise min_vllm_version past {refused}, or use a value every release takes",
+        )
+
     def _value_removed(self, index: int, canonical: str, value: str) -> None:
         newest = self.cats.newest
         spec = newest.flags.get(canonical)
@@ -531,6 +594,25 @@ class _ArgList:
             if isinstance(inner, dict) and all(v.status != "rejected" for v in verdicts):
                 for sub in inner:
                     self._json_key(index, canonical, (key, sub))
+
+
+@cache
+def _value_refused_in(
+    canonical: str, value: str, start: str, package: str
+) -> tuple[str | None, str | None]:
+    """The first release from ``start`` that has the flag but refuses the value, and the
+    first one after it that takes the value again (None when none does)."""
+    flags = flag_support(canonical, start, package)
+    values = value_support(canonical, value, start, package)
+    held = [
+        verdict for verdict, flag in zip(values, flags, strict=True) if flag.status != "rejected"
+    ]
+    refused = first_with(held, "rejected")
+    if refused is None:
+        return None, None
+    after = held[held.index(refused) :]
+    taken = next((v.version for v in after if v.status != "rejected"), None)
+    return refused.version, taken
 
 
 @cache
