@@ -142,14 +142,25 @@ class _Writer:
     def add(self, pool: ThreadPoolExecutor, rel: str, data: bytes, rewrite: bool = False) -> None:
         parent = rel.rpartition("/")[0]
         if parent and parent not in self.made and not rewrite:
-            os.makedirs(os.path.join(self.base, parent), exist_ok=True)
-            self.made.add(parent)
+            self._make(parent)
         self.batch.append((rel, data, rewrite))
         self.count += 1
         if len(self.batch) == WRITE_BATCH:
             self.flush(pool)
             if len(self.pending) > MAX_PENDING_WRITES // WRITE_BATCH:
                 self.pending.popleft().result()
+
+    def _make(self, folder: str) -> None:
+        """Make ``folder`` and the parents it lacks: one mkdir each, no stat (os.makedirs
+        asks whether every parent exists, a system call per folder for nothing)."""
+        missing = []
+        while folder and folder not in self.made:
+            missing.append(folder)
+            folder = folder.rpartition("/")[0]
+        for name in reversed(missing):
+            with contextlib.suppress(FileExistsError):  # an earlier output's, when updating one
+                os.mkdir(os.path.join(self.base, name))
+            self.made.add(name)
 
     def flush(self, pool: ThreadPoolExecutor) -> None:
         if self.batch:
