@@ -300,8 +300,7 @@ class _ArgList:
     def _refused_between(self, index: int, token: str) -> None:
         """A spelling the minimum and the newest release read but a release between them does not."""
         assert self.cats.minimum is not None
-        between = catalogs_from(self.cats.minimum.version, self.cats.package)[1:-1]
-        refused = next((c.version for c in between if not c.lookup(token).known), None)
+        refused = _spelling_refused_between(token, self.cats.minimum.version, self.cats.package)
         if refused is not None:
             self._report(
                 "RL359",
@@ -594,6 +593,13 @@ class _ArgList:
             if isinstance(inner, dict) and all(v.status != "rejected" for v in verdicts):
                 for sub in inner:
                     self._json_key(index, canonical, (key, sub))
+
+
+@cache
+def _spelling_refused_between(token: str, start: str, package: str) -> str | None:
+    """The first release after ``start`` and before the newest whose parser does not read ``token``."""
+    between = catalogs_from(start, package)[1:-1]
+    return next((c.version for c in between if not c.lookup(token).known), None)
 
 
 @cache
