@@ -135,3 +135,21 @@ def test_a_quantization_method_rocm_does_not_list_is_an_error_for_amd_only(
     assert named and all(_profiles()[hw]["brand"] == "AMD" for hw in named)
     assert "`-q moe_wna16` selects the quantization method `moe_wna16`" in finding.message
     assert "in vLLM 0.30.0 vLLM's rocm platform does not list it" in finding.message
+
+
+def test_a_backend_a_later_release_of_the_range_drops_for_the_platform_names_that_release(
+    tmp_path: Path,
+) -> None:
+    platforms = {
+        version: (attention_backend("FLEX_ATTENTION", version) or {}).get("platforms", [])
+        for version in ("0.15.0", "0.18.0")
+    }
+    assert "rocm" in platforms["0.15.0"] and "rocm" not in platforms["0.18.0"]
+    fragment = (
+        'model:\n  min_vllm_version: "0.15.0"\n'
+        'hardware_overrides:\n  amd:\n    extra_args: ["--attention-backend", "FLEX_ATTENTION"]\n'
+    )
+    [finding] = _findings(tmp_path, fragment)["RL370"]
+    assert "but in vLLM 0.18.0 (the recipe claims 0.15.0 on) only the cuda platform" in (
+        finding.message
+    )

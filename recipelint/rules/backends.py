@@ -13,6 +13,7 @@ generation.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from typing import Any
 import orjson
 
 from recipelint.flags.catalog import Catalog as FlagCatalog
-from recipelint.flags.catalog import newest_catalog
+from recipelint.flags.catalog import newest_catalog, version_key
 from recipelint.flags.hardware import (
     attention_backend,
     backend_runs_on,
@@ -171,26 +172,47 @@ def _selections(
 class Verdict:
     code: str
     reason: str
+    version: str  # the first release of the recipe's range that cannot run it
 
 
 def judge(chosen: Selection, target: Target, release: str) -> Verdict | None:
-    """Why ``release`` cannot run the selection on ``target``; None when it can or cannot tell."""
-    if chosen.kind == "quantization":
-        if quantization_on(chosen.name, release, target.platform) == "no":
-            return Verdict(QUANTIZATION, f"vLLM's {target.platform} platform does not list it")
+    """Why a release from ``release`` on cannot run the selection on ``target``, the first
+    one that cannot; None when every one can, or the catalog cannot tell."""
+    for version in _releases_from(release):
+        verdict = _verdict(chosen.kind, chosen.name, target, version)
+        if verdict is not None:
+            return verdict
+    return None
+
+
+@functools.cache
+def _releases_from(release: str) -> tuple[str, ...]:
+    """``release`` and every catalogued release after it: the range a recipe claims."""
+    later = [
+        r for r in load_hardware_catalog()["releases"] if version_key(r) > version_key(release)
+    ]
+    return (release, *later)
+
+
+@functools.lru_cache(maxsize=4096)
+def _verdict(kind: str, name: str, target: Target, release: str) -> Verdict | None:
+    if kind == "quantization":
+        if quantization_on(name, release, target.platform) == "no":
+            reason = f"vLLM's {target.platform} platform does not list it"
+            return Verdict(QUANTIZATION, reason, release)
         return None
-    entry = attention_backend(chosen.name, release)
+    entry = attention_backend(name, release)
     if entry is None or not entry.get("platforms"):
         return None  # unknown to the release (RL351/RL353's) or selected by models only
-    if backend_runs_on(chosen.name, release, target.platform) == "no":
+    if backend_runs_on(name, release, target.platform) == "no":
         names = ", ".join(entry["platforms"])
         code = WRONG_HARDWARE if target.platform in FALLBACK_PLATFORMS else WRONG_PLATFORM
-        return Verdict(code, f"only the {names} platform selects it")
+        return Verdict(code, f"only the {names} platform selects it", release)
     if target.platform != "cuda" or not target.capabilities:
         return None
-    runs = {backend_runs_on(chosen.name, release, "cuda", c) for c in target.capabilities}
+    runs = {backend_runs_on(name, release, "cuda", c) for c in target.capabilities}
     if runs == {"no"}:
-        return Verdict(WRONG_HARDWARE, f"it supports `{entry.get('capability')}` only")
+        return Verdict(WRONG_HARDWARE, f"it supports `{entry.get('capability')}` only", release)
     return None
 
 
@@ -237,6 +259,10 @@ def backends_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
             yield _finding(entry)
 
 
+def _claim(minimum: str, version: str) -> str:
+    return "" if version == minimum else f" (the recipe claims {minimum} on)"
+
+
 def _finding(entry: Reported) -> Finding:
     chosen, verdict = entry.chosen, entry.verdict
     hardware = ", ".join(entry.hardware)
@@ -250,7 +276,7 @@ def _finding(entry: Reported) -> Finding:
         chosen.doc,
         chosen.pointer,
         f"`{chosen.spelled}` selects the {what} `{chosen.name}` for {hardware}, but in vLLM "
-        f"{entry.release} {verdict.reason}: {consequence}",
+        f"{verdict.version}{_claim(entry.release, verdict.version)} {verdict.reason}: {consequence}",
         f"move it to a hardware_overrides entry of hardware that runs {chosen.name}, "
         "or select one this hardware supports",
         code=verdict.code,
