@@ -3,8 +3,8 @@
 Every command the compiler can render (resolved.command_choices) is assembled from its
 layers; the attention backend it selects (``--attention-backend``, the ``backend`` key of
 ``--attention-config``, ``VLLM_ATTENTION_BACKEND``) and its ``--quantization`` method are
-judged, for each hardware profile the command is rendered for, against what the recipe's
-minimum vLLM release says of them (:mod:`recipelint.flags.hardware`): which platform
+judged, for each hardware profile the command is rendered for, against what each vLLM
+release from the recipe's minimum on says of them (:mod:`recipelint.flags.hardware`): which platform
 modules select a backend, which CUDA capabilities it states, which quantization methods a
 platform accepts. The platform and the CUDA capabilities of a profile come from its
 taxonomy entry: ``compute_arch`` (``sm100``, ``gfx942``) when given, else its brand and
