@@ -276,3 +276,20 @@ def test_json_values_of_the_taxonomy_kv_offload_options_are_checked(tmp_path: Pa
     [invalid] = _taxonomy_json_findings(tmp_path / "b", value, value + ",")
     assert "not valid JSON" in invalid.message
     assert invalid.code == "RL308" and invalid.pointer == ("kv_offload", "simple", "args", 1)
+
+
+def test_shape_checks_cover_the_taxonomy_kv_offload_options(tmp_path: Path) -> None:
+    # The RL35x family leaves shape problems to this one, so these lists need it too.
+    build_context(tmp_path)
+    taxonomy = tmp_path / "taxonomy.yaml"
+    source = taxonomy.read_text(encoding="utf-8")
+    item = '      - "--kv-transfer-config"\n'
+    assert item in source
+    taxonomy.write_text(
+        source.replace(item, '      - "--kv_transfer_config"\n      - ""\n', 1), encoding="utf-8"
+    )
+    found = [d for d in run_checks(load_tree(tmp_path)) if d.path == taxonomy]
+    assert sorted((d.code, d.pointer) for d in found) == [
+        ("RL304", ("kv_offload", "simple", "args", 0)),
+        ("RL313", ("kv_offload", "simple", "args", 1)),
+    ]

@@ -59,10 +59,19 @@ FLAG_NAME = re.compile(r"^--?[A-Za-z]")
 # --- per-list checks -----------------------------------------------------------------------
 
 
+def every_arg_list(ctx: CheckContext) -> list[ArgList]:
+    """The lists in focus of recipes, strategy and kv_store files, and the taxonomy's kv_offload
+    options: each of them reaches a `vllm serve` command."""
+    taxonomy = ctx.tree.taxonomy
+    if taxonomy is None or not ctx.in_focus(taxonomy):
+        return ctx.arg_lists
+    return [*ctx.arg_lists, *taxonomy_arg_lists(taxonomy, ctx.units)]
+
+
 @check("RL301", "RL315")
 def duplicate_flags(ctx: CheckContext) -> Iterator[Finding]:
     """RL301: an exact repeat (removable as is); RL315: a repeat with another value (a choice to make)."""
-    for arg_list in ctx.arg_lists:
+    for arg_list in every_arg_list(ctx):
         seen: dict[str, ArgUnit] = {}
         for unit in arg_list.units:
             first = seen.get(unit.flag)
@@ -96,7 +105,7 @@ def _show(unit: ArgUnit) -> str:
 
 @check("RL303")
 def equals_form(ctx: CheckContext) -> Iterator[Finding]:
-    for arg_list in ctx.arg_lists:
+    for arg_list in every_arg_list(ctx):
         for unit in arg_list.units:
             if unit.flag.startswith("--") and unit.inline_value is not None:
                 yield Finding(
@@ -110,7 +119,7 @@ def equals_form(ctx: CheckContext) -> Iterator[Finding]:
 
 @check("RL304")
 def underscore_spelling(ctx: CheckContext) -> Iterator[Finding]:
-    for arg_list in ctx.arg_lists:
+    for arg_list in every_arg_list(ctx):
         for unit in arg_list.units:
             if unit.flag.startswith("--") and "_" in unit.base:
                 fixed = unit.base.replace("_", "-") + unit.flag[len(unit.base) :]
@@ -125,7 +134,7 @@ def underscore_spelling(ctx: CheckContext) -> Iterator[Finding]:
 
 @check("RL305")
 def dotted_without_value(ctx: CheckContext) -> Iterator[Finding]:
-    for arg_list in ctx.arg_lists:
+    for arg_list in every_arg_list(ctx):
         for unit in arg_list.units:
             if re.search(r"\s", unit.flag):
                 continue  # flag and value in one item ("--x 0.97"): RL306 names that problem
@@ -146,7 +155,7 @@ def dotted_without_value(ctx: CheckContext) -> Iterator[Finding]:
 
 @check("RL306")
 def flag_and_value_in_one_item(ctx: CheckContext) -> Iterator[Finding]:
-    for arg_list in ctx.arg_lists:
+    for arg_list in every_arg_list(ctx):
         for index, item in enumerate(arg_list.items):
             if (
                 isinstance(item, str)
@@ -171,7 +180,7 @@ def flag_and_value_in_one_item(ctx: CheckContext) -> Iterator[Finding]:
 
 @check("RL307")
 def dash_values(ctx: CheckContext) -> Iterator[Finding]:
-    for arg_list in ctx.arg_lists:
+    for arg_list in every_arg_list(ctx):
         items = arg_list.items
         for index, item in enumerate(items):
             if not (isinstance(item, str) and item.startswith("-") and not FLAG_NAME.match(item)):
@@ -187,15 +196,6 @@ def dash_values(ctx: CheckContext) -> Iterator[Finding]:
                 "flag, so the option loses its value and a repeated value is deduplicated away",
                 f'write it inline: "{items[index - 1]}={item}"',
             )
-
-
-def every_arg_list(ctx: CheckContext) -> list[ArgList]:
-    """The lists in focus of recipes, strategy and kv_store files, and the taxonomy's kv_offload
-    options: each of them reaches a `vllm serve` command."""
-    taxonomy = ctx.tree.taxonomy
-    if taxonomy is None or not ctx.in_focus(taxonomy):
-        return ctx.arg_lists
-    return [*ctx.arg_lists, *taxonomy_arg_lists(taxonomy, ctx.units)]
 
 
 def _json_values(ctx: CheckContext) -> Iterator[tuple[ArgList, ArgUnit, str, int]]:
@@ -476,7 +476,7 @@ def omni_in_base_args(ctx: CheckContext) -> Iterator[Finding]:
 
 @check("RL313")
 def empty_args(ctx: CheckContext) -> Iterator[Finding]:
-    for arg_list in ctx.arg_lists:
+    for arg_list in every_arg_list(ctx):
         for index, item in enumerate(arg_list.items):
             if isinstance(item, str) and not item.strip():
                 yield Finding(
