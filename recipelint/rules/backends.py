@@ -14,6 +14,7 @@ generation.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,12 +36,19 @@ from recipelint.resolve import layers
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
 from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext
-from recipelint.rules.environment import minimum_release
+from recipelint.rules.environment import env_mappings, minimum_release
 from recipelint.rules.registry import Finding, check
-from recipelint.rules.resolved import Assembler, CommandChoice, _catalog, _plan
+from recipelint.rules.resolved import (
+    MAX_COMBINATIONS,
+    Assembler,
+    CommandChoice,
+    _catalog,
+    command_choices,
+)
 
 WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION = "RL370", "RL371", "RL372"
 BACKEND_ENV = "VLLM_ATTENTION_BACKEND"
+SELECTING = frozenset({"--attention-backend", "--attention-config", "--quantization"})
 
 # Accelerator generations named in taxonomies, as the CUDA capabilities their GPUs report.
 # A generation spanning several (Blackwell: SM100 data-centre, SM120 workstation parts)
@@ -235,28 +243,63 @@ def backends_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
         return
     flags = newest_catalog()
     catalog = _catalog(ctx)
-    for assembler, combos in _plan(ctx, catalog):
+    for assembler, combos in _plans(ctx, catalog, flags):
         found: dict[tuple[Pointer, str, str], Reported] = {}
+        releases: dict[str, str] = {}
         for combo in combos:
-            release = _release_of(assembler.recipe, combo.variant)
+            release = releases.get(combo.variant)
+            if release is None:
+                release = releases[combo.variant] = _release_of(assembler.recipe, combo.variant)
             try:
                 chosen = list(_selections(assembler, combo, flags))
             except SYNTHESIS_ERRORS:
                 continue
             for member in combo.members or (combo.hw_id,):
-                target = target_of(catalog.profiles.get(member, {}))
-                if target is None:
-                    continue
-                for selection in chosen:
-                    verdict = judge(selection, target, release)
-                    if verdict is None:
-                        continue
-                    key = (selection.pointer, selection.name, verdict.code)
-                    entry = found.setdefault(key, Reported(verdict, selection, release, []))
-                    if member not in entry.hardware:
-                        entry.hardware.append(member)
+                _judge_member(found, chosen, catalog.profiles.get(member, {}), member, release)
         for entry in found.values():
             yield _finding(entry)
+
+
+def _judge_member(
+    found: dict[tuple[Pointer, str, str], Reported],
+    chosen: list[Selection],
+    profile: Any,
+    member: str,
+    release: str,
+) -> None:
+    target = target_of(profile)
+    if target is None:
+        return
+    for selection in chosen:
+        verdict = judge(selection, target, release)
+        if verdict is not None:
+            key = (selection.pointer, selection.name, verdict.code)
+            entry = found.setdefault(key, Reported(verdict, selection, release, []))
+            if member not in entry.hardware:
+                entry.hardware.append(member)
+
+
+def _plans(
+    ctx: CheckContext, catalog: Any, flags: FlagCatalog
+) -> Iterator[tuple[Assembler, list[CommandChoice]]]:
+    """The planned commands of the recipes that select a backend or a quantization method at all."""
+    for doc in ctx.recipes:
+        if not isinstance(doc.data, dict) or layers.is_omni(doc.data):
+            continue  # omni recipes get no renderings
+        if not _selects_anything(ctx, doc, flags):
+            continue  # most recipes: planning their commands would find nothing
+        try:
+            combos = list(itertools.islice(command_choices(catalog, doc.data), MAX_COMBINATIONS))
+        except SYNTHESIS_ERRORS:
+            continue  # the compiler reports recipes it cannot plan
+        yield Assembler(ctx, catalog, doc), combos
+
+
+def _selects_anything(ctx: CheckContext, doc: Document, flags: FlagCatalog) -> bool:
+    for arg_list in ctx.arg_lists_of(doc):
+        if any(flags.lookup(u.name).canonical in SELECTING for u in arg_list.units):
+            return True
+    return any(BACKEND_ENV in values for _pointer, values in env_mappings(doc.data, layers.RECIPE))
 
 
 def _claim(minimum: str, version: str) -> str:

@@ -390,6 +390,8 @@ SHELL_BREAKS = frozenset({"|", "||", "&&", ";", "&", ">", ">>", "<", "2>&1"})
 ARGPARSE_OWN = frozenset({"-h", "--help"})
 OPTION = re.compile(r"^--?[A-Za-z]")
 INLINE_CODE = re.compile(r"`([^`\n]+)`")
+# A cheap test of a line before the shell's reading of it: does it run the server at all?
+SERVER = re.compile(r"vllm\s+serve|vllm\.entrypoints|vllm/vllm-openai")
 
 
 @dataclass(frozen=True)
@@ -425,8 +427,8 @@ def _shell_commands(code: str) -> Iterator[tuple[int, int, str]]:
 
 
 def _open_quote(line: str) -> bool:
-    if "'" not in line and '"' not in line:
-        return False
+    if line.count("'") % 2 == 0 and line.count('"') % 2 == 0:
+        return False  # paired quotes (the shell's reading is asked only when they are not)
     try:
         shlex.split(line, comments=True)
     except ValueError:
@@ -502,13 +504,13 @@ def guide_commands(guide: str) -> Iterator[GuideCommand]:
         if block.language and block.language not in SHELL:
             continue
         for start, end, command in _shell_commands(block.code):
-            found = _serve_arguments(_shell_words(command)) if "vllm" in command else None
+            found = _serve_arguments(_shell_words(command)) if SERVER.search(command) else None
             if found and found[0]:
                 span = range(block.line + start, min(block.line + end, len(raw)) + 1)
                 placed = _placed(found[0], [(n, raw[n - 1]) for n in span])
                 yield GuideCommand(placed, found[1])
     for number, line in enumerate(raw, start=1):
-        if number not in fenced and "vllm" in line:
+        if number not in fenced and SERVER.search(line):
             yield from _prose_commands(number, line)
 
 
@@ -587,17 +589,15 @@ class CommandJudge:
         self, token: Token, hit: Lookup, value: str | None, value_token: Token, via_image: bool
     ) -> Iterator[Finding]:
         canonical = hit.canonical or ""
-        if hit.json_path:
-            statuses = json_key_support(canonical, hit.json_path, self.release, self.package)
-        elif value is not None and not _placeholder(value):
-            statuses = value_support(canonical, value, self.release, self.package)
-        else:
-            statuses = flag_support(canonical, self.release, self.package)
+        judged = value if value is not None and not _placeholder(value) else None
+        statuses = _support(canonical, hit.json_path, judged, self.release, self.package)
         if via_image:
             statuses = [self._image_status(canonical, s) for s in statuses]
         if first_with(statuses, "rejected") is None:
             return
-        flag_refused = first_with(flag_support(canonical, self.release, self.package), "rejected")
+        flag_refused = first_with(
+            _support(canonical, (), None, self.release, self.package), "rejected"
+        )
         at = token if flag_refused is not None or hit.json_path or value is None else value_token
         shown = token.text if at is token else f"{token.text.split('=', 1)[0]} {value}"
         yield self._rejected(at, shown, statuses)
@@ -710,6 +710,18 @@ def _did_you_mean(catalog: Catalog, spelled: str) -> list[str]:
         return found
     pool = [o for o in catalog.option_strings() if o.startswith("--")]
     return difflib.get_close_matches(catalog.option_key(spelled), pool, n=3, cutoff=0.6)
+
+
+@functools.lru_cache(maxsize=4096)
+def _support(
+    canonical: str, path: tuple[str, ...], value: str | None, release: str, package: str
+) -> list[ReleaseStatus]:
+    """Each release's verdict on a JSON sub-key, a value or the option alone (guides repeat them)."""
+    if path:
+        return json_key_support(canonical, path, release, package)
+    if value is not None:
+        return value_support(canonical, value, release, package)
+    return flag_support(canonical, release, package)
 
 
 def _placeholder(word: str) -> bool:
