@@ -153,3 +153,14 @@ def test_a_backend_a_later_release_of_the_range_drops_for_the_platform_names_tha
     assert "but in vLLM 0.18.0 (the recipe claims 0.15.0 on) only the cuda platform" in (
         finding.message
     )
+
+
+def test_odd_shapes_are_read_without_a_traceback(tmp_path: Path) -> None:
+    fragment = (
+        'model:\n  base_args: ["--attention-backend", 7, "--quantization", null, "-q",'
+        ' "--attention-config", "[1]", "--attention-config", "{\\"backend\\": null}"]\n'
+        "  base_env: [VLLM_ATTENTION_BACKEND]\n"
+        "hardware_overrides:\n  amd: {extra_env: {VLLM_ATTENTION_BACKEND: {x: 1}}}\n"
+    )
+    found = _findings(tmp_path, fragment)
+    assert found == {code: [] for code in CODES}

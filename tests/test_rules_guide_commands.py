@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from treehelp import Fragment, findings_by_code
 
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.flags.support import first_with, value_support
-from recipelint.rules.guide import guide_commands
+from recipelint.load import parse_yaml
+from recipelint.rules.guide import CommandJudge, guide_commands
 
 RECIPE = "models/acme/demo.yaml"
 CODES = ("RL604", "RL605", "RL606")
@@ -145,3 +149,21 @@ def test_vllm_serve_itself_refuses_model_as_an_option_where_the_release_does(
     [finding] = _findings(tmp_path, body, "0.10.0")["RL605"]
     assert _written(tmp_path, finding) == "--model"
     assert "which vLLM 0.10.0 refuses (with `vllm serve`" in finding.message
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["vllm serve", "docker run", "vllm/vllm-openai:x", "-m", "--", "-", "\\\n", "'", '"']
+            + ["`", "```bash\n", "\n", "--max-model-len", "=", "-cc.mode", "--x_y", "{", "$A", " "]
+        ),
+        max_size=30,
+    )
+)
+def test_any_guide_text_is_read_without_a_traceback(parts: list[str]) -> None:
+    guide = "".join(parts)
+    doc = parse_yaml(json.dumps({"model": {"min_vllm_version": "0.9.0"}, "guide": guide}))
+    for command in guide_commands(guide):
+        for package in ("vllm", "vllm-omni"):
+            list(CommandJudge(doc, "0.9.0", package).findings(command))
