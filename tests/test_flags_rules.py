@@ -323,3 +323,10 @@ def test_flag_deprecation_names_the_first_release_of_the_range_that_deprecates_i
     [diag] = findings(tmp_path, "0.20.0", ["--disable-cascade-attn"])
     assert (diag.code, diag.severity.name) == ("RL355", "WARNING")
     assert diag.message.startswith("`--disable-cascade-attn` is deprecated in vllm 0.32.0: ")
+
+
+def test_model_flag_refused_by_serve_in_a_later_release_of_the_range(tmp_path: Path) -> None:
+    # 0.5.4's `vllm serve` took --model; 0.5.5 to 0.11.0 refuse it before argparse runs.
+    [diag] = findings(tmp_path, "0.5.4", ["--model", "acme/demo-model"])
+    assert (diag.code, diag.severity.name) == ("RL350", "ERROR")
+    assert diag.message.startswith("`--model` is rejected by `vllm serve` in vllm 0.5.5: ")

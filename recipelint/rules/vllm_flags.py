@@ -211,15 +211,17 @@ class _ArgList:
         assert hit.canonical is not None and catalog is not None
         self.key_floor = self._versions(index, token, hit.canonical, at_min, at_new)
         spec = catalog.flags[hit.canonical]
-        if spec.serve_error:
+        start = self.key_floor or (self.cats.minimum or self.cats.newest).version
+        refusal = _serve_refusal(hit.canonical, start, self.cats.package)
+        if refusal is not None:
+            version, reason = refusal
             self._report(
                 "RL350",
                 index,
-                f"`{token}` is rejected by `vllm serve` in {catalog.package} "
-                f"{catalog.version}: {spec.serve_error}",
+                f"`{token}` is rejected by `vllm serve` in {catalog.package} {version}: {reason}",
                 "drop it: the command already names the model",
             )
-        self._spelling(index, token, hit, catalog)
+        self._spelling(index, token, hit, catalog, refused=refusal is not None)
         return self._values(index, token, hit, spec, catalog)
 
     def _unknown(self, index: int, token: str, hit: Lookup) -> None:
@@ -311,10 +313,11 @@ class _ArgList:
                 f"raise min_vllm_version past {refused}, or spell it as every release reads it",
             )
 
-    def _spelling(self, index: int, token: str, hit: Lookup, catalog: Catalog) -> None:
+    def _spelling(
+        self, index: int, token: str, hit: Lookup, catalog: Catalog, refused: bool
+    ) -> None:
         assert hit.canonical is not None
-        spec = catalog.flags[hit.canonical]
-        if not spec.serve_error:
+        if not refused:  # a release `vllm serve` refuses it in says more than a deprecation
             deprecated = self._deprecation(hit.canonical, catalog)
             if deprecated is not None:
                 version, note = deprecated
@@ -593,6 +596,16 @@ class _ArgList:
             if isinstance(inner, dict) and all(v.status != "rejected" for v in verdicts):
                 for sub in inner:
                     self._json_key(index, canonical, (key, sub))
+
+
+@cache
+def _serve_refusal(canonical: str, start: str, package: str) -> tuple[str, str] | None:
+    """(release, reason) of the first release from ``start`` whose `vllm serve` refuses the flag."""
+    for catalog in catalogs_from(start, package):
+        spec = catalog.flag(canonical)
+        if spec is not None and spec.serve_error:
+            return catalog.version, spec.serve_error
+    return None
 
 
 @cache
