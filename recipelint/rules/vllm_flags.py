@@ -359,19 +359,8 @@ class _ArgList:
         verdicts = self._key_verdicts(canonical, path)
         accepted = next((v for v in verdicts if v.status != "rejected"), None)
         key, name = ".".join(path), self.cats.package
-        if not verdicts:
-            return
         if accepted is None:
-            span = verdicts[0].version + (
-                f" to {verdicts[-1].version}" if len(verdicts) > 1 else ""
-            )
-            self._report(
-                "RL354",
-                index,
-                f"`{key}` is not a key of `{canonical}` in {name} {span}: the config "
-                "refuses keys it does not declare, so vLLM does not start",
-                "check the config class's fields for this release",
-            )
+            self._key_unknown(index, canonical, key, verdicts)
             return
         if verdicts[0].status == "rejected":
             self._report(
@@ -393,6 +382,20 @@ class _ArgList:
                 f"`{canonical}` key `{key}` is deprecated in {name} {deprecated.version}",
                 "see the release notes for its replacement",
             )
+
+    def _key_unknown(
+        self, index: int, canonical: str, key: str, verdicts: list[ReleaseStatus]
+    ) -> None:
+        if not verdicts:
+            return  # no release of the range has the flag: the flag's own finding
+        span = verdicts[0].version + (f" to {verdicts[-1].version}" if len(verdicts) > 1 else "")
+        self._report(
+            "RL354",
+            index,
+            f"`{key}` is not a key of `{canonical}` in {self.cats.package} {span}: the config "
+            "refuses keys it does not declare, so vLLM does not start",
+            "check the config class's fields for this release",
+        )
 
     def _key_verdicts(self, canonical: str, path: tuple[str, ...]) -> list[ReleaseStatus]:
         # A document without a usable minimum is judged by the newest release alone.
