@@ -99,7 +99,7 @@ def test_profiles_read_as_vllm_platforms() -> None:
 
 def test_the_env_variable_and_the_attention_config_select_a_backend_too(tmp_path: Path) -> None:
     fragment = (
-        "hardware_overrides:\n  amd:\n"
+        'model:\n  min_vllm_version: "0.14.0"\nhardware_overrides:\n  amd:\n'
         '    extra_env: {VLLM_ATTENTION_BACKEND: "FLASHINFER"}\n'
         '    extra_args: ["--attention-config", \'{"backend": "FLASHMLA"}\','
         ' "--attention-config.backend=CUTLASS_MLA"]\n'
@@ -111,7 +111,7 @@ def test_the_env_variable_and_the_attention_config_select_a_backend_too(tmp_path
         ("hardware_overrides", "amd", "extra_args", 2),
         ("hardware_overrides", "amd", "extra_env", "VLLM_ATTENTION_BACKEND"),
     ]
-    assert attention_backend("FLASHMLA", "0.20.0") is not None
+    assert attention_backend("FLASHMLA", "0.14.0") is not None
 
 
 def test_names_the_release_does_not_know_bad_json_and_odd_values_are_left_alone(
@@ -164,3 +164,21 @@ def test_odd_shapes_are_read_without_a_traceback(tmp_path: Path) -> None:
     )
     found = _findings(tmp_path, fragment)
     assert found == {code: [] for code in CODES}
+
+
+def test_cpu_and_tpu_fall_back_and_an_unread_variable_selects_nothing(tmp_path: Path) -> None:
+    fragment = (
+        "meta:\n  hardware: {xeon6: verified, trillium: verified}\n"
+        "hardware_overrides:\n"
+        '  cpu:\n    extra_args: ["--attention-backend", "FLASHINFER"]\n'
+        "  tpu:\n    extra_env: {VLLM_ATTENTION_BACKEND: FLASHINFER}\n"
+    )
+    found = findings_by_code(tmp_path, {RECIPE: Fragment(fragment)})
+    [fallback] = found["RL371"]  # vLLM 0.20.0 no longer reads the variable: RL361's finding
+    assert fallback.pointer == ("hardware_overrides", "cpu", "extra_args", 1)
+    assert fallback.message.endswith(
+        "for xeon6, but in vLLM 0.20.0 only the cuda platform selects it: "
+        "vLLM refuses it or runs another backend"
+    )
+    assert "RL370" not in found
+    assert [d.pointer[-1] for d in found["RL361"]] == ["VLLM_ATTENTION_BACKEND"]

@@ -24,6 +24,7 @@ import orjson
 
 from recipelint.flags.catalog import Catalog as FlagCatalog
 from recipelint.flags.catalog import newest_catalog, version_key
+from recipelint.flags.env_catalog import env_spec
 from recipelint.flags.hardware import (
     attention_backend,
     backend_runs_on,
@@ -48,6 +49,8 @@ from recipelint.rules.resolved import (
 
 WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION = "RL370", "RL371", "RL372"
 BACKEND_ENV = "VLLM_ATTENTION_BACKEND"
+# What a command selects: a backend by option, a backend by the variable, a quantization method.
+ATTENTION, ATTENTION_ENV, QUANTIZATION_KIND = "attention", "attention-env", "quantization"
 SELECTING = frozenset({"--attention-backend", "--attention-config", "--quantization"})
 
 # Accelerator generations named in taxonomies, as the CUDA capabilities their GPUs report.
@@ -110,7 +113,7 @@ def _generations(profile: Any) -> set[str]:
 class Selection:
     """A backend or quantization method a command selects, and where it is written."""
 
-    kind: str  # "attention" | "quantization"
+    kind: str  # ATTENTION, ATTENTION_ENV or QUANTIZATION
     name: str
     doc: Document
     pointer: Pointer
@@ -125,14 +128,14 @@ def _arg_selections(catalog: FlagCatalog, layer: Any) -> Iterator[Selection]:
         if value is None or hit.canonical is None:
             continue
         if hit.canonical == "--attention-backend":
-            yield Selection("attention", value, layer.doc, at, f"--attention-backend {value}")
+            yield Selection(ATTENTION, value, layer.doc, at, f"--attention-backend {value}")
         elif hit.canonical == "--quantization":
-            yield Selection("quantization", value, layer.doc, at, f"{unit.name} {value}")
+            yield Selection(QUANTIZATION_KIND, value, layer.doc, at, f"{unit.name} {value}")
         elif hit.canonical == "--attention-config":
             backend = _config_backend(hit.json_path, value)
             if backend is not None:
                 shown = f"{unit.name} backend {backend}"
-                yield Selection("attention", backend, layer.doc, at, shown)
+                yield Selection(ATTENTION, backend, layer.doc, at, shown)
 
 
 def _config_backend(path: tuple[str, ...], value: str) -> str | None:
@@ -154,7 +157,7 @@ def _env_selections(layer: layers.Layer, doc: Document) -> Iterator[Selection]:
     value = items.get(BACKEND_ENV) if isinstance(items, dict) else None
     if isinstance(value, str) and value:
         pointer = (*layer.pointer, BACKEND_ENV)
-        yield Selection("attention", value, doc, pointer, f"{BACKEND_ENV}={value}")
+        yield Selection(ATTENTION_ENV, value, doc, pointer, f"{BACKEND_ENV}={value}")
 
 
 ENV_RULE_STEPS = tuple(
@@ -204,11 +207,13 @@ def _releases_from(release: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=4096)
 def _verdict(kind: str, name: str, target: Target, release: str) -> Verdict | None:
-    if kind == "quantization":
+    if kind == QUANTIZATION_KIND:
         if quantization_on(name, release, target.platform) == "no":
             reason = f"vLLM's {target.platform} platform does not list it"
             return Verdict(QUANTIZATION, reason, release)
         return None
+    if kind == ATTENTION_ENV and env_spec(BACKEND_ENV, release) is None:
+        return None  # a release that does not read the variable ignores it (RL361's finding)
     entry = attention_backend(name, release)
     if entry is None or not entry.get("platforms"):
         return None  # unknown to the release (RL351/RL353's) or selected by models only
@@ -309,7 +314,7 @@ def _claim(minimum: str, version: str) -> str:
 def _finding(entry: Reported) -> Finding:
     chosen, verdict = entry.chosen, entry.verdict
     hardware = ", ".join(entry.hardware)
-    what = "quantization method" if chosen.kind == "quantization" else "attention backend"
+    what = "quantization method" if chosen.kind == QUANTIZATION_KIND else "attention backend"
     consequence = (
         "vLLM refuses it or runs another backend"
         if verdict.code == WRONG_HARDWARE
