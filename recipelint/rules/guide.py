@@ -540,8 +540,9 @@ class CommandJudge:
     release: str
     package: str
 
-    @property
+    @functools.cached_property
     def catalog(self) -> Catalog:
+        """The minimum release's catalog (the oldest one for a minimum older than every catalog)."""
         found = catalog_for(self.release, self.package)
         return (
             found
