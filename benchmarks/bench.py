@@ -11,6 +11,7 @@ forked). Commands run with Python's bytecode cache on, as an installed package d
 --upstream names a checkout of vllm-project/recipes whose node_modules holds js-yaml 4
 (`npm install js-yaml@4`); its build is then run on a scratch copy of TREE and shown
 side by side, with recipelint's compile CPU and memory as a ratio of it.
+How the figures grow with the tree: benchmarks/scale.py (trees 1x, 5x, 10x the size).
 """
 
 from __future__ import annotations
