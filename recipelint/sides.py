@@ -75,12 +75,12 @@ def compiled_documents(
 ) -> dict[str, Any]:
     """Every document the tree at ``root`` compiles to, by path; ``warn`` hears of compile
     errors (the renderings that failed are missing)."""
-    from recipelint.compiler import Compiler
+    from recipelint.compiler import Compiler, OutputMap
     from recipelint.diagnostics import Severity
     from recipelint.tree import load_tree
 
     # compile_tree's steps, spelled out so a terminal sees recipes compiled / total.
-    compiler = Compiler(load_tree(root))
+    compiler = Compiler[OutputMap](load_tree(root))
     globals_ = compiler.prepare()
     if globals_ is not None:
         recipes = compiler.tree.recipes
