@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from recipelint.diagnostics import Diagnostic
 from recipelint.load import Document
-from recipelint.resolve.layers import ARG_KEYS
+from recipelint.resolve.layers import is_list_place
 from recipelint.rules.typography import corrected
 
 if TYPE_CHECKING:
@@ -32,8 +32,8 @@ def fix_typographic_lookalike(doc: Document, diag: Diagnostic, source: Source) -
         return None
     if not isinstance(value, str):
         return None
-    # An args item sits at an index of a list under an args key; an env value under its name.
-    argument = isinstance(pointer[-1], int) and len(pointer) > 1 and pointer[-2] in ARG_KEYS
+    # An args item sits at an index of a list at a declared args place; an env value under its name.
+    argument = isinstance(pointer[-1], int) and is_list_place(doc.kind, pointer[:-1])
     fixed = corrected(value, argument)
     if fixed == value:
         return None

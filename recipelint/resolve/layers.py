@@ -15,8 +15,11 @@ statement of that model:
   tokens (resolve/command.py) go.
 - :func:`is_omni` is the one test of "upstream renders no command for this recipe".
 
-Adding a layer is one edit here: a Place in PLACES (the rules and the key sets see its
-lists) and a Step in ARG_STEPS/ENV_STEPS (the renderer and RL340/RL341 join it).
+Adding a layer: a Place in PLACES (the rules, the fixes and the key sets then see its
+lists) and a Step in ARG_STEPS/ENV_STEPS (RL340/RL341 join it). The renderer in
+resolve/command.py joins the same lists inline, because spreading these steps per
+rendering cost about 15% of a compile; tests/test_layers.py holds its output to the
+declared order, so a Step without the matching join fails there.
 """
 
 from __future__ import annotations
@@ -312,6 +315,12 @@ def place_of(document: str, pointer: Pointer, kind: str = ARGS) -> Place | None:
         if place.document == document and place.kind == kind and _matches(place.pattern, pointer):
             return place
     return None
+
+
+def is_list_place(document: str, pointer: Pointer, kind: str = ARGS) -> bool:
+    """Whether ``pointer`` names a list at a declared place: the test for "is this an args list"
+    that sees a new layer as soon as PLACES declares it (a key-name test would not)."""
+    return place_of(document, pointer, kind) is not None
 
 
 def _matches(pattern: tuple[str, ...], pointer: Pointer) -> bool:

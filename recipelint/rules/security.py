@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from recipelint.load import Document
-from recipelint.resolve.layers import ARG_KEYS, ENV_KEYS
+from recipelint.resolve.layers import ARG_KEYS, ENV_KEYS, is_list_place
 from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
@@ -105,7 +105,11 @@ def _unquoted(tokens: list[Any], index: int) -> bool:
 
 def _args_that_execute(doc: Document, entries: list[Entry]) -> Iterator[Finding]:
     for pointer, key, tokens in entries:
-        if key not in ARG_KEYS or not isinstance(tokens, list):
+        # Any list under an args key name is suspect (defensive: wherever it is nested), and
+        # every declared args place, whatever its key (a layer keyed by a strategy name).
+        if not isinstance(tokens, list):
+            continue
+        if key not in ARG_KEYS and not is_list_place(doc.kind, pointer):
             continue
         for index, token in enumerate(tokens):
             if not isinstance(token, str) or not EXECUTES.search(token):
