@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 import orjson
@@ -29,6 +29,7 @@ VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.?post(\d+))?
 Via = Literal["exact", "alias", "negation", "abbreviation"]
 
 
+@lru_cache(maxsize=4096)  # rules compare the same few dozen versions hundreds of thousands of times
 def version_key(version: str) -> tuple[int, ...]:
     """Sortable key for release versions such as 0.9.0.1, 0.8.5.post1, 0.17."""
     match = VERSION_RE.match(version.strip().lstrip("vV"))

@@ -10,6 +10,7 @@ rules choose error vs warning from that; ``flags history`` prints it.
 from __future__ import annotations
 
 import bisect
+import functools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -37,10 +38,15 @@ def catalogs_from(min_version: str, package: str = "vllm") -> list[Catalog]:
     The first is the catalog standing for ``min_version`` itself (exact or closest lower);
     a minimum older than every catalog starts at the oldest one.
     """
+    return list(_catalogs_from(min_version, package))
+
+
+@functools.lru_cache(maxsize=256)
+def _catalogs_from(min_version: str, package: str) -> tuple[Catalog, ...]:
     versions = available_versions(package)
     keys = [version_key(v) for v in versions]
     start = max(bisect.bisect_right(keys, version_key(min_version)) - 1, 0)
-    return [load_catalog(v, package) for v in versions[start:]]
+    return tuple(load_catalog(v, package) for v in versions[start:])
 
 
 def flag_support(canonical: str, min_version: str, package: str = "vllm") -> list[ReleaseStatus]:
