@@ -37,7 +37,7 @@ from recipelint.publication import (
     RecipeOutcome,
     argument_lists,
 )
-from recipelint.resolve.command import Catalog, Combination, render_command
+from recipelint.resolve.command import Combination, RenderInputs, render_command
 from recipelint.revision import repo_slug
 from recipelint.tree import RecipeTree, load_tree, recipe_hf_id
 
@@ -80,7 +80,7 @@ def compile_tree(
 
 
 @functools.lru_cache(maxsize=8)
-def _loaded_tree(root: str, signature: tuple[Any, ...]) -> tuple[RecipeTree, Catalog]:
+def _loaded_tree(root: str, signature: tuple[Any, ...]) -> tuple[RecipeTree, RenderInputs]:
     """The loaded tree and its catalog, reused while no file in the tree changes."""
     tree = load_tree(Path(root))
     compiler = Compiler[OutputMap](tree)

@@ -28,7 +28,7 @@ from recipelint.jsvalue import (
 )
 from recipelint.load import Document, load_document
 from recipelint.outputpaths import PathLedger, unsafe_path_reason
-from recipelint.resolve.command import Catalog
+from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.features import feature_mode_problems
 from recipelint.resolve.install import synthesize_install
 from recipelint.resolve.layers import ARG_KEYS, is_omni
@@ -145,7 +145,7 @@ def _index_entry(parent: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class Globals:
-    catalog: Catalog
+    catalog: RenderInputs
     special: bool  # any tree-wide input holds values orjson would print differently
 
 
@@ -279,7 +279,7 @@ class Publisher:
             profiles = {}
         if has_js_specials({name: None for name in strategies}):
             strategies = {name: strategies[name] for name in js_key_order(list(strategies))}
-        return Globals(Catalog(taxonomy_data, profiles, strategies), special)
+        return Globals(RenderInputs(taxonomy_data, profiles, strategies), special)
 
     def _specs(
         self,

@@ -48,7 +48,7 @@ SERVE_PORT = 8000
 
 
 @dataclass(frozen=True)
-class Catalog:
+class RenderInputs:
     """The tree-wide inputs every rendering reads."""
 
     taxonomy: Any
@@ -123,7 +123,7 @@ class Placement:
     """
 
     def __init__(
-        self, catalog: Catalog, recipe: dict[str, Any], variant_key: str, hw_id: str
+        self, catalog: RenderInputs, recipe: dict[str, Any], variant_key: str, hw_id: str
     ) -> None:
         self.catalog, self.recipe, self.variant_key, self.hw_id = (
             catalog,
@@ -146,7 +146,7 @@ class Placement:
         self.strategy_overrides = get(recipe, "strategy_overrides")
         self.features = FeatureResolver(recipe, self.variant, variant_key, self.profile, hw_id)
 
-    def serves(self, catalog: Catalog, recipe: dict[str, Any], combo: Combination) -> bool:
+    def serves(self, catalog: RenderInputs, recipe: dict[str, Any], combo: Combination) -> bool:
         return (
             catalog is self.catalog
             and recipe is self.recipe
@@ -254,7 +254,11 @@ class _Synthesis:
     )
 
     def __init__(
-        self, catalog: Catalog, recipe: dict[str, Any], combo: Combination, placement: Placement
+        self,
+        catalog: RenderInputs,
+        recipe: dict[str, Any],
+        combo: Combination,
+        placement: Placement,
     ) -> None:
         self.catalog, self.recipe, self.combo, self.placement = catalog, recipe, combo, placement
         self.problems: list[Any] = []  # (pointer, message): renders, but is invalid
@@ -640,7 +644,7 @@ def _follower_ranks(nodes: Any) -> list[int]:
 
 
 def render_command(
-    catalog: Catalog,
+    catalog: RenderInputs,
     recipe: dict[str, Any],
     combo: Combination,
     problems: list[Any] | None = None,
@@ -679,7 +683,7 @@ def render_command(
 
 
 def command_parts(
-    catalog: Catalog,
+    catalog: RenderInputs,
     recipe: dict[str, Any],
     combo: Combination,
     role: str | None = None,

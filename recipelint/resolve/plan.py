@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recipelint.jsvalue import get, js_in, js_max, js_or, truthy
-from recipelint.resolve.command import Catalog, Combination, Placement, render_command
+from recipelint.resolve.command import Combination, Placement, RenderInputs, render_command
 from recipelint.resolve.features import default_features
 from recipelint.resolve.formatting import RenderError
 from recipelint.resolve.hardware import (
@@ -65,7 +65,7 @@ class HardwareRendering:
 
 
 def variant_hardware(
-    catalog: Catalog, recipe: dict[str, Any], variant: Any
+    catalog: RenderInputs, recipe: dict[str, Any], variant: Any
 ) -> tuple[str, list[str]]:
     """The default hardware, then every other selectable hardware in taxonomy order."""
     profiles = catalog.profiles
@@ -83,7 +83,7 @@ def variant_hardware(
 
 
 def _try_render(
-    catalog: Catalog,
+    catalog: RenderInputs,
     recipe: dict[str, Any],
     combo: Combination,
     problems: Problems,
@@ -97,7 +97,7 @@ def _try_render(
 
 
 def _compatible_strategies(
-    catalog: Catalog,
+    catalog: RenderInputs,
     recipe: dict[str, Any],
     profile: Any,
     hw_id: str,
@@ -131,7 +131,7 @@ def _compatible_strategies(
 class _HardwarePlan:
     """The choices for one (variant, hardware): which strategies, at how many nodes."""
 
-    catalog: Catalog
+    catalog: RenderInputs
     recipe: dict[str, Any]
     variant_key: str
     variant: Any
@@ -226,7 +226,7 @@ class _HardwarePlan:
 
 
 def _plan_for(
-    catalog: Catalog, recipe: dict[str, Any], variant_key: str, hw_id: str
+    catalog: RenderInputs, recipe: dict[str, Any], variant_key: str, hw_id: str
 ) -> _HardwarePlan | None:
     """On hardware that cannot scale out, a variant too big for one box yields to one that fits."""
     variants = get(recipe, "variants")
@@ -243,7 +243,7 @@ def _plan_for(
 
 
 def build_variant_rendering(
-    catalog: Catalog, recipe: dict[str, Any], variant_key: str, hw_id: str, problems: Problems
+    catalog: RenderInputs, recipe: dict[str, Any], variant_key: str, hw_id: str, problems: Problems
 ) -> HardwareRendering | None:
     """The recommended rendering and every alternative strategy for one (variant, hardware)."""
     plan = _plan_for(catalog, recipe, variant_key, hw_id)
@@ -281,7 +281,7 @@ def build_variant_rendering(
 
 
 def render_variant(
-    catalog: Catalog,
+    catalog: RenderInputs,
     recipe: dict[str, Any],
     variant_key: str,
     problems: Problems,

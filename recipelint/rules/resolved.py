@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from recipelint.jsvalue import UNDEFINED, get, js_string, nullish, truthy
 from recipelint.load import Document
 from recipelint.resolve import layers
-from recipelint.resolve.command import Catalog
+from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.features import FeatureResolver, default_features
 from recipelint.resolve.hardware import generation_of, is_nvidia, is_scalable
 from recipelint.resolve.layers import ARG_STEPS, EMITTER, PD_ROLES
@@ -40,12 +40,12 @@ class CommandChoice(NamedTuple):  # a tuple: thousands are made per run, and che
     members: tuple[str, ...] = ()
 
 
-def _catalog(ctx: CheckContext) -> Catalog:
+def _catalog(ctx: CheckContext) -> RenderInputs:
     taxonomy = (
         ctx.tree.taxonomy.data if ctx.tree.taxonomy is not None and ctx.tree.taxonomy.usable else {}
     )
     specs = {name: doc.data for name, doc in {**ctx.strategies, **ctx.kv_stores}.items()}
-    return Catalog(taxonomy, ctx.profiles, specs)
+    return RenderInputs(taxonomy, ctx.profiles, specs)
 
 
 def _mentioned(value: Any, profiles: dict[str, Any], found: set[str]) -> set[str]:
@@ -121,7 +121,7 @@ def _layer_class(hw_id: str, profile: Any, keys: set[Any]) -> Any:
     )
 
 
-def command_choices(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[CommandChoice]:
+def command_choices(catalog: RenderInputs, recipe: dict[str, Any]) -> Iterator[CommandChoice]:
     """Every (variant, hardware, serving strategy, PD role) the compiler can render, one hardware per class."""
     mentioned = _mentioned(recipe, catalog.profiles, set())
     # Asked once per recipe rather than per variant: a hardware's class, the strategies offered
@@ -162,7 +162,9 @@ def command_choices(catalog: Catalog, recipe: dict[str, Any]) -> Iterator[Comman
                         yield CommandChoice(variant_key, hw_id, strategy, role, tuple(group))
 
 
-def _strategies_on(catalog: Catalog, recipe: dict[str, Any], profile: Any, hw_id: str) -> list[str]:
+def _strategies_on(
+    catalog: RenderInputs, recipe: dict[str, Any], profile: Any, hw_id: str
+) -> list[str]:
     scalable = is_scalable(profile)
     offered = []
     for strategy in dict.fromkeys(s for s in effective_compatible(recipe) if isinstance(s, str)):
@@ -191,7 +193,7 @@ RULE_STEPS = tuple(
 class Assembler:
     """The authored argument layers of one recipe's commands, in upstream order (resolve.layers)."""
 
-    def __init__(self, ctx: CheckContext, catalog: Catalog, doc: Document):
+    def __init__(self, ctx: CheckContext, catalog: RenderInputs, doc: Document):
         self.ctx, self.catalog, self.doc = ctx, catalog, doc
         self.recipe: dict[str, Any] = doc.data
         # Parts of a command's layers, each kept under exactly what its step reads (see layers()).
@@ -384,7 +386,9 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
             yield from _strategy_override_replaces(assembler, combos)
 
 
-def _plan(ctx: CheckContext, catalog: Catalog) -> Iterator[tuple[Assembler, list[CommandChoice]]]:
+def _plan(
+    ctx: CheckContext, catalog: RenderInputs
+) -> Iterator[tuple[Assembler, list[CommandChoice]]]:
     for doc in ctx.recipes:
         if not isinstance(doc.data, dict) or layers.is_omni(doc.data):
             continue  # omni recipes get no renderings (docs/upstream-behaviour.md#omni-recipes)
