@@ -18,13 +18,13 @@ from test_properties_recipes import BASE_TREE, PROFILE, recipes, to_yaml, with_r
 from recipelint.argv import dedupe_tokens
 from recipelint.compiler import Compiler
 from recipelint.resolve import layers
-from recipelint.resolve.command import Catalog, Combination, command_parts, render_command
+from recipelint.resolve.command import Combination, RenderInputs, command_parts, render_command
 from recipelint.resolve.features import default_features
 from recipelint.resolve.formatting import RenderError
 
 _GLOBALS = Compiler(BASE_TREE).prepare()
 assert _GLOBALS is not None
-CATALOG: Catalog = _GLOBALS.catalog
+CATALOG: RenderInputs = _GLOBALS.catalog
 LAYER_PROFILE = settings(PROFILE, max_examples=max(1, PROFILE.max_examples // 2))
 
 

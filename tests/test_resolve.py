@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from recipelint.argv import dedupe_tokens
 from recipelint.jsvalue import UNDEFINED
-from recipelint.resolve.command import Catalog, Combination, render_command
+from recipelint.resolve.command import Combination, RenderInputs, render_command
 from recipelint.resolve.docker import docker_meta
 from recipelint.resolve.features import default_features, feature_mode_problems
 from recipelint.resolve.formatting import RenderError, format_command, shell_quote
@@ -72,7 +72,7 @@ STRATEGIES: dict[str, Any] = {
         },
     },
 }
-CATALOG = Catalog({"hardware_profiles": PROFILES}, PROFILES, STRATEGIES)
+CATALOG = RenderInputs({"hardware_profiles": PROFILES}, PROFILES, STRATEGIES)
 
 
 def recipe(**extra: Any) -> dict[str, Any]:
