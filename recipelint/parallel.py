@@ -55,7 +55,7 @@ class SharedTasks:
     def __init__(self, tasks: Sequence[Callable[[], Any]], helpers: int) -> None:
         self.tasks = tasks
         self._helpers: list[tuple[int, int]] = []  # (pid, read end of its result pipe)
-        self._next = None
+        self._next: Any = None  # a shared counter (multiprocessing Value) once helpers start
         if helpers > 0 and len(tasks) > 1 and can_fork():
             self._start(min(helpers, len(tasks) - 1))
 

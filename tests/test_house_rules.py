@@ -1,4 +1,5 @@
-"""The house rules run with the tests: ruff's lint and format over the whole tree."""
+"""The house rules run with the tests: ruff's lint and format over the whole tree, mypy --strict
+over the package."""
 
 from __future__ import annotations
 
@@ -29,4 +30,10 @@ def test_ruff_format_leaves_every_file_as_it_is() -> None:
     result = subprocess.run(
         [*_tool("ruff"), "format", "--check", "."], cwd=ROOT, capture_output=True, text=True
     )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_package_type_checks_strictly() -> None:
+    # [tool.mypy] in pyproject.toml: strict, the recipelint package.
+    result = subprocess.run([*_tool("mypy")], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
