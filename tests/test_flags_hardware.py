@@ -13,6 +13,8 @@ from recipelint.flags.hardware import (
     attention_backend,
     backend_runs_on,
     extract_hardware,
+    moe_backend,
+    moe_backend_runs_on,
     quantization_on,
 )
 
@@ -152,3 +154,133 @@ def test_platform_quantization_lists() -> None:
     assert quantization_on("bitsandbytes", "0.8.0", "rocm") == "no"
     assert quantization_on("bitsandbytes", "0.8.0", "cuda") == "yes"  # CUDA lists none: all pass
     assert quantization_on("awq", "0.3.0", "cuda") == "unknown"
+
+
+KERNEL_CONFIG = """
+    from typing import Literal
+
+    MoEBackend = Literal["auto", "triton", "cutedsl", "cutlass", "aiter", "b12x", "named"]
+"""
+MOE_ORACLE = """
+    from enum import Enum
+
+    from vllm.platforms import current_platform
+
+
+    class Nvfp4Backend(Enum):
+        CUTEDSL = "CUTEDSL"
+        CUTLASS = "CUTLASS"
+        AITER = "AITER"
+        B12X = "B12X"
+        NAMED = "NAMED"
+
+
+    def backend_to_kernel_cls(backend):
+        if backend == Nvfp4Backend.CUTEDSL:
+            from vllm.kernels import CuteDslExperts
+
+            return [CuteDslExperts]
+        elif backend in (Nvfp4Backend.CUTLASS, Nvfp4Backend.NAMED):
+            from vllm.kernels import CutlassExperts
+
+            return CutlassExperts
+        elif backend == Nvfp4Backend.AITER:
+            from vllm.kernels import AiterExperts
+
+            return AiterExperts
+        elif backend == Nvfp4Backend.B12X:
+            from vllm.kernels import B12xExperts
+
+            return B12xExperts
+
+
+    def map_nvfp4_backend(runner_backend):
+        mapping = {
+            "cutedsl": Nvfp4Backend.CUTEDSL,
+            "cutlass": Nvfp4Backend.CUTLASS,
+            "aiter": Nvfp4Backend.AITER,
+            "b12x": [Nvfp4Backend.B12X],
+            "named": Nvfp4Backend.NAMED,
+        }
+        return mapping[runner_backend]
+"""
+MOE_KERNELS = """
+    from vllm.platforms import current_platform
+
+
+    class CuteDslExperts:
+        @staticmethod
+        def _supports_current_device() -> bool:
+            p = current_platform
+            return p.is_cuda() and p.is_device_capability_family(100) and has_cutedsl()
+
+
+    class CutlassExperts:
+        @staticmethod
+        def _supports_current_device() -> bool:
+            p = current_platform
+            return p.is_cuda() and (
+                p.is_device_capability(90) or p.has_device_capability((10, 0))
+            )
+
+
+    class AiterExperts:
+        @staticmethod
+        def _supports_current_device() -> bool:
+            return rocm_aiter_ops.is_fused_moe_enabled()
+
+
+    class B12xExperts:
+        @staticmethod
+        def _supports_current_device() -> bool:
+            if not current_platform.is_cuda():
+                return False
+            return current_platform.is_device_capability_family(120)
+"""
+# Code outside the oracles that tests a choice by name: its hardware is not the kernels' alone.
+MODEL = """
+    def build(vllm_config):
+        return vllm_config.kernel_config.moe_backend == "named"
+"""
+
+
+def write_moe_release(root: Path) -> Path:
+    write_release(root, "0.20.0")
+    files = {
+        "vllm/config/__init__.py": "",
+        "vllm/config/kernel.py": KERNEL_CONFIG,
+        "vllm/kernels.py": MOE_KERNELS,
+        "vllm/model_executor/layers/fused_moe/oracle/nvfp4.py": MOE_ORACLE,
+        "vllm/models/special.py": MODEL,
+    }
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def test_moe_backends_run_where_their_kernels_device_checks_say(tmp_path: Path) -> None:
+    entries = extract_hardware(write_moe_release(tmp_path))["entries"]
+    moe = {key: value for key, value in entries.items() if key.startswith("moe/")}
+    assert moe == {
+        "moe/cutedsl": {"platforms": ["cuda"], "capabilities": ["10.0", "10.3"]},
+        "moe/cutlass": {
+            "platforms": ["cuda"],
+            "capabilities": ["9.0", "10.0", "10.3", "11.0", "12.0", "12.1"],
+        },
+    }
+    # Not recorded: AITER's check is a helper's, B12X's has two returns, "named" is
+    # also tested by a model, "triton" maps to no kernel here.
+
+
+def test_moe_backends_from_the_catalog() -> None:
+    assert moe_backend_runs_on("flashinfer_cutedsl", "0.20.0", "cuda", (10, 0)) == "yes"
+    assert moe_backend_runs_on("flashinfer_cutedsl", "0.20.0", "cuda", (9, 0)) == "no"
+    assert moe_backend_runs_on("flashinfer-cutedsl", "0.20.0", "rocm") == "no"
+    assert moe_backend_runs_on("flashinfer_cutedsl", "0.20.0", "cuda", (6, 1)) == "unknown"
+    assert moe_backend_runs_on("flashinfer_cutlass", "0.20.0", "cuda", (8, 0)) == "no"
+    assert moe_backend_runs_on("flashinfer_cutlass", "0.20.0", "cuda", (12, 0)) == "yes"
+    # The source does not let AITER's kernels be read: never judged.
+    assert moe_backend_runs_on("aiter", "0.20.0", "cuda", (9, 0)) == "unknown"
+    assert moe_backend("flashinfer_cutedsl", "0.16.0") is None  # before --moe-backend

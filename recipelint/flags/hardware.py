@@ -10,7 +10,13 @@ Read statically from a vLLM release, as the flag and environment catalogs are:
   ``supports_compute_capability`` gives the CUDA capabilities it runs on
   (``capability.major == 10``: SM100 only; ``capability >= DeviceCapability(8, 0)``);
 - a platform class's ``supported_quantization`` list restricts quantization methods on
-  that platform (an empty or missing list allows every method).
+  that platform (an empty or missing list allows every method);
+- a ``--moe-backend`` choice maps, in the MoE oracles (``fused_moe/oracle/``), to per-scheme
+  backend members and, through ``backend_to_kernel_cls``, to kernel classes; a kernel's
+  ``_supports_current_device`` states its platforms (``is_cuda()``, ``is_rocm()``) and CUDA
+  capabilities (``is_device_capability(90)``, ``..._family(100)``, ``has_device_capability``).
+  A choice runs wherever one of its kernels does; a choice with an unreadable kernel, or
+  that code outside the oracles tests by name, is not recorded.
 
 Per-release tables are folded into eras (:func:`recipelint.flags.envs.fold_eras`) in
 ``rules/vllm/vllm-hardware.json``.
@@ -48,6 +54,7 @@ def extract_hardware(path: Path) -> dict[str, Any]:
         entries: dict[str, dict[str, Any]] = {}
         entries.update(_attention_backends(tree))
         entries.update(_quantization_limits(tree))
+        entries.update(_moe_backends(tree))
         return {"version": version, "entries": dict(sorted(entries.items()))}
     finally:
         tree.close()
@@ -215,6 +222,294 @@ def _config_quantization_limits(tree: SourceTree) -> dict[str, dict[str, Any]]:
     return out
 
 
+# -- MoE backends ------------------------------------------------------------------------------
+
+_ORACLES = "vllm/model_executor/layers/fused_moe/oracle/"
+# CUDA capabilities a MoE kernel's device check is evaluated on: the GPUs vLLM names.
+_CUDA_CAPABILITIES = (
+    (7, 0), (7, 5), (8, 0), (8, 6), (8, 7), (8, 9), (9, 0),
+    (10, 0), (10, 3), (11, 0), (12, 0), (12, 1),
+)  # fmt: skip
+_PLATFORM_CHECKS = {
+    "is_cuda": {"cuda"},
+    "is_rocm": {"rocm"},
+    "is_cuda_alike": {"cuda", "rocm"},
+    "is_xpu": {"xpu"},
+    "is_cpu": {"cpu"},
+    "is_tpu": {"tpu"},
+}
+Capabilities = frozenset[tuple[int, int]]
+_ALL_CAPABILITIES: Capabilities = frozenset(_CUDA_CAPABILITIES)
+# A kernel's device check read: the platforms it allows (None: not stated) and, when CUDA
+# only, the capabilities it allows among _CUDA_CAPABILITIES.
+Device = tuple[frozenset[str] | None, Capabilities]
+
+
+def _moe_backends(tree: SourceTree) -> dict[str, dict[str, Any]]:
+    """``moe/<choice>``: the platforms (and CUDA capabilities) of every kernel a ``--moe-backend``
+    choice maps to in the release's MoE oracles; a choice whose kernels or mapping cannot all
+    be read gets no entry."""
+    choices = _moe_choices(tree)
+    if not choices:
+        return {}
+    reader = TypeReader(tree)
+    kernels: dict[str, list[Device | None]] = {}
+    elsewhere: set[str] = set()
+    for rel in tree.paths(_ORACLES):
+        mod = tree.module_of_path(rel)
+        if mod is None:
+            continue
+        mapping, keys = _oracle_mapping(mod.tree)
+        classes = _oracle_kernels(mod.tree)
+        elsewhere |= (_compared_strings(mod.tree, keys) & choices) - set(mapping)
+        for choice, members in mapping.items():
+            for member in members:
+                found = classes.get(member)
+                if found is None:
+                    kernels.setdefault(choice, []).append(None)
+                for module, name in found or ():
+                    kernels.setdefault(choice, []).append(_kernel_device(reader, module, name))
+    elsewhere |= _handled_outside_oracles(tree, choices)
+    out: dict[str, dict[str, Any]] = {}
+    for choice, devices in sorted(kernels.items()):
+        entry = _union(devices) if choice in choices and choice not in elsewhere else None
+        if entry:
+            out[f"moe/{choice}"] = entry
+    return out
+
+
+def _moe_choices(tree: SourceTree) -> set[str]:
+    mod = tree.module("vllm.config.kernel")
+    for node in mod.tree.body if mod is not None else ():
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "MoEBackend"
+            and isinstance(node.value, ast.Subscript)
+        ):
+            elts = node.value.slice.elts if isinstance(node.value.slice, ast.Tuple) else []
+            return {_string(e) for e in elts if _string(e)}
+    return set()
+
+
+def _oracle_mapping(module: ast.Module) -> tuple[dict[str, list[str]], set[int]]:
+    """The ``{"choice": Enum.MEMBER}`` literals of an oracle's ``map_*`` functions, and the
+    ids of their key nodes."""
+    mapping: dict[str, list[str]] = {}
+    keys: set[int] = set()
+    for func in ast.walk(module):
+        if not (isinstance(func, ast.FunctionDef) and func.name.startswith("map_")):
+            continue
+        for node in ast.walk(func):
+            if not isinstance(node, ast.Dict):
+                continue
+            for key, value in zip(node.keys, node.values, strict=True):
+                if key is None or not _string(key):
+                    continue
+                values = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+                members = [dotted(v) for v in values if isinstance(v, ast.Attribute)]
+                if len(members) == len(values):
+                    mapping.setdefault(_string(key), []).extend(members)
+                    keys.add(id(key))
+    return mapping, keys
+
+
+def _oracle_kernels(module: ast.Module) -> dict[str, list[tuple[str, str]]]:
+    """``backend_to_kernel_cls``: Enum.MEMBER -> the (module, class) its branch returns."""
+    imports = _imports(module)
+    out: dict[str, list[tuple[str, str]]] = {}
+    for func in ast.walk(module):
+        if not (isinstance(func, ast.FunctionDef) and func.name == "backend_to_kernel_cls"):
+            continue
+        for node in ast.walk(func):
+            if not isinstance(node, ast.If):
+                continue
+            members = _tested_members(node.test)
+            local = {**imports, **_imports(ast.Module(body=node.body, type_ignores=[]))}
+            returned = [
+                local[name.id]
+                for s in node.body
+                for r in ast.walk(s)
+                if isinstance(r, ast.Return) and r.value is not None
+                for name in (
+                    r.value.elts if isinstance(r.value, (ast.List, ast.Tuple)) else [r.value]
+                )
+                if isinstance(name, ast.Name) and name.id in local
+            ]
+            for member in members:
+                out.setdefault(member, []).extend(returned)
+    return {member: classes for member, classes in out.items() if classes}
+
+
+def _tested_members(test: ast.expr) -> list[str]:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return [m for value in test.values for m in _tested_members(value)]
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return []
+    right = test.comparators[0]
+    if isinstance(test.ops[0], (ast.Eq, ast.Is)) and isinstance(right, ast.Attribute):
+        return [dotted(right)]
+    if isinstance(test.ops[0], ast.In) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
+        return [dotted(e) for e in right.elts if isinstance(e, ast.Attribute)]
+    return []
+
+
+def _imports(module: ast.Module) -> dict[str, tuple[str, str]]:
+    out: dict[str, tuple[str, str]] = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                out[alias.asname or alias.name] = (node.module, alias.name)
+    return out
+
+
+def _compared_strings(module: ast.Module, skip: set[int]) -> set[str]:
+    """String constants a module compares or collects (not docstrings), outside ``skip``."""
+    out: set[str] = set()
+    for node in ast.walk(module):
+        if isinstance(node, (ast.Compare, ast.Assign, ast.Set, ast.List, ast.Tuple, ast.Dict)):
+            for const in ast.walk(node):
+                if id(const) not in skip and _string(const):  # type: ignore[arg-type]
+                    out.add(_string(const))  # type: ignore[arg-type]
+    return out
+
+
+def _handled_outside_oracles(tree: SourceTree, choices: set[str]) -> set[str]:
+    """Choices code outside the oracles tests by name (a model's own MoE path, a quantization
+    method's): their hardware is not the oracle kernels' alone."""
+    out: set[str] = set()
+    for rel in tree.paths("vllm/"):
+        if (
+            rel.startswith(_ORACLES)
+            or not rel.endswith(".py")
+            or "moe_backend" not in tree.read(rel)
+        ):
+            continue
+        mod = tree.module_of_path(rel)
+        if mod is None:
+            continue
+        literal = {
+            id(c)
+            for node in ast.walk(mod.tree)
+            if isinstance(node, ast.Subscript) and dotted(node.value).endswith("Literal")
+            for c in ast.walk(node)
+        }
+        out |= _compared_strings(mod.tree, literal) & choices
+    return out
+
+
+def _kernel_device(reader: TypeReader, module: str, name: str) -> Device | None:
+    """What a kernel class's own ``_supports_current_device`` states; None: not readable."""
+    found = reader.resolve(module, name)
+    if found is None or not isinstance(found[1], ast.ClassDef):
+        return None
+    method = next(
+        (
+            s
+            for s in found[1].body
+            if isinstance(s, ast.FunctionDef) and s.name == "_supports_current_device"
+        ),
+        None,
+    )
+    if method is None or not method.body or not isinstance(method.body[-1], ast.Return):
+        return None
+    if sum(isinstance(n, ast.Return) for n in ast.walk(method)) != 1:
+        return None
+    returned = method.body[-1].value
+    if returned is None:
+        return None
+    platforms = _platforms_of(returned)
+    capabilities = _ALL_CAPABILITIES
+    if platforms == frozenset({"cuda"}):
+        capabilities = _capabilities_of(returned) or _ALL_CAPABILITIES
+    return platforms, capabilities
+
+
+def _call_name(expr: ast.expr) -> str:
+    if isinstance(expr, ast.Call) and not expr.keywords:
+        return dotted(expr.func).rsplit(".", 1)[-1]
+    return ""
+
+
+def _platforms_of(expr: ast.expr) -> frozenset[str] | None:
+    """The platforms a device check can be true on; None where it does not say."""
+    name = _call_name(expr)
+    if name in _PLATFORM_CHECKS and not expr.args:  # type: ignore[attr-defined]
+        return frozenset(_PLATFORM_CHECKS[name])
+    if isinstance(expr, ast.BoolOp):
+        parts = [_platforms_of(v) for v in expr.values]
+        if isinstance(expr.op, ast.And):
+            known = [p for p in parts if p is not None]
+            return frozenset.intersection(*known) if known else None
+        if any(p is None for p in parts):
+            return None
+        return frozenset().union(*parts)  # type: ignore[arg-type]
+    return None
+
+
+def _capabilities_of(expr: ast.expr) -> Capabilities | None:
+    """The CUDA capabilities a device check can be true on; None where it does not say."""
+    name = _call_name(expr)
+    if name in ("is_device_capability", "is_device_capability_family", "has_device_capability"):
+        wanted = _capability_arg(expr.args)  # type: ignore[attr-defined]
+        if wanted is None:
+            return None
+        tests = {
+            "is_device_capability": lambda c: c == wanted,
+            "is_device_capability_family": lambda c: c[0] == wanted[0],
+            "has_device_capability": lambda c: c >= wanted,
+        }
+        return frozenset(c for c in _CUDA_CAPABILITIES if tests[name](c))
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        # Only a single check is exact enough to negate: a conjunction's reading is an
+        # upper bound, whose complement would claim too much.
+        if isinstance(expr.operand, ast.BoolOp):
+            return None
+        inner = _capabilities_of(expr.operand)
+        return None if inner is None else _ALL_CAPABILITIES - inner
+    if isinstance(expr, ast.BoolOp):
+        parts = [_capabilities_of(v) for v in expr.values]
+        if isinstance(expr.op, ast.And):
+            known = [p for p in parts if p is not None]
+            return frozenset.intersection(*known) if known else None
+        if any(p is None for p in parts):
+            return None
+        return frozenset().union(*parts)  # type: ignore[arg-type]
+    return None
+
+
+def _capability_arg(args: list[ast.expr]) -> tuple[int, int] | None:
+    """``90`` / ``100`` (major * 10 + minor) or ``(9, 0)`` / ``DeviceCapability(9, 0)``."""
+    numbers = [a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, int)]
+    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.Call)):
+        inner = args[0].elts if isinstance(args[0], ast.Tuple) else args[0].args
+        numbers = [
+            a.value for a in inner if isinstance(a, ast.Constant) and isinstance(a.value, int)
+        ]
+        return (numbers[0], numbers[1]) if len(numbers) == 2 == len(inner) else None
+    if len(numbers) == len(args) == 1:
+        return divmod(numbers[0], 10)
+    if len(numbers) == len(args) == 2:
+        return numbers[0], numbers[1]
+    return None
+
+
+def _union(devices: list[Device | None]) -> dict[str, Any] | None:
+    """A choice runs where any of its kernels runs; one unreadable kernel leaves it unknown."""
+    platforms: set[str] = set()
+    capabilities: set[tuple[int, int]] = set()
+    for device in devices:
+        if device is None or device[0] is None:
+            return None
+        platforms |= device[0]
+        if "cuda" in device[0]:
+            capabilities |= device[1]
+    entry: dict[str, Any] = {"platforms": sorted(platforms)}
+    if "cuda" in platforms and capabilities != _ALL_CAPABILITIES:
+        entry["capabilities"] = [f"{a}.{b}" for a, b in sorted(capabilities)]
+    return entry
+
+
 # -- the committed catalog -------------------------------------------------------------------
 
 Runs = Literal["yes", "no", "unknown"]
@@ -271,6 +566,31 @@ def backend_runs_on(
 def _version_pair(text: str) -> tuple[int, int]:
     major, _, minor = text.partition(".")
     return int(major), int(minor or 0)
+
+
+def moe_backend(name: str, version: str) -> dict[str, Any] | None:
+    """The release's (or closest lower one's) record of a ``--moe-backend`` choice: the
+    ``platforms`` its kernels run on and, where they state it, the CUDA ``capabilities``.
+    None: the release's source does not tell (or has no such choice)."""
+    return _entry(f"moe/{name.lower().replace('-', '_')}", version)
+
+
+def moe_backend_runs_on(
+    name: str, version: str, platform: str, capability: tuple[int, int] | None = None
+) -> Runs:
+    """Whether a ``--moe-backend`` choice has a kernel for ``platform`` and, on CUDA, for a GPU
+    of ``capability`` (major, minor): "unknown" when the source says nothing of it."""
+    entry = moe_backend(name, version)
+    if entry is None:
+        return "unknown"
+    if platform not in entry["platforms"]:
+        return "no"
+    if capability is None or platform != "cuda" or "capabilities" not in entry:
+        return "yes"
+    listed = {_version_pair(c) for c in entry["capabilities"]}
+    if capability in listed:
+        return "yes"
+    return "no" if capability in _CUDA_CAPABILITIES else "unknown"
 
 
 def quantization_on(method: str, version: str, platform: str) -> Runs:
