@@ -136,7 +136,7 @@ def _candidate_lines(doc: Document, diag: Diagnostic) -> list[int]:
 
 
 def _apply_suppressions(
-    diagnostics: list[Diagnostic], tree: RecipeTree, config: Config
+    diagnostics: list[Diagnostic], tree: RecipeTree, config: Config, focus: Focus
 ) -> list[Diagnostic]:
     docs = {doc.path: doc for doc in tree.documents()}
     tables = {path: _suppressions(doc) for path, doc in docs.items()}
@@ -157,7 +157,9 @@ def _apply_suppressions(
                 continue
         kept.append(diag)
     if config.is_enabled(UNUSED_SUPPRESSION):
-        kept.extend(_unused(tables, config, tree.root))
+        # Only files in focus were checked: a suppression elsewhere cannot be judged unused.
+        checked = {path: table for path, table in tables.items() if focus(path)}
+        kept.extend(_unused(checked, config, tree.root))
     return kept
 
 
@@ -224,7 +226,7 @@ def run_checks(
     found = [
         diag for diag in loaded + schema + derived + notes if focus(diag.path) or diag.path in shown
     ]
-    found = _apply_suppressions(found, tree, config)
+    found = _apply_suppressions(found, tree, config, focus)
     return sorted(_collapse_items(set(found)), key=Diagnostic.sort_key)
 
 

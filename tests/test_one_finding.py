@@ -89,3 +89,22 @@ def test_repeated_item_findings_collapse_into_one(tmp_path: Path) -> None:
     assert found[0].pointer == ("variants", "default", "extra_args", 0)
     assert found[0].message.endswith("(and 2 more items of `variants.default.extra_args`)")
     assert [r.span.line for r in found[0].related] == [found[0].line + 2, found[0].line + 3]
+
+
+def test_a_suppression_in_a_file_out_of_focus_is_not_called_unused(tmp_path: Path) -> None:
+    """Checking one recipe runs no rule on the others, so their suppressions cannot be judged."""
+    from treehelp import Fragment, build_context, write_documents
+
+    from recipelint.engine import run_checks
+    from recipelint.tree import load_tree
+
+    root = build_context(tmp_path)
+    other = Fragment('model:\n  base_args: ["--seed", "1"]  # recipelint: disable=RL301\n')
+    write_documents(
+        root, {"models/acme/demo.yaml": Fragment("{}"), "models/acme/other.yaml": other}
+    )
+    focus = root / "models" / "acme" / "demo.yaml"
+    in_focus = run_checks(load_tree(root), focus=lambda path: path == focus)
+    assert [d for d in in_focus if d.code == "RL015"] == []
+    everything = run_checks(load_tree(root))
+    assert [d.path.name for d in everything if d.code == "RL015"] == ["other.yaml"]
