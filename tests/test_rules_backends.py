@@ -1,4 +1,4 @@
-"""RL370–RL372: attention backends and quantization methods selected for hardware that cannot run them."""
+"""RL370–RL373: attention backends, quantization methods and MoE backends selected for hardware that cannot run them."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from recipelint.flags.hardware import attention_backend, backend_runs_on
 from recipelint.rules.backends import Target, target_of
 
 RECIPE = "models/acme/demo.yaml"
-CODES = ("RL370", "RL371", "RL372")
+CODES = ("RL370", "RL371", "RL372", "RL373")
 
 
 def _findings(tmp_path: Path, fragment: str) -> dict[str, list[Diagnostic]]:
@@ -182,3 +182,54 @@ def test_cpu_and_tpu_fall_back_and_an_unread_variable_selects_nothing(tmp_path: 
     )
     assert "RL370" not in found
     assert [d.pointer[-1] for d in found["RL361"]] == ["VLLM_ATTENTION_BACKEND"]
+
+
+def test_an_sm100_moe_backend_for_every_hardware_is_an_error_on_the_other_gpus(
+    tmp_path: Path,
+) -> None:
+    fragment = (
+        'model:\n  min_vllm_version: "0.20.0"\n'
+        '  base_args: ["--moe-backend", "FLASHINFER-CUTEDSL"]\n'
+    )
+    found = _findings(tmp_path, fragment)
+    [finding] = found["RL373"]
+    assert finding.pointer == ("model", "base_args", 1)
+    assert finding.severity is Severity.ERROR
+    assert finding.message.startswith(
+        "`--moe-backend FLASHINFER-CUTEDSL` selects the MoE backend `flashinfer_cutedsl` for "
+    )
+    named = finding.message.split(" for ", 1)[1].split(", but", 1)[0].split(", ")
+    assert "h100" in named and "mi300x" in named and "b200" not in named
+    for hw in named:
+        target = target_of(_profiles()[hw])
+        assert target is not None and target.platform in ("cuda", "rocm")
+    assert [code for code, items in found.items() if items] == ["RL373"]
+
+
+def test_moe_backend_messages_name_the_platform_or_the_capabilities(tmp_path: Path) -> None:
+    fragment = (
+        'model:\n  min_vllm_version: "0.20.0"\n'
+        "hardware_overrides:\n"
+        '  amd:\n    extra_args: ["--moe-backend", "flashinfer_cutlass"]\n'
+        '  hopper:\n    extra_args: ["--moe-backend", "flashinfer_cutedsl"]\n'
+    )
+    found = {f.message.split("`")[3]: f.message for f in _findings(tmp_path, fragment)["RL373"]}
+    assert sorted(found) == ["flashinfer_cutedsl", "flashinfer_cutlass"]
+    assert " for h200, h100, but " in found["flashinfer_cutedsl"]
+    assert found["flashinfer_cutedsl"].endswith(
+        "in vLLM 0.20.0 its kernels support CUDA capabilities 10.0, 10.3 only: "
+        "vLLM refuses to start"
+    )
+    assert found["flashinfer_cutlass"].endswith(
+        "in vLLM 0.20.0 its kernels run on the cuda platform only: vLLM refuses to start"
+    )
+
+
+def test_moe_backends_the_source_does_not_tell_are_left_alone(tmp_path: Path) -> None:
+    fragment = (
+        'model:\n  min_vllm_version: "0.20.0"\n'
+        '  base_args: ["--moe-backend", "aiter", "--moe-backend", "deep_gemm"]\n'
+        "variants:\n  default:\n    hardware_overrides:\n"
+        '      b200:\n        extra_args: ["--moe-backend", "flashinfer_cutedsl"]\n'
+    )
+    assert _findings(tmp_path, fragment)["RL373"] == []

@@ -1,12 +1,12 @@
-"""RL370–RL372: attention backends and quantization methods selected for hardware that cannot run them.
+"""RL370–RL373: attention backends, quantization methods and MoE backends selected for hardware that cannot run them.
 
 Every command the compiler can render (resolved.command_choices) is assembled from its
 layers; the attention backend it selects (``--attention-backend``, the ``backend`` key of
-``--attention-config``, ``VLLM_ATTENTION_BACKEND``) and its ``--quantization`` method are
-judged, for each hardware profile the command is rendered for, against what each vLLM
+``--attention-config``, ``VLLM_ATTENTION_BACKEND``), its ``--quantization`` method and its
+``--moe-backend`` are judged, for each hardware profile the command is rendered for, against what each vLLM
 release from the recipe's minimum on says of them (:mod:`recipelint.flags.hardware`): which platform
 modules select a backend, which CUDA capabilities it states, which quantization methods a
-platform accepts. The platform and the CUDA capabilities of a profile come from its
+platform accepts, which platforms and capabilities a MoE backend's kernels run on. The platform and the CUDA capabilities of a profile come from its
 taxonomy entry: ``compute_arch`` (``sm100``, ``gfx942``) when given, else its brand and
 generation.
 """
@@ -29,6 +29,8 @@ from recipelint.flags.hardware import (
     attention_backend,
     backend_runs_on,
     load_hardware_catalog,
+    moe_backend,
+    moe_backend_runs_on,
     quantization_on,
 )
 from recipelint.jsvalue import get
@@ -47,11 +49,18 @@ from recipelint.rules.resolved import (
     command_choices,
 )
 
-WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION = "RL370", "RL371", "RL372"
+WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION, MOE = "RL370", "RL371", "RL372", "RL373"
+CODES = (WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION, MOE)
 BACKEND_ENV = "VLLM_ATTENTION_BACKEND"
 # What a command selects: a backend by option, a backend by the variable, a quantization method.
 ATTENTION, ATTENTION_ENV, QUANTIZATION_KIND = "attention", "attention-env", "quantization"
-SELECTING = frozenset({"--attention-backend", "--attention-config", "--quantization"})
+MOE_KIND = "moe"
+SELECTING = frozenset(
+    {"--attention-backend", "--attention-config", "--quantization", "--moe-backend"}
+)
+# Platforms whose MoE oracles validate an explicit --moe-backend and raise when its kernel
+# does not support the device; CPU and TPU skip the choice for their own kernels.
+MOE_PLATFORMS = frozenset({"cuda", "rocm"})
 
 # Accelerator generations named in taxonomies, as the CUDA capabilities their GPUs report.
 # A generation spanning several (Blackwell: SM100 data-centre, SM120 workstation parts)
@@ -113,7 +122,7 @@ def _generations(profile: Any) -> set[str]:
 class Selection:
     """A backend or quantization method a command selects, and where it is written."""
 
-    kind: str  # ATTENTION, ATTENTION_ENV or QUANTIZATION
+    kind: str  # ATTENTION, ATTENTION_ENV, QUANTIZATION_KIND or MOE_KIND
     name: str
     doc: Document
     pointer: Pointer
@@ -131,6 +140,10 @@ def _arg_selections(catalog: FlagCatalog, layer: Any) -> Iterator[Selection]:
             yield Selection(ATTENTION, value, layer.doc, at, f"--attention-backend {value}")
         elif hit.canonical == "--quantization":
             yield Selection(QUANTIZATION_KIND, value, layer.doc, at, f"{unit.name} {value}")
+        elif hit.canonical == "--moe-backend":
+            # vLLM's parser lower-cases the choice and turns dashes into underscores.
+            name = value.lower().replace("-", "_")
+            yield Selection(MOE_KIND, name, layer.doc, at, f"{unit.name} {value}")
         elif hit.canonical == "--attention-config":
             backend = _config_backend(hit.json_path, value)
             if backend is not None:
@@ -212,6 +225,8 @@ def _verdict(kind: str, name: str, target: Target, release: str) -> Verdict | No
             reason = f"vLLM's {target.platform} platform does not list it"
             return Verdict(QUANTIZATION, reason, release)
         return None
+    if kind == MOE_KIND:
+        return _moe_verdict(name, target, release)
     if kind == ATTENTION_ENV and env_spec(BACKEND_ENV, release) is None:
         return None  # a release that does not read the variable ignores it (RL361's finding)
     entry = attention_backend(name, release)
@@ -229,6 +244,22 @@ def _verdict(kind: str, name: str, target: Target, release: str) -> Verdict | No
     return None
 
 
+def _moe_verdict(name: str, target: Target, release: str) -> Verdict | None:
+    entry = moe_backend(name, release)
+    if entry is None or target.platform not in MOE_PLATFORMS:
+        return None
+    if moe_backend_runs_on(name, release, target.platform) == "no":
+        names = ", ".join(entry["platforms"])
+        return Verdict(MOE, f"its kernels run on the {names} platform only", release)
+    if target.platform != "cuda" or not target.capabilities:
+        return None
+    runs = {moe_backend_runs_on(name, release, "cuda", c) for c in target.capabilities}
+    if runs == {"no"}:
+        listed = ", ".join(entry["capabilities"])
+        return Verdict(MOE, f"its kernels support CUDA capabilities {listed} only", release)
+    return None
+
+
 def _release_of(recipe: Any, variant: str) -> str:
     found = minimum_release(recipe, ("variants", variant, "extra_args"))
     return found or load_hardware_catalog()["releases"][-1]
@@ -242,9 +273,9 @@ class Reported:
     hardware: list[str]
 
 
-@check(WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION)
+@check(WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION, MOE)
 def backends_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
-    if not any(ctx.config.is_enabled(c) for c in (WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION)):
+    if not any(ctx.config.is_enabled(c) for c in CODES):
         return
     flags = newest_catalog()
     catalog = _catalog(ctx)
@@ -314,7 +345,9 @@ def _claim(minimum: str, version: str) -> str:
 def _finding(entry: Reported) -> Finding:
     chosen, verdict = entry.chosen, entry.verdict
     hardware = ", ".join(entry.hardware)
-    what = "quantization method" if chosen.kind == QUANTIZATION_KIND else "attention backend"
+    what = {QUANTIZATION_KIND: "quantization method", MOE_KIND: "MoE backend"}.get(
+        chosen.kind, "attention backend"
+    )
     consequence = (
         "vLLM refuses it or runs another backend"
         if verdict.code == WRONG_HARDWARE
