@@ -36,6 +36,7 @@ from recipelint.flags.hardware import (
 from recipelint.jsvalue import get
 from recipelint.load import Document
 from recipelint.resolve import layers
+from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
 from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext
@@ -45,8 +46,8 @@ from recipelint.rules.resolved import (
     MAX_COMBINATIONS,
     Assembler,
     CommandChoice,
-    _catalog,
     command_choices,
+    render_inputs,
 )
 
 WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION, MOE = "RL370", "RL371", "RL372", "RL373"
@@ -278,8 +279,8 @@ def backends_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
     if not any(ctx.config.is_enabled(c) for c in CODES):
         return
     flags = newest_catalog()
-    catalog = _catalog(ctx)
-    for assembler, combos in _plans(ctx, catalog, flags):
+    inputs = render_inputs(ctx)
+    for assembler, combos in _plans(ctx, inputs, flags):
         found: dict[tuple[Pointer, str, str], Reported] = {}
         releases: dict[str, str] = {}
         for combo in combos:
@@ -291,7 +292,7 @@ def backends_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
             except SYNTHESIS_ERRORS:
                 continue
             for member in combo.members or (combo.hw_id,):
-                _judge_member(found, chosen, catalog.profiles.get(member, {}), member, release)
+                _judge_member(found, chosen, inputs.profiles.get(member, {}), member, release)
         for entry in found.values():
             yield _finding(entry)
 
@@ -316,7 +317,7 @@ def _judge_member(
 
 
 def _plans(
-    ctx: CheckContext, catalog: Any, flags: FlagCatalog
+    ctx: CheckContext, inputs: RenderInputs, flags: FlagCatalog
 ) -> Iterator[tuple[Assembler, list[CommandChoice]]]:
     """The planned commands of the recipes that select a backend or a quantization method at all."""
     for doc in ctx.recipes:
@@ -325,10 +326,10 @@ def _plans(
         if not _selects_anything(ctx, doc, flags):
             continue  # most recipes: planning their commands would find nothing
         try:
-            combos = list(itertools.islice(command_choices(catalog, doc.data), MAX_COMBINATIONS))
+            combos = list(itertools.islice(command_choices(inputs, doc.data), MAX_COMBINATIONS))
         except SYNTHESIS_ERRORS:
             continue  # the compiler reports recipes it cannot plan
-        yield Assembler(ctx, catalog, doc), combos
+        yield Assembler(ctx, inputs, doc), combos
 
 
 def _selects_anything(ctx: CheckContext, doc: Document, flags: FlagCatalog) -> bool:

@@ -40,7 +40,7 @@ class CommandChoice(NamedTuple):  # a tuple: thousands are made per run, and che
     members: tuple[str, ...] = ()
 
 
-def _catalog(ctx: CheckContext) -> RenderInputs:
+def render_inputs(ctx: CheckContext) -> RenderInputs:
     taxonomy = (
         ctx.tree.taxonomy.data if ctx.tree.taxonomy is not None and ctx.tree.taxonomy.usable else {}
     )
@@ -379,7 +379,7 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
     shadowed, replaced = ctx.config.is_enabled("RL340"), ctx.config.is_enabled("RL341")
     if not (shadowed or replaced):
         return
-    for assembler, combos in _plan(ctx, _catalog(ctx)):
+    for assembler, combos in _plan(ctx, render_inputs(ctx)):
         if shadowed:
             yield from _shadowed_values(assembler, combos)
         if replaced:
