@@ -41,7 +41,7 @@ def test_layers_do_not_depend_on_which_hardware_of_a_class(
 ) -> None:
     root: Path = request.getfixturevalue(which)
     ctx = CheckContext(load_tree(root), Config())
-    catalog = resolved._catalog(ctx)
+    catalog = resolved.render_inputs(ctx)
     checked = 0
     for shared, combos in resolved._plan(ctx, catalog):
         exact = _ByHardwareId(ctx, catalog, shared.doc)
