@@ -346,6 +346,19 @@ def load_catalog(version: str, package: str = "vllm") -> Catalog:
 
 
 @cache
+def options_of_type(types: frozenset[str], package: str = "vllm") -> frozenset[str]:
+    """Option strings (aliases too) whose value some catalogued release of ``package`` parses
+    as one of ``types``; read from the raw catalogs, without building every release's specs."""
+    found: set[str] = set()
+    for version in available_versions(package):
+        raw = orjson.loads((_catalog_dir() / f"{package}-{version}.json").read_bytes())
+        for name, entry in raw["flags"].items():
+            if entry.get("type") in types:
+                found.update((name, *entry.get("aliases", ())))
+    return frozenset(found)
+
+
+@cache
 def _version_keys(package: str) -> tuple[tuple[int, ...], ...]:
     """version_key of each of available_versions(package), in the same (ascending) order."""
     return tuple(version_key(v) for v in available_versions(package))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from recipelint.flags.catalog import available_versions, load_catalog
+from recipelint.flags.catalog import options_of_type
 from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.layers import PD_ROLES, Scope, is_omni
@@ -218,13 +218,8 @@ def _json_values(ctx: CheckContext) -> Iterator[tuple[ArgList, ArgUnit, str, int
 def json_flags() -> frozenset[str]:
     """Option strings (aliases too) whose value some catalogued vLLM or vllm-omni release
     parses as JSON: read from the flag catalogs, never listed by hand."""
-    found: set[str] = set()
-    for package in ("vllm", "vllm-omni"):
-        for version in available_versions(package):
-            for name, spec in load_catalog(version, package).flags.items():
-                if spec.type in JSON_TYPES:
-                    found.update((name, *spec.aliases))
-    return frozenset(found)
+    kinds = frozenset(JSON_TYPES)
+    return options_of_type(kinds, "vllm") | options_of_type(kinds, "vllm-omni")
 
 
 @check("RL308")
