@@ -141,3 +141,15 @@ def test_json_nested_past_the_parsers_depth_is_an_invalid_value(tmp_path: Path) 
     values = f'    VLLM_FLASHINFER_ALLREDUCE_FUSION_THRESHOLDS_MB: "{deep}"\n'
     (diag,) = findings_by_code(tmp_path, _env(values))["RL362"]
     assert "nested deeper than Python's JSON parser reads" in diag.message
+
+
+def test_a_name_no_release_reads_is_left_alone_when_the_recipe_asks_for_nightly(
+    tmp_path: Path,
+) -> None:
+    """Only main may read it yet; a variable releases read and then dropped stays reported."""
+    recipe = Fragment(
+        'model:\n  min_vllm_version: "0.25.0"\n  nightly_required: true\n'
+        '  base_env:\n    VLLM_BRAND_NEW_KNOB: "1"\n    VLLM_USE_FLASHINFER_MOE_FP4: "1"\n'
+    )
+    found = findings_by_code(tmp_path, {"models/acme/demo.yaml": recipe}).get("RL361", [])
+    assert [d.pointer[-1] for d in found] == ["VLLM_USE_FLASHINFER_MOE_FP4"]
