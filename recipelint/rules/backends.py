@@ -179,13 +179,22 @@ ENV_RULE_STEPS = tuple(
 )
 
 
+# One recipe list's selections, by the identity of its units (kept, so the id is not reused):
+# the combinations of a recipe share their lists, and reading a list's flags is the cost.
+SelectionMemo = dict[int, tuple[Any, list[Selection]]]
+
+
 def _selections(
-    assembler: Assembler, combo: CommandChoice, flags: FlagCatalog
+    assembler: Assembler, combo: CommandChoice, flags: FlagCatalog, memo: SelectionMemo
 ) -> Iterator[Selection]:
     """What the combination's own recipe layers select (strategy files are judged with no hardware)."""
     for arg_layer in assembler.layers(combo):
         if arg_layer.doc is assembler.doc:
-            yield from _arg_selections(flags, arg_layer)
+            units = arg_layer.units
+            cached = memo.get(id(units))
+            if cached is None or cached[0] is not units:
+                cached = memo[id(units)] = (units, list(_arg_selections(flags, arg_layer)))
+            yield from cached[1]
     selection = assembler.selection(combo)
     for step in ENV_RULE_STEPS:
         for env_layer in step.layers(selection, combo.role):
@@ -283,12 +292,13 @@ def backends_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
     for assembler, combos in _plans(ctx, inputs, flags):
         found: dict[tuple[Pointer, str, str], Reported] = {}
         releases: dict[str, str] = {}
+        memo: SelectionMemo = {}
         for combo in combos:
             release = releases.get(combo.variant)
             if release is None:
                 release = releases[combo.variant] = _release_of(assembler.recipe, combo.variant)
             try:
-                chosen = list(_selections(assembler, combo, flags))
+                chosen = list(_selections(assembler, combo, flags, memo))
             except SYNTHESIS_ERRORS:
                 continue
             for member in combo.members or (combo.hw_id,):
