@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from recipelint.commands.options import catalog_build_options
 from recipelint.exitcodes import EXIT_USAGE
 from recipelint.flags.serialize import dump_json
 
@@ -77,20 +78,7 @@ def list_command(release: str | None) -> None:
 
 @env_group.command("extract")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path),
-    required=True,
-    help="Where to write the catalog (rules/vllm/vllm-env.json).",
-)
-@click.option(
-    "--add-to",
-    "add_to",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="An existing catalog whose releases are kept (a new release needs only its source).",
-)
+@catalog_build_options("vllm-env.json")
 def extract_command(sources: tuple[Path, ...], output: Path, add_to: Path | None) -> None:
     """Read vLLM wheels or unpacked releases and write the environment catalog of all of them."""
     from recipelint.flags.envs import build_env_catalog, extract_env

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from recipelint.commands.options import catalog_build_options
 from recipelint.exitcodes import EXIT_USAGE
 from recipelint.flags.serialize import dump_json
 
@@ -203,20 +204,7 @@ def show_command(option: str, version: str | None, package: str) -> None:
 
 @flags_group.command("hardware")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path),
-    required=True,
-    help="Where to write the catalog (rules/vllm/vllm-hardware.json).",
-)
-@click.option(
-    "--add-to",
-    "add_to",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="An existing catalog whose releases are kept (a new release needs only its source).",
-)
+@catalog_build_options("vllm-hardware.json")
 def hardware_command(sources: tuple[Path, ...], output: Path, add_to: Path | None) -> None:
     """Read vLLM releases and write which platforms run each attention backend and
     quantization method (one catalog for all of them)."""

@@ -1,4 +1,5 @@
-"""Click options shared by several commands: the configuration file and the stdin buffer.
+"""Click options shared by several commands: the configuration file, the stdin buffer, and
+where a rebuilt vLLM catalog goes.
 
 They live in the command layer so that nothing below ``recipelint.commands`` depends on
 click; the library takes the resulting paths and flags as plain arguments.
@@ -52,3 +53,25 @@ def stdin_filename_option(command: F) -> F:
 def input_options(command: F) -> F:
     """--config, --show-settings and --stdin-filename together, for `check`."""
     return config_file_option(show_settings_option(stdin_filename_option(command)))
+
+
+def catalog_build_options(catalog_file: str) -> Callable[[F], F]:
+    """``-o/--output FILE`` and ``--add-to FILE`` of the commands that rebuild a vLLM catalog."""
+
+    def decorate(command: F) -> F:
+        command = click.option(
+            "--add-to",
+            "add_to",
+            type=click.Path(path_type=Path, dir_okay=False),
+            default=None,
+            help="An existing catalog whose releases are kept (a new release needs only its source).",
+        )(command)
+        return click.option(
+            "-o",
+            "--output",
+            type=click.Path(path_type=Path),
+            required=True,
+            help=f"Where to write the catalog (rules/vllm/{catalog_file}).",
+        )(command)
+
+    return decorate
