@@ -12,7 +12,7 @@ import click
 
 from recipelint.checking import CheckError, CheckOptions, CheckResult, group_by_tree, run_check
 from recipelint.checking import show_settings as settings_report
-from recipelint.commands.options import input_options
+from recipelint.commands.options import format_option, input_options
 from recipelint.commands.output import write_report
 from recipelint.config import parse_code_selectors
 from recipelint.diagnostics import Diagnostic, Severity
@@ -51,14 +51,7 @@ def _outside_trees(paths: list[Path]) -> None:
 @click.command("check")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 # Output: what is printed and where.
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(FORMATS),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@format_option(FORMATS)
 @click.option(
     "--output-file",
     "-o",

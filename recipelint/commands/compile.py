@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from recipelint.commands.options import format_option
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
@@ -94,14 +96,7 @@ def _show(
 @click.option("--source-ref", help="Provenance: branch or tag (default: the current branch).")
 @click.option("--source-sha", help="Provenance: commit (default: HEAD).")
 @click.option("--no-provenance", is_flag=True, help="Never add the `source` block.")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(FORMATS),
-    default="text",
-    show_default=True,
-    help="How to print findings.",
-)
+@format_option(FORMATS, "How to print findings.")
 @click.option(
     "--output-file",
     type=click.Path(dir_okay=False, path_type=Path),

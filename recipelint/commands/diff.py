@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from recipelint.commands.options import format_option
 from recipelint.exitcodes import EXIT_FINDINGS, EXIT_OK
 from recipelint.progress import Progress
 from recipelint.revision import default_tree_path_for
@@ -29,14 +30,7 @@ def _warn(text: str) -> None:
 @click.command("diff")
 @click.argument("base")
 @click.argument("head")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "markdown", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@format_option(["text", "markdown", "json"])
 @click.option(
     "--tree",
     "tree_path",

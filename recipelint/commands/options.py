@@ -7,7 +7,7 @@ click; the library takes the resulting paths and flags as plain arguments.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -75,3 +75,15 @@ def catalog_build_options(catalog_file: str) -> Callable[[F], F]:
         )(command)
 
     return decorate
+
+
+def format_option(choices: Sequence[str], help_text: str = "Output format.") -> Callable[[F], F]:
+    """``--format`` (parameter ``output_format``, default text) over ``choices``."""
+    return click.option(
+        "--format",
+        "output_format",
+        type=click.Choice(list(choices)),
+        default="text",
+        show_default=True,
+        help=help_text,
+    )

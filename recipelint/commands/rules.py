@@ -9,18 +9,15 @@ import json
 
 import click
 
+from recipelint.commands.options import format_option
 from recipelint.rulebook import find_rule, load_catalog
 from recipelint.ruledocs import explain_text, reference_markdown, rule_record
 
 
 @click.command("rules")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", "markdown"]),
-    default="text",
-    show_default=True,
-    help="json: an array of {code, name, severity, summary, fixable, url}; "
+@format_option(
+    ["text", "json", "markdown"],
+    "json: an array of {code, name, severity, summary, fixable, url}; "
     "markdown: the rules page (docs/rules.md).",
 )
 def rules_command(output_format: str = "text") -> None:
