@@ -437,14 +437,20 @@ def _platforms_of(expr: ast.expr) -> frozenset[str] | None:
     if name in _PLATFORM_CHECKS and not expr.args:  # type: ignore[attr-defined]
         return frozenset(_PLATFORM_CHECKS[name])
     if isinstance(expr, ast.BoolOp):
-        parts = [_platforms_of(v) for v in expr.values]
-        if isinstance(expr.op, ast.And):
-            known = [p for p in parts if p is not None]
-            return frozenset.intersection(*known) if known else None
-        if any(p is None for p in parts):
-            return None
-        return frozenset().union(*parts)  # type: ignore[arg-type]
+        return _combined(expr.op, [_platforms_of(v) for v in expr.values])
     return None
+
+
+def _combined(op: ast.boolop, parts: list[frozenset[Any] | None]) -> frozenset[Any] | None:
+    """What ``a and b`` / ``a or b`` of device checks can be true on, from each part's reading
+    (None: the part does not say). A conjunction is bounded by the parts that say; a
+    disjunction is known only when every part is."""
+    if isinstance(op, ast.And):
+        known = [part for part in parts if part is not None]
+        return frozenset.intersection(*known) if known else None
+    if any(part is None for part in parts):
+        return None
+    return frozenset().union(*(part for part in parts if part is not None))
 
 
 def _capabilities_of(expr: ast.expr) -> Capabilities | None:
@@ -468,13 +474,7 @@ def _capabilities_of(expr: ast.expr) -> Capabilities | None:
         inner = _capabilities_of(expr.operand)
         return None if inner is None else _ALL_CAPABILITIES - inner
     if isinstance(expr, ast.BoolOp):
-        parts = [_capabilities_of(v) for v in expr.values]
-        if isinstance(expr.op, ast.And):
-            known = [p for p in parts if p is not None]
-            return frozenset.intersection(*known) if known else None
-        if any(p is None for p in parts):
-            return None
-        return frozenset().union(*parts)  # type: ignore[arg-type]
+        return _combined(expr.op, [_capabilities_of(v) for v in expr.values])
     return None
 
 
