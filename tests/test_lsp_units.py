@@ -20,7 +20,6 @@ from recipelint.lsp.workspace import Workspace
 PROJECT = Path(__file__).resolve().parent.parent
 EMBEDDED = PROJECT / "recipes"
 RECIPE = Path("models/Qwen/Qwen2.5-7B-Instruct.yaml")
-ARG_KEYS = library.arg_keys()
 
 YAML = """\
 meta:
@@ -48,11 +47,13 @@ default_modes:
 """
 
 
-def _at(needle: str, offset: int = 0, text: str = YAML) -> tuple[Role | None, str, tuple[str, ...]]:
+def _at(
+    needle: str, offset: int = 0, text: str = YAML, kind: str = "recipe"
+) -> tuple[Role | None, str, tuple[str, ...]]:
     before = text[: text.index(needle) + offset]
     line, character = before.count("\n"), len(before) - (before.rfind("\n") + 1)
     cursor = cursor_at(split_lines(text), line, character)
-    return role_of(cursor, ARG_KEYS), cursor.word, cursor.path
+    return role_of(cursor, kind), cursor.word, cursor.path
 
 
 @pytest.mark.parametrize(
@@ -85,6 +86,67 @@ def test_enclosing_keys_follow_indentation() -> None:
     assert _at("mtp: {}", 1)[2] == ("features", "spec_decoding", "modes")
 
 
+# A list item under a key, then a flow list on an item's own key, each at a place the
+# layers declare or not: an args list is known by its place, as the rules know it.
+PLACES = """\
+model:
+  extra_args:
+    - "--seed"
+variants:
+  awq:
+    extra_args:
+      - "--seed"
+omni:
+  tasks:
+    - id: a
+    - extra_args: ["--seed"]
+      hardware_overrides:
+        h100:
+          extra_args: ["--seed"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("needle", "role"),
+    [
+        ('  extra_args:\n    - "--seed"', None),  # model.extra_args: no layer lives there
+        ('    extra_args:\n      - "--seed"', Role.FLAG),  # a variant's extra_args
+        ('- extra_args: ["--seed"]', Role.FLAG),  # omni.tasks[1].extra_args
+        ('      extra_args: ["--seed"]', None),  # a task's hardware override: not rendered
+    ],
+)
+def test_an_args_list_is_known_by_its_declared_place_not_its_key(
+    needle: str, role: Role | None
+) -> None:
+    found_role, word, _ = _at(needle, needle.index("--seed") + 2, PLACES)
+    assert (found_role, word) == (role, "--seed")
+
+
+def test_the_cursor_pointer_holds_the_index_of_each_list_item() -> None:
+    text = PLACES
+    before = text[: text.index('      extra_args: ["--seed"]') + 22]
+    cursor = cursor_at(split_lines(text), before.count("\n"), 22)
+    assert cursor.pointer == ("omni", "tasks", 1, "hardware_overrides", "h100")
+    assert cursor.holder == ("omni", "tasks", 1, "hardware_overrides", "h100", "extra_args")
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "role"),
+    [
+        ("strategy", 'vllm_args: ["--seed"]\n', Role.FLAG),
+        ("strategy", 'prefill:\n  vllm_args: ["--seed"]\n', Role.FLAG),
+        ("strategy", 'router:\n  vllm_args: ["--seed"]\n', None),
+        ("kv_store", 'vllm:\n  vllm_args: ["--seed"]\n', Role.FLAG),
+        ("kv_store", 'pd:\n  decode:\n    args: ["--seed"]\n', Role.FLAG),
+        ("recipe", 'vllm_args: ["--seed"]\n', None),  # a strategy file's place, not a recipe's
+        ("taxonomy", 'kv_offload:\n  lmcache:\n    args: ["--seed"]\n', Role.FLAG),
+        ("platforms", 'args: ["--seed"]\n', None),
+    ],
+)
+def test_the_places_depend_on_the_kind_of_document(kind: str, text: str, role: Role | None) -> None:
+    assert _at("--seed", 2, text, kind)[0] is role
+
+
 def test_a_rule_code_in_a_comment_is_not_a_flag_value() -> None:
     role, _, _ = _at("RL302", 2)
     assert role is None
@@ -98,7 +160,7 @@ def test_a_buffer_that_does_not_parse_still_has_places() -> None:
     before = text[: text.index("h10\n") + 3]
     cursor = cursor_at(split_lines(text), before.count("\n"), 7)
     assert (cursor.word, cursor.path) == ("h10", ("meta", "hardware"))
-    assert completion_role(cursor) is Role.HARDWARE
+    assert completion_role(cursor, "recipe") is Role.HARDWARE
 
 
 def test_positions_beyond_the_text_are_clamped() -> None:

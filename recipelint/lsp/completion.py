@@ -14,19 +14,19 @@ from recipelint.lsp.library import Document, RecipeTree
 Kind = types.CompletionItemKind
 
 
-def completion_role(cursor: Cursor) -> Role | None:
+def completion_role(cursor: Cursor, kind: str) -> Role | None:
     """A line with no value yet is a key being typed; after `key:` or `- ` it is a value."""
     if cursor.in_comment:
         return None
     if cursor.item or (cursor.key is not None and not cursor.on_key):
-        return value_role(cursor, cursor.keys, library.arg_keys(), typing=True)
+        return value_role(cursor, kind, typing=True)
     return key_role(cursor.path)
 
 
 def complete(
     tree: RecipeTree, doc: Document, cursor: Cursor, lines: Lines
 ) -> list[types.CompletionItem]:
-    role = completion_role(cursor)
+    role = completion_role(cursor, doc.kind)
     data = doc.data if doc.usable else None
     if role is None:
         return []

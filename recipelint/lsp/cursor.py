@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from recipelint.lsp import library
+
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # `key:` at the start of a line, after indentation and any `- ` item indicators.
 KEY_LINE = re.compile(
@@ -27,6 +29,9 @@ MAX_SCAN_LINES = 20_000
 HARDWARE_PARENTS = frozenset(
     {"hardware", "hardware_overrides", "hardware_notes", "hardware_opt_in_features"}
 )
+
+
+Pointer = tuple[str | int, ...]
 
 
 class Role(Enum):
@@ -50,7 +55,9 @@ class Cursor:
 
     line: int
     path: tuple[str, ...]  # keys enclosing the line, outermost first
+    pointer: Pointer  # the same keys with the index of each list item between them
     key: str | None  # the key written on the line
+    own_item: int | None  # the index of the list item the line opens, when its key is in it
     on_key: bool  # the cursor is on that key
     item: bool  # the line is a list item
     word: str  # the word under (or just before) the cursor; "" when none
@@ -69,6 +76,15 @@ class Cursor:
         """Enclosing keys and the line's own key, when the cursor is past it (on its value)."""
         return self.path + ((self.key,) if self.key is not None and not self.on_key else ())
 
+    @property
+    def holder(self) -> Pointer:
+        """Where the value under the cursor is held, as a pointer into the document: the
+        enclosing collections, then the line's own key when the cursor is past it."""
+        if self.key is None or self.on_key:
+            return self.pointer
+        own = (self.own_item,) if self.own_item is not None else ()
+        return (*self.pointer, *own, self.key)
+
 
 def split_lines(text: str) -> list[str]:
     return LINE_BREAK.split(text)
@@ -86,10 +102,16 @@ def cursor_at(lines: list[str], line: int, character: int) -> Cursor:
     start, end = _word_span(text, character)
     on_key = match is not None and match.start("key") <= character <= key_end
     item = ITEM_LINE.match(code) is not None
+    pointer = enclosing_pointer(lines, line)
+    own_item = None
+    if match is not None and match.group("items"):
+        own_item = _item_index(lines, line, len(match.group("indent")))
     return Cursor(
         line=line,
-        path=enclosing_keys(lines, line),
+        path=tuple(part for part in pointer if isinstance(part, str)),
+        pointer=pointer,
         key=key,
+        own_item=own_item,
         on_key=on_key and not in_comment,
         item=item,
         word=_unquote(text[start:end]) if not on_key else (key or ""),
@@ -100,12 +122,13 @@ def cursor_at(lines: list[str], line: int, character: int) -> Cursor:
     )
 
 
-def enclosing_keys(lines: list[str], line: int) -> tuple[str, ...]:
-    """The keys of the block mappings that hold ``line``, read from indentation."""
+def enclosing_pointer(lines: list[str], line: int) -> Pointer:
+    """The keys of the block mappings and the indices of the list items that hold ``line``,
+    read from indentation."""
     column = _content_column(lines[line]) if 0 <= line < len(lines) else 0
     if column is None:
         column = len(lines[line]) if 0 <= line < len(lines) else 0
-    keys: list[str] = []
+    parts: list[str | int] = []
     for number in range(line - 1, max(-1, line - 1 - MAX_SCAN_LINES), -1):
         if column == 0:
             break
@@ -115,9 +138,24 @@ def enclosing_keys(lines: list[str], line: int) -> tuple[str, ...]:
             continue
         match = KEY_LINE.match(text)
         if match is not None and match.start("key") < column:
-            keys.append(_unquote(match.group("key")))
+            parts.append(_unquote(match.group("key")))
+        if ITEM_LINE.match(text) is not None:
+            parts.append(_item_index(lines, number, start))
         column = start
-    return tuple(reversed(keys))
+    return tuple(reversed(parts))
+
+
+def _item_index(lines: list[str], line: int, indent: int) -> int:
+    """How many items of the same list come before the item that ``line`` opens."""
+    index = 0
+    for number in range(line - 1, max(-1, line - 1 - MAX_SCAN_LINES), -1):
+        start = _content_column(lines[number])
+        if start is None or start > indent:
+            continue
+        if start < indent or ITEM_LINE.match(lines[number]) is None:
+            break
+        index += 1
+    return index
 
 
 def _content_column(text: str) -> int | None:
@@ -190,13 +228,13 @@ def rule_code_at(lines: list[str], line: int, character: int) -> str | None:
     return None
 
 
-def role_of(cursor: Cursor, arg_keys: frozenset[str]) -> Role | None:
-    """What the word under the cursor names, judged by where it is written."""
+def role_of(cursor: Cursor, kind: str) -> Role | None:
+    """What the word under the cursor names in a document of ``kind``, judged by where it is written."""
     if cursor.in_comment:
         return None
     if cursor.on_key:
         return key_role(cursor.path)
-    return value_role(cursor, cursor.keys, arg_keys)
+    return value_role(cursor, kind)
 
 
 def key_role(path: tuple[str, ...]) -> Role | None:
@@ -221,10 +259,13 @@ def key_role(path: tuple[str, ...]) -> Role | None:
     return None
 
 
-def value_role(
-    cursor: Cursor, keys: tuple[str, ...], arg_keys: frozenset[str], typing: bool = False
-) -> Role | None:
-    """What a value (or list item) inside ``keys`` names; ``typing``: the word may be unfinished."""
+def value_role(cursor: Cursor, kind: str, typing: bool = False) -> Role | None:
+    """What the value (or list item) under the cursor names; ``typing``: the word may be unfinished.
+
+    A list holds `vllm serve` arguments where the layers declare one for this kind of
+    document, whatever its key is called: a key named like one elsewhere is not read.
+    """
+    keys = cursor.keys
     last = keys[-1] if keys else None
     if keys in (("default_strategy",), ("compatible_strategies",)):
         return Role.STRATEGY
@@ -240,7 +281,7 @@ def value_role(
         return Role.MODE
     if last == "variants" and len(keys) >= 3 and keys[-3] == "modes":
         return Role.VARIANT
-    if last in arg_keys:
+    if library.is_args_list(kind, cursor.holder):
         if cursor.word.startswith("-") and (typing or cursor.word != "-"):
             return Role.FLAG
         return Role.FLAG_VALUE if cursor.item or typing else None

@@ -19,7 +19,7 @@ def hover_text(
     code = rule_code_at(lines, cursor.line, character)
     if code is not None:
         return _rule(code)
-    role = role_of(cursor, library.arg_keys())
+    role = role_of(cursor, doc.kind)
     if role is None or not cursor.word:
         return None
     data = doc.data if doc.usable else None

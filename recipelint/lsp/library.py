@@ -46,7 +46,6 @@ __all__ = [
     "SUPPRESSION",
     "Severity",
     "Span",
-    "arg_keys",
     "check_document",
     "default_hardware",
     "default_strategy",
@@ -55,6 +54,7 @@ __all__ = [
     "fixed_text",
     "flag_catalogs",
     "flag_span",
+    "is_args_list",
     "load_tree",
     "named_documents",
     "parse_document",
@@ -129,11 +129,12 @@ def rule_info(code: str) -> RuleInfo | None:
     return load_rulebook().get(code.upper())
 
 
-def arg_keys() -> frozenset[str]:
-    """The keys whose lists hold `vllm serve` arguments."""
-    from recipelint.resolve.layers import ARG_KEYS
+def is_args_list(kind: str, pointer: tuple[str | int, ...]) -> bool:
+    """Whether ``pointer`` in a document of ``kind`` (as the tree loader names kinds) is a place
+    the layers declare for `vllm serve` arguments: the lists the rules judge as arguments."""
+    from recipelint.resolve.layers import is_list_place
 
-    return ARG_KEYS
+    return is_list_place(kind, pointer)
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ SECTIONS: tuple[tuple[str, types.SymbolKind, types.SymbolKind], ...] = (
 NESTED = ("hardware_overrides", "modes")
 
 
-def definition(tree: RecipeTree, cursor: Cursor) -> types.Location | None:
-    role = role_of(cursor, library.arg_keys())
+def definition(tree: RecipeTree, current: Document, cursor: Cursor) -> types.Location | None:
+    role = role_of(cursor, current.kind)
     word = cursor.word
     target: tuple[Document, tuple[str | int, ...]] | None = None
     if role in (Role.STRATEGY, Role.KV_STORE):

@@ -295,8 +295,8 @@ def on_definition(ls: RecipeServer, params: types.DefinitionParams) -> types.Loc
     found = ls.at(params.text_document.uri, params.position)
     if found is None:
         return None
-    loaded, _, cursor, _ = found
-    return navigation.definition(loaded.tree, cursor)
+    loaded, doc, cursor, _ = found
+    return navigation.definition(loaded.tree, doc, cursor)
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
