@@ -2,32 +2,31 @@
 
 from __future__ import annotations
 
-import copy
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-import yaml
-from catalog_harness import DEMO_RECIPE, build_context
+from treehelp import (
+    BlockYaml,
+    Fragment,
+    base_recipe,
+    build_tree,
+    check_tree,
+    checked,
+    findings_by_code,
+    tree_findings,
+)
 
 from recipelint.compiler import compile_tree
-from recipelint.engine import run_checks
-from recipelint.tree import load_tree
 
 RECIPE = "models/acme/demo.yaml"
 
 
-def _write(root: Path, change) -> Path:
-    build_context(root)
-    data = copy.deepcopy(DEMO_RECIPE)
-    data["model"]["model_id"] = "acme/demo"
+def _changed(change: Callable[[dict[str, Any]], None]) -> dict[str, BlockYaml]:
+    """The base recipe with ``change`` applied, as the tree's one recipe."""
+    data = base_recipe()
     change(data)
-    target = root / RECIPE
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return target
-
-
-def _codes(root: Path, target: Path) -> list[tuple[str, int]]:
-    return sorted((d.code, d.line) for d in run_checks(load_tree(root)) if d.path == target)
+    return {RECIPE: BlockYaml(data)}
 
 
 def test_mapping_where_a_list_belongs_is_one_schema_finding(tmp_path: Path) -> None:
@@ -41,8 +40,7 @@ def test_mapping_where_a_list_belongs_is_one_schema_finding(tmp_path: Path) -> N
             for name in ("default", "fast")
         }
 
-    target = _write(tmp_path, change)
-    codes = _codes(tmp_path, target)
+    codes = sorted((d.code, d.line) for d in tree_findings(tmp_path, _changed(change)))
     assert [c for c, _ in codes] == ["RL102", "RL102"]
     # compile still reports the rendering failure, once per failing value
     failures = [d for d in compile_tree(tmp_path).diagnostics if d.code == "RL704"]
@@ -63,7 +61,7 @@ def test_rendering_failure_points_at_the_failing_value_and_names_what_it_breaks(
             "default": {"precision": "bf16", "vram_minimum_gb": 20, "extra_args": ["--x", 2]},
         }
 
-    target = _write(tmp_path, change)
+    target = build_tree(tmp_path, _changed(change)) / RECIPE
     failures = [d for d in compile_tree(tmp_path).diagnostics if d.code == "RL704"]
     assert [(d.path, d.pointer) for d in failures] == [
         (target, ("variants", "default", "extra_args", 1))
@@ -83,8 +81,7 @@ def test_repeated_item_findings_collapse_into_one(tmp_path: Path) -> None:
             "--enforce_eager",
         ]
 
-    target = _write(tmp_path, change)
-    found = [d for d in run_checks(load_tree(tmp_path)) if d.path == target and d.code == "RL304"]
+    found = findings_by_code(tmp_path, _changed(change)).get("RL304", [])
     assert len(found) == 1
     assert found[0].pointer == ("variants", "default", "extra_args", 0)
     assert found[0].message.endswith("(and 2 more items of `variants.default.extra_args`)")
@@ -93,18 +90,10 @@ def test_repeated_item_findings_collapse_into_one(tmp_path: Path) -> None:
 
 def test_a_suppression_in_a_file_out_of_focus_is_not_called_unused(tmp_path: Path) -> None:
     """Checking one recipe runs no rule on the others, so their suppressions cannot be judged."""
-    from treehelp import Fragment, build_context, write_documents
-
-    from recipelint.engine import run_checks
-    from recipelint.tree import load_tree
-
-    root = build_context(tmp_path)
     other = Fragment('model:\n  base_args: ["--seed", "1"]  # recipelint: disable=RL301\n')
-    write_documents(
-        root, {"models/acme/demo.yaml": Fragment("{}"), "models/acme/other.yaml": other}
-    )
-    focus = root / "models" / "acme" / "demo.yaml"
-    in_focus = run_checks(load_tree(root), focus=lambda path: path == focus)
+    documents = {"models/acme/demo.yaml": Fragment("{}"), "models/acme/other.yaml": other}
+    focus = tmp_path / "models" / "acme" / "demo.yaml"
+    in_focus = checked(tmp_path, documents, focus=lambda path: path == focus)
     assert [d for d in in_focus if d.code == "RL015"] == []
-    everything = run_checks(load_tree(root))
+    everything = check_tree(tmp_path)
     assert [d.path.name for d in everything if d.code == "RL015"] == ["other.yaml"]

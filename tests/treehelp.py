@@ -3,13 +3,20 @@
 A test names the files it adds to a copy of the embedded ``recipes/`` context (the
 taxonomy, platforms, strategies and kv_store files, no recipes) and gets back the
 findings in those files, by code. A document is given as text (written as is), as
-data (written as JSON, which is YAML with one value per line), or as a
-:class:`Fragment` merged into the catalog's base document of its kind, as the rule
-catalog's examples are.
+data (written as JSON, which is YAML with one value per line), as :class:`BlockYaml`
+(data written as block YAML, where a test reads positions in a dumped document), or
+as a :class:`Fragment` merged into the catalog's base document of its kind, as the
+rule catalog's examples are. A document at a context file's path (``taxonomy.yaml``,
+``strategies/x.yaml``) replaces that file; :func:`context_text` gives the embedded
+text to edit. :func:`base_recipe` is the catalog's base recipe as data to change,
+:func:`checked` every finding of the tree (context files included, a focus or a
+configuration applied), :func:`check_tree` the same of a tree the test changed after
+building it, and :func:`stdin_check` a buffer checked as a file of the tree.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from collections import defaultdict
@@ -18,10 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from recipelint.checking import CheckOptions, CheckResult, run_check
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic
 from recipelint.engine import run_checks
-from recipelint.ruleexamples import merged_document
+from recipelint.load import parse_yaml
+from recipelint.ruleexamples import base_document, merged_document
+from recipelint.rules.context import Focus, everything
 from recipelint.tree import load_tree
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -36,15 +48,36 @@ class Fragment:
     text: str
 
 
-Document = str | Fragment | Mapping[str, Any]
+@dataclass(frozen=True)
+class BlockYaml:
+    """Data written as block YAML (``yaml.safe_dump``, keys in their order), one key a line."""
+
+    data: Mapping[str, Any]
+
+
+Document = str | Fragment | BlockYaml | Mapping[str, Any]
+
+# Read as the compiler reads it (dates become strings), so JSON dumps of copies stay valid.
+_BASE_RECIPE: dict[str, Any] = parse_yaml(base_document("recipe")).data
+
+
+def base_recipe() -> dict[str, Any]:
+    """The catalog's base recipe (rules/base-recipe.yaml) as data: a fresh copy to change."""
+    return copy.deepcopy(_BASE_RECIPE)
+
+
+def context_text(rel: str) -> str:
+    """The embedded context file at ``rel`` (``taxonomy.yaml``), to write back edited."""
+    return (CONTEXT / rel).read_text(encoding="utf-8")
 
 
 def build_context(root: Path) -> Path:
     """Copy the embedded tree's shared files (no recipes) into ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
     for part in CONTEXT_PARTS:
         source = CONTEXT / part
         if source.is_dir():
-            shutil.copytree(source, root / part)
+            shutil.copytree(source, root / part, dirs_exist_ok=True)
         elif source.is_file():
             shutil.copy2(source, root / part)
     (root / "models").mkdir(exist_ok=True)
@@ -56,6 +89,8 @@ def document_text(path: str, document: Document) -> str:
         return document
     if isinstance(document, Fragment):
         return merged_document(path, document.text)
+    if isinstance(document, BlockYaml):
+        return yaml.safe_dump(dict(document.data), sort_keys=False)
     return json.dumps(document, indent=1) + "\n"
 
 
@@ -68,6 +103,35 @@ def write_documents(root: Path, documents: Mapping[str, Document]) -> list[Path]
         target.write_text(document_text(rel, document), encoding="utf-8")
         written.append(target)
     return written
+
+
+def build_tree(root: Path, documents: Mapping[str, Document]) -> Path:
+    """The context tree at ``root`` with ``documents`` written into it; ``root``."""
+    build_context(root)
+    write_documents(root, documents)
+    return root
+
+
+def checked(
+    root: Path,
+    documents: Mapping[str, Document],
+    config: Config | None = None,
+    focus: Focus = everything,
+) -> list[Diagnostic]:
+    """Every finding of the tree built at ``root``, context files included."""
+    return check_tree(build_tree(root, documents), config, focus)
+
+
+def check_tree(
+    root: Path, config: Config | None = None, focus: Focus = everything
+) -> list[Diagnostic]:
+    """Every finding of the tree already at ``root`` (built, then changed by the test)."""
+    return run_checks(load_tree(root), config, focus=focus)
+
+
+def stdin_check(path: Path, text: str | bytes, **options: Any) -> CheckResult:
+    """`check --stdin-filename PATH`: ``text`` checked as the file at ``path`` of its tree."""
+    return run_check([], CheckOptions(stdin_filename=path, stdin_text=text, **options))
 
 
 def tree_findings(
