@@ -54,6 +54,10 @@ class BlockYaml:
 
     data: Mapping[str, Any]
 
+    @property
+    def text(self) -> str:
+        return yaml.safe_dump(dict(self.data), sort_keys=False)
+
 
 Document = str | Fragment | BlockYaml | Mapping[str, Any]
 
@@ -90,7 +94,7 @@ def document_text(path: str, document: Document) -> str:
     if isinstance(document, Fragment):
         return merged_document(path, document.text)
     if isinstance(document, BlockYaml):
-        return yaml.safe_dump(dict(document.data), sort_keys=False)
+        return document.text
     return json.dumps(document, indent=1) + "\n"
 
 
