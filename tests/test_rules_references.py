@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any
 
-import yaml
-from catalog_harness import DEMO_RECIPE as BASE
-from catalog_harness import build_context
-
-from recipelint.engine import run_checks
-from recipelint.tree import load_tree
+from treehelp import BlockYaml, base_recipe, checked
 
 
 def recipe(**changes: Any) -> dict[str, Any]:
-    data = copy.deepcopy(BASE)
+    """The base recipe with each ``parent__key=value`` set."""
+    data = base_recipe()
     for dotted, value in changes.items():
         node = data
         *parents, last = dotted.split("__")
@@ -26,15 +21,11 @@ def recipe(**changes: Any) -> dict[str, Any]:
 
 
 def findings(tmp_path: Path, files: dict[str, dict[str, Any]], code: str) -> list[tuple[str, str]]:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    build_context(tmp_path)
-    for rel, data in files.items():
-        target = tmp_path / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    """(file, message) of each ``code`` finding in a tree holding ``files``."""
+    documents = {rel: BlockYaml(data) for rel, data in files.items()}
     return [
         (d.path.relative_to(tmp_path).as_posix(), d.message)
-        for d in run_checks(load_tree(tmp_path))
+        for d in checked(tmp_path, documents)
         if d.code == code
     ]
 
@@ -81,10 +72,8 @@ def test_mode_hardware_reads_no_brand_while_mode_overrides_do(tmp_path: Path) ->
 
 def test_unknown_hardware_gets_a_suggestion(tmp_path: Path) -> None:
     data = recipe(meta__hardware={"h2000": "verified"})
-    build_context(tmp_path)
-    (tmp_path / "models/acme").mkdir(parents=True)
-    (tmp_path / "models/acme/demo.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
-    hits = [d for d in run_checks(load_tree(tmp_path)) if d.code == "RL201"]
+    documents = {"models/acme/demo.yaml": BlockYaml(data)}
+    hits = [d for d in checked(tmp_path, documents) if d.code == "RL201"]
     assert len(hits) == 1 and hits[0].hint == "did you mean `h200`?"
 
 
@@ -139,9 +128,9 @@ def test_default_strategy_offered_through_strategy_hardware_is_fine(tmp_path: Pa
 def test_related_recipe_case_mismatch_names_the_real_id(tmp_path: Path) -> None:
     other = recipe(model__model_id="Acme/Other", meta__slug="other")
     data = recipe(meta__related_recipes=["acme/Other"])
-    build_context(tmp_path)
-    for rel, doc in (("models/acme/demo.yaml", data), ("models/Acme/Other.yaml", other)):
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(yaml.safe_dump(doc), encoding="utf-8")
-    hits = [d for d in run_checks(load_tree(tmp_path)) if d.code == "RL208"]
+    documents = {
+        "models/acme/demo.yaml": BlockYaml(data),
+        "models/Acme/Other.yaml": BlockYaml(other),
+    }
+    hits = [d for d in checked(tmp_path, documents) if d.code == "RL208"]
     assert [d.hint for d in hits] == ["the recipe is `Acme/Other` (ids are case-sensitive)"]
