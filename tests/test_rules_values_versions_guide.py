@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from treehelp import Fragment, findings_by_code
+from treehelp import BlockYaml, Fragment, checked, findings_by_code
 
 from recipelint.rules.guide import fenced_blocks, model_arguments, syntax_error
 from recipelint.rules.values import expected_vram, parameter_billions
@@ -74,12 +74,6 @@ def test_python_verdicts_and_model_arguments() -> None:
 
 
 def test_draft_named_for_a_quantised_checkpoint(tmp_path) -> None:
-    import yaml
-    from catalog_harness import build_context
-
-    from recipelint.engine import run_checks
-    from recipelint.tree import load_tree
-
     config = '{"method":"eagle3","model":"acme/demo-FP8-eagle3","num_speculative_tokens":3}'
     data = {
         "meta": {
@@ -101,10 +95,8 @@ def test_draft_named_for_a_quantised_checkpoint(tmp_path) -> None:
         },
         "compatible_strategies": ["single_node_tp"],
     }
-    build_context(tmp_path)
-    (tmp_path / "models/acme").mkdir(parents=True)
-    (tmp_path / "models/acme/demo.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
-    messages = [d.message for d in run_checks(load_tree(tmp_path)) if d.code == "RL501"]
+    documents = {"models/acme/demo.yaml": BlockYaml(data)}
+    messages = [d.message for d in checked(tmp_path, documents) if d.code == "RL501"]
     # The FP8 draft reaches the bf16 default variant (precision word) and nothing else.
     assert (
         len(messages) == 1 and "to variant `default`" in messages[0] and "fp8 draft" in messages[0]
