@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any
 
-import yaml
-from catalog_harness import DEMO_RECIPE as BASE
-from catalog_harness import build_context
+from treehelp import BlockYaml, build_context, check_tree, checked, context_text
+from treehelp import base_recipe as recipe
 
-from recipelint.engine import run_checks
 from recipelint.resolve.layers import Scope
 from recipelint.rules.args import co_occur
 from recipelint.rules.common import arg_units as units
@@ -19,16 +16,9 @@ from recipelint.tree import load_tree
 
 
 def codes(tmp_path: Path, data: dict[str, Any], code: str) -> list[str]:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    build_context(tmp_path)
-    target = tmp_path / "models/acme/demo.yaml"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return [d.message for d in run_checks(load_tree(tmp_path)) if d.code == code]
-
-
-def recipe() -> dict[str, Any]:
-    return copy.deepcopy(BASE)
+    """The messages of ``code`` in a tree whose one recipe is ``data``."""
+    found = checked(tmp_path, {"models/acme/demo.yaml": BlockYaml(data)})
+    return [d.message for d in found if d.code == code]
 
 
 def test_units_follow_upstream_dedupe_tokenisation() -> None:
@@ -60,13 +50,8 @@ def test_units_follow_upstream_dedupe_tokenisation() -> None:
     )
 
 
-def _context(tmp_path: Path) -> CheckContext:
-    build_context(tmp_path)
-    return CheckContext(load_tree(tmp_path))
-
-
 def test_co_occurrence_of_layers(tmp_path: Path) -> None:
-    ctx = _context(tmp_path)
+    ctx = CheckContext(load_tree(build_context(tmp_path)))
     base = Scope("base")
     assert co_occur(base, Scope("variant", "fp8"), ctx)
     assert not co_occur(Scope("variant", "fp8"), Scope("variant", "nvfp4"), ctx)
@@ -234,7 +219,7 @@ def test_flag_with_only_trailing_whitespace_is_reported_not_a_crash(tmp_path: Pa
         "`-A ` is one argv item: vLLM receives a single unknown option `-A ` in argv and docker_argv, "
         "and dedupe cannot match `-A`"
     ]
-    hints = [d.hint for d in run_checks(load_tree(tmp_path)) if d.code == "RL306"]
+    hints = [d.hint for d in check_tree(tmp_path) if d.code == "RL306"]
     assert hints == ['remove the trailing whitespace: "-A"']
 
 
@@ -248,20 +233,16 @@ def test_a_flag_and_its_dotted_value_in_one_item_is_one_finding(tmp_path: Path) 
         }
     }
     assert len(codes(tmp_path, data, "RL306")) == 1
-    assert [d.code for d in run_checks(load_tree(tmp_path)) if d.code in ("RL305", "RL306")] == [
-        "RL306"
-    ]
+    assert [d.code for d in check_tree(tmp_path) if d.code in ("RL305", "RL306")] == ["RL306"]
 
 
 def _taxonomy_json_findings(tmp_path: Path, old: str, new: str) -> list[Any]:
     """RL308/RL309 findings once ``old`` in the embedded taxonomy is replaced by ``new``."""
-    tmp_path.mkdir(parents=True)
-    build_context(tmp_path)
-    taxonomy = tmp_path / "taxonomy.yaml"
-    source = taxonomy.read_text(encoding="utf-8")
+    source = context_text("taxonomy.yaml")
     assert old in source
-    taxonomy.write_text(source.replace(old, new, 1), encoding="utf-8")
-    found = [d for d in run_checks(load_tree(tmp_path)) if d.code in ("RL308", "RL309")]
+    documents = {"taxonomy.yaml": source.replace(old, new, 1)}
+    taxonomy = tmp_path / "taxonomy.yaml"
+    found = [d for d in checked(tmp_path, documents) if d.code in ("RL308", "RL309")]
     assert all(d.path == taxonomy for d in found)
     return found
 
@@ -280,15 +261,14 @@ def test_json_values_of_the_taxonomy_kv_offload_options_are_checked(tmp_path: Pa
 
 def test_shape_checks_cover_the_taxonomy_kv_offload_options(tmp_path: Path) -> None:
     # The RL35x family leaves shape problems to this one, so these lists need it too.
-    build_context(tmp_path)
-    taxonomy = tmp_path / "taxonomy.yaml"
-    source = taxonomy.read_text(encoding="utf-8")
+    source = context_text("taxonomy.yaml")
     item = '      - "--kv-transfer-config"\n'
     assert item in source
-    taxonomy.write_text(
-        source.replace(item, '      - "--kv_transfer_config"\n      - ""\n', 1), encoding="utf-8"
-    )
-    found = [d for d in run_checks(load_tree(tmp_path)) if d.path == taxonomy]
+    documents = {
+        "taxonomy.yaml": source.replace(item, '      - "--kv_transfer_config"\n      - ""\n', 1)
+    }
+    taxonomy = tmp_path / "taxonomy.yaml"
+    found = [d for d in checked(tmp_path, documents) if d.path == taxonomy]
     assert sorted((d.code, d.pointer) for d in found) == [
         ("RL304", ("kv_offload", "simple", "args", 0)),
         ("RL313", ("kv_offload", "simple", "args", 1)),
