@@ -11,17 +11,14 @@ import json
 from pathlib import Path
 
 import pytest
-from catalog_harness import CONTEXT, build_context
-
-from recipelint.engine import run_checks
-from recipelint.tree import load_tree
+from treehelp import CONTEXT, check_tree, checked, context_text
 
 pytestmark = pytest.mark.skipif(
     not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
 )
 
 SEED = (
-    (CONTEXT / "models/Qwen/Qwen2.5-7B-Instruct.yaml").read_text(encoding="utf-8")
+    context_text("models/Qwen/Qwen2.5-7B-Instruct.yaml")
     if (CONTEXT / "taxonomy.yaml").is_file()
     else ""
 )
@@ -30,14 +27,9 @@ RECIPE = "models/acme/demo.yaml"
 
 def findings(root: Path, files: dict[str, str]) -> set[tuple[str, str, tuple]]:
     """(code, file, pointer) of every RL75x finding in a context tree holding ``files``."""
-    build_context(root)
-    for rel, text in files.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
     return {
         (d.code, d.path.relative_to(root).as_posix(), d.pointer)
-        for d in run_checks(load_tree(root))
+        for d in checked(root, files)
         if d.code.startswith("RL75")
     }
 
@@ -57,7 +49,7 @@ def recipe(
 
 
 def test_embedded_tree_has_no_security_findings(tmp_path: Path) -> None:
-    assert not {d for d in run_checks(load_tree(CONTEXT)) if d.code.startswith("RL75")}
+    assert not {d for d in check_tree(CONTEXT) if d.code.startswith("RL75")}
 
 
 @pytest.mark.parametrize("token", ["$(id)", "`id`", "a;id", "a&&id", "a|id", "a>x", "a<x", "a\nid"])
@@ -125,9 +117,7 @@ def test_strategy_and_kv_store_files_are_checked(tmp_path: Path) -> None:
         "name: evil_tp\ndeploy_type: single_node\n"
         "vllm_args: ['--x;id']\nenv: {NCCL_DEBUG: 'INFO;id'}\n"
     )
-    kv_store = (CONTEXT / "kv_store" / "kv_store_centralized_mooncake.yaml").read_text(
-        encoding="utf-8"
-    )
+    kv_store = context_text("kv_store/kv_store_centralized_mooncake.yaml")
     kv_store = kv_store.replace("name: kv_store_centralized_mooncake", "name: kv_evil", 1)
     kv_store += "\nextra: {vllm_args: ['`id`']}\n"
     found = findings(
@@ -149,10 +139,7 @@ def test_control_characters_anywhere_are_reported(tmp_path: Path) -> None:
 
 
 def test_messages_quote_values_inertly(tmp_path: Path) -> None:
-    build_context(tmp_path)
-    target = tmp_path / RECIPE
-    target.parent.mkdir(parents=True)
-    target.write_text(recipe(base_env={"E": "\x1b[2J$(id)\n"}), encoding="utf-8")
-    messages = [d.message for d in run_checks(load_tree(tmp_path)) if d.code in ("RL751", "RL754")]
+    documents = {RECIPE: recipe(base_env={"E": "\x1b[2J$(id)\n"})}
+    messages = [d.message for d in checked(tmp_path, documents) if d.code in ("RL751", "RL754")]
     assert messages and all("\x1b" not in m and "\n" not in m for m in messages)
     assert any("\\x1b[2J$(id)\\n" in m for m in messages)

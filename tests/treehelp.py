@@ -71,7 +71,7 @@ def base_recipe() -> dict[str, Any]:
 
 
 def context_text(rel: str) -> str:
-    """The embedded context file at ``rel`` (``taxonomy.yaml``), to write back edited."""
+    """The embedded tree's file at ``rel`` (``taxonomy.yaml``), to write back edited."""
     return (CONTEXT / rel).read_text(encoding="utf-8")
 
 
