@@ -6,29 +6,23 @@ deliberate pattern that upstream contributors write.
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from catalog_harness import DEMO_RECIPE, build_context
+from treehelp import BlockYaml, base_recipe, tree_findings
 
 from recipelint.diagnostics import Diagnostic
-from recipelint.engine import run_checks
-from recipelint.tree import load_tree
+
+RECIPE = "models/acme/demo.yaml"
 
 
 def check(
     root: Path, data: dict[str, Any], others: dict[str, dict[str, Any]] | None = None
 ) -> list[Diagnostic]:
-    root.mkdir(parents=True, exist_ok=True)
-    build_context(root)
-    target = root / "models/acme/demo.yaml"
-    for rel, recipe in {"models/acme/demo.yaml": data, **(others or {})}.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(yaml.safe_dump(recipe, sort_keys=False), encoding="utf-8")
-    return [d for d in run_checks(load_tree(root)) if d.path == target]
+    """The findings in the recipe ``data`` of a tree that holds ``others`` beside it."""
+    documents = {rel: BlockYaml(recipe) for rel, recipe in {RECIPE: data, **(others or {})}.items()}
+    return [d for d in tree_findings(root, documents) if d.path == root / RECIPE]
 
 
 def found(diagnostics: list[Diagnostic], *codes: str) -> list[Diagnostic]:
@@ -36,7 +30,7 @@ def found(diagnostics: list[Diagnostic], *codes: str) -> list[Diagnostic]:
 
 
 def recipe(**changes: Any) -> dict[str, Any]:
-    data = copy.deepcopy(DEMO_RECIPE)
+    data = base_recipe()
     data.update(changes)
     return data
 
