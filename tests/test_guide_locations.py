@@ -6,18 +6,17 @@ mapped line is checked against the value, and what cannot be placed gets the nod
 
 from __future__ import annotations
 
-import copy
 import re
 from pathlib import Path
 
 import pytest
 import yaml
-from catalog_harness import DEMO_RECIPE, build_context
+from treehelp import base_recipe, tree_findings
 
 from recipelint.diagnostics import Span
-from recipelint.engine import run_checks
 from recipelint.load import parse_yaml
-from recipelint.tree import load_tree
+
+RECIPE = "models/acme/demo.yaml"
 
 
 def written(text: str, span: Span) -> str:
@@ -133,18 +132,15 @@ def test_mapped_lines_always_hold_their_value_line() -> None:
 # --- the guide rules use it -------------------------------------------------------------------
 
 
-def write_recipe(root: Path, recipe: dict) -> Path:
-    build_context(root)
-    path = root / "models" / "acme" / "demo.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    guide = recipe.pop("guide")
-    text = (
+def recipe_text(guide: str) -> str:
+    """The base recipe with ``guide`` written as a literal block at the end, as authors write it."""
+    recipe = base_recipe()
+    del recipe["guide"]
+    return (
         yaml.safe_dump(recipe, sort_keys=False)
         + "guide: |\n"
         + "".join(f"  {line}\n" if line else "\n" for line in guide.split("\n"))
     )
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 GUIDE = """## Prerequisites
@@ -171,11 +167,8 @@ print((
 
 
 def test_guide_findings_point_at_their_own_line_and_column(tmp_path: Path) -> None:
-    recipe = copy.deepcopy(DEMO_RECIPE)
-    recipe["guide"] = GUIDE
-    path = write_recipe(tmp_path, recipe)
-    text = path.read_text()
-    found = {d.code: d for d in run_checks(load_tree(tmp_path)) if d.path == path}
+    text = recipe_text(GUIDE)
+    found = {d.code: d for d in tree_findings(tmp_path, {RECIPE: text})}
     expected = {
         "RL405": "vLLM >= 0.22.0",
         "RL406": "vllm/vllm-openai:demo-preview",
@@ -192,17 +185,11 @@ def test_guide_findings_point_at_their_own_line_and_column(tmp_path: Path) -> No
 
 
 def test_an_edit_above_the_guide_moves_the_finding_with_its_line(tmp_path: Path) -> None:
-    recipe = copy.deepcopy(DEMO_RECIPE)
-    recipe["guide"] = GUIDE
-    path = write_recipe(tmp_path, recipe)
-    before = next(
-        d for d in run_checks(load_tree(tmp_path)) if d.path == path and d.code == "RL603"
+    text = recipe_text(GUIDE)
+    before = next(d for d in tree_findings(tmp_path, {RECIPE: text}) if d.code == "RL603")
+    edited = text.replace(
+        "guide: |\n  ## Prerequisites\n",
+        "guide: |\n  ## Intro\n  Two new lines.\n  ## Prerequisites\n",
     )
-    path.write_text(
-        path.read_text().replace(
-            "guide: |\n  ## Prerequisites\n",
-            "guide: |\n  ## Intro\n  Two new lines.\n  ## Prerequisites\n",
-        )
-    )
-    after = next(d for d in run_checks(load_tree(tmp_path)) if d.path == path and d.code == "RL603")
+    after = next(d for d in tree_findings(tmp_path, {RECIPE: edited}) if d.code == "RL603")
     assert after.span.line == before.span.line + 2 and after.message == before.message
