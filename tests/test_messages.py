@@ -8,12 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from catalog_harness import build_context
+from treehelp import tree_findings, write_documents
 
 from recipelint.diagnostics import Diagnostic
-from recipelint.engine import run_checks
 from recipelint.load import TAB_FIX, load_document
-from recipelint.tree import load_tree
 
 RECIPE = "models/acme/demo.yaml"
 
@@ -47,18 +45,13 @@ guide: |
 
 
 def _load(tmp_path: Path, text: str) -> list[Diagnostic]:
-    path = tmp_path / "x.yaml"
-    path.write_text(text, encoding="utf-8")
+    [path] = write_documents(tmp_path, {"x.yaml": text})
     return load_document(path).problems
 
 
 def _check(root: Path, text: str) -> list[Diagnostic]:
     """The findings on one recipe of a small tree built from the embedded context."""
-    build_context(root)
-    target = root / RECIPE
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    return [d for d in run_checks(load_tree(root)) if d.path == target]
+    return tree_findings(root, {RECIPE: text})
 
 
 def _edit(old: str, new: str) -> str:
