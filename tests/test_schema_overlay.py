@@ -6,18 +6,16 @@ they are merged into the built-in schema add-only (docs/schemas.md).
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 from pathlib import Path
 
 import pytest
 import yaml
-from catalog_harness import DEMO_RECIPE, build_context
+from treehelp import BlockYaml, base_recipe, build_tree, check_tree, write_documents
 
 from recipelint.cli import main
 from recipelint.config import ConfigError, load_config
-from recipelint.engine import run_checks
 from recipelint.load import load_document
 from recipelint.schema import (
     NO_OVERLAY,
@@ -26,7 +24,6 @@ from recipelint.schema import (
     tree_overlay,
     validator_for,
 )
-from recipelint.tree import load_tree
 
 RECIPE = "models/acme/demo.yaml"
 FIELD = {
@@ -40,27 +37,31 @@ FIELD = {
 }
 
 
+def _recipe(quant_recipe: object = "nvfp4-v2") -> BlockYaml:
+    """The base recipe with a field the built-in schema does not know."""
+    recipe = base_recipe()
+    recipe["model"]["quant_recipe"] = quant_recipe
+    return BlockYaml(recipe)
+
+
 def _tree(
     tmp_path: Path, quant_recipe: object = "nvfp4-v2", files: dict[str, str] | None = None
 ) -> Path:
-    if not (tmp_path / "taxonomy.yaml").is_file():
-        tmp_path.mkdir(parents=True, exist_ok=True)
-        build_context(tmp_path)
-    recipe = copy.deepcopy(DEMO_RECIPE)
-    recipe["model"]["quant_recipe"] = quant_recipe
-    (tmp_path / RECIPE).parent.mkdir(parents=True, exist_ok=True)
-    (tmp_path / RECIPE).write_text(yaml.safe_dump(recipe, sort_keys=False), encoding="utf-8")
-    for rel, text in (files or {}).items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
-    return tmp_path
+    return build_tree(tmp_path, {RECIPE: _recipe(quant_recipe), **(files or {})})
+
+
+def _edited(tmp_path: Path, old: str, new: str, files: dict[str, str] | None = None) -> Path:
+    """A tree whose recipe has ``old`` replaced by ``new``."""
+    text = _recipe().text
+    assert old in text
+    return build_tree(tmp_path, {RECIPE: text.replace(old, new), **(files or {})})
 
 
 def _found(root: Path) -> list[tuple[str, str, int, int, str]]:
     """(file, code, line, column, message) of the schema-stage and overlay findings."""
     return [
         (d.path.relative_to(root).as_posix(), d.code, d.span.line, d.span.column, d.message)
-        for d in run_checks(load_tree(root))
+        for d in check_tree(root)
         if d.code.startswith(("RL1", "RL016", "RL00"))
     ]
 
@@ -70,7 +71,7 @@ def _found(root: Path) -> list[tuple[str, str, int, int, str]]:
 
 def test_a_new_field_without_overlay_is_rl101_whose_hint_names_the_overlay(tmp_path: Path) -> None:
     root = _tree(tmp_path)
-    [diag] = [d for d in run_checks(load_tree(root)) if d.code == "RL101"]
+    [diag] = [d for d in check_tree(root) if d.code == "RL101"]
     assert (
         diag.message == "unknown key 'quant_recipe' in model"
     )  # no did-you-mean to an unrelated key
@@ -92,10 +93,8 @@ def test_a_new_field_without_overlay_is_rl101_whose_hint_names_the_overlay(tmp_p
     ],
 )
 def test_did_you_mean_offers_near_identical_spellings(tmp_path: Path, key: str, meant: str) -> None:
-    root = _tree(tmp_path)
-    text = (root / RECIPE).read_text(encoding="utf-8").replace("  quant_recipe:", f"  {key}:")
-    (root / RECIPE).write_text(text, encoding="utf-8")
-    [diag] = [d for d in run_checks(load_tree(root)) if d.code == "RL101"]
+    root = _edited(tmp_path, "  quant_recipe:", f"  {key}:")
+    [diag] = [d for d in check_tree(root) if d.code == "RL101"]
     assert diag.message.endswith(f"(did you mean '{meant}'?)")
 
 
@@ -103,10 +102,8 @@ def test_did_you_mean_offers_near_identical_spellings(tmp_path: Path, key: str, 
     "key", ["quant_recipe", "arch", "context", "base_env_file", "maintainer", "vram"]
 )
 def test_did_you_mean_never_names_a_key_with_another_meaning(tmp_path: Path, key: str) -> None:
-    root = _tree(tmp_path)
-    text = (root / RECIPE).read_text(encoding="utf-8").replace("  quant_recipe:", f"  {key}:")
-    (root / RECIPE).write_text(text, encoding="utf-8")
-    [diag] = [d for d in run_checks(load_tree(root)) if d.code == "RL101"]
+    root = _edited(tmp_path, "  quant_recipe:", f"  {key}:")
+    [diag] = [d for d in check_tree(root) if d.code == "RL101"]
     assert "did you mean" not in diag.message
 
 
@@ -140,13 +137,12 @@ def test_a_declared_field_is_accepted_and_validated(tmp_path: Path, rel: str, te
 
 
 def test_the_overlay_adds_without_loosening_anything_else(tmp_path: Path) -> None:
-    root = _tree(tmp_path, files={"schemas/recipe.schema.json": json.dumps(FIELD)})
-    text = (
-        (root / RECIPE)
-        .read_text(encoding="utf-8")
-        .replace("  quant_recipe:", "  quant_recipe: x\n  maintainer:")
+    root = _edited(
+        tmp_path,
+        "  quant_recipe:",
+        "  quant_recipe: x\n  maintainer:",
+        files={"schemas/recipe.schema.json": json.dumps(FIELD)},
     )
-    (root / RECIPE).write_text(text, encoding="utf-8")
     assert [(c, m) for _, c, _, _, m in _found(root)] == [
         ("RL101", "unknown key 'maintainer' in model")
     ]
@@ -170,9 +166,13 @@ def test_overlays_are_cached_per_tree_and_reread_when_changed(tmp_path: Path) ->
     root = _tree(tmp_path, files={"schemas/recipe.schema.json": json.dumps(FIELD)})
     first = tree_overlay(root)
     assert tree_overlay(root) is first
-    overlay = root / "schemas/recipe.schema.json"
-    overlay.write_text(
-        json.dumps({"$defs": {"model": {"properties": {"other": {}}}}}), encoding="utf-8"
+    [overlay] = write_documents(
+        root,
+        {
+            "schemas/recipe.schema.json": json.dumps(
+                {"$defs": {"model": {"properties": {"other": {}}}}}
+            )
+        },
     )
     os.utime(overlay, ns=(1, 1))  # a stat change even within the file system's clock tick
     assert tree_overlay(root) is not first
@@ -181,20 +181,16 @@ def test_overlays_are_cached_per_tree_and_reread_when_changed(tmp_path: Path) ->
 
 def test_folder_and_config_overlays_both_apply(tmp_path: Path) -> None:
     other = {"$defs": {"variant": {"properties": {"calibration": {"type": "string"}}}}}
-    root = _tree(
+    root = _edited(
         tmp_path,
+        "precision: bf16",
+        "precision: bf16\n    calibration: c4",
         files={
             "schemas/recipe.schema.json": json.dumps(FIELD),
             ".recipelint.toml": '[schema]\nrecipe = "extensions/more.json"\n',
             "extensions/more.json": json.dumps(other),
         },
     )
-    text = (
-        (root / RECIPE)
-        .read_text(encoding="utf-8")
-        .replace("precision: bf16", "precision: bf16\n    calibration: c4")
-    )
-    (root / RECIPE).write_text(text, encoding="utf-8")
     assert _found(root) == []
 
 
