@@ -7,14 +7,13 @@ root applies, with its paths still relative to the tree root.
 
 from __future__ import annotations
 
-import copy
 import json
 import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
-from catalog_harness import DEMO_RECIPE, build_context
+from treehelp import BlockYaml, base_recipe, build_tree, write_documents, write_file
 
 from recipelint.checking import CheckError, CheckOptions, run_check, show_settings, tree_config
 from recipelint.config import (
@@ -35,30 +34,20 @@ BAD_DATES = {
 }  # RL553: updated before added
 
 
-def _recipe(root: Path, rel: str = RECIPE, **meta: str) -> Path:
-    recipe = copy.deepcopy(DEMO_RECIPE)
-    recipe["meta"].update(meta)
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(recipe, sort_keys=False), encoding="utf-8")
-    return path
+def _recipe(meta: dict[str, str] | None = None, **model: object) -> BlockYaml:
+    """The base recipe with ``meta`` and ``model`` fields changed."""
+    recipe = base_recipe()
+    recipe["meta"].update(meta or {})
+    recipe["model"].update(model)
+    return BlockYaml(recipe)
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A repository (a .git folder) holding a recipe tree in recipes/."""
     (tmp_path / "repo" / ".git").mkdir(parents=True)
-    tree = tmp_path / "repo" / "recipes"
-    tree.mkdir()
-    build_context(tree)
-    _recipe(tree)
+    build_tree(tmp_path / "repo" / "recipes", {RECIPE: _recipe()})
     return tmp_path / "repo"
-
-
-def _write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def _codes(root: Path, options: CheckOptions = CheckOptions()) -> list[tuple[str, str]]:
@@ -72,7 +61,7 @@ def _codes(root: Path, options: CheckOptions = CheckOptions()) -> list[tuple[str
 
 
 def test_the_repository_pyproject_configures_a_tree_in_a_subfolder(repo: Path) -> None:
-    pyproject = _write(
+    pyproject = write_file(
         repo / "pyproject.toml", '[project]\nname = "x"\n\n[tool.recipelint]\nignore = ["RL6"]\n'
     )
     config = load_config(repo / "recipes")
@@ -81,21 +70,21 @@ def test_the_repository_pyproject_configures_a_tree_in_a_subfolder(repo: Path) -
 
 
 def test_a_pyproject_without_a_recipelint_table_is_passed_over(repo: Path) -> None:
-    _write(repo / "recipes" / "pyproject.toml", "[tool.ruff]\nline-length = 100\n")
-    _write(repo / "pyproject.toml", '[tool.recipelint]\nignore = ["RL4"]\n')
+    write_file(repo / "recipes" / "pyproject.toml", "[tool.ruff]\nline-length = 100\n")
+    write_file(repo / "pyproject.toml", '[tool.recipelint]\nignore = ["RL4"]\n')
     assert load_config(repo / "recipes").ignore == ("RL4",)
 
 
 def test_the_nearest_configuration_wins_and_recipelint_toml_before_pyproject(repo: Path) -> None:
-    _write(repo / "pyproject.toml", '[tool.recipelint]\nignore = ["RL4"]\n')
-    _write(repo / "recipes" / "pyproject.toml", '[tool.recipelint]\nignore = ["RL5"]\n')
+    write_file(repo / "pyproject.toml", '[tool.recipelint]\nignore = ["RL4"]\n')
+    write_file(repo / "recipes" / "pyproject.toml", '[tool.recipelint]\nignore = ["RL5"]\n')
     assert load_config(repo / "recipes").ignore == ("RL5",)
-    _write(repo / "recipes" / ".recipelint.toml", 'ignore = ["RL6"]\n')
+    write_file(repo / "recipes" / ".recipelint.toml", 'ignore = ["RL6"]\n')
     assert load_config(repo / "recipes").ignore == ("RL6",)
 
 
 def test_discovery_stops_at_the_repository_root(tmp_path: Path, repo: Path) -> None:
-    _write(
+    write_file(
         tmp_path / "pyproject.toml", '[tool.recipelint]\nignore = ["RL4"]\n'
     )  # outside the repository
     assert discover_config_file(repo / "recipes") is None
@@ -106,38 +95,35 @@ def test_discovery_stops_at_the_repository_root(tmp_path: Path, repo: Path) -> N
 
 def test_a_worktree_git_file_marks_the_repository_root_too(tmp_path: Path, repo: Path) -> None:
     (repo / ".git").rmdir()
-    _write(repo / ".git", "gitdir: /elsewhere/.git/worktrees/repo\n")
-    _write(tmp_path / "pyproject.toml", '[tool.recipelint]\nignore = ["RL4"]\n')
+    write_file(repo / ".git", "gitdir: /elsewhere/.git/worktrees/repo\n")
+    write_file(tmp_path / "pyproject.toml", '[tool.recipelint]\nignore = ["RL4"]\n')
     assert load_config(repo / "recipes") == Config()
 
 
 def test_paths_in_a_repository_config_stay_relative_to_the_tree_root(repo: Path) -> None:
     tree = repo / "recipes"
-    _recipe(tree, LEGACY, **BAD_DATES)
-    _write(
+    write_documents(tree, {LEGACY: _recipe(BAD_DATES)})
+    write_file(
         repo / "pyproject.toml",
         '[tool.recipelint.per-file-ignores]\n"models/legacy/*.yaml" = ["RL553"]\n',
     )
     assert ("models/legacy/old.yaml", "RL553") not in _codes(tree)
     # A schema overlay file named there is read from the tree root too.
-    _recipe(tree, RECIPE)
-    data = yaml.safe_load((tree / RECIPE).read_text(encoding="utf-8"))
-    data["model"]["quant_recipe"] = "nvfp4"
-    (tree / RECIPE).write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    write_documents(tree, {RECIPE: _recipe(quant_recipe="nvfp4")})
     assert (RECIPE, "RL101") in _codes(tree)
     overlay = {"$defs": {"model": {"properties": {"quant_recipe": {"type": "string"}}}}}
-    _write(tree / "extra" / "recipe.yaml", yaml.safe_dump(overlay))
-    _write(repo / "pyproject.toml", '[tool.recipelint.schema]\nrecipe = "extra/recipe.yaml"\n')
+    write_file(tree / "extra" / "recipe.yaml", yaml.safe_dump(overlay))
+    write_file(repo / "pyproject.toml", '[tool.recipelint.schema]\nrecipe = "extra/recipe.yaml"\n')
     assert (RECIPE, "RL101") not in _codes(tree)
 
 
 def test_a_problem_in_a_repository_config_is_rl016_at_its_line(repo: Path) -> None:
-    pyproject = _write(
+    pyproject = write_file(
         repo / "pyproject.toml", '[project]\nname = "x"\n[tool.recipelint]\nselect = ["RL1O1"]\n'
     )
     [diag] = run_check([repo / "recipes"], CheckOptions()).diagnostics
     assert (diag.code, diag.path, diag.span.line) == ("RL016", pyproject, 4)
-    _write(pyproject, "[tool.recipelint\n")
+    write_file(pyproject, "[tool.recipelint\n")
     [diag] = run_check([repo / "recipes"], CheckOptions()).diagnostics
     assert diag.code == "RL016" and "cannot read the configuration" in diag.message
 
@@ -153,14 +139,14 @@ def test_the_embedded_tree_is_not_configured_by_this_projects_pyproject(
 
 
 def test_an_explicit_file_replaces_discovery(repo: Path, tmp_path: Path) -> None:
-    _write(repo / "pyproject.toml", '[tool.recipelint]\nignore = ["RL4"]\n')
-    explicit = _write(
+    write_file(repo / "pyproject.toml", '[tool.recipelint]\nignore = ["RL4"]\n')
+    explicit = write_file(
         tmp_path / "ci" / "strict.toml", 'ignore = ["RL6"]\n[severity]\nRL553 = "warning"\n'
     )
     config = load_config(repo / "recipes", explicit)
     assert config.ignore == ("RL6",) and config.source == explicit and config.explicit
     assert config.origin("severity") == str(explicit)
-    nested = _write(tmp_path / "ci" / "pyproject.toml", '[tool.recipelint]\nignore = ["RL5"]\n')
+    nested = write_file(tmp_path / "ci" / "pyproject.toml", '[tool.recipelint]\nignore = ["RL5"]\n')
     assert tree_config(repo / "recipes", CheckOptions(config_file=nested)).ignore == ("RL5",)
 
 
@@ -178,7 +164,7 @@ def test_an_unusable_explicit_file_is_a_usage_error_naming_it(
 ) -> None:
     path = tmp_path / name
     if text is not None:
-        _write(path, text)
+        write_file(path, text)
     with pytest.raises(CheckError) as caught:
         run_check([repo / "recipes"], CheckOptions(config_file=path))
     assert str(path) in str(caught.value) and fragment in str(caught.value)
@@ -193,7 +179,7 @@ def test_a_folder_given_as_the_config_file_is_a_usage_error(repo: Path) -> None:
 
 
 def test_a_bad_setting_in_an_explicit_file_is_rl016_at_its_line(repo: Path, tmp_path: Path) -> None:
-    explicit = _write(tmp_path / "c.toml", '# strict\nignore = ["foo"]\n')
+    explicit = write_file(tmp_path / "c.toml", '# strict\nignore = ["foo"]\n')
     [diag] = run_check([repo / "recipes"], CheckOptions(config_file=explicit)).diagnostics
     assert (diag.code, diag.path, diag.span.line) == ("RL016", explicit, 2)
 
@@ -202,10 +188,8 @@ def test_the_explicit_files_schema_overlays_apply_and_only_while_it_is_given(
     repo: Path, tmp_path: Path
 ) -> None:
     tree = repo / "recipes"
-    data = yaml.safe_load((tree / RECIPE).read_text(encoding="utf-8"))
-    data["model"]["quant_recipe"] = "nvfp4"
-    (tree / RECIPE).write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    explicit = _write(
+    write_documents(tree, {RECIPE: _recipe(quant_recipe="nvfp4")})
+    explicit = write_file(
         tmp_path / "overlay.toml",
         '[schema.recipe."$defs".model.properties.quant_recipe]\ntype = "string"\n',
     )
@@ -220,12 +204,9 @@ def test_new_from_rev_lends_a_configuration_from_above_the_tree_to_the_base(tmp_
     RL101 at the base and look new in the pull request."""
     repo = tmp_path / "repo"
     tree = repo / "recipes"
-    tree.mkdir(parents=True)
-    build_context(tree)
-    data = copy.deepcopy(DEMO_RECIPE)
-    data["model"]["quant_recipe"] = 4  # the declared field with the wrong type: RL102
-    _write(tree / RECIPE, yaml.safe_dump(data, sort_keys=False))
-    _write(
+    recipe = _recipe(quant_recipe=4)  # the declared field with the wrong type: RL102
+    build_tree(tree, {RECIPE: recipe})
+    write_file(
         repo / "pyproject.toml",
         '[tool.recipelint.schema.recipe."$defs".model.properties.quant_recipe]\ntype = "string"\n',
     )
@@ -241,7 +222,7 @@ def test_new_from_rev_lends_a_configuration_from_above_the_tree_to_the_base(tmp_
     subprocess.run([*git, "init", "-q", str(repo)], check=True, timeout=60)
     subprocess.run([*git, "add", "-A"], cwd=repo, check=True, timeout=60)
     subprocess.run([*git, "commit", "-q", "-m", "base"], cwd=repo, check=True, timeout=60)
-    _write(tree / RECIPE, "# an unrelated edit\n" + (tree / RECIPE).read_text(encoding="utf-8"))
+    write_documents(tree, {RECIPE: "# an unrelated edit\n" + recipe.text})
     assert "RL102" in [d.code for d in run_check([tree], CheckOptions()).diagnostics]
     result = run_check([tree], CheckOptions(new_from_rev="HEAD"))
     assert [d.code for d in result.diagnostics if d.code.startswith("RL1")] == []
@@ -252,7 +233,7 @@ def test_new_from_rev_lends_a_configuration_from_above_the_tree_to_the_base(tmp_
 
 
 def test_every_setting_has_a_value_and_an_origin(repo: Path) -> None:
-    pyproject = _write(
+    pyproject = write_file(
         repo / "pyproject.toml",
         '[tool.recipelint]\nignore = ["RL6"]\n[tool.recipelint.limits]\nmax-depth = 50\n'
         '[tool.recipelint.schema.recipe."$defs".model.properties.x]\ntype = "string"\n',
@@ -271,7 +252,7 @@ def test_describe_settings_prints_the_file_then_each_setting(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(repo)
-    _write(
+    write_file(
         repo / "pyproject.toml",
         '[tool.recipelint]\nignore = ["RL6"]\n'
         '[tool.recipelint.per-file-ignores]\n"models/legacy/*.yaml" = ["RL4"]\n',
@@ -298,7 +279,7 @@ def test_describe_settings_without_a_file_and_with_an_explicit_one(
     assert "Settings path: none" in describe_settings(
         load_config(repo / "recipes"), repo / "recipes"
     )
-    explicit = _write(tmp_path / "c.toml", 'select = ["RL1"]\n')
+    explicit = write_file(tmp_path / "c.toml", 'select = ["RL1"]\n')
     text = describe_settings(load_config(repo / "recipes", explicit))
     first = text.splitlines()[0]
     assert first.startswith("Settings path: ") and first.endswith("c.toml (--config)")
@@ -309,10 +290,7 @@ def test_show_settings_describes_each_tree_and_reports_broken_ones(
 ) -> None:
     shown = show_settings([repo / "recipes" / RECIPE], CheckOptions(select=("RL2",)))
     assert shown.diagnostics == [] and 'select = ["RL2"]' in shown.text
-    other = tmp_path / "other"
-    other.mkdir()
-    build_context(other)
-    _write(other / ".recipelint.toml", "selct = []\n")
+    other = build_tree(tmp_path / "other", {".recipelint.toml": "selct = []\n"})
     shown = show_settings([repo / "recipes", other], CheckOptions())
     assert "Tree root:" in shown.text and [d.code for d in shown.diagnostics] == ["RL016"]
     with pytest.raises(CheckError, match="does not exist"):
@@ -320,7 +298,7 @@ def test_show_settings_describes_each_tree_and_reports_broken_ones(
 
 
 def test_settings_values_print_as_toml(repo: Path, tmp_path: Path) -> None:
-    explicit = _write(
+    explicit = write_file(
         tmp_path / "c.toml",
         '[severity]\nRL301 = "warning"\n[per-file-ignores]\n"a b/*.yaml" = ["RL4"]\n',
     )

@@ -100,13 +100,17 @@ def document_text(path: str, document: Document) -> str:
 
 def write_documents(root: Path, documents: Mapping[str, Document]) -> list[Path]:
     """Write each document at its path below ``root``; the paths written."""
-    written = []
-    for rel, document in documents.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(document_text(rel, document), encoding="utf-8")
-        written.append(target)
-    return written
+    return [
+        write_file(root / rel, document_text(rel, document)) for rel, document in documents.items()
+    ]
+
+
+def write_file(path: Path, text: str) -> Path:
+    """Write ``text`` at ``path``, its folders made: also a file outside the tree (a
+    repository's pyproject.toml, a configuration given with --config)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def build_tree(root: Path, documents: Mapping[str, Document]) -> Path:
