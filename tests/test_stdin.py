@@ -6,13 +6,11 @@ replaces the file at PATH (which may not exist yet), and findings name PATH.
 
 from __future__ import annotations
 
-import copy
 import shutil
 from pathlib import Path
 
 import pytest
-import yaml
-from catalog_harness import DEMO_RECIPE, build_context
+from treehelp import BlockYaml, base_recipe, build_tree, stdin_check, write_documents
 
 from recipelint.checking import CheckOptions, run_check
 from recipelint.report import display_path, format_text
@@ -22,28 +20,19 @@ RECIPE = "models/acme/demo.yaml"
 
 
 def _text(**model: object) -> str:
-    recipe = copy.deepcopy(DEMO_RECIPE)
+    recipe = base_recipe()
     recipe["model"].update(model)
-    return yaml.safe_dump(recipe, sort_keys=False)
+    return BlockYaml(recipe).text
 
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "tree"
-    root.mkdir()
-    build_context(root)
-    (root / RECIPE).parent.mkdir(parents=True)
-    (root / RECIPE).write_text(_text(), encoding="utf-8")
-    return root
-
-
-def _stdin(path: Path, text: str | bytes, **options: object) -> CheckOptions:
-    return CheckOptions(stdin_filename=path, stdin_text=text, **options)  # type: ignore[arg-type]
+    return build_tree(tmp_path / "tree", {RECIPE: _text()})
 
 
 def test_a_new_recipe_is_checked_where_it_will_be_written(tree: Path) -> None:
     path = tree / "models/acme/new-model.yaml"
-    result = run_check([], _stdin(path, _text(quant="x")))
+    result = stdin_check(path, _text(quant="x"))
     assert not path.exists()  # nothing is written
     assert result.files == 1
     assert [(d.path, d.code) for d in result.diagnostics if d.code == "RL101"] == [
@@ -57,18 +46,16 @@ def test_the_buffer_replaces_the_file_on_disk(tree: Path) -> None:
     assert not [
         d for d in run_check([path], CheckOptions()).diagnostics if d.code.startswith("RL1")
     ]
-    result = run_check([], _stdin(path, _text(context_length="long")))
+    result = stdin_check(path, _text(context_length="long"))
     assert [d.code for d in result.diagnostics if d.code.startswith("RL1")] == ["RL102"]
     assert result.sources[path.resolve()] == _text(context_length="long")
     assert path.read_text(encoding="utf-8") == _text()
 
 
 def test_the_rest_of_the_tree_is_context_from_disk(tree: Path) -> None:
-    recipe = copy.deepcopy(DEMO_RECIPE)
+    recipe = base_recipe()
     recipe["compatible_strategies"] = ["no_such_strategy"]
-    result = run_check(
-        [], _stdin(tree / "models/acme/other.yaml", yaml.safe_dump(recipe, sort_keys=False))
-    )
+    result = stdin_check(tree / "models/acme/other.yaml", BlockYaml(recipe).text)
     assert any(
         d.code.startswith("RL2") for d in result.diagnostics
     )  # a reference checked against strategies/
@@ -77,13 +64,13 @@ def test_the_rest_of_the_tree_is_context_from_disk(tree: Path) -> None:
 
 
 def test_the_named_paths_are_ignored_with_stdin(tree: Path) -> None:
-    result = run_check([tree], _stdin(tree / "models/acme/new.yaml", "meta: [\n"))
+    result = stdin_check(tree / "models/acme/new.yaml", "meta: [\n", paths=[tree])
     assert [(d.path.name, d.code) for d in result.diagnostics] == [("new.yaml", "RL001")]
 
 
 def test_findings_print_with_the_path_as_given(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tree)
-    result = run_check([], _stdin(Path("models/acme/new.yaml"), "meta: [\n"))
+    result = stdin_check(Path("models/acme/new.yaml"), "meta: [\n")
     [diag] = result.diagnostics
     assert display_path(diag.path) == "models/acme/new.yaml"
     assert format_text(result.diagnostics).startswith("models/acme/new.yaml:")
@@ -91,53 +78,50 @@ def test_findings_print_with_the_path_as_given(tree: Path, monkeypatch: pytest.M
 
 def test_bytes_are_decoded_as_a_file_is(tree: Path) -> None:
     path = tree / "models/acme/new.yaml"
-    [diag] = run_check([], _stdin(path, b"meta:\n  title: \xff\n")).diagnostics
+    [diag] = stdin_check(path, b"meta:\n  title: \xff\n").diagnostics
     assert (diag.code, diag.path) == ("RL004", path.resolve())
-    assert [d.code for d in run_check([], _stdin(path, b"\x00")).diagnostics] == ["RL004"]
+    assert [d.code for d in stdin_check(path, b"\x00").diagnostics] == ["RL004"]
     # A byte-order mark is dropped, as from a file.
-    assert not run_check(
-        [], _stdin(tree / RECIPE, ("\ufeff" + _text()).encode("utf-8"))
-    ).diagnostics
-    assert not run_check([], _stdin(tree / RECIPE, "\ufeff" + _text())).diagnostics
+    assert not stdin_check(tree / RECIPE, ("\ufeff" + _text()).encode("utf-8")).diagnostics
+    assert not stdin_check(tree / RECIPE, "\ufeff" + _text()).diagnostics
 
 
 def test_the_size_limit_applies_to_the_buffer(tree: Path) -> None:
-    (tree / ".recipelint.toml").write_text("[limits]\nmax-file-bytes = 64\n", encoding="utf-8")
+    write_documents(tree, {".recipelint.toml": "[limits]\nmax-file-bytes = 64\n"})
     path = tree / "models/acme/new.yaml"
-    result = run_check([], _stdin(path, _text()))
+    result = stdin_check(path, _text())
     # (The context files are over the limit too, and a context that cannot load is reported.)
     assert [d.code for d in result.diagnostics if d.path == path.resolve()] == ["RL003"]
 
 
 def test_other_kinds_of_file(tree: Path) -> None:
     strategy = tree / "strategies" / "zz_new.yaml"
-    result = run_check([], _stdin(strategy, "name: [\n"))
+    result = stdin_check(strategy, "name: [\n")
     assert [(d.path, d.code) for d in result.diagnostics] == [(strategy.resolve(), "RL001")]
     taxonomy = tree / "taxonomy.yaml"
-    result = run_check([], _stdin(taxonomy, "hardware_profiles: 3\n"))
+    result = stdin_check(taxonomy, "hardware_profiles: 3\n")
     assert result.diagnostics and {d.path for d in result.diagnostics} == {taxonomy.resolve()}
 
 
 def test_a_recipe_directly_under_models_is_rl014_as_on_disk(tree: Path) -> None:
     path = tree / "models" / "loose.yaml"
-    assert [d.code for d in run_check([], _stdin(path, _text())).diagnostics] == ["RL014"]
+    assert [d.code for d in stdin_check(path, _text()).diagnostics] == ["RL014"]
 
 
 def test_a_path_outside_any_tree_is_reported_as_outside(tmp_path: Path) -> None:
-    result = run_check([], _stdin(tmp_path / "nowhere" / "x.yaml", _text()))
+    result = stdin_check(tmp_path / "nowhere" / "x.yaml", _text())
     assert result.outside == [tmp_path / "nowhere" / "x.yaml"] and not result.diagnostics
 
 
 def test_a_new_document_takes_its_place_in_reading_order(tree: Path, tmp_path: Path) -> None:
     """Compile order is upstream's readdir order: a file from memory goes where it would on disk."""
-    for rel in (
+    more = (
         "models/zeta/b.yaml",
         "models/acme/a.yaml",
         "models/acme/z.yaml",
         "models/acme/sub/k.yaml",
-    ):
-        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tree / rel).write_text(_text(), encoding="utf-8")
+    )
+    write_documents(tree, dict.fromkeys(more, _text()))
     for rel in (
         "models/acme/m.yaml",
         "models/acme/sub.yaml",
@@ -150,8 +134,7 @@ def test_a_new_document_takes_its_place_in_reading_order(tree: Path, tmp_path: P
         on_disk = tmp_path / "copy"
         shutil.rmtree(on_disk, ignore_errors=True)
         shutil.copytree(tree, on_disk)
-        (on_disk / rel).parent.mkdir(parents=True, exist_ok=True)
-        (on_disk / rel).write_text("meta: {}\n", encoding="utf-8")
+        write_documents(on_disk, {rel: "meta: {}\n"})
         expected = load_tree(on_disk)
         got = load_tree(tree, override=(tree / rel, "meta: {}\n"))
         for attribute in ("recipes", "strategies", "kv_stores"):

@@ -20,7 +20,7 @@ import copy
 import json
 import shutil
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -137,9 +137,12 @@ def check_tree(
     return run_checks(load_tree(root), config, focus=focus)
 
 
-def stdin_check(path: Path, text: str | bytes, **options: Any) -> CheckResult:
-    """`check --stdin-filename PATH`: ``text`` checked as the file at ``path`` of its tree."""
-    return run_check([], CheckOptions(stdin_filename=path, stdin_text=text, **options))
+def stdin_check(
+    path: Path, text: str | bytes, paths: Sequence[Path] = (), **options: Any
+) -> CheckResult:
+    """`check --stdin-filename PATH [PATHS]`: ``text`` checked as the file at ``path`` of its
+    tree; ``options`` are the other CheckOptions."""
+    return run_check(list(paths), CheckOptions(stdin_filename=path, stdin_text=text, **options))
 
 
 def tree_findings(
