@@ -14,11 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
+from treehelp import tree_in_memory, write_file
 
 from recipelint.config import Config
 from recipelint.engine import run_checks
 from recipelint.fix import ALL_FIXERS, fix_paths, plan_document
-from recipelint.load import Document, parse_yaml
+from recipelint.load import Document
 from recipelint.structural_fix import (
     Allowed,
     Indentation,
@@ -26,10 +27,8 @@ from recipelint.structural_fix import (
     rename_key,
     rewrite,
 )
-from recipelint.tree import RecipeTree, load_tree
+from recipelint.tree import load_tree
 
-EMBEDDED = Path(__file__).resolve().parent.parent / "recipes"
-BASE = load_tree(EMBEDDED)
 REL = "models/acme/Structural-8B.yaml"
 
 HEAD = """\
@@ -62,17 +61,9 @@ guide: |
 """
 
 
-def tree_with(text: str) -> tuple[RecipeTree, Document]:
-    doc = parse_yaml(text, EMBEDDED / REL, "recipe", REL)
-    tree = RecipeTree(
-        BASE.root, BASE.taxonomy, BASE.platforms, BASE.strategies, BASE.kv_stores, [doc]
-    )
-    return tree, doc
-
-
 def fixed(text: str, code: str) -> str | None:
     """One planning pass over ``text`` with every fixer, catalog-marked or not."""
-    tree, doc = tree_with(text)
+    tree, doc = tree_in_memory(REL, text)
     found = [d for d in run_checks(tree, Config(select=(code,))) if d.path == doc.path]
     assert [d.code for d in found] == [code], found
     return plan_document(doc, found, ALL_FIXERS)
@@ -296,7 +287,7 @@ def test_retiring_and_fixing_every_corpus_feature_gives_back_the_corpus(
         features = doc.data.get("features") if isinstance(doc.data, dict) else None
         if isinstance(features, dict) and "spec_decoding" in features and "mtp" not in features:
             retired[doc.path] = doc.text
-            doc.path.write_text(_retire(doc), encoding="utf-8")
+            write_file(doc.path, _retire(doc))
     assert len(retired) >= 40  # most corpus recipes offer speculative decoding
 
     changes = fix_paths({root: [root]}, select=("RL503",))

@@ -11,12 +11,15 @@ rule catalog's examples are. A document at a context file's path (``taxonomy.yam
 text to edit. :func:`base_recipe` is the catalog's base recipe as data to change,
 :func:`checked` every finding of the tree (context files included, a focus or a
 configuration applied), :func:`check_tree` the same of a tree the test changed after
-building it, and :func:`stdin_check` a buffer checked as a file of the tree.
+building it, :func:`stdin_check` a buffer checked as a file of the tree, and
+:func:`tree_in_memory` the context with one recipe parsed from text, nothing written.
+:func:`write_file` writes one file anywhere, such as a configuration above the tree.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import shutil
 from collections import defaultdict
@@ -31,10 +34,11 @@ from recipelint.checking import CheckOptions, CheckResult, run_check
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic
 from recipelint.engine import run_checks
+from recipelint.load import Document as LoadedDocument
 from recipelint.load import parse_yaml
 from recipelint.ruleexamples import base_document, merged_document
 from recipelint.rules.context import Focus, everything
-from recipelint.tree import load_tree
+from recipelint.tree import RecipeTree, load_tree
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CONTEXT = PROJECT_ROOT / "recipes"
@@ -105,11 +109,14 @@ def write_documents(root: Path, documents: Mapping[str, Document]) -> list[Path]
     ]
 
 
-def write_file(path: Path, text: str) -> Path:
-    """Write ``text`` at ``path``, its folders made: also a file outside the tree (a
-    repository's pyproject.toml, a configuration given with --config)."""
+def write_file(path: Path, content: str | bytes) -> Path:
+    """Write ``content`` at ``path`` (text as UTF-8, bytes as they are), its folders made: also
+    a file outside the tree (a repository's pyproject.toml, a configuration given with --config)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
     return path
 
 
@@ -135,6 +142,27 @@ def check_tree(
 ) -> list[Diagnostic]:
     """Every finding of the tree already at ``root`` (built, then changed by the test)."""
     return run_checks(load_tree(root), config, focus=focus)
+
+
+@functools.cache
+def _loaded_context() -> RecipeTree:
+    return load_tree(CONTEXT)
+
+
+def tree_in_memory(rel: str, text: str) -> tuple[RecipeTree, LoadedDocument]:
+    """The embedded context with ``text`` parsed as its one recipe, the file ``rel``; nothing is
+    written, so a test may check or fix many texts quickly. The tree and the recipe."""
+    context = _loaded_context()
+    doc = parse_yaml(text, CONTEXT / rel, "recipe", rel)
+    tree = RecipeTree(
+        context.root,
+        context.taxonomy,
+        context.platforms,
+        context.strategies,
+        context.kv_stores,
+        [doc],
+    )
+    return tree, doc
 
 
 def stdin_check(
