@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from treehelp import build_context, check_tree, write_file
 
 from recipelint.cli import cli
 from recipelint.compiler import compile_tree
@@ -71,17 +72,8 @@ def recipe(body: str, tail: str = TAIL) -> str:
 
 
 @pytest.fixture
-def tree(tmp_path: Path, embedded_tree: Path) -> Path:
-    root = tmp_path / "tree"
-    shutil.copytree(embedded_tree, root)
-    return root
-
-
-def write(root: Path, text: str, rel: str = RECIPE) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(text.encode("utf-8"))
-    return path
+def tree(tmp_path: Path) -> Path:
+    return build_context(tmp_path / "tree")
 
 
 def check(*args: str) -> Any:
@@ -89,9 +81,7 @@ def check(*args: str) -> Any:
 
 
 def codes_for(root: Path, path: Path) -> list[str]:
-    return [
-        d.code for d in run_checks(load_tree(root)) if d.path == path.resolve() or d.path == path
-    ]
+    return [d.code for d in check_tree(root) if d.path == path.resolve() or d.path == path]
 
 
 def line_ranges(text: str, spans: list[Any]) -> list[tuple[int, int]]:
@@ -226,7 +216,7 @@ opt_in_features: [spec_decoding]
 def test_fix_removes_the_finding_and_changes_nothing_else(tree: Path, code: str) -> None:
     body, expected_body, tail = CASES[code]
     original = recipe(body, tail)
-    path = write(tree, original)
+    path = write_file(tree / RECIPE, original)
     assert code in codes_for(tree, path)
 
     result = check(str(path), "--fix", "--select", code)
@@ -245,7 +235,7 @@ def test_fix_removes_the_finding_and_changes_nothing_else(tree: Path, code: str)
 def test_one_token_with_two_findings_gets_one_consistent_fix(tree: Path) -> None:
     """`--max_model_len=8192` is both underscored (RL304) and `=`-joined (RL303): the two
     edits overlap, so one waits for the next pass and both end up applied."""
-    path = write(tree, recipe('  base_args: ["--max_model_len=8192"]\n'))
+    path = write_file(tree / RECIPE, recipe('  base_args: ["--max_model_len=8192"]\n'))
     before = codes_for(tree, path)
     assert "RL304" in before and "RL303" in before
     check(str(path), "--fix")
@@ -273,7 +263,7 @@ UNSAFE = {
 def test_unsafe_fixes_are_not_applied(tree: Path, case: str) -> None:
     code = case.split("-")[0]
     original = recipe(UNSAFE[case])
-    path = write(tree, original)
+    path = write_file(tree / RECIPE, original)
     assert code in codes_for(tree, path)
     check(str(path), "--fix", "--select", code)
     assert path.read_text(encoding="utf-8") == original
@@ -287,7 +277,7 @@ def test_a_duplicate_inside_an_anchored_list_is_left_alone(tree: Path) -> None:
         "    vram_minimum_gb: 20\n", "    vram_minimum_gb: 20\n    extra_args: *common\n"
     )
     original = recipe(body, tail)
-    path = write(tree, original)
+    path = write_file(tree / RECIPE, original)
     check(str(path), "--fix", "--select", "RL301")
     assert path.read_text(encoding="utf-8") == original
 
@@ -311,9 +301,11 @@ features:
 
 def test_overlapping_fixes_converge_and_a_second_fix_changes_nothing(tree: Path) -> None:
     original = recipe(ALL_AT_ONCE)
-    path = write(tree, original, "models/acme/Crlf-8B.yaml")
-    crlf = path.with_name("Demo-8B.yaml")
-    crlf.write_bytes(b"\xef\xbb\xbf" + original.replace("\n", "\r\n").encode("utf-8"))  # BOM + CRLF
+    path = write_file(tree / "models/acme/Crlf-8B.yaml", original)
+    crlf = write_file(  # BOM + CRLF
+        path.with_name("Demo-8B.yaml"),
+        b"\xef\xbb\xbf" + original.replace("\n", "\r\n").encode("utf-8"),
+    )
     for p in (path, crlf):
         assert set(codes_for(tree, p)) >= FIXED_CODES
 
@@ -344,7 +336,7 @@ def test_overlapping_fixes_converge_and_a_second_fix_changes_nothing(tree: Path)
 
 def test_diff_shows_the_fix_and_writes_nothing(tree: Path) -> None:
     original = recipe(ALL_AT_ONCE)
-    path = write(tree, original)
+    path = write_file(tree / RECIPE, original)
     shown = check(str(path), "--diff")
     assert shown.exit_code == 1
     assert path.read_text(encoding="utf-8") == original
@@ -386,7 +378,7 @@ def test_fix_respects_ignore_and_inline_suppressions(tree: Path) -> None:
         '    - "--block-size=64"\n'
     )
     original = recipe(body)
-    path = write(tree, original)
+    path = write_file(tree / RECIPE, original)
     check(str(path), "--fix", "--ignore", "RL303")
     assert path.read_text(encoding="utf-8") == original
 
@@ -518,14 +510,12 @@ def test_fixing_the_corpus_changes_only_what_the_fixes_intend(
 def test_fix_on_hostile_files_reports_them_and_writes_nothing(tmp_path: Path) -> None:
     """Every hostile file of the check tests at once, through the real command with its memory
     cap: `--fix` must not raise and must leave files it cannot read exactly as they were."""
-    from catalog_harness import build_context
     from test_check_hostile import HOSTILE, run_check
 
     build_context(tmp_path)
     folder = tmp_path / "models" / "acme"
-    folder.mkdir(parents=True)
     for name, (content, _) in HOSTILE.items():
-        (folder / f"{name}.yaml").write_bytes(content)
+        write_file(folder / f"{name}.yaml", content)
     result = run_check(str(folder), "--fix", "--format", "json", cwd=tmp_path)
     assert "Traceback" not in result.stderr
     assert result.returncode == 1, result.stderr
@@ -536,8 +526,8 @@ def test_fix_on_hostile_files_reports_them_and_writes_nothing(tmp_path: Path) ->
 
 
 def test_fix_through_a_link_rewrites_the_target_and_keeps_the_link(tree: Path) -> None:
-    target = write(
-        tree, recipe('  base_args: ["--max_model_len", "8192"]\n'), "models/acme/real/Demo-8B.yaml"
+    target = write_file(
+        tree / "models/acme/real/Demo-8B.yaml", recipe('  base_args: ["--max_model_len", "8192"]\n')
     )
     link = tree / RECIPE
     link.parent.mkdir(parents=True, exist_ok=True)
