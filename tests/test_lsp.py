@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -18,14 +17,15 @@ import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from treehelp import build_tree, context_text, write_file
 
 from recipelint.checking import CheckOptions, run_check
 from recipelint.compiler import render_combination
 from recipelint.flags.catalog import flag_span
 from recipelint.lsp.convert import Lines, path_uri, to_protocol
 
-EMBEDDED = Path(__file__).resolve().parent.parent / "recipes"
-RECIPE = Path("models/Qwen/Qwen2.5-7B-Instruct.yaml")
+RECIPE = "models/Qwen/Qwen2.5-7B-Instruct.yaml"
+OMNI = "models/Qwen/Qwen-Image-Edit.yaml"
 SCRIPT = Path(sys.executable).with_name("recipelint")
 SERVER = (
     [str(SCRIPT), "lsp"]
@@ -39,9 +39,9 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("lsp") / "recipes"
-    shutil.copytree(EMBEDDED, root)
-    return root.resolve()
+    """The embedded context with the two embedded Qwen recipes: a text and an omni one."""
+    recipes = {rel: context_text(rel) for rel in (RECIPE, OMNI)}
+    return build_tree(tmp_path_factory.mktemp("lsp") / "recipes", recipes).resolve()
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), scope="module")
@@ -78,12 +78,10 @@ async def closes_what_it_opens(client: LanguageClient):  # type: ignore[no-untyp
 def _recipe_copy(tree: Path, name: str, text: str | None = None) -> Path:
     """A recipe of its own for one test: the embedded Qwen recipe (or ``text``) under a new id,
     title and slug, so that it is not a duplicate of the recipe it copies."""
-    path = tree / "models" / "Qwen" / f"{name}.yaml"
     if text is None:
-        original = (tree / RECIPE).read_text(encoding="utf-8")
+        original = context_text(RECIPE)
         text = original.replace("Qwen2.5-7B-Instruct", name).replace("qwen2.5-7b-instruct", name)
-    path.write_text(text, encoding="utf-8")
-    return path
+    return write_file(tree / "models" / "Qwen" / f"{name}.yaml", text)
 
 
 async def _published(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
@@ -258,7 +256,7 @@ async def test_a_file_changed_on_disk_is_read_again(client: LanguageClient, tree
     uri = path_uri(path)
 
     async def save(text: str) -> list[types.Diagnostic]:
-        strategy.write_text(text, encoding="utf-8")
+        write_file(strategy, text)
         client.diagnostics.pop(uri, None)
         client.workspace_did_change_watched_files(
             types.DidChangeWatchedFilesParams(
@@ -337,7 +335,7 @@ async def test_hover_on_a_variant_shows_the_command_of_the_unsaved_buffer(
 async def test_hover_on_an_omni_variant_says_no_command_is_published(
     client: LanguageClient, tree: Path
 ) -> None:
-    path = tree / "models" / "Qwen" / "Qwen-Image-Edit.yaml"
+    path = tree / OMNI
     text = path.read_text(encoding="utf-8")
     await _open(client, path, text)
     variant = re.search(r"^variants:\n  (\w+):", text, re.MULTILINE)
