@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import ast
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from treehelp import build_tree, context_text, write_documents, write_file
 
 from recipelint.checking import CheckOptions, run_check
 from recipelint.lsp import actions, library
@@ -19,7 +19,7 @@ from recipelint.lsp.workspace import Workspace
 
 PROJECT = Path(__file__).resolve().parent.parent
 EMBEDDED = PROJECT / "recipes"
-RECIPE = Path("models/Qwen/Qwen2.5-7B-Instruct.yaml")
+RECIPE = "models/Qwen/Qwen2.5-7B-Instruct.yaml"
 
 YAML = """\
 meta:
@@ -174,9 +174,8 @@ def test_positions_beyond_the_text_are_clamped() -> None:
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "recipes"
-    shutil.copytree(EMBEDDED, root)
-    return root.resolve()
+    """The embedded context with the embedded Qwen recipe."""
+    return build_tree(tmp_path / "recipes", {RECIPE: context_text(RECIPE)}).resolve()
 
 
 def test_an_edit_replaces_only_its_document(tree: Path) -> None:
@@ -250,7 +249,7 @@ def test_the_check_of_a_buffer_is_the_stdin_check(tree: Path) -> None:
 
 
 def test_a_broken_configuration_is_reported_not_raised(tree: Path) -> None:
-    (tree / ".recipelint.toml").write_text("select = 3\n", encoding="utf-8")
+    write_documents(tree, {".recipelint.toml": "select = 3\n"})
     path = tree / RECIPE
     loaded = Workspace().tree_of(path)
     assert loaded is not None
@@ -385,7 +384,7 @@ def test_fix_all_gives_the_text_check_fix_writes(tree: Path) -> None:
         .replace('"--tool-call-parser"', '"--tool_call_parser"')
         .replace('"--enable-auto-tool-choice"', '"--enable_auto_tool_choice"')
     )
-    path.write_text(text, encoding="utf-8")
+    write_file(path, text)
     loaded = Workspace().tree_of(path)
     assert loaded is not None
     loaded.set_text(path, text)
