@@ -146,9 +146,13 @@ def _format_decimal(digits: str, n: int) -> str:
 
 def js_string(value: Any) -> str:
     """``String(value)`` / template-literal interpolation."""
+    kind = type(value)
+    if kind is str:
+        return value  # type: ignore[no-any-return]
+    if kind is int and -MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER:
+        return str(value)  # the renderer's GPU and node counts: exact as a double, printed alike
     if isinstance(value, str):
         return value
-    kind = type(value)
     if value is None:
         return "null"
     if value is UNDEFINED:

@@ -1,9 +1,12 @@
 """resolve/layers.py is the one model of a recipe's argument layers: the renderer joins exactly its layers.
 
-The property: for generated recipes, every rendered argv is upstream's dedupe of the
+The properties, for generated recipes: every rendered argv is upstream's dedupe of the
 combination's layers (in join order) with the strategy emitter's tokens at the emitter's
-place, and every recipe layer a combination joins is one of the lists the rules see
-(the static enumeration, with the same pointer and scope).
+place; the args the renderer builds before that dedupe are those layers spread, and its
+env is the env layers assigned in order with the PD device pinning at the emitter's place,
+also when placements share what they joined as the plan's do; and every recipe layer a
+combination joins is one of the lists the rules see (the static enumeration, with the
+same pointer and scope).
 """
 
 from __future__ import annotations
@@ -18,7 +21,18 @@ from test_properties_recipes import BASE_TREE, PROFILE, recipes, to_yaml, with_r
 from recipelint.argv import dedupe_tokens
 from recipelint.compiler import Compiler
 from recipelint.resolve import layers
-from recipelint.resolve.command import Combination, RenderInputs, command_parts, render_command
+from recipelint.resolve.command import (
+    NVL4_HARDWARE,
+    NVL4_ONLY_ENV,
+    Combination,
+    Placement,
+    RenderInputs,
+    command_parts,
+    env_parts,
+    pinned_devices,
+    render_command,
+    rendered_layers,
+)
 from recipelint.resolve.features import default_features
 from recipelint.resolve.formatting import RenderError
 
@@ -87,6 +101,60 @@ def test_rendered_args_are_the_joined_layers_and_the_emitters_tokens(
             for layer in before + after:
                 if layer.document == layers.RECIPE:
                     assert (layer.pointer, layer.scope) in static, (combo, layer)
+
+
+def _assigned(found: list[layers.Layer], env: dict[str, Any]) -> dict[str, Any]:
+    """`Object.assign` of each layer's mapping in turn (the generator writes mappings only)."""
+    for layer in found:
+        env.update(layer.items)
+    return env
+
+
+def _expected_env(
+    recipe: dict[str, Any], combo: Combination, role: str | None, pd: bool
+) -> dict[str, Any]:
+    before, after = env_parts(CATALOG, recipe, combo, role)
+    env = _assigned(before, {})
+    env.update(pinned_devices(CATALOG, recipe, combo, role))
+    env = _assigned(after, env)
+    if pd and combo.hw_id not in NVL4_HARDWARE:  # NVLink-only variables leave other PD clusters
+        for key in NVL4_ONLY_ENV:
+            env.pop(key, None)
+    return env
+
+
+def _rendered_env(doc: dict[str, Any], role: str | None) -> dict[str, Any]:
+    return doc[role]["env"] if role else doc["env"]
+
+
+@LAYER_PROFILE
+@given(recipes())
+def test_the_renderer_spreads_the_layers_and_assigns_the_env_layers_in_order(
+    generated: dict[str, Any],
+) -> None:
+    _tree, doc = with_recipe(to_yaml(generated))
+    recipe = doc.data
+    strategy_runs: dict[Any, Any] = {}  # shared by every placement, as the plan shares it
+    placements: dict[tuple[str, str], Placement] = {}
+    for combo in _combinations(recipe):
+        key = (combo.variant_key, combo.hw_id)
+        if key not in placements:
+            placements[key] = Placement(CATALOG, recipe, *key, strategy_runs)
+        placement = placements[key]
+        try:
+            rendered = render_command(CATALOG, recipe, combo, None, placement)
+        except RenderError:
+            continue
+        pd = rendered["deploy_type"] == "pd_cluster"
+        for role, node_role, _argv in _argvs(rendered, combo.node_count > 1):
+            args, env = rendered_layers(CATALOG, recipe, combo, role, node_role, 1, placement)
+            before, emitter, after = command_parts(CATALOG, recipe, combo, role, node_role)
+            assert args == _spread(before) + emitter + _spread(after), (combo, role, node_role)
+            assert list(env.items()) == list(_expected_env(recipe, combo, role, pd).items()), (
+                combo,
+                role,
+            )
+            assert list(env.items()) == list(_rendered_env(rendered, role).items()), (combo, role)
 
 
 # ------------------------------------------------------------------ the declaration

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from recipelint.jsvalue import (
     JS_WHITESPACE,
@@ -25,14 +25,26 @@ from recipelint.jsvalue import (
     js_or,
     js_string,
     normalize_number,
-    nullish,
     truthy,
 )
 from recipelint.resolve.docker import DockerMeta, DockerWrapper, docker_meta
 from recipelint.resolve.features import FeatureResolver, companions
 from recipelint.resolve.formatting import RenderError, serve_command
 from recipelint.resolve.hardware import generation_of, gpu_count_of, hardware_keyed_value
-from recipelint.resolve.layers import ARG_STEPS, Layer, Selection, layers, split_at_emitter
+from recipelint.resolve.layers import (
+    ARG_STEPS,
+    ENV_STEPS,
+    PLACEMENT_RUN,
+    STRATEGY_RUN,
+    Layer,
+    Run,
+    Selection,
+    Step,
+    generation_key,
+    layers,
+    runs,
+    split_at_emitter,
+)
 from recipelint.resolve.strategy import pd_pool_modes
 
 NVL4_ONLY_ENV = (
@@ -73,9 +85,11 @@ class RenderInputs:
         ]
 
 
-@dataclass(frozen=True)
-class Combination:
-    """What to render: every choice the compiler makes before synthesis."""
+class Combination(NamedTuple):
+    """What to render: every choice the compiler makes before synthesis.
+
+    A tuple, immutable and cheap to make: the plan makes one per rendering.
+    """
 
     variant_key: str
     strategy: str
@@ -105,25 +119,44 @@ def assign(target: dict[str, Any], source: Any) -> None:
         raise RenderError(f"expected a mapping of environment variables, got {js_string(source)}")
 
 
-def _generation_layer(table: Any, gen: Any, nvidia: bool) -> Any:
-    """`table[gen] || (nvidia ? table.nvidia : null)`: the generation-level override."""
-    by_gen = get(table, js_string(gen)) if not nullish(gen) else UNDEFINED
-    if truthy(by_gen):
-        return by_gen
-    return get(table, "nvidia") if nvidia else None
+# The join orders split at the emitter's tokens, in runs (module constants: Placement keys by id).
+_ARGS_BEFORE, _ARGS_AFTER = (runs(part) for part in split_at_emitter(ARG_STEPS))
+_ENV_BEFORE, _ENV_AFTER = (runs(part) for part in split_at_emitter(ENV_STEPS))
+
+
+def _spread_steps(
+    args: list[Any], steps: tuple[Step, ...], sel: Selection, role: str | None
+) -> None:
+    for step in steps:
+        for items in step.layers(sel, role):
+            args += spread(items)
+
+
+def _assign_steps(
+    env: dict[str, Any], steps: tuple[Step, ...], sel: Selection, role: str | None
+) -> None:
+    for step in steps:
+        for items in step.layers(sel, role):
+            assign(env, items)
 
 
 class Placement:
     """One variant on one hardware: everything its renderings share, whatever the strategy.
 
     The plan renders several strategies for each (variant, hardware); these values
-    depend on neither the strategy nor the node count, so they are worked out once.
-    Whatever can raise is a cached_property: computed on first use, at the step that
-    computed it before, and re-raised identically by every rendering that reaches it.
+    depend on neither the strategy nor the node count, so they are worked out once,
+    the layers that read only the placement included. What can raise is worked out on
+    first use, at the step that needs it, and raises again for every rendering that
+    reaches it (nothing is kept from a failure).
     """
 
     def __init__(
-        self, catalog: RenderInputs, recipe: dict[str, Any], variant_key: str, hw_id: str
+        self,
+        catalog: RenderInputs,
+        recipe: dict[str, Any],
+        variant_key: str,
+        hw_id: str,
+        strategy_runs: dict[Any, Any] | None = None,
     ) -> None:
         self.catalog, self.recipe, self.variant_key, self.hw_id = (
             catalog,
@@ -140,11 +173,18 @@ class Placement:
         self.model_id = js_or(
             get(self.variant, "model_id"), get(get(recipe, "model"), "model_id"), "unknown"
         )
-        self.variant_on_hw = get(
-            get(self.variant, "hardware_overrides"), hw_id
-        )  # exact-GPU variant layer
         self.strategy_overrides = get(recipe, "strategy_overrides")
         self.features = FeatureResolver(recipe, self.variant, variant_key, self.profile, hw_id)
+        self.shared: dict[Any, Any] = {}  # Selection.shared of every rendering here
+        self._joined: dict[int, Any] = {}  # id of a placement run -> its args (list) or env (dict)
+        # The strategy runs joined so far, shared with the recipe's other placements that the
+        # caller hands the same mapping: keyed by what they read (see _strategy_key).
+        self.strategy_runs: dict[Any, Any] = {} if strategy_runs is None else strategy_runs
+        self._generation = _generation_token(self.gen, self.nvidia, self)
+        self._model_text: str | None = None
+        self._meta: DockerMeta | None = None
+        self._tp: Any = UNDEFINED
+        self._pool_modes: list[str] | None = None
 
     def serves(self, catalog: RenderInputs, recipe: dict[str, Any], combo: Combination) -> bool:
         return (
@@ -154,18 +194,27 @@ class Placement:
             and combo.hw_id == self.hw_id
         )
 
-    @functools.cached_property
+    @property
     def model_text(self) -> str:
         """String(model_id), as the command line shows it."""
-        return js_string(self.model_id)
+        if self._model_text is None:
+            self._model_text = js_string(self.model_id)
+        return self._model_text
 
-    @functools.cached_property
+    @property
     def meta(self) -> DockerMeta:
-        return docker_meta(self.recipe, self.variant, self.profile, self.hw_id)
+        if self._meta is None:
+            self._meta = docker_meta(self.recipe, self.variant, self.profile, self.hw_id)
+        return self._meta
 
-    @functools.cached_property
+    @property
     def tp_for_single_node_tp(self) -> Any:
         """The `single_node_tp` size: declared tp (capped at the GPU count), else what VRAM needs."""
+        if self._tp is UNDEFINED:
+            self._tp = self._single_node_tp()
+        return self._tp
+
+    def _single_node_tp(self) -> Any:
         profile, variant, gpu_count = self.profile, self.variant, self.gpu_count
         is_cpu = get(profile, "generation") == "cpu"
         for raw in (
@@ -182,75 +231,87 @@ class Placement:
             return gpu_count
         return 1 if needed <= per_gpu else gpu_count
 
-    @functools.cached_property
-    def leading_args(self) -> list[Any]:
-        """Model base args, variant args, exact-GPU variant args (callers copy before extending)."""
-        variant, exact = self.variant, self.variant_on_hw
-        args: list[Any] = []
-        base = get(get(self.recipe, "model"), "base_args")
-        if truthy(base):
-            args += spread(base)
-        if truthy(get(variant, "extra_args")):
-            args += spread(variant["extra_args"])
-        if truthy(get(exact, "extra_args")):
-            args += spread(exact["extra_args"])
-        return args
-
-    @functools.cached_property
-    def base_env(self) -> dict[str, Any]:
-        """Model base env, variant env, exact-GPU variant env (callers copy before extending)."""
-        variant, exact = self.variant, self.variant_on_hw
-        env: dict[str, Any] = {}
-        assign(env, js_or(get(get(self.recipe, "model"), "base_env"), {}))
-        assign(env, get(variant, "extra_env") if truthy(get(variant, "extra_env")) else None)
-        assign(env, get(exact, "extra_env") if truthy(get(exact, "extra_env")) else None)
-        return env
-
-    @functools.cached_property
-    def generation_layers(self) -> tuple[Any, Any]:
-        """The recipe and variant generation layers (used unless the strategy's replaces them)."""
-        return (
-            _generation_layer(get(self.recipe, "hardware_overrides"), self.gen, self.nvidia),
-            _generation_layer(get(self.variant, "hardware_overrides"), self.gen, self.nvidia),
-        )
-
-    @functools.cached_property
-    def generation_layer_maps(self) -> list[dict[str, Any]]:
-        return [layer for layer in self.generation_layers if type(layer) is dict]
-
-    @functools.cached_property
+    @property
     def pool_modes(self) -> list[str]:
-        return pd_pool_modes(self.recipe)
+        if self._pool_modes is None:
+            self._pool_modes = pd_pool_modes(self.recipe)
+        return self._pool_modes
+
+    def run_args(self, run: Run, sel: Selection) -> list[Any]:
+        """The args of a placement run, spread once (callers copy before extending)."""
+        found: list[Any] | None = self._joined.get(id(run))
+        if found is None:
+            found = []
+            _spread_steps(found, run.steps, sel, None)
+            self._joined[id(run)] = found
+        return found
+
+    def run_env(self, run: Run, sel: Selection) -> dict[str, Any]:
+        """The env of a placement run: its mappings assigned in order into one, once.
+
+        Assigning that one is assigning them in turn: the same keys, in the same order,
+        each with its last value.
+        """
+        found: dict[str, Any] | None = self._joined.get(id(run))
+        if found is None:
+            found = {}
+            _assign_steps(found, run.steps, sel, None)
+            self._joined[id(run)] = found
+        return found
+
+    def strategy_args(self, run: Run, sel: Selection, role: str | None) -> list[Any]:
+        """The args of a strategy run, spread once per strategy, role, variant and generation."""
+        key = (id(run), sel.strategy, role, self.variant_key, self._generation)
+        found: list[Any] | None = self.strategy_runs.get(key)
+        if found is None:
+            found = []
+            _spread_steps(found, run.steps, sel, role)
+            self.strategy_runs[key] = found
+        return found
+
+    def strategy_env(self, run: Run, sel: Selection, role: str | None) -> dict[str, Any]:
+        """The env of a strategy run, assigned into one mapping once (as run_env)."""
+        key = (id(run), sel.strategy, role, self.variant_key, self._generation)
+        found: dict[str, Any] | None = self.strategy_runs.get(key)
+        if found is None:
+            found = {}
+            _assign_steps(found, run.steps, sel, role)
+            self.strategy_runs[key] = found
+        return found
 
 
-class _Synthesis:
-    """One combination being rendered: the placement's shared values plus the strategy's."""
+def _generation_token(gen: Any, nvidia: bool, owner: Placement) -> Any:
+    """What the layers read of a hardware's generation, as a key: equal only for equal readings.
+
+    The type is part of it (`true` and `1` read different keys); a value that cannot be a key
+    (a mapping) gets the placement, so nothing is shared.
+    """
+    token = (type(gen), gen, nvidia)
+    try:
+        hash(token)
+    except TypeError:
+        return owner
+    return token
+
+
+class _Synthesis(Selection):
+    """One combination being rendered: the bare Selection its layers read, plus what the emitter needs."""
 
     __slots__ = (
         "catalog",
-        "recipe",
         "combo",
         "placement",
         "problems",
         "_layers",
-        "_hardware_maps",
-        "variant",
-        "strategy",
         "deploy_type",
         "profile",
-        "gen",
-        "nvidia",
         "gpu_count",
         "total_gpus",
         "model_id",
-        "kv",
-        "kv_composing",
-        "kv_option",
         "instances",
-        "overrides",
         "deploy",
         "single_node_tp",
-        "_feature_sources",
+        "with_kv",
     )
 
     def __init__(
@@ -262,15 +323,12 @@ class _Synthesis:
     ) -> None:
         self.catalog, self.recipe, self.combo, self.placement = catalog, recipe, combo, placement
         self.problems: list[Any] = []  # (pointer, message): renders, but is invalid
-        self._layers: dict[str | None, Any] = {}  # role -> (leading args, trailing args)
-        self._hardware_maps: dict[
-            str | None, Any
-        ] = {}  # role -> the hardware override layers that are mappings
+        self._layers: dict[str | None, Any] = {}  # role -> (args before, args after the emitter)
+        self.variant_key, self.hw_id, self.strategy = combo.variant_key, combo.hw_id, combo.strategy
         self.variant = placement.variant
-        self.strategy = js_or(catalog.strategies.get(combo.strategy, UNDEFINED), {})
-        self.deploy_type = get(
-            self.strategy, "deploy_type"
-        )  # raw: undefined when the spec has none
+        spec = catalog.strategies.get(combo.strategy, UNDEFINED)
+        self.spec = spec if truthy(spec) else {}
+        self.deploy_type = get(self.spec, "deploy_type")  # raw: undefined when the spec has none
         self.profile = placement.profile
         self.gen = placement.gen
         self.nvidia = placement.nvidia
@@ -280,20 +338,24 @@ class _Synthesis:
         kv = catalog.strategies.get(combo.kv_offload, UNDEFINED) if combo.kv_offload else UNDEFINED
         self.kv = kv if get(kv, "deploy_type") == "kv_store_lb" else None
         self.kv_composing = self.kv is not None and self.deploy_type != "pd_cluster"
+        self.kv_option_id = combo.kv_offload
         self.kv_option = self._kv_option()
         self.instances = js_or(get(self.kv, "default_instances"), 2) if self.kv is not None else 2
-        self.overrides = get(
-            placement.strategy_overrides, combo.strategy
-        )  # strategy_overrides[strategy]
-        self.deploy = js_or(self.deploy_type, "single_node")
+        # strategy_overrides[strategy]
+        self.overrides = get(placement.strategy_overrides, combo.strategy)
+        self.deploy = self.deploy_type if truthy(self.deploy_type) else "single_node"
         self.single_node_tp = (
             placement.tp_for_single_node_tp
             if combo.strategy == "single_node_tp"
             else self.gpu_count
         )
-        self._feature_sources = placement.features.args_for(
+        self.features = placement.features.args_for(
             combo.features, combo.strategy, self.kv_composing
         )
+        self.memo = None
+        self.shared = placement.shared
+        self.bare = True
+        self.with_kv = self.has_kv
 
     # ------------------------------------------------------------ preamble
 
@@ -322,7 +384,7 @@ class _Synthesis:
     # ------------------------------------------------------------ args
 
     def build_args(self, role: str | None, node_role: str | None, node_rank: int = 1) -> list[Any]:
-        """Layers in order: model, variant, strategy, parallelism, overrides, hardware, features, kv."""
+        """The layers before the emitter (resolve.layers.ARG_STEPS), its tokens, the layers after."""
         before, after = self._role_layers(role)
         return before + self._parallel_args(role, node_role, node_rank) + after
 
@@ -330,82 +392,27 @@ class _Synthesis:
         """The args before and after the parallelism flags; they do not depend on the node rank."""
         cached = self._layers.get(role)
         if cached is None:
-            cached = self._layers[role] = (self._leading_args(role), self._trailing_args(role))
-        return cached
-
-    def _leading_args(self, role: str | None) -> list[Any]:
-        strategy = self.strategy
-        args = list(self.placement.leading_args)
-        if self.deploy_type != "pd_cluster":
-            if truthy(get(strategy, "vllm_args")):
-                args += spread(strategy["vllm_args"])
-        elif role and truthy(get(get(strategy, role), "vllm_args")):
-            args += spread(strategy[role]["vllm_args"])
-        return args
-
-    def _trailing_args(self, role: str | None) -> list[Any]:
-        args: list[Any] = []
-        so = self.overrides
-        if truthy(so):
-            layer = get(so, role) if role else so
-            for key in ("extra_args", "vllm_args"):
-                if truthy(get(layer, key)):
-                    args += spread(layer[key])
-        args += self._hardware_layers("extra_args", role)
-        for source in self._feature_sources:
-            args += spread(source)
-        if self.kv_option is not None:
-            args += spread(js_or(get(self.kv_option, "args"), []))
-        if self.kv_composing:
-            args += spread(js_or(get(get(self.kv, "vllm"), "vllm_args"), []))
-        if self.deploy_type == "pd_cluster" and role:
-            pd_args = (
-                get(get(get(self.kv, "pd"), role), "args") if self.kv is not None else UNDEFINED
+            cached = self._layers[role] = (
+                self._joined_args(_ARGS_BEFORE, role),
+                self._joined_args(_ARGS_AFTER, role),
             )
-            if truthy(pd_args):
-                args += spread(pd_args)
-        return args
-
-    def _hardware_layers(self, key: str, role: str | None) -> list[Any]:
-        """`key` ("extra_args" or "extra_env") of each hardware layer that sets it, in order."""
-        out: list[Any] = []
-        for layer in self._hardware_layer_maps(role):
-            value = layer.get(key, UNDEFINED)
-            if truthy(value):
-                if key == "extra_args":
-                    out += spread(value)
-                else:
-                    out.append(value)
-        return out
-
-    def _hardware_layer_maps(self, role: str | None) -> list[dict[str, Any]]:
-        """Generation layer (strategy REPLACES recipe+variant), then exact-GPU strategy and role deltas.
-
-        Only mappings are kept: any other layer has no keys to read. Args and env read the same
-        layers, so they are looked up once per role.
-        """
-        cached: list[dict[str, Any]] | None = self._hardware_maps.get(role)
-        if cached is not None:
-            return cached
-        so = self.overrides
-        if (
-            type(so) is not dict
-        ):  # no strategy overrides: only the recipe and variant layers can apply
-            return self.placement.generation_layer_maps
-        so_hw = get(so, "hardware_overrides")
-        strategy_gen = _generation_layer(so_hw, self.gen, self.nvidia)
-        if truthy(strategy_gen):
-            layers = [strategy_gen]
-        else:
-            layers = list(self.placement.generation_layers)
-        layers.append(get(so_hw, self.combo.hw_id))
-        if role:
-            layers.append(get(get(get(so, role), "hardware_overrides"), self.combo.hw_id))
-        cached = self._hardware_maps[role] = [layer for layer in layers if type(layer) is dict]
         return cached
+
+    def _joined_args(self, parts: tuple[Run, ...], role: str | None) -> list[Any]:
+        args: list[Any] = []
+        placement = self.placement
+        for run in parts:
+            kind = run.kind
+            if kind is PLACEMENT_RUN:
+                args += placement.run_args(run, self)
+            elif kind is STRATEGY_RUN:
+                args += placement.strategy_args(run, self, role)
+            else:
+                _spread_steps(args, run.steps if self.with_kv else run.kv_free, self, role)
+        return args
 
     def _parallel_args(self, role: str | None, node_role: str | None, node_rank: int) -> list[Any]:
-        strategy, combo = self.strategy, self.combo
+        strategy, combo = self.spec, self.combo
         deploy = self.deploy_type
         flag = js_or(get(strategy, "parallel_flag"), "--tensor-parallel-size")
         nodes = combo.node_count
@@ -476,7 +483,7 @@ class _Synthesis:
         sources = [
             get(so, "vllm_args"),
             get(so, "extra_args"),
-            get(_generation_layer(so_hw, self.gen, self.nvidia), "extra_args"),
+            get(generation_key(so_hw, self.gen, self.nvidia)[1], "extra_args"),
             get(get(so_hw, self.combo.hw_id), "extra_args"),
         ]
         flat: list[Any] = []
@@ -499,7 +506,7 @@ class _Synthesis:
 
     def _pd_parallel_args(self, role: str) -> list[Any]:
         s = js_string
-        role_cfg = js_or(get(self.strategy, role), {})
+        role_cfg = js_or(get(self.spec, role), {})
         so_role = js_or(get(self.overrides, role), {})
         pd_role = self._pd_role(role)
         pool_nodes = self._pool_nodes(role)
@@ -548,7 +555,7 @@ class _Synthesis:
         flag = js_or(
             get(so_role, "parallel_flag"),
             get(role_cfg, "parallel_flag"),
-            get(self.strategy, "parallel_flag"),
+            get(self.spec, "parallel_flag"),
             "--tensor-parallel-size",
         )
         out = [flag, s(normalize_number(js_max(1, pool_gpus)))]
@@ -568,35 +575,28 @@ class _Synthesis:
     # ------------------------------------------------------------ env
 
     def build_env(self, role: str | None) -> dict[str, Any]:
-        strategy, combo = self.strategy, self.combo
-        env = dict(self.placement.base_env)
+        """The env layers (resolve.layers.ENV_STEPS) assigned in order, PD device pinning at the emitter's place."""
+        env: dict[str, Any] = {}
+        self._assign_runs(env, _ENV_BEFORE, role)
         pd = self.deploy_type == "pd_cluster"
-        if not pd:
-            assign(env, js_or(get(strategy, "env"), {}))
-        elif role and truthy(get(get(strategy, role), "env")):
-            assign(env, strategy[role]["env"])
-        if self.kv_option is not None and truthy(get(self.kv_option, "env")):
-            assign(env, self.kv_option["env"])
-        if self.kv_composing or (
-            pd and role and self.kv is not None and truthy(get(self.kv, "pd"))
-        ):
-            assign(env, js_or(get(get(self.kv, "vllm"), "env"), {}))
         if pd and role:
             self._pin_pd_devices(env, role)
-        so = self.overrides
-        if truthy(so):
-            if truthy(get(so, "env")):
-                assign(env, so["env"])
-            if role and truthy(get(get(so, role), "env")):
-                assign(env, so[role]["env"])
-            if not role and truthy(get(so, "extra_env")):
-                assign(env, so["extra_env"])
-        for layer in self._hardware_layers("extra_env", role):
-            assign(env, layer)
-        if pd and combo.hw_id not in NVL4_HARDWARE:
+        self._assign_runs(env, _ENV_AFTER, role)
+        if pd and self.hw_id not in NVL4_HARDWARE:
             for key in NVL4_ONLY_ENV:
                 env.pop(key, None)
         return env
+
+    def _assign_runs(self, env: dict[str, Any], parts: tuple[Run, ...], role: str | None) -> None:
+        placement = self.placement
+        for run in parts:
+            kind = run.kind
+            if kind is PLACEMENT_RUN:
+                env.update(placement.run_env(run, self))
+            elif kind is STRATEGY_RUN:
+                env.update(placement.strategy_env(run, self, role))
+            else:
+                _assign_steps(env, run.steps if self.with_kv else run.kv_free, self, role)
 
     def _pin_pd_devices(self, env: dict[str, Any], role: str) -> None:
         pool_nodes = self._pool_nodes(role)
@@ -682,6 +682,26 @@ def render_command(
     return doc
 
 
+def rendered_layers(
+    catalog: RenderInputs,
+    recipe: dict[str, Any],
+    combo: Combination,
+    role: str | None = None,
+    node_role: str | None = None,
+    node_rank: int = 1,
+    placement: Placement | None = None,
+) -> tuple[list[Any], dict[str, Any]]:
+    """(the args before dedupe, the env) the renderer builds for one command of a combination.
+
+    Raises what rendering raises; a ``placement`` shares what it joined with the renderings
+    that used it, as in render_command.
+    """
+    if placement is None or not placement.serves(catalog, recipe, combo):
+        placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
+    synth = _Synthesis(catalog, recipe, combo, placement)
+    return synth.build_args(role, node_role, node_rank), synth.build_env(role)
+
+
 def command_parts(
     catalog: RenderInputs,
     recipe: dict[str, Any],
@@ -692,34 +712,43 @@ def command_parts(
 ) -> tuple[list[Layer], list[Any], list[Layer]]:
     """(layers before the emitter's tokens, the emitter's tokens, layers after them), per resolve.layers.
 
-    The rendered args are these spread in order, then deduplicated (resolve.formatting); the
-    renderer joins the same lists inline, for speed, and tests/test_layers.py holds the two together.
+    The rendered args are these spread in order, then deduplicated (resolve.formatting).
     """
     placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
     synth = _Synthesis(catalog, recipe, combo, placement)
-    features = placement.features.layers_for(combo.features, combo.strategy, synth.kv_composing)
-    selection = Selection(
-        recipe,
-        combo.variant_key,
-        synth.variant,
-        combo.hw_id,
-        synth.gen,
-        synth.nvidia,
-        combo.strategy,
-        synth.strategy,
-        synth.overrides,
-        features,
-        synth.kv_composing,
-        combo.kv_offload,
-        synth.kv_option,
-        synth.kv,
+    synth.bare = False  # the rules' view: a Layer for each list
+    synth.features = placement.features.layers_for(
+        combo.features, combo.strategy, synth.kv_composing
     )
     before, after = split_at_emitter(ARG_STEPS)
     return (
-        layers(selection, role, before),
+        layers(synth, role, before),
         synth._parallel_args(role, node_role, node_rank),
-        layers(selection, role, after),
+        layers(synth, role, after),
     )
+
+
+def env_parts(
+    catalog: RenderInputs, recipe: dict[str, Any], combo: Combination, role: str | None = None
+) -> tuple[list[Layer], list[Layer]]:
+    """(env layers before the PD device pinning, env layers after it), per resolve.layers."""
+    placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
+    synth = _Synthesis(catalog, recipe, combo, placement)
+    synth.bare = False
+    before, after = split_at_emitter(ENV_STEPS)
+    return layers(synth, role, before), layers(synth, role, after)
+
+
+def pinned_devices(
+    catalog: RenderInputs, recipe: dict[str, Any], combo: Combination, role: str | None
+) -> dict[str, Any]:
+    """The variables PD device pinning sets for a role (none outside a PD cluster's roles)."""
+    placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
+    synth = _Synthesis(catalog, recipe, combo, placement)
+    env: dict[str, Any] = {}
+    if synth.deploy_type == "pd_cluster" and role:
+        synth._pin_pd_devices(env, role)
+    return env
 
 
 def _base(
@@ -806,7 +835,7 @@ def _render_multi_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
 def _pd_role_meta(synth: _Synthesis, role: str) -> dict[str, Any]:
     """The role metadata upstream reports; it does not snap to `pool_modes` (unlike the args)."""
     so_role = js_or(get(synth.overrides, role), {})
-    role_cfg = js_or(get(synth.strategy, role), {})
+    role_cfg = js_or(get(synth.spec, role), {})
     nodes = synth._pool_nodes(role)
     mode = js_or(
         synth._pd_role(role).get("parallelism"),
@@ -832,7 +861,7 @@ def _pd_role_meta(synth: _Synthesis, role: str) -> dict[str, Any]:
 
 
 def _render_pd(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
-    strategy = synth.strategy
+    strategy = synth.spec
     policy = js_or(get(get(strategy, "router"), "policy"), "round_robin")
     roles = {}
     for role in ("prefill", "decode"):

@@ -202,26 +202,36 @@ class DockerWrapper:
     def argv(self, argv: list[Any], port: int) -> list[Any]:
         """The argv form; an image that does not exist becomes null, as JSON.stringify writes it."""
         served = argv[2:] if len(argv) >= 2 and argv[0] == "vllm" and argv[1] == "serve" else argv
-        out: list[Any] = [
-            "docker",
-            "run",
-            *self.meta.gpu_argv,
-            "--privileged",
-            "--ipc=host",
-            "-p",
-            f"{port}:{port}",
-            "-v",
-            "~/.cache/huggingface:/root/.cache/huggingface",
-        ]
         model_id = served[0] if served else UNDEFINED
-        if type(model_id) is str and model_id.startswith(
-            "/"
-        ):  # a local model folder: bind-mount it
-            out += ("-v", f"{model_id}:{model_id}:ro")
-        out += self._config_argv
-        out += self._env_and_image_argv
-        out += served
-        return out
+        # a local model folder: bind-mount it
+        mount = (
+            ("-v", f"{model_id}:{model_id}:ro")
+            if type(model_id) is str and model_id.startswith("/")
+            else ()
+        )
+        return [
+            *_argv_head(self.meta.gpu_argv, port),
+            *mount,
+            *self._config_argv,
+            *self._env_and_image_argv,
+            *served,
+        ]
+
+
+@functools.lru_cache(maxsize=64)
+def _argv_head(gpu_argv: tuple[str, ...], port: int) -> tuple[str, ...]:
+    """What every `docker run` argv on this hardware and port starts with."""
+    return (
+        "docker",
+        "run",
+        *gpu_argv,
+        "--privileged",
+        "--ipc=host",
+        "-p",
+        f"{port}:{port}",
+        "-v",
+        "~/.cache/huggingface:/root/.cache/huggingface",
+    )
 
 
 # Strings in, a string out; the same command recurs with the same env (~6,300 distinct among ~17,500).

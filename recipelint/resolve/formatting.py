@@ -63,20 +63,20 @@ def serve_command(model_id: Any, model_text: str, args: list[Any]) -> tuple[str,
     """The command line and argv for an arg list: dedupe, then format (model_text is String(model_id)).
 
     The same arg list recurs across hardware and strategies (the corpus has ~3,000 distinct
-    lists among ~17,500), so all-string lists, the normal case, are deduped and formatted once.
-    Any other list takes the direct path, which is also where a non-string token raises.
+    lists among ~17,500), so each is deduped and formatted once. Sharing a result between
+    lists that compare equal but hold other kinds of tokens (`1` and `true`) is safe: a
+    truthy token that is not a string raises (and nothing is kept), a falsy one is dropped.
+    A list holding an unhashable token takes the direct path, which raises the same way.
     """
-    if set(map(type, args)) <= _ONLY_STRINGS:
-        command, deduped = _serve_strings(model_text, tuple(args))
-        return command, ["vllm", "serve", model_id, *deduped]
-    deduped_list = dedupe_tokens(args)
-    return format_command(model_text, deduped_list), format_argv(model_id, deduped_list)
-
-
-_ONLY_STRINGS = frozenset({str})
+    try:
+        command, deduped = _serve_tokens(model_text, tuple(args))
+    except TypeError:  # an unhashable token (a mapping or a list in the YAML)
+        deduped_list = dedupe_tokens(args)
+        return format_command(model_text, deduped_list), format_argv(model_id, deduped_list)
+    return command, ["vllm", "serve", model_id, *deduped]
 
 
 @functools.lru_cache(maxsize=4096)
-def _serve_strings(model_text: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+def _serve_tokens(model_text: str, args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
     deduped = dedupe_tokens(args)
     return format_command(model_text, deduped), tuple(deduped)

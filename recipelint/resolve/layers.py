@@ -16,10 +16,11 @@ statement of that model:
 - :func:`is_omni` is the one test of "upstream renders no command for this recipe".
 
 Adding a layer: a Place in PLACES (the rules, the fixes and the key sets then see its
-lists) and a Step in ARG_STEPS/ENV_STEPS (RL340/RL341 join it). The renderer in
-resolve/command.py joins the same lists inline, because spreading these steps per
-rendering cost about 15% of a compile; tests/test_layers.py holds its output to the
-declared order, so a Step without the matching join fails there.
+lists) and a Step in ARG_STEPS/ENV_STEPS (RL340/RL341 join it, and so does the renderer).
+The renderer in resolve/command.py builds every command by spreading the items these
+steps yield (:func:`runs` groups them so that the steps reading only the placement are
+joined once per variant and hardware); a *bare* :class:`Selection` gets the lists' items
+without a Layer around each, which only the rules need.
 """
 
 from __future__ import annotations
@@ -347,7 +348,7 @@ class Selection:
 
     The strategy half stays empty for the layers that do not read it (a placement's).
     Which features are enabled and which of their lists apply is resolve.features'
-    decision: ``features`` yields their layers for a strategy.
+    decision: ``features`` yields their layers for a strategy (their items, when bare).
     """
 
     recipe: Any
@@ -371,6 +372,8 @@ class Selection:
         default=None, repr=False, compare=False
     )  # made on first use
     shared: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    # The renderer's selections: steps give each list's items, not a Layer around it.
+    bare: bool = field(default=False, repr=False, compare=False)
 
     @property
     def has_kv(self) -> bool:
@@ -421,6 +424,13 @@ def generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], dict[st
 
     Only mappings are kept (any other value has no keys to read); args and env read the same ones.
     """
+    if type(sel.overrides) is not dict:  # no strategy generation layer: the placement's apply
+        mappings = sel.shared.get("recipe-generation-mappings")
+        if mappings is None:
+            mappings = sel.shared["recipe-generation-mappings"] = [
+                entry for entry in recipe_generation_maps(sel) if type(entry[2]) is dict
+            ]
+        return mappings
     if sel.memo is None:
         sel.memo = {}
     found = sel.memo.get("generation")
@@ -438,6 +448,8 @@ def exact_hardware_maps(
     sel: Selection, role: str | None
 ) -> list[tuple[Place, dict[str, Any], dict[str, Any]]]:
     """The exact-GPU deltas after the generation layer: the strategy's, then a PD role's."""
+    if type(sel.overrides) is not dict:
+        return []  # both are read below strategy_overrides[strategy]
     if sel.memo is None:
         sel.memo = {}
     found = sel.memo.get(("exact", role))
@@ -473,44 +485,54 @@ _ENV_TWIN = {
 }
 
 
-def _from_maps(maps: list[tuple[Place, dict[str, Any], dict[str, Any]]], kind: str) -> list[Layer]:
+def _from_maps(
+    sel: Selection, maps: list[tuple[Place, dict[str, Any], dict[str, Any]]], kind: str
+) -> list[Any]:
     out = []
     for place, bound, mapping in maps:
         if kind == ENV:
             place = _ENV_TWIN[place]
         items = mapping.get(place.pattern[-1], UNDEFINED)
         if truthy(items):
-            out.append(place.layer_at(items, **bound))
+            out.append(items if sel.bare else place.layer_at(items, **bound))
     return out
 
 
-def _one(place: Place, items: Any, **bound: Any) -> list[Layer]:
-    return [place.layer_at(items, **bound)] if truthy(items) else []
+def _one(sel: Selection, place: Place, items: Any, **bound: Any) -> list[Any]:
+    """The list as a layer (its items alone for a bare selection); none when it is falsy."""
+    if not truthy(items):
+        return []
+    return [items] if sel.bare else [place.layer_at(items, **bound)]
 
 
 class Step(NamedTuple):
-    """One position of the join order: what it reads (callers cache by it) and its layers."""
+    """One position of the join order: what it reads (callers cache by it) and its layers.
+
+    ``layers`` gives Layers, or the bare items of the same lists for a bare selection.
+    """
 
     name: str
     reads: frozenset[
         str
     ]  # of "variant", "hardware", "generation", "strategy", "role", "features", "kv"
-    layers: Callable[[Selection, str | None], list[Layer]]
+    layers: Callable[[Selection, str | None], list[Any]]
     places: tuple[Place, ...] = ()  # where its layers can come from: the rules' view of the order
 
 
 # The recipe's own lists join the same way for args and env; ``place`` says which list.
-def _base_list(sel: Selection, role: str | None, place: Place) -> list[Layer]:
-    return _one(place, get(get(sel.recipe, "model"), place.pattern[-1]))
+def _base_list(sel: Selection, role: str | None, place: Place) -> list[Any]:
+    return _one(sel, place, get(get(sel.recipe, "model"), place.pattern[-1]))
 
 
-def _variant_list(sel: Selection, role: str | None, place: Place) -> list[Layer]:
-    return _one(place, get(sel.variant, place.pattern[-1]), variant=sel.variant_key)
+def _variant_list(sel: Selection, role: str | None, place: Place) -> list[Any]:
+    return _one(sel, place, get(sel.variant, place.pattern[-1]), variant=sel.variant_key)
 
 
-def _variant_exact_list(sel: Selection, role: str | None, place: Place) -> list[Layer]:
+def _variant_exact_list(sel: Selection, role: str | None, place: Place) -> list[Any]:
     exact = get(get(sel.variant, "hardware_overrides"), sel.hw_id)
-    return _one(place, get(exact, place.pattern[-1]), variant=sel.variant_key, hardware=sel.hw_id)
+    return _one(
+        sel, place, get(exact, place.pattern[-1]), variant=sel.variant_key, hardware=sel.hw_id
+    )
 
 
 def _recipe_steps(base: Place, variant: Place, variant_hw: Place) -> tuple[Step, ...]:
@@ -527,23 +549,23 @@ def _recipe_steps(base: Place, variant: Place, variant_hw: Place) -> tuple[Step,
     )
 
 
-def _file_layer(sel: Selection, role: str | None, top: Place, per_role: Place) -> list[Layer]:
+def _file_layer(sel: Selection, role: str | None, top: Place, per_role: Place) -> list[Any]:
     """A strategy file's list: the top-level one, or a PD role's (a PD strategy has no top-level one)."""
     key = top.pattern[-1]
     if not sel.pd:
-        return _one(top, get(sel.spec, key), strategy=sel.strategy)
+        return _one(sel, top, get(sel.spec, key), strategy=sel.strategy)
     return (
-        _one(per_role, get(get(sel.spec, role), key), strategy=sel.strategy, role=role)
+        _one(sel, per_role, get(get(sel.spec, role), key), strategy=sel.strategy, role=role)
         if role
         else []
     )
 
 
-def _file_args(sel: Selection, role: str | None) -> list[Layer]:
+def _file_args(sel: Selection, role: str | None) -> list[Any]:
     return _file_layer(sel, role, FILE_ARGS, FILE_ROLE_ARGS)
 
 
-def _override_args(sel: Selection, role: str | None) -> list[Layer]:
+def _override_args(sel: Selection, role: str | None) -> list[Any]:
     """strategy_overrides[strategy] (a PD role's own block instead, for a role): extra_args, vllm_args."""
     so = sel.overrides
     if not truthy(so):
@@ -551,45 +573,45 @@ def _override_args(sel: Selection, role: str | None) -> list[Layer]:
     if role:
         scope = get(so, role)
         return _one(
-            ROLE_EXTRA_ARGS, get(scope, "extra_args"), strategy=sel.strategy, role=role
-        ) + _one(ROLE_VLLM_ARGS, get(scope, "vllm_args"), strategy=sel.strategy, role=role)
-    return _one(STRATEGY_EXTRA_ARGS, get(so, "extra_args"), strategy=sel.strategy) + _one(
-        STRATEGY_VLLM_ARGS, get(so, "vllm_args"), strategy=sel.strategy
+            sel, ROLE_EXTRA_ARGS, get(scope, "extra_args"), strategy=sel.strategy, role=role
+        ) + _one(sel, ROLE_VLLM_ARGS, get(scope, "vllm_args"), strategy=sel.strategy, role=role)
+    return _one(sel, STRATEGY_EXTRA_ARGS, get(so, "extra_args"), strategy=sel.strategy) + _one(
+        sel, STRATEGY_VLLM_ARGS, get(so, "vllm_args"), strategy=sel.strategy
     )
 
 
-def _generation_args(sel: Selection, role: str | None) -> list[Layer]:
-    return _from_maps(generation_maps(sel), ARGS)
+def _generation_args(sel: Selection, role: str | None) -> list[Any]:
+    return _from_maps(sel, generation_maps(sel), ARGS)
 
 
-def _exact_hardware_args(sel: Selection, role: str | None) -> list[Layer]:
-    return _from_maps(exact_hardware_maps(sel, role), ARGS)
+def _exact_hardware_args(sel: Selection, role: str | None) -> list[Any]:
+    return _from_maps(sel, exact_hardware_maps(sel, role), ARGS)
 
 
-def _feature_args(sel: Selection, role: str | None) -> list[Layer]:
+def _feature_args(sel: Selection, role: str | None) -> list[Any]:
     found = sel.features
     if found is None or type(found) is list:
         return found or []
     return found(sel.strategy, sel.kv_composing)  # type: ignore[operator]
 
 
-def _kv_option_args(sel: Selection, role: str | None) -> list[Layer]:
+def _kv_option_args(sel: Selection, role: str | None) -> list[Any]:
     if sel.kv_option is None:
         return []
-    return _one(KV_OPTION_ARGS, get(sel.kv_option, "args"), kv=sel.kv_option_id)
+    return _one(sel, KV_OPTION_ARGS, get(sel.kv_option, "args"), kv=sel.kv_option_id)
 
 
-def _kv_args(sel: Selection, role: str | None) -> list[Layer]:
-    return _one(KV_ARGS, get(get(sel.kv, "vllm"), "vllm_args")) if sel.kv_composing else []
+def _kv_args(sel: Selection, role: str | None) -> list[Any]:
+    return _one(sel, KV_ARGS, get(get(sel.kv, "vllm"), "vllm_args")) if sel.kv_composing else []
 
 
-def _kv_role_args(sel: Selection, role: str | None) -> list[Layer]:
-    if not (sel.pd and role and sel.kv is not None):
+def _kv_role_args(sel: Selection, role: str | None) -> list[Any]:
+    if not (role and sel.kv is not None and sel.pd):
         return []
-    return _one(KV_ROLE_ARGS, get(get(get(sel.kv, "pd"), role), "args"), role=role)
+    return _one(sel, KV_ROLE_ARGS, get(get(get(sel.kv, "pd"), role), "args"), role=role)
 
 
-def _nothing(sel: Selection, role: str | None) -> list[Layer]:
+def _nothing(sel: Selection, role: str | None) -> list[Any]:
     return []
 
 
@@ -629,40 +651,42 @@ ARG_STEPS: tuple[Step, ...] = (
 )
 
 
-def _file_env(sel: Selection, role: str | None) -> list[Layer]:
+def _file_env(sel: Selection, role: str | None) -> list[Any]:
     return _file_layer(sel, role, FILE_ENV, FILE_ROLE_ENV)
 
 
-def _kv_option_env(sel: Selection, role: str | None) -> list[Layer]:
+def _kv_option_env(sel: Selection, role: str | None) -> list[Any]:
     if sel.kv_option is None:
         return []
-    return _one(KV_OPTION_ENV, get(sel.kv_option, "env"), kv=sel.kv_option_id)
+    return _one(sel, KV_OPTION_ENV, get(sel.kv_option, "env"), kv=sel.kv_option_id)
 
 
-def _kv_env(sel: Selection, role: str | None) -> list[Layer]:
+def _kv_env(sel: Selection, role: str | None) -> list[Any]:
     """The kv_store's vllm env: when it composes with the strategy, or for a PD role of a kv store with `pd`."""
     if sel.kv_composing or (sel.pd and role and sel.kv is not None and truthy(get(sel.kv, "pd"))):
-        return _one(KV_ENV, get(get(sel.kv, "vllm"), "env"))
+        return _one(sel, KV_ENV, get(get(sel.kv, "vllm"), "env"))
     return []
 
 
-def _override_env(sel: Selection, role: str | None) -> list[Layer]:
+def _override_env(sel: Selection, role: str | None) -> list[Any]:
     """strategy_overrides[strategy].env, then a PD role's env, or (no role) its extra_env."""
     so = sel.overrides
     if not truthy(so):
         return []
-    out = _one(STRATEGY_ENV, get(so, "env"), strategy=sel.strategy)
+    out = _one(sel, STRATEGY_ENV, get(so, "env"), strategy=sel.strategy)
     if role:
-        return out + _one(ROLE_ENV, get(get(so, role), "env"), strategy=sel.strategy, role=role)
-    return out + _one(STRATEGY_EXTRA_ENV, get(so, "extra_env"), strategy=sel.strategy)
+        return out + _one(
+            sel, ROLE_ENV, get(get(so, role), "env"), strategy=sel.strategy, role=role
+        )
+    return out + _one(sel, STRATEGY_EXTRA_ENV, get(so, "extra_env"), strategy=sel.strategy)
 
 
-def _generation_env(sel: Selection, role: str | None) -> list[Layer]:
-    return _from_maps(generation_maps(sel), ENV)
+def _generation_env(sel: Selection, role: str | None) -> list[Any]:
+    return _from_maps(sel, generation_maps(sel), ENV)
 
 
-def _exact_hardware_env(sel: Selection, role: str | None) -> list[Layer]:
-    return _from_maps(exact_hardware_maps(sel, role), ENV)
+def _exact_hardware_env(sel: Selection, role: str | None) -> list[Any]:
+    return _from_maps(sel, exact_hardware_maps(sel, role), ENV)
 
 
 ENV_STEPS: tuple[Step, ...] = (
@@ -703,6 +727,49 @@ def split_at_emitter(steps: tuple[Step, ...]) -> tuple[tuple[Step, ...], tuple[S
     """(steps before the emitter's tokens, steps after them)."""
     at = steps.index(EMITTER)
     return steps[:at], steps[at + 1 :]
+
+
+# What a run of steps reads at most, from the narrowest to the widest (see Run.kind).
+PLACEMENT_RUN, STRATEGY_RUN, COMBINATION_RUN = "placement", "strategy", "combination"
+# Steps that read neither the hardware id nor the features nor a kv deployment: a strategy's role
+# on one variant joins the same lists on every hardware of a generation.
+STRATEGY_READS = frozenset({"variant", "generation", "strategy", "role"})
+
+
+class Run(NamedTuple):
+    """Consecutive steps of a join order that read no more than one of three scopes.
+
+    ``kind`` is PLACEMENT_RUN (only the variant, hardware and generation: the same for every
+    strategy and role rendered on one variant and hardware), STRATEGY_RUN (no more than
+    STRATEGY_READS) or COMBINATION_RUN (anything). The renderer joins a run once per scope;
+    ``kv_free`` are its steps that read no kv deployment, all that can add anything when the
+    combination has none (Selection.has_kv).
+    """
+
+    kind: str
+    steps: tuple[Step, ...]
+    kv_free: tuple[Step, ...]
+
+
+def _run_kind(step: Step) -> str:
+    if step.reads <= PLACEMENT_READS:
+        return PLACEMENT_RUN
+    return STRATEGY_RUN if step.reads <= STRATEGY_READS else COMBINATION_RUN
+
+
+def runs(steps: tuple[Step, ...]) -> tuple[Run, ...]:
+    """``steps`` in order, grouped into runs of one kind."""
+    grouped: list[tuple[str, tuple[Step, ...]]] = []
+    for step in steps:
+        kind = _run_kind(step)
+        if grouped and grouped[-1][0] == kind:
+            grouped[-1] = (kind, (*grouped[-1][1], step))
+        else:
+            grouped.append((kind, (step,)))
+    return tuple(
+        Run(kind, part, tuple(step for step in part if "kv" not in step.reads))
+        for kind, part in grouped
+    )
 
 
 def _layer_names(steps: tuple[Step, ...]) -> frozenset[str]:

@@ -243,9 +243,17 @@ def _plan_for(
 
 
 def build_variant_rendering(
-    catalog: RenderInputs, recipe: dict[str, Any], variant_key: str, hw_id: str, problems: Problems
+    catalog: RenderInputs,
+    recipe: dict[str, Any],
+    variant_key: str,
+    hw_id: str,
+    problems: Problems,
+    strategy_runs: dict[Any, Any] | None = None,
 ) -> HardwareRendering | None:
-    """The recommended rendering and every alternative strategy for one (variant, hardware)."""
+    """The recommended rendering and every alternative strategy for one (variant, hardware).
+
+    ``strategy_runs`` is shared by the calls for one recipe's hardware (Placement says why).
+    """
     plan = _plan_for(catalog, recipe, variant_key, hw_id)
     if plan is None:
         return None
@@ -259,7 +267,7 @@ def build_variant_rendering(
         return None
     combo = Combination(plan.variant_key, name, hw_id, nodes, features, pd_nodes)
     # Every strategy below renders the same variant on the same hardware.
-    placement = Placement(catalog, recipe, plan.variant_key, hw_id)
+    placement = Placement(catalog, recipe, plan.variant_key, hw_id, strategy_runs)
     recommended = _try_render(catalog, recipe, combo, problems, placement)
     if recommended is None:
         return None
@@ -294,8 +302,11 @@ def render_variant(
         return None
     default_hw, hw_ids = variant_hardware(catalog, recipe, variant)
     rendered = []
+    strategy_runs: dict[Any, Any] = {}
     for hw_id in hw_ids:
-        built = build_variant_rendering(catalog, recipe, variant_key, hw_id, problems)
+        built = build_variant_rendering(
+            catalog, recipe, variant_key, hw_id, problems, strategy_runs
+        )
         if built is not None:
             rendered.append(built)
     if not rendered or rendered[0].hw_id != default_hw:
