@@ -7,6 +7,7 @@ imports here change.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,6 +130,8 @@ def rule_info(code: str) -> RuleInfo | None:
     return load_rulebook().get(code.upper())
 
 
+# Each keystroke in a list asks again about the same list: the answer is kept.
+@functools.lru_cache(maxsize=1024)
 def is_args_list(kind: str, pointer: tuple[str | int, ...]) -> bool:
     """Whether ``pointer`` in a document of ``kind`` (as the tree loader names kinds) is a place
     the layers declare for `vllm serve` arguments: the lists the rules judge as arguments."""
