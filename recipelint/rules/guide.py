@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from recipelint.diagnostics import Span
 from recipelint.flags.catalog import (
     Catalog,
     Lookup,
@@ -436,7 +435,14 @@ def _open_quote(line: str) -> bool:
     return False
 
 
+# What makes shlex's POSIX reading of a line more than a split at its whitespace.
+SHELL_SYNTAX = re.compile(r"[\\'\"#]")
+SHLEX_WORD = re.compile(r"[^ \t\r\n]+")  # shlex's whitespace, not str.split's
+
+
 def _shell_words(command: str) -> list[str]:
+    if not SHELL_SYNTAX.search(command):
+        return SHLEX_WORD.findall(command)  # no quote, escape or comment: what shlex.split gives
     try:
         return shlex.split(command, comments=True)
     except ValueError:  # an unbalanced quote: the words as the eye splits them
@@ -532,11 +538,36 @@ def _guide_release(data: dict[str, Any]) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class GuideVerdict:
+    """A finding of a guide command, before it is placed in a document: its text and where in
+    the guide it is (``column`` -1: the whole line)."""
+
+    code: str
+    message: str
+    hint: str
+    line: int
+    column: int
+    length: int
+
+    def placed(self, doc: Document) -> Finding:
+        """The finding at this place of ``doc``'s guide."""
+        if self.column < 0:
+            span = guide_span(doc, self.line)
+        else:
+            end = self.column + self.length
+            span = doc.scalar_line_span(("guide",), self.line - 1, self.column, end)
+        return Finding(doc, ("guide",), self.message, self.hint, code=self.code, span=span)
+
+
 @dataclass
 class CommandJudge:
-    """Reads one guide command's options against the catalogs from the recipe's minimum release."""
+    """Reads one guide command's options against the catalogs from the recipe's minimum release.
 
-    doc: Document
+    It reads no document: the same command judged at the same release says the same, so each
+    distinct one is judged once (command_verdicts) and placed in every guide that holds it.
+    """
+
     release: str
     package: str
 
@@ -550,7 +581,7 @@ class CommandJudge:
             else load_catalog(available_versions(self.package)[0], self.package)
         )
 
-    def findings(self, command: GuideCommand) -> Iterator[Finding]:
+    def findings(self, command: GuideCommand) -> Iterator[GuideVerdict]:
         args, index = command.args, 0
         while index < len(args):
             token = args[index]
@@ -588,7 +619,7 @@ class CommandJudge:
 
     def _verdict(
         self, token: Token, hit: Lookup, value: str | None, value_token: Token, via_image: bool
-    ) -> Iterator[Finding]:
+    ) -> Iterator[GuideVerdict]:
         canonical = hit.canonical or ""
         judged = value if value is not None and not _placeholder(value) else None
         statuses = _support(canonical, hit.json_path, judged, self.release, self.package)
@@ -610,18 +641,16 @@ class CommandJudge:
             return ReleaseStatus(status.version, "ok")
         return status
 
-    def _rejected(self, at: Token, shown: str, statuses: list[ReleaseStatus]) -> Finding:
-        return Finding(
-            self.doc,
-            ("guide",),
+    def _rejected(self, at: Token, shown: str, statuses: list[ReleaseStatus]) -> GuideVerdict:
+        return _verdict_at(
+            REJECTED,
             f"the guide's serve command passes `{shown}`, {_refusal(statuses, self.release)}",
             "write the form every release from min_vllm_version on accepts, or raise "
             "min_vllm_version (`recipelint flags history FLAG` shows each release's reading)",
-            code=REJECTED,
-            span=self._span(at),
+            at,
         )
 
-    def _unknown(self, token: Token, name: str) -> Finding:
+    def _unknown(self, token: Token, name: str) -> GuideVerdict:
         known = set(_releases_knowing(name, self.package))
         if known:
             statuses = [
@@ -635,33 +664,42 @@ class CommandJudge:
             if close
             else "check the spelling against `vllm serve --help`"
         )
-        return Finding(
-            self.doc,
-            ("guide",),
+        return _verdict_at(
+            UNKNOWN_FLAG,
             f"the guide's serve command passes `{name}`, an option no vLLM release accepts",
             hint,
-            code=UNKNOWN_FLAG,
-            span=self._span(token, name),
+            token,
+            name,
         )
 
-    def _underscored(self, token: Token, name: str) -> Finding:
+    def _underscored(self, token: Token, name: str) -> GuideVerdict:
         option, dot, keys = name.partition(".")  # sub-keys keep their underscores
         spelled = option.replace("_", "-") + dot + keys
-        return Finding(
-            self.doc,
-            ("guide",),
+        return _verdict_at(
+            UNDERSCORED,
             f"the guide spells `{name}` with underscores; vLLM rewrites it to `{spelled}`",
             f"write `{spelled}` as vLLM documents it",
-            code=UNDERSCORED,
-            span=self._span(token, name),
+            token,
+            name,
         )
 
-    def _span(self, token: Token, text: str | None = None) -> Span:
-        shown = text or token.text
-        if token.column < 0:
-            return guide_span(self.doc, token.line)
-        start = token.column
-        return self.doc.scalar_line_span(("guide",), token.line - 1, start, start + len(shown))
+
+def _verdict_at(
+    code: str, message: str, hint: str, token: Token, text: str | None = None
+) -> GuideVerdict:
+    """A verdict at the token (narrowed to ``text`` at its start when given)."""
+    return GuideVerdict(code, message, hint, token.line, token.column, len(text or token.text))
+
+
+@functools.lru_cache(maxsize=4096)
+def command_verdicts(command: GuideCommand, release: str, package: str) -> tuple[GuideVerdict, ...]:
+    """What one guide command's options get at a release (guides of copied recipes repeat them)."""
+    return tuple(CommandJudge(release, package).findings(command))
+
+
+@functools.lru_cache(maxsize=1024)
+def _guide_commands(guide: str) -> tuple[GuideCommand, ...]:
+    return tuple(guide_commands(guide))
 
 
 def _refusal(statuses: list[ReleaseStatus], release: str) -> str:
@@ -752,9 +790,9 @@ def guide_serve_flags(ctx: CheckContext) -> Iterator[Finding]:
     for doc, guide in _guided(ctx):
         release = _guide_release(doc.data)
         seen: set[tuple[int, int, str | None]] = set()
-        for command in guide_commands(guide):
-            judge = CommandJudge(doc, release, _package(doc, command))
-            for finding in judge.findings(command):
+        for command in _guide_commands(guide):
+            for verdict in command_verdicts(command, release, _package(doc, command)):
+                finding = verdict.placed(doc)
                 key = (
                     (finding.span.line, finding.span.column, finding.code)
                     if finding.span
