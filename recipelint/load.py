@@ -16,16 +16,20 @@ and build the values ourselves, so that:
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import re
-from collections.abc import Iterator, Sequence
+import sys
+from array import array
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import yaml
+from yaml._yaml import CParser
 
 from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Severity, Span
 from recipelint.jsvalue import js_string, normalize_number
@@ -68,19 +72,22 @@ class Document:
     data: Any = None
     usable: bool = False
     problems: list[Diagnostic] = field(default_factory=list)
-    _spans: dict[Pointer, tuple[Span | None, Span]] = field(default_factory=dict, repr=False)
+    # Where each node is written, by pointer: the character offsets of its key and of its
+    # value packed into one int (see _SourceMap). The whole tree stays loaded, and an int
+    # per node costs a tenth of a pair of Span objects; positions are derived when asked.
+    _spans: dict[Pointer, int] = field(default_factory=dict, repr=False)
 
     def span(self, pointer: Sequence[str | int]) -> Span:
         """Where the value at ``pointer`` is written (its nearest written ancestor if absent)."""
         entry = self._nearest(tuple(pointer))
-        return entry[1] if entry else UNKNOWN_SPAN
+        return UNKNOWN_SPAN if entry is None else self._map.value_span(entry)
 
     def key_span(self, pointer: Sequence[str | int]) -> Span:
         """Where the mapping key naming ``pointer``'s last element is written."""
         entry = self._nearest(tuple(pointer))
-        if not entry:
+        if entry is None:
             return UNKNOWN_SPAN
-        return entry[0] or entry[1]
+        return self._map.key_span(entry) or self._map.value_span(entry)
 
     def has_position(self, pointer: Sequence[str | int]) -> bool:
         return tuple(pointer) in self._spans
@@ -90,20 +97,25 @@ class Document:
         (after indentation and ``- `` indicators); None for a flow, merged or absent key,
         whose column says nothing about indentation."""
         entry = self._spans.get(tuple(pointer))
-        if entry is None or entry[0] is None or entry[0] == entry[1]:
-            return None  # a merged key carries the merge value's span as both
-        key = entry[0]
-        if not 0 < key.line <= len(self._source_lines):
+        if entry is None:
             return None
-        before = self._source_lines[key.line - 1][: key.column - 1]
-        return key.column if _BLOCK_KEY_PREFIX.fullmatch(before) else None
+        key = self._map.key_offset(entry)
+        if key is None:
+            return None  # a list item, or a merged key (which carries the merge value's place)
+        line, column = self._map.position(key)
+        before = self._map.lines[line - 1][: column - 1]
+        return column if _BLOCK_KEY_PREFIX.fullmatch(before) else None
 
-    def _nearest(self, pointer: Pointer) -> tuple[Span | None, Span] | None:
+    def _nearest(self, pointer: Pointer) -> int | None:
         while True:
             entry = self._spans.get(pointer)
             if entry is not None or not pointer:
                 return entry
             pointer = pointer[:-1]
+
+    @functools.cached_property
+    def _map(self) -> _SourceMap:
+        return _SourceMap(self.text)
 
     def source_line(self, line: int) -> str:
         lines = self.text.splitlines()
@@ -133,7 +145,7 @@ class Document:
         ):
             return node
         line, column, written = starts[line_index]  # type: ignore[misc]
-        segment = self._source_lines[line - 1][column - 1 : column - 1 + written]
+        segment = self._map.lines[line - 1][column - 1 : column - 1 + written]
         wanted = expected[line_index]
         if not (segment == wanted if starts.literal else _same_start(segment, wanted)):
             return node  # the mapping does not account for the value: do not guess
@@ -142,13 +154,8 @@ class Document:
             start, end = 0, written
         return Span(line, column + start, line, column + end)
 
-    @functools.cached_property
-    def _source_lines(self) -> list[str]:
-        # The line breaks libyaml counts (CR LF once), not str.splitlines()'s wider set.
-        return _LINE_BREAKS.split(self.text)
-
     def _scalar_line_starts(self, pointer: Pointer, node: Span) -> _Starts | None:
-        lines = self._source_lines
+        lines = self._map.lines
         if node.end_line is None or not 0 < node.line <= len(lines):
             return None
         header = lines[node.line - 1][node.column - 1 :]
@@ -158,10 +165,11 @@ class Document:
 
     def _parent_indent(self, pointer: Pointer, node: Span) -> int:
         """The indentation an explicit indentation indicator counts from (the enclosing block's)."""
-        key = self._spans.get(pointer, (None, node))[0]
+        entry = self._spans.get(pointer)
+        key = None if entry is None else self._map.key_span(entry)
         if key is not None and key != node and key.line == node.line:
             return key.column - 1
-        before = self._source_lines[node.line - 1][: node.column - 1].rstrip()
+        before = self._map.lines[node.line - 1][: node.column - 1].rstrip()
         return len(before) - 1 if before.endswith("-") else len(before) - len(before.lstrip())
 
 
@@ -169,6 +177,103 @@ _LINE_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _BLOCK_KEY_PREFIX = re.compile(r"(?: *- +)* *")
 _BLOCK_HEADER = re.compile(r"^[|>](?:[-+]?([1-9])?|([1-9])[-+])(?:[ \t]|$)")
 LineStart = tuple[int, int, int] | None  # (line, column, written length) where a value line begins
+
+
+def _field_width(text: str) -> int:
+    """Bits one packed offset takes in a document of this text (offsets run to one past its
+    end, where libyaml's end of stream may sit: see _Builder.offset)."""
+    return (len(text) + 2).bit_length()
+
+
+def _yaml_text(text: str) -> str:
+    """The text libyaml indexes: without a leading byte-order mark, which it neither counts
+    nor indexes (its offsets, and the columns of the first line, start after it)."""
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def pack_entry(width: int, start: int, end: int, key: tuple[int, int] | None = None) -> int:
+    """One node's key and value offsets as one int: key start + 1 (0: no key), key end,
+    value start, value end, ``width`` bits each."""
+    key_start, key_end = (key[0] + 1, key[1]) if key is not None else (0, 0)
+    return (((key_start << width | key_end) << width | start) << width) | end
+
+
+def _line_starts(text: str) -> array[int]:
+    starts = array("q", [0])
+    starts.extend(found.end() for found in _LINE_BREAKS.finditer(text))
+    return starts
+
+
+class _Lines(Sequence[str]):
+    """The text's lines at the breaks libyaml counts (CR LF once), cut out when asked."""
+
+    def __init__(self, text: str, starts: array[int]) -> None:
+        self._text = text
+        self.starts = starts
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self._line(number) for number in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._line(index)
+
+    def _line(self, index: int) -> str:
+        start = self.starts[index]
+        if index + 1 == len(self.starts):
+            return self._text[start:]
+        end = self.starts[index + 1]
+        return self._text[start : end - 2 if self._text.startswith("\r\n", end - 2) else end - 1]
+
+
+class _SourceMap:
+    """Positions of one document's text: packed entries and offsets -> 1-based line and column."""
+
+    def __init__(self, text: str) -> None:
+        self._width = _field_width(text)
+        self._mask = (1 << self._width) - 1
+        self.lines = _Lines(text, _line_starts(text))
+        indexed = _yaml_text(text)
+        self._starts = self.lines.starts if indexed is text else _line_starts(indexed)
+        self._end = len(indexed)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        if offset > self._end:  # libyaml's end of stream after an unterminated last line
+            return len(self._starts) + 1, 1
+        line = bisect.bisect_right(self._starts, offset)
+        return line, offset - self._starts[line - 1] + 1
+
+    def _span(self, start: int, end: int) -> Span:
+        return Span(*self.position(start), *self.position(end))
+
+    def value_span(self, entry: int) -> Span:
+        return self._span((entry >> self._width) & self._mask, entry & self._mask)
+
+    def key_span(self, entry: int) -> Span | None:
+        key_start = entry >> 3 * self._width
+        if not key_start:
+            return None
+        return self._span(key_start - 1, (entry >> 2 * self._width) & self._mask)
+
+    def key_offset(self, entry: int) -> int | None:
+        """Where an explicitly written key begins; None for a list item, the root or a merged key."""
+        key_start = entry >> 3 * self._width
+        value = entry & ((1 << 2 * self._width) - 1)
+        if not key_start or (key_start - 1, (entry >> 2 * self._width) & self._mask) == (
+            value >> self._width,
+            value & self._mask,
+        ):
+            return None
+        return key_start - 1
 
 
 class _Starts(list[LineStart]):
@@ -183,7 +288,9 @@ def _same_start(segment: str, wanted: str) -> bool:
     return wanted.startswith(text) if text else not wanted
 
 
-def _block_scalar_starts(lines: list[str], node: Span, header: str, parent: int) -> _Starts | None:
+def _block_scalar_starts(
+    lines: Sequence[str], node: Span, header: str, parent: int
+) -> _Starts | None:
     """Value lines of a `|` or `>` scalar: its content lines follow the header at one indentation."""
     match = _BLOCK_HEADER.match(header)
     if not match or node.end_line is None:
@@ -223,7 +330,7 @@ def _block_scalar_starts(lines: list[str], node: Span, header: str, parent: int)
     return starts
 
 
-def _auto_indent(content: list[str]) -> int | None:
+def _auto_indent(content: Sequence[str]) -> int | None:
     """The indentation of the first non-empty content line (YAML's auto-detection)."""
     for raw in content:
         if raw.strip(" "):
@@ -231,7 +338,7 @@ def _auto_indent(content: list[str]) -> int | None:
     return None
 
 
-def _flow_scalar_starts(lines: list[str], node: Span, header: str) -> _Starts | None:
+def _flow_scalar_starts(lines: Sequence[str], node: Span, header: str) -> _Starts | None:
     """Value lines of a plain or quoted scalar: breaks fold to spaces, each empty line keeps one."""
     quote = header[:1] if header[:1] in ("'", '"') else ""
     last = min(node.end_line or node.line, len(lines))
@@ -292,6 +399,7 @@ _FALSES = frozenset({"false", "False", "FALSE"})
 _DIGITS = {"b": "01", "o": "01234567", "x": "0123456789abcdefABCDEF"}
 _BASES = {"b": 2, "o": 8, "x": 16}
 _NO_VALUE = object()
+_NUMBER_STARTS = frozenset(".0123456789")
 
 
 def _resolve_int(text: str) -> int | float | object:
@@ -367,7 +475,9 @@ def resolve_plain_scalar(text: str) -> Any:
     if text in _FALSES:
         return False
     first = text[0]
-    if first in "+-.0123456789":
+    # A number or a date starts with a digit or a dot, after at most one sign: this turns
+    # away command-line flags ("--tensor-parallel-size") without trying every resolver.
+    if first in "+-.0123456789" and (first not in "+-" or text[1:2] in _NUMBER_STARTS):
         for resolver in (_resolve_int, _resolve_float, _resolve_timestamp):
             value = resolver(text)
             if value is not _NO_VALUE:
@@ -387,7 +497,7 @@ _EXPLICIT_SCALAR_TAGS = {
 # --------------------------------------------------------------------------- building
 
 
-def _mapping_key(value: Any, span: Span) -> str:
+def _mapping_key(value: Any, marks: Marks) -> str:
     """The key js-yaml stores for a mapping entry: ``String(key)``, but never of nested arrays.
 
     js-yaml refuses them because stringifying aliased nested arrays can take exponential time.
@@ -398,10 +508,10 @@ def _mapping_key(value: Any, span: Span) -> str:
         raise LoadError(
             "RL001",
             "nested arrays are not supported inside keys",
-            span,
+            _span(*marks),
             "use a plain scalar as the key; the upstream compiler refuses this one",
         )
-    return js_string(value)
+    return sys.intern(js_string(value))
 
 
 def _is_plain(event: yaml.ScalarEvent) -> bool:
@@ -413,70 +523,110 @@ def _span(start: Any, end: Any) -> Span:
     return Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
 
 
-@dataclass
+Marks = tuple[Any, Any]  # libyaml's start and end marks of one node
+
+
 class _Frame:
-    container: dict[str, Any] | list[Any]
-    pointer: Pointer
-    start: Any
-    anchor: str | None
-    weight: int = 1
-    # mapping state
-    key: Any = _NO_VALUE
-    key_span: Span | None = None
-    key_is_merge: bool = False
-    key_frame_parent: bool = False
-    explicit_keys: dict[str, Span] = field(default_factory=dict)
-    merged_keys: set[str] = field(default_factory=set)
+    """One open mapping or sequence."""
+
+    __slots__ = (
+        "container",
+        "is_map",
+        "pointer",
+        "start",
+        "anchor",
+        "first_node",
+        "key_frame_parent",
+        "key",
+        "key_marks",
+        "key_is_merge",
+        "explicit_keys",
+    )
+
+    def __init__(
+        self, is_map: bool, pointer: Pointer, start: Any, anchor: str | None, first_node: int
+    ) -> None:
+        self.container: dict[str, Any] | list[Any] = {} if is_map else []
+        self.is_map = is_map
+        self.pointer = pointer
+        self.start = start
+        self.anchor = anchor
+        # Nodes counted before this one: its weight (itself and everything inside, aliases
+        # expanded) is the count when it closes minus this.
+        self.first_node = first_node
+        self.key_frame_parent = False
+        # mapping state
+        self.key: Any = _NO_VALUE
+        self.key_marks: Marks | None = None
+        self.key_is_merge = False
+        self.explicit_keys: dict[str, Any] = {}  # key -> start mark of its explicit entry
+
+
+_OPENS = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 
 
 class _Builder:
-    """Turns libyaml events into js-yaml values, recording a span for every node."""
+    """Turns libyaml events into js-yaml values, recording where every node is written."""
 
-    def __init__(self, limits: LoadLimits):
+    def __init__(self, limits: LoadLimits, text: str = ""):
         self.limits = limits
-        self.spans: dict[Pointer, tuple[Span | None, Span]] = {}
+        self.width = _field_width(text)  # bits per offset in a packed entry (see pack_entry)
+        indexed = _yaml_text(text)
+        self.end = len(indexed)
+        # At the end of the stream libyaml moves its marks to the start of a new line when
+        # the last line is not terminated; such a mark is kept as one past the end.
+        self.unterminated = indexed[-1:] not in ("", "\r", "\n", "\x85", "\u2028", "\u2029")
+        self.spans: dict[Pointer, int] = {}
         self.anchors: dict[str, tuple[Any, int]] = {}
         self.stack: list[_Frame] = []
         self.nodes = 0
         self.result: Any = _NO_VALUE
+        self.documents = 0
 
-    def build(self, events: Iterator[Any]) -> Any:
-        documents = 0
+    def build(self, events: Iterable[Any]) -> Any:
+        handlers: dict[type, Callable[[Any], None]] = {
+            yaml.ScalarEvent: self._scalar,
+            yaml.MappingStartEvent: self._open,
+            yaml.SequenceStartEvent: self._open,
+            yaml.MappingEndEvent: self._close,
+            yaml.SequenceEndEvent: self._close,
+            yaml.AliasEvent: self._alias,
+            yaml.DocumentStartEvent: self._document,
+        }
         for event in events:
-            if isinstance(event, yaml.DocumentStartEvent):
-                documents += 1
-                if documents > 1:
-                    raise LoadError(
-                        "RL005",
-                        "more than one YAML document in this file",
-                        _span(event.start_mark, event.end_mark),
-                        "a recipe file holds exactly one document: remove the extra '---'",
-                    )
-            elif isinstance(event, yaml.ScalarEvent):
-                self._scalar(event)
-            elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                self._open(event)
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                self._close(event)
-            elif isinstance(event, yaml.AliasEvent):
-                self._alias(event)
+            handler = handlers.get(type(event))
+            if handler is not None:
+                handler(event)
         return None if self.result is _NO_VALUE else self.result
+
+    def _document(self, event: yaml.DocumentStartEvent) -> None:
+        self.documents += 1
+        if self.documents > 1:
+            raise LoadError(
+                "RL005",
+                "more than one YAML document in this file",
+                _span(event.start_mark, event.end_mark),
+                "a recipe file holds exactly one document: remove the extra '---'",
+            )
 
     # -- nodes
 
     def _scalar(self, event: yaml.ScalarEvent) -> None:
-        span = _span(event.start_mark, event.end_mark)
-        value = self._scalar_value(event, span)
+        value = self._scalar_value(event)
+        if type(value) is str:
+            # Recipes repeat keys and values across the tree; one copy of each is kept.
+            value = sys.intern(value)
+        marks = (event.start_mark, event.end_mark)
         if self._is_key_position():
             frame = self.stack[-1]
             frame.key_is_merge = event.tag is None and _is_plain(event) and event.value == "<<"
-            self._set_key(value, span)
+            self._set_key(value, marks)
         else:
-            self._attach(value, span, weight=1)
+            self._attach(value, marks, weight=1)
         if event.anchor:
             self.anchors[event.anchor] = (value, 1)
 
-    def _scalar_value(self, event: yaml.ScalarEvent, span: Span) -> Any:
+    def _scalar_value(self, event: yaml.ScalarEvent) -> Any:
         tag = event.tag
         if tag is None:
             return resolve_plain_scalar(event.value) if _is_plain(event) else event.value
@@ -484,6 +634,7 @@ class _Builder:
             return event.value
         short = tag[len(YAML_TAG) :] if tag.startswith(YAML_TAG) else None
         resolver = _EXPLICIT_SCALAR_TAGS.get(short or "")
+        span = _span(event.start_mark, event.end_mark)
         if resolver is None:
             raise self._unsupported_tag(tag, span)
         value = resolver(event.value)
@@ -500,7 +651,7 @@ class _Builder:
         )
 
     def _open(self, event: Any) -> None:
-        is_map = isinstance(event, yaml.MappingStartEvent)
+        is_map = type(event) is yaml.MappingStartEvent
         expected = YAML_TAG + ("map" if is_map else "seq")
         if event.tag not in (None, "!", expected):
             raise self._unsupported_tag(event.tag, _span(event.start_mark, event.end_mark))
@@ -513,126 +664,125 @@ class _Builder:
             )
         in_key = self._is_key_position()
         pointer = self._child_pointer() if not in_key else ()
-        self._count(1, _span(event.start_mark, event.end_mark))
-        frame = _Frame({} if is_map else [], pointer, event.start_mark, event.anchor)
+        first_node = self.nodes
+        self._count(1, (event.start_mark, event.end_mark))
+        frame = _Frame(is_map, pointer, event.start_mark, event.anchor, first_node)
         frame.key_frame_parent = in_key
         self.stack.append(frame)
 
     def _close(self, event: Any) -> None:
         frame = self.stack.pop()
-        span = Span(
-            frame.start.line + 1,
-            frame.start.column + 1,
-            event.end_mark.line + 1,
-            event.end_mark.column + 1,
-        )
+        marks = (frame.start, event.end_mark)
+        weight = self.nodes - frame.first_node
         if frame.anchor:
-            self.anchors[frame.anchor] = (frame.container, frame.weight)
+            self.anchors[frame.anchor] = (frame.container, weight)
         if frame.key_frame_parent:
-            self._set_key(frame.container, span)
+            self._set_key(frame.container, marks)
             return
-        self._attach(frame.container, span, weight=frame.weight, counted=True)
+        self._attach(frame.container, marks, weight=weight, counted=True)
 
     def _alias(self, event: yaml.AliasEvent) -> None:
-        span = _span(event.start_mark, event.end_mark)
+        marks = (event.start_mark, event.end_mark)
         if event.anchor not in self.anchors:
-            raise LoadError("RL001", f"unknown alias *{event.anchor}", span)
+            raise LoadError("RL001", f"unknown alias *{event.anchor}", _span(*marks))
         value, weight = self.anchors[event.anchor]
-        self._count(weight, span)
+        self._count(weight, marks)
         if self._is_key_position():
             self.stack[-1].key_is_merge = False
-            self._set_key(value, span)
+            self._set_key(value, marks)
         else:
-            self._attach(value, span, weight=weight, counted=True)
+            self._attach(value, marks, weight=weight, counted=True)
 
     # -- bookkeeping
 
-    def _count(self, weight: int, span: Span) -> None:
+    def _count(self, weight: int, marks: Marks) -> None:
         self.nodes += weight
         if self.nodes > self.limits.max_nodes:
             raise LoadError(
                 "RL010",
                 f"more than {self.limits.max_nodes} nodes once aliases are expanded",
-                span,
+                _span(*marks),
                 "remove the alias chain; recipes do not need anchors",
             )
-        for frame in self.stack:
-            frame.weight += weight
 
     def _is_key_position(self) -> bool:
-        return (
-            bool(self.stack)
-            and isinstance(self.stack[-1].container, dict)
-            and self.stack[-1].key is _NO_VALUE
-        )
+        if not self.stack:
+            return False
+        frame = self.stack[-1]
+        return frame.is_map and frame.key is _NO_VALUE
 
     def _child_pointer(self) -> Pointer:
         if not self.stack:
             return ()
         frame = self.stack[-1]
-        if isinstance(frame.container, list):
+        if not frame.is_map:
             return frame.pointer + (len(frame.container),)
         return frame.pointer + (frame.key,)
 
-    def _set_key(self, value: Any, span: Span) -> None:
+    def _set_key(self, value: Any, marks: Marks) -> None:
         frame = self.stack[-1]
-        frame.key = _mapping_key(value, span)
-        frame.key_span = span
+        frame.key = _mapping_key(value, marks)
+        frame.key_marks = marks
 
-    def _attach(self, value: Any, span: Span, weight: int, counted: bool = False) -> None:
+    def offset(self, mark: Any) -> int:
+        index: int = mark.index
+        if index == self.end and self.unterminated and mark.column == 0:
+            return index + 1
+        return index
+
+    def _entry(self, marks: Marks, key: Marks | None = None) -> int:
+        start, end = marks
+        key_offsets = (self.offset(key[0]), self.offset(key[1])) if key is not None else None
+        return pack_entry(self.width, self.offset(start), self.offset(end), key_offsets)
+
+    def _attach(self, value: Any, marks: Marks, weight: int, counted: bool = False) -> None:
         if not counted:
-            self._count(weight, span)
+            self._count(weight, marks)
         if not self.stack:
             self.result = value
-            self.spans[()] = (None, span)
+            self.spans[()] = self._entry(marks)
             return
         frame = self.stack[-1]
-        if isinstance(frame.container, list):
-            self.spans[frame.pointer + (len(frame.container),)] = (None, span)
-            frame.container.append(value)
+        container = frame.container
+        if type(container) is list:
+            self.spans[frame.pointer + (len(container),)] = self._entry(marks)
+            container.append(value)
             return
-        key, key_span = frame.key, frame.key_span
-        frame.key, frame.key_span = _NO_VALUE, None
+        key, key_marks = frame.key, frame.key_marks
+        frame.key, frame.key_marks = _NO_VALUE, None
         if frame.key_is_merge:
             frame.key_is_merge = False
-            self._merge(frame, value, span)
+            self._merge(frame, value, marks)
             return
-        self._store(frame, frame.container, key, key_span, value, span)
+        self._store(frame, key, key_marks or marks, value, marks)
 
-    def _store(
-        self,
-        frame: _Frame,
-        mapping: dict[str, Any],
-        key: str,
-        key_span: Span | None,
-        value: Any,
-        span: Span,
-    ) -> None:
+    def _store(self, frame: _Frame, key: str, key_marks: Marks, value: Any, marks: Marks) -> None:
         first = frame.explicit_keys.get(key)
         if first is not None:
             raise LoadError(
                 "RL002",
-                f"duplicate key {key!r} (first defined at line {first.line}, column {first.column})",
-                key_span or span,
+                f"duplicate key {key!r} (first defined at line {first.line + 1}, "
+                f"column {first.column + 1})",
+                _span(*key_marks),
                 "keep one of the two entries; the upstream compiler refuses duplicate keys",
             )
-        frame.explicit_keys[key] = key_span or span
-        frame.merged_keys.discard(key)
-        mapping[key] = value
-        self.spans[frame.pointer + (key,)] = (key_span, span)
+        frame.explicit_keys[key] = key_marks[0]
+        frame.container[key] = value  # type: ignore[call-overload]
+        self.spans[frame.pointer + (key,)] = self._entry(marks, key_marks)
 
-    def _merge(self, frame: _Frame, value: Any, span: Span) -> None:
+    def _merge(self, frame: _Frame, value: Any, marks: Marks) -> None:
         sources = value if isinstance(value, list) else [value]
+        mapping = frame.container
+        assert isinstance(mapping, dict)
         for source in sources:
             if not isinstance(source, dict):
                 raise LoadError(
-                    "RL001", "a merge key '<<' needs a mapping or a list of mappings", span
+                    "RL001", "a merge key '<<' needs a mapping or a list of mappings", _span(*marks)
                 )
             for key, item in source.items():
-                if key not in frame.container:
-                    frame.container[key] = item
-                    frame.merged_keys.add(key)
-                    self.spans[frame.pointer + (key,)] = (span, span)
+                if key not in mapping:
+                    mapping[key] = item
+                    self.spans[frame.pointer + (key,)] = self._entry(marks, marks)
 
 
 # --------------------------------------------------------------------------- entry points
@@ -710,7 +860,11 @@ def parse_yaml(
 ) -> Document:
     """Build a Document from text; never raises for bad input."""
     doc = Document(path=path, rel=rel if rel is not None else path.as_posix(), kind=kind, text=text)
-    if len(text.encode("utf-8", "surrogatepass")) > limits.max_file_bytes:
+    # Four bytes at most per character: only a text that could be too large is encoded.
+    if (
+        len(text) * 4 > limits.max_file_bytes
+        and len(text.encode("utf-8", "surrogatepass")) > limits.max_file_bytes
+    ):
         return _error(
             doc,
             "RL003",
@@ -718,9 +872,9 @@ def parse_yaml(
             Span(1, 1),
             "split the file or raise the limit in the recipelint configuration",
         )
-    builder = _Builder(limits)
+    builder = _Builder(limits, text)
     try:
-        data = builder.build(yaml.parse(text, Loader=yaml.CSafeLoader))
+        data = builder.build(iter(CParser(text).get_event, None))
     except LoadError as exc:
         return _error(doc, exc.code, str(exc), exc.span, exc.hint)
     except yaml.MarkedYAMLError as exc:

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from recipelint.diagnostics import Span
 from recipelint.jsvalue import js_string
 from recipelint.load import LoadLimits, parse_yaml
 
@@ -185,3 +186,42 @@ def test_billion_laughs_is_bounded() -> None:
 def test_file_size_limit() -> None:
     doc = parse_yaml("a: " + "x" * 2000 + "\n", limits=LoadLimits(max_file_bytes=1000))
     assert [p.code for p in doc.problems] == ["RL003"]
+
+
+def _where(span: Span) -> tuple[int, int, int | None, int | None]:
+    return (span.line, span.column, span.end_line, span.end_column)
+
+
+def test_positions_after_a_byte_order_mark_count_from_the_first_character() -> None:
+    doc = parse_yaml("\ufeffa: 1\nb: 2\n")
+    assert _where(doc.key_span(["a"])) == (1, 1, 1, 2)
+    assert _where(doc.span(["a"])) == (1, 4, 1, 5)
+    assert _where(doc.span(["b"])) == (2, 4, 2, 5)
+
+
+def test_every_line_break_libyaml_counts_starts_a_line() -> None:
+    doc = parse_yaml("a: 1\r\nb: x\rc: y\x85d: z\u2028e: \U0001f600w\u2029f: [1, 2]\n")
+    assert [doc.span([key]).line for key in "abcdef"] == [1, 2, 3, 4, 5, 6]
+    assert _where(doc.span(["e"])) == (5, 4, 5, 6)  # an emoji is one column
+    assert _where(doc.span(["f", 1])) == (6, 8, 6, 9)
+    assert doc.block_key_column(["f"]) == 1
+
+
+def test_a_document_without_a_final_line_break_ends_on_the_next_line() -> None:
+    doc = parse_yaml("name:")
+    assert _where(doc.span([])) == (1, 1, 2, 1)  # libyaml ends the stream on a new line
+    assert _where(doc.span(["name"])) == (1, 6, 1, 6)
+
+
+def test_merged_keys_are_placed_at_the_merge_and_have_no_block_column() -> None:
+    doc = parse_yaml("base: &b {x: 1}\nm:\n  <<: *b\n  y: 2\n")
+    assert _where(doc.key_span(["m", "x"])) == _where(doc.span(["m", "x"])) == (3, 7, 3, 9)
+    assert doc.block_key_column(["m", "x"]) is None
+    assert doc.block_key_column(["m", "y"]) == 3
+    assert not doc.has_position(["base", "x", "deeper"])
+
+
+def test_repeated_strings_are_held_once() -> None:
+    doc = parse_yaml("a: [--flag, --flag]\nb: {--flag: --flag}\n")
+    first, second = doc.data["a"]
+    assert first is second is next(iter(doc.data["b"])) is doc.data["b"]["--flag"]
