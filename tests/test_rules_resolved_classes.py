@@ -43,7 +43,8 @@ def test_layers_do_not_depend_on_which_hardware_of_a_class(
     ctx = CheckContext(load_tree(root), Config())
     catalog = resolved.render_inputs(ctx)
     checked = 0
-    for shared, combos in resolved._plan(ctx, catalog):
+    plans = (resolved._plan_of(ctx, catalog, doc) for doc in resolved._planned_recipes(ctx))
+    for shared, combos in filter(None, plans):
         exact = _ByHardwareId(ctx, catalog, shared.doc)
         first: dict[tuple[Any, ...], Any] = {}
         for combo in combos:

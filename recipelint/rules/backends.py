@@ -38,7 +38,7 @@ from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
-from recipelint.rules.common import Pointer
+from recipelint.rules.common import Placer, Pointer, moved, once_per_key
 from recipelint.rules.context import CheckContext
 from recipelint.rules.environment import env_mappings, minimum_release
 from recipelint.rules.registry import Finding, check
@@ -289,32 +289,60 @@ def backends_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
         return
     flags = newest_catalog()
     inputs = render_inputs(ctx)
-    for assembler, combos in _plans(ctx, inputs, flags):
-        found: dict[tuple[Pointer, str, str], Reported] = {}
-        releases: dict[str, str] = {}
-        memo: SelectionMemo = {}
-        for combo in combos:
-            release = releases.get(combo.variant)
-            if release is None:
-                release = releases[combo.variant] = _release_of(assembler.recipe, combo.variant)
+    targets: dict[str, Target | None] = {}  # hw_id -> target_of(its profile)
+
+    def judged(doc: Document) -> Iterator[Placer]:
+        plan = _plan_of(ctx, inputs, flags, doc)
+        if plan is not None:
+            yield from map(moved, _recipe_findings(*plan, flags, inputs, targets))
+
+    yield from once_per_key(_judged_recipes(ctx), ctx.command_key, judged)
+
+
+def _recipe_findings(
+    assembler: Assembler,
+    combos: list[CommandChoice],
+    flags: FlagCatalog,
+    inputs: RenderInputs,
+    targets: dict[str, Target | None],
+) -> Iterator[Finding]:
+    found: dict[tuple[Pointer, str, str], Reported] = {}
+    releases: dict[str, str] = {}
+    memo: SelectionMemo = {}
+    # Combinations of one layer class select the very same: their selections are read once.
+    commands: dict[tuple[Any, ...], list[Selection]] = {}
+    for combo in combos:
+        release = releases.get(combo.variant)
+        if release is None:
+            release = releases[combo.variant] = _release_of(assembler.recipe, combo.variant)
+        command = (combo.variant, assembler.layer_class(combo.hw_id), combo.strategy, combo.role)
+        chosen = commands.get(command)
+        if chosen is None:
             try:
-                chosen = list(_selections(assembler, combo, flags, memo))
+                chosen = commands[command] = list(_selections(assembler, combo, flags, memo))
             except SYNTHESIS_ERRORS:
                 continue
-            for member in combo.members or (combo.hw_id,):
-                _judge_member(found, chosen, inputs.profiles.get(member, {}), member, release)
-        for entry in found.values():
-            yield _finding(entry)
+        if not chosen:
+            continue
+        for member in combo.members or (combo.hw_id,):
+            target = targets.get(member, UNKNOWN_TARGET)
+            if target is UNKNOWN_TARGET:
+                target = targets[member] = target_of(inputs.profiles.get(member, {}))
+            _judge_member(found, chosen, target, member, release)
+    for entry in found.values():
+        yield _finding(entry)
+
+
+UNKNOWN_TARGET = Target("")  # a hardware whose target is not worked out yet
 
 
 def _judge_member(
     found: dict[tuple[Pointer, str, str], Reported],
     chosen: list[Selection],
-    profile: Any,
+    target: Target | None,
     member: str,
     release: str,
 ) -> None:
-    target = target_of(profile)
     if target is None:
         return
     for selection in chosen:
@@ -326,20 +354,24 @@ def _judge_member(
                 entry.hardware.append(member)
 
 
-def _plans(
-    ctx: CheckContext, inputs: RenderInputs, flags: FlagCatalog
-) -> Iterator[tuple[Assembler, list[CommandChoice]]]:
-    """The planned commands of the recipes that select a backend or a quantization method at all."""
-    for doc in ctx.recipes:
-        if not isinstance(doc.data, dict) or layers.is_omni(doc.data):
-            continue  # omni recipes get no renderings
-        if not _selects_anything(ctx, doc, flags):
-            continue  # most recipes: planning their commands would find nothing
-        try:
-            combos = list(itertools.islice(command_choices(inputs, doc.data), MAX_COMBINATIONS))
-        except SYNTHESIS_ERRORS:
-            continue  # the compiler reports recipes it cannot plan
-        yield Assembler(ctx, inputs, doc), combos
+def _judged_recipes(ctx: CheckContext) -> Iterator[Document]:
+    """The recipes whose commands are rendered at all (omni recipes get no renderings)."""
+    return (
+        doc for doc in ctx.recipes if isinstance(doc.data, dict) and not layers.is_omni(doc.data)
+    )
+
+
+def _plan_of(
+    ctx: CheckContext, inputs: RenderInputs, flags: FlagCatalog, doc: Document
+) -> tuple[Assembler, list[CommandChoice]] | None:
+    """The planned commands of a recipe that selects a backend or a quantization method at all."""
+    if not _selects_anything(ctx, doc, flags):
+        return None  # most recipes: planning their commands would find nothing
+    try:
+        combos = list(itertools.islice(command_choices(inputs, doc.data), MAX_COMBINATIONS))
+    except SYNTHESIS_ERRORS:
+        return None  # the compiler reports recipes it cannot plan
+    return Assembler(ctx, inputs, doc), combos
 
 
 def _selects_anything(ctx: CheckContext, doc: Document, flags: FlagCatalog) -> bool:

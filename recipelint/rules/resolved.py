@@ -10,6 +10,7 @@ are the recipe's own list objects, so their source is known by identity.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator
 from typing import Any, NamedTuple
@@ -23,7 +24,16 @@ from recipelint.resolve.hardware import generation_of, is_nvidia, is_scalable
 from recipelint.resolve.layers import ARG_STEPS, EMITTER, PD_ROLES
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
 from recipelint.resolve.strategy import effective_compatible, is_reachable, is_supported_on_hardware
-from recipelint.rules.common import ArgList, ArgUnit, Pointer, arg_list, as_dict
+from recipelint.rules.common import (
+    ArgList,
+    ArgUnit,
+    Placer,
+    Pointer,
+    arg_list,
+    as_dict,
+    moved,
+    once_per_key,
+)
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 
@@ -379,35 +389,47 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
     shadowed, replaced = ctx.config.is_enabled("RL340"), ctx.config.is_enabled("RL341")
     if not (shadowed or replaced):
         return
-    for assembler, combos in _plan(ctx, render_inputs(ctx)):
+    catalog = render_inputs(ctx)
+
+    def judged(doc: Document) -> Iterator[Placer]:
+        plan = _plan_of(ctx, catalog, doc)
+        if plan is None:
+            return
+        assembler, combos = plan
         if shadowed:
             yield from _shadowed_values(assembler, combos)
         if replaced:
-            yield from _strategy_override_replaces(assembler, combos)
+            yield from map(moved, _strategy_override_replaces(assembler, combos))
+
+    yield from once_per_key(_planned_recipes(ctx), ctx.command_key, judged)
 
 
-def _plan(
-    ctx: CheckContext, catalog: RenderInputs
-) -> Iterator[tuple[Assembler, list[CommandChoice]]]:
-    for doc in ctx.recipes:
-        if not isinstance(doc.data, dict) or layers.is_omni(doc.data):
-            continue  # omni recipes get no renderings (docs/upstream-behaviour.md#omni-recipes)
-        assembler = Assembler(ctx, catalog, doc)
-        try:
-            # Real recipes plan a few hundred at most; the cap bounds the cost of a hostile file.
-            combos = list(itertools.islice(command_choices(catalog, doc.data), MAX_COMBINATIONS))
-        except SYNTHESIS_ERRORS:
-            continue  # the compiler reports recipes it cannot plan
-        yield assembler, combos
+def _planned_recipes(ctx: CheckContext) -> Iterator[Document]:
+    # omni recipes get no renderings (docs/upstream-behaviour.md#omni-recipes)
+    return (
+        doc for doc in ctx.recipes if isinstance(doc.data, dict) and not layers.is_omni(doc.data)
+    )
 
 
-def _where(layer: ArgList, index: int) -> str:
-    line = layer.doc.span(layer.at(index)).line
-    place = ".".join(str(p) for p in layer.pointer)
-    return f"{place} ({layer.doc.rel}:{line})"
+def _plan_of(
+    ctx: CheckContext, catalog: RenderInputs, doc: Document
+) -> tuple[Assembler, list[CommandChoice]] | None:
+    assembler = Assembler(ctx, catalog, doc)
+    try:
+        # Real recipes plan a few hundred at most; the cap bounds the cost of a hostile file.
+        combos = list(itertools.islice(command_choices(catalog, doc.data), MAX_COMBINATIONS))
+    except SYNTHESIS_ERRORS:
+        return None  # the compiler reports recipes it cannot plan
+    return assembler, combos
 
 
-def _shadowed_values(assembler: Assembler, combos: list[CommandChoice]) -> Iterator[Finding]:
+def _where(doc: Document, pointer: Pointer, index: int) -> str:
+    line = doc.span((*pointer, index)).line
+    place = ".".join(str(p) for p in pointer)
+    return f"{place} ({doc.rel}:{line})"
+
+
+def _shadowed_values(assembler: Assembler, combos: list[CommandChoice]) -> Iterator[Placer]:
     seen: set[tuple[Pointer, Pointer, int]] = set()
     done: set[tuple[int, ...]] = set()
     walked: set[tuple[Any, ...]] = set()
@@ -433,7 +455,7 @@ def _shadows(
     layers: list[ArgList],
     combo: CommandChoice,
     seen: set[tuple[Pointer, Pointer, int]],
-) -> Iterator[Finding]:
+) -> Iterator[Placer]:
     doc = assembler.doc
     last: dict[str, tuple[ArgList, ArgUnit]] = {}
     for layer in layers:
@@ -447,15 +469,41 @@ def _shadows(
             if layer.doc is not doc or key in seen:
                 continue
             seen.add(key)
-            yield Finding(
-                doc,
-                layer.at(unit.index),
-                f"`{unit.flag} {unit.text_value}` replaces `{earlier_unit.flag} "
-                f"{earlier_unit.text_value}` from {_where(earlier, earlier_unit.index)} in the "
-                f"{combo.strategy} command of variant `{combo.variant}` on {combo.hw_id} (last wins)",
-                "intended overrides are fine; otherwise make the layers agree",
-                code="RL340",
+            yield functools.partial(
+                _shadow_finding,
+                _Shadow(
+                    layer.at(unit.index),
+                    f"`{unit.flag} {unit.text_value}` replaces `{earlier_unit.flag} "
+                    f"{earlier_unit.text_value}` from ",
+                    None if earlier.doc is doc else earlier.doc,
+                    earlier.pointer,
+                    earlier_unit.index,
+                    f" in the {combo.strategy} command of variant `{combo.variant}` on "
+                    f"{combo.hw_id} (last wins)",
+                ),
             )
+
+
+class _Shadow(NamedTuple):
+    """An RL340 finding before it is placed: the earlier list is named by its file and line."""
+
+    pointer: Pointer
+    head: str
+    earlier_doc: Document | None  # None: the recipe the finding is placed in
+    earlier_pointer: Pointer
+    earlier_index: int
+    tail: str
+
+
+def _shadow_finding(shadow: _Shadow, doc: Document) -> Finding:
+    earlier = shadow.earlier_doc or doc
+    return Finding(
+        doc,
+        shadow.pointer,
+        shadow.head + _where(earlier, shadow.earlier_pointer, shadow.earlier_index) + shadow.tail,
+        "intended overrides are fine; otherwise make the layers agree",
+        code="RL340",
+    )
 
 
 def _families(assembler: Assembler, layers: list[ArgList]) -> set[str]:
