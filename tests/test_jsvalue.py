@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -131,3 +132,25 @@ def test_plain_documents_need_no_rewrite() -> None:
     assert not has_js_specials({"a": [1, "2", {"b": None, "x10": True}], "n": 2**52})
     assert has_js_specials({"a": [{"b": 0.5}]})
     assert has_js_specials({"4294967294": 1}) and not has_js_specials({"4294967295": 1})
+
+
+_JS_VALUES = st.one_of(
+    st.none(),
+    st.just(UNDEFINED),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.text(max_size=2),
+    st.lists(st.integers(), max_size=1),
+    st.dictionaries(st.text(max_size=1), st.integers(), max_size=1),
+)
+
+
+@given(st.lists(_JS_VALUES, min_size=1, max_size=4))
+def test_js_or_is_the_first_truthy_operand_else_the_last(values: list[Any]) -> None:
+    assert js_or(*values) is next((value for value in values if truthy(value)), values[-1])
+
+
+@given(st.integers())
+def test_js_string_of_an_integer_is_its_number_string(value: int) -> None:
+    assert js_string(value) == js_number_string(value)

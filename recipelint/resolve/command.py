@@ -119,7 +119,7 @@ def assign(target: dict[str, Any], source: Any) -> None:
         raise RenderError(f"expected a mapping of environment variables, got {js_string(source)}")
 
 
-# The join orders split at the emitter's tokens, in runs (module constants: Placement keys by id).
+# The join orders split at the emitter's tokens, in runs.
 _ARGS_BEFORE, _ARGS_AFTER = (runs(part) for part in split_at_emitter(ARG_STEPS))
 _ENV_BEFORE, _ENV_AFTER = (runs(part) for part in split_at_emitter(ENV_STEPS))
 
@@ -176,11 +176,17 @@ class Placement:
         self.strategy_overrides = get(recipe, "strategy_overrides")
         self.features = FeatureResolver(recipe, self.variant, variant_key, self.profile, hw_id)
         self.shared: dict[Any, Any] = {}  # Selection.shared of every rendering here
-        self._joined: dict[int, Any] = {}  # id of a placement run -> its args (list) or env (dict)
+        self._joined: dict[
+            int, Any
+        ] = {}  # a placement run's number -> its args (list) or env (dict)
         # The strategy runs joined so far, shared with the recipe's other placements that the
         # caller hands the same mapping: keyed by what they read (see _strategy_key).
         self.strategy_runs: dict[Any, Any] = {} if strategy_runs is None else strategy_runs
-        self._generation = _generation_token(self.gen, self.nvidia, self)
+        # The variant and the generation as one small key: (variant, generation) -> a number.
+        scopes = self.strategy_runs.setdefault("scopes", {})
+        self._scope = scopes.setdefault(
+            (variant_key, _generation_token(self.gen, self.nvidia, self)), len(scopes)
+        )
         self._model_text: str | None = None
         self._meta: DockerMeta | None = None
         self._tp: Any = UNDEFINED
@@ -239,11 +245,11 @@ class Placement:
 
     def run_args(self, run: Run, sel: Selection) -> list[Any]:
         """The args of a placement run, spread once (callers copy before extending)."""
-        found: list[Any] | None = self._joined.get(id(run))
+        found: list[Any] | None = self._joined.get(run.number)
         if found is None:
             found = []
             _spread_steps(found, run.steps, sel, None)
-            self._joined[id(run)] = found
+            self._joined[run.number] = found
         return found
 
     def run_env(self, run: Run, sel: Selection) -> dict[str, Any]:
@@ -252,16 +258,17 @@ class Placement:
         Assigning that one is assigning them in turn: the same keys, in the same order,
         each with its last value.
         """
-        found: dict[str, Any] | None = self._joined.get(id(run))
+        found: dict[str, Any] | None = self._joined.get(run.number)
         if found is None:
             found = {}
             _assign_steps(found, run.steps, sel, None)
-            self._joined[id(run)] = found
+            self._joined[run.number] = found
         return found
 
     def strategy_args(self, run: Run, sel: Selection, role: str | None) -> list[Any]:
-        """The args of a strategy run, spread once per strategy, role, variant and generation."""
-        key = (id(run), sel.strategy, role, self.variant_key, self._generation)
+        """The args of a strategy run, spread once per strategy and role (and variant and
+        generation, when a step of it reads them)."""
+        key = (run.number, sel.strategy, role, self._scope if run.placed else None)
         found: list[Any] | None = self.strategy_runs.get(key)
         if found is None:
             found = []
@@ -271,7 +278,7 @@ class Placement:
 
     def strategy_env(self, run: Run, sel: Selection, role: str | None) -> dict[str, Any]:
         """The env of a strategy run, assigned into one mapping once (as run_env)."""
-        key = (id(run), sel.strategy, role, self.variant_key, self._generation)
+        key = (run.number, sel.strategy, role, self._scope if run.placed else None)
         found: dict[str, Any] | None = self.strategy_runs.get(key)
         if found is None:
             found = {}
@@ -311,7 +318,7 @@ class _Synthesis(Selection):
         "instances",
         "deploy",
         "single_node_tp",
-        "with_kv",
+        "presence",
     )
 
     def __init__(
@@ -327,35 +334,44 @@ class _Synthesis(Selection):
         self.variant_key, self.hw_id, self.strategy = combo.variant_key, combo.hw_id, combo.strategy
         self.variant = placement.variant
         spec = catalog.strategies.get(combo.strategy, UNDEFINED)
-        self.spec = spec if truthy(spec) else {}
-        self.deploy_type = get(self.spec, "deploy_type")  # raw: undefined when the spec has none
+        if not truthy(spec):
+            spec = {}
+        self.spec = spec
+        # raw: undefined when the spec has none
+        deploy_type = spec.get("deploy_type", UNDEFINED) if type(spec) is dict else UNDEFINED
+        self.deploy_type = deploy_type
         self.profile = placement.profile
         self.gen = placement.gen
         self.nvidia = placement.nvidia
-        self.gpu_count = placement.gpu_count
-        self.total_gpus = self.gpu_count * js_max(1, combo.node_count)
+        gpu_count = self.gpu_count = placement.gpu_count
+        nodes = combo.node_count
+        # gpu_count * Math.max(1, nodes)
+        self.total_gpus = gpu_count * (nodes if nodes != nodes or nodes > 1 else 1)
         self.model_id = placement.model_id
-        kv = catalog.strategies.get(combo.kv_offload, UNDEFINED) if combo.kv_offload else UNDEFINED
+        kv_offload = combo.kv_offload
+        kv = catalog.strategies.get(kv_offload, UNDEFINED) if kv_offload else UNDEFINED
         self.kv = kv if get(kv, "deploy_type") == "kv_store_lb" else None
-        self.kv_composing = self.kv is not None and self.deploy_type != "pd_cluster"
-        self.kv_option_id = combo.kv_offload
-        self.kv_option = self._kv_option()
+        self.kv_composing = self.kv is not None and deploy_type != "pd_cluster"
+        self.kv_option_id = kv_offload
+        self.kv_option = self._kv_option() if kv_offload is not None else None
         self.instances = js_or(get(self.kv, "default_instances"), 2) if self.kv is not None else 2
-        # strategy_overrides[strategy]
-        self.overrides = get(placement.strategy_overrides, combo.strategy)
-        self.deploy = self.deploy_type if truthy(self.deploy_type) else "single_node"
-        self.single_node_tp = (
-            placement.tp_for_single_node_tp
-            if combo.strategy == "single_node_tp"
-            else self.gpu_count
+        overrides = placement.strategy_overrides  # then strategy_overrides[strategy]
+        self.overrides = (
+            overrides.get(combo.strategy, UNDEFINED) if type(overrides) is dict else UNDEFINED
         )
-        self.features = placement.features.args_for(
-            combo.features, combo.strategy, self.kv_composing
+        self.deploy: Any = deploy_type if truthy(deploy_type) else "single_node"
+        self.single_node_tp = (
+            placement.tp_for_single_node_tp if combo.strategy == "single_node_tp" else gpu_count
+        )
+        self.features = (
+            placement.features.args_for(combo.features, combo.strategy, self.kv_composing)
+            if combo.features
+            else []
         )
         self.memo = None
         self.shared = placement.shared
         self.bare = True
-        self.with_kv = self.has_kv
+        self.presence = self.present()
 
     # ------------------------------------------------------------ preamble
 
@@ -408,7 +424,9 @@ class _Synthesis(Selection):
             elif kind is STRATEGY_RUN:
                 args += placement.strategy_args(run, self, role)
             else:
-                _spread_steps(args, run.steps if self.with_kv else run.kv_free, self, role)
+                steps = run.by_presence[self.presence]
+                if steps:
+                    _spread_steps(args, steps, self, role)
         return args
 
     def _parallel_args(self, role: str | None, node_role: str | None, node_rank: int) -> list[Any]:
@@ -417,10 +435,13 @@ class _Synthesis(Selection):
         flag = js_or(get(strategy, "parallel_flag"), "--tensor-parallel-size")
         nodes = combo.node_count
         multi = deploy == "multi_node" and nodes > 1
-        rank = js_max(1, node_rank) if node_role == "worker" else 0
+        # Math.max(1, rank): the plan's ranks are ints
+        rank = (node_rank if node_rank > 1 else 1) if node_role == "worker" else 0
         address = "$VLLM_INSTANCE_1" if self.kv_composing and self.instances > 1 else "$HEAD_IP"
-        parallelism = get(strategy, "parallelism")
         s = js_string
+        if not multi and deploy != "pd_cluster":
+            return [flag, s(self.single_node_tp)]
+        parallelism = get(strategy, "parallelism")
         if multi and flag == "--data-parallel-size":
             dp_local = self._dep_local_override()
             out = [
@@ -596,7 +617,9 @@ class _Synthesis(Selection):
             elif kind is STRATEGY_RUN:
                 env.update(placement.strategy_env(run, self, role))
             else:
-                _assign_steps(env, run.steps if self.with_kv else run.kv_free, self, role)
+                steps = run.by_presence[self.presence]
+                if steps:
+                    _assign_steps(env, steps, self, role)
 
     def _pin_pd_devices(self, env: dict[str, Any], role: str) -> None:
         pool_nodes = self._pool_nodes(role)
@@ -775,7 +798,8 @@ def _render_single_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     out["command"] = command
     out["argv"] = argv
     out.update(DockerWrapper(env, meta).wrap(command, argv))
-    extra = companions(synth.recipe, list(synth.combo.features), synth.combo.strategy)
+    enabled = synth.combo.features
+    extra = companions(synth.recipe, list(enabled), synth.combo.strategy) if enabled else []
     option = synth.kv_option
     if option is not None and truthy(get(get(option, "companion"), "command")):
         companion = option["companion"]
@@ -956,6 +980,17 @@ def _kv_services(kv: Any) -> dict[str, Any]:
     }
 
 
+def _kv_parts(synth: _Synthesis) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The master and store, and the router, of a kv deployment: they read only its spec, so the
+    renderings of one recipe share them (as they share the specs' own mappings)."""
+    key = ("kv-parts", synth.combo.kv_offload)
+    shared = synth.placement.strategy_runs
+    found: tuple[dict[str, Any], dict[str, Any] | None] | None = shared.get(key)
+    if found is None:
+        found = shared[key] = (_kv_services(synth.kv), _kv_router(synth.kv, synth.instances))
+    return found
+
+
 def _render_kv(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     """A Mooncake deployment: the serving strategy's commands plus router, master and store."""
     kv, combo = synth.kv, synth.combo
@@ -974,6 +1009,7 @@ def _render_kv(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     worker_dockers = [docker.wrap(c, a) for c, a in workers]
     vllm_docker = docker.wrap(command, argv)
     vllm_config = get(kv, "mooncake_vllm_config")
+    services, router = _kv_parts(synth)
     out = _base(synth, meta, "kv_store_lb", env)
     out["strategy"] = combo.kv_offload or combo.strategy
     out.update(
@@ -998,8 +1034,8 @@ def _render_kv(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
             "vllm_install": _brand_install(synth, get(get(kv, "vllm"), "install")),
             "vllm_docker_command": vllm_docker["docker_command"],
             "vllm_docker_argv": vllm_docker["docker_argv"],
-            **_kv_services(kv),
-            "router": _kv_router(kv, synth.instances),
+            **services,
+            "router": router,
             "mooncake_config": js_or(get(vllm_config, "template"), {}),
             "mooncake_config_note": js_or(get(vllm_config, "note"), ""),
         }

@@ -25,6 +25,7 @@ without a Layer around each, which only the rules need.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -384,6 +385,10 @@ class Selection:
     def pd(self) -> bool:
         return bool(get(self.spec, "deploy_type") == "pd_cluster")
 
+    def present(self) -> int:
+        """Which of :data:`NEEDS` this combination has, as bits (a Run's ``by_presence`` index)."""
+        return (type(self.overrides) is dict) | (bool(self.features) << 1) | (self.has_kv << 2)
+
 
 def generation_key(table: Any, gen: Any, nvidia: bool) -> tuple[Any, Any]:
     """(key, value) that `table[gen] || (nvidia ? table.nvidia : null)` reads; key None when neither."""
@@ -509,6 +514,8 @@ class Step(NamedTuple):
     """One position of the join order: what it reads (callers cache by it) and its layers.
 
     ``layers`` gives Layers, or the bare items of the same lists for a bare selection.
+    ``needs`` names what must be present for the step to add anything (see :data:`NEEDS`);
+    a step that reads "features" or "kv" needs them without saying so.
     """
 
     name: str
@@ -517,6 +524,21 @@ class Step(NamedTuple):
     ]  # of "variant", "hardware", "generation", "strategy", "role", "features", "kv"
     layers: Callable[[Selection, str | None], list[Any]]
     places: tuple[Place, ...] = ()  # where its layers can come from: the rules' view of the order
+    needs: frozenset[str] = frozenset()
+
+
+# What a step can need, in the order of the bits of Selection.present(): strategy_overrides[strategy]
+# as a mapping, an enabled feature, a kv deployment.
+OVERRIDES, FEATURES, KV_DEPLOYMENT = "overrides", "features", "kv"
+NEEDS = (OVERRIDES, FEATURES, KV_DEPLOYMENT)
+
+
+def _needs_of(step: Step) -> frozenset[str]:
+    return step.needs | (step.reads & {FEATURES, KV_DEPLOYMENT})
+
+
+def _present(bits: int) -> frozenset[str]:
+    return frozenset(need for index, need in enumerate(NEEDS) if bits >> index & 1)
 
 
 # The recipe's own lists join the same way for args and env; ``place`` says which list.
@@ -626,6 +648,7 @@ ARG_STEPS: tuple[Step, ...] = (
         frozenset({"strategy", "role"}),
         _override_args,
         (STRATEGY_EXTRA_ARGS, STRATEGY_VLLM_ARGS, ROLE_EXTRA_ARGS, ROLE_VLLM_ARGS),
+        frozenset({OVERRIDES}),
     ),
     Step(
         "generation",
@@ -638,6 +661,7 @@ ARG_STEPS: tuple[Step, ...] = (
         frozenset({"strategy", "role", "hardware"}),
         _exact_hardware_args,
         (STRATEGY_HW_ARGS, ROLE_HW_ARGS),
+        frozenset({OVERRIDES}),
     ),
     Step(
         "features",
@@ -700,6 +724,7 @@ ENV_STEPS: tuple[Step, ...] = (
         frozenset({"strategy", "role"}),
         _override_env,
         (STRATEGY_ENV, ROLE_ENV, STRATEGY_EXTRA_ENV),
+        frozenset({OVERRIDES}),
     ),
     Step(
         "generation",
@@ -712,6 +737,7 @@ ENV_STEPS: tuple[Step, ...] = (
         frozenset({"strategy", "role", "hardware"}),
         _exact_hardware_env,
         (STRATEGY_HW_ENV, ROLE_HW_ENV),
+        frozenset({OVERRIDES}),
     ),
 )
 # Steps that read neither the strategy nor the role: one (variant, hardware) placement shares them.
@@ -742,13 +768,14 @@ class Run(NamedTuple):
     ``kind`` is PLACEMENT_RUN (only the variant, hardware and generation: the same for every
     strategy and role rendered on one variant and hardware), STRATEGY_RUN (no more than
     STRATEGY_READS) or COMBINATION_RUN (anything). The renderer joins a run once per scope;
-    ``kv_free`` are its steps that read no kv deployment, all that can add anything when the
-    combination has none (Selection.has_kv).
+    ``by_presence[sel.present()]`` are its steps that can add anything to that combination.
     """
 
     kind: str
     steps: tuple[Step, ...]
-    kv_free: tuple[Step, ...]
+    by_presence: tuple[tuple[Step, ...], ...]
+    number: int  # distinct among all runs: what callers key what they joined by
+    placed: bool  # whether a step of it reads the variant, the hardware or the generation
 
 
 def _run_kind(step: Step) -> str:
@@ -758,18 +785,32 @@ def _run_kind(step: Step) -> str:
 
 
 def runs(steps: tuple[Step, ...]) -> tuple[Run, ...]:
-    """``steps`` in order, grouped into runs of one kind."""
-    grouped: list[tuple[str, tuple[Step, ...]]] = []
+    """``steps`` in order, grouped into runs of one kind.
+
+    A strategy step that reads neither the variant nor the generation does not join one that
+    does: its run is the same on every placement of the recipe.
+    """
+    grouped: list[tuple[tuple[str, bool], tuple[Step, ...]]] = []
     for step in steps:
-        kind = _run_kind(step)
-        if grouped and grouped[-1][0] == kind:
-            grouped[-1] = (kind, (*grouped[-1][1], step))
+        group = (_run_kind(step), bool(step.reads & PLACEMENT_READS))
+        if grouped and grouped[-1][0] == group:
+            grouped[-1] = (group, (*grouped[-1][1], step))
         else:
-            grouped.append((kind, (step,)))
+            grouped.append((group, (step,)))
     return tuple(
-        Run(kind, part, tuple(step for step in part if "kv" not in step.reads))
-        for kind, part in grouped
+        Run(kind, part, _by_presence(part), next(_RUN_NUMBERS), placed)
+        for (kind, placed), part in grouped
     )
+
+
+def _by_presence(steps: tuple[Step, ...]) -> tuple[tuple[Step, ...], ...]:
+    return tuple(
+        tuple(step for step in steps if _needs_of(step) <= _present(bits))
+        for bits in range(1 << len(NEEDS))
+    )
+
+
+_RUN_NUMBERS = itertools.count()
 
 
 def _layer_names(steps: tuple[Step, ...]) -> frozenset[str]:
