@@ -102,13 +102,13 @@ def cursor_at(lines: list[str], line: int, character: int) -> Cursor:
     start, end = _word_span(text, character)
     on_key = match is not None and match.start("key") <= character <= key_end
     item = ITEM_LINE.match(code) is not None
-    pointer = enclosing_pointer(lines, line)
+    path, pointer = _enclosing(lines, line)
     own_item = None
     if match is not None and match.group("items"):
         own_item = _item_index(lines, line, len(match.group("indent")))
     return Cursor(
         line=line,
-        path=tuple(part for part in pointer if isinstance(part, str)),
+        path=path,
         pointer=pointer,
         key=key,
         own_item=own_item,
@@ -122,12 +122,13 @@ def cursor_at(lines: list[str], line: int, character: int) -> Cursor:
     )
 
 
-def enclosing_pointer(lines: list[str], line: int) -> Pointer:
-    """The keys of the block mappings and the indices of the list items that hold ``line``,
-    read from indentation."""
+def _enclosing(lines: list[str], line: int) -> tuple[tuple[str, ...], Pointer]:
+    """The keys of the block mappings that hold ``line``, read from indentation; and the
+    same keys with the index of each list item that holds it between them."""
     column = _content_column(lines[line]) if 0 <= line < len(lines) else 0
     if column is None:
         column = len(lines[line]) if 0 <= line < len(lines) else 0
+    keys: list[str] = []
     parts: list[str | int] = []
     for number in range(line - 1, max(-1, line - 1 - MAX_SCAN_LINES), -1):
         if column == 0:
@@ -138,11 +139,15 @@ def enclosing_pointer(lines: list[str], line: int) -> Pointer:
             continue
         match = KEY_LINE.match(text)
         if match is not None and match.start("key") < column:
-            parts.append(_unquote(match.group("key")))
-        if ITEM_LINE.match(text) is not None:
+            key = _unquote(match.group("key"))
+            keys.append(key)
+            parts.append(key)
+        if text[start] == "-" and ITEM_LINE.match(text) is not None:
             parts.append(_item_index(lines, number, start))
         column = start
-    return tuple(reversed(parts))
+    keys.reverse()
+    parts.reverse()
+    return tuple(keys), tuple(parts)
 
 
 def _item_index(lines: list[str], line: int, indent: int) -> int:
