@@ -10,6 +10,10 @@ cached compile holds no more in memory than an uncached one.
 
 A cache is data, never code: a damaged or foreign file is a miss, not an error.
 It is trusted as much as the output folder it feeds (its bytes are published as-is).
+
+A recipe file is looked up by its text before it is parsed: an unchanged recipe is never
+parsed again. Its entry then also holds the findings of reading it, and the digest of every
+document, so an output file already holding those bytes is kept without reading them.
 """
 
 from __future__ import annotations
@@ -20,22 +24,25 @@ import os
 import re
 import tempfile
 from collections import OrderedDict
-from dataclasses import astuple, dataclass
+from collections.abc import Callable
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 import recipelint
+from recipelint.carryover import digest as content_digest
 from recipelint.compilation import Compiler
 from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.jsvalue import UNDEFINED, dumps
 from recipelint.load import Document, LoadLimits
 from recipelint.provenance import Provenance
-from recipelint.publication import RecipeOutcome, WriteJournal
+from recipelint.publication import Globals, RecipeOutcome, WriteJournal
+from recipelint.recipefiles import RecipeFile
 from recipelint.tree import RecipeTree, recipe_hf_id
 
-FORMAT = 1
+FORMAT = 2
 SUFFIX = ".rlc"
 _ENTRY_NAME = re.compile(r"^[0-9a-f]{64}\.rlc$")
 
@@ -150,6 +157,12 @@ def _decode_diagnostic(raw: list[Any]) -> Diagnostic:
 # ---------------------------------------------------------------- entries
 
 
+def _text(value: Any) -> str:
+    if type(value) is not str:
+        raise ValueError("not a string")
+    return value
+
+
 class _EntryReader:
     """Entry files in memory, a few at a time: output files are written in path order,
     which visits one recipe's documents together."""
@@ -171,14 +184,22 @@ class _EntryReader:
         self._held.pop(entry, None)
 
 
-@dataclass(frozen=True)
 class CachedDocument:
     """One serialised output document inside a cache entry, read when it is written out."""
 
-    reader: _EntryReader
-    entry: Path
-    offset: int
-    length: int
+    __slots__ = ("digest", "entry", "length", "offset", "reader")
+
+    def __init__(
+        self, reader: _EntryReader, entry: Path, offset: int, length: int, digest: str
+    ) -> None:
+        self.reader = reader
+        self.entry = entry
+        self.offset = offset
+        self.length = length
+        self.digest = digest  # of its bytes, as recorded when the entry was written
+
+    def __len__(self) -> int:
+        return self.length
 
     def read(self) -> bytes:
         blob = self.reader.read(self.entry)
@@ -199,13 +220,34 @@ class RecipeCache:
         self.reader = _EntryReader()
 
     def key(self, doc: Document) -> str:
-        digest = hashlib.sha256(self.tree_key.encode())
+        """The key of a loaded recipe (whose load findings the tree reports)."""
+        digest = hashlib.sha256(f"{self.tree_key}\0document\0".encode())
         _document_digest(digest, doc)
         return digest.hexdigest()
 
-    def outcome(self, compiler: Compiler[Any], doc: Document, globals_: Any) -> RecipeOutcome:
+    def file_key(self, recipe: RecipeFile, text: str) -> str:
+        """The key of a recipe file read as ``text`` (its entry holds its load findings)."""
+        digest = hashlib.sha256(f"{self.tree_key}\0file\0{recipe.rel}\0".encode())
+        digest.update(text.encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
+
+    def outcome(self, compiler: Compiler[Any], doc: Document, globals_: Globals) -> RecipeOutcome:
         """The recipe's outcome from the cache, or compiled now and stored."""
-        key = self.key(doc)
+        return self._outcome(self.key(doc), lambda: compiler.compile_recipe(doc, globals_))
+
+    def file_outcome(
+        self, compiler: Compiler[Any], recipe: RecipeFile, globals_: Globals
+    ) -> RecipeOutcome:
+        """A recipe file's outcome, its load findings first, from the cache without parsing
+        it, or compiled now and stored. A file that is not plain text is never cached."""
+        text = recipe.text
+        if text is None:
+            return compiler.compile_file(recipe, globals_)
+        return self._outcome(
+            self.file_key(recipe, text), lambda: compiler.compile_file(recipe, globals_)
+        )
+
+    def _outcome(self, key: str, compile_now: Callable[[], RecipeOutcome]) -> RecipeOutcome:
         self.used.add(key + SUFFIX)
         entry = self.folder / (key + SUFFIX)
         cached = self._load(entry)
@@ -213,7 +255,7 @@ class RecipeCache:
             self.hits += 1
             return cached
         self.misses += 1
-        fresh = compiler.compile_recipe(doc, globals_)
+        fresh = compile_now()
         stored = self._store(entry, fresh)
         return stored if stored is not None else fresh
 
@@ -230,31 +272,16 @@ class RecipeCache:
         return removed
 
     def _load(self, entry: Path) -> RecipeOutcome | None:
+        """The entry's outcome, from its header line only: documents are read when written."""
         try:
-            blob = self.reader.read(entry)
-            header_end = blob.index(b"\n")
-            header = orjson.loads(blob[:header_end])
+            with entry.open("rb") as stream:
+                line = stream.readline()
+                size = os.fstat(stream.fileno()).st_size
+            header = orjson.loads(line)
             if header.get("format") != FORMAT:
                 return None
-            offset = header_end + 1
-            journal = WriteJournal()
-            for op in header["ops"]:
-                if op[0] == "remove":
-                    journal.ops.append(("remove", op[1]))
-                    continue
-                _, path, origin, length = op
-                journal.ops.append(
-                    (
-                        "write",
-                        path,
-                        None,
-                        False,
-                        origin,
-                        CachedDocument(self.reader, entry, offset, length),
-                    )
-                )
-                offset += length
-            if offset != len(blob):
+            journal, end = self._journal(entry, header["ops"], len(line))
+            if end != size:
                 return None
             return RecipeOutcome(
                 journal,
@@ -266,6 +293,33 @@ class RecipeCache:
             self.reader.forget(entry)
             return None
 
+    def _journal(self, entry: Path, ops: list[Any], offset: int) -> tuple[WriteJournal, int]:
+        """The journal of an entry's ops, its documents found from ``offset`` on; and where
+        the last one ends."""
+        journal = WriteJournal()
+        append, reader = journal.ops.append, self.reader
+        for op in ops:
+            if op[0] == "remove":
+                append(("remove", _text(op[1])))
+                continue
+            _, path, origin, length, digest = op
+            if not (type(path) is type(origin) is type(digest) is str) or type(length) is not int:
+                raise ValueError("not a write")
+            if length < 0:
+                raise ValueError("negative length")
+            append(
+                (
+                    "write",
+                    path,
+                    None,
+                    False,
+                    origin,
+                    CachedDocument(reader, entry, offset, length, digest),
+                )
+            )
+            offset += length
+        return journal, offset
+
     def _store(self, entry: Path, outcome: RecipeOutcome) -> RecipeOutcome | None:
         """Write the entry; return the outcome re-pointed at it, so the documents can be freed."""
         ops, payload = [], []
@@ -275,7 +329,7 @@ class RecipeCache:
                 continue
             _, path, doc, special, origin = op[:5]
             data = dumps(doc, special=special)
-            ops.append(["write", path, origin, len(data)])
+            ops.append(["write", path, origin, len(data), content_digest(data)])
             payload.append(data)
         try:
             header = orjson.dumps(

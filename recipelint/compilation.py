@@ -16,8 +16,9 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.emit import Withdrawn
+from recipelint.jsvalue import dumps
 from recipelint.load import Document
-from recipelint.outputmap import OutputMap, apply_journal, serialized
+from recipelint.outputmap import OutputMap, apply_journal
 from recipelint.outputpaths import PathLedger
 from recipelint.provenance import Provenance
 from recipelint.publication import (
@@ -27,7 +28,9 @@ from recipelint.publication import (
     RecipeOutcome,
     RecipeSource,
     StoredDocument,
+    WriteJournal,
 )
+from recipelint.recipefiles import RecipeFile
 from recipelint.tree import RecipeTree
 
 OutputT = TypeVar("OutputT", bound=Output)
@@ -44,10 +47,14 @@ class CompileResult(Generic[OutputT]):
 
 
 class OutcomeSource(Protocol):
-    """Where :meth:`Compiler.run` gets a recipe's outcome from instead of compiling it (a cache)."""
+    """Where a compile gets a recipe's outcome from instead of compiling it (a cache)."""
 
     def outcome(
         self, compiler: Compiler[Any], doc: Document, globals_: Globals
+    ) -> RecipeOutcome: ...
+
+    def file_outcome(
+        self, compiler: Compiler[Any], recipe: RecipeFile, globals_: Globals
     ) -> RecipeOutcome: ...
 
 
@@ -93,12 +100,28 @@ class Compiler(Publisher, Generic[OutputT]):
     ) -> RecipeOutcome:
         return self.publish_recipe(doc, globals_, keep_documents)
 
+    def compile_file(self, recipe: RecipeFile, globals_: Globals | None) -> RecipeOutcome:
+        """A recipe file parsed and compiled: the findings of reading it come first."""
+        doc = recipe.document()
+        if globals_ is None:
+            return RecipeOutcome(WriteJournal(), list(doc.problems))
+        outcome = self.compile_recipe(doc, globals_)
+        outcome.diagnostics[:0] = doc.problems
+        return outcome
+
     def outcome_of(
         self, doc: Document, globals_: Globals, source: OutcomeSource | None = None
     ) -> RecipeOutcome:
         if source is not None:
             return source.outcome(self, doc, globals_)
         return self.compile_recipe(doc, globals_)
+
+    def file_outcome(
+        self, recipe: RecipeFile, globals_: Globals | None, source: OutcomeSource | None = None
+    ) -> RecipeOutcome:
+        if source is not None and globals_ is not None:
+            return source.file_outcome(self, recipe, globals_)
+        return self.compile_file(recipe, globals_)
 
     def absorb(self, outcome: RecipeOutcome) -> None:
         apply_journal(self.out, outcome.writes.ops)
@@ -116,8 +139,9 @@ class Compiler(Publisher, Generic[OutputT]):
         return self.result
 
 
-# A step for the writer: (path, bytes) writes a new file, (path, None) is `rm -rf path`.
-FileOp = tuple[str, bytes | None]
+# A step for the writer: (path, bytes) writes a new file, (path, None) is `rm -rf path`;
+# a cache's document is handed on unread (the writer may find its bytes already there).
+FileOp = tuple[str, bytes | StoredDocument | None]
 
 
 class StreamedOutput:
@@ -146,7 +170,7 @@ class StreamedOutput:
         origin: str,
         data: bytes | StoredDocument | None = None,
     ) -> None:
-        existed = path in self.ledger
+        existed = path in self.ledger.origins
         if not self.ledger.write(path, origin) or self.blocked:
             return
         if existed:
@@ -154,7 +178,7 @@ class StreamedOutput:
         elif path in self._folders or not self._made_parent(path):
             self.blocked = True
             return
-        self._ready.append((path, serialized(doc, special, data)))
+        self._ready.append((path, data if data is not None else dumps(doc, special=special)))
 
     def _made_parent(self, path: str) -> bool:
         """Record the folders ``path`` needs; False when one of them is an output file."""
@@ -198,23 +222,22 @@ class CompileBlocked(Withdrawn):
 
 def streamed_files(
     compiler: Compiler[StreamedOutput],
-    recipes: Iterable[Document],
+    recipes: Iterable[Document | RecipeFile],
     source: OutcomeSource | None = None,
 ) -> Iterator[FileOp]:
-    """Compile ``recipes`` (the tree's or its recipe files', possibly wrapped in a progress
-    counter) and yield each writer step as soon as it is known. Raises
-    :class:`CompileFailed` at the end when the compile found errors and
-    :class:`CompileBlocked` when the writer could not follow."""
+    """Compile ``recipes`` (the loaded tree's, or its recipe files, whose load findings are
+    reported here; possibly wrapped in a progress counter) and yield each writer step as
+    soon as it is known. Raises :class:`CompileFailed` at the end when the compile found
+    errors and :class:`CompileBlocked` when the writer could not follow."""
     out = compiler.out
-    read_here = compiler.recipe_files is not None  # their load problems are not reported yet
     globals_ = compiler.prepare()
     yield from out.take()
-    for doc in recipes:
-        if read_here:
-            compiler.diagnostics.extend(doc.problems)
-        if globals_ is not None:
-            compiler.absorb(compiler.outcome_of(doc, globals_, source))
-            yield from out.take()
+    for recipe in recipes:
+        if isinstance(recipe, RecipeFile):
+            compiler.absorb(compiler.file_outcome(recipe, globals_, source))
+        elif globals_ is not None:
+            compiler.absorb(compiler.outcome_of(recipe, globals_, source))
+        yield from out.take()
     result = compiler.finish(globals_)
     yield from out.take()
     if not result.ok:

@@ -18,11 +18,14 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Protocol
 
 from recipelint.carryover import (
     CarryOver,
+    FolderIdentity,
     Listing,
     Record,
+    Survey,
     digest,
     identity,
     listing_of,
@@ -41,6 +44,21 @@ OUTPUT_MARKER = "models.json"
 
 class EmitError(Exception):
     """The output could not be written; OUT is unchanged."""
+
+
+class Stored(Protocol):
+    """A file's bytes kept elsewhere (a cache entry), read only when they must be written:
+    a spare already holding bytes of that digest keeps its file."""
+
+    digest: str  # recipelint.carryover.digest of the bytes
+
+    def read(self) -> bytes: ...
+
+
+# What a file is written from: its bytes, or where they are stored.
+Content = bytes | Stored
+# A step: (path, content) writes a new file, (path, None) is `rm -rf path`.
+Step = tuple[str, Content | None]
 
 
 class Withdrawn(Exception):
@@ -69,13 +87,21 @@ def check_destination(out: Path, tree_root: Path) -> None:
 
 
 def _safe_relative(path: str) -> bool:
-    parts = path.split("/")
+    if (  # the common case, in a few C-level tests: no segment is empty or starts with a dot
+        path[:1] not in ("", "/", ".")
+        and path[-1] != "/"
+        and "//" not in path
+        and "/." not in path
+        and "\\" not in path
+        and "\x00" not in path
+    ):
+        return True
     return (
         bool(path)
         and not path.startswith("/")
         and "\\" not in path
         and "\x00" not in path
-        and all(part not in ("", ".", "..") for part in parts)
+        and all(part not in ("", ".", "..") for part in path.split("/"))
     )
 
 
@@ -92,18 +118,20 @@ _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 _OWN_FILE = os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
 
 
-def _write_one(base: str, rel: str, data: bytes, rewrite: bool = False) -> None:
-    fd = os.open(os.path.join(base, rel), _OWN_FILE if rewrite else _NEW_FILE, 0o644)
+def _write_one(path: str, data: bytes, flags: int) -> None:
+    fd = os.open(path, flags, 0o644)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        done = os.write(fd, data)
+        if done < len(data):  # a regular file takes it all at once unless the disk is full
+            view = memoryview(data)[done:]
+            while view:
+                view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
 
 
-def write_files(files: Iterable[tuple[str, bytes | None]], folder: Path) -> int:
-    """Write each (relative path, bytes) under the fresh folder ``folder``; returns the count.
+def write_files(files: Iterable[Step], folder: Path) -> int:
+    """Write each (relative path, content) under the fresh folder ``folder``; returns the count.
 
     A (path, None) step is `rm -rf path` of what earlier steps wrote (upstream's overwrite
     semantics, replayed in order). ``files`` is consumed lazily and at most a bounded number
@@ -112,16 +140,17 @@ def write_files(files: Iterable[tuple[str, bytes | None]], folder: Path) -> int:
     return _write_all(files, _Writer(os.fspath(folder)))
 
 
-def _write_all(files: Iterable[tuple[str, bytes | None]], writer: _Writer) -> int:
+def _write_all(files: Iterable[Step], writer: _Writer) -> int:
     with ThreadPoolExecutor(WRITER_THREADS) as pool:
         try:
+            add, safe = writer.add, _safe_relative
             for rel, data in files:
-                if not _safe_relative(rel):
+                if not safe(rel):
                     raise EmitError(f"refusing to write {rel!r}: not a plain relative path")
                 if data is None:
                     writer.remove(pool, rel)
                 else:
-                    writer.add(pool, rel, data)
+                    add(pool, rel, data)
             writer.flush(pool)
         finally:
             writer.drain()
@@ -136,14 +165,17 @@ class _Writer:
         self.base = base
         self.made: set[str] = set()
         self.pending: deque[Future[None]] = deque()
-        self.batch: list[tuple[str, bytes, bool]] = []
+        self.batch: list[tuple[str, bytes, int]] = []
         self.count = 0
 
-    def add(self, pool: ThreadPoolExecutor, rel: str, data: bytes, rewrite: bool = False) -> None:
+    def add(self, pool: ThreadPoolExecutor, rel: str, data: Content) -> None:
+        self._queue(pool, rel, data if isinstance(data, bytes) else data.read(), False)
+
+    def _queue(self, pool: ThreadPoolExecutor, rel: str, data: bytes, rewrite: bool) -> None:
         parent = rel.rpartition("/")[0]
         if parent and parent not in self.made and not rewrite:
             self._make(parent)
-        self.batch.append((rel, data, rewrite))
+        self.batch.append((f"{self.base}/{rel}", data, _OWN_FILE if rewrite else _NEW_FILE))
         self.count += 1
         if len(self.batch) == WRITE_BATCH:
             self.flush(pool)
@@ -158,13 +190,21 @@ class _Writer:
             missing.append(folder)
             folder = folder.rpartition("/")[0]
         for name in reversed(missing):
-            with contextlib.suppress(FileExistsError):  # an earlier output's, when updating one
-                os.mkdir(os.path.join(self.base, name))
+            try:
+                os.mkdir(f"{self.base}/{name}")
+            except FileExistsError:  # an earlier output's, when updating one
+                pass
+            else:
+                self._changed(name)
+                self._changed(name.rpartition("/")[0])
             self.made.add(name)
+
+    def _changed(self, folder: str) -> None:
+        """An entry of ``folder`` was made or removed (its identity changed)."""
 
     def flush(self, pool: ThreadPoolExecutor) -> None:
         if self.batch:
-            self.pending.append(pool.submit(_write_batch, self.base, self.batch))
+            self.pending.append(pool.submit(_write_batch, self.batch))
             self.batch = []
 
     def drain(self) -> None:
@@ -202,26 +242,36 @@ class _UpdatingWriter(_Writer):
     """Brings an earlier output (the spare) up to date: a file whose bytes are already there,
     as recorded, is kept; others are written; what the new output lacks is deleted."""
 
-    def __init__(self, base: str, present: dict[str, Record], found: set[str]) -> None:
+    def __init__(self, base: str, survey: Survey) -> None:
         super().__init__(base)
-        self.present = present  # files on disk with known bytes
-        self.found = found  # every entry the folder held
+        self.present = survey.present  # files on disk with known bytes
+        self.found = survey.found  # every entry the folder held
+        self.unchanged = survey.folders  # folders whose recorded identity is still theirs
+        self.touched: set[str] = set()  # folders whose entries this compile changed
         self.kept: dict[str, Record | None] = {}  # the new output; None: written now
         self.written = 0
 
-    def add(self, pool: ThreadPoolExecutor, rel: str, data: bytes, rewrite: bool = False) -> None:
-        fresh = digest(data)
+    def add(self, pool: ThreadPoolExecutor, rel: str, data: Content) -> None:
         record = self.present.get(rel)
-        if record is not None and record[0] == fresh:
+        if record is not None and record[0] == (
+            data.digest if not isinstance(data, bytes) else digest(data)
+        ):
             self.kept[rel] = record
             return
+        if not isinstance(data, bytes):
+            data = data.read()
+        fresh = digest(data)
         if record is None:
             self._clear_way(rel)
+            self._changed(rel.rpartition("/")[0])
         self.present[rel] = (fresh, -1, -1, -1)  # bytes known, identity read at the end
         self.found.add(rel)
         self.kept[rel] = None
         self.written += 1
-        super().add(pool, rel, data, rewrite=record is not None)
+        self._queue(pool, rel, data, record is not None)
+
+    def _changed(self, folder: str) -> None:
+        self.touched.add(folder)
 
     def _clear_way(self, rel: str) -> None:
         """Remove what the spare holds at ``rel`` or in place of one of its folders, from
@@ -234,6 +284,7 @@ class _UpdatingWriter(_Writer):
             folder = os.path.join(self.base, parent)
             if os.path.islink(folder) or (os.path.lexists(folder) and not os.path.isdir(folder)):
                 os.unlink(folder)  # a link or a file where a folder must be
+                self._changed(parent.rpartition("/")[0])
                 break  # nothing below it exists any more
         target = os.path.join(self.base, rel)
         if os.path.isdir(target) and not os.path.islink(target):
@@ -255,6 +306,7 @@ class _UpdatingWriter(_Writer):
                 continue  # a link or file this compile replaced by a folder of the output
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
+            self._changed(rel.rpartition("/")[0])
             self._drop_empty_parents(rel)
         self.count = len(self.kept)
 
@@ -266,10 +318,16 @@ class _UpdatingWriter(_Writer):
             except OSError:
                 break
             parent = parent.rpartition("/")[0]
+            self._changed(parent)
 
     def listing(self) -> Listing:
-        """Every file of the new output with its digest and identity on disk."""
-        return listing_of(self.base, self._records())
+        """Every file of the new output with its digest and identity on disk; a folder's
+        identity read when the spare was surveyed is reused while its entries are as they
+        were then."""
+        known: dict[str, FolderIdentity] = {
+            folder: ident for folder, ident in self.unchanged.items() if folder not in self.touched
+        }
+        return listing_of(self.base, self._records(), known)
 
     def _records(self) -> dict[str, Record]:
         done: dict[str, Record] = {}
@@ -283,9 +341,9 @@ class _UpdatingWriter(_Writer):
         return done
 
 
-def _write_batch(base: str, batch: list[tuple[str, bytes, bool]]) -> None:
-    for rel, data, rewrite in batch:
-        _write_one(base, rel, data, rewrite)
+def _write_batch(batch: list[tuple[str, bytes, int]]) -> None:
+    for path, data, flags in batch:
+        _write_one(path, data, flags)
 
 
 def remove_folder(folder: Path) -> None:
@@ -317,9 +375,7 @@ def _unlink_all(paths: list[str]) -> None:
             os.unlink(path)
 
 
-def replace_folder(
-    files: Iterable[tuple[str, bytes | None]], out: Path, carry: CarryOver | None = None
-) -> int:
+def replace_folder(files: Iterable[Step], out: Path, carry: CarryOver | None = None) -> int:
     """Write ``files`` to a staging folder beside ``out`` as they come, then swap it in.
 
     With ``carry`` (a compile with a cache), the staging folder is the output before the
@@ -352,14 +408,12 @@ def _writer_for(staging: Path, carry: CarryOver | None, spare: Listing | None) -
     if carry is None:
         return _Writer(os.fspath(staging))
     if spare is None:
-        return _UpdatingWriter(os.fspath(staging), {}, set())
-    present, found = verified(os.fspath(staging), spare)
-    return _UpdatingWriter(os.fspath(staging), present, found)
+        return _UpdatingWriter(os.fspath(staging), Survey())
+    return _UpdatingWriter(os.fspath(staging), verified(os.fspath(staging), spare))
 
 
 def _swap_keeping(staging: Path, out: Path, carry: CarryOver, records: Listing) -> None:
     """The swap, keeping the replaced output as the spare, and the record of both."""
-    previous, _ = carry.load()
     spare = spare_folder(out)
     try:
         exchanged = os.path.lexists(out) and _exchange(staging, out)
@@ -368,7 +422,7 @@ def _swap_keeping(staging: Path, out: Path, carry: CarryOver, records: Listing) 
         raise EmitError(f"could not move the output into place: {exc}") from exc
     if not exchanged:
         _swap(staging, out)
-        carry.save(records, Listing())
+        carry.save(records)
         return
     try:
         if os.path.lexists(spare):
@@ -376,9 +430,9 @@ def _swap_keeping(staging: Path, out: Path, carry: CarryOver, records: Listing) 
         os.rename(staging, spare)
     except OSError:
         remove_folder(staging)
-        carry.save(records, Listing())
+        carry.save(records)
         return
-    carry.save(records, previous)
+    carry.rotate(records)
 
 
 STAGING_INFIX = ".new-"
@@ -409,7 +463,7 @@ def _take_spare(out: Path, staging: Path, carry: CarryOver | None) -> Listing | 
     spare = spare_folder(out)
     if carry is None or spare.is_symlink() or not spare.is_dir():
         return None
-    _, recorded = carry.load()
+    recorded = carry.spare()
     if not recorded.files:
         return None
     os.rmdir(staging)

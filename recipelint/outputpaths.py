@@ -67,15 +67,21 @@ class PathLedger:
     def write(self, path: str, origin: str) -> bool:
         """Record a write; False when the path is refused (and then nothing is recorded)."""
         # The last line of defence for every data-derived path (hardware ids are taxonomy keys).
-        reason = unsafe_path_reason(path)
-        if reason is not None:
-            self.refused.append((path, reason, origin))
-            return False
+        if type(path) is not str or not _plainly_safe(path):
+            reason = unsafe_path_reason(path)
+            if reason is not None:
+                self.refused.append((path, reason, origin))
+                return False
         earlier = self.origins.get(path)
         if earlier is not None and earlier != origin:
             self.overwritten.append((path, earlier, origin))
         self.origins[path] = origin
-        self._by_folder.setdefault(folder_key(path), set()).add(path)
+        key = folder_key(path)
+        bucket = self._by_folder.get(key)
+        if bucket is None:
+            self._by_folder[key] = {path}
+        else:
+            bucket.add(path)
         return True
 
     def remove_tree(self, base: str) -> list[str]:

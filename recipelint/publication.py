@@ -40,7 +40,12 @@ if TYPE_CHECKING:
 
 
 class StoredDocument(Protocol):
-    """A document serialised earlier (by a cache), read back when it is written out."""
+    """A document serialised earlier (by a cache), read back when it is written out; its
+    length and digest are known without reading it."""
+
+    digest: str  # recipelint.carryover.digest of its bytes
+
+    def __len__(self) -> int: ...
 
     def read(self) -> bytes: ...
 
@@ -153,8 +158,6 @@ class RecipeSource(Protocol):
     """Recipes read one at a time instead of held in ``tree.recipes``."""
 
     rels: list[str]
-
-    def __iter__(self) -> Iterator[Document]: ...
 
     def __len__(self) -> int: ...
 

@@ -4,6 +4,8 @@
 compile needs one recipe at a time plus the tree-wide inputs, so it lists the recipe files,
 reads each when it is compiled and lets it go afterwards: memory then does not grow with
 the number of recipes. Files are listed and confined by the walker :func:`load_tree` uses.
+A recipe is read once, as text, and parsed only when asked: a cached compile looks an
+unchanged recipe up by its text and never parses it.
 """
 
 from __future__ import annotations
@@ -13,12 +15,45 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from recipelint.diagnostics import Diagnostic
-from recipelint.load import DEFAULT_LIMITS, Document, LoadLimits, load_document
+from recipelint.load import DEFAULT_LIMITS, Document, LoadLimits, load_document, parse_yaml
 from recipelint.tree import RecipeTree, _Walker, recipe_hf_id
 
 
+class RecipeFile:
+    """One recipe file, read once: its text, and its document parsed from that text."""
+
+    __slots__ = ("limits", "path", "rel", "text")
+
+    def __init__(self, path: Path, rel: str, limits: LoadLimits) -> None:
+        self.path = path
+        self.rel = rel
+        self.limits = limits
+        # None: not plain UTF-8 text within the size limit; load_document reports why.
+        self.text = _plain_text(path, limits)
+
+    def document(self) -> Document:
+        if self.text is None:
+            return load_document(self.path, self.rel, "recipe", self.limits)
+        return parse_yaml(self.text, self.path, "recipe", self.rel, self.limits)
+
+
+def _plain_text(path: Path, limits: LoadLimits) -> str | None:
+    """The file's text as :func:`load_document` decodes it (a leading byte-order mark
+    dropped), or None when reading or decoding it would be a finding."""
+    try:
+        with path.open("rb") as stream:
+            if os.fstat(stream.fileno()).st_size > limits.max_file_bytes:
+                return None
+            raw = stream.read()
+        if b"\x00" in raw:
+            return None
+        return raw.decode("utf-8").removeprefix("\ufeff")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 class RecipeFiles:
-    """The recipe files of a tree, in upstream's reading order, each parsed when reached."""
+    """The recipe files of a tree, in upstream's reading order, each read when reached."""
 
     def __init__(self, root: Path, paths: list[Path], limits: LoadLimits) -> None:
         self.root = root
@@ -29,9 +64,9 @@ class RecipeFiles:
     def __len__(self) -> int:
         return len(self.paths)
 
-    def __iter__(self) -> Iterator[Document]:
+    def __iter__(self) -> Iterator[RecipeFile]:
         for path, rel in zip(self.paths, self.rels, strict=True):
-            yield load_document(path, rel, "recipe", self.limits)
+            yield RecipeFile(path, rel, self.limits)
 
     def reload(self, rel: str) -> Document | None:
         """A recipe read again, to point a finding at it after it was let go."""

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from recipelint.cache import RecipeCache
     from recipelint.compilation import Compiler, CompileResult, FileOp, StreamedOutput
+    from recipelint.emit import Step
     from recipelint.load import Document, LoadLimits
     from recipelint.outputmap import OutputMap
     from recipelint.provenance import Provenance
@@ -297,7 +298,7 @@ class _Run:
             click.echo(f"recipelint compile: {exc}", err=True)
             sys.exit(EXIT_USAGE)
 
-    def _replace(self, files: Iterable[tuple[str, bytes | None]], out: Path) -> int:
+    def _replace(self, files: Iterable[Step], out: Path) -> int:
         """emit.replace_folder; with a cache, the replaced output is kept beside OUT and
         brought up to date by the next compile."""
         from recipelint.carryover import CarryOver
