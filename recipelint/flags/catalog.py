@@ -341,8 +341,14 @@ def load_catalog(version: str, package: str = "vllm") -> Catalog:
     """The committed catalog of exactly this release (KeyError when there is none)."""
     if version not in available_versions(package):
         raise KeyError(f"no {package} catalog for {version}")
+    return Catalog.from_json(_raw_catalog(version, package))
+
+
+@cache
+def _raw_catalog(version: str, package: str) -> dict[str, Any]:
+    """One release's catalog file as JSON, parsed once for the specs and the type index alike."""
     data = (_catalog_dir() / f"{package}-{version}.json").read_bytes()
-    return Catalog.from_json(orjson.loads(data))
+    return orjson.loads(data)  # type: ignore[no-any-return]
 
 
 @cache
@@ -351,8 +357,7 @@ def options_of_type(types: frozenset[str], package: str = "vllm") -> frozenset[s
     as one of ``types``; read from the raw catalogs, without building every release's specs."""
     found: set[str] = set()
     for version in available_versions(package):
-        raw = orjson.loads((_catalog_dir() / f"{package}-{version}.json").read_bytes())
-        for name, entry in raw["flags"].items():
+        for name, entry in _raw_catalog(version, package)["flags"].items():
             if entry.get("type") in types:
                 found.update((name, *entry.get("aliases", ())))
     return frozenset(found)

@@ -19,25 +19,44 @@ Read statically from a vLLM release, as the flag and environment catalogs are:
   that code outside the oracles tests by name, is not recorded.
 
 Per-release tables are folded into eras (:func:`recipelint.flags.envs.fold_eras`) in
-``rules/vllm/vllm-hardware.json``.
+``rules/vllm/vllm-hardware.json``, which :mod:`recipelint.flags.hardware_catalog` reads (the
+checks import that module alone, not the source readers).
 """
 
 from __future__ import annotations
 
 import ast
-from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-import orjson
-
-from recipelint.flags.catalog import version_key
+from recipelint.flags.hardware_catalog import (
+    _CUDA_CAPABILITIES,
+    HARDWARE_CATALOG,
+    Runs,
+    attention_backend,
+    backend_runs_on,
+    load_hardware_catalog,
+    moe_backend,
+    moe_backend_runs_on,
+    quantization_on,
+)
 from recipelint.flags.source import SourceError, SourceTree, release_version
 from recipelint.flags.types import TypeReader, dotted
-from recipelint.packagedata import RULE_CATALOG, data_folder
+
+__all__ = [
+    "HARDWARE_CATALOG",
+    "Runs",
+    "attention_backend",
+    "backend_runs_on",
+    "build_hardware_catalog",
+    "extract_hardware",
+    "load_hardware_catalog",
+    "moe_backend",
+    "moe_backend_runs_on",
+    "quantization_on",
+]
 
 HARDWARE_FORMAT = 1
-HARDWARE_CATALOG = "vllm-hardware.json"
 _ENUMS = ("AttentionBackendEnum", "_Backend")
 _NOT_PLATFORMS = {"__init__", "interface"}
 
@@ -225,11 +244,6 @@ def _config_quantization_limits(tree: SourceTree) -> dict[str, dict[str, Any]]:
 # -- MoE backends ------------------------------------------------------------------------------
 
 _ORACLES = "vllm/model_executor/layers/fused_moe/oracle/"
-# CUDA capabilities a MoE kernel's device check is evaluated on: the GPUs vLLM names.
-_CUDA_CAPABILITIES = (
-    (7, 0), (7, 5), (8, 0), (8, 6), (8, 7), (8, 9), (9, 0),
-    (10, 0), (10, 3), (11, 0), (12, 0), (12, 1),
-)  # fmt: skip
 _PLATFORM_CHECKS = {
     "is_cuda": {"cuda"},
     "is_rocm": {"rocm"},
@@ -508,104 +522,6 @@ def _union(devices: list[Device | None]) -> dict[str, Any] | None:
     if "cuda" in platforms and capabilities != _ALL_CAPABILITIES:
         entry["capabilities"] = [f"{a}.{b}" for a, b in sorted(capabilities)]
     return entry
-
-
-# -- the committed catalog -------------------------------------------------------------------
-
-Runs = Literal["yes", "no", "unknown"]
-
-
-@cache
-def load_hardware_catalog() -> dict[str, Any]:
-    data = (data_folder(RULE_CATALOG) / "vllm" / HARDWARE_CATALOG).read_bytes()
-    return orjson.loads(data)  # type: ignore[no-any-return]
-
-
-def _entry(key: str, version: str) -> dict[str, Any] | None:
-    catalog = load_hardware_catalog()
-    releases: list[str] = catalog["releases"]
-    wanted = version_key(version)
-    covered = [r for r in releases if version_key(r) <= wanted]
-    if not covered:
-        return None
-    at = releases.index(covered[-1])
-    for era in catalog["entries"].get(key, ()):
-        if releases.index(era["first"]) <= at <= releases.index(era["last"]):
-            return dict(era)
-    return None
-
-
-def attention_backend(name: str, version: str) -> dict[str, Any] | None:
-    """The release's (or closest lower one's) record of an attention backend enum name:
-    ``platforms`` naming it, and ``capability`` / ``majors`` / ``min`` where the backend
-    states the CUDA capabilities it supports. None: the release has no such backend."""
-    return _entry(f"attention/{name.upper()}", version)
-
-
-def backend_runs_on(
-    name: str, version: str, platform: str, capability: tuple[int, int] | None = None
-) -> Runs:
-    """Whether a backend can be selected on ``platform`` (cuda, rocm, cpu, xpu, tpu...) and,
-    for CUDA, on a GPU of ``capability`` (major, minor): "unknown" when the source says nothing."""
-    entry = attention_backend(name, version)
-    if entry is None:
-        return "unknown"
-    platforms = entry.get("platforms", [])
-    if platforms and platform not in platforms:
-        return "no"
-    if capability is not None and platform == "cuda":
-        if "majors" in entry:
-            return "yes" if capability[0] in entry["majors"] else "no"
-        low = _version_pair(entry.get("min", "0.0"))
-        high = _version_pair(entry.get("max", "999.0"))
-        if "min" in entry or "max" in entry:
-            return "yes" if low <= capability <= high else "no"
-    return "yes" if platforms else "unknown"
-
-
-def _version_pair(text: str) -> tuple[int, int]:
-    major, _, minor = text.partition(".")
-    return int(major), int(minor or 0)
-
-
-def moe_backend(name: str, version: str) -> dict[str, Any] | None:
-    """The release's (or closest lower one's) record of a ``--moe-backend`` choice: the
-    ``platforms`` its kernels run on and, where they state it, the CUDA ``capabilities``.
-    None: the release's source does not tell (or has no such choice)."""
-    return _entry(f"moe/{name.lower().replace('-', '_')}", version)
-
-
-def moe_backend_runs_on(
-    name: str, version: str, platform: str, capability: tuple[int, int] | None = None
-) -> Runs:
-    """Whether a ``--moe-backend`` choice has a kernel for ``platform`` and, on CUDA, for a GPU
-    of ``capability`` (major, minor): "unknown" when the source says nothing of it."""
-    entry = moe_backend(name, version)
-    if entry is None:
-        return "unknown"
-    if platform not in entry["platforms"]:
-        return "no"
-    if capability is None or platform != "cuda" or "capabilities" not in entry:
-        return "yes"
-    listed = {_version_pair(c) for c in entry["capabilities"]}
-    if capability in listed:
-        return "yes"
-    return "no" if capability in _CUDA_CAPABILITIES else "unknown"
-
-
-def quantization_on(method: str, version: str, platform: str) -> Runs:
-    """Whether ``platform`` accepts a quantization method ("yes" when it lists none: all pass)."""
-    entry = _entry(f"quantization/{platform}", version)
-    if entry is None:
-        return "yes" if _entry_known(version) else "unknown"
-    if "excluded" in entry:
-        return "no" if method in entry["excluded"] else "yes"
-    return "yes" if method in entry["methods"] else "no"
-
-
-def _entry_known(version: str) -> bool:
-    releases = load_hardware_catalog()["releases"]
-    return any(version_key(r) <= version_key(version) for r in releases)
 
 
 def build_hardware_catalog(tables: list[dict[str, Any]]) -> dict[str, Any]:

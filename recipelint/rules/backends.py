@@ -25,7 +25,7 @@ import orjson
 from recipelint.flags.catalog import Catalog as FlagCatalog
 from recipelint.flags.catalog import newest_catalog, version_key
 from recipelint.flags.env_catalog import env_spec
-from recipelint.flags.hardware import (
+from recipelint.flags.hardware_catalog import (
     attention_backend,
     backend_runs_on,
     load_hardware_catalog,
