@@ -1,8 +1,9 @@
 """Which value a failed rendering is about: the one a synthesis message names.
 
 A message such as `5 is not iterable` names a value, not where it is; the value is
-searched for in the recipe, preferring the variant's own values, then those every
-variant shares, then the strategy's overrides.
+searched for at the recipe's declared args or env places (resolve.layers.PLACES),
+preferring the variant's own values, then those every variant shares, then the
+strategy's overrides.
 """
 
 from __future__ import annotations
@@ -12,20 +13,25 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from recipelint.jsvalue import js_string
-from recipelint.resolve.layers import ARG_KEYS, ENV_KEYS
+from recipelint.placevalues import place_values
+from recipelint.resolve.layers import ARGS, ENV
 
 _NOT_ITERABLE = re.compile(r"^(?P<value>.*) is not iterable")
 _NON_STRING = re.compile(r"^non-string argument (?P<value>.*) \(quote it")
 _NOT_MAPPING = re.compile(r"^expected a mapping of environment variables, got (?P<value>.*)$")
 
+# Pointers (relative to a value at a declared place) of what in it a message names.
+Test = Callable[[Any], Iterator[tuple[Any, ...]]]
+
 
 def failing_value(data: Any, variant: str, strategy: str, message: str) -> tuple[Any, ...] | None:
     """The pointer of the value a synthesis message names, or None when it names none."""
-    wanted = _failure_test(message)
-    if wanted is None:
+    found = _failure_test(message)
+    if found is None:
         return None
+    kind, test = found
     best: tuple[int, tuple[Any, ...]] | None = None
-    for pointer in _matching_values(data, wanted):
+    for pointer in _matching_values(data, kind, test):
         rank = _scope_rank(pointer, variant, strategy)
         if best is None or rank < best[0]:
             best = (rank, pointer)
@@ -34,45 +40,47 @@ def failing_value(data: Any, variant: str, strategy: str, message: str) -> tuple
     return best[1] if best else None
 
 
-def _failure_test(message: str) -> Callable[[str, Any], Iterator[tuple[Any, ...]]] | None:
-    """A function (key, value) -> pointers below that value (relative) that match ``message``."""
+def _failure_test(message: str) -> tuple[str, Test] | None:
+    """The kind of place (args or env) ``message`` is about, and a test of the values there."""
     if found := _NOT_ITERABLE.match(message):
         text = found["value"]
-        return lambda key, value: (
-            iter([()])
-            if key in ARG_KEYS and type(value) not in (list, str) and js_string(value) == text
-            else iter(())
+        return (
+            ARGS,
+            lambda value: (
+                iter([()])
+                if type(value) not in (list, str) and js_string(value) == text
+                else iter(())
+            ),
         )
     if found := _NON_STRING.match(message):
         text = found["value"]
-        return lambda key, value: (
-            ((i,) for i, item in enumerate(value) if type(item) is not str and repr(item) == text)
-            if key in ARG_KEYS and type(value) is list
-            else iter(())
+        return (
+            ARGS,
+            lambda value: (
+                (
+                    (i,)
+                    for i, item in enumerate(value)
+                    if type(item) is not str and repr(item) == text
+                )
+                if type(value) is list
+                else iter(())
+            ),
         )
     if found := _NOT_MAPPING.match(message):
         text = found["value"]
-        return lambda key, value: (
-            iter([()])
-            if key in ENV_KEYS and type(value) is not dict and js_string(value) == text
-            else iter(())
+        return (
+            ENV,
+            lambda value: (
+                iter([()]) if type(value) is not dict and js_string(value) == text else iter(())
+            ),
         )
     return None
 
 
-def _matching_values(
-    value: Any, test: Callable[[str, Any], Iterator[tuple[Any, ...]]], pointer: tuple[Any, ...] = ()
-) -> Iterator[tuple[Any, ...]]:
-    if type(value) is dict:
-        for key, item in value.items():
-            for below in test(key, item):
-                yield (*pointer, key, *below)
-            if isinstance(item, (dict, list)):
-                yield from _matching_values(item, test, (*pointer, key))
-    elif type(value) is list:
-        for index, item in enumerate(value):
-            if isinstance(item, (dict, list)):
-                yield from _matching_values(item, test, (*pointer, index))
+def _matching_values(data: Any, kind: str, test: Test) -> Iterator[tuple[Any, ...]]:
+    for pointer, value in place_values(data, kind):
+        for below in test(value):
+            yield (*pointer, *below)
 
 
 def _scope_rank(pointer: tuple[Any, ...], variant: str, strategy: str) -> int:

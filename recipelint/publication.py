@@ -28,10 +28,11 @@ from recipelint.jsvalue import (
 )
 from recipelint.load import Document, load_document
 from recipelint.outputpaths import PathLedger, unsafe_path_reason
+from recipelint.placevalues import place_values
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.features import feature_mode_problems
 from recipelint.resolve.install import synthesize_install
-from recipelint.resolve.layers import ARG_KEYS, is_omni
+from recipelint.resolve.layers import ARGS, is_omni
 from recipelint.resolve.plan import Problems, render_variant
 from recipelint.tree import RecipeTree, confined_files, recipe_hf_id
 
@@ -460,20 +461,10 @@ class Publisher:
             )
 
 
-def argument_lists(
-    value: Any, pointer: tuple[Any, ...] = ()
-) -> Iterator[tuple[tuple[Any, ...], Any]]:
-    """(pointer, value) of every `*args` entry in a recipe, wherever it is nested."""
-    if type(value) is dict:
-        for key, item in value.items():
-            if key in ARG_KEYS and item is not None:
-                yield (*pointer, key), item
-            elif isinstance(item, (dict, list)):
-                yield from argument_lists(item, (*pointer, key))
-    elif type(value) is list:
-        for index, item in enumerate(value):
-            if isinstance(item, (dict, list)):
-                yield from argument_lists(item, (*pointer, index))
+def argument_lists(recipe: Any) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """(pointer, value) of every value at a declared args place of a recipe (any type but
+    null): the places resolve.layers.PLACES declares, not every key of such a name."""
+    return place_values(recipe, ARGS)
 
 
 class _RecipePublisher:
