@@ -69,11 +69,17 @@ class Catalogs:
     newest: Catalog
 
 
+# An argument list's verdicts, by what they depend on: the list's items (their repr tells
+# `1` from `"1"` and `true`), the minimum release, omni or not, and the plugins the document loads.
+VerdictMemo = dict[tuple[str, str | None, bool, frozenset[str]], list["Verdict"]]
+
+
 @check(*CODES)
 def vllm_flags(ctx: CheckContext) -> Iterator[Finding]:
+    memo: VerdictMemo = {}  # copies of a recipe, and lists repeated across recipes, are read once
     for doc, lists in _lists_by_document(every_arg_list(ctx)):
         if doc.usable and isinstance(doc.data, dict):
-            yield from _check_document(doc, lists)
+            yield from _check_document(doc, lists, memo)
 
 
 # -- document level ------------------------------------------------------------------
@@ -87,23 +93,40 @@ def _lists_by_document(lists: list[ArgList]) -> list[tuple[Document, list[ArgLis
     return list(grouped.values())
 
 
-def _check_document(doc: Document, lists: list[ArgList]) -> list[Finding]:
+def _check_document(doc: Document, lists: list[ArgList], memo: VerdictMemo) -> list[Finding]:
     tokens = [t for arg_list in lists for t in arg_list.items if isinstance(t, str)]
     omni = "--omni" in tokens or _is_omni(
         doc.data
     )  # a file of omni args, even one upstream would not render
     baseline = _min_version(doc.data)
-    plugins = {
+    plugins = frozenset(
         flag
         for flag, plugin in PLUGIN_FLAGS.items()
         if any(t.split("=", 1)[0] == plugin for t in tokens)
-    }
+    )
     findings: list[Finding] = []
     for arg_list in lists:
         minimum = _effective_minimum(doc.data, arg_list.pointer, baseline)
-        catalogs = _catalogs(minimum, omni)
-        findings.extend(_ArgList(doc, arg_list.pointer, arg_list.items, catalogs, plugins).check())
+        key = (repr(arg_list.items), minimum, omni, plugins)
+        verdicts = memo.get(key)
+        if verdicts is None:
+            catalogs = _catalogs(minimum, omni)
+            verdicts = memo[key] = _ArgList(arg_list.items, catalogs, plugins).check()
+        findings += [
+            Finding(doc, (*arg_list.pointer, v.index), v.message, v.hint, code=v.code)
+            for v in verdicts
+        ]
     return findings
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A finding about one item of an argument list, wherever that list is."""
+
+    code: str
+    index: int
+    message: str
+    hint: str | None
 
 
 def _effective_minimum(data: dict[str, Any], pointer: Pointer, baseline: str | None) -> str | None:
@@ -155,22 +178,14 @@ def _catalogs(minimum_version: str | None, omni: bool) -> Catalogs:
 
 
 class _ArgList:
-    def __init__(
-        self, doc: Document, pointer: Pointer, items: list[Any], cats: Catalogs, plugins: set[str]
-    ) -> None:
-        self.doc, self.pointer, self.items, self.cats, self.plugins = (
-            doc,
-            pointer,
-            items,
-            cats,
-            plugins,
-        )
-        self.findings: list[Finding] = []
+    def __init__(self, items: list[Any], cats: Catalogs, plugins: frozenset[str]) -> None:
+        self.items, self.cats, self.plugins = items, cats, plugins
+        self.findings: list[Verdict] = []
         # The first release whose parser reads the option being checked: a JSON key is judged
         # from there, so an alias younger than its flag (`-cc`) is not reported again per key.
         self.key_floor: str | None = None
 
-    def check(self) -> list[Finding]:
+    def check(self) -> list[Verdict]:
         index = 0
         while index < len(self.items):
             token = self.items[index]
@@ -186,7 +201,7 @@ class _ArgList:
         return self.findings
 
     def _report(self, code: str, index: int, message: str, hint: str | None = None) -> None:
-        self.findings.append(Finding(self.doc, (*self.pointer, index), message, hint, code=code))
+        self.findings.append(Verdict(code, index, message, hint))
 
     def _is_value(self, index: int) -> bool:
         if index >= len(self.items):
