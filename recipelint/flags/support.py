@@ -51,10 +51,22 @@ def _catalogs_from(min_version: str, package: str) -> tuple[Catalog, ...]:
 
 def flag_support(canonical: str, min_version: str, package: str = "vllm") -> list[ReleaseStatus]:
     """Each release's verdict on the canonical flag ``canonical``."""
-    return [_flag_status(c, canonical) for c in catalogs_from(min_version, package)]
+    return list(_flag_support(canonical, min_version, package))
+
+
+# Recipes ask about the same few dozen flags from the same few minimums: each answer is kept.
+@functools.lru_cache(maxsize=4096)
+def _flag_support(canonical: str, min_version: str, package: str) -> tuple[ReleaseStatus, ...]:
+    return tuple(_flag_status(c, canonical) for c in catalogs_from(min_version, package))
 
 
 def _flag_status(catalog: Catalog, canonical: str) -> ReleaseStatus:
+    return _release_flag_status(catalog.package, catalog.version, canonical)
+
+
+@functools.lru_cache(maxsize=16384)
+def _release_flag_status(package: str, version: str, canonical: str) -> ReleaseStatus:
+    catalog = load_catalog(version, package)
     spec = catalog.flag(canonical)
     if spec is None:
         return ReleaseStatus(catalog.version, "rejected", "unrecognized arguments")
@@ -70,13 +82,20 @@ def value_support(
 ) -> list[ReleaseStatus]:
     """Each release's verdict on ``canonical value``: rejected where argparse refuses it
     (or the flag is gone); soft values unknown to a release count as accepted."""
+    return list(_value_support(canonical, value, min_version, package))
+
+
+@functools.lru_cache(maxsize=4096)
+def _value_support(
+    canonical: str, value: str, min_version: str, package: str
+) -> tuple[ReleaseStatus, ...]:
     out: list[ReleaseStatus] = []
     for catalog in catalogs_from(min_version, package):
         status = _flag_status(catalog, canonical)
         if status.status != "rejected" and catalog.value_status(canonical, value) == "bad":
             status = ReleaseStatus(catalog.version, "rejected", "invalid choice or type")
         out.append(status)
-    return out
+    return tuple(out)
 
 
 def json_key_support(
