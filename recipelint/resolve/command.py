@@ -420,7 +420,8 @@ class _Synthesis(Selection):
         for run in parts:
             kind = run.kind
             if kind is PLACEMENT_RUN:
-                args += placement.run_args(run, self)
+                found = placement._joined.get(run.number)  # Placement.run_args, inlined
+                args += found if found is not None else placement.run_args(run, self)
             elif kind is STRATEGY_RUN:
                 args += placement.strategy_args(run, self, role)
             else:
@@ -613,7 +614,8 @@ class _Synthesis(Selection):
         for run in parts:
             kind = run.kind
             if kind is PLACEMENT_RUN:
-                env.update(placement.run_env(run, self))
+                found = placement._joined.get(run.number)  # Placement.run_env, inlined
+                env.update(found if found is not None else placement.run_env(run, self))
             elif kind is STRATEGY_RUN:
                 env.update(placement.strategy_env(run, self, role))
             else:

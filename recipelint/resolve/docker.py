@@ -159,18 +159,6 @@ _KEY_TYPES = frozenset({str})
 _VALUE_TYPES = frozenset({str, int})
 
 
-def _formats_alike(env: dict[str, Any], image: Any) -> bool:
-    """Whether inputs equal to these always format the same, so their parts can be shared.
-
-    Not so for every type: `True == 1` but they print as `true` and `1`.
-    """
-    return (
-        (type(image) is str or image is UNDEFINED)
-        and set(map(type, env)) <= _KEY_TYPES
-        and set(map(type, env.values())) <= _VALUE_TYPES
-    )
-
-
 class DockerWrapper:
     """Wraps serve commands that share one env and image (a head and its workers) in `docker run`.
 
@@ -180,9 +168,15 @@ class DockerWrapper:
     def __init__(self, env: dict[str, Any], meta: DockerMeta) -> None:
         self.meta = meta
         items = tuple(env.items())
-        parts = (_shared_env_parts if _formats_alike(env, meta.image) else _env_parts)(
-            items, meta.image
+        image = meta.image
+        # Whether inputs equal to these always format the same, so their parts can be shared:
+        # not so for every type (`True == 1`, but they print as `true` and `1`).
+        alike = (
+            (type(image) is str or image is UNDEFINED)
+            and set(map(type, env)) <= _KEY_TYPES
+            and set(map(type, env.values())) <= _VALUE_TYPES
         )
+        parts = (_shared_env_parts if alike else _env_parts)(items, image)
         (
             self._config_lines,
             self._env_and_image_line,
