@@ -251,3 +251,30 @@ def test_place_of(document: str, pointer: tuple, expected: layers.Place | None) 
 )
 def test_is_omni(meta: Any, omni: bool) -> None:
     assert layers.is_omni({"meta": meta}) is omni
+
+
+@pytest.mark.parametrize("steps", [layers.ARG_STEPS, layers.ENV_STEPS])
+def test_runs_cover_the_join_order_and_read_no_more_than_their_kind(
+    steps: tuple[layers.Step, ...],
+) -> None:
+    for part in layers.split_at_emitter(steps):
+        found = layers.runs(part)
+        assert tuple(step for run in found for step in run.steps) == part
+        for run in found:
+            reads = frozenset().union(*(step.reads for step in run.steps))
+            if run.kind == layers.PLACEMENT_RUN:
+                assert reads <= layers.PLACEMENT_READS
+            elif run.kind == layers.STRATEGY_RUN:
+                assert reads <= layers.STRATEGY_READS
+            assert run.placed == bool(reads & layers.PLACEMENT_READS)
+            everything = (1 << len(layers.NEEDS)) - 1
+            assert run.by_presence[everything] == run.steps
+
+
+def test_a_step_that_reads_kv_or_features_is_left_out_without_them() -> None:
+    [run] = layers.runs(
+        tuple(step for step in layers.ARG_STEPS if step.name in ("features", "kv-store"))
+    )
+    assert [step.name for step in run.by_presence[0]] == []
+    assert [step.name for step in run.by_presence[0b010]] == ["features"]
+    assert [step.name for step in run.by_presence[0b100]] == ["kv-store"]
