@@ -190,15 +190,22 @@ Tokeniser = Callable[[list[Any]], list[ArgUnit]]
 
 
 class SharedUnits:
-    """:func:`arg_units` of each list, computed once however many checks and commands read it."""
+    """:func:`arg_units` of each list, computed once however many checks and commands read it,
+    and once per distinct list (copied recipes and shared snippets repeat lists)."""
 
     def __init__(self) -> None:
         self._found: dict[int, tuple[list[Any], list[ArgUnit]]] = {}
+        # By the items' repr, which tells `1` from `"1"` and `true`: units are positions and text.
+        self._by_value: dict[str, list[ArgUnit]] = {}
 
     def __call__(self, items: list[Any]) -> list[ArgUnit]:
         found = self._found.get(id(items))
         if found is None or found[0] is not items:  # the list is kept: its id stays its own
-            found = self._found[id(items)] = (items, arg_units(items))
+            written = repr(items)
+            units = self._by_value.get(written)
+            if units is None:
+                units = self._by_value[written] = arg_units(items)
+            found = self._found[id(items)] = (items, units)
         return found[1]
 
 

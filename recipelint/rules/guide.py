@@ -184,9 +184,10 @@ def _guided(ctx: CheckContext) -> Iterator[tuple[Document, str]]:
             yield doc, guide
 
 
-def _python_blocks(guide: str) -> Iterator[Block]:
+@functools.lru_cache(maxsize=1024)
+def _python_blocks(guide: str) -> tuple[Block, ...]:
     """The guide's Python blocks that are meant to run as a module (not transcripts)."""
-    return (
+    return tuple(
         block
         for block in fenced_blocks(guide)
         if block.language in PYTHON and not _notebook_style(block.code)
@@ -353,10 +354,10 @@ def _recipe_ids(data: dict[str, Any]) -> list[str]:
     return found or ["model.model_id"]
 
 
-def _logical_lines(code: str) -> Iterator[tuple[int, str]]:
+@functools.lru_cache(maxsize=4096)
+def _logical_lines(code: str) -> tuple[tuple[int, str], ...]:
     """(offset of the first physical line, logical line) with backslash continuations joined."""
-    for start, _end, line in _logical_spans(code):
-        yield start, line
+    return tuple((start, line) for start, _end, line in _logical_spans(code))
 
 
 def _logical_spans(code: str) -> Iterator[tuple[int, int, str]]:
