@@ -17,13 +17,15 @@ and build the values ourselves, so that:
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
+import itertools
 import math
 import re
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, overload
@@ -63,19 +65,76 @@ def value_at(data: Any, pointer: Sequence[str | int], missing: Any = None) -> An
     return data
 
 
-@dataclass
 class Document:
-    path: Path
-    rel: str
-    kind: str
-    text: str
-    data: Any = None
-    usable: bool = False
-    problems: list[Diagnostic] = field(default_factory=list)
-    # Where each node is written, by pointer: the character offsets of its key and of its
-    # value packed into one int (see _SourceMap). The whole tree stays loaded, and an int
-    # per node costs a tenth of a pair of Span objects; positions are derived when asked.
-    _spans: dict[Pointer, int] = field(default_factory=dict, repr=False)
+    """One file of a tree: its text, js-yaml's value of it, its load problems, and where
+    each node is written."""
+
+    def __init__(
+        self,
+        path: Path,
+        rel: str,
+        kind: str,
+        text: str,
+        data: Any = None,
+        usable: bool = False,
+        problems: list[Diagnostic] | None = None,
+        spans: dict[Pointer, int] | None = None,
+    ) -> None:
+        self.path = path
+        self.rel = rel
+        self.kind = kind
+        self.text = text
+        self.data = data
+        self.usable = usable
+        self.problems: list[Diagnostic] = [] if problems is None else problems
+        # Where each node is written, by pointer: the character offsets of its key and of
+        # its value packed into one int (see pack_entry). The whole tree stays loaded, and
+        # an int per node costs a tenth of a pair of Span objects; positions are derived
+        # when asked.
+        self._spans: dict[Pointer, int] = {} if spans is None else spans
+
+    @property
+    def text(self) -> str:
+        source = self._source
+        return source if isinstance(source, str) else source.decode("utf-8")
+
+    @text.setter
+    def text(self, text: str) -> None:
+        # Python stores every character of a text in two or four bytes once one character
+        # needs it (an em dash is enough); such a text is kept as UTF-8, about half that.
+        # Lone surrogates do not encode: that text is kept as it is.
+        self._source: str | bytes = text
+        if not text.isascii():
+            with contextlib.suppress(UnicodeEncodeError):
+                self._source = text.encode("utf-8")
+        self.__dict__.pop("_map", None)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (
+            self.path,
+            self.rel,
+            self.kind,
+            self._source,
+            self.data,
+            self.usable,
+            self.problems,
+            self._spans,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Document)
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __repr__(self) -> str:
+        return (
+            f"Document(path={self.path!r}, rel={self.rel!r}, kind={self.kind!r}, "
+            f"text={self.text!r}, data={self.data!r}, usable={self.usable!r}, "
+            f"problems={self.problems!r})"
+        )
 
     def span(self, pointer: Sequence[str | int]) -> Span:
         """Where the value at ``pointer`` is written (its nearest written ancestor if absent)."""
@@ -115,7 +174,7 @@ class Document:
 
     @functools.cached_property
     def _map(self) -> _SourceMap:
-        return _SourceMap(self.text)
+        return _SourceMap(self._source)
 
     def source_line(self, line: int) -> str:
         lines = self.text.splitlines()
@@ -174,6 +233,9 @@ class Document:
 
 
 _LINE_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_UTF8_LINE_BREAKS = re.compile(b"\r\n|[\r\n]|\xc2\x85|\xe2\x80[\xa8\xa9]")
+_OTHER_BREAKS = re.compile("[\x85\u2028\u2029]")
+_UTF8_OTHER_BREAKS = re.compile(b"\xc2\x85|\xe2\x80[\xa8\xa9]")
 _BLOCK_KEY_PREFIX = re.compile(r"(?: *- +)* *")
 _BLOCK_HEADER = re.compile(r"^[|>](?:[-+]?([1-9])?|([1-9])[-+])(?:[ \t]|$)")
 LineStart = tuple[int, int, int] | None  # (line, column, written length) where a value line begins
@@ -198,18 +260,31 @@ def pack_entry(width: int, start: int, end: int, key: tuple[int, int] | None = N
     return (((key_start << width | key_end) << width | start) << width) | end
 
 
-def _line_starts(text: str) -> array[int]:
-    starts = array("q", [0])
-    starts.extend(found.end() for found in _LINE_BREAKS.finditer(text))
+def _line_starts(text: str | bytes) -> array[int]:
+    """Where each line begins: character offsets in a text, byte offsets in UTF-8."""
+    starts = array("I" if len(text) < 2**32 - 2 else "q")
+    if isinstance(text, str):
+        newline_only = "\r" not in text and (text.isascii() or not _OTHER_BREAKS.search(text))
+        breaks: re.Pattern[Any] = _LINE_BREAKS
+    else:
+        newline_only = b"\r" not in text and not _UTF8_OTHER_BREAKS.search(text)
+        breaks = _UTF8_LINE_BREAKS
+    if newline_only:  # nearly every file: the running sum of the line lengths, all in C
+        lengths = map(len, text.split("\n" if isinstance(text, str) else b"\n"))  # type: ignore[arg-type]
+        starts.extend(itertools.accumulate(map((1).__add__, lengths), initial=0))
+        starts.pop()  # the end of the last line
+    else:
+        starts.append(0)
+        starts.extend(found.end() for found in breaks.finditer(text))
     return starts
 
 
 class _Lines(Sequence[str]):
-    """The text's lines at the breaks libyaml counts (CR LF once), cut out when asked."""
+    """A text's lines at the breaks libyaml counts (CR LF once), cut out when asked."""
 
-    def __init__(self, text: str, starts: array[int]) -> None:
-        self._text = text
-        self.starts = starts
+    def __init__(self, source: str | bytes) -> None:
+        self._source = source
+        self.starts = _line_starts(source)
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -220,30 +295,44 @@ class _Lines(Sequence[str]):
     def __getitem__(self, index: slice) -> list[str]: ...
     def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
-            return [self._line(number) for number in range(*index.indices(len(self)))]
+            numbers = range(*index.indices(len(self)))
+            if numbers.step != 1 or not numbers:
+                return [self._line(number) for number in numbers]
+            return self._run(numbers.start, numbers.stop)
         if index < 0:
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(index)
         return self._line(index)
 
+    def _run(self, first: int, stop: int) -> list[str]:
+        """Lines ``first`` to ``stop`` (excluded), cut out of the text in one piece."""
+        end = self.starts[stop] if stop < len(self.starts) else None
+        piece = self._source[self.starts[first] : end]
+        text = piece if isinstance(piece, str) else piece.decode("utf-8")
+        return _LINE_BREAKS.split(text)[: stop - first]
+
     def _line(self, index: int) -> str:
-        start = self.starts[index]
-        if index + 1 == len(self.starts):
-            return self._text[start:]
-        end = self.starts[index + 1]
-        return self._text[start : end - 2 if self._text.startswith("\r\n", end - 2) else end - 1]
+        last = index + 1 == len(self.starts)
+        end = None if last else self.starts[index + 1]
+        piece = self._source[self.starts[index] : end]
+        line = piece if isinstance(piece, str) else piece.decode("utf-8")
+        if last:
+            return line
+        return line[:-2] if line.endswith("\r\n") else line[:-1]
 
 
 class _SourceMap:
     """Positions of one document's text: packed entries and offsets -> 1-based line and column."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, source: str | bytes) -> None:
+        self.lines = _Lines(source)
+        text = source if isinstance(source, str) else source.decode("utf-8")
         self._width = _field_width(text)
         self._mask = (1 << self._width) - 1
-        self.lines = _Lines(text, _line_starts(text))
         indexed = _yaml_text(text)
-        self._starts = self.lines.starts if indexed is text else _line_starts(indexed)
+        same = indexed is source
+        self._starts = self.lines.starts if same else _line_starts(indexed)
         self._end = len(indexed)
 
     def position(self, offset: int) -> tuple[int, int]:
