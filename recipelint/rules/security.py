@@ -10,6 +10,7 @@ would execute or split, wherever a recipe, strategy or kv_store file holds them.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -30,6 +31,9 @@ SPLITS = re.compile(r"[\s'\"\\]")
 # C0 and C1 controls other than tab and newline: ESC starts terminal escape sequences.
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 SHOWN = 60
+# Whether a pointer names a declared args place: asked of every list of every document, and
+# the same pointers recur (every copy of a recipe, every strategy's overrides).
+_declared_list = functools.lru_cache(maxsize=8192)(is_list_place)
 
 
 def _shown(text: str) -> str:
@@ -109,7 +113,7 @@ def _args_that_execute(doc: Document, entries: list[Entry]) -> Iterator[Finding]
         # every declared args place, whatever its key (a layer keyed by a strategy name).
         if not isinstance(tokens, list):
             continue
-        if key not in ARG_KEYS and not is_list_place(doc.kind, pointer):
+        if key not in ARG_KEYS and not _declared_list(doc.kind, pointer):
             continue
         for index, token in enumerate(tokens):
             if not isinstance(token, str) or not EXECUTES.search(token):

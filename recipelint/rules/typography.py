@@ -65,6 +65,8 @@ def ascii_lookalike(char: str) -> str | None:
 
 def lookalikes(text: str) -> list[Lookalike]:
     """The distinct lookalike characters of ``text``, in the order they first appear."""
+    if text.isascii():
+        return []  # nearly every value: no character of it passes for another
     found: dict[str, Lookalike] = {}
     for char in text:
         replacement = ascii_lookalike(char)
