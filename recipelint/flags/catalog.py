@@ -344,9 +344,8 @@ def load_catalog(version: str, package: str = "vllm") -> Catalog:
     return Catalog.from_json(_raw_catalog(version, package))
 
 
-@cache
 def _raw_catalog(version: str, package: str) -> dict[str, Any]:
-    """One release's catalog file as JSON, parsed once for the specs and the type index alike."""
+    """One release's catalog file as JSON (not kept: only the flags of a loaded Catalog are)."""
     data = (_catalog_dir() / f"{package}-{version}.json").read_bytes()
     return orjson.loads(data)  # type: ignore[no-any-return]
 
