@@ -33,24 +33,49 @@ from recipelint.resolve.layers import (
 _WILDCARDS = frozenset((VARIANT, HARDWARE, STRATEGY, ROLE, FEATURE, MODE, TASK, KV))
 
 
+# A key no pattern names: it can only stand where a pattern has a wildcard.
+_OTHER = "<other>"
+
+
 @functools.cache
-def _shape(kind: str) -> tuple[int, frozenset[Any] | None]:
-    """How deep the recipe's places of ``kind`` go, and the keys that end one (None when a
-    place ends in a wildcard, so that any key may)."""
-    patterns = [p.pattern for p in PLACES if p.document == RECIPE and p.kind == kind]
-    last = frozenset(pattern[-1] for pattern in patterns)
-    return max(map(len, patterns), default=0), None if last & _WILDCARDS else last
+def _patterns(kind: str) -> tuple[tuple[str, ...], ...]:
+    return tuple(p.pattern for p in PLACES if p.document == RECIPE and p.kind == kind)
+
+
+@functools.cache
+def _literals(kind: str) -> frozenset[str]:
+    return frozenset(part for pattern in _patterns(kind) for part in pattern) - _WILDCARDS
+
+
+@functools.cache
+def _step(kind: str, alive: tuple[int, ...], depth: int, key: str) -> tuple[tuple[int, ...], bool]:
+    """The patterns (by index) a pointer may still follow once ``key`` stands at ``depth``
+    (a wildcard taking any key), and whether one of them ends there. A loose test: only
+    is_list_place says whether a pointer is a place."""
+    patterns = _patterns(kind)
+    kept = tuple(
+        index
+        for index in alive
+        if len(patterns[index]) > depth
+        and (patterns[index][depth] in _WILDCARDS or patterns[index][depth] == key)
+    )
+    return kept, any(len(patterns[index]) == depth + 1 for index in kept)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_place(pointer: Pointer, kind: str) -> bool:
+    """is_list_place in a recipe, remembered: recipes repeat their pointers (variant names)."""
+    return is_list_place(RECIPE, pointer, kind)
 
 
 def place_values(data: Any, kind: str = ARGS) -> Iterator[tuple[Pointer, Any]]:
     """(pointer, value) of every value other than null at a declared place of ``kind`` in a
     recipe, in document order; what a value holds is not searched for more places."""
-    depth, last = _shape(kind)
-    yield from _values(data, (), depth, last, kind)
+    yield from _values(data, (), tuple(range(len(_patterns(kind)))), kind)
 
 
 def _values(
-    value: Any, pointer: Pointer, depth: int, last: frozenset[Any] | None, kind: str
+    value: Any, pointer: Pointer, alive: tuple[int, ...], kind: str
 ) -> Iterator[tuple[Pointer, Any]]:
     if type(value) is dict:
         items: Any = value.items()
@@ -58,10 +83,14 @@ def _values(
         items = enumerate(value)
     else:
         return
+    depth, literals = len(pointer), _literals(kind)
     for key, item in items:
+        kept, ends = _step(kind, alive, depth, key if key in literals else _OTHER)
+        if not kept:
+            continue
         here = (*pointer, key)
-        if (last is None or key in last) and is_list_place(RECIPE, here, kind):
+        if ends and _is_place(here, kind):
             if item is not None:
                 yield here, item
-        elif depth > 1 and isinstance(item, (dict, list)):
-            yield from _values(item, here, depth - 1, last, kind)
+        elif isinstance(item, (dict, list)):
+            yield from _values(item, here, kept, kind)
