@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import difflib
 import os
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from test_fix import _planned_changes, line_ranges, only_inside
+from treehelp import tree_in_memory
 
 from recipelint.argv import dedupe_tokens
 from recipelint.compiler import Compiler
@@ -26,7 +26,7 @@ from recipelint.fix import ALL_FIXERS, MAX_PASSES, plan_document
 from recipelint.jsvalue import js_string
 from recipelint.load import Document, parse_yaml
 from recipelint.structural_fix import Allowed, rewrite
-from recipelint.tree import RecipeTree, load_tree
+from recipelint.tree import RecipeTree
 
 LONG = os.environ.get("RECIPELINT_PROPERTIES") == "long"
 EXAMPLES = int(os.environ.get("RECIPELINT_PROPERTY_EXAMPLES", "100000" if LONG else "40"))
@@ -39,8 +39,6 @@ PROFILE = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
-EMBEDDED = Path(__file__).resolve().parent.parent / "recipes"
-BASE = load_tree(EMBEDDED)
 REL = "models/acme/Fix-8B.yaml"
 FIXABLE = {"RL301", "RL303", "RL304", "RL503", "RL551"}
 FIXABLE_ONLY = Config(
@@ -158,20 +156,13 @@ def recipe_texts(draw: st.DrawFn) -> str:
     return text.replace("\n", "\r\n") if draw(st.integers(0, 4)) == 0 else text
 
 
-def tree_with(text: str) -> tuple[RecipeTree, Document]:
-    doc = parse_yaml(text, EMBEDDED / REL, "recipe", REL)
-    return RecipeTree(
-        BASE.root, BASE.taxonomy, BASE.platforms, BASE.strategies, BASE.kv_stores, [doc]
-    ), doc
-
-
 def findings(tree: RecipeTree, doc: Document) -> list[Any]:
     return [d for d in run_checks(tree, FIXABLE_ONLY) if d.path == doc.path]
 
 
 def fix_in_memory(text: str) -> str:
     for _ in range(MAX_PASSES):
-        tree, doc = tree_with(text)
+        tree, doc = tree_in_memory(REL, text)
         fixed = plan_document(doc, findings(tree, doc))
         if fixed is None or fixed == text:
             return text
@@ -215,12 +206,12 @@ TWIN_LINES = (
 @given(recipe_texts())
 @example(TWIN_LINES)
 def test_fixes_converge_touch_only_their_lines_and_change_json_only_as_intended(text: str) -> None:
-    tree, doc = tree_with(text)
+    tree, doc = tree_in_memory(REL, text)
     before = findings(tree, doc)
     fixed = fix_in_memory(text)
     for code in sorted({d.code for d in before}):
         event(f"finding {code}")
-    after_tree, after_doc = tree_with(fixed)
+    after_tree, after_doc = tree_in_memory(REL, fixed)
     assert after_doc.usable
     left = findings(after_tree, after_doc)
     # Every value here follows its flag (no positionals), so an exact repeat can always go.
@@ -328,7 +319,7 @@ def test_fixing_mangled_files_never_raises_and_never_breaks_them(
     for at_, length, insert in cuts:
         at_ %= len(text) + 1
         text = text[:at_] + insert + text[at_ + length :]
-    tree, doc = tree_with(text)
+    tree, doc = tree_in_memory(REL, text)
     fixed = plan_document(doc, findings(tree, doc)) if doc.usable else None
     if fixed is not None:
         again = parse_yaml(fixed, doc.path, doc.kind, doc.rel)
@@ -430,7 +421,7 @@ def renamed(node: Any) -> Any:
 @PROFILE
 @given(retired_feature_texts())
 def test_a_structural_fix_changes_only_the_lines_of_the_renamed_keys(text: str) -> None:
-    tree, doc = tree_with(text)
+    tree, doc = tree_in_memory(REL, text)
     assert doc.usable, doc.problems
     found = [d for d in run_checks(tree, Config(select=("RL503",))) if d.path == doc.path]
     assert [d.code for d in found] == ["RL503"]
@@ -469,7 +460,7 @@ def test_structural_fixes_on_mangled_files_never_raise_and_never_break_them(
     for at_, length, insert in cuts:
         at_ %= len(text) + 1
         text = text[:at_] + insert + text[at_ + length :]
-    tree, doc = tree_with(text)
+    tree, doc = tree_in_memory(REL, text)
     if not doc.usable:
         return
     found = [d for d in run_checks(tree, Config(select=("RL503",))) if d.path == doc.path]
@@ -516,7 +507,7 @@ def fused_draft_texts(draw: st.DrawFn) -> str:
 @PROFILE
 @given(fused_draft_texts())
 def test_an_inserted_key_adds_lines_inside_its_mapping_and_nothing_else(text: str) -> None:
-    tree, doc = tree_with(text)
+    tree, doc = tree_in_memory(REL, text)
     found = [d for d in run_checks(tree, Config(select=("RL502",))) if d.path == doc.path]
     assert [d.code for d in found] == ["RL502"], (found, doc.problems)
     fixed = plan_document(doc, found, ALL_FIXERS)
