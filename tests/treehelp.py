@@ -12,8 +12,9 @@ text to edit. :func:`base_recipe` is the catalog's base recipe as data to change
 :func:`checked` every finding of the tree (context files included, a focus or a
 configuration applied), :func:`check_tree` the same of a tree the test changed after
 building it, :func:`stdin_check` a buffer checked as a file of the tree, and
-:func:`tree_in_memory` the context with one recipe parsed from text, nothing written.
-:func:`write_file` writes one file anywhere, such as a configuration above the tree.
+:func:`tree_in_memory` the context with one recipe parsed from text (and, if given, a
+taxonomy of the test's own), nothing written. :func:`write_file` writes one file
+anywhere, such as a configuration above the tree.
 """
 
 from __future__ import annotations
@@ -149,14 +150,18 @@ def _loaded_context() -> RecipeTree:
     return load_tree(CONTEXT)
 
 
-def tree_in_memory(rel: str, text: str) -> tuple[RecipeTree, LoadedDocument]:
+def tree_in_memory(
+    rel: str, text: str, taxonomy: LoadedDocument | None = None
+) -> tuple[RecipeTree, LoadedDocument]:
     """The embedded context with ``text`` parsed as its one recipe, the file ``rel``; nothing is
-    written, so a test may check or fix many texts quickly. The tree and the recipe."""
+    written, so a test may check or fix many texts quickly. ``taxonomy``, parsed once by the
+    test, stands for the embedded one (a smaller taxonomy makes each check cheaper). The tree
+    and the recipe."""
     context = _loaded_context()
     doc = parse_yaml(text, CONTEXT / rel, "recipe", rel)
     tree = RecipeTree(
         context.root,
-        context.taxonomy,
+        context.taxonomy if taxonomy is None else taxonomy,
         context.platforms,
         context.strategies,
         context.kv_stores,
