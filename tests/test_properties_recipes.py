@@ -15,13 +15,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, Phase, event, find, given, settings
 from hypothesis import strategies as st
+from treehelp import CONTEXT, context_text, tree_in_memory
 
 from recipelint.compiler import Compiler, CompileResult
 from recipelint.diagnostics import Diagnostic, Severity
@@ -29,7 +29,7 @@ from recipelint.engine import run_checks
 from recipelint.jsvalue import js_or
 from recipelint.load import Document, parse_yaml
 from recipelint.schema import validate_document
-from recipelint.tree import RecipeTree, load_tree
+from recipelint.tree import RecipeTree
 
 LONG = os.environ.get("RECIPELINT_PROPERTIES") == "long"
 EXAMPLES = int(os.environ.get("RECIPELINT_PROPERTY_EXAMPLES", "100000" if LONG else "200"))
@@ -46,7 +46,6 @@ PROGRESS = os.environ.get("RECIPELINT_PROPERTY_PROGRESS")
 # Checking runs every rule over the tree, so the invalid-recipe property gets fewer examples.
 CHECK_PROFILE = settings(PROFILE, max_examples=max(1, EXAMPLES // 4))
 
-EMBEDDED = Path(__file__).resolve().parent.parent / "recipes"
 HARDWARE = ("h100", "b200", "gb200", "mi300x", "xeon6")
 GENERATIONS = ("hopper", "blackwell", "amd", "cpu", "nvidia")
 STRATEGIES = (
@@ -71,32 +70,21 @@ MASKED_CRASHES = {"RL703", "RL704"}
 # ------------------------------------------------------------------ the fixed tree
 
 
-def _small_tree() -> RecipeTree:
-    """The embedded tree with a five-profile taxonomy and no recipes."""
-    tree = load_tree(EMBEDDED)
-    taxonomy = yaml.safe_load(tree.taxonomy.text)
+def _small_taxonomy() -> Document:
+    """The embedded taxonomy cut down to five hardware profiles."""
+    taxonomy = yaml.safe_load(context_text("taxonomy.yaml"))
     taxonomy["hardware_profiles"] = {hw: taxonomy["hardware_profiles"][hw] for hw in HARDWARE}
     text = yaml.safe_dump(taxonomy, sort_keys=False, allow_unicode=True)
-    tree.taxonomy = parse_yaml(text, EMBEDDED / "taxonomy.yaml", "taxonomy", "taxonomy.yaml")
-    assert tree.taxonomy.usable
-    tree.recipes = []
-    return tree
+    doc = parse_yaml(text, CONTEXT / "taxonomy.yaml", "taxonomy", "taxonomy.yaml")
+    assert doc.usable
+    return doc
 
 
-BASE_TREE = _small_tree()
+TAXONOMY = _small_taxonomy()
 
 
 def with_recipe(text: str) -> tuple[RecipeTree, Document]:
-    doc = parse_yaml(text, EMBEDDED / REL, "recipe", REL)
-    tree = RecipeTree(
-        BASE_TREE.root,
-        BASE_TREE.taxonomy,
-        BASE_TREE.platforms,
-        BASE_TREE.strategies,
-        BASE_TREE.kv_stores,
-        [doc],
-    )
-    return tree, doc
+    return tree_in_memory(REL, text, TAXONOMY)
 
 
 class _QuotedDumper(yaml.CSafeDumper):
