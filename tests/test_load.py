@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -225,3 +226,22 @@ def test_repeated_strings_are_held_once() -> None:
     doc = parse_yaml("a: [--flag, --flag]\nb: {--flag: --flag}\n")
     first, second = doc.data["a"]
     assert first is second is next(iter(doc.data["b"])) is doc.data["b"]["--flag"]
+
+
+def test_a_text_reads_back_as_given_whatever_its_characters() -> None:
+    for text in ("a: 1\n", "a: \u2014 \U0001f600\n", "a: '\udc80'\n", "\ufeffa: \u00e9\r\n"):
+        assert parse_yaml(text).text == text
+
+
+def test_positions_in_a_text_beyond_ascii() -> None:
+    doc = parse_yaml("a: \u00e9\nb:\n  - \u2014x\nc: |\n  \u00e9t\u00e9\n  \u2014 two\n")
+    assert _where(doc.span(["b", 0])) == (3, 5, 3, 7)
+    assert doc.block_key_column(["c"]) == 1
+    assert _where(doc.scalar_line_span(["c"], 1, 2, 5)) == (6, 5, 6, 8)
+    assert doc.source_line(6) == "  \u2014 two"
+
+
+def test_documents_compare_by_content() -> None:
+    text = "a: \u2014\n"
+    assert parse_yaml(text, Path("x.yaml")) == parse_yaml(text, Path("x.yaml"))
+    assert parse_yaml(text, Path("x.yaml")) != parse_yaml("a: -\n", Path("x.yaml"))
