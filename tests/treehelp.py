@@ -12,9 +12,10 @@ text to edit. :func:`base_recipe` is the catalog's base recipe as data to change
 :func:`checked` every finding of the tree (context files included, a focus or a
 configuration applied), :func:`check_tree` the same of a tree the test changed after
 building it, :func:`stdin_check` a buffer checked as a file of the tree, and
-:func:`tree_in_memory` the context with one recipe parsed from text (and, if given, a
-taxonomy of the test's own), nothing written. :func:`write_file` writes one file
-anywhere, such as a configuration above the tree.
+:func:`context_in_memory` the context read once, no recipes, nothing written (a taxonomy of
+the test's own, if given, in place of the embedded one), :func:`tree_in_memory` the same
+with one recipe parsed from text. :func:`write_file` writes one file anywhere, such as a
+configuration above the tree.
 """
 
 from __future__ import annotations
@@ -150,23 +151,28 @@ def _loaded_context() -> RecipeTree:
     return load_tree(CONTEXT)
 
 
-def tree_in_memory(
-    rel: str, text: str, taxonomy: LoadedDocument | None = None
-) -> tuple[RecipeTree, LoadedDocument]:
-    """The embedded context with ``text`` parsed as its one recipe, the file ``rel``; nothing is
-    written, so a test may check or fix many texts quickly. ``taxonomy``, parsed once by the
-    test, stands for the embedded one (a smaller taxonomy makes each check cheaper). The tree
-    and the recipe."""
+def context_in_memory(taxonomy: LoadedDocument | None = None) -> RecipeTree:
+    """The embedded context with no recipes, nothing written: a tree to compile against in
+    memory. ``taxonomy``, parsed once by the test, stands for the embedded one (a smaller
+    taxonomy makes each check cheaper)."""
     context = _loaded_context()
-    doc = parse_yaml(text, CONTEXT / rel, "recipe", rel)
-    tree = RecipeTree(
+    return RecipeTree(
         context.root,
         context.taxonomy if taxonomy is None else taxonomy,
         context.platforms,
         context.strategies,
         context.kv_stores,
-        [doc],
     )
+
+
+def tree_in_memory(
+    rel: str, text: str, taxonomy: LoadedDocument | None = None
+) -> tuple[RecipeTree, LoadedDocument]:
+    """:func:`context_in_memory` with ``text`` parsed as its one recipe, the file ``rel``; so a
+    test may check or fix many texts quickly. The tree and the recipe."""
+    doc = parse_yaml(text, CONTEXT / rel, "recipe", rel)
+    tree = context_in_memory(taxonomy)
+    tree.recipes.append(doc)
     return tree, doc
 
 
