@@ -21,7 +21,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, Phase, event, find, given, settings
 from hypothesis import strategies as st
-from treehelp import CONTEXT, context_text, tree_in_memory
+from treehelp import CONTEXT, context_in_memory, context_text, tree_in_memory
 
 from recipelint.compiler import Compiler, CompileResult
 from recipelint.diagnostics import Diagnostic, Severity
@@ -81,6 +81,7 @@ def _small_taxonomy() -> Document:
 
 
 TAXONOMY = _small_taxonomy()
+BASE_TREE = context_in_memory(TAXONOMY)
 
 
 def with_recipe(text: str) -> tuple[RecipeTree, Document]:
