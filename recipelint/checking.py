@@ -157,17 +157,18 @@ def _stdin_override(root: Path, options: CheckOptions) -> tuple[Path, str | byte
 def check_tree(
     root: Path, targets: list[Path], options: CheckOptions, config: Config | None = None
 ) -> TreeCheck:
-    from recipelint.engine import run_checks
+    from recipelint.engine import few_full_collections, run_checks
     from recipelint.tree import load_tree
 
     try:
         config = config or tree_config(root, options)
     except ConfigError as exc:
         return TreeCheck(root, list(exc.diagnostics), 0, {})
-    tree = load_tree(root, config.limits, override=_stdin_override(root, options))
-    found = run_checks(
-        tree, config, focus=lambda path: _selected_path(path, root, targets), jobs=options.jobs
-    )
+    with few_full_collections():
+        tree = load_tree(root, config.limits, override=_stdin_override(root, options))
+        found = run_checks(
+            tree, config, focus=lambda path: _selected_path(path, root, targets), jobs=options.jobs
+        )
     sources = {doc.path: doc.text for doc in tree.documents()}
     files = sum(1 for doc in tree.documents() if _selected_path(doc.path, root, targets))
     return TreeCheck(root, found, files, sources)
