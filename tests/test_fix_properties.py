@@ -10,11 +10,11 @@ only by the intended token and env changes.
 from __future__ import annotations
 
 import difflib
-import os
 from typing import Any
 
-from hypothesis import HealthCheck, event, example, given, settings
+from hypothesis import event, example, given
 from hypothesis import strategies as st
+from propertyprofile import property_profile
 from test_fix import _planned_changes, line_ranges, only_inside
 from treehelp import tree_in_memory
 
@@ -28,16 +28,7 @@ from recipelint.load import Document, parse_yaml
 from recipelint.structural_fix import Allowed, rewrite
 from recipelint.tree import RecipeTree
 
-LONG = os.environ.get("RECIPELINT_PROPERTIES") == "long"
-EXAMPLES = int(os.environ.get("RECIPELINT_PROPERTY_EXAMPLES", "100000" if LONG else "40"))
-PROFILE = settings(
-    max_examples=EXAMPLES,
-    derandomize=not LONG,
-    deadline=None,
-    database=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+PROFILE = property_profile(40)
 
 REL = "models/acme/Fix-8B.yaml"
 FIXABLE = {"RL301", "RL303", "RL304", "RL503", "RL551"}
