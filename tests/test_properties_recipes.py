@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, Phase, event, find, given, settings
+from hypothesis import Phase, event, find, given, settings
 from hypothesis import strategies as st
+from propertyprofile import property_profile
 from treehelp import CONTEXT, context_in_memory, context_text, tree_in_memory
 
 from recipelint.compiler import Compiler, CompileResult
@@ -31,20 +32,11 @@ from recipelint.load import Document, parse_yaml
 from recipelint.schema import validate_document
 from recipelint.tree import RecipeTree
 
-LONG = os.environ.get("RECIPELINT_PROPERTIES") == "long"
-EXAMPLES = int(os.environ.get("RECIPELINT_PROPERTY_EXAMPLES", "100000" if LONG else "200"))
-PROFILE = settings(
-    max_examples=EXAMPLES,
-    derandomize=not LONG,
-    deadline=None,
-    database=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+PROFILE = property_profile(200)
 # A soak can report progress (examples done, seconds) to this file every 1,000 examples.
 PROGRESS = os.environ.get("RECIPELINT_PROPERTY_PROGRESS")
 # Checking runs every rule over the tree, so the invalid-recipe property gets fewer examples.
-CHECK_PROFILE = settings(PROFILE, max_examples=max(1, EXAMPLES // 4))
+CHECK_PROFILE = settings(PROFILE, max_examples=max(1, PROFILE.max_examples // 4))
 
 HARDWARE = ("h100", "b200", "gb200", "mi300x", "xeon6")
 GENERATIONS = ("hopper", "blackwell", "amd", "cpu", "nvidia")
