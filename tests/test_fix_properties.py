@@ -21,6 +21,7 @@ from treehelp import tree_in_memory
 from recipelint.argv import dedupe_tokens
 from recipelint.compiler import Compiler
 from recipelint.config import Config
+from recipelint.diagnostics import Span
 from recipelint.engine import run_checks
 from recipelint.fix import ALL_FIXERS, MAX_PASSES, plan_document
 from recipelint.jsvalue import js_string
@@ -379,24 +380,25 @@ def retired_feature_texts(draw: st.DrawFn) -> str:
     return text.replace("\n", "\r\n") if draw(st.integers(0, 4)) == 0 else text
 
 
-def renamed_places(doc: Document) -> list[Any]:
-    """The spans of every key and list item that names the retired feature, from the data."""
+def feature_places(doc: Document, feature: str) -> list[Span]:
+    """The spans of every key and list item that names ``feature``, from the data: what RL503's
+    fix renames when ``feature`` is a retired name."""
     data = doc.data
-    spans = [doc.key_span(("features", "mtp"))]
+    spans = [doc.key_span(("features", feature))]
     spans += [
         doc.span(("opt_in_features", index))
         for index, name in enumerate(data.get("opt_in_features") or [])
-        if name == "mtp"
+        if name == feature
     ]
     for hardware, names in (data.get("hardware_opt_in_features") or {}).items():
         spans += [
             doc.span(("hardware_opt_in_features", hardware, index))
             for index, name in enumerate(names)
-            if name == "mtp"
+            if name == feature
         ]
-    for key, variant in data["variants"].items():
-        if "mtp" in (variant.get("default_modes") or {}):
-            spans.append(doc.key_span(("variants", key, "default_modes", "mtp")))
+    for key, variant in (data.get("variants") or {}).items():
+        if feature in (variant.get("default_modes") or {}):
+            spans.append(doc.key_span(("variants", key, "default_modes", feature)))
     return spans
 
 
@@ -421,7 +423,7 @@ def test_a_structural_fix_changes_only_the_lines_of_the_renamed_keys(text: str) 
         event("a whole-document round trip would re-flow other lines")
     fixed = plan_document(doc, found)
     assert fixed is not None
-    assert only_inside(text, fixed, line_ranges(text, renamed_places(doc)))
+    assert only_inside(text, fixed, line_ranges(text, feature_places(doc, "mtp")))
     again = parse_yaml(fixed, doc.path, doc.kind, doc.rel)
     expected = renamed({k: v for k, v in doc.data.items() if k != "guide"})
     assert {k: v for k, v in again.data.items() if k != "guide"} == expected
