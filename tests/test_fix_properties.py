@@ -272,51 +272,46 @@ def _canonical(
     return node
 
 
-@PROFILE
-@given(
-    recipe_texts(),
-    st.lists(
-        st.tuples(
-            st.integers(0, 2000),
-            st.integers(0, 3),
-            st.sampled_from(
-                [
-                    "",
-                    "-",
-                    ":",
-                    "'",
-                    '"',
-                    "[",
-                    "]",
-                    ",",
-                    "\n",
-                    " ",
-                    "#",
-                    "&a",
-                    "*a",
-                    "!!int ",
-                    "_",
-                    "=",
-                ]
-            ),
-        ),
-        max_size=4,
-    ),
-)
-def test_fixing_mangled_files_never_raises_and_never_breaks_them(
-    text: str, cuts: list[tuple[int, int, str]]
-) -> None:
-    """Damaged YAML around the fixable findings: fixing either declines or yields a file that
-    still loads with the same problems."""
-    for at_, length, insert in cuts:
+Cut = tuple[int, int, str]
+
+
+def cuts(inserts: list[str]) -> st.SearchStrategy[list[Cut]]:
+    """Up to four edits, each at an offset: drop up to three characters, insert one of
+    ``inserts``."""
+    return st.lists(
+        st.tuples(st.integers(0, 2000), st.integers(0, 3), st.sampled_from(inserts)), max_size=4
+    )
+
+
+def mangled(text: str, edits: list[Cut]) -> str:
+    for at_, length, insert in edits:
         at_ %= len(text) + 1
         text = text[:at_] + insert + text[at_ + length :]
-    tree, doc = tree_in_memory(REL, text)
-    fixed = plan_document(doc, findings(tree, doc)) if doc.usable else None
+    return text
+
+
+def assert_loads_as_before(fixed: str | None, doc: Document) -> None:
+    """A fix either declined (None) or gave a file that loads with the problems it had."""
     if fixed is not None:
         again = parse_yaml(fixed, doc.path, doc.kind, doc.rel)
         assert again.usable
         assert [p.code for p in again.problems] == [p.code for p in doc.problems]
+
+
+@PROFILE
+@given(
+    recipe_texts(),
+    cuts(["", "-", ":", "'", '"', "[", "]", ",", "\n", " ", "#", "&a", "*a", "!!int ", "_", "="]),
+)
+def test_fixing_mangled_files_never_raises_and_never_breaks_them(
+    text: str, edits: list[Cut]
+) -> None:
+    """Damaged YAML around the fixable findings: fixing either declines or yields a file that
+    still loads with the same problems."""
+    text = mangled(text, edits)
+    tree, doc = tree_in_memory(REL, text)
+    fixed = plan_document(doc, findings(tree, doc)) if doc.usable else None
+    assert_loads_as_before(fixed, doc)
 
 
 # ------------------------------------------------------------------ structural fixes (RL503)
@@ -436,32 +431,17 @@ def test_a_structural_fix_changes_only_the_lines_of_the_renamed_keys(text: str) 
 @PROFILE
 @given(
     retired_feature_texts(),
-    st.lists(
-        st.tuples(
-            st.integers(0, 2000),
-            st.integers(0, 3),
-            st.sampled_from(
-                ["", ":", "'", '"', "{", "}", "\n", " ", "#", "&a ", "*a", "- ", "<<: "]
-            ),
-        ),
-        max_size=4,
-    ),
+    cuts(["", ":", "'", '"', "{", "}", "\n", " ", "#", "&a ", "*a", "- ", "<<: "]),
 )
 def test_structural_fixes_on_mangled_files_never_raise_and_never_break_them(
-    text: str, cuts: list[tuple[int, int, str]]
+    text: str, edits: list[Cut]
 ) -> None:
-    for at_, length, insert in cuts:
-        at_ %= len(text) + 1
-        text = text[:at_] + insert + text[at_ + length :]
+    text = mangled(text, edits)
     tree, doc = tree_in_memory(REL, text)
     if not doc.usable:
         return
     found = [d for d in run_checks(tree, Config(select=("RL503",))) if d.path == doc.path]
-    fixed = plan_document(doc, found, ALL_FIXERS)
-    if fixed is not None:
-        again = parse_yaml(fixed, doc.path, doc.kind, doc.rel)
-        assert again.usable
-        assert [p.code for p in again.problems] == [p.code for p in doc.problems]
+    assert_loads_as_before(plan_document(doc, found, ALL_FIXERS), doc)
 
 
 # ------------------------------------------------------------------ structural fixes (RL502)
