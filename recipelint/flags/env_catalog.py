@@ -11,7 +11,7 @@ import bisect
 import difflib
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 import orjson
@@ -172,11 +172,17 @@ def env_eras(name: str) -> tuple[EnvSpec, ...]:
     return tuple(EnvSpec.from_json(name, era) for era in raw)
 
 
+@lru_cache(maxsize=1024)  # every env value of every recipe asks it of a few minimums
 def covered_release(version: str) -> str | None:
     """The catalogued release standing for ``version``: itself, else the closest lower one."""
     releases = env_releases()
-    position = bisect.bisect_right([version_key(r) for r in releases], version_key(version))
+    position = bisect.bisect_right(_release_keys(), version_key(version))
     return releases[position - 1] if position else None
+
+
+@cache
+def _release_keys() -> tuple[tuple[int, ...], ...]:
+    return tuple(version_key(r) for r in env_releases())
 
 
 def env_spec(name: str, version: str) -> EnvSpec | None:
