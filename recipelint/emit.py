@@ -105,14 +105,6 @@ def _safe_relative(path: str) -> bool:
     )
 
 
-# Writing thousands of small files is bound by filesystem latency, not CPU: a few
-# threads keep several writes in flight (os.write and open release the GIL).
-WRITER_THREADS = 4
-MAX_PENDING_WRITES = 256
-# Files go to a thread in batches: a future per file cost more CPU than the write itself.
-WRITE_BATCH = 32
-
-
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 # A file of our own staging folder rewritten in place: no directory entry is made or removed.
 _OWN_FILE = os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
@@ -140,18 +132,28 @@ def write_files(files: Iterable[Step], folder: Path) -> int:
     return _write_all(files, _Writer(os.fspath(folder)))
 
 
+# Files are written by one thread beside the one rendering them, in batches: a disk that
+# makes a write wait (a journal commit) then does not stop the rendering. More threads, or
+# smaller batches, only cost CPU: a file takes three system calls, and after each the
+# writing thread must win the interpreter lock back from the rendering one.
+WRITER_THREADS = 1
+WRITE_BATCH = 256
+MAX_PENDING_BATCHES = 4
+
+
 def _write_all(files: Iterable[Step], writer: _Writer) -> int:
     with ThreadPoolExecutor(WRITER_THREADS) as pool:
+        writer.pool = pool
         try:
-            add, safe = writer.add, _safe_relative
+            add, remove, safe = writer.add, writer.remove, _safe_relative
             for rel, data in files:
                 if not safe(rel):
                     raise EmitError(f"refusing to write {rel!r}: not a plain relative path")
                 if data is None:
-                    writer.remove(pool, rel)
+                    remove(rel)
                 else:
-                    add(pool, rel, data)
-            writer.flush(pool)
+                    add(rel, data)
+            writer.flush()
         finally:
             writer.drain()
     writer.finish()
@@ -159,28 +161,40 @@ def _write_all(files: Iterable[Step], writer: _Writer) -> int:
 
 
 class _Writer:
-    """Batches of files in flight on a thread pool, in the order they were given."""
+    """Files written into a fresh folder in batches, in the order they were given."""
 
     def __init__(self, base: str) -> None:
         self.base = base
         self.made: set[str] = set()
+        self.pool: ThreadPoolExecutor | None = None  # set while files are being written
         self.pending: deque[Future[None]] = deque()
         self.batch: list[tuple[str, bytes, int]] = []
         self.count = 0
 
-    def add(self, pool: ThreadPoolExecutor, rel: str, data: Content) -> None:
-        self._queue(pool, rel, data if isinstance(data, bytes) else data.read(), False)
-
-    def _queue(self, pool: ThreadPoolExecutor, rel: str, data: bytes, rewrite: bool) -> None:
+    def add(self, rel: str, data: Content) -> None:
         parent = rel.rpartition("/")[0]
-        if parent and parent not in self.made and not rewrite:
+        if parent and parent not in self.made:
             self._make(parent)
-        self.batch.append((f"{self.base}/{rel}", data, _OWN_FILE if rewrite else _NEW_FILE))
+        self._queue(rel, data if isinstance(data, bytes) else data.read(), _NEW_FILE)
         self.count += 1
-        if len(self.batch) == WRITE_BATCH:
-            self.flush(pool)
-            if len(self.pending) > MAX_PENDING_WRITES // WRITE_BATCH:
+
+    def _queue(self, rel: str, data: bytes, flags: int) -> None:
+        batch = self.batch
+        batch.append((f"{self.base}/{rel}", data, flags))
+        if len(batch) == WRITE_BATCH:
+            self.flush()
+            if len(self.pending) > MAX_PENDING_BATCHES:
                 self.pending.popleft().result()
+
+    def flush(self) -> None:
+        if self.batch:
+            assert self.pool is not None, "files are written inside _write_all"
+            self.pending.append(self.pool.submit(_write_batch, self.batch))
+            self.batch = []
+
+    def drain(self) -> None:
+        while self.pending:
+            self.pending.popleft().result()
 
     def _make(self, folder: str) -> None:
         """Make ``folder`` and the parents it lacks: one mkdir each, no stat (os.makedirs
@@ -202,36 +216,31 @@ class _Writer:
     def _changed(self, folder: str) -> None:
         """An entry of ``folder`` was made or removed (its identity changed)."""
 
-    def flush(self, pool: ThreadPoolExecutor) -> None:
-        if self.batch:
-            self.pending.append(pool.submit(_write_batch, self.batch))
-            self.batch = []
-
-    def drain(self) -> None:
-        while self.pending:
-            self.pending.popleft().result()
-
     def finish(self) -> None:
         """Called once every file is written."""
 
-    def remove(self, pool: ThreadPoolExecutor, rel: str) -> None:
+    def remove(self, rel: str) -> None:
         """`rm -rf rel` once every earlier write is done, then drop folders left empty."""
-        self.flush(pool)
+        self.flush()
         self.drain()
-        target = os.path.join(self.base, rel)
+        target = f"{self.base}/{rel}"
         if os.path.isdir(target) and not os.path.islink(target):
-            self.count -= sum(len(names) for _, _, names in os.walk(target))
+            gone = [rel]
+            for current, folders, names in os.walk(target):
+                self.count -= len(names)
+                below = rel + current[len(target) :]
+                gone.extend(f"{below}/{folder}" for folder in folders)
             shutil.rmtree(target)
+            self.made.difference_update(gone)
         elif os.path.lexists(target):
             self.count -= 1
             os.unlink(target)
         else:
             return
-        self.made = {m for m in self.made if m != rel and not m.startswith(rel + "/")}
         parent = rel.rpartition("/")[0]
         while parent:
             try:
-                os.rmdir(os.path.join(self.base, parent))
+                os.rmdir(f"{self.base}/{parent}")
             except OSError:  # not empty: it and its parents stay
                 break
             self.made.discard(parent)
@@ -251,7 +260,7 @@ class _UpdatingWriter(_Writer):
         self.kept: dict[str, Record | None] = {}  # the new output; None: written now
         self.written = 0
 
-    def add(self, pool: ThreadPoolExecutor, rel: str, data: Content) -> None:
+    def add(self, rel: str, data: Content) -> None:
         record = self.present.get(rel)
         if record is not None and record[0] == (
             data.digest if not isinstance(data, bytes) else digest(data)
@@ -268,7 +277,11 @@ class _UpdatingWriter(_Writer):
         self.found.add(rel)
         self.kept[rel] = None
         self.written += 1
-        self._queue(pool, rel, data, record is not None)
+        if record is None:
+            parent = rel.rpartition("/")[0]
+            if parent and parent not in self.made:
+                self._make(parent)
+        self._queue(rel, data, _NEW_FILE if record is None else _OWN_FILE)
 
     def _changed(self, folder: str) -> None:
         self.touched.add(folder)
@@ -292,9 +305,9 @@ class _UpdatingWriter(_Writer):
         elif os.path.lexists(target):
             os.unlink(target)
 
-    def remove(self, pool: ThreadPoolExecutor, rel: str) -> None:
+    def remove(self, rel: str) -> None:
         # Left on disk and dropped from the new output: deleted at the end unless written again.
-        self.flush(pool)
+        self.flush()
         self.drain()
         for path in [p for p in self.kept if p == rel or p.startswith(rel + "/")]:
             del self.kept[path]
@@ -346,6 +359,9 @@ def _write_batch(batch: list[tuple[str, bytes, int]]) -> None:
         _write_one(path, data, flags)
 
 
+REMOVER_THREADS = 4
+
+
 def remove_folder(folder: Path) -> None:
     """Delete a folder this module created (staging or retired output), files in parallel."""
     files: list[str] = []
@@ -356,12 +372,9 @@ def remove_folder(folder: Path) -> None:
             os.path.join(current, d) for d in dirs if os.path.islink(os.path.join(current, d))
         )
         folders.append(current)
-    with ThreadPoolExecutor(WRITER_THREADS) as pool:
-        list(
-            pool.map(
-                _unlink_all, [files[i : i + WRITE_BATCH] for i in range(0, len(files), WRITE_BATCH)]
-            )
-        )
+    # Here the threads have the interpreter to themselves, and an unlink may wait on the disk.
+    with ThreadPoolExecutor(REMOVER_THREADS) as pool:
+        list(pool.map(_unlink_all, [files[i : i + 32] for i in range(0, len(files), 32)]))
     for current in folders:
         try:
             os.rmdir(current)
