@@ -202,10 +202,11 @@ def test_the_cli_report_with_related_locations_validates(
 
     tree = tmp_path / "tree"
     shutil.copytree(embedded_tree, tree)
-    from test_fix import recipe, write
+    from test_fix import RECIPE, recipe
+    from treehelp import write_file
 
-    write(
-        tree,
+    write_file(
+        tree / RECIPE,
         recipe(
             '  base_args:\n    - "--enforce_eager"\n    - "--max-model-len"\n'
             '    - "8192"\n    - "--enforce_eager"\n'
