@@ -9,7 +9,6 @@ be written as soon as it is rendered (`recipelint compile`).
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -159,7 +158,7 @@ class StreamedOutput:
         # file later written at its path is taken as blocked, which only costs a compile
         # in memory, and output files (`.json`) never share a name with a folder.
         self._folders: set[str] = set()
-        self._ready: deque[FileOp] = deque()
+        self._ready: list[FileOp] = []
         self.blocked = False
 
     def write(
@@ -170,23 +169,26 @@ class StreamedOutput:
         origin: str,
         data: bytes | StoredDocument | None = None,
     ) -> None:
-        existed = path in self.ledger.origins
-        if not self.ledger.write(path, origin) or self.blocked:
+        ledger = self.ledger
+        existed = path in ledger.origins
+        if not ledger.write(path, origin) or self.blocked:
             return
         if existed:
             self._ready.append((path, None))
-        elif path in self._folders or not self._made_parent(path):
-            self.blocked = True
-            return
+        else:
+            folders = self._folders
+            parent = path.rpartition("/")[0]
+            if path in folders or (
+                parent and parent not in folders and not self._made_parents(path)
+            ):
+                self.blocked = True
+                return
         self._ready.append((path, data if data is not None else dumps(doc, special=special)))
 
-    def _made_parent(self, path: str) -> bool:
+    def _made_parents(self, path: str) -> bool:
         """Record the folders ``path`` needs; False when one of them is an output file."""
-        parent = path.rpartition("/")[0]
-        if not parent or parent in self._folders:
-            return True
         for folder in _parents(path):
-            if folder in self.ledger:
+            if folder in self.ledger.origins:
                 return False
             self._folders.add(folder)
         return True
@@ -195,10 +197,10 @@ class StreamedOutput:
         if self.ledger.remove_tree(base) and not self.blocked:
             self._ready.append((base, None))
 
-    def take(self) -> Iterator[FileOp]:
+    def take(self) -> list[FileOp]:
         """The steps queued since the last call, in order."""
-        while self._ready:
-            yield self._ready.popleft()
+        ready, self._ready = self._ready, []
+        return ready
 
 
 def _parents(path: str) -> Iterator[str]:

@@ -23,12 +23,12 @@ __all__ = ["OutputMap", "StoredDocument", "WriteJournal", "apply_journal", "seri
 
 def apply_journal(output: Output, ops: list[JournalOp]) -> None:
     """Replay a :class:`WriteJournal` (a "write" op may carry bytes instead of a document)."""
+    write, remove_tree = output.write, output.remove_tree
     for op in ops:
-        if op[0] == "remove":
-            output.remove_tree(op[1])
+        if op[0] == "write":
+            write(op[1], op[2], op[3], op[4], op[5] if len(op) > 5 else None)
         else:
-            _, path, doc, special, origin, *data = op
-            output.write(path, doc, special, origin, data[0] if data else None)
+            remove_tree(op[1])
 
 
 def serialized(doc: Any, special: bool, data: bytes | StoredDocument | None) -> bytes:

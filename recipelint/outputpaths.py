@@ -76,7 +76,10 @@ class PathLedger:
         if earlier is not None and earlier != origin:
             self.overwritten.append((path, earlier, origin))
         self.origins[path] = origin
-        key = folder_key(path)
+        # folder_key, inline: this runs for every file of a compile
+        first = path.find("/")
+        second = path.find("/", first + 1) if first != -1 else -1
+        key = path if second == -1 else path[:second]
         bucket = self._by_folder.get(key)
         if bucket is None:
             self._by_folder[key] = {path}
