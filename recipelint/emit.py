@@ -137,8 +137,8 @@ def write_files(files: Iterable[Step], folder: Path) -> int:
 # smaller batches, only cost CPU: a file takes three system calls, and after each the
 # writing thread must win the interpreter lock back from the rendering one.
 WRITER_THREADS = 1
-WRITE_BATCH = 256
-MAX_PENDING_BATCHES = 4
+WRITE_BATCH = 128
+MAX_PENDING_BATCHES = 2
 
 
 def _write_all(files: Iterable[Step], writer: _Writer) -> int:

@@ -556,6 +556,7 @@ class _RecipePublisher:
         default_hw, by_hw = rendered
         self.renderings += sum(1 + len(hardware.alternatives) for hardware in by_hw)
         links: dict[str, str] = {}
+        write, special, origin = self.outcome.writes.write, self.special, self.doc.rel
         for hardware in by_hw:
             folder = (
                 f"{base}/strategies"
@@ -565,14 +566,14 @@ class _RecipePublisher:
             alt_links = {}
             for strategy, alternative in hardware.alternatives.items():
                 # compatible_strategies may list numbers or booleans: JS object keys are strings.
-                name = js_string(strategy)
+                name = strategy if type(strategy) is str else js_string(strategy)
                 path = f"{folder}/{name}.json"
-                self.write(path, alternative)
+                write(path, alternative, special, origin)
                 alt_links[name] = "/" + path
             if alt_links:
                 hardware.recommended["alternatives"] = alt_links
             hw_path = f"{base}/hw/{hardware.hw_id}.json"
-            self.write(hw_path, hardware.recommended)
+            write(hw_path, hardware.recommended, special, origin)
             links[hardware.hw_id] = "/" + hw_path
         return {**by_hw[0].recommended, "by_hardware": links}
 
