@@ -234,8 +234,6 @@ class Document:
 
 _LINE_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _UTF8_LINE_BREAKS = re.compile(b"\r\n|[\r\n]|\xc2\x85|\xe2\x80[\xa8\xa9]")
-_OTHER_BREAKS = re.compile("[\x85\u2028\u2029]")
-_UTF8_OTHER_BREAKS = re.compile(b"\xc2\x85|\xe2\x80[\xa8\xa9]")
 _BLOCK_KEY_PREFIX = re.compile(r"(?: *- +)* *")
 _BLOCK_HEADER = re.compile(r"^[|>](?:[-+]?([1-9])?|([1-9])[-+])(?:[ \t]|$)")
 LineStart = tuple[int, int, int] | None  # (line, column, written length) where a value line begins
@@ -264,11 +262,12 @@ def _line_starts(text: str | bytes) -> array[int]:
     """Where each line begins: character offsets in a text, byte offsets in UTF-8."""
     starts = array("I" if len(text) < 2**32 - 2 else "q")
     if isinstance(text, str):
-        newline_only = "\r" not in text and (text.isascii() or not _OTHER_BREAKS.search(text))
+        others: tuple[Any, ...] = ("\r",) if text.isascii() else ("\r", "\x85", "\u2028", "\u2029")
         breaks: re.Pattern[Any] = _LINE_BREAKS
     else:
-        newline_only = b"\r" not in text and not _UTF8_OTHER_BREAKS.search(text)
+        others = (b"\r", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
         breaks = _UTF8_LINE_BREAKS
+    newline_only = not any(other in text for other in others)
     if newline_only:  # nearly every file: the running sum of the line lengths, all in C
         lengths = map(len, text.split("\n" if isinstance(text, str) else b"\n"))  # type: ignore[arg-type]
         starts.extend(itertools.accumulate(map((1).__add__, lengths), initial=0))
