@@ -14,9 +14,8 @@ import errno
 import os
 import shutil
 import tempfile
-from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
@@ -126,75 +125,45 @@ def write_files(files: Iterable[Step], folder: Path) -> int:
     """Write each (relative path, content) under the fresh folder ``folder``; returns the count.
 
     A (path, None) step is `rm -rf path` of what earlier steps wrote (upstream's overwrite
-    semantics, replayed in order). ``files`` is consumed lazily and at most a bounded number
-    of writes are pending, so the serialised API is never held in memory all at once.
+    semantics, replayed in order). ``files`` is consumed lazily, each file written as it
+    comes, so the serialised API is never held in memory all at once.
     """
     return _write_all(files, _Writer(os.fspath(folder)))
 
 
-# Files are written by one thread beside the one rendering them, in batches: a disk that
-# makes a write wait (a journal commit) then does not stop the rendering. More threads, or
-# smaller batches, only cost CPU: a file takes three system calls, and after each the
-# writing thread must win the interpreter lock back from the rendering one.
-WRITER_THREADS = 1
-WRITE_BATCH = 128
-MAX_PENDING_BATCHES = 2
-
-
 def _write_all(files: Iterable[Step], writer: _Writer) -> int:
-    with ThreadPoolExecutor(WRITER_THREADS) as pool:
-        writer.pool = pool
-        try:
-            add, remove, safe = writer.add, writer.remove, _safe_relative
-            for rel, data in files:
-                if not safe(rel):
-                    raise EmitError(f"refusing to write {rel!r}: not a plain relative path")
-                if data is None:
-                    remove(rel)
-                else:
-                    add(rel, data)
-            writer.flush()
-        finally:
-            writer.drain()
+    # Each file is written as it comes, by this thread. Creating a file is kernel work more
+    # than waiting; writer threads (four, or one with large batches) cost more CPU than they
+    # saved, since after each of a file's three system calls the writing thread must win the
+    # interpreter lock back from the thread rendering the documents.
+    add, remove, safe = writer.add, writer.remove, _safe_relative
+    for rel, data in files:
+        if not safe(rel):
+            raise EmitError(f"refusing to write {rel!r}: not a plain relative path")
+        if data is None:
+            remove(rel)
+        else:
+            add(rel, data)
     writer.finish()
     return writer.count
 
 
 class _Writer:
-    """Files written into a fresh folder in batches, in the order they were given."""
+    """Files written into a fresh folder, in the order they were given."""
 
     def __init__(self, base: str) -> None:
         self.base = base
         self.made: set[str] = set()
-        self.pool: ThreadPoolExecutor | None = None  # set while files are being written
-        self.pending: deque[Future[None]] = deque()
-        self.batch: list[tuple[str, bytes, int]] = []
         self.count = 0
 
     def add(self, rel: str, data: Content) -> None:
         parent = rel.rpartition("/")[0]
         if parent and parent not in self.made:
             self._make(parent)
-        self._queue(rel, data if isinstance(data, bytes) else data.read(), _NEW_FILE)
+        _write_one(
+            f"{self.base}/{rel}", data if isinstance(data, bytes) else data.read(), _NEW_FILE
+        )
         self.count += 1
-
-    def _queue(self, rel: str, data: bytes, flags: int) -> None:
-        batch = self.batch
-        batch.append((f"{self.base}/{rel}", data, flags))
-        if len(batch) == WRITE_BATCH:
-            self.flush()
-            if len(self.pending) > MAX_PENDING_BATCHES:
-                self.pending.popleft().result()
-
-    def flush(self) -> None:
-        if self.batch:
-            assert self.pool is not None, "files are written inside _write_all"
-            self.pending.append(self.pool.submit(_write_batch, self.batch))
-            self.batch = []
-
-    def drain(self) -> None:
-        while self.pending:
-            self.pending.popleft().result()
 
     def _make(self, folder: str) -> None:
         """Make ``folder`` and the parents it lacks: one mkdir each, no stat (os.makedirs
@@ -220,9 +189,7 @@ class _Writer:
         """Called once every file is written."""
 
     def remove(self, rel: str) -> None:
-        """`rm -rf rel` once every earlier write is done, then drop folders left empty."""
-        self.flush()
-        self.drain()
+        """`rm -rf rel` of what was written, then drop folders left empty."""
         target = f"{self.base}/{rel}"
         if os.path.isdir(target) and not os.path.islink(target):
             gone = [rel]
@@ -281,7 +248,7 @@ class _UpdatingWriter(_Writer):
             parent = rel.rpartition("/")[0]
             if parent and parent not in self.made:
                 self._make(parent)
-        self._queue(rel, data, _NEW_FILE if record is None else _OWN_FILE)
+        _write_one(f"{self.base}/{rel}", data, _NEW_FILE if record is None else _OWN_FILE)
 
     def _changed(self, folder: str) -> None:
         self.touched.add(folder)
@@ -307,8 +274,6 @@ class _UpdatingWriter(_Writer):
 
     def remove(self, rel: str) -> None:
         # Left on disk and dropped from the new output: deleted at the end unless written again.
-        self.flush()
-        self.drain()
         for path in [p for p in self.kept if p == rel or p.startswith(rel + "/")]:
             del self.kept[path]
 
@@ -352,11 +317,6 @@ class _UpdatingWriter(_Writer):
                 record = (self.present[rel][0], *found)
             done[rel] = record
         return done
-
-
-def _write_batch(batch: list[tuple[str, bytes, int]]) -> None:
-    for path, data, flags in batch:
-        _write_one(path, data, flags)
 
 
 REMOVER_THREADS = 4
