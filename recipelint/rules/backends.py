@@ -38,7 +38,7 @@ from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
-from recipelint.rules.common import Placer, Pointer, moved, once_per_key
+from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext
 from recipelint.rules.environment import env_mappings, minimum_release
 from recipelint.rules.registry import Finding, check
@@ -291,12 +291,10 @@ def backends_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
     inputs = render_inputs(ctx)
     targets: dict[str, Target | None] = {}  # hw_id -> target_of(its profile)
 
-    def judged(doc: Document) -> Iterator[Placer]:
+    for doc in _judged_recipes(ctx):
         plan = _plan_of(ctx, inputs, flags, doc)
         if plan is not None:
-            yield from map(moved, _recipe_findings(*plan, flags, inputs, targets))
-
-    yield from once_per_key(_judged_recipes(ctx), ctx.command_key, judged)
+            yield from _recipe_findings(*plan, flags, inputs, targets)
 
 
 def _recipe_findings(

@@ -8,9 +8,8 @@ so that a finding points at the item itself.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from recipelint import argv
@@ -21,7 +20,7 @@ from recipelint.resolve import layers
 from recipelint.resolve.layers import Scope
 
 if TYPE_CHECKING:
-    from recipelint.rules.registry import Finding
+    pass
 
 Pointer = layers.Pointer  # where a value is in its document, as resolve/ and the loader say
 
@@ -58,66 +57,6 @@ def guide_offset_span(doc: Document, offset: int, length: int) -> Span:
     return doc.scalar_line_span(
         ("guide",), index, offset - line_start, offset - line_start + length
     )
-
-
-Placer = Callable[[Document], "Finding"]
-
-
-def once_per_key(
-    docs: Iterable[Document],
-    key: Callable[[Document], Any],
-    judge: Callable[[Document], Iterable[Placer]],
-) -> Iterator[Finding]:
-    """The findings ``judge`` places in each document, judged once per distinct ``key``.
-
-    ``key`` is everything of a document the judge reads (recipes_key: the command layers of
-    a recipe); ``judge`` gives, for each finding, what places it in any document of that key.
-    """
-    done: dict[Any, list[Placer]] = {}
-    for doc in docs:
-        wanted = key(doc)
-        placers = done.get(wanted)
-        if placers is None:
-            placers = done[wanted] = list(judge(doc))
-        for place in placers:
-            yield place(doc)
-
-
-def moved(finding: Finding) -> Placer:
-    """What places a finding, found in one document and reporting only in it, in another."""
-    return functools.partial(_moved, finding)
-
-
-def _moved(finding: Finding, doc: Document) -> Finding:
-    return finding if finding.doc is doc else replace(finding, doc=doc)
-
-
-# Values no layer, gate or plan reads (what the renderer alone prints): copies of a recipe that
-# differ only in them plan the same commands.
-UNREAD_KEYS = frozenset({"model_id", "guide"})
-
-
-def command_key(data: Any, profiles: dict[str, Any]) -> str:
-    """The recipe data as the command-planning rules read it: values under UNREAD_KEYS are left
-    out, unless one names a hardware profile (a plan notices a profile id anywhere)."""
-    return repr(_projected(data, profiles))
-
-
-def _projected(value: Any, profiles: dict[str, Any]) -> Any:
-    if isinstance(value, dict):
-        return [
-            (key, _unread(item, profiles) if key in UNREAD_KEYS else _projected(item, profiles))
-            for key, item in value.items()
-        ]
-    if isinstance(value, list):
-        return ["list", *(_projected(item, profiles) for item in value)]
-    return value
-
-
-def _unread(value: Any, profiles: dict[str, Any]) -> Any:
-    if isinstance(value, str):
-        return value if value in profiles else None
-    return _projected(value, profiles) if isinstance(value, (dict, list)) else value
 
 
 def offered_strategies(data: dict[str, Any]) -> list[str]:

@@ -19,7 +19,6 @@ from recipelint.rules.common import (
     ArgList,
     SharedUnits,
     as_dict,
-    command_key,
     recipe_arg_lists,
     shared_arg_lists,
 )
@@ -109,17 +108,6 @@ class CheckContext:
         if key is None or key == "default":
             return None
         return self.hardware_groups.get(key, frozenset())
-
-    def command_key(self, doc: Document) -> str:
-        """What the command-planning rules read of a recipe (common.command_key), worked out once."""
-        found = self._command_keys.get(doc.path)
-        if found is None:
-            found = self._command_keys[doc.path] = command_key(doc.data, self.profiles)
-        return found
-
-    @cached_property
-    def _command_keys(self) -> dict[Path, str]:
-        return {}
 
     @cached_property
     def units(self) -> SharedUnits:

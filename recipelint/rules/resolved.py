@@ -10,7 +10,6 @@ are the recipe's own list objects, so their source is known by identity.
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Iterator
 from typing import Any, NamedTuple
@@ -27,12 +26,9 @@ from recipelint.resolve.strategy import effective_compatible, is_reachable, is_s
 from recipelint.rules.common import (
     ArgList,
     ArgUnit,
-    Placer,
     Pointer,
     arg_list,
     as_dict,
-    moved,
-    once_per_key,
 )
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
@@ -391,17 +387,15 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
         return
     catalog = render_inputs(ctx)
 
-    def judged(doc: Document) -> Iterator[Placer]:
+    for doc in _planned_recipes(ctx):
         plan = _plan_of(ctx, catalog, doc)
         if plan is None:
-            return
+            continue
         assembler, combos = plan
         if shadowed:
             yield from _shadowed_values(assembler, combos)
         if replaced:
-            yield from map(moved, _strategy_override_replaces(assembler, combos))
-
-    yield from once_per_key(_planned_recipes(ctx), ctx.command_key, judged)
+            yield from _strategy_override_replaces(assembler, combos)
 
 
 def _planned_recipes(ctx: CheckContext) -> Iterator[Document]:
@@ -429,7 +423,7 @@ def _where(doc: Document, pointer: Pointer, index: int) -> str:
     return f"{place} ({doc.rel}:{line})"
 
 
-def _shadowed_values(assembler: Assembler, combos: list[CommandChoice]) -> Iterator[Placer]:
+def _shadowed_values(assembler: Assembler, combos: list[CommandChoice]) -> Iterator[Finding]:
     seen: set[tuple[Pointer, Pointer, int]] = set()
     done: set[tuple[int, ...]] = set()
     walked: set[tuple[Any, ...]] = set()
@@ -455,7 +449,7 @@ def _shadows(
     layers: list[ArgList],
     combo: CommandChoice,
     seen: set[tuple[Pointer, Pointer, int]],
-) -> Iterator[Placer]:
+) -> Iterator[Finding]:
     doc = assembler.doc
     last: dict[str, tuple[ArgList, ArgUnit]] = {}
     for layer in layers:
@@ -469,8 +463,7 @@ def _shadows(
             if layer.doc is not doc or key in seen:
                 continue
             seen.add(key)
-            yield functools.partial(
-                _shadow_finding,
+            yield _shadow_finding(
                 _Shadow(
                     layer.at(unit.index),
                     f"`{unit.flag} {unit.text_value}` replaces `{earlier_unit.flag} "
@@ -481,11 +474,12 @@ def _shadows(
                     f" in the {combo.strategy} command of variant `{combo.variant}` on "
                     f"{combo.hw_id} (last wins)",
                 ),
+                doc,
             )
 
 
 class _Shadow(NamedTuple):
-    """An RL340 finding before it is placed: the earlier list is named by its file and line."""
+    """What an RL340 finding says: the earlier list is named by its file and line."""
 
     pointer: Pointer
     head: str
