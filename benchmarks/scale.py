@@ -5,9 +5,12 @@ usage: python benchmarks/scale.py [TREE] [--scales 1,5,10] [--upstream DIR]
        python benchmarks/scale.py --make DEST --copies N [TREE]
 
 A scaled tree holds N copies of TREE's recipes: copy 0 as it is, copy k under organisations
-renamed `<org>-x<k>` (models/<org>-x<k>/<repo>.yaml), and every `model_id` in copy k renamed
-the same way, so promoted variants stay distinct and a recipe that names another recipe's
-id still names the copy beside it. Taxonomy, platforms, strategies and kv_store are shared.
+renamed `<org>-x<k>` (models/<org>-x<k>/<repo>.yaml), and every mention of an organisation
+that owns a model in copy k renamed the same way (model ids, the guide's commands, related
+recipes, links), so promoted variants stay distinct, a recipe that names another recipe's id
+still names the copy beside it, and no copy's text repeats another's where distinct recipes
+differ: work shared by identical texts would otherwise make the copies cheaper than real
+recipes. Taxonomy, platforms, strategies and kv_store are shared.
 
 For each scale the table shows user CPU and peak memory of `recipelint compile` and
 `recipelint check` (one fresh process each, measured with wait4, helpers included), and
@@ -33,18 +36,29 @@ from bench import DEFAULT_TREE, Sample, recipelint, run_once
 
 SHARED_PARTS = ("taxonomy.yaml", "platforms.yaml", "strategies", "kv_store", "quickstart")
 BUILD_SOURCES = ("scripts", "src", "node_modules", "package.json")
-MODEL_ID = re.compile(r'(?m)^(\s*model_id:\s*")([^"/\n]+)/')
+MODEL_ID = re.compile(r'(?m)^\s*model_id:\s*"?([^"/\s]+)/')
 
 
 def renamed_org(org: str, copy: int) -> str:
     return org if copy == 0 else f"{org}-x{copy}"
 
 
-def copied_recipe(text: str, copy: int) -> str:
-    """A recipe's text for copy ``copy``: every model_id's organisation renamed like the folder."""
+def model_orgs(texts: list[str]) -> frozenset[str]:
+    """The organisations that own a model some recipe names (its model id or a variant's)."""
+    return frozenset(org for text in texts for org in MODEL_ID.findall(text))
+
+
+def org_mentions(orgs: frozenset[str]) -> re.Pattern[str]:
+    """`<org>/` for any of ``orgs``, not inside a longer name."""
+    names = "|".join(re.escape(org) for org in sorted(orgs, key=len, reverse=True))
+    return re.compile(rf"(?<![\w.-])({names})/")
+
+
+def copied_recipe(text: str, copy: int, mentions: re.Pattern[str]) -> str:
+    """A recipe's text for copy ``copy``: every mention of a model's organisation renamed like the folder."""
     if copy == 0:
         return text
-    return MODEL_ID.sub(lambda found: f"{found[1]}{renamed_org(found[2], copy)}/", text)
+    return mentions.sub(lambda found: f"{renamed_org(found[1], copy)}/", text)
 
 
 def make_scaled_tree(source: Path, dest: Path, copies: int) -> Path:
@@ -56,13 +70,17 @@ def make_scaled_tree(source: Path, dest: Path, copies: int) -> Path:
         elif (source / part).is_file():
             shutil.copy2(source / part, dest / part)
     models = source / "models"
-    for recipe in sorted(models.rglob("*.yaml")):
+    texts = {
+        recipe: recipe.read_text(encoding="utf-8") for recipe in sorted(models.rglob("*.yaml"))
+    }
+    folders = {recipe.relative_to(models).parts[0] for recipe in texts}
+    mentions = org_mentions(model_orgs(list(texts.values())) | folders)
+    for recipe, text in texts.items():
         org, *rest = recipe.relative_to(models).parts
-        text = recipe.read_text(encoding="utf-8")
         for copy in range(copies):
             target = dest / "models" / renamed_org(org, copy) / Path(*rest)
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(copied_recipe(text, copy), encoding="utf-8")
+            target.write_text(copied_recipe(text, copy, mentions), encoding="utf-8")
     return dest
 
 
