@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from recipelint.load import Document
-from recipelint.resolve.layers import ARG_KEYS, ENV_KEYS, is_list_place
+from recipelint.resolve.layers import ARG_KEYS, ENV, ENV_KEYS, is_list_place
 from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
@@ -87,15 +87,20 @@ def shell_hazards(ctx: CheckContext) -> Iterator[Finding]:
         entries = _collect(doc.data, (), [])
         if in_commands:
             yield from _args_that_execute(doc, entries)
-            env_maps = [(pointer, value) for pointer, key, value in entries if _is_env(key, value)]
+            env_maps = [
+                (pointer, value)
+                for pointer, key, value in entries
+                if _is_env(doc.kind, pointer, key, value)
+            ]
             yield from _env_values_that_execute(doc, env_maps)
             yield from _env_names_that_are_not_identifiers(doc, env_maps)
             yield from _bare_words_that_execute(doc, entries)
         yield from _terminal_controls(doc, entries)
 
 
-def _is_env(key: Any, value: Any) -> bool:
-    return key in ENV_KEYS and isinstance(value, dict)
+def _is_env(kind: str, pointer: Pointer, key: Any, value: Any) -> bool:
+    """A mapping under an env key name (defensive, as for args), or at a declared env place."""
+    return isinstance(value, dict) and (key in ENV_KEYS or _declared_list(kind, pointer, ENV))
 
 
 def _is_flag(token: Any) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 
 from recipelint.jsvalue import js_string
 from recipelint.load import Document
-from recipelint.resolve.layers import ENV_KEYS
+from recipelint.resolve.layers import ENV, ENV_KEYS, is_list_place
 from recipelint.rules.common import Pointer, as_dict, as_list
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
@@ -38,17 +38,21 @@ VRAM_LOW, VRAM_HIGH = 0.8, 2.0
 MIXED = re.compile(r"mixed|\+|w4a16|w4a8|modelopt", re.IGNORECASE)
 
 
-def env_maps(value: Any, pointer: Pointer = ()) -> Iterator[tuple[Pointer, dict[str, Any]]]:
-    """Every env mapping in a document, wherever the layer puts it."""
+def env_maps(
+    value: Any, kind: str, pointer: Pointer = ()
+) -> Iterator[tuple[Pointer, dict[str, Any]]]:
+    """Every env mapping in a document of ``kind``: under an env key wherever it is nested (an
+    env key anywhere reaches some command or a reader of the API), and at every declared place."""
     if isinstance(value, dict):
         for key, item in value.items():
-            if key in ENV_KEYS and isinstance(item, dict):
-                yield pointer + (key,), item
+            here = (*pointer, key)
+            if isinstance(item, dict) and (key in ENV_KEYS or is_list_place(kind, here, ENV)):
+                yield here, item
             else:
-                yield from env_maps(item, pointer + (key,))
+                yield from env_maps(item, kind, here)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from env_maps(item, pointer + (index,))
+            yield from env_maps(item, kind, (*pointer, index))
 
 
 def _documents(ctx: CheckContext) -> Iterator[Document]:
@@ -61,7 +65,7 @@ def _documents(ctx: CheckContext) -> Iterator[Document]:
 @check("RL551")
 def env_values_are_strings(ctx: CheckContext) -> Iterator[Finding]:
     for doc in _documents(ctx):
-        for pointer, env in env_maps(doc.data):
+        for pointer, env in env_maps(doc.data, doc.kind):
             for name, value in env.items():
                 if isinstance(value, str):
                     continue
