@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from recipelint import shellwords
 from recipelint.report import strip_controls
 
 # {base}/hw/{hw}.json is the recommended rendering for that hardware; the others
@@ -101,7 +101,7 @@ def split_shell(text: str) -> list[str]:
     """Words of a displayed shell command: continuations joined, comments dropped."""
     joined = text.replace("\\\r\n", " ").replace("\\\n", " ")
     try:
-        return shlex.split(joined, comments=True)
+        return shellwords.split(joined)
     except ValueError:  # unbalanced quotes: still compare word by word
         return joined.split()
 

@@ -11,12 +11,12 @@ import ast
 import difflib
 import functools
 import re
-import shlex
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from recipelint import shellwords
 from recipelint.flags.catalog import (
     Catalog,
     Lookup,
@@ -430,22 +430,15 @@ def _open_quote(line: str) -> bool:
     if line.count("'") % 2 == 0 and line.count('"') % 2 == 0:
         return False  # paired quotes (the shell's reading is asked only when they are not)
     try:
-        shlex.split(line, comments=True)
+        shellwords.split(line)
     except ValueError:
         return True
     return False
 
 
-# What makes shlex's POSIX reading of a line more than a split at its whitespace.
-SHELL_SYNTAX = re.compile(r"[\\'\"#]")
-SHLEX_WORD = re.compile(r"[^ \t\r\n]+")  # shlex's whitespace, not str.split's
-
-
 def _shell_words(command: str) -> list[str]:
-    if not SHELL_SYNTAX.search(command):
-        return SHLEX_WORD.findall(command)  # no quote, escape or comment: what shlex.split gives
     try:
-        return shlex.split(command, comments=True)
+        return shellwords.split(command)
     except ValueError:  # an unbalanced quote: the words as the eye splits them
         return command.split()
 
