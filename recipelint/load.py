@@ -214,6 +214,13 @@ class Document:
         return Span(line, column + start, line, column + end)
 
     def _scalar_line_starts(self, pointer: Pointer, node: Span) -> _Starts | None:
+        # A guide's findings each ask for one of its lines: the guide is mapped once.
+        memo: dict[Pointer, _Starts | None] = self.__dict__.setdefault("_scalar_starts", {})
+        if pointer not in memo:
+            memo[pointer] = self._mapped_scalar_line_starts(pointer, node)
+        return memo[pointer]
+
+    def _mapped_scalar_line_starts(self, pointer: Pointer, node: Span) -> _Starts | None:
         lines = self._map.lines
         if node.end_line is None or not 0 < node.line <= len(lines):
             return None
