@@ -709,16 +709,26 @@ def _differs_in_digits(one: str, other: str) -> bool:
 
 
 def _edits(one: str, other: str) -> int:
-    """Levenshtein distance, stopping early past the threshold (ids are short)."""
-    previous = list(range(len(other) + 1))
+    """Levenshtein distance, or MAX_RESPELLING_EDITS + 1 for anything further: only cells
+    within that many of the diagonal can be on a path that cheap (Ukkonen's band)."""
+    limit = MAX_RESPELLING_EDITS
+    beyond = limit + 1
+    if abs(len(one) - len(other)) > limit:
+        return beyond
+    width = len(other)
+    previous = [j if j <= limit else beyond for j in range(width + 1)]
     for i, a in enumerate(one, start=1):
-        current = [i]
-        for j, b in enumerate(other, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b)))
-        if min(current) > MAX_RESPELLING_EDITS:
-            return MAX_RESPELLING_EDITS + 1
+        low, high = max(1, i - limit), min(width, i + limit)
+        current = [beyond] * (width + 1)
+        current[0] = i if i <= limit else beyond
+        for j in range(low, high + 1):
+            current[j] = min(
+                previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != other[j - 1])
+            )
+        if min(current[low - 1 : high + 1]) > limit:
+            return beyond
         previous = current
-    return previous[-1]
+    return min(previous[width], beyond)
 
 
 @check("RL209")
