@@ -727,6 +727,17 @@ def rendered_layers(
     return synth.build_args(role, node_role, node_rank), synth.build_env(role)
 
 
+def _layered_synthesis(
+    catalog: RenderInputs, recipe: dict[str, Any], combo: Combination
+) -> _Synthesis:
+    """A fresh synthesis of the combination that yields the rules' view: a Layer for each list."""
+    synth = _Synthesis(
+        catalog, recipe, combo, Placement(catalog, recipe, combo.variant_key, combo.hw_id)
+    )
+    synth.bare = False
+    return synth
+
+
 def command_parts(
     catalog: RenderInputs,
     recipe: dict[str, Any],
@@ -739,10 +750,8 @@ def command_parts(
 
     The rendered args are these spread in order, then deduplicated (resolve.formatting).
     """
-    placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
-    synth = _Synthesis(catalog, recipe, combo, placement)
-    synth.bare = False  # the rules' view: a Layer for each list
-    synth.features = placement.features.layers_for(
+    synth = _layered_synthesis(catalog, recipe, combo)
+    synth.features = synth.placement.features.layers_for(
         combo.features, combo.strategy, synth.kv_composing
     )
     before, after = split_at_emitter(ARG_STEPS)
@@ -757,9 +766,7 @@ def env_parts(
     catalog: RenderInputs, recipe: dict[str, Any], combo: Combination, role: str | None = None
 ) -> tuple[list[Layer], list[Layer]]:
     """(env layers before the PD device pinning, env layers after it), per resolve.layers."""
-    placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
-    synth = _Synthesis(catalog, recipe, combo, placement)
-    synth.bare = False
+    synth = _layered_synthesis(catalog, recipe, combo)
     before, after = split_at_emitter(ENV_STEPS)
     return layers(synth, role, before), layers(synth, role, after)
 
