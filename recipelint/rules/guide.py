@@ -14,6 +14,7 @@ import re
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from recipelint import shellwords
@@ -55,9 +56,8 @@ class Block:
     line: int  # 1-based line of the first code line inside the guide text
 
 
-@functools.lru_cache(maxsize=1024)
 def fenced_blocks(markdown: str) -> tuple[Block, ...]:
-    """Every fenced code block of a markdown text, parsed once per text."""
+    """Every fenced code block of a markdown text."""
     return tuple(_fenced_blocks(markdown))
 
 
@@ -65,7 +65,9 @@ def _fenced_blocks(markdown: str) -> Iterator[Block]:
     lines = markdown.splitlines()
     index = 0
     while index < len(lines):
-        opening = FENCE.match(lines[index])
+        line = lines[index]
+        # A fence holds three backticks or tildes: most lines have neither, and need no match.
+        opening = FENCE.match(line) if "```" in line or "~~~" in line else None
         if not opening:
             index += 1
             continue
@@ -92,8 +94,10 @@ def served_models(data: dict[str, Any], arg_lists: list[ArgList]) -> set[str]:
     return {n for n in names if isinstance(n, str) and n}
 
 
-@functools.lru_cache(maxsize=4096)
-def _python_facts(code: str) -> tuple[BaseException | None, tuple[tuple[str, int], ...]]:
+PythonFacts = tuple[BaseException | None, tuple[tuple[str, int], ...]]
+
+
+def _python_facts(code: str) -> PythonFacts:
     """(CPython's refusal of a block or None, its model_arguments): RL601 and RL602 read the same blocks.
 
     Only these facts are kept, not the syntax tree: thousands of nodes kept alive per
@@ -125,14 +129,17 @@ def _model_arguments(tree: ast.Module, code: str) -> tuple[tuple[str, int], ...]
     return tuple(sorted(found, key=lambda item: item[1]))
 
 
-@functools.lru_cache(maxsize=4096)
 def syntax_error(code: str) -> tuple[str, int] | None:
-    """libcst's verdict on a block: (message, line) when it does not parse.
+    """libcst's verdict on a block: (message, line) when it does not parse."""
+    return _syntax_verdict(code, _python_facts(code)[0])
+
+
+def _syntax_verdict(code: str, refusal: BaseException | None) -> tuple[str, int] | None:
+    """libcst's verdict on a block CPython refused (``refusal``), or None.
 
     CPython's own parser answers first (it is fast, and code it accepts libcst
     accepts too); libcst decides, and words the message, only for what it refuses.
     """
-    refusal = _python_facts(code)[0]
     if refusal is None:
         return None
     if _too_deep(code, refusal):
@@ -176,29 +183,71 @@ def _notebook_style(code: str) -> bool:
     return any(line.lstrip().startswith((">>>", "!", "%", "$ ")) for line in code.splitlines())
 
 
-def _guided(ctx: CheckContext) -> Iterator[tuple[Document, str]]:
-    """(recipe, guide text) of every recipe in focus that has a guide."""
+class GuideFacts:
+    """What the guide rules read of one guide, each worked out once per check run.
+
+    The rules run one after another over every recipe, so a guide is read by each in turn:
+    the run keeps its facts (CheckContext.memo) and frees them with the context.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @functools.cached_property
+    def blocks(self) -> tuple[Block, ...]:
+        return fenced_blocks(self.text)
+
+    @functools.cached_property
+    def python(self) -> tuple[tuple[Block, PythonFacts], ...]:
+        """The Python blocks meant to run as a module (not transcripts), with their facts."""
+        return tuple(
+            (block, _python_facts(block.code))
+            for block in self.blocks
+            if block.language in PYTHON and not _notebook_style(block.code)
+        )
+
+    @functools.cached_property
+    def served(self) -> frozenset[str]:
+        """Names the guide's own `vllm serve` lines make available (the model or --served-model-name)."""
+        names: set[str] = set()
+        for block in self.blocks:
+            for command in _commands(block.code):
+                names.update(_serve_names(command))
+        return frozenset(names)
+
+    @functools.cached_property
+    def commands(self) -> tuple[GuideCommand, ...]:
+        return tuple(_guide_commands_in(self.text, self.blocks))
+
+
+_NO_GUIDE = GuideFacts("")
+
+
+# The language server checks the buffer being typed in after every keystroke, its guide mostly
+# unchanged: the last few guides' facts outlive their run. A check of a tree reads each guide
+# once per rule, a whole tree apart, so this never serves it (the run's memo does).
+@functools.lru_cache(maxsize=8)
+def _recent_facts(guide: str) -> GuideFacts:
+    return GuideFacts(guide)
+
+
+def _guided(ctx: CheckContext) -> Iterator[tuple[Document, GuideFacts]]:
+    """(recipe, its guide's facts) of every recipe in focus that has a guide."""
+    known: dict[Path, GuideFacts] = ctx.memo("guide")
     for doc in ctx.recipes:
-        guide = guide_text(doc)
-        if guide:
-            yield doc, guide
-
-
-@functools.lru_cache(maxsize=1024)
-def _python_blocks(guide: str) -> tuple[Block, ...]:
-    """The guide's Python blocks that are meant to run as a module (not transcripts)."""
-    return tuple(
-        block
-        for block in fenced_blocks(guide)
-        if block.language in PYTHON and not _notebook_style(block.code)
-    )
+        facts = known.get(doc.path)
+        if facts is None:
+            guide = guide_text(doc)
+            facts = known[doc.path] = _recent_facts(guide) if guide else _NO_GUIDE
+        if facts is not _NO_GUIDE:
+            yield doc, facts
 
 
 @check("RL601")
 def python_blocks_parse(ctx: CheckContext) -> Iterator[Finding]:
     for doc, guide in _guided(ctx):
-        for block in _python_blocks(guide):
-            error = syntax_error(block.code)
+        for block, (refusal, _models) in guide.python:
+            error = _syntax_verdict(block.code, refusal)
             if error is not None:
                 yield Finding(
                     doc,
@@ -221,10 +270,10 @@ def served_model_names(ctx: CheckContext) -> Iterator[Finding]:
         yield from _serve_lines(doc, guide, served, siblings)
 
 
-def _client_model_names(doc: Document, guide: str, served: set[str]) -> Iterator[Finding]:
-    for block in _python_blocks(guide):
-        for model, line in model_arguments(block.code):
-            if model in served or PLACEHOLDER.search(model) or model in _guide_served(guide):
+def _client_model_names(doc: Document, guide: GuideFacts, served: set[str]) -> Iterator[Finding]:
+    for block, (_refusal, models) in guide.python:
+        for model, line in models:
+            if model in served or PLACEHOLDER.search(model) or model in guide.served:
                 continue
             yield Finding(
                 doc,
@@ -235,16 +284,6 @@ def _client_model_names(doc: Document, guide: str, served: set[str]) -> Iterator
                 code="RL602",
                 span=guide_span(doc, block.line + line - 1, model),
             )
-
-
-@functools.lru_cache(maxsize=1024)
-def _guide_served(guide: str) -> frozenset[str]:
-    """Names a guide's own `vllm serve` lines make available (the model or --served-model-name)."""
-    names: set[str] = set()
-    for block in fenced_blocks(guide):
-        for command in _commands(block.code):
-            names.update(_serve_names(command))
-    return frozenset(names)
 
 
 def _commands(code: str) -> Iterator[str]:
@@ -312,10 +351,10 @@ def _alternative_checkpoint(model: str, served: set[str]) -> bool:
 
 
 def _serve_lines(
-    doc: Document, guide: str, served: set[str], siblings: set[str]
+    doc: Document, guide: GuideFacts, served: set[str], siblings: set[str]
 ) -> Iterator[Finding]:
     reported: set[str] = set()
-    for block in fenced_blocks(guide):
+    for block in guide.blocks:
         if block.language not in SHELL and block.language:
             continue
         for start, command in _logical_lines(block.code):
@@ -354,7 +393,6 @@ def _recipe_ids(data: dict[str, Any]) -> list[str]:
     return found or ["model.model_id"]
 
 
-@functools.lru_cache(maxsize=4096)
 def _logical_lines(code: str) -> tuple[tuple[int, str], ...]:
     """(offset of the first physical line, logical line) with backslash continuations joined."""
     return tuple((start, line) for start, _end, line in _logical_spans(code))
@@ -496,9 +534,13 @@ def _placed(words: list[str], lines: list[tuple[int, str]]) -> tuple[Token, ...]
 
 def guide_commands(guide: str) -> Iterator[GuideCommand]:
     """The serve commands of a guide: in shell (or unlabelled) blocks and in prose code spans."""
+    return _guide_commands_in(guide, fenced_blocks(guide))
+
+
+def _guide_commands_in(guide: str, blocks: tuple[Block, ...]) -> Iterator[GuideCommand]:
     raw = guide.split("\n")
     fenced: set[int] = set()
-    for block in fenced_blocks(guide):
+    for block in blocks:
         count = block.code.count("\n") + 1
         fenced.update(range(block.line - 1, block.line + count + 1))
         if block.language and block.language not in SHELL:
@@ -554,12 +596,35 @@ class GuideVerdict:
         return Finding(doc, ("guide",), self.message, self.hint, code=self.code, span=span)
 
 
+@dataclass(frozen=True)
+class OptionVerdict:
+    """A verdict on one option of a command before it is placed: on the option's own word, or
+    on the word after it that holds its value; ``length`` characters from the word's start."""
+
+    code: str
+    message: str
+    hint: str
+    on_value: bool
+    length: int
+
+    def at(self, option: Token, value: Token | None) -> GuideVerdict:
+        token = value if self.on_value and value is not None else option
+        return GuideVerdict(
+            self.code, self.message, self.hint, token.line, token.column, self.length
+        )
+
+
+# What one option says, and how many following words it takes as its value.
+OptionReading = tuple[int, tuple[OptionVerdict, ...]]
+
+
 @dataclass
 class CommandJudge:
     """Reads one guide command's options against the catalogs from the recipe's minimum release.
 
-    It reads no document: the same command judged at the same release says the same, so each
-    distinct one is judged once (command_verdicts) and placed in every guide that holds it.
+    An option's verdict reads only its own word, the word after it and whether the command runs
+    through a server image: each distinct such option is judged once (option_reading) and
+    placed wherever a command holds it.
     """
 
     release: str
@@ -579,41 +644,52 @@ class CommandJudge:
         args, index = command.args, 0
         while index < len(args):
             token = args[index]
-            if not OPTION.match(token.text) or _placeholder(token.text):
+            if not OPTION.match(token.text):
                 index += 1
                 continue
-            name = token.text.split("=", 1)[0]
-            if name in ARGPARSE_OWN:
-                index += 1
-                continue
-            hit = self.catalog.lookup(name)
-            if hit.canonical is None:
-                yield self._unknown(token, name)
-                index += 1
-                continue
-            value, used = self._value(args, index, hit)
-            value_token = args[index + 1] if used else token
-            yield from self._verdict(token, hit, value, value_token, command.via_image)
-            if hit.underscored:
-                yield self._underscored(token, name)
+            after = args[index + 1] if index + 1 < len(args) else None
+            used, verdicts = option_reading(
+                self.release,
+                self.package,
+                token.text,
+                after.text if after is not None else None,
+                command.via_image,
+            )
+            for verdict in verdicts:
+                yield verdict.at(token, after)
             index += 1 + used
 
-    def _value(self, args: tuple[Token, ...], index: int, hit: Lookup) -> tuple[str | None, int]:
+    def reading(self, text: str, after: str | None, via_image: bool) -> OptionReading:
+        """What the option ``text`` (followed by ``after``) says, and the words it takes."""
+        if not OPTION.match(text) or _placeholder(text):
+            return 0, ()
+        name = text.split("=", 1)[0]
+        if name in ARGPARSE_OWN:
+            return 0, ()
+        hit = self.catalog.lookup(name)
+        if hit.canonical is None:
+            return 0, (self._unknown(text, name),)
+        value, used = self._value(text, after, hit)
+        found = list(self._verdict(text, hit, value, used, via_image))
+        if hit.underscored:
+            found.append(self._underscored(name))
+        return used, tuple(found)
+
+    def _value(self, text: str, after: str | None, hit: Lookup) -> tuple[str | None, int]:
         """(the option's value, how many following words it takes)."""
-        inline = args[index].text.split("=", 1)[1] if "=" in args[index].text else None
+        inline = text.split("=", 1)[1] if "=" in text else None
         if inline is not None or hit.inline_value is not None:
             return inline if inline is not None else hit.inline_value, 0
         spec = self.catalog.flag(hit.canonical or "")
-        nxt = args[index + 1].text if index + 1 < len(args) else None
-        if spec is None or hit.negated or spec.value == "no" or nxt is None:
+        if spec is None or hit.negated or spec.value == "no" or after is None:
             return None, 0
-        if spec.value == "optional" and nxt.startswith("-"):
+        if spec.value == "optional" and after.startswith("-"):
             return None, 0
-        return nxt, 1
+        return after, 1
 
     def _verdict(
-        self, token: Token, hit: Lookup, value: str | None, value_token: Token, via_image: bool
-    ) -> Iterator[GuideVerdict]:
+        self, text: str, hit: Lookup, value: str | None, used: int, via_image: bool
+    ) -> Iterator[OptionVerdict]:
         canonical = hit.canonical or ""
         judged = value if value is not None and not _placeholder(value) else None
         statuses = _support(canonical, hit.json_path, judged, self.release, self.package)
@@ -624,9 +700,12 @@ class CommandJudge:
         flag_refused = first_with(
             _support(canonical, (), None, self.release, self.package), "rejected"
         )
-        at = token if flag_refused is not None or hit.json_path or value is None else value_token
-        shown = token.text if at is token else f"{token.text.split('=', 1)[0]} {value}"
-        yield self._rejected(at, shown, statuses)
+        on_option = flag_refused is not None or bool(hit.json_path) or value is None
+        shown = text if on_option else f"{text.split('=', 1)[0]} {value}"
+        # Without a following word the value is inline: the verdict stays on the option.
+        on_value = not on_option and used == 1
+        length = len(value or "") if on_value else len(text)
+        yield self._rejected(shown, statuses, on_value, length)
 
     def _image_status(self, canonical: str, status: ReleaseStatus) -> ReleaseStatus:
         """A refusal by `vllm serve` alone counts as accepted: the image may run the API server module."""
@@ -635,65 +714,65 @@ class CommandJudge:
             return ReleaseStatus(status.version, "ok")
         return status
 
-    def _rejected(self, at: Token, shown: str, statuses: list[ReleaseStatus]) -> GuideVerdict:
-        return _verdict_at(
+    def _rejected(
+        self, shown: str, statuses: list[ReleaseStatus], on_value: bool, length: int
+    ) -> OptionVerdict:
+        return OptionVerdict(
             REJECTED,
             f"the guide's serve command passes `{shown}`, {_refusal(statuses, self.release)}",
             "write the form every release from min_vllm_version on accepts, or raise "
             "min_vllm_version (`recipelint flags history FLAG` shows each release's reading)",
-            at,
+            on_value,
+            length,
         )
 
-    def _unknown(self, token: Token, name: str) -> GuideVerdict:
+    def _unknown(self, text: str, name: str) -> OptionVerdict:
         known = set(_releases_knowing(name, self.package))
         if known:
             statuses = [
                 ReleaseStatus(c.version, "ok" if c.version in known else "rejected", None)
                 for c in catalogs_from(self.release, self.package)
             ]
-            return self._rejected(token, name, statuses)
+            return self._rejected(name, statuses, False, len(text))
         close = _did_you_mean(newest_catalog(self.package), name)
         hint = (
             f"did you mean {', '.join(f'`{c}`' for c in close)}?"
             if close
             else "check the spelling against `vllm serve --help`"
         )
-        return _verdict_at(
+        return OptionVerdict(
             UNKNOWN_FLAG,
             f"the guide's serve command passes `{name}`, an option no vLLM release accepts",
             hint,
-            token,
-            name,
+            False,
+            len(name),
         )
 
-    def _underscored(self, token: Token, name: str) -> GuideVerdict:
+    def _underscored(self, name: str) -> OptionVerdict:
         option, dot, keys = name.partition(".")  # sub-keys keep their underscores
         spelled = option.replace("_", "-") + dot + keys
-        return _verdict_at(
+        return OptionVerdict(
             UNDERSCORED,
             f"the guide spells `{name}` with underscores; vLLM rewrites it to `{spelled}`",
             f"write `{spelled}` as vLLM documents it",
-            token,
-            name,
+            False,
+            len(name),
         )
 
 
-def _verdict_at(
-    code: str, message: str, hint: str, token: Token, text: str | None = None
-) -> GuideVerdict:
-    """A verdict at the token (narrowed to ``text`` at its start when given)."""
-    return GuideVerdict(code, message, hint, token.line, token.column, len(text or token.text))
+@functools.cache
+def _judge(release: str, package: str) -> CommandJudge:
+    return CommandJudge(release, package)
 
 
-@functools.lru_cache(maxsize=4096)
-def command_verdicts(command: GuideCommand, release: str, package: str) -> tuple[GuideVerdict, ...]:
-    """What one guide command's options get at a release (guides of copied recipes repeat them)."""
-    return tuple(CommandJudge(release, package).findings(command))
-
-
-@functools.lru_cache(maxsize=1024)
-def _guide_commands(guide: str) -> tuple[GuideCommand, ...]:
-    return tuple(guide_commands(guide))
+# Keyed by small values (a release, an option and the word after it), which guides repeat:
+# the language server judges the same options again after every keystroke.
+@functools.lru_cache(maxsize=16384)
+def option_reading(
+    release: str, package: str, text: str, after: str | None, via_image: bool
+) -> OptionReading:
+    """What an option of a guide command says at a release (see CommandJudge.reading)."""
+    return _judge(release, package).reading(text, after, via_image)
 
 
 def _refusal(statuses: list[ReleaseStatus], release: str) -> str:
@@ -784,8 +863,8 @@ def guide_serve_flags(ctx: CheckContext) -> Iterator[Finding]:
     for doc, guide in _guided(ctx):
         release = _guide_release(doc.data)
         seen: set[tuple[int, int, str | None]] = set()
-        for command in _guide_commands(guide):
-            for verdict in command_verdicts(command, release, _package(doc, command)):
+        for command in guide.commands:
+            for verdict in _judge(release, _package(doc, command)).findings(command):
                 finding = verdict.placed(doc)
                 key = (
                     (finding.span.line, finding.span.column, finding.code)
