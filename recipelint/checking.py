@@ -60,14 +60,15 @@ class TreeCheck:
     root: Path
     diagnostics: list[Diagnostic]
     files: int
-    sources: dict[Path, str]
+    sources: dict[Path, str | bytes]
 
 
 @dataclass
 class CheckResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: int = 0
-    sources: dict[Path, str] = field(default_factory=dict)
+    # Each checked file's text as its document held it (decoded by the report, a file at a time).
+    sources: dict[Path, str | bytes] = field(default_factory=dict)
     # Findings set aside because they were present at the base revision or in the baseline.
     known: int = 0
     # Baseline entries that matched no finding: fixed since, and ready to be dropped.
@@ -157,7 +158,8 @@ def _stdin_override(root: Path, options: CheckOptions) -> tuple[Path, str | byte
 def check_tree(
     root: Path, targets: list[Path], options: CheckOptions, config: Config | None = None
 ) -> TreeCheck:
-    from recipelint.engine import few_full_collections, run_checks
+    from recipelint.collector import few_full_collections
+    from recipelint.engine import run_checks
     from recipelint.tree import load_tree
 
     try:
@@ -169,7 +171,7 @@ def check_tree(
         found = run_checks(
             tree, config, focus=lambda path: _selected_path(path, root, targets), jobs=options.jobs
         )
-    sources = {doc.path: doc.text for doc in tree.documents()}
+    sources = {doc.path: doc.stored_text for doc in tree.documents()}
     files = sum(1 for doc in tree.documents() if _selected_path(doc.path, root, targets))
     return TreeCheck(root, found, files, sources)
 

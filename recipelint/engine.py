@@ -6,18 +6,17 @@ ignore, severity, per-file ignores) -> inline suppressions.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from recipelint.collector import few_full_collections, frozen_heap
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic, Related, Severity, Span
 from recipelint.lazy import import_own
 from recipelint.load import Document
-from recipelint.parallel import SharedTasks, frozen_heap
+from recipelint.parallel import SharedTasks
 from recipelint.renderstage import COMPILE_CODES, RenderingStage
 from recipelint.rulebook import RuleInfo, load_catalog
 from recipelint.rules.common import Pointer
@@ -187,24 +186,6 @@ def _unused(
 
 # Below this many recipes a check is quick anyway, and forking helpers would only add to it.
 PARALLEL_MIN_RECIPES = 16
-# Young collections between two full ones while a check runs (Python's default is 10).
-FULL_COLLECTION_SPACING = 1000
-
-
-@contextlib.contextmanager
-def few_full_collections() -> Iterator[None]:
-    """Fewer full collections while a tree is loaded and checked.
-
-    A full collection walks every object not frozen: the documents being loaded and all the
-    stages build. What a check makes lives until it ends, so those walks found next to nothing
-    and were a tenth of a large check's time; young collections still free short-lived cycles.
-    """
-    young, middle, full = gc.get_threshold()
-    gc.set_threshold(young, middle, max(full, FULL_COLLECTION_SPACING))
-    try:
-        yield
-    finally:
-        gc.set_threshold(young, middle, full)
 
 
 def run_checks(
@@ -218,13 +199,17 @@ def run_checks(
     config = config or Config()
     with frozen_heap(), few_full_collections():
         context = CheckContext(tree, config, focus)
+        recipes = context.recipes
         compile_stage = RenderingStage(tree, config, focus) if config.is_enabled("RL7") else None
-        helpers = jobs - 1 if len(context.recipes) >= PARALLEL_MIN_RECIPES else 0
+        helpers = jobs - 1 if len(recipes) >= PARALLEL_MIN_RECIPES else 0
         # Rendering is the largest stage and needs nothing more: helpers start on it at once,
         # while this process sets up and runs the rule and schema stages, then joins them.
         compile_tasks = compile_stage.tasks(8 * jobs if helpers else 1) if compile_stage else []
         with SharedTasks(compile_tasks, helpers) as rendering:
             rules = _rule_problems(context)
+            # The rules' indexes and per-run caches go before this process renders: the
+            # rendering then reuses their memory instead of adding to the peak.
+            del context
             # Tree-wide files are validated whatever is in focus: a broken one explains the rest.
             schema = _schema_problems(
                 [
@@ -242,7 +227,7 @@ def run_checks(
     derived = _kept(rules, config, tree.root) + _kept(compiled, config, tree.root)
     schema = _precise_over_schema(schema, derived)
     derived = _without_echoes(_without_dependents(derived, broken), schema)
-    notes = _skip_notes(context, broken, config) if broken else []
+    notes = _skip_notes(recipes, broken, config) if broken else []
     found = [
         diag for diag in loaded + schema + derived + notes if focus(diag.path) or diag.path in shown
     ]
@@ -361,7 +346,7 @@ def _without_dependents(diagnostics: list[Diagnostic], broken: list[_Broken]) ->
     ]
 
 
-def _skip_notes(context: CheckContext, broken: list[_Broken], config: Config) -> list[Diagnostic]:
+def _skip_notes(recipes: list[Document], broken: list[_Broken], config: Config) -> list[Diagnostic]:
     """One note per recipe in focus: which checks did not run, and the file to fix first."""
     if not config.is_enabled(CHECKS_SKIPPED):
         return []
@@ -377,7 +362,7 @@ def _skip_notes(context: CheckContext, broken: list[_Broken], config: Config) ->
     )
     return [
         Diagnostic(doc.path, Span(1, 1), CHECKS_SKIPPED, severity, message, hint, (), related)
-        for doc in context.recipes
+        for doc in recipes
     ]
 
 

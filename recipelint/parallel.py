@@ -11,12 +11,13 @@ runs what is left itself; the results are the same, in task order.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import pickle
 import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from recipelint.collector import frozen_heap
 
 
 def available_cpus() -> int:
@@ -25,24 +26,6 @@ def available_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
         return os.cpu_count() or 1
-
-
-@contextlib.contextmanager
-def frozen_heap() -> Iterator[None]:
-    """Hide every object that exists now (the loaded tree, above all) from the collector.
-
-    A full collection otherwise walks the whole tree each time it runs (10-30 ms on the
-    corpus), and in a forked helper it also copies the memory pages it touches. Nothing
-    is done when the caller has frozen objects of its own: their freeze is theirs to undo.
-    """
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def can_fork() -> bool:

@@ -96,7 +96,7 @@ def test_parallel_check_finds_exactly_what_a_sequential_check_finds(
 def test_frozen_heap_freezes_for_its_block_and_leaves_a_callers_freeze_alone() -> None:
     import gc
 
-    from recipelint.parallel import frozen_heap
+    from recipelint.collector import frozen_heap
 
     assert gc.get_freeze_count() == 0
     with frozen_heap():

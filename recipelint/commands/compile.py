@@ -163,6 +163,7 @@ def compile_command(
         tree.resolve(), no_provenance, source_name, source_repo, source_ref, source_sha
     )
 
+    from recipelint.collector import few_full_collections
     from recipelint.config import ConfigError, load_config
 
     try:
@@ -171,24 +172,25 @@ def compile_command(
         _show([exc.diagnostic], output_format, output_file)
         sys.exit(EXIT_FINDINGS)
     started = time.perf_counter()
-    loaded, recipe_files = _read(tree, config.limits)
-    cache = None
-    if cache_dir is not None:
-        from recipelint.cache import RecipeCache, tree_fingerprint
+    with few_full_collections():
+        loaded, recipe_files = _read(tree, config.limits)
+        cache = None
+        if cache_dir is not None:
+            from recipelint.cache import RecipeCache, tree_fingerprint
 
-        fingerprint = tree_fingerprint(
-            loaded,
-            provenance,
-            config.max_renderings,
-            config.limits,
-            recipe_files.rels if recipe_files is not None else None,
-        )
-        cache = RecipeCache(cache_dir, fingerprint)
-    run = _Run(loaded, recipe_files, provenance, config.max_renderings, cache, quiet)
-    if dry_run:
-        result, size = run.measure()
-    else:
-        result, written = run.publish(out)  # type: ignore[arg-type]  # out is set unless dry run
+            fingerprint = tree_fingerprint(
+                loaded,
+                provenance,
+                config.max_renderings,
+                config.limits,
+                recipe_files.rels if recipe_files is not None else None,
+            )
+            cache = RecipeCache(cache_dir, fingerprint)
+        run = _Run(loaded, recipe_files, provenance, config.max_renderings, cache, quiet)
+        if dry_run:
+            result, size = run.measure()
+        else:
+            result, written = run.publish(out)  # type: ignore[arg-type]  # out is set unless dry run
     shown = result.diagnostics
     if quiet and output_format == "text":
         shown = [d for d in shown if d.severity is not Severity.INFO]
