@@ -322,6 +322,8 @@ class RecipeCache:
 
     def _store(self, entry: Path, outcome: RecipeOutcome) -> RecipeOutcome | None:
         """Write the entry; return the outcome re-pointed at it, so the documents can be freed."""
+        if not isinstance(outcome.writes, WriteJournal):
+            return None  # a check's paths-only plan has no documents to keep
         ops, payload = [], []
         for op in outcome.writes.ops:
             if op[0] == "remove":

@@ -17,7 +17,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.emit import Withdrawn
 from recipelint.jsvalue import dumps
 from recipelint.load import Document
-from recipelint.outputmap import OutputMap, apply_journal
+from recipelint.outputmap import OutputMap
 from recipelint.outputpaths import PathLedger
 from recipelint.provenance import Provenance
 from recipelint.publication import (
@@ -94,10 +94,8 @@ class Compiler(Publisher, Generic[OutputT]):
         """Write the tree-wide files; None when there is no usable taxonomy (already reported)."""
         return self.publish_globals(self.out)
 
-    def compile_recipe(
-        self, doc: Document, globals_: Globals, keep_documents: bool = True
-    ) -> RecipeOutcome:
-        return self.publish_recipe(doc, globals_, keep_documents)
+    def compile_recipe(self, doc: Document, globals_: Globals) -> RecipeOutcome:
+        return self.publish_recipe(doc, globals_)
 
     def compile_file(self, recipe: RecipeFile, globals_: Globals | None) -> RecipeOutcome:
         """A recipe file parsed and compiled: the findings of reading it come first."""
@@ -123,7 +121,7 @@ class Compiler(Publisher, Generic[OutputT]):
         return self.compile_file(recipe, globals_)
 
     def absorb(self, outcome: RecipeOutcome) -> None:
-        apply_journal(self.out, outcome.writes.ops)
+        outcome.writes.apply_to(self.out)
         self.diagnostics.extend(outcome.diagnostics)
         if outcome.index_entry is not None:
             self.index_entries.append(outcome.index_entry)

@@ -109,6 +109,11 @@ class Document:
                 self._source = text.encode("utf-8")
         self.__dict__.pop("_map", None)
 
+    @property
+    def stored_text(self) -> str | bytes:
+        """The text as the document holds it: UTF-8 bytes unless it is ASCII (see ``text``)."""
+        return self._source
+
     def _fields(self) -> tuple[Any, ...]:
         return (
             self.path,

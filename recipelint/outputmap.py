@@ -16,19 +16,9 @@ from typing import Any
 
 from recipelint.jsvalue import dumps
 from recipelint.outputpaths import PathLedger
-from recipelint.publication import JournalOp, Output, StoredDocument, WriteJournal
+from recipelint.publication import StoredDocument, WriteJournal
 
-__all__ = ["OutputMap", "StoredDocument", "WriteJournal", "apply_journal", "serialized"]
-
-
-def apply_journal(output: Output, ops: list[JournalOp]) -> None:
-    """Replay a :class:`WriteJournal` (a "write" op may carry bytes instead of a document)."""
-    write, remove_tree = output.write, output.remove_tree
-    for op in ops:
-        if op[0] == "write":
-            write(op[1], op[2], op[3], op[4], op[5] if len(op) > 5 else None)
-        else:
-            remove_tree(op[1])
+__all__ = ["OutputMap", "StoredDocument", "WriteJournal", "serialized"]
 
 
 def serialized(doc: Any, special: bool, data: bytes | StoredDocument | None) -> bytes:
@@ -62,9 +52,6 @@ class OutputMap:
     ) -> None:
         if self.ledger.write(path, origin):
             self._files[path] = _Entry(doc, special, data)
-
-    def apply(self, ops: list[JournalOp]) -> None:
-        apply_journal(self, ops)
 
     def remove_tree(self, base: str) -> None:
         for path in self.ledger.remove_tree(base):

@@ -49,8 +49,7 @@ class RenderingStage:
     def _plan(self, recipes: list[Document]) -> list[Any]:
         assert self.globals is not None  # no recipes are planned without the tree-wide files
         return [
-            self.publisher.publish_recipe(doc, self.globals, keep_documents=False)
-            for doc in recipes
+            self.publisher.publish_recipe(doc, self.globals, paths_only=True) for doc in recipes
         ]
 
     def diagnostics(self, results: Iterable[list[Any]]) -> list[Diagnostic]:
@@ -59,7 +58,7 @@ class RenderingStage:
         found = self.publisher.diagnostics
         for outcomes in results:
             for outcome in outcomes:
-                self.paths.replay(outcome.writes.ops)
+                outcome.writes.apply_to(self.paths)
                 found.extend(outcome.diagnostics)
                 if outcome.index_entry is not None:
                     entries.append(outcome.index_entry)

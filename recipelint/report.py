@@ -67,9 +67,14 @@ FIXABLE_MARK = "[*]"
 
 
 def format_text(
-    diagnostics: Sequence[Diagnostic], sources: dict[Path, str] | None = None, color: bool = False
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[Path, str | bytes] | None = None,
+    color: bool = False,
 ) -> str:
+    """The text report; with ``sources`` (a file's text, or its UTF-8 bytes) an excerpt
+    under each finding."""
     lines: list[str] = []
+    split: dict[Path, list[str]] = {}
     for diag in diagnostics:
         location = f"{_one_line(display_path(diag.path))}:{diag.span.line}:{diag.span.column}"
         level = str(diag.severity)
@@ -82,16 +87,22 @@ def format_text(
         code = f"{diag.code} {FIXABLE_MARK}" if is_fixable(diag.code) else diag.code
         lines.append(f"{location}: {code} {level}: {_one_line(diag.message)}")
         if sources is not None:
-            lines.extend(_excerpt(diag, sources.get(diag.path)))
+            if diag.path not in split:
+                # Findings come sorted by file: one file's lines are kept at a time.
+                split = {diag.path: _source_lines(sources.get(diag.path))}
+            lines.extend(_excerpt(diag, split[diag.path]))
         if diag.hint:
             lines.append(f"    hint: {_one_line(diag.hint)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def _excerpt(diag: Diagnostic, text: str | None) -> list[str]:
+def _source_lines(text: str | bytes | None) -> list[str]:
     if not text:
         return []
-    source_lines = text.splitlines()
+    return (text if isinstance(text, str) else text.decode("utf-8")).splitlines()
+
+
+def _excerpt(diag: Diagnostic, source_lines: list[str]) -> list[str]:
     if not 0 < diag.span.line <= len(source_lines):
         return []
     line = strip_controls(source_lines[diag.span.line - 1].replace("\t", " "))
