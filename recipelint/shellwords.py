@@ -21,10 +21,16 @@ _DOUBLE = re.compile(r'"((?:[^"\\]|\\[\s\S])*)"')
 _DOUBLE_ESCAPE = re.compile(r'\\([\\"])')
 _DOUBLE_ENDS_ESCAPING = re.compile(r'"(?:[^"\\]|\\[\s\S])*\\\Z')
 _WORD_ENDS = frozenset(" \t\r\n")
+_SPECIAL = re.compile(r"['\"\\#]")
+_UNQUOTED_WORDS = re.compile(r"[^ \t\r\n]+")
+# A word of plain characters alone, up to a blank or the end of the text.
+_PLAIN_WORD = re.compile(r"[^ \t\r\n'\"\\#]+(?=[ \t\r\n]|\Z)")
 
 
 def split(text: str) -> list[str]:
     """The words of ``text``; ValueError where shlex raises one."""
+    if not _SPECIAL.search(text):
+        return _UNQUOTED_WORDS.findall(text)  # no quote, escape or comment: blanks alone split
     words: list[str] = []
     at, end = 0, len(text)
     while True:
@@ -34,6 +40,11 @@ def split(text: str) -> list[str]:
             return words
         if text[at] == "#":
             at = _next_line(text, at)
+            continue
+        plain = _PLAIN_WORD.match(text, at)  # most words: no quote, escape or comment in them
+        if plain is not None:
+            words.append(plain[0])
+            at = plain.end()
             continue
         word, at = _word(text, at)
         words.append(word)

@@ -63,22 +63,15 @@ def fenced_blocks(markdown: str) -> tuple[Block, ...]:
 
 def _fenced_blocks(markdown: str) -> Iterator[Block]:
     lines = markdown.splitlines()
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        # A fence holds three backticks or tildes: most lines have neither, and need no match.
-        opening = FENCE.match(line) if "```" in line or "~~~" in line else None
+    # Only a line holding three backticks or tildes can open or close a fence.
+    marked = iter([i for i, line in enumerate(lines) if "```" in line or "~~~" in line])
+    for index in marked:
+        opening = FENCE.match(lines[index])
         if not opening:
-            index += 1
             continue
         fence, language = opening.group(2), opening.group(3).lower()
-        body: list[str] = []
-        end = index + 1
-        while end < len(lines) and not lines[end].lstrip().startswith(fence):
-            body.append(lines[end])
-            end += 1
-        yield Block(language, textwrap.dedent("\n".join(body)), index + 2)
-        index = end + 1
+        end = next((i for i in marked if lines[i].lstrip().startswith(fence)), len(lines))
+        yield Block(language, textwrap.dedent("\n".join(lines[index + 1 : end])), index + 2)
 
 
 def served_models(data: dict[str, Any], arg_lists: list[ArgList]) -> set[str]:
@@ -543,8 +536,8 @@ def _guide_commands_in(guide: str, blocks: tuple[Block, ...]) -> Iterator[GuideC
     for block in blocks:
         count = block.code.count("\n") + 1
         fenced.update(range(block.line - 1, block.line + count + 1))
-        if block.language and block.language not in SHELL:
-            continue
+        if block.language and block.language not in SHELL or "vllm" not in block.code:
+            continue  # not shell, or no serve command in it (each names vllm)
         for start, end, command in _shell_commands(block.code):
             found = _serve_arguments(_shell_words(command)) if SERVER.search(command) else None
             if found and found[0]:
@@ -552,7 +545,7 @@ def _guide_commands_in(guide: str, blocks: tuple[Block, ...]) -> Iterator[GuideC
                 placed = _placed(found[0], [(n, raw[n - 1]) for n in span])
                 yield GuideCommand(placed, found[1])
     for number, line in enumerate(raw, start=1):
-        if number not in fenced and SERVER.search(line):
+        if "vllm" in line and number not in fenced and SERVER.search(line):
             yield from _prose_commands(number, line)
 
 
