@@ -174,14 +174,18 @@ def _env_selections(layer: layers.Layer, doc: Document) -> Iterator[Selection]:
         yield Selection(ATTENTION_ENV, value, doc, pointer, f"{BACKEND_ENV}={value}")
 
 
+# Each env step with the names it reads, in the order Assembler.reads keys its parts by.
 ENV_RULE_STEPS = tuple(
-    step for step in layers.ENV_STEPS if step is not layers.EMITTER and "kv" not in step.reads
+    (step, tuple(sorted(step.reads)))
+    for step in layers.ENV_STEPS
+    if step is not layers.EMITTER and "kv" not in step.reads
 )
 
 
 # One recipe list's selections, by the identity of its units (kept, so the id is not reused):
 # the combinations of a recipe share their lists, and reading a list's flags is the cost.
-SelectionMemo = dict[int, tuple[Any, list[Selection]]]
+# An env step's selections are kept under ("env", step, what the step reads).
+SelectionMemo = dict[Any, Any]
 
 
 def _selections(
@@ -195,11 +199,27 @@ def _selections(
             if cached is None or cached[0] is not units:
                 cached = memo[id(units)] = (units, list(_arg_selections(flags, arg_layer)))
             yield from cached[1]
-    selection = assembler.selection(combo)
-    for step in ENV_RULE_STEPS:
-        for env_layer in step.layers(selection, combo.role):
-            if env_layer.document == layers.RECIPE:
-                yield from _env_selections(env_layer, assembler.doc)
+    yield from _env_step_selections(assembler, combo, memo)
+
+
+def _env_step_selections(
+    assembler: Assembler, combo: CommandChoice, memo: SelectionMemo
+) -> Iterator[Selection]:
+    """What the recipe's env layers select, each step's read once per what that step reads."""
+    reads = assembler.reads(combo, assembler.layer_class(combo.hw_id))
+    selection: layers.Selection | None = None
+    for step, names in ENV_RULE_STEPS:
+        key = ("env", step.name, *[reads[name] for name in names])
+        found = memo.get(key)
+        if found is None:
+            selection = selection or assembler.selection(combo)
+            found = memo[key] = [
+                chosen
+                for env_layer in step.layers(selection, combo.role)
+                if env_layer.document == layers.RECIPE
+                for chosen in _env_selections(env_layer, assembler.doc)
+            ]
+        yield from found
 
 
 @dataclass(frozen=True)
@@ -212,8 +232,13 @@ class Verdict:
 def judge(chosen: Selection, target: Target, release: str) -> Verdict | None:
     """Why a release from ``release`` on cannot run the selection on ``target``, the first
     one that cannot; None when every one can, or the catalog cannot tell."""
+    return _first_verdict(chosen.kind, chosen.name, target, release)
+
+
+@functools.lru_cache(maxsize=4096)
+def _first_verdict(kind: str, name: str, target: Target, release: str) -> Verdict | None:
     for version in _releases_from(release):
-        verdict = _verdict(chosen.kind, chosen.name, target, version)
+        verdict = _verdict(kind, name, target, version)
         if verdict is not None:
             return verdict
     return None

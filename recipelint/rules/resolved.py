@@ -187,6 +187,8 @@ def _strategies_on(
     return offered
 
 
+# Steps that read a hardware's lists by its exact id.
+EXACT_STEPS = frozenset({"variant-exact-hardware", "exact-hardware"})
 # The layers a rule sees: the join order without the emitter's tokens. A check plans no
 # kv_store deployment, so the kv steps add nothing here.
 RULE_STEPS = tuple(
@@ -206,6 +208,17 @@ class Assembler:
         self._parts: dict[tuple[Any, ...], Any] = {}
         self._classes: dict[str, Any] = {}  # hw_id -> its _layer_class
         self._hardware_keys: set[Any] | None = None
+        self._strategy_tables: dict[str, bool] = {}
+
+    def has_generation_table(self, strategy: str) -> bool:
+        """Whether strategy_overrides[strategy].hardware_overrides has any key: without one the
+        strategy sets no generation layer (resolve.layers.strategy_generation reads nothing)."""
+        found = self._strategy_tables.get(strategy)
+        if found is None:
+            overrides = get(get(self.recipe, "strategy_overrides"), strategy)
+            table = get(overrides, "hardware_overrides")
+            found = self._strategy_tables[strategy] = type(table) is dict and bool(table)
+        return found
 
     def layer_class(self, hw_id: str) -> Any:
         """The hardware's _layer_class in this recipe: what its layers are kept under."""
@@ -261,7 +274,7 @@ class Assembler:
             features,
         )
 
-    def _reads(self, combo: CommandChoice, hw_class: Any) -> dict[str, Any]:
+    def reads(self, combo: CommandChoice, hw_class: Any) -> dict[str, Any]:
         """What each name of a step's `reads` stands for in this combination, as parts are kept under it."""
         # Strategies differ in the features step only through the enabled features' `strategies` allow-lists.
         filtered = self._features(combo.variant, combo.hw_id, hw_class)[2]
@@ -287,7 +300,9 @@ class Assembler:
         out: list[ArgList] | None = parts.get(whole)
         if out is not None:
             return out
-        reads = self._reads(combo, hw_class)
+        reads = self.reads(combo, hw_class)
+        # A hardware of a class (not its own id) is named by no hardware table: its exact layers are empty.
+        by_id = type(hw_class) is str
         sel: layers.Selection | None = None
         out = []
         for step, names in RULE_STEPS:
@@ -296,6 +311,8 @@ class Assembler:
             ):  # RL341's own split of it keeps its parts under fewer keys
                 strategy_layer, kept, _key = self.generation_layers(combo)
                 out += strategy_layer + kept
+                continue
+            if not by_id and step.name in EXACT_STEPS:
                 continue
             key = (step.name, *[reads[name] for name in names])
             part = parts.get(key)
@@ -312,6 +329,8 @@ class Assembler:
         `so.hardware_overrides[gen] || nvidia` replaces the recipe's and the variant's generation
         layers when it is set (resolve.layers.hardware_maps).
         """
+        if not self.has_generation_table(combo.strategy):
+            return [], _replaced_layers(self, combo), None
         key = ("strategy-generation", combo.strategy, *self._generation(combo.hw_id))
         found = self._parts.get(key)
         if found is None:
@@ -524,7 +543,7 @@ def _strategy_override_replaces(
     vanished: dict[tuple[Pointer, Pointer], tuple[list[str], list[str], Any]] = {}
     restated: dict[Pointer, set[str]] = {}  # per override: options it shares with what it replaces
     for combo in combos:
-        if combo.role is not None:
+        if combo.role is not None or not assembler.has_generation_table(combo.strategy):
             continue  # PD roles share the strategy's generation layer; one report per strategy
         try:
             strategy_layer, _kept, key = assembler.generation_layers(combo)
