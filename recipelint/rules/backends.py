@@ -1,7 +1,7 @@
 """RL370–RL373: attention backends, quantization methods and MoE backends selected for hardware that cannot run them.
 
 Every command the compiler can render (resolved.command_choices) is assembled from its
-layers; the attention backend it selects (``--attention-backend``, the ``backend`` key of
+layers (resolved_commands plans and assembles them once, for these rules and RL340/RL341); the attention backend it selects (``--attention-backend``, the ``backend`` key of
 ``--attention-config``, ``VLLM_ATTENTION_BACKEND``), its ``--quantization`` method and its
 ``--moe-backend`` are judged, for each hardware profile the command is rendered for, against what each vLLM
 release from the recipe's minimum on says of them (:mod:`recipelint.flags.hardware`): which platform
@@ -14,7 +14,6 @@ generation.
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,11 +42,9 @@ from recipelint.rules.context import CheckContext
 from recipelint.rules.environment import env_mappings, minimum_release
 from recipelint.rules.registry import Finding, check
 from recipelint.rules.resolved import (
-    MAX_COMBINATIONS,
     Assembler,
     CommandChoice,
-    command_choices,
-    render_inputs,
+    resolved_commands,
 )
 
 WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION, MOE = "RL370", "RL371", "RL372", "RL373"
@@ -308,18 +305,30 @@ class Reported:
     hardware: list[str]
 
 
-@check(WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION, MOE)
-def backends_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
-    if not any(ctx.config.is_enabled(c) for c in CODES):
-        return
-    flags = newest_catalog()
-    inputs = render_inputs(ctx)
-    targets: dict[str, Target | None] = {}  # hw_id -> target_of(its profile)
+class BackendJudge:
+    """RL370-RL373 over the commands resolved_commands plans: a recipe's commands are planned
+    and assembled once for both families."""
 
-    for doc in _judged_recipes(ctx):
-        plan = _plan_of(ctx, inputs, flags, doc)
-        if plan is not None:
-            yield from _recipe_findings(*plan, flags, inputs, targets)
+    def __init__(self, inputs: RenderInputs) -> None:
+        self.flags = newest_catalog()
+        self.inputs = inputs
+        self.targets: dict[str, Target | None] = {}  # hw_id -> target_of(its profile)
+
+    def wants(self, ctx: CheckContext, doc: Document) -> bool:
+        """Whether the recipe selects a backend or a quantization method at all (most do not)."""
+        return _selects_anything(ctx, doc, self.flags)
+
+    def findings(self, assembler: Assembler, combos: list[CommandChoice]) -> Iterator[Finding]:
+        return _recipe_findings(assembler, combos, self.flags, self.inputs, self.targets)
+
+
+def backend_judge(ctx: CheckContext, inputs: RenderInputs) -> BackendJudge | None:
+    """The judge of this run's commands, None when none of its rules is enabled."""
+    return BackendJudge(inputs) if any(ctx.config.is_enabled(c) for c in CODES) else None
+
+
+# The one check that plans commands reports these rules too.
+check(*CODES)(resolved_commands)
 
 
 def _recipe_findings(
@@ -375,26 +384,6 @@ def _judge_member(
             entry = found.setdefault(key, Reported(verdict, selection, release, []))
             if member not in entry.hardware:
                 entry.hardware.append(member)
-
-
-def _judged_recipes(ctx: CheckContext) -> Iterator[Document]:
-    """The recipes whose commands are rendered at all (omni recipes get no renderings)."""
-    return (
-        doc for doc in ctx.recipes if isinstance(doc.data, dict) and not layers.is_omni(doc.data)
-    )
-
-
-def _plan_of(
-    ctx: CheckContext, inputs: RenderInputs, flags: FlagCatalog, doc: Document
-) -> tuple[Assembler, list[CommandChoice]] | None:
-    """The planned commands of a recipe that selects a backend or a quantization method at all."""
-    if not _selects_anything(ctx, doc, flags):
-        return None  # most recipes: planning their commands would find nothing
-    try:
-        combos = list(itertools.islice(command_choices(inputs, doc.data), MAX_COMBINATIONS))
-    except SYNTHESIS_ERRORS:
-        return None  # the compiler reports recipes it cannot plan
-    return Assembler(ctx, inputs, doc), combos
 
 
 def _selects_anything(ctx: CheckContext, doc: Document, flags: FlagCatalog) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from recipelint.jsvalue import UNDEFINED, get, js_string, nullish, truthy
+from recipelint.lazy import import_own
 from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
@@ -395,19 +396,21 @@ def _strategy_limited(recipe: dict[str, Any], enabled: list[str]) -> bool:
 @check("RL340", "RL341")
 def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
     """RL340 (a value replaced by a later layer) and RL341 (a generation override that drops
-    args) from one walk over the planned combinations.
+    args) from one walk over the planned combinations; the backend rules (RL370-RL373,
+    recipelint.rules.backends) read the same plan and layers.
 
-    Each recipe's combinations and assembled layers are dropped once both rules have
+    Each recipe's combinations and assembled layers are dropped once the rules have
     read them: kept for the whole run, they were thousands of objects the cyclic
     collector walked again and again.
     """
     shadowed, replaced = ctx.config.is_enabled("RL340"), ctx.config.is_enabled("RL341")
-    if not (shadowed or replaced):
-        return
     catalog = render_inputs(ctx)
-
+    backends = import_own("recipelint.rules.backends").backend_judge(ctx, catalog)
+    if not (shadowed or replaced or backends):
+        return
     for doc in _planned_recipes(ctx):
-        plan = _plan_of(ctx, catalog, doc)
+        judged = backends is not None and backends.wants(ctx, doc)
+        plan = _plan_of(ctx, catalog, doc) if shadowed or replaced or judged else None
         if plan is None:
             continue
         assembler, combos = plan
@@ -415,6 +418,8 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
             yield from _shadowed_values(assembler, combos)
         if replaced:
             yield from _strategy_override_replaces(assembler, combos)
+        if judged:
+            yield from backends.findings(assembler, combos)
 
 
 def _planned_recipes(ctx: CheckContext) -> Iterator[Document]:
