@@ -348,8 +348,8 @@ def _serve_lines(
 ) -> Iterator[Finding]:
     reported: set[str] = set()
     for block in guide.blocks:
-        if block.language not in SHELL and block.language:
-            continue
+        if block.language not in SHELL and block.language or "vllm" not in block.code:
+            continue  # not shell, or no `vllm serve` in it
         for start, command in _logical_lines(block.code):
             match = SERVE.search(command) if "vllm" in command else None  # SERVE needs the word
             model = match.group(1).strip("'\"") if match else None
