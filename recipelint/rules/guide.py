@@ -438,10 +438,17 @@ class Token:
 class GuideCommand:
     """A serve command of the guide: its arguments after `vllm serve` (or the module)."""
 
-    args: tuple[Token, ...]
+    words: tuple[str, ...]
+    # The guide lines (number, text) the command is written on, where its words are found.
+    lines: tuple[tuple[int, str], ...]
     # Run as a server image's arguments: which entrypoint (`vllm serve` or the API server
     # module) reads them depends on the image's release, so serve's own refusals do not apply.
     via_image: bool = False
+
+    @functools.cached_property
+    def args(self) -> tuple[Token, ...]:
+        """The words where the guide writes them: looked for only once a verdict is placed."""
+        return _placed(self.words, self.lines)
 
 
 def _shell_commands(code: str) -> Iterator[tuple[int, int, str]]:
@@ -508,7 +515,7 @@ def _until_break(words: list[str]) -> list[str]:
     return words
 
 
-def _placed(words: list[str], lines: list[tuple[int, str]]) -> tuple[Token, ...]:
+def _placed(words: tuple[str, ...], lines: tuple[tuple[int, str], ...]) -> tuple[Token, ...]:
     """Each word with the guide line and column where it is written, searched in order."""
     if not lines:
         return ()
@@ -542,8 +549,9 @@ def _guide_commands_in(guide: str, blocks: tuple[Block, ...]) -> Iterator[GuideC
             found = _serve_arguments(_shell_words(command)) if SERVER.search(command) else None
             if found and found[0]:
                 span = range(block.line + start, min(block.line + end, len(raw)) + 1)
-                placed = _placed(found[0], [(n, raw[n - 1]) for n in span])
-                yield GuideCommand(placed, found[1])
+                lines = tuple((n, raw[n - 1]) for n in span)
+                # A command placed on no line of the guide has no word to report at.
+                yield GuideCommand(tuple(found[0]) if lines else (), lines, found[1])
     for number, line in enumerate(raw, start=1):
         if "vllm" in line and number not in fenced and SERVER.search(line):
             yield from _prose_commands(number, line)
@@ -553,7 +561,7 @@ def _prose_commands(number: int, line: str) -> Iterator[GuideCommand]:
     for match in INLINE_CODE.finditer(line):
         found = _serve_arguments(_shell_words(match.group(1)))
         if found and found[0]:
-            yield GuideCommand(_placed(found[0], [(number, line)]), found[1])
+            yield GuideCommand(tuple(found[0]), ((number, line),), found[1])
 
 
 def _guide_release(data: dict[str, Any]) -> str:
@@ -634,22 +642,20 @@ class CommandJudge:
         )
 
     def findings(self, command: GuideCommand) -> Iterator[GuideVerdict]:
-        args, index = command.args, 0
-        while index < len(args):
-            token = args[index]
-            if not OPTION.match(token.text):
+        words, index = command.words, 0
+        while index < len(words):
+            if not OPTION.match(words[index]):
                 index += 1
                 continue
-            after = args[index + 1] if index + 1 < len(args) else None
+            after = words[index + 1] if index + 1 < len(words) else None
             used, verdicts = option_reading(
-                self.release,
-                self.package,
-                token.text,
-                after.text if after is not None else None,
-                command.via_image,
+                self.release, self.package, words[index], after, command.via_image
             )
-            for verdict in verdicts:
-                yield verdict.at(token, after)
+            if verdicts:
+                args = command.args
+                value = args[index + 1] if after is not None else None
+                for verdict in verdicts:
+                    yield verdict.at(args[index], value)
             index += 1 + used
 
     def reading(self, text: str, after: str | None, via_image: bool) -> OptionReading:
@@ -845,7 +851,7 @@ def _releases_knowing(name: str, package: str) -> tuple[str, ...]:
 
 
 def _package(doc: Document, command: GuideCommand) -> str:
-    omni = is_omni(doc.data) or any(t.text == "--omni" for t in command.args)
+    omni = is_omni(doc.data) or "--omni" in command.words
     return "vllm-omni" if omni else "vllm"
 
 
