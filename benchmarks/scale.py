@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How recipelint scales: trees N times the size of a real one, with the upstream build beside it.
 
-usage: python benchmarks/scale.py [TREE] [--scales 1,5,10] [--upstream DIR]
+usage: python benchmarks/scale.py [TREE] [--scales 1,5,10] [--upstream DIR] [--runs N]
        python benchmarks/scale.py --make DEST --copies N [TREE]
 
 A scaled tree holds N copies of TREE's recipes: copy 0 as it is, copy k under organisations
@@ -13,7 +13,8 @@ differ: work shared by identical texts would otherwise make the copies cheaper t
 recipes. Taxonomy, platforms, strategies and kv_store are shared.
 
 For each scale the table shows user CPU and peak memory of `recipelint compile` and
-`recipelint check` (one fresh process each, measured with wait4, helpers included), and
+`recipelint check` (a fresh process each, measured with wait4, helpers included; with
+--runs N the median of N runs, the commands taking turns, each compile into a new folder), and
 with --upstream (a checkout of vllm-project/recipes whose node_modules holds js-yaml 4)
 the upstream build on the same tree, recipelint's ratio to it, and whether the two
 outputs are byte-identical. The growth line divides each figure at the largest scale by
@@ -26,6 +27,7 @@ import argparse
 import os
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -95,9 +97,12 @@ class ScaleRow:
     identical: bool | None
 
 
-def upstream_build(checkout: Path, tree: Path, work: Path) -> tuple[Sample, Path] | None:
-    node = shutil.which("node")
-    if node is None or not (checkout / "scripts" / "build-recipes-api.mjs").is_file():
+def upstream_build(checkout: Path, tree: Path, work: Path) -> Path | None:
+    """A folder where the upstream build runs on ``tree`` (its output lands in public/)."""
+    if (
+        shutil.which("node") is None
+        or not (checkout / "scripts" / "build-recipes-api.mjs").is_file()
+    ):
         return None
     build = work / "upstream-build"
     build.mkdir()
@@ -107,8 +112,18 @@ def upstream_build(checkout: Path, tree: Path, work: Path) -> tuple[Sample, Path
     for part in (*SHARED_PARTS, "models"):
         if (tree / part).exists():
             (build / part).symlink_to(tree / part)
-    sample = run_once([node, "scripts/build-recipes-api.mjs"], cwd=build)
-    return sample, build / "public"
+    return build
+
+
+def median_sample(samples: list[Sample]) -> Sample:
+    """The median of each figure over interleaved runs (this machine's runs vary by a quarter)."""
+    return Sample(
+        statistics.median(s.wall for s in samples),
+        statistics.median(s.user for s in samples),
+        statistics.median(s.system for s in samples),
+        statistics.median(s.peak_mb for s in samples),
+        max(s.status for s in samples),
+    )
 
 
 def same_folders(left: Path, right: Path) -> bool:
@@ -131,21 +146,35 @@ def count_files(folder: Path) -> int:
     return len(_files(folder))
 
 
-def measure(source: Path, copies: int, upstream: Path | None, work: Path) -> ScaleRow:
+def measure(source: Path, copies: int, upstream: Path | None, work: Path, runs: int) -> ScaleRow:
     tree = make_scaled_tree(source, work / "tree", copies)
     out = work / "out"
-    say(f"{copies}x: recipelint compile")
-    compiled = run_once(recipelint("compile", str(tree), "-o", str(out), "-q"))
-    say(f"{copies}x: recipelint check")
-    checked = run_once(recipelint("check", "-q", str(tree)))
-    say(f"{copies}x: upstream build")
-    built = upstream_build(upstream, tree, work) if upstream is not None else None
+    build = upstream_build(upstream, tree, work) if upstream is not None else None
+    compiled, checked, built = [], [], []
+    for run in range(1, runs + 1):
+        shutil.rmtree(out, ignore_errors=True)
+        say(
+            f"{copies}x, run {run}/{runs}: recipelint compile, check"
+            + (", upstream build" if build else "")
+        )
+        compiled.append(run_once(recipelint("compile", str(tree), "-o", str(out), "-q")))
+        checked.append(run_once(recipelint("check", "-q", str(tree))))
+        if build is not None:
+            shutil.rmtree(build / "public", ignore_errors=True)
+            built.append(
+                run_once([str(shutil.which("node")), "scripts/build-recipes-api.mjs"], cwd=build)
+            )
     say(f"{copies}x: comparing the outputs")
-    identical = same_folders(built[1], out) if built is not None else None
+    identical = same_folders(build / "public", out) if build is not None else None
     recipes = sum(1 for _ in (tree / "models").rglob("*.yaml"))
-    files = count_files(out)
     return ScaleRow(
-        copies, recipes, files, compiled, checked, built[0] if built else None, identical
+        copies,
+        recipes,
+        count_files(out),
+        median_sample(compiled),
+        median_sample(checked),
+        median_sample(built) if built else None,
+        identical,
     )
 
 
@@ -201,6 +230,7 @@ def main() -> int:
     parser.add_argument("--upstream", type=Path, help="checkout of vllm-project/recipes")
     parser.add_argument("--make", type=Path, metavar="DEST", help="only write a scaled tree")
     parser.add_argument("--copies", type=int, default=10)
+    parser.add_argument("--runs", type=int, default=1, help="interleaved runs per figure (medians)")
     args = parser.parse_args()
     source = args.tree or (args.upstream if args.upstream else DEFAULT_TREE)
     if not (source / "taxonomy.yaml").is_file():
@@ -213,8 +243,9 @@ def main() -> int:
     for copies in scales:
         with tempfile.TemporaryDirectory(prefix="recipelint-scale-") as tmp:
             run_once(recipelint("rules"))  # bytecode caches, as in an installed copy
-            rows.append(measure(source.resolve(), copies, args.upstream, Path(tmp)))
-    print(f"tree: {source}  (one run per figure; user CPU and peak RSS of a fresh process)")
+            rows.append(measure(source.resolve(), copies, args.upstream, Path(tmp), args.runs))
+    runs = "one run" if args.runs == 1 else f"medians of {args.runs} interleaved runs"
+    print(f"tree: {source}  ({runs} per figure; user CPU and peak RSS of a fresh process)")
     print("\n".join(table(rows)))
     return 0
 
