@@ -27,7 +27,7 @@ from recipelint.jsvalue import (
     normalize_number,
     truthy,
 )
-from recipelint.resolve.docker import DockerMeta, DockerWrapper, docker_meta
+from recipelint.resolve.docker import DockerMeta, DockerWrapper, docker_meta, image_key
 from recipelint.resolve.features import FeatureResolver, companions
 from recipelint.resolve.formatting import RenderError, serve_command
 from recipelint.resolve.hardware import generation_of, gpu_count_of, hardware_keyed_value
@@ -129,7 +129,7 @@ def _spread_steps(
 ) -> None:
     for step in steps:
         for items in step.layers(sel, role):
-            args += spread(items)
+            args += items if type(items) is list else spread(items)
 
 
 def _assign_steps(
@@ -137,7 +137,64 @@ def _assign_steps(
 ) -> None:
     for step in steps:
         for items in step.layers(sel, role):
-            assign(env, items)
+            if type(items) is dict:
+                env.update(items)
+            else:
+                assign(env, items)
+
+
+class StrategyFacts(NamedTuple):
+    """What a rendering reads of its strategy's spec and of the recipe's overrides for it."""
+
+    spec: Any  # the strategy file's data ({} when it has none)
+    deploy_type: Any  # raw: undefined when the spec has none
+    deploy: Any  # deploy_type, or "single_node" when it is falsy
+    overrides: Any  # strategy_overrides[strategy]
+    parallel_flag: Any
+    parallelism: Any
+
+
+def _strategy_facts(catalog: RenderInputs, overrides: Any, strategy: str) -> StrategyFacts:
+    spec = catalog.strategies.get(strategy, UNDEFINED)
+    if not truthy(spec):
+        spec = {}
+    deploy_type = spec.get("deploy_type", UNDEFINED) if type(spec) is dict else UNDEFINED
+    return StrategyFacts(
+        spec,
+        deploy_type,
+        deploy_type if truthy(deploy_type) else "single_node",
+        overrides.get(strategy, UNDEFINED) if type(overrides) is dict else UNDEFINED,
+        js_or(get(spec, "parallel_flag"), "--tensor-parallel-size"),
+        get(spec, "parallelism"),
+    )
+
+
+def _kv_option(
+    catalog: RenderInputs,
+    recipe: dict[str, Any],
+    profile: Any,
+    kv_offload: str,
+    strategy: str,
+    deploy_type: Any,
+) -> Any:
+    """`taxonomy.kv_offload[kv]` behind its strategy, recipe and brand gates."""
+    option = get(get(catalog.taxonomy, "kv_offload"), kv_offload)
+    if not truthy(option):
+        return None
+    if deploy_type in ("pd_cluster", "kv_store_lb"):
+        return None
+    allow = get(option, "strategies")
+    if type(allow) is list and allow and strategy not in allow:
+        return None
+    support = get(get(recipe, "kv_offload_support"), kv_offload)
+    if support == "unsupported":
+        return None
+    if truthy(get(option, "requires_opt_in")) and support != "verified":
+        return None
+    brands = get(option, "brands")
+    if type(brands) is list and brands and get(profile, "brand") not in brands:
+        return None
+    return option
 
 
 class Placement:
@@ -192,6 +249,33 @@ class Placement:
         self._tp: Any = UNDEFINED
         self._pool_modes: list[str] | None = None
 
+    def strategy_facts(self, strategy: str) -> StrategyFacts:
+        """The strategy's facts, worked out once for every placement sharing strategy_runs."""
+        key = ("facts", strategy)
+        found: StrategyFacts | None = self.strategy_runs.get(key)
+        if found is None:
+            found = self.strategy_runs[key] = _strategy_facts(
+                self.catalog, self.strategy_overrides, strategy
+            )
+        return found
+
+    def kv_facts(self, kv_offload: str) -> tuple[Any, Any]:
+        """(the kv_store spec or None when the name is no kv deployment, its instance count)."""
+        key = ("kv", kv_offload)
+        found: tuple[Any, Any] | None = self.strategy_runs.get(key)
+        if found is None:
+            kv = self.catalog.strategies.get(kv_offload, UNDEFINED) if kv_offload else UNDEFINED
+            if get(kv, "deploy_type") != "kv_store_lb":
+                kv = None
+            instances = js_or(get(kv, "default_instances"), 2) if kv is not None else 2
+            found = self.strategy_runs[key] = (kv, instances)
+        return found
+
+    def kv_option(self, kv_offload: str, strategy: str, deploy_type: Any) -> Any:
+        return _kv_option(
+            self.catalog, self.recipe, self.profile, kv_offload, strategy, deploy_type
+        )
+
     def serves(self, catalog: RenderInputs, recipe: dict[str, Any], combo: Combination) -> bool:
         return (
             catalog is self.catalog
@@ -210,8 +294,22 @@ class Placement:
     @property
     def meta(self) -> DockerMeta:
         if self._meta is None:
-            self._meta = docker_meta(self.recipe, self.variant, self.profile, self.hw_id)
+            self._meta = self._docker_meta()
         return self._meta
+
+    def _docker_meta(self) -> DockerMeta:
+        """docker_meta, shared by the recipe's hardware of one image family when the variant
+        pins no image for this hardware id."""
+        key = image_key(self.variant, self.profile, self.hw_id)
+        if key is None:
+            return docker_meta(self.recipe, self.variant, self.profile, self.hw_id)
+        runs = self.strategy_runs
+        found: DockerMeta | None = runs.get(("docker", self.variant_key, key))
+        if found is None:
+            found = runs[("docker", self.variant_key, key)] = docker_meta(
+                self.recipe, self.variant, self.profile, self.hw_id
+            )
+        return found
 
     @property
     def tp_for_single_node_tp(self) -> Any:
@@ -319,6 +417,7 @@ class _Synthesis(Selection):
         "deploy",
         "single_node_tp",
         "presence",
+        "facts",
     )
 
     def __init__(
@@ -333,13 +432,10 @@ class _Synthesis(Selection):
         self._layers: dict[str | None, Any] = {}  # role -> (args before, args after the emitter)
         self.variant_key, self.hw_id, self.strategy = combo.variant_key, combo.hw_id, combo.strategy
         self.variant = placement.variant
-        spec = catalog.strategies.get(combo.strategy, UNDEFINED)
-        if not truthy(spec):
-            spec = {}
-        self.spec = spec
-        # raw: undefined when the spec has none
-        deploy_type = spec.get("deploy_type", UNDEFINED) if type(spec) is dict else UNDEFINED
-        self.deploy_type = deploy_type
+        facts = placement.strategy_facts(combo.strategy)
+        self.facts = facts
+        self.spec = facts.spec
+        deploy_type = self.deploy_type = facts.deploy_type
         self.profile = placement.profile
         self.gen = placement.gen
         self.nvidia = placement.nvidia
@@ -349,21 +445,21 @@ class _Synthesis(Selection):
         self.total_gpus = gpu_count * (nodes if nodes != nodes or nodes > 1 else 1)
         self.model_id = placement.model_id
         kv_offload = combo.kv_offload
-        kv = catalog.strategies.get(kv_offload, UNDEFINED) if kv_offload else UNDEFINED
-        self.kv = kv if get(kv, "deploy_type") == "kv_store_lb" else None
-        self.kv_composing = self.kv is not None and deploy_type != "pd_cluster"
         self.kv_option_id = kv_offload
-        self.kv_option = self._kv_option() if kv_offload is not None else None
-        self.instances = js_or(get(self.kv, "default_instances"), 2) if self.kv is not None else 2
-        overrides = placement.strategy_overrides  # then strategy_overrides[strategy]
-        self.overrides = (
-            overrides.get(combo.strategy, UNDEFINED) if type(overrides) is dict else UNDEFINED
-        )
-        self.deploy: Any = deploy_type if truthy(deploy_type) else "single_node"
+        if kv_offload is None:
+            self.kv = self.kv_option = None
+            self.kv_composing = False
+            self.instances = 2
+        else:
+            self.kv, self.instances = placement.kv_facts(kv_offload)
+            self.kv_composing = self.kv is not None and deploy_type != "pd_cluster"
+            self.kv_option = placement.kv_option(kv_offload, combo.strategy, deploy_type)
+        overrides = self.overrides = facts.overrides
+        self.deploy = facts.deploy
         self.single_node_tp = (
             placement.tp_for_single_node_tp if combo.strategy == "single_node_tp" else gpu_count
         )
-        self.features = (
+        features = self.features = (
             placement.features.args_for(combo.features, combo.strategy, self.kv_composing)
             if combo.features
             else []
@@ -371,31 +467,12 @@ class _Synthesis(Selection):
         self.memo = None
         self.shared = placement.shared
         self.bare = True
-        self.presence = self.present()
-
-    # ------------------------------------------------------------ preamble
-
-    def _kv_option(self) -> Any:
-        """`taxonomy.kv_offload[kv]` behind its strategy, recipe and brand gates."""
-        if self.combo.kv_offload is None:
-            return None
-        option = get(get(self.catalog.taxonomy, "kv_offload"), self.combo.kv_offload)
-        if not truthy(option):
-            return None
-        if self.deploy_type in ("pd_cluster", "kv_store_lb"):
-            return None
-        allow = get(option, "strategies")
-        if type(allow) is list and allow and self.combo.strategy not in allow:
-            return None
-        support = get(get(self.recipe, "kv_offload_support"), self.combo.kv_offload)
-        if support == "unsupported":
-            return None
-        if truthy(get(option, "requires_opt_in")) and support != "verified":
-            return None
-        brands = get(option, "brands")
-        if type(brands) is list and brands and get(self.profile, "brand") not in brands:
-            return None
-        return option
+        # Selection.present(), inlined: every rendering asks it once
+        self.presence = (
+            (type(overrides) is dict)
+            | (bool(features) << 1)
+            | ((self.kv_option is not None or self.kv is not None) << 2)
+        )
 
     # ------------------------------------------------------------ args
 
@@ -431,18 +508,19 @@ class _Synthesis(Selection):
         return args
 
     def _parallel_args(self, role: str | None, node_role: str | None, node_rank: int) -> list[Any]:
-        strategy, combo = self.spec, self.combo
-        deploy = self.deploy_type
-        flag = js_or(get(strategy, "parallel_flag"), "--tensor-parallel-size")
+        facts, combo = self.facts, self.combo
+        deploy = facts.deploy_type
+        flag = facts.parallel_flag
         nodes = combo.node_count
         multi = deploy == "multi_node" and nodes > 1
         # Math.max(1, rank): the plan's ranks are ints
         rank = (node_rank if node_rank > 1 else 1) if node_role == "worker" else 0
+        # (compared before the single-node return: a non-number instance count fails alike)
         address = "$VLLM_INSTANCE_1" if self.kv_composing and self.instances > 1 else "$HEAD_IP"
         s = js_string
         if not multi and deploy != "pd_cluster":
             return [flag, s(self.single_node_tp)]
-        parallelism = get(strategy, "parallelism")
+        parallelism = facts.parallelism
         if multi and flag == "--data-parallel-size":
             dp_local = self._dep_local_override()
             out = [
@@ -647,6 +725,14 @@ class _Synthesis(Selection):
     def command_pair(self, args: list[Any]) -> tuple[str, list[Any]]:
         return serve_command(self.model_id, self.placement.model_text, args)
 
+    def command(
+        self, role: str | None, node_role: str | None, node_rank: int = 1
+    ) -> tuple[str, list[Any]]:
+        """The `vllm serve` line and argv of build_args(role, node_role, node_rank)."""
+        before, after = self._role_layers(role)
+        args = before + self._parallel_args(role, node_role, node_rank) + after
+        return serve_command(self.model_id, self.placement.model_text, args)
+
 
 # Far beyond any real deployment; upstream would build arrays this long (or throw).
 MAX_RENDERED_ITEMS = 4096
@@ -684,7 +770,14 @@ def render_command(
     """
     if placement is None or not placement.serves(catalog, recipe, combo):
         placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
-    synth = _Synthesis(catalog, recipe, combo, placement)
+    return render_placed(placement, combo, problems)
+
+
+def render_placed(
+    placement: Placement, combo: Combination, problems: list[Any] | None = None
+) -> dict[str, Any]:
+    """render_command for a combination of the placement's variant and hardware."""
+    synth = _Synthesis(placement.catalog, placement.recipe, combo, placement)
     meta = placement.meta
     if synth.deploy == "pd_cluster":
         doc = _render_pd(synth, meta)
@@ -801,14 +894,13 @@ def _base(
 
 
 def _render_single_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
-    command, argv = synth.command_pair(synth.build_args(None, None))
+    command, argv = synth.command(None, None)
     env = synth.build_env(None)
     out = _base(synth, meta, synth.deploy, env)
     out["command"] = command
     out["argv"] = argv
     out.update(DockerWrapper(env, meta).wrap(command, argv))
-    enabled = synth.combo.features
-    extra = companions(synth.recipe, list(enabled), synth.combo.strategy) if enabled else []
+    extra = _companions(synth)
     option = synth.kv_option
     if option is not None and truthy(get(get(option, "companion"), "command")):
         companion = option["companion"]
@@ -835,12 +927,28 @@ def _render_single_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     return out
 
 
+def _companions(synth: _Synthesis) -> list[dict[str, Any]]:
+    """The enabled features' companion commands; which features have one is worked out once
+    for the recipe's renderings (most have none)."""
+    enabled = synth.combo.features
+    if not enabled:
+        return []
+    key = ("companions", enabled)
+    runs = synth.placement.strategy_runs
+    having: list[str] | None = runs.get(key)
+    if having is None:
+        features = get(synth.recipe, "features")
+        having = runs[key] = [
+            name
+            for name in enabled
+            if truthy(get(get(get(features, name), "companion"), "command"))
+        ]
+    return companions(synth.recipe, having, synth.combo.strategy) if having else []
+
+
 def _render_multi_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
-    head_cmd, head_argv = synth.command_pair(synth.build_args(None, "head"))
-    workers = [
-        synth.command_pair(synth.build_args(None, "worker", r))
-        for r in _follower_ranks(synth.combo.node_count)
-    ]
+    head_cmd, head_argv = synth.command(None, "head")
+    workers = [synth.command(None, "worker", r) for r in _follower_ranks(synth.combo.node_count)]
     env = synth.build_env(None)
     docker = DockerWrapper(env, meta)  # the head and every worker share the env and the image
     head = docker.wrap(head_cmd, head_argv)
@@ -923,7 +1031,7 @@ def _render_pd(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     ]
     rendered = {}
     for role in ("prefill", "decode"):
-        command, argv = synth.command_pair(synth.build_args(role, None))
+        command, argv = synth.command(role, None)
         env = synth.build_env(role)
         doc = {"command": command, "argv": argv, "env": env, **roles[role]}
         doc.update(DockerWrapper(env, meta).wrap(command, argv, PD_PORTS[role]))
@@ -989,27 +1097,58 @@ def _kv_services(kv: Any) -> dict[str, Any]:
     }
 
 
-def _kv_parts(synth: _Synthesis) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The master and store, and the router, of a kv deployment: they read only its spec, so the
-    renderings of one recipe share them (as they share the specs' own mappings)."""
+class _KvParts(NamedTuple):
+    """What a kv deployment's renderings take from its spec alone."""
+
+    services: dict[str, Any]  # master and store
+    router: dict[str, Any] | None
+    min_vllm_version: Any
+    install: Any  # vllm.install, by brand or not
+    mooncake_config: Any
+    mooncake_config_note: Any
+
+
+def _kv_parts(synth: _Synthesis) -> _KvParts:
+    """The parts of a kv deployment that read only its spec, so the renderings of one recipe
+    share them (as they share the specs' own mappings)."""
     key = ("kv-parts", synth.combo.kv_offload)
     shared = synth.placement.strategy_runs
-    found: tuple[dict[str, Any], dict[str, Any] | None] | None = shared.get(key)
+    found: _KvParts | None = shared.get(key)
     if found is None:
-        found = shared[key] = (_kv_services(synth.kv), _kv_router(synth.kv, synth.instances))
+        kv = synth.kv
+        vllm_config = get(kv, "mooncake_vllm_config")
+        found = shared[key] = _KvParts(
+            _kv_services(kv),
+            _kv_router(kv, synth.instances),
+            js_or(get(kv, "min_vllm_version"), None),
+            get(get(kv, "vllm"), "install"),
+            js_or(get(vllm_config, "template"), {}),
+            js_or(get(vllm_config, "note"), ""),
+        )
     return found
+
+
+_NO_KV_WORKERS = dict.fromkeys(
+    (
+        "vllm_worker_command",
+        "vllm_worker_commands",
+        "vllm_worker_argv",
+        "vllm_worker_argvs",
+        "vllm_worker_docker_command",
+        "vllm_worker_docker_argv",
+        "vllm_worker_docker_commands",
+        "vllm_worker_docker_argvs",
+    )
+)
 
 
 def _render_kv(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     """A Mooncake deployment: the serving strategy's commands plus router, master and store."""
-    kv, combo = synth.kv, synth.combo
+    combo = synth.combo
     multi = synth.deploy_type == "multi_node" and combo.node_count > 1
-    command, argv = synth.command_pair(synth.build_args(None, "head" if multi else None))
+    command, argv = synth.command(None, "head" if multi else None)
     workers = (
-        [
-            synth.command_pair(synth.build_args(None, "worker", r))
-            for r in _follower_ranks(combo.node_count)
-        ]
+        [synth.command(None, "worker", r) for r in _follower_ranks(combo.node_count)]
         if multi
         else []
     )
@@ -1017,36 +1156,30 @@ def _render_kv(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     docker = DockerWrapper(env, meta)  # the instance's head and workers share the env and the image
     worker_dockers = [docker.wrap(c, a) for c, a in workers]
     vllm_docker = docker.wrap(command, argv)
-    vllm_config = get(kv, "mooncake_vllm_config")
-    services, router = _kv_parts(synth)
+    parts = _kv_parts(synth)
     out = _base(synth, meta, "kv_store_lb", env)
     out["strategy"] = combo.kv_offload or combo.strategy
-    out.update(
-        {
-            "serving_strategy": combo.strategy,
-            "kv_min_vllm_version": js_or(get(kv, "min_vllm_version"), None),
-            "instances": synth.instances,
-            "vllm_command": command,
-            "vllm_argv": argv,
-            "vllm_worker_command": workers[0][0] if workers else None,
-            "vllm_worker_commands": [c for c, _ in workers] if workers else None,
-            "vllm_worker_argv": workers[0][1] if workers else None,
-            "vllm_worker_argvs": [a for _, a in workers] if workers else None,
-            "vllm_worker_docker_command": worker_dockers[0]["docker_command"] if workers else None,
-            "vllm_worker_docker_argv": worker_dockers[0]["docker_argv"] if workers else None,
-            "vllm_worker_docker_commands": [w["docker_command"] for w in worker_dockers]
-            if workers
-            else None,
-            "vllm_worker_docker_argvs": [w["docker_argv"] for w in worker_dockers]
-            if workers
-            else None,
-            "vllm_install": _brand_install(synth, get(get(kv, "vllm"), "install")),
-            "vllm_docker_command": vllm_docker["docker_command"],
-            "vllm_docker_argv": vllm_docker["docker_argv"],
-            **services,
-            "router": router,
-            "mooncake_config": js_or(get(vllm_config, "template"), {}),
-            "mooncake_config_note": js_or(get(vllm_config, "note"), ""),
-        }
-    )
+    out["serving_strategy"] = combo.strategy
+    out["kv_min_vllm_version"] = parts.min_vllm_version
+    out["instances"] = synth.instances
+    out["vllm_command"] = command
+    out["vllm_argv"] = argv
+    if workers:
+        out["vllm_worker_command"] = workers[0][0]
+        out["vllm_worker_commands"] = [c for c, _ in workers]
+        out["vllm_worker_argv"] = workers[0][1]
+        out["vllm_worker_argvs"] = [a for _, a in workers]
+        out["vllm_worker_docker_command"] = worker_dockers[0]["docker_command"]
+        out["vllm_worker_docker_argv"] = worker_dockers[0]["docker_argv"]
+        out["vllm_worker_docker_commands"] = [w["docker_command"] for w in worker_dockers]
+        out["vllm_worker_docker_argvs"] = [w["docker_argv"] for w in worker_dockers]
+    else:
+        out.update(_NO_KV_WORKERS)
+    out["vllm_install"] = _brand_install(synth, parts.install)
+    out["vllm_docker_command"] = vllm_docker["docker_command"]
+    out["vllm_docker_argv"] = vllm_docker["docker_argv"]
+    out.update(parts.services)
+    out["router"] = parts.router
+    out["mooncake_config"] = parts.mooncake_config
+    out["mooncake_config_note"] = parts.mooncake_config_note
     return out

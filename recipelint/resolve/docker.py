@@ -60,6 +60,22 @@ def is_cuda_map(value: Any) -> bool:
     return type(value) is dict and ("cu129" in value or "cu130" in value)
 
 
+def image_key(variant: Any, profile: Any, hw_id: str | None) -> tuple[bool, ...] | None:
+    """What docker_meta reads of the hardware, when the variant pins no image for its id:
+    equal keys give equal results for one recipe and variant. None when it pins one."""
+    if hw_id and type(get(get(get(variant, "hardware_overrides"), hw_id), "docker_image")) is str:
+        return None
+    brand = get(profile, "brand")
+    generation = get(profile, "generation")
+    return (
+        brand == "AMD",
+        brand == "Intel",
+        generation == "tpu",
+        generation == "xpu",
+        generation == "cpu",
+    )
+
+
 def docker_meta(
     recipe: dict[str, Any], variant: Any, profile: Any, hw_id: str | None
 ) -> DockerMeta:

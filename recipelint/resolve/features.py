@@ -110,12 +110,34 @@ class FeatureResolver:
         self._args: dict[
             Any, Layer | None
         ] = {}  # feature name -> its args layer, or None when it adds none
+        # (enabled, kv composing) -> the args, when no allow-list makes them depend on the strategy
+        self._blind: dict[tuple[tuple[str, ...], bool], list[Any]] = {}
 
     def args_for(
         self, enabled: list[str] | tuple[str, ...], strategy: str, kv_composing: bool
     ) -> list[Any]:
-        """The arg sources (lists to spread) contributed by the enabled features, in order."""
-        return [layer.items for layer in self.layers_for(enabled, strategy, kv_composing)]
+        """The arg sources (lists to spread) contributed by the enabled features, in order.
+
+        Callers only read the list: when no enabled feature has a `strategies` allow-list it is
+        the same for every strategy, and one list serves them all.
+        """
+        if type(enabled) is not tuple:
+            return [layer.items for layer in self.layers_for(enabled, strategy, kv_composing)]
+        key = (enabled, kv_composing)
+        found = self._blind.get(key)
+        if found is not None:
+            return found
+        layers = self.layers_for(enabled, strategy, kv_composing)
+        found = [layer.items for layer in layers]
+        if not any(self._gate_of(name)[1] for name in enabled):
+            self._blind[key] = found
+        return found
+
+    def _gate_of(self, name: Any) -> tuple[Any, Any, bool]:
+        gate = self._gates.get(name)
+        if gate is None:
+            gate = self._gates[name] = self._gate(name)
+        return gate
 
     def layers_for(
         self, enabled: list[str] | tuple[str, ...], strategy: str, kv_composing: bool

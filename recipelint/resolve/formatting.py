@@ -36,6 +36,11 @@ def format_command(model_id: str, deduped: list[Any]) -> str:
     """`vllm serve MODEL` with one `--flag value` per continuation line."""
     if not deduped:
         return "vllm serve " + model_id
+    return "vllm serve " + model_id + CONTINUATION + _format_lines(deduped)
+
+
+def _format_lines(deduped: list[Any]) -> str:
+    """The continuation lines of a non-empty deduped arg list: what follows the model."""
     lines = []
     flag = None  # the last flag, until we know whether the next token is its value
     for token in deduped:
@@ -52,7 +57,7 @@ def format_command(model_id: str, deduped: list[Any]) -> str:
             lines.append(token)
     if flag is not None:
         lines.append(flag)
-    return "vllm serve " + model_id + CONTINUATION + CONTINUATION.join(lines)
+    return CONTINUATION.join(lines)
 
 
 def format_argv(model_id: Any, deduped: list[Any]) -> list[Any]:
@@ -78,5 +83,14 @@ def serve_command(model_id: Any, model_text: str, args: list[Any]) -> tuple[str,
 
 @functools.lru_cache(maxsize=4096)
 def _serve_tokens(model_text: str, args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
+    lines, deduped = _serve_lines(args)
+    if not deduped:
+        return "vllm serve " + model_text, deduped
+    return "vllm serve " + model_text + CONTINUATION + lines, deduped
+
+
+# The lines after the model: variants serving other models often join the same arg list.
+@functools.lru_cache(maxsize=4096)
+def _serve_lines(args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
     deduped = dedupe_tokens(args)
-    return format_command(model_text, deduped), tuple(deduped)
+    return (_format_lines(deduped) if deduped else ""), tuple(deduped)

@@ -157,7 +157,16 @@ def _selectable(recipe: Recipe, variant: Any, hw_id: str, profile: Any, constrai
 def list_compatible_hardware(profiles: dict[str, Any], variant: Any, recipe: Recipe) -> list[str]:
     """Precision-compatible, not opted out, allowed by the variant: in taxonomy order."""
     constraint = precision_constraint(variant)
-    return [hw for hw, p in profiles.items() if _selectable(recipe, variant, hw, p, constraint)]
+    opted = get(get(recipe, "meta"), "hardware")  # is_hardware_supported's table, read once
+    supported = get(variant, "supported_hardware")  # is_variant_hardware_supported's list
+    allowed = supported if type(supported) is list and supported else None
+    return [
+        hw
+        for hw, p in profiles.items()
+        if matches_constraint(p, constraint)
+        and get(opted, hw) != "unsupported"
+        and (allowed is None or hw in allowed)
+    ]
 
 
 def pick_default_hardware(profiles: dict[str, Any], variant: Any, recipe: Recipe) -> str:

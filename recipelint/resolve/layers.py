@@ -505,8 +505,8 @@ def _from_maps(
 
 def _one(sel: Selection, place: Place, items: Any, **bound: Any) -> list[Any]:
     """The list as a layer (its items alone for a bare selection); none when it is falsy."""
-    if not truthy(items):
-        return []
+    if items is UNDEFINED or (type(items) is not list and not truthy(items)):
+        return []  # (the usual absent list, then the rest of JS falsiness; a list is truthy)
     return [items] if sel.bare else [place.layer_at(items, **bound)]
 
 
@@ -785,21 +785,24 @@ def _run_kind(step: Step) -> str:
 
 
 def runs(steps: tuple[Step, ...]) -> tuple[Run, ...]:
-    """``steps`` in order, grouped into runs of one kind.
-
-    A strategy step that reads neither the variant nor the generation does not join one that
-    does: its run is the same on every placement of the recipe.
-    """
-    grouped: list[tuple[tuple[str, bool], tuple[Step, ...]]] = []
+    """``steps`` in order, grouped into runs of one kind (as few as the order allows: the
+    renderer visits every run of every rendering, and a run is joined only once per scope)."""
+    grouped: list[tuple[str, tuple[Step, ...]]] = []
     for step in steps:
-        group = (_run_kind(step), bool(step.reads & PLACEMENT_READS))
-        if grouped and grouped[-1][0] == group:
-            grouped[-1] = (group, (*grouped[-1][1], step))
+        kind = _run_kind(step)
+        if grouped and grouped[-1][0] == kind:
+            grouped[-1] = (kind, (*grouped[-1][1], step))
         else:
-            grouped.append((group, (step,)))
+            grouped.append((kind, (step,)))
     return tuple(
-        Run(kind, part, _by_presence(part), next(_RUN_NUMBERS), placed)
-        for (kind, placed), part in grouped
+        Run(
+            kind,
+            part,
+            _by_presence(part),
+            next(_RUN_NUMBERS),
+            any(step.reads & PLACEMENT_READS for step in part),
+        )
+        for kind, part in grouped
     )
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from recipelint.jsvalue import get, js_in, js_max, js_or, truthy
-from recipelint.resolve.command import Combination, Placement, RenderInputs, render_command
+from recipelint.jsvalue import UNDEFINED, get, js_in, js_max, js_or, nullish, truthy
+from recipelint.resolve.command import Combination, Placement, RenderInputs, render_placed
 from recipelint.resolve.features import default_features
 from recipelint.resolve.formatting import RenderError
 from recipelint.resolve.hardware import (
@@ -83,17 +82,69 @@ def variant_hardware(
 
 
 def _try_render(
-    catalog: RenderInputs,
-    recipe: dict[str, Any],
-    combo: Combination,
-    problems: Problems,
-    placement: Placement,
+    combo: Combination, problems: Problems, placement: Placement
 ) -> dict[str, Any] | None:
     try:
-        return render_command(catalog, recipe, combo, problems.invalid, placement)
+        return render_placed(placement, combo, problems.invalid)
     except SYNTHESIS_ERRORS as exc:
         problems.failed.append((combo.variant_key, combo.strategy, combo.hw_id, str(exc)))
         return None
+
+
+class _RecipePlan:
+    """What the plan reads of a recipe alone, worked out once for all its hardware."""
+
+    def __init__(self, catalog: RenderInputs, recipe: dict[str, Any]) -> None:
+        self.catalog, self.recipe = catalog, recipe
+        self.compatible = effective_compatible(recipe)
+        # Without these tables nothing the plan offers reads the hardware id, only its GPUs
+        # and brand; without strategy_min_gpus each strategy's node floor is its deploy type's.
+        self.min_gpus_unset = nullish(get(recipe, "strategy_min_gpus"))
+        self.id_blind = (
+            type(get(recipe, "strategy_hardware")) is not dict
+            and type(get(recipe, "kv_cache_strategy_hardware")) is not dict
+            and type(get(recipe, "strategy_min_gpus")) is not dict
+        )
+        self._offered: dict[tuple[Any, ...], list[str]] = {}
+        self._features: dict[str, tuple[str, ...]] = {}
+
+    def offered(self, profile: Any, hw_id: str, scalable: bool) -> list[str]:
+        """_compatible_strategies, shared by the hardware that read alike (callers only read it)."""
+        gpus = get(profile, "gpu_count")
+        if not self.id_blind or (type(gpus) is not int and type(gpus) is not float):
+            return _compatible_strategies(
+                self.catalog, self.recipe, profile, hw_id, scalable, self.compatible
+            )
+        key = (type(gpus), gpus, scalable, is_kv_store_brand_supported(profile))
+        found = self._offered.get(key)
+        if found is None:
+            found = self._offered[key] = _compatible_strategies(
+                self.catalog, self.recipe, profile, hw_id, scalable, self.compatible
+            )
+        return found
+
+    def features(self, hw_id: str, variant_key: str) -> tuple[str, ...]:
+        """default_features, shared by the hardware without opt-ins of their own."""
+        own = get(get(self.recipe, "hardware_opt_in_features"), hw_id)
+        if own is not UNDEFINED:
+            return tuple(default_features(self.recipe, hw_id, variant_key))
+        found = self._features.get(variant_key)
+        if found is None:
+            found = self._features[variant_key] = tuple(
+                default_features(self.recipe, hw_id, variant_key)
+            )
+        return found
+
+
+def _recipe_plan(
+    catalog: RenderInputs, recipe: dict[str, Any], strategy_runs: dict[Any, Any] | None
+) -> _RecipePlan:
+    if strategy_runs is None:
+        return _RecipePlan(catalog, recipe)
+    found: _RecipePlan | None = strategy_runs.get("plan")
+    if found is None:
+        found = strategy_runs["plan"] = _RecipePlan(catalog, recipe)
+    return found
 
 
 def _compatible_strategies(
@@ -137,25 +188,28 @@ class _HardwarePlan:
     variant: Any
     hw_id: str
     profile: Any
+    shared: _RecipePlan
 
     _kv_serving: dict[float | int, str | None] = field(
         default_factory=dict
     )  # node count -> kv_serving_for
 
-    @functools.cached_property
-    def gpus(self) -> Any:
-        return get(self.profile, "gpu_count")
-
-    @functools.cached_property
-    def compatible(self) -> list[Any]:
-        """effective_compatible(recipe), which several choices below read."""
-        return effective_compatible(self.recipe)
+    def __post_init__(self) -> None:
+        self.gpus = get(self.profile, "gpu_count")
+        self.compatible = self.shared.compatible  # effective_compatible(recipe)
+        # No GPU floor to read: every strategy needs one node (two for a multi-node one).
+        gpus = self.gpus
+        self._floors_only = self.shared.min_gpus_unset and (
+            type(gpus) is int or type(gpus) is float
+        )
 
     def deploy_of(self, name: Any) -> Any:
         return self.catalog.deploy_type_of(name)
 
     def nodes_for(self, name: str) -> Any:
         floor = 2 if self.deploy_of(name) == "multi_node" else 1
+        if self._floors_only:
+            return floor  # Math.max(floor, ceil(0 / gpus) || 1)
         return js_max(floor, nodes_for_strategy(self.recipe, name, self.gpus, self.hw_id))
 
     def pd_nodes(self) -> Any:
@@ -226,7 +280,11 @@ class _HardwarePlan:
 
 
 def _plan_for(
-    catalog: RenderInputs, recipe: dict[str, Any], variant_key: str, hw_id: str
+    catalog: RenderInputs,
+    recipe: dict[str, Any],
+    variant_key: str,
+    hw_id: str,
+    shared: _RecipePlan,
 ) -> _HardwarePlan | None:
     """On hardware that cannot scale out, a variant too big for one box yields to one that fits."""
     variants = get(recipe, "variants")
@@ -239,7 +297,7 @@ def _plan_for(
         if fitting is None:
             return None
         variant_key, variant = fitting, variants[fitting]
-    return _HardwarePlan(catalog, recipe, variant_key, variant, hw_id, profile)
+    return _HardwarePlan(catalog, recipe, variant_key, variant, hw_id, profile, shared)
 
 
 def build_variant_rendering(
@@ -254,21 +312,20 @@ def build_variant_rendering(
 
     ``strategy_runs`` is shared by the calls for one recipe's hardware (Placement says why).
     """
-    plan = _plan_for(catalog, recipe, variant_key, hw_id)
+    shared = _recipe_plan(catalog, recipe, strategy_runs)
+    plan = _plan_for(catalog, recipe, variant_key, hw_id, shared)
     if plan is None:
         return None
-    compatible = _compatible_strategies(
-        catalog, recipe, plan.profile, hw_id, is_scalable(plan.profile), plan.compatible
-    )
+    compatible = shared.offered(plan.profile, hw_id, is_scalable(plan.profile))
     name, nodes = plan.recommended(compatible, problems)
-    features = tuple(default_features(recipe, hw_id, plan.variant_key))
+    features = shared.features(hw_id, plan.variant_key)
     pd_nodes = plan.pd_nodes() if name == "pd_cluster" else None
     if pd_nodes == SKIP:
         return None
     combo = Combination(plan.variant_key, name, hw_id, nodes, features, pd_nodes)
     # Every strategy below renders the same variant on the same hardware.
     placement = Placement(catalog, recipe, plan.variant_key, hw_id, strategy_runs)
-    recommended = _try_render(catalog, recipe, combo, problems, placement)
+    recommended = _try_render(combo, problems, placement)
     if recommended is None:
         return None
     spec = catalog.strategies.get(name) if type(name) is str else None
@@ -279,9 +336,7 @@ def build_variant_rendering(
     for other in compatible:
         alternative = plan.alternative(other, features) if other != name else None
         rendered = (
-            _try_render(catalog, recipe, alternative, problems, placement)
-            if alternative is not None
-            else None
+            _try_render(alternative, problems, placement) if alternative is not None else None
         )
         if rendered is not None:
             alternatives[other] = rendered
