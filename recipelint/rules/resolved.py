@@ -11,7 +11,8 @@ are the recipe's own list objects, so their source is known by identity.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+import operator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from recipelint.jsvalue import UNDEFINED, get, js_string, nullish, truthy
@@ -23,7 +24,12 @@ from recipelint.resolve.features import FeatureResolver, default_features
 from recipelint.resolve.hardware import generation_of, is_nvidia, is_scalable
 from recipelint.resolve.layers import ARG_STEPS, EMITTER, PD_ROLES
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
-from recipelint.resolve.strategy import effective_compatible, is_reachable, is_supported_on_hardware
+from recipelint.resolve.strategy import (
+    effective_compatible,
+    is_reachable,
+    is_supported_on_hardware,
+    listed_strategies,
+)
 from recipelint.rules.common import (
     ArgList,
     ArgUnit,
@@ -57,16 +63,16 @@ def render_inputs(ctx: CheckContext) -> RenderInputs:
 
 def _mentioned(value: Any, profiles: dict[str, Any], found: set[str]) -> set[str]:
     """Profile ids the recipe uses as keys or values anywhere: only those make a hardware special."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key in profiles:
-                found.add(key)
-            _mentioned(item, profiles, found)
-    elif isinstance(value, list):
-        for item in value:
-            _mentioned(item, profiles, found)
-    elif isinstance(value, str) and value in profiles:
-        found.add(value)
+    pending = [value]
+    while pending:  # a walk without a call per value: recipes hold thousands of them
+        value = pending.pop()
+        if isinstance(value, dict):
+            found.update(key for key in value if key in profiles)
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, str) and value in profiles:
+            found.add(value)
     return found
 
 
@@ -136,6 +142,7 @@ def command_choices(catalog: RenderInputs, recipe: dict[str, Any]) -> Iterator[C
     classes: dict[str, Any] = {}
     offered: dict[str, list[str]] = {}
     roles_of: dict[str, tuple[str | None, ...]] = {}
+    compatible = _Compatible(recipe)
     for variant_key, variant in as_dict(recipe.get("variants")).items():
         if not truthy(variant):
             continue
@@ -156,7 +163,7 @@ def command_choices(catalog: RenderInputs, recipe: dict[str, Any]) -> Iterator[C
             strategies = offered.get(hw_id)
             if strategies is None:
                 strategies = offered[hw_id] = _strategies_on(
-                    catalog, recipe, catalog.profiles.get(hw_id, {}), hw_id
+                    catalog, compatible, catalog.profiles.get(hw_id, {}), hw_id
                 )
             for strategy in strategies:
                 roles = roles_of.get(strategy)
@@ -169,27 +176,39 @@ def command_choices(catalog: RenderInputs, recipe: dict[str, Any]) -> Iterator[C
                         yield CommandChoice(variant_key, hw_id, strategy, role, tuple(group))
 
 
+class _Compatible:
+    """What the strategies offered on a hardware read of the recipe alone, read once per recipe."""
+
+    def __init__(self, recipe: dict[str, Any]) -> None:
+        self.recipe = recipe
+        self.strategies = list(
+            dict.fromkeys(s for s in effective_compatible(recipe) if isinstance(s, str))
+        )
+        self.listed = listed_strategies(recipe)
+
+
 def _strategies_on(
-    catalog: RenderInputs, recipe: dict[str, Any], profile: Any, hw_id: str
+    catalog: RenderInputs, compatible: _Compatible, profile: Any, hw_id: str
 ) -> list[str]:
-    scalable = is_scalable(profile)
+    recipe, scalable = compatible.recipe, is_scalable(profile)
     offered = []
-    for strategy in dict.fromkeys(s for s in effective_compatible(recipe) if isinstance(s, str)):
+    for strategy in compatible.strategies:
         spec = catalog.strategies.get(strategy)
         deploy = get(spec, "deploy_type")
         if spec is None or deploy == "kv_store_lb":
             continue
         if not scalable and (strategy.startswith("multi_node_") or strategy == "pd_cluster"):
             continue
-        if is_supported_on_hardware(recipe, strategy, profile, hw_id) and is_reachable(
-            recipe, strategy, deploy, get(profile, "gpu_count"), hw_id
-        ):
+        if is_supported_on_hardware(
+            recipe, strategy, profile, hw_id, compatible.listed
+        ) and is_reachable(recipe, strategy, deploy, get(profile, "gpu_count"), hw_id):
             offered.append(strategy)
     return offered
 
 
 # Steps that read a hardware's lists by its exact id.
 EXACT_STEPS = frozenset({"variant-exact-hardware", "exact-hardware"})
+GENERATION_STEP = next(step for step in ARG_STEPS if step.name == "generation")
 # The layers a rule sees: the join order without the emitter's tokens. A check plans no
 # kv_store deployment, so the kv steps add nothing here.
 RULE_STEPS = tuple(
@@ -197,6 +216,15 @@ RULE_STEPS = tuple(
     for step in ARG_STEPS
     if step is not EMITTER and "kv" not in step.reads
 )
+
+
+def _reader(names: tuple[str, ...]) -> Callable[[dict[str, Any]], Any]:
+    """What a step's part is kept under, read from Assembler.reads: the values of ``names``."""
+    return operator.itemgetter(*names) if names else lambda reads: None
+
+
+# Each rule step with whether it reads exact hardware ids and the reader of its part's key.
+RULE_KEYS = tuple((step, step.name in EXACT_STEPS, _reader(names)) for step, names in RULE_STEPS)
 
 
 class Assembler:
@@ -210,6 +238,7 @@ class Assembler:
         self._classes: dict[str, Any] = {}  # hw_id -> its _layer_class
         self._hardware_keys: set[Any] | None = None
         self._strategy_tables: dict[str, bool] = {}
+        self._facts: dict[str, tuple[Any, bool]] = {}
 
     def has_generation_table(self, strategy: str) -> bool:
         """Whether strategy_overrides[strategy].hardware_overrides has any key: without one the
@@ -250,7 +279,7 @@ class Assembler:
     def selection(self, combo: CommandChoice) -> layers.Selection:
         """What the layers read of a combination (the features only when a step asks)."""
         recipe, variant_key, hw_id = self.recipe, combo.variant, combo.hw_id
-        profile = self.catalog.profiles.get(hw_id, {})
+        gen, nvidia = self._profile_facts(hw_id)
         variant = get(get(recipe, "variants"), variant_key)
 
         def features(strategy: str, kv_composing: bool) -> list[layers.Layer]:
@@ -267,8 +296,8 @@ class Assembler:
             variant_key,
             variant,
             hw_id,
-            generation_of(profile),
-            is_nvidia(profile),
+            gen,
+            nvidia,
             combo.strategy,
             spec.data if spec is not None else UNDEFINED,
             get(get(recipe, "strategy_overrides"), combo.strategy),
@@ -306,16 +335,14 @@ class Assembler:
         by_id = type(hw_class) is str
         sel: layers.Selection | None = None
         out = []
-        for step, names in RULE_STEPS:
-            if (
-                step.name == "generation"
-            ):  # RL341's own split of it keeps its parts under fewer keys
+        for step, exact, reader in RULE_KEYS:
+            if step is GENERATION_STEP:  # RL341's own split of it keeps its parts under fewer keys
                 strategy_layer, kept, _key = self.generation_layers(combo)
                 out += strategy_layer + kept
                 continue
-            if not by_id and step.name in EXACT_STEPS:
+            if exact and not by_id:
                 continue
-            key = (step.name, *[reads[name] for name in names])
+            key = (step.name, reader(reads))
             part = parts.get(key)
             if part is None:
                 sel = sel or self.selection(combo)
@@ -354,12 +381,16 @@ class Assembler:
         key = ("generation-of", hw_id)
         found = self._parts.get(key)
         if found is None:
+            gen, nvidia = self._profile_facts(hw_id)
+            found = self._parts[key] = (js_string(gen) if not nullish(gen) else None, nvidia)
+        return found
+
+    def _profile_facts(self, hw_id: str) -> tuple[Any, bool]:
+        """(generation, is NVIDIA) of a hardware's profile, as a Selection holds them."""
+        found = self._facts.get(hw_id)
+        if found is None:
             profile = self.catalog.profiles.get(hw_id, {})
-            gen = generation_of(profile)
-            found = self._parts[key] = (
-                js_string(gen) if not nullish(gen) else None,
-                is_nvidia(profile),
-            )
+            found = self._facts[hw_id] = (generation_of(profile), is_nvidia(profile))
         return found
 
     def _features(
