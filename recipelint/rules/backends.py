@@ -42,6 +42,7 @@ from recipelint.rules.context import CheckContext
 from recipelint.rules.environment import env_mappings, minimum_release
 from recipelint.rules.registry import Finding, check
 from recipelint.rules.resolved import (
+    EXACT_STEPS,
     Assembler,
     CommandChoice,
     resolved_commands,
@@ -171,11 +172,14 @@ def _env_selections(layer: layers.Layer, doc: Document) -> Iterator[Selection]:
         yield Selection(ATTENTION_ENV, value, doc, pointer, f"{BACKEND_ENV}={value}")
 
 
-# Each env step with the names it reads, in the order Assembler.reads keys its parts by.
+# The env steps whose lists can be the recipe's (the strategy file's are judged with no
+# hardware), each with the names it reads, in the order Assembler.reads keys its parts by.
 ENV_RULE_STEPS = tuple(
     (step, tuple(sorted(step.reads)))
     for step in layers.ENV_STEPS
-    if step is not layers.EMITTER and "kv" not in step.reads
+    if step is not layers.EMITTER
+    and "kv" not in step.reads
+    and any(place.document == layers.RECIPE for place in step.places)
 )
 
 
@@ -203,10 +207,19 @@ def _env_step_selections(
     assembler: Assembler, combo: CommandChoice, memo: SelectionMemo
 ) -> Iterator[Selection]:
     """What the recipe's env layers select, each step's read once per what that step reads."""
-    reads = assembler.reads(combo, assembler.layer_class(combo.hw_id))
+    hw_class = assembler.layer_class(combo.hw_id)
+    reads = assembler.reads(combo, hw_class)
+    # Without the strategy's own generation table, the generation layers are the recipe's and
+    # the variant's whatever the strategy.
+    by_strategy = assembler.has_generation_table(combo.strategy)
     selection: layers.Selection | None = None
     for step, names in ENV_RULE_STEPS:
-        key = ("env", step.name, *[reads[name] for name in names])
+        if type(hw_class) is not str and step.name in EXACT_STEPS:
+            continue  # a hardware of a class is named by no hardware table
+        if step.name == "generation" and not by_strategy:
+            key: tuple[Any, ...] = ("env", "generation", reads["variant"], reads["generation"])
+        else:
+            key = ("env", step.name, *[reads[name] for name in names])
         found = memo.get(key)
         if found is None:
             selection = selection or assembler.selection(combo)
