@@ -40,19 +40,9 @@ class CheckContext:
     config: Config = field(default_factory=Config)
     # Findings are wanted only for these files; per-file checks skip the others.
     focus: Focus = everything
-    # What a family works out once per document for this run (a guide's blocks and commands):
-    # owned by the run, so it is freed with the context instead of outliving it in a module cache.
-    _memos: dict[str, dict[Any, Any]] = field(default_factory=dict, init=False, repr=False)
 
     def in_focus(self, doc: Document) -> bool:
         return self.focus(doc.path)
-
-    def memo(self, family: str) -> dict[Any, Any]:
-        """A table ``family`` keeps its per-run results in (empty at the start of a run)."""
-        found = self._memos.get(family)
-        if found is None:
-            found = self._memos[family] = {}
-        return found
 
     @cached_property
     def recipes(self) -> list[Document]:

@@ -14,7 +14,6 @@ import re
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from recipelint import shellwords
@@ -49,7 +48,7 @@ SERVE = re.compile(r"(?:^|[\s;&|(])vllm\s+serve\s+(\S+)")
 PLACEHOLDER = re.compile(r"^[$<{/.~]|[<>{}*]")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Block:
     language: str
     code: str
@@ -99,7 +98,7 @@ def _python_facts(code: str) -> PythonFacts:
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
-        return error, ()
+        return error.with_traceback(None), ()  # kept without the frames it was raised in
     return None, _model_arguments(tree, code)
 
 
@@ -213,54 +212,51 @@ class GuideFacts:
         return tuple(_guide_commands_in(self.text, self.blocks))
 
 
-_NO_GUIDE = GuideFacts("")
-
-
 # The language server checks the buffer being typed in after every keystroke, its guide mostly
 # unchanged: the last few guides' facts outlive their run. A check of a tree reads each guide
-# once per rule, a whole tree apart, so this never serves it (the run's memo does).
+# once, so this never serves it.
 @functools.lru_cache(maxsize=8)
 def _recent_facts(guide: str) -> GuideFacts:
     return GuideFacts(guide)
 
 
-def _guided(ctx: CheckContext) -> Iterator[tuple[Document, GuideFacts]]:
-    """(recipe, its guide's facts) of every recipe in focus that has a guide."""
-    known: dict[Path, GuideFacts] = ctx.memo("guide")
+@check("RL601", "RL602", "RL603", "RL604", "RL605", "RL606")
+def guide_blocks(ctx: CheckContext) -> Iterator[Finding]:
+    """RL601-RL606 from one reading of each guide: its blocks, Python facts and serve commands
+    are worked out once, for every rule, and dropped with the recipe (none outlives the run)."""
+    enabled = ctx.config.is_enabled
+    parse, names = enabled("RL601"), enabled("RL602") or enabled("RL603")
+    flags = any(enabled(code) for code in (UNKNOWN_FLAG, REJECTED, UNDERSCORED))
+    # A guide may show a related recipe's command.
+    siblings = {hf_id.lower() for hf_id in ctx.hf_ids} if names else set()
     for doc in ctx.recipes:
-        facts = known.get(doc.path)
-        if facts is None:
-            guide = guide_text(doc)
-            facts = known[doc.path] = _recent_facts(guide) if guide else _NO_GUIDE
-        if facts is not _NO_GUIDE:
-            yield doc, facts
+        text = guide_text(doc)
+        if not text:
+            continue
+        guide = _recent_facts(text)
+        if parse:
+            yield from _parse_failures(doc, guide)
+        if names:
+            served = served_models(doc.data, ctx.arg_lists_of(doc))
+            yield from _client_model_names(doc, guide, served)
+            yield from _serve_lines(doc, guide, served, siblings)
+        if flags:
+            yield from _serve_flag_verdicts(doc, guide)
 
 
-@check("RL601")
-def python_blocks_parse(ctx: CheckContext) -> Iterator[Finding]:
-    for doc, guide in _guided(ctx):
-        for block, (refusal, _models) in guide.python:
-            error = _syntax_verdict(block.code, refusal)
-            if error is not None:
-                yield Finding(
-                    doc,
-                    ("guide",),
-                    f"python block in the guide does not parse: {error[0]}",
-                    "fix the snippet; mark illustrative fragments as ```text",
-                    span=guide_span(doc, block.line + error[1] - 1),
-                )
-
-
-@check("RL602", "RL603")
-def served_model_names(ctx: CheckContext) -> Iterator[Finding]:
-    """RL602: a client asks for a model nothing serves; RL603: a serve line of another checkpoint."""
-    siblings = {
-        hf_id.lower() for hf_id in ctx.hf_ids
-    }  # a guide may show a related recipe's command
-    for doc, guide in _guided(ctx):
-        served = served_models(doc.data, ctx.arg_lists_of(doc))
-        yield from _client_model_names(doc, guide, served)
-        yield from _serve_lines(doc, guide, served, siblings)
+def _parse_failures(doc: Document, guide: GuideFacts) -> Iterator[Finding]:
+    """RL601: a python block that does not parse."""
+    for block, (refusal, _models) in guide.python:
+        error = _syntax_verdict(block.code, refusal)
+        if error is not None:
+            yield Finding(
+                doc,
+                ("guide",),
+                f"python block in the guide does not parse: {error[0]}",
+                "fix the snippet; mark illustrative fragments as ```text",
+                code="RL601",
+                span=guide_span(doc, block.line + error[1] - 1),
+            )
 
 
 def _client_model_names(doc: Document, guide: GuideFacts, served: set[str]) -> Iterator[Finding]:
@@ -855,21 +851,18 @@ def _package(doc: Document, command: GuideCommand) -> str:
     return "vllm-omni" if omni else "vllm"
 
 
-@check(UNKNOWN_FLAG, REJECTED, UNDERSCORED)
-def guide_serve_flags(ctx: CheckContext) -> Iterator[Finding]:
-    if not any(ctx.config.is_enabled(c) for c in (UNKNOWN_FLAG, REJECTED, UNDERSCORED)):
-        return
-    for doc, guide in _guided(ctx):
-        release = _guide_release(doc.data)
-        seen: set[tuple[int, int, str | None]] = set()
-        for command in guide.commands:
-            for verdict in _judge(release, _package(doc, command)).findings(command):
-                finding = verdict.placed(doc)
-                key = (
-                    (finding.span.line, finding.span.column, finding.code)
-                    if finding.span
-                    else (0, 0, finding.code)
-                )
-                if key not in seen:
-                    seen.add(key)
-                    yield finding
+def _serve_flag_verdicts(doc: Document, guide: GuideFacts) -> Iterator[Finding]:
+    """RL604-RL606: the options of the guide's serve commands, each place reported once."""
+    release = _guide_release(doc.data)
+    seen: set[tuple[int, int, str | None]] = set()
+    for command in guide.commands:
+        for verdict in _judge(release, _package(doc, command)).findings(command):
+            finding = verdict.placed(doc)
+            key = (
+                (finding.span.line, finding.span.column, finding.code)
+                if finding.span
+                else (0, 0, finding.code)
+            )
+            if key not in seen:
+                seen.add(key)
+                yield finding
