@@ -30,7 +30,12 @@ from recipelint.jsvalue import (
 from recipelint.resolve.docker import DockerMeta, DockerWrapper, docker_meta, image_key
 from recipelint.resolve.features import FeatureResolver, companions
 from recipelint.resolve.formatting import RenderError, serve_command
-from recipelint.resolve.hardware import generation_of, gpu_count_of, hardware_keyed_value
+from recipelint.resolve.hardware import (
+    generation_of,
+    gpu_count_of,
+    hardware_keyed_value,
+    is_scalable,
+)
 from recipelint.resolve.layers import (
     ARG_STEPS,
     ENV_STEPS,
@@ -59,6 +64,14 @@ PD_PORTS = {"prefill": 8001, "decode": 8002}
 SERVE_PORT = 8000
 
 
+class HardwareFacts(NamedTuple):
+    profile: Any  # the taxonomy's profile ({} when it has none)
+    gen: Any  # generation_of(profile)
+    nvidia: bool
+    gpu_count: Any  # gpu_count_of(profile)
+    scalable: bool
+
+
 @dataclass(frozen=True)
 class RenderInputs:
     """The tree-wide inputs every rendering reads."""
@@ -75,6 +88,24 @@ class RenderInputs:
     def deploy_type_of(self, name: Any) -> Any:
         """`strategies[name]?.deploy_type`: undefined for an unknown (or non-string) name."""
         return self.deploy_types.get(name, UNDEFINED) if type(name) is str else UNDEFINED
+
+    @functools.cached_property
+    def _hardware(self) -> dict[str, HardwareFacts]:
+        return {}
+
+    def hardware(self, hw_id: str) -> HardwareFacts:
+        """What renderings read of a hardware profile, worked out once per hardware id."""
+        found = self._hardware.get(hw_id)
+        if found is None:
+            profile = js_or(self.profiles.get(hw_id, UNDEFINED), {})
+            found = self._hardware[hw_id] = HardwareFacts(
+                profile,
+                generation_of(profile),
+                get(profile, "brand") == "NVIDIA",
+                gpu_count_of(profile),
+                is_scalable(profile),
+            )
+        return found
 
     @functools.cached_property
     def kv_ids(self) -> list[str]:
@@ -223,15 +254,11 @@ class Placement:
         )
         variants = get(recipe, "variants")
         self.variant = js_or(get(variants, variant_key), get(variants, "default"), {})
-        self.profile = js_or(catalog.profiles.get(hw_id, UNDEFINED), {})
-        self.gen = generation_of(self.profile)
-        self.nvidia = get(self.profile, "brand") == "NVIDIA"
-        self.gpu_count = gpu_count_of(self.profile)
+        self.profile, self.gen, self.nvidia, self.gpu_count, _ = catalog.hardware(hw_id)
         self.model_id = js_or(
             get(self.variant, "model_id"), get(get(recipe, "model"), "model_id"), "unknown"
         )
         self.strategy_overrides = get(recipe, "strategy_overrides")
-        self.features = FeatureResolver(recipe, self.variant, variant_key, self.profile, hw_id)
         self.shared: dict[Any, Any] = {}  # Selection.shared of every rendering here
         self._joined: dict[
             int, Any
@@ -239,15 +266,33 @@ class Placement:
         # The strategy runs joined so far, shared with the recipe's other placements that the
         # caller hands the same mapping: keyed by what they read (see _strategy_key).
         self.strategy_runs: dict[Any, Any] = {} if strategy_runs is None else strategy_runs
+        self.features = FeatureResolver(
+            recipe, self.variant, variant_key, self.profile, hw_id, self.strategy_runs
+        )
         # The variant and the generation as one small key: (variant, generation) -> a number.
         scopes = self.strategy_runs.setdefault("scopes", {})
-        self._scope = scopes.setdefault(
-            (variant_key, _generation_token(self.gen, self.nvidia, self)), len(scopes)
-        )
+        self._scope = scopes.setdefault((variant_key, *self._generation_token()), len(scopes))
         self._model_text: str | None = None
         self._meta: DockerMeta | None = None
         self._tp: Any = UNDEFINED
         self._pool_modes: list[str] | None = None
+
+    def _generation_token(self) -> tuple[str | None, bool]:
+        """What the layers read of the hardware's generation, as a key: equal only for equal readings.
+
+        They read `table[String(gen)]`, else (on NVIDIA) `table.nvidia`, of the recipe's, the
+        variant's and the strategies' hardware_overrides: a generation that is no key of any of
+        them reads what no generation reads.
+        """
+        gen = self.gen
+        text = None if gen is None or gen is UNDEFINED else js_string(gen)
+        if text is not None:
+            keys: set[Any] | None = self.strategy_runs.get("generation-keys")
+            if keys is None:
+                keys = self.strategy_runs["generation-keys"] = _override_keys(self.recipe)
+            if text not in keys and text not in _keys(get(self.variant, "hardware_overrides")):
+                text = None
+        return text, self.nvidia
 
     def strategy_facts(self, strategy: str) -> StrategyFacts:
         """The strategy's facts, worked out once for every placement sharing strategy_runs."""
@@ -360,7 +405,7 @@ class Placement:
         if found is None:
             found = {}
             _assign_steps(found, run.steps, sel, None)
-            self._joined[run.number] = found
+            self._joined[run.number] = found = self._interned_env(found)
         return found
 
     def strategy_args(self, run: Run, sel: Selection, role: str | None) -> list[Any]:
@@ -381,22 +426,29 @@ class Placement:
         if found is None:
             found = {}
             _assign_steps(found, run.steps, sel, role)
-            self.strategy_runs[key] = found
+            self.strategy_runs[key] = found = self._interned_env(found)
         return found
 
+    def _interned_env(self, env: dict[str, Any]) -> dict[str, Any]:
+        """One mapping for every strategy run of the recipe that assigns the same strings, so
+        that renderings which differ only in such runs find each other (see _Synthesis.env)."""
+        if any(type(value) is not str for value in env.values()):
+            return env  # `1` and `true` are equal values but distinct texts
+        interned: dict[str, Any] = self.strategy_runs.setdefault(("env", tuple(env.items())), env)
+        return interned
 
-def _generation_token(gen: Any, nvidia: bool, owner: Placement) -> Any:
-    """What the layers read of a hardware's generation, as a key: equal only for equal readings.
 
-    The type is part of it (`true` and `1` read different keys); a value that cannot be a key
-    (a mapping) gets the placement, so nothing is shared.
-    """
-    token = (type(gen), gen, nvidia)
-    try:
-        hash(token)
-    except TypeError:
-        return owner
-    return token
+def _keys(table: Any) -> Any:
+    return table if type(table) is dict else ()
+
+
+def _override_keys(recipe: dict[str, Any]) -> set[Any]:
+    """The keys of the recipe's and its strategies' hardware_overrides."""
+    keys = set(_keys(get(recipe, "hardware_overrides")))
+    strategies = get(recipe, "strategy_overrides")
+    for overrides in strategies.values() if type(strategies) is dict else ():
+        keys.update(_keys(get(overrides, "hardware_overrides")))
+    return keys
 
 
 class _Synthesis(Selection):
@@ -418,6 +470,7 @@ class _Synthesis(Selection):
         "single_node_tp",
         "presence",
         "facts",
+        "dp_local",
     )
 
     def __init__(
@@ -467,6 +520,7 @@ class _Synthesis(Selection):
         self.memo = None
         self.shared = placement.shared
         self.bare = True
+        self.dp_local: Any = UNDEFINED  # _dep_local_override(), once asked
         # Selection.present(), inlined: every rendering asks it once
         self.presence = (
             (type(overrides) is dict)
@@ -522,7 +576,9 @@ class _Synthesis(Selection):
             return [flag, s(self.single_node_tp)]
         parallelism = facts.parallelism
         if multi and flag == "--data-parallel-size":
-            dp_local = self._dep_local_override()
+            dp_local = self.dp_local
+            if dp_local is UNDEFINED:  # the head and every worker read it
+                dp_local = self.dp_local = self._dep_local_override()
             out = [
                 "--data-parallel-size",
                 s(self.total_gpus),
@@ -686,6 +742,51 @@ class _Synthesis(Selection):
             for key in NVL4_ONLY_ENV:
                 env.pop(key, None)
         return env
+
+    def env(self, role: str | None, meta: DockerMeta) -> tuple[dict[str, Any], DockerWrapper]:
+        """build_env(role), and the `docker run` wrapper of that env and image.
+
+        Outside a PD cluster the env is its mappings assigned in turn; the recipe's renderings
+        that assign the same mappings (Placement interns them) with the same image share the
+        wrapper (formatting the env for docker is most of a wrapper's cost), and each gets a
+        copy of the env.
+        """
+        if self.deploy_type == "pd_cluster":
+            env = self.build_env(role)
+            return env, DockerWrapper(env, meta)
+        pieces: list[dict[str, Any]] = []
+        self._env_pieces(pieces, _ENV_BEFORE, role)
+        self._env_pieces(pieces, _ENV_AFTER, role)
+        key = ("docker-env", role, id(meta), *map(id, pieces))
+        cached = self.placement.strategy_runs
+        found = cached.get(key)
+        if found is None:
+            env = {}
+            for piece in pieces:
+                env.update(piece)
+            # the entry holds the pieces and the image: no other object takes their ids meanwhile
+            found = cached[key] = (env, DockerWrapper(env, meta), pieces, meta)
+        return dict(found[0]), found[1]
+
+    def _env_pieces(
+        self, pieces: list[dict[str, Any]], parts: tuple[Run, ...], role: str | None
+    ) -> None:
+        """The mappings _assign_runs would assign, in order (falsy ones left out)."""
+        placement = self.placement
+        for run in parts:
+            kind = run.kind
+            if kind is PLACEMENT_RUN:
+                found = placement._joined.get(run.number)
+                pieces.append(found if found is not None else placement.run_env(run, self))
+            elif kind is STRATEGY_RUN:
+                pieces.append(placement.strategy_env(run, self, role))
+            else:
+                for step in run.by_presence[self.presence]:
+                    for items in step.layers(self, role):
+                        if type(items) is dict:
+                            pieces.append(items)
+                        else:
+                            assign({}, items)  # raises for what Object.assign would not take
 
     def _assign_runs(self, env: dict[str, Any], parts: tuple[Run, ...], role: str | None) -> None:
         placement = self.placement
@@ -895,11 +996,11 @@ def _base(
 
 def _render_single_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     command, argv = synth.command(None, None)
-    env = synth.build_env(None)
+    env, docker = synth.env(None, meta)
     out = _base(synth, meta, synth.deploy, env)
     out["command"] = command
     out["argv"] = argv
-    out.update(DockerWrapper(env, meta).wrap(command, argv))
+    out.update(docker.wrap(command, argv))
     extra = _companions(synth)
     option = synth.kv_option
     if option is not None and truthy(get(get(option, "companion"), "command")):
@@ -949,8 +1050,7 @@ def _companions(synth: _Synthesis) -> list[dict[str, Any]]:
 def _render_multi_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     head_cmd, head_argv = synth.command(None, "head")
     workers = [synth.command(None, "worker", r) for r in _follower_ranks(synth.combo.node_count)]
-    env = synth.build_env(None)
-    docker = DockerWrapper(env, meta)  # the head and every worker share the env and the image
+    env, docker = synth.env(None, meta)  # the head and every worker share the env and the image
     head = docker.wrap(head_cmd, head_argv)
     worker_dockers = [docker.wrap(cmd, argv) for cmd, argv in workers]
     out = _base(synth, meta, "multi_node", env)
@@ -1152,8 +1252,7 @@ def _render_kv(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
         if multi
         else []
     )
-    env = synth.build_env(None)
-    docker = DockerWrapper(env, meta)  # the instance's head and workers share the env and the image
+    env, docker = synth.env(None, meta)  # the instance's head and workers share them
     worker_dockers = [docker.wrap(c, a) for c, a in workers]
     vllm_docker = docker.wrap(command, argv)
     parts = _kv_parts(synth)

@@ -199,9 +199,24 @@ class DockerWrapper:
             self._config_argv,
             self._env_and_image_argv,
         ) = parts
+        self._argv_tail = self._config_argv + self._env_and_image_argv
 
     def wrap(self, command: str, argv: list[Any], port: int = 8000) -> dict[str, Any]:
-        return {"docker_command": self.run(command, port), "docker_argv": self.argv(argv, port)}
+        """Both forms (run and argv, inlined: a rendering wraps every command it has)."""
+        meta = self.meta
+        served = argv[2:] if len(argv) >= 2 and argv[0] == "vllm" and argv[1] == "serve" else argv
+        model_id = served[0] if served else UNDEFINED
+        docker_argv = list(_argv_head(meta.gpu_argv, port))
+        if type(model_id) is str and model_id.startswith("/"):
+            docker_argv += ("-v", f"{model_id}:{model_id}:ro")  # a local model folder
+        docker_argv += self._argv_tail
+        docker_argv += served
+        return {
+            "docker_command": _docker_command(
+                command, port, meta.gpu_flags, self._config_lines, self._env_and_image_line
+            ),
+            "docker_argv": docker_argv,
+        }
 
     def run(self, command: str, port: int) -> str:
         """The shell form: `docker run <gpu flags> ... <image> <model> <serve args>`."""

@@ -99,14 +99,27 @@ class FeatureResolver:
     """
 
     def __init__(
-        self, recipe: Recipe, variant: Any, variant_key: str, profile: Any, hw_id: str
+        self,
+        recipe: Recipe,
+        variant: Any,
+        variant_key: str,
+        profile: Any,
+        hw_id: str,
+        shared: dict[Any, Any] | None = None,
     ) -> None:
         self.recipe, self.variant, self.variant_key = recipe, variant, variant_key
         self.profile, self.hw_id = profile, hw_id
         self.features = get(recipe, "features")
         self.gen = generation_of(profile)
         self.nvidia = is_nvidia(profile)
-        self._gates: dict[Any, tuple[Any, Any, bool]] = {}  # feature name -> see _gate
+        # What reads the recipe alone, shared with the resolvers of the recipe's other
+        # placements that are handed the same mapping: the gates, and the args of a feature
+        # that has neither modes nor hardware overrides.
+        self._shared: dict[Any, Any] = {} if shared is None else shared
+        self._gates: dict[Any, tuple[Any, Any, bool]] = self._shared.setdefault(
+            "feature-gates", {}
+        )  # feature name -> see _gate
+        self._plain: dict[Any, Layer | None] = self._shared.setdefault("feature-args", {})
         self._args: dict[
             Any, Layer | None
         ] = {}  # feature name -> its args layer, or None when it adds none
@@ -157,8 +170,12 @@ class FeatureResolver:
                 continue
             if name in self._args:
                 args = self._args[name]
+            elif name in self._plain:
+                args = self._args[name] = self._plain[name]
             else:
                 args = self._args[name] = self._resolve(name, feat)
+                if not is_modal(feat) and type(get(feat, "hardware_overrides")) is not dict:
+                    self._plain[name] = args  # nothing of the placement read
             if args is not None:
                 out.append(args)
         return out

@@ -92,5 +92,38 @@ def _serve_tokens(model_text: str, args: tuple[Any, ...]) -> tuple[str, tuple[An
 # The lines after the model: variants serving other models often join the same arg list.
 @functools.lru_cache(maxsize=4096)
 def _serve_lines(args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
+    found = _lines_without_repeats(args)
+    if found is not None:
+        return found
     deduped = dedupe_tokens(args)
     return (_format_lines(deduped) if deduped else ""), tuple(deduped)
+
+
+def _lines_without_repeats(args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]] | None:
+    """Dedupe and format in one pass, for the usual list of strings where no flag repeats
+    (dedupe then only drops empty strings); None for any other list."""
+    lines: list[str] = []
+    kept: list[str] = []
+    seen: set[str] = set()
+    flag = None  # as in _format_lines
+    for token in args:
+        if type(token) is not str:
+            return None
+        if not token:
+            continue
+        if token[0] == "-":
+            if token in seen:
+                return None
+            seen.add(token)
+            if flag is not None:
+                lines.append(flag)
+            flag = token
+        elif flag is not None:
+            lines.append(flag + " " + shell_quote(token))
+            flag = None
+        else:
+            lines.append(token)
+        kept.append(token)
+    if flag is not None:
+        lines.append(flag)
+    return CONTINUATION.join(lines), tuple(kept)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +14,6 @@ from recipelint.resolve.hardware import (
     default_among,
     fits_single_node,
     is_kv_store_brand_supported,
-    is_scalable,
     list_compatible_hardware,
     pick_fitting_variant,
 )
@@ -23,7 +23,6 @@ from recipelint.resolve.strategy import (
     effective_compatible,
     is_reachable,
     is_supported_on_hardware,
-    kv_nodes_per_instance,
     listed_strategies,
     nodes_for_strategy,
     pick_pd_nodes,
@@ -196,6 +195,8 @@ class _HardwarePlan:
 
     def __post_init__(self) -> None:
         self.gpus = get(self.profile, "gpu_count")
+        self.scalable = self.catalog.hardware(self.hw_id).scalable
+        self._deploy_types = self.catalog.deploy_types
         self.compatible = self.shared.compatible  # effective_compatible(recipe)
         # No GPU floor to read: every strategy needs one node (two for a multi-node one).
         gpus = self.gpus
@@ -203,8 +204,14 @@ class _HardwarePlan:
             type(gpus) is int or type(gpus) is float
         )
 
+    @functools.cached_property
+    def fits(self) -> bool:
+        """fits_single_node, which the recommendation and every kv deployment read."""
+        return fits_single_node(self.profile, self.variant)
+
     def deploy_of(self, name: Any) -> Any:
-        return self.catalog.deploy_type_of(name)
+        """RenderInputs.deploy_type_of."""
+        return self._deploy_types.get(name, UNDEFINED) if type(name) is str else UNDEFINED
 
     def nodes_for(self, name: str) -> Any:
         floor = 2 if self.deploy_of(name) == "multi_node" else 1
@@ -219,10 +226,8 @@ class _HardwarePlan:
 
     def recommended(self, compatible: list[str], problems: Problems) -> tuple[str, float | int]:
         """The recommended strategy and its node count (a single-node one may get 2)."""
-        multi_capable = is_scalable(self.profile) and any(
-            str(s).startswith("multi_node_") for s in compatible
-        )
-        base_nodes = 2 if not fits_single_node(self.profile, self.variant) and multi_capable else 1
+        multi_capable = self.scalable and any(str(s).startswith("multi_node_") for s in compatible)
+        base_nodes = 2 if not self.fits and multi_capable else 1
         name = recommend_strategy(self.recipe, base_nodes, self.compatible)
         if name not in compatible:
             name = next(
@@ -268,7 +273,7 @@ class _HardwarePlan:
             )
         if self.deploy_of(name) != "kv_store_lb":
             return Combination(self.variant_key, name, self.hw_id, self.nodes_for(name), features)
-        nodes: float | int = kv_nodes_per_instance(self.profile, self.variant)
+        nodes: float | int = 1 if self.fits else 2  # kv_nodes_per_instance
         serving = self.kv_serving_for(nodes)
         if serving is None and nodes == 2:
             nodes, serving = 1, self.kv_serving_for(1)
@@ -291,8 +296,8 @@ def _plan_for(
     variant = get(variants, variant_key)
     if not truthy(variant):
         return None
-    profile = js_or(catalog.profiles.get(hw_id), {})
-    if not is_scalable(profile) and not fits_single_node(profile, variant):
+    profile = catalog.hardware(hw_id).profile
+    if not catalog.hardware(hw_id).scalable and not fits_single_node(profile, variant):
         fitting = pick_fitting_variant(recipe, profile, hw_id)
         if fitting is None:
             return None
@@ -316,7 +321,7 @@ def build_variant_rendering(
     plan = _plan_for(catalog, recipe, variant_key, hw_id, shared)
     if plan is None:
         return None
-    compatible = shared.offered(plan.profile, hw_id, is_scalable(plan.profile))
+    compatible = shared.offered(plan.profile, hw_id, plan.scalable)
     name, nodes = plan.recommended(compatible, problems)
     features = shared.features(hw_id, plan.variant_key)
     pd_nodes = plan.pd_nodes() if name == "pd_cluster" else None
