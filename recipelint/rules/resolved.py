@@ -223,18 +223,37 @@ def _reader(names: tuple[str, ...]) -> Callable[[dict[str, Any]], Any]:
     return operator.itemgetter(*names) if names else lambda reads: None
 
 
-# Each rule step with whether it reads exact hardware ids and the reader of its part's key.
-RULE_KEYS = tuple((step, step.name in EXACT_STEPS, _reader(names)) for step, names in RULE_STEPS)
+def _reads_strategy_file_only(step: layers.Step) -> bool:
+    """Whether a step reads only the strategy file: its parts are the same for every recipe."""
+    return step.reads <= {"strategy", "role"} and all(
+        place.document != layers.RECIPE for place in step.places
+    )
+
+
+# Each rule step with whether it reads exact hardware ids, whether its parts are the same for
+# every recipe, and the reader of its part's key.
+RULE_KEYS = tuple(
+    (step, step.name in EXACT_STEPS, _reads_strategy_file_only(step), _reader(names))
+    for step, names in RULE_STEPS
+)
 
 
 class Assembler:
     """The authored argument layers of one recipe's commands, in upstream order (resolve.layers)."""
 
-    def __init__(self, ctx: CheckContext, catalog: RenderInputs, doc: Document):
+    def __init__(
+        self,
+        ctx: CheckContext,
+        catalog: RenderInputs,
+        doc: Document,
+        strategy_parts: dict[tuple[Any, ...], Any] | None = None,
+    ):
         self.ctx, self.catalog, self.doc = ctx, catalog, doc
         self.recipe: dict[str, Any] = doc.data
         # Parts of a command's layers, each kept under exactly what its step reads (see layers()).
         self._parts: dict[tuple[Any, ...], Any] = {}
+        # Parts of the steps that read only a strategy file: shared by the recipes of a run.
+        self._strategy_parts = strategy_parts if strategy_parts is not None else {}
         self._classes: dict[str, Any] = {}  # hw_id -> its _layer_class
         self._hardware_keys: set[Any] | None = None
         self._strategy_tables: dict[str, bool] = {}
@@ -335,7 +354,7 @@ class Assembler:
         by_id = type(hw_class) is str
         sel: layers.Selection | None = None
         out = []
-        for step, exact, reader in RULE_KEYS:
+        for step, exact, wide, reader in RULE_KEYS:
             if step is GENERATION_STEP:  # RL341's own split of it keeps its parts under fewer keys
                 strategy_layer, kept, _key = self.generation_layers(combo)
                 out += strategy_layer + kept
@@ -343,10 +362,11 @@ class Assembler:
             if exact and not by_id:
                 continue
             key = (step.name, reader(reads))
-            part = parts.get(key)
+            kept_in = self._strategy_parts if wide else parts
+            part = kept_in.get(key)
             if part is None:
                 sel = sel or self.selection(combo)
-                part = parts[key] = self._own(step.layers(sel, combo.role), combo.strategy)
+                part = kept_in[key] = self._own(step.layers(sel, combo.role), combo.strategy)
             out += part
         parts[whole] = out
         return out
@@ -439,9 +459,11 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
     backends = import_own("recipelint.rules.backends").backend_judge(ctx, catalog)
     if not (shadowed or replaced or backends):
         return
+    strategy_parts: dict[tuple[Any, ...], Any] = {}
     for doc in _planned_recipes(ctx):
         judged = backends is not None and backends.wants(ctx, doc)
-        plan = _plan_of(ctx, catalog, doc) if shadowed or replaced or judged else None
+        planned = shadowed or replaced or judged
+        plan = _plan_of(ctx, catalog, doc, strategy_parts) if planned else None
         if plan is None:
             continue
         assembler, combos = plan
@@ -461,9 +483,12 @@ def _planned_recipes(ctx: CheckContext) -> Iterator[Document]:
 
 
 def _plan_of(
-    ctx: CheckContext, catalog: RenderInputs, doc: Document
+    ctx: CheckContext,
+    catalog: RenderInputs,
+    doc: Document,
+    strategy_parts: dict[tuple[Any, ...], Any] | None = None,
 ) -> tuple[Assembler, list[CommandChoice]] | None:
-    assembler = Assembler(ctx, catalog, doc)
+    assembler = Assembler(ctx, catalog, doc, strategy_parts)
     try:
         # Real recipes plan a few hundred at most; the cap bounds the cost of a hostile file.
         combos = list(itertools.islice(command_choices(catalog, doc.data), MAX_COMBINATIONS))
