@@ -12,7 +12,7 @@ import difflib
 import functools
 import re
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -184,6 +184,14 @@ class GuideFacts:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._spans: dict[str, Spans] = {}
+
+    def spans(self, code: str) -> Spans:
+        """A block's logical lines, which RL603 and RL604-RL606 both read."""
+        found = self._spans.get(code)
+        if found is None:
+            found = self._spans[code] = _spans(code)
+        return found
 
     @functools.cached_property
     def blocks(self) -> tuple[Block, ...]:
@@ -209,7 +217,7 @@ class GuideFacts:
 
     @functools.cached_property
     def commands(self) -> tuple[GuideCommand, ...]:
-        return tuple(_guide_commands_in(self.text, self.blocks))
+        return tuple(_guide_commands_in(self.text, self.blocks, self.spans))
 
 
 # The language server checks the buffer being typed in after every keystroke, its guide mostly
@@ -346,7 +354,7 @@ def _serve_lines(
     for block in guide.blocks:
         if block.language not in SHELL and block.language or "vllm" not in block.code:
             continue  # not shell, or no `vllm serve` in it
-        for start, command in _logical_lines(block.code):
+        for start, _end, command in guide.spans(block.code):
             match = SERVE.search(command) if "vllm" in command else None  # SERVE needs the word
             model = match.group(1).strip("'\"") if match else None
             if (
@@ -380,11 +388,6 @@ def _recipe_ids(data: dict[str, Any]) -> list[str]:
     ids += [as_dict(v).get("model_id") for v in as_dict(data.get("variants")).values()]
     found = [i for i in dict.fromkeys(ids) if isinstance(i, str) and i]
     return found or ["model.model_id"]
-
-
-def _logical_lines(code: str) -> tuple[tuple[int, str], ...]:
-    """(offset of the first physical line, logical line) with backslash continuations joined."""
-    return tuple((start, line) for start, _end, line in _logical_spans(code))
 
 
 def _logical_spans(code: str) -> Iterator[tuple[int, int, str]]:
@@ -447,10 +450,17 @@ class GuideCommand:
         return _placed(self.words, self.lines)
 
 
-def _shell_commands(code: str) -> Iterator[tuple[int, int, str]]:
+Spans = tuple[tuple[int, int, str], ...]
+
+
+def _spans(code: str) -> Spans:
+    return tuple(_logical_spans(code))
+
+
+def _shell_commands(spans: Spans) -> Iterator[tuple[int, int, str]]:
     """Logical lines as the shell reads them: a quote left open goes on to the next line."""
     pending: tuple[int, str] | None = None
-    for start, end, line in _logical_spans(code):
+    for start, end, line in spans:
         if pending is not None:
             start, line = pending[0], f"{pending[1]}\n{line}"
         pending = (start, line) if _open_quote(line) else None
@@ -530,10 +540,12 @@ def _placed(words: tuple[str, ...], lines: tuple[tuple[int, str], ...]) -> tuple
 
 def guide_commands(guide: str) -> Iterator[GuideCommand]:
     """The serve commands of a guide: in shell (or unlabelled) blocks and in prose code spans."""
-    return _guide_commands_in(guide, fenced_blocks(guide))
+    return _guide_commands_in(guide, fenced_blocks(guide), _spans)
 
 
-def _guide_commands_in(guide: str, blocks: tuple[Block, ...]) -> Iterator[GuideCommand]:
+def _guide_commands_in(
+    guide: str, blocks: tuple[Block, ...], spans: Callable[[str], Spans]
+) -> Iterator[GuideCommand]:
     raw = guide.split("\n")
     fenced: set[int] = set()
     for block in blocks:
@@ -541,7 +553,7 @@ def _guide_commands_in(guide: str, blocks: tuple[Block, ...]) -> Iterator[GuideC
         fenced.update(range(block.line - 1, block.line + count + 1))
         if block.language and block.language not in SHELL or "vllm" not in block.code:
             continue  # not shell, or no serve command in it (each names vllm)
-        for start, end, command in _shell_commands(block.code):
+        for start, end, command in _shell_commands(spans(block.code)):
             found = _serve_arguments(_shell_words(command)) if SERVER.search(command) else None
             if found and found[0]:
                 span = range(block.line + start, min(block.line + end, len(raw)) + 1)
