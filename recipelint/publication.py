@@ -59,6 +59,8 @@ class WriteJournal:
     """The writes and `rm -rf`s one recipe makes, in order: its publication plan, applied
     to an output later (in tree order)."""
 
+    keeps_documents = True
+
     def __init__(self) -> None:
         self.ops: list[JournalOp] = []
 
@@ -82,7 +84,10 @@ class PathJournal:
     """The paths one recipe writes and the folders it clears, in order: what a check needs
     to find overwrites and conflicts. A write is kept as its path alone and a clearing as
     a one-item tuple: a 10x tree plans 157,000 writes, and a tuple apiece held 14 MB more
-    until the check replayed them. Every write a recipe makes names that recipe's file."""
+    until the check replayed them. Every write a recipe makes names that recipe's file.
+    Since no document is kept, the renderings are judged without being laid out."""
+
+    keeps_documents = False
 
     def __init__(self, origin: str) -> None:
         self.origin = origin
@@ -576,7 +581,9 @@ class _RecipePublisher:
             self._too_many_renderings(variant_key)
             return None
         self.outcome.writes.remove_tree(base)
-        rendered = render_variant(self.catalog, recipe, variant_key, self.problems)
+        rendered = render_variant(
+            self.catalog, recipe, variant_key, self.problems, self.outcome.writes.keeps_documents
+        )
         if rendered is None:
             return None
         default_hw, by_hw = rendered

@@ -29,7 +29,7 @@ from recipelint.jsvalue import (
 )
 from recipelint.resolve.docker import DockerMeta, DockerWrapper, docker_meta, image_key
 from recipelint.resolve.features import FeatureResolver, companions
-from recipelint.resolve.formatting import RenderError, serve_command
+from recipelint.resolve.formatting import RenderError, check_serve_args, serve_command
 from recipelint.resolve.hardware import (
     generation_of,
     gpu_count_of,
@@ -834,6 +834,13 @@ class _Synthesis(Selection):
         args = before + self._parallel_args(role, node_role, node_rank) + after
         return serve_command(self.model_id, self.placement.model_text, args)
 
+    def check_command(self, role: str | None, node_role: str | None, node_rank: int = 1) -> None:
+        """Raise what command() raises, without laying out the command line."""
+        before, after = self._role_layers(role)
+        args = before + self._parallel_args(role, node_role, node_rank) + after
+        self.placement.model_text  # noqa: B018 - String(model_id) is part of every command
+        check_serve_args(args)
+
 
 # Far beyond any real deployment; upstream would build arrays this long (or throw).
 MAX_RENDERED_ITEMS = 4096
@@ -888,6 +895,32 @@ def render_placed(
         doc = _render_multi_node(synth, meta)
     else:
         doc = _render_single_node(synth, meta)
+    _report(synth, meta, problems)
+    return doc
+
+
+def check_placed(
+    placement: Placement, combo: Combination, problems: list[Any] | None = None
+) -> None:
+    """What render_placed raises and adds to ``problems``, without building the document:
+    the args, env and parts it reads are worked out and judged the same way, in the same
+    order, but no command line, docker command or JSON is laid out."""
+    synth = _Synthesis(placement.catalog, placement.recipe, combo, placement)
+    meta = placement.meta
+    if synth.deploy == "pd_cluster":
+        _check_pd(synth, meta)
+    elif synth.kv_composing:
+        _check_kv(synth, meta)
+    elif synth.deploy == "multi_node" and combo.node_count > 1:
+        _check_multi_node(synth, meta)
+    else:
+        _check_single_node(synth, meta)
+    _report(synth, meta, problems)
+
+
+def _report(synth: _Synthesis, meta: DockerMeta, problems: list[Any] | None) -> None:
+    """Add what renders but is broken: the synthesis's own problems, then a missing image."""
+    combo = synth.combo
     if problems is not None:
         problems.extend(synth.problems)
         if meta.image is UNDEFINED:
@@ -898,7 +931,6 @@ def render_placed(
                     "for this hardware): the docker command would run `undefined`",
                 )
             )
-    return doc
 
 
 def rendered_layers(
@@ -1002,30 +1034,41 @@ def _render_single_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     out["argv"] = argv
     out.update(docker.wrap(command, argv))
     extra = _companions(synth)
-    option = synth.kv_option
-    if option is not None and truthy(get(get(option, "companion"), "command")):
-        companion = option["companion"]
-        description = " ".join(
-            part
-            for part in (
-                js_or(get(companion, "description"), ""),
-                f"Requires: {js_string(option['install'])}"
-                if truthy(get(option, "install"))
-                else "",
-            )
-            if truthy(part)
-        )
-        extra.append(
-            {
-                "feature": f"kv_offload:{synth.combo.kv_offload}",
-                "label": js_or(get(companion, "label"), synth.combo.kv_offload),
-                "description": description,
-                "command": js_string(companion["command"]).rstrip(JS_WHITESPACE),
-            }
-        )
+    kv_companion = _kv_companion(synth)
+    if kv_companion is not None:
+        extra.append(kv_companion)
     if extra:
         out["companions"] = extra
     return out
+
+
+def _check_single_node(synth: _Synthesis, meta: DockerMeta) -> None:
+    synth.check_command(None, None)
+    synth.env(None, meta)
+    _companions(synth)
+    _kv_companion(synth)
+
+
+def _kv_companion(synth: _Synthesis) -> dict[str, Any] | None:
+    """The kv offload option's companion command, when it has one."""
+    option = synth.kv_option
+    if option is None or not truthy(get(get(option, "companion"), "command")):
+        return None
+    companion = option["companion"]
+    description = " ".join(
+        part
+        for part in (
+            js_or(get(companion, "description"), ""),
+            f"Requires: {js_string(option['install'])}" if truthy(get(option, "install")) else "",
+        )
+        if truthy(part)
+    )
+    return {
+        "feature": f"kv_offload:{synth.combo.kv_offload}",
+        "label": js_or(get(companion, "label"), synth.combo.kv_offload),
+        "description": description,
+        "command": js_string(companion["command"]).rstrip(JS_WHITESPACE),
+    }
 
 
 def _companions(synth: _Synthesis) -> list[dict[str, Any]]:
@@ -1073,6 +1116,13 @@ def _render_multi_node(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     return out
 
 
+def _check_multi_node(synth: _Synthesis, meta: DockerMeta) -> None:
+    synth.check_command(None, "head")
+    for rank in _follower_ranks(synth.combo.node_count):
+        synth.check_command(None, "worker", rank)
+    synth.env(None, meta)
+
+
 def _pd_role_meta(synth: _Synthesis, role: str) -> dict[str, Any]:
     """The role metadata upstream reports; it does not snap to `pool_modes` (unlike the args)."""
     so_role = js_or(get(synth.overrides, role), {})
@@ -1102,6 +1152,31 @@ def _pd_role_meta(synth: _Synthesis, role: str) -> dict[str, Any]:
 
 
 def _render_pd(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
+    roles, router_lines = _pd_router(synth)
+    rendered = {}
+    for role in ("prefill", "decode"):
+        command, argv = synth.command(role, None)
+        env = synth.build_env(role)
+        doc = {"command": command, "argv": argv, "env": env, **roles[role]}
+        doc.update(DockerWrapper(env, meta).wrap(command, argv, PD_PORTS[role]))
+        rendered[role] = doc
+    out = _base(synth, meta, "pd_cluster", {})
+    out["prefill"] = rendered["prefill"]
+    out["decode"] = rendered["decode"]
+    out["router"] = {"command": "\n".join(router_lines), "install": "uv pip install vllm-router"}
+    out["router_config"] = js_or(get(synth.spec, "router"), {"policy": "round_robin"})
+    return out
+
+
+def _check_pd(synth: _Synthesis, meta: DockerMeta) -> None:
+    _pd_router(synth)
+    for role in ("prefill", "decode"):
+        synth.check_command(role, None)
+        DockerWrapper(synth.build_env(role), meta)
+
+
+def _pd_router(synth: _Synthesis) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Each pool's metadata and the router's command lines."""
     strategy = synth.spec
     policy = js_or(get(get(strategy, "router"), "policy"), "round_robin")
     roles = {}
@@ -1129,19 +1204,7 @@ def _render_pd(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
         "    --port $ROUTER_PORT \\",
         f"    --intra-node-data-parallel-size {js_string(normalize_number(intra))}",
     ]
-    rendered = {}
-    for role in ("prefill", "decode"):
-        command, argv = synth.command(role, None)
-        env = synth.build_env(role)
-        doc = {"command": command, "argv": argv, "env": env, **roles[role]}
-        doc.update(DockerWrapper(env, meta).wrap(command, argv, PD_PORTS[role]))
-        rendered[role] = doc
-    out = _base(synth, meta, "pd_cluster", {})
-    out["prefill"] = rendered["prefill"]
-    out["decode"] = rendered["decode"]
-    out["router"] = {"command": "\n".join(router_lines), "install": "uv pip install vllm-router"}
-    out["router_config"] = js_or(get(strategy, "router"), {"policy": "round_robin"})
-    return out
+    return roles, router_lines
 
 
 def _brand_install(synth: _Synthesis, raw: Any) -> Any:
@@ -1282,3 +1345,14 @@ def _render_kv(synth: _Synthesis, meta: DockerMeta) -> dict[str, Any]:
     out["mooncake_config"] = parts.mooncake_config
     out["mooncake_config_note"] = parts.mooncake_config_note
     return out
+
+
+def _check_kv(synth: _Synthesis, meta: DockerMeta) -> None:
+    combo = synth.combo
+    multi = synth.deploy_type == "multi_node" and combo.node_count > 1
+    synth.check_command(None, "head" if multi else None)
+    if multi:
+        for rank in _follower_ranks(combo.node_count):
+            synth.check_command(None, "worker", rank)
+    synth.env(None, meta)
+    _kv_parts(synth)

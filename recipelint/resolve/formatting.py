@@ -41,11 +41,10 @@ def format_command(model_id: str, deduped: list[Any]) -> str:
 
 def _format_lines(deduped: list[Any]) -> str:
     """The continuation lines of a non-empty deduped arg list: what follows the model."""
+    require_strings(deduped)
     lines = []
     flag = None  # the last flag, until we know whether the next token is its value
     for token in deduped:
-        if type(token) is not str:
-            raise RenderError(f"non-string argument {token!r} (quote it in the YAML)")
         if token[:1] == "-":
             if flag is not None:
                 lines.append(flag)
@@ -58,6 +57,26 @@ def _format_lines(deduped: list[Any]) -> str:
     if flag is not None:
         lines.append(flag)
     return CONTINUATION.join(lines)
+
+
+def require_strings(deduped: list[Any]) -> None:
+    """Raise for the first token of a deduped arg list that is not a string: a command
+    line cannot show it."""
+    for token in deduped:
+        if type(token) is not str:
+            raise RenderError(f"non-string argument {token!r} (quote it in the YAML)")
+
+
+def check_serve_args(args: list[Any]) -> None:
+    """Raise what serve_command raises for ``args``, without laying out the command.
+
+    A list of strings always formats; any other token is judged after the dedupe, which
+    drops the falsy ones, as serve_command judges it.
+    """
+    for token in args:
+        if type(token) is not str:
+            require_strings(dedupe_tokens(args))
+            return
 
 
 def format_argv(model_id: Any, deduped: list[Any]) -> list[Any]:

@@ -7,7 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recipelint.jsvalue import UNDEFINED, get, js_in, js_max, js_or, nullish, truthy
-from recipelint.resolve.command import Combination, Placement, RenderInputs, render_placed
+from recipelint.resolve.command import (
+    Combination,
+    Placement,
+    RenderInputs,
+    check_placed,
+    render_placed,
+)
 from recipelint.resolve.features import default_features
 from recipelint.resolve.formatting import RenderError
 from recipelint.resolve.hardware import (
@@ -81,9 +87,14 @@ def variant_hardware(
 
 
 def _try_render(
-    combo: Combination, problems: Problems, placement: Placement
+    combo: Combination, problems: Problems, placement: Placement, documents: bool = True
 ) -> dict[str, Any] | None:
+    """The rendered document, or without ``documents`` an empty one standing for it (the
+    rendering is judged alike); None when the rendering fails."""
     try:
+        if not documents:
+            check_placed(placement, combo, problems.invalid)
+            return {}
         return render_placed(placement, combo, problems.invalid)
     except SYNTHESIS_ERRORS as exc:
         problems.failed.append((combo.variant_key, combo.strategy, combo.hw_id, str(exc)))
@@ -312,10 +323,13 @@ def build_variant_rendering(
     hw_id: str,
     problems: Problems,
     strategy_runs: dict[Any, Any] | None = None,
+    documents: bool = True,
 ) -> HardwareRendering | None:
     """The recommended rendering and every alternative strategy for one (variant, hardware).
 
     ``strategy_runs`` is shared by the calls for one recipe's hardware (Placement says why).
+    Without ``documents`` each rendering is an empty mapping: which renderings exist and
+    what they report are the same, but nothing is laid out.
     """
     shared = _recipe_plan(catalog, recipe, strategy_runs)
     plan = _plan_for(catalog, recipe, variant_key, hw_id, shared)
@@ -330,7 +344,7 @@ def build_variant_rendering(
     combo = Combination(plan.variant_key, name, hw_id, nodes, features, pd_nodes)
     # Every strategy below renders the same variant on the same hardware.
     placement = Placement(catalog, recipe, plan.variant_key, hw_id, strategy_runs)
-    recommended = _try_render(combo, problems, placement)
+    recommended = _try_render(combo, problems, placement, documents)
     if recommended is None:
         return None
     spec = catalog.strategies.get(name) if type(name) is str else None
@@ -341,7 +355,9 @@ def build_variant_rendering(
     for other in compatible:
         alternative = plan.alternative(other, features) if other != name else None
         rendered = (
-            _try_render(alternative, problems, placement) if alternative is not None else None
+            _try_render(alternative, problems, placement, documents)
+            if alternative is not None
+            else None
         )
         if rendered is not None:
             alternatives[other] = rendered
@@ -353,8 +369,13 @@ def render_variant(
     recipe: dict[str, Any],
     variant_key: str,
     problems: Problems,
+    documents: bool = True,
 ) -> tuple[str, list[HardwareRendering]] | None:
-    """Every hardware rendering of a variant, default hardware first; None when it has none there."""
+    """Every hardware rendering of a variant, default hardware first; None when it has none there.
+
+    Without ``documents`` the renderings are planned and judged but left empty
+    (build_variant_rendering).
+    """
     variant = get(get(recipe, "variants"), variant_key)
     if not truthy(variant):
         return None
@@ -365,7 +386,7 @@ def render_variant(
     strategy_runs: dict[Any, Any] = {}
     for hw_id in hw_ids:
         built = build_variant_rendering(
-            catalog, recipe, variant_key, hw_id, problems, strategy_runs
+            catalog, recipe, variant_key, hw_id, problems, strategy_runs, documents
         )
         if built is not None:
             rendered.append(built)
