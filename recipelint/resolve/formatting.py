@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from recipelint.argv import dedupe_tokens
@@ -39,7 +40,7 @@ def format_command(model_id: str, deduped: list[Any]) -> str:
     return "vllm serve " + model_id + CONTINUATION + _format_lines(deduped)
 
 
-def _format_lines(deduped: list[Any]) -> str:
+def _format_lines(deduped: Sequence[Any]) -> str:
     """The continuation lines of a non-empty deduped arg list: what follows the model."""
     require_strings(deduped)
     lines = []
@@ -59,7 +60,7 @@ def _format_lines(deduped: list[Any]) -> str:
     return CONTINUATION.join(lines)
 
 
-def require_strings(deduped: list[Any]) -> None:
+def require_strings(deduped: Iterable[Any]) -> None:
     """Raise for the first token of a deduped arg list that is not a string: a command
     line cannot show it."""
     for token in deduped:
@@ -111,38 +112,20 @@ def _serve_tokens(model_text: str, args: tuple[Any, ...]) -> tuple[str, tuple[An
 # The lines after the model: variants serving other models often join the same arg list.
 @functools.lru_cache(maxsize=4096)
 def _serve_lines(args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
-    found = _lines_without_repeats(args)
-    if found is not None:
-        return found
-    deduped = dedupe_tokens(args)
-    return (_format_lines(deduped) if deduped else ""), tuple(deduped)
+    plain = _plain_tokens(args)
+    deduped = plain if plain is not None else tuple(dedupe_tokens(args))
+    return (_format_lines(deduped) if deduped else ""), deduped
 
 
-def _lines_without_repeats(args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]] | None:
-    """Dedupe and format in one pass, for the usual list of strings where no flag repeats
-    (dedupe then only drops empty strings); None for any other list."""
-    lines: list[str] = []
-    kept: list[str] = []
+def _plain_tokens(args: tuple[Any, ...]) -> tuple[str, ...] | None:
+    """The dedupe of the usual list, strings where no flag repeats, read in one pass: its
+    non-empty tokens (the dedupe only drops empty strings then); None for any other list."""
     seen: set[str] = set()
-    flag = None  # as in _format_lines
     for token in args:
         if type(token) is not str:
             return None
-        if not token:
-            continue
-        if token[0] == "-":
+        if token[:1] == "-":
             if token in seen:
                 return None
             seen.add(token)
-            if flag is not None:
-                lines.append(flag)
-            flag = token
-        elif flag is not None:
-            lines.append(flag + " " + shell_quote(token))
-            flag = None
-        else:
-            lines.append(token)
-        kept.append(token)
-    if flag is not None:
-        lines.append(flag)
-    return CONTINUATION.join(lines), tuple(kept)
+    return tuple(token for token in args if token)
