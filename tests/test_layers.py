@@ -15,18 +15,22 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from test_properties_recipes import BASE_TREE, PROFILE, recipes, to_yaml, with_recipe
+from hypothesis import given
+from test_properties_recipes import (
+    RENDER_PROFILE,
+    base_catalog,
+    recipes,
+    to_yaml,
+    with_recipe,
+)
 
 from recipelint.argv import dedupe_tokens
-from recipelint.compiler import Compiler
 from recipelint.resolve import layers
 from recipelint.resolve.command import (
     NVL4_HARDWARE,
     NVL4_ONLY_ENV,
     Combination,
     Placement,
-    RenderInputs,
     command_parts,
     env_parts,
     pinned_devices,
@@ -36,10 +40,7 @@ from recipelint.resolve.command import (
 from recipelint.resolve.features import default_features
 from recipelint.resolve.formatting import RenderError
 
-_GLOBALS = Compiler(BASE_TREE).prepare()
-assert _GLOBALS is not None
-CATALOG: RenderInputs = _GLOBALS.catalog
-LAYER_PROFILE = settings(PROFILE, max_examples=max(1, PROFILE.max_examples // 2))
+CATALOG = base_catalog()
 
 
 def _argvs(doc: dict[str, Any], multi: bool) -> Iterator[tuple[str | None, str | None, list[Any]]]:
@@ -78,7 +79,7 @@ def _spread(found: list[layers.Layer]) -> list[Any]:
     return [token for layer in found for token in layer.items]
 
 
-@LAYER_PROFILE
+@RENDER_PROFILE
 @given(recipes())
 def test_rendered_args_are_the_joined_layers_and_the_emitters_tokens(
     generated: dict[str, Any],
@@ -127,7 +128,7 @@ def _rendered_env(doc: dict[str, Any], role: str | None) -> dict[str, Any]:
     return doc[role]["env"] if role else doc["env"]
 
 
-@LAYER_PROFILE
+@RENDER_PROFILE
 @given(recipes())
 def test_the_renderer_spreads_the_layers_and_assigns_the_env_layers_in_order(
     generated: dict[str, Any],

@@ -29,6 +29,7 @@ from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.engine import run_checks
 from recipelint.jsvalue import js_or
 from recipelint.load import Document, parse_yaml
+from recipelint.resolve.command import RenderInputs
 from recipelint.schema import validate_document
 from recipelint.tree import RecipeTree
 
@@ -74,6 +75,15 @@ def _small_taxonomy() -> Document:
 
 TAXONOMY = _small_taxonomy()
 BASE_TREE = context_in_memory(TAXONOMY)
+# Renderer-level properties render every hardware of a recipe: half the examples suffice.
+RENDER_PROFILE = settings(PROFILE, max_examples=max(1, PROFILE.max_examples // 2))
+
+
+def base_catalog() -> RenderInputs:
+    """What the renderer reads of BASE_TREE's tree-wide files."""
+    found = Compiler(BASE_TREE).prepare()
+    assert found is not None
+    return found.catalog
 
 
 def with_recipe(text: str) -> tuple[RecipeTree, Document]:

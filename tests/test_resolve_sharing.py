@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
-from test_properties_recipes import BASE_TREE, PROFILE, recipes, to_yaml, with_recipe
+from hypothesis import given
+from test_properties_recipes import (
+    RENDER_PROFILE,
+    base_catalog,
+    recipes,
+    to_yaml,
+    with_recipe,
+)
 
-from recipelint.compiler import Compiler
-from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.plan import (
     HardwareRendering,
     Problems,
@@ -23,10 +27,7 @@ from recipelint.resolve.plan import (
     variant_hardware,
 )
 
-_GLOBALS = Compiler(BASE_TREE).prepare()
-assert _GLOBALS is not None
-CATALOG: RenderInputs = _GLOBALS.catalog
-SHARING_PROFILE = settings(PROFILE, max_examples=max(1, PROFILE.max_examples // 2))
+CATALOG = base_catalog()
 
 
 def _unshared(
@@ -42,7 +43,7 @@ def _unshared(
     return [rendering for rendering in built if rendering is not None]
 
 
-@SHARING_PROFILE
+@RENDER_PROFILE
 @given(recipes())
 def test_shared_work_renders_what_unshared_work_does(generated: dict[str, Any]) -> None:
     _tree, doc = with_recipe(to_yaml(generated))
