@@ -823,21 +823,16 @@ class _Synthesis(Selection):
 
     # ------------------------------------------------------------ assembly
 
-    def command_pair(self, args: list[Any]) -> tuple[str, list[Any]]:
-        return serve_command(self.model_id, self.placement.model_text, args)
-
     def command(
         self, role: str | None, node_role: str | None, node_rank: int = 1
     ) -> tuple[str, list[Any]]:
         """The `vllm serve` line and argv of build_args(role, node_role, node_rank)."""
-        before, after = self._role_layers(role)
-        args = before + self._parallel_args(role, node_role, node_rank) + after
+        args = self.build_args(role, node_role, node_rank)
         return serve_command(self.model_id, self.placement.model_text, args)
 
     def check_command(self, role: str | None, node_role: str | None, node_rank: int = 1) -> None:
         """Raise what command() raises, without laying out the command line."""
-        before, after = self._role_layers(role)
-        args = before + self._parallel_args(role, node_role, node_rank) + after
+        args = self.build_args(role, node_role, node_rank)
         self.placement.model_text  # noqa: B018 - String(model_id) is part of every command
         check_serve_args(args)
 
