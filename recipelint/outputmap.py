@@ -1,8 +1,7 @@
-"""The compiled API in memory (the library's `compile_tree`), and replaying a recipe's
-journal of writes into an output.
+"""The compiled API in memory (the library's `compile_tree`).
 
 A recipe compiled elsewhere (a cache entry, another process) reaches the output as a
-:class:`WriteJournal`; applying journals in tree order gives the overwrites and conflicts
+:class:`WriteJournal`; applying journals (``WriteJournal.apply_to``) in tree order gives the overwrites and conflicts
 one sequential compile gives. :class:`OutputMap` keeps every document;
 :class:`recipelint.compilation.StreamedOutput` hands each one to the writer instead.
 """
