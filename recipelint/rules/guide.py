@@ -176,10 +176,10 @@ def _notebook_style(code: str) -> bool:
 
 
 class GuideFacts:
-    """What the guide rules read of one guide, each worked out once per check run.
+    """What the guide rules read of one guide, each worked out when first asked.
 
-    The rules run one after another over every recipe, so a guide is read by each in turn:
-    the run keeps its facts (CheckContext.memo) and frees them with the context.
+    RL601-RL606 are one check (guide_blocks) that asks for these facts once per recipe
+    and drops them with it, so a guide is read once per run and none outlives it.
     """
 
     def __init__(self, text: str) -> None:
