@@ -39,7 +39,7 @@ from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
 from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext
-from recipelint.rules.environment import env_mappings, minimum_release
+from recipelint.rules.environment import minimum_release
 from recipelint.rules.registry import Finding, check
 from recipelint.rules.resolved import (
     EXACT_STEPS,
@@ -403,7 +403,7 @@ def _selects_anything(ctx: CheckContext, doc: Document, flags: FlagCatalog) -> b
     for arg_list in ctx.arg_lists_of(doc):
         if any(flags.lookup(u.name).canonical in SELECTING for u in arg_list.units):
             return True
-    return any(BACKEND_ENV in values for _pointer, values in env_mappings(doc.data, layers.RECIPE))
+    return any(BACKEND_ENV in values for _pointer, values in ctx.env_mappings_of(doc))
 
 
 def _claim(minimum: str, version: str) -> str:

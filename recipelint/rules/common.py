@@ -68,6 +68,40 @@ def offered_strategies(data: dict[str, Any]) -> list[str]:
     return listed
 
 
+# --- env mappings ---------------------------------------------------------------------------
+
+
+def env_mappings(data: Any, document: str) -> Iterator[tuple[Pointer, dict[str, Any]]]:
+    """Every env mapping a document of this kind holds at a place layers.PLACES declares."""
+    for place in layers.PLACES:
+        if place.kind == layers.ENV and place.document == document:
+            yield from _expand(data, place.pattern, ())
+
+
+def _expand(
+    value: Any, pattern: tuple[str, ...], pointer: Pointer
+) -> Iterator[tuple[Pointer, dict[str, Any]]]:
+    if not pattern:
+        if isinstance(value, dict):
+            yield pointer, value
+        return
+    part, rest = pattern[0], pattern[1:]
+    # Only a list has tasks below it and only a mapping anything else: a walk stops at the rest.
+    if part == layers.TASK:
+        for index, item in enumerate(value if isinstance(value, list) else []):
+            yield from _expand(item, rest, (*pointer, index))
+    elif not isinstance(value, dict):
+        return
+    elif part == layers.ROLE:
+        for role in layers.PD_ROLES:
+            yield from _expand(value.get(role), rest, (*pointer, role))
+    elif part.startswith("<"):  # a wildcard over the mapping's keys
+        for key, item in value.items():
+            yield from _expand(item, rest, (*pointer, key))
+    else:
+        yield from _expand(value.get(part), rest, (*pointer, part))
+
+
 # --- argument units -----------------------------------------------------------------------
 
 

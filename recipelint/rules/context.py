@@ -15,10 +15,13 @@ from typing import Any
 
 from recipelint.config import Config
 from recipelint.load import Document
+from recipelint.resolve import layers
 from recipelint.rules.common import (
     ArgList,
+    Pointer,
     SharedUnits,
     as_dict,
+    env_mappings,
     recipe_arg_lists,
     shared_arg_lists,
 )
@@ -134,6 +137,16 @@ class CheckContext:
         """The args lists of one recipe (read again when it is not in focus)."""
         found = self.recipe_arg_lists.get(doc.path)
         return found if found is not None else list(recipe_arg_lists(doc, self.units))
+
+    @cached_property
+    def recipe_env_mappings(self) -> dict[Path, list[tuple[Pointer, dict[str, Any]]]]:
+        """The env mappings of each recipe in focus, by file: several families read them."""
+        return {doc.path: list(env_mappings(doc.data, layers.RECIPE)) for doc in self.recipes}
+
+    def env_mappings_of(self, doc: Document) -> list[tuple[Pointer, dict[str, Any]]]:
+        """The env mappings of one recipe (read again when it is not in focus)."""
+        found = self.recipe_env_mappings.get(doc.path)
+        return found if found is not None else list(env_mappings(doc.data, layers.RECIPE))
 
 
 def _by_name(docs: Iterable[Document]) -> dict[str, Document]:

@@ -28,7 +28,7 @@ from recipelint.flags.env_catalog import (
 )
 from recipelint.load import Document
 from recipelint.resolve import layers
-from recipelint.rules.common import Pointer, as_dict
+from recipelint.rules.common import Pointer, as_dict, env_mappings
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 
@@ -48,34 +48,6 @@ class EnvMapping:
     values: dict[str, Any]
 
 
-def env_mappings(data: Any, document: str) -> Iterator[tuple[Pointer, dict[str, Any]]]:
-    """Every env mapping a document of this kind holds at a place layers.PLACES declares."""
-    for place in layers.PLACES:
-        if place.kind == layers.ENV and place.document == document:
-            yield from _expand(data, place.pattern, ())
-
-
-def _expand(
-    value: Any, pattern: tuple[str, ...], pointer: Pointer
-) -> Iterator[tuple[Pointer, dict[str, Any]]]:
-    if not pattern:
-        if isinstance(value, dict):
-            yield pointer, value
-        return
-    part, rest = pattern[0], pattern[1:]
-    if part == layers.ROLE:
-        for role in layers.PD_ROLES:
-            yield from _expand(as_dict(value).get(role), rest, (*pointer, role))
-    elif part == layers.TASK:
-        for index, item in enumerate(value if isinstance(value, list) else []):
-            yield from _expand(item, rest, (*pointer, index))
-    elif part.startswith("<"):  # a wildcard over the mapping's keys
-        for key, item in as_dict(value).items():
-            yield from _expand(item, rest, (*pointer, key))
-    else:
-        yield from _expand(as_dict(value).get(part), rest, (*pointer, part))
-
-
 def focused_env_mappings(ctx: CheckContext) -> Iterator[EnvMapping]:
     """The env mappings of every document in focus: recipes, strategy and kv_store files, the taxonomy."""
     shared = [
@@ -85,8 +57,10 @@ def focused_env_mappings(ctx: CheckContext) -> Iterator[EnvMapping]:
     taxonomy = ctx.tree.taxonomy
     if taxonomy is not None and taxonomy.usable:
         shared.append((layers.TAXONOMY, [taxonomy]))
-    documents = [(layers.RECIPE, ctx.recipes), *shared]
-    for kind, docs in documents:
+    for doc in ctx.recipes:
+        for pointer, values in ctx.env_mappings_of(doc):
+            yield EnvMapping(doc, pointer, values)
+    for kind, docs in shared:
         for doc in docs:
             if ctx.in_focus(doc):
                 for pointer, values in env_mappings(doc.data, kind):

@@ -62,6 +62,8 @@ def _documents(ctx: CheckContext) -> Iterator[tuple[Document, bool]]:
 
 
 Entry = tuple[Pointer, Any, Any]
+# The keys whose scalar values the command prints as bare words (see _words).
+WORD_KEYS = frozenset({"model_id", "docker_image"})
 
 
 def _collect(value: Any, pointer: Pointer, out: list[Entry]) -> list[Entry]:
@@ -80,11 +82,43 @@ def _collect(value: Any, pointer: Pointer, out: list[Entry]) -> list[Entry]:
     return out
 
 
+def _read(value: Any, pointer: Pointer, out: list[Entry], texts: list[str]) -> None:
+    """_collect's entries that the command rules read (mappings, lists and WORD_KEYS values),
+    in the same order, and every string key and value in ``texts``.
+
+    A recipe is mostly scalars: they are not made entries, and their text is searched for
+    control characters all at once (_terminal_controls walks again only on a hit).
+    """
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str):
+                texts.append(key)
+            if isinstance(item, (dict, list)):
+                at = pointer + (key,)
+                out.append((at, key, item))
+                _read(item, at, out, texts)
+                continue
+            if isinstance(item, str):
+                texts.append(item)
+            if key in WORD_KEYS:
+                out.append((pointer + (key,), key, item))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, (dict, list)):
+                at = pointer + (index,)
+                out.append((at, index, item))
+                _read(item, at, out, texts)
+            elif isinstance(item, str):
+                texts.append(item)
+
+
 @check("RL750", "RL751", "RL752", "RL753", "RL754")
 def shell_hazards(ctx: CheckContext) -> Iterator[Finding]:
     """Every document is walked once; each rule of the family reads the same entries."""
     for doc, in_commands in _documents(ctx):
-        entries = _collect(doc.data, (), [])
+        entries: list[Entry] = []
+        texts: list[str] = []
+        _read(doc.data, (), entries, texts)
         if in_commands:
             yield from _args_that_execute(doc, entries)
             env_maps = [
@@ -95,7 +129,9 @@ def shell_hazards(ctx: CheckContext) -> Iterator[Finding]:
             yield from _env_values_that_execute(doc, env_maps)
             yield from _env_names_that_are_not_identifiers(doc, env_maps)
             yield from _bare_words_that_execute(doc, entries)
-        yield from _terminal_controls(doc, entries)
+        # A control character in the joined text is one in some key or value, and only there.
+        if CONTROL.search("".join(texts)):
+            yield from _terminal_controls(doc, _collect(doc.data, (), []))
 
 
 def _is_env(kind: str, pointer: Pointer, key: Any, value: Any) -> bool:

@@ -148,23 +148,27 @@ class Value:
     argument: bool  # an args item (else an env value)
 
 
+# Only a text with a character beyond ASCII can hold a lookalike: the others, nearly every
+# value, are passed over before anything is made for them.
+
+
 def _arguments(ctx: CheckContext) -> Iterator[Value]:
     for arg_list in ctx.arg_lists:
         for index, item in enumerate(arg_list.items):
-            if isinstance(item, str):
+            if isinstance(item, str) and not item.isascii():
                 yield Value(arg_list.doc, arg_list.at(index), item, True)
     taxonomy = ctx.tree.taxonomy
     if taxonomy is not None and taxonomy.usable and ctx.in_focus(taxonomy):
         for layer in layers.lists(taxonomy.data, layers.TAXONOMY):
             for index, item in enumerate(layer.items):
-                if isinstance(item, str):
+                if isinstance(item, str) and not item.isascii():
                     yield Value(taxonomy, (*layer.pointer, index), item, True)
 
 
 def _environment(ctx: CheckContext) -> Iterator[Value]:
     for mapping in focused_env_mappings(ctx):
         for name, value in mapping.values.items():
-            if isinstance(value, str):
+            if isinstance(value, str) and not value.isascii():
                 yield Value(mapping.doc, (*mapping.pointer, name), value, False)
 
 

@@ -8,6 +8,7 @@ disagree with the documented formula ``ceil(params × bytes per param × 1.2)``.
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -38,21 +39,33 @@ VRAM_LOW, VRAM_HIGH = 0.8, 2.0
 MIXED = re.compile(r"mixed|\+|w4a16|w4a8|modelopt", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=8192)
+def _declared_env(kind: str, pointer: Pointer) -> bool:
+    """Whether a pointer names a declared env place: the same pointers recur in every recipe."""
+    return is_list_place(kind, pointer, ENV)
+
+
 def env_maps(
     value: Any, kind: str, pointer: Pointer = ()
 ) -> Iterator[tuple[Pointer, dict[str, Any]]]:
     """Every env mapping in a document of ``kind``: under an env key wherever it is nested (an
     env key anywhere reaches some command or a reader of the API), and at every declared place."""
+    # Only mappings and lists are walked into: a scalar holds no mapping, and recipes hold
+    # thousands of scalars.
     if isinstance(value, dict):
         for key, item in value.items():
-            here = (*pointer, key)
-            if isinstance(item, dict) and (key in ENV_KEYS or is_list_place(kind, here, ENV)):
-                yield here, item
-            else:
-                yield from env_maps(item, kind, here)
+            if isinstance(item, dict):
+                here = (*pointer, key)
+                if key in ENV_KEYS or _declared_env(kind, here):
+                    yield here, item
+                else:
+                    yield from env_maps(item, kind, here)
+            elif isinstance(item, list):
+                yield from env_maps(item, kind, (*pointer, key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from env_maps(item, kind, (*pointer, index))
+            if isinstance(item, (dict, list)):
+                yield from env_maps(item, kind, (*pointer, index))
 
 
 def _documents(ctx: CheckContext) -> Iterator[Document]:
