@@ -92,6 +92,9 @@ class Document:
         # an int per node costs a tenth of a pair of Span objects; positions are derived
         # when asked.
         self._spans: dict[Pointer, int] = {} if spans is None else spans
+        # Set when the positions were not recorded while loading: they are read again from
+        # the text, under these limits, the first time one is asked for.
+        self._positions_limits: LoadLimits | None = None
 
     @property
     def text(self) -> str:
@@ -123,7 +126,7 @@ class Document:
             self.data,
             self.usable,
             self.problems,
-            self._spans,
+            self._positions(),
         )
 
     def __eq__(self, other: object) -> bool:
@@ -154,13 +157,13 @@ class Document:
         return self._map.key_span(entry) or self._map.value_span(entry)
 
     def has_position(self, pointer: Sequence[str | int]) -> bool:
-        return tuple(pointer) in self._spans
+        return tuple(pointer) in self._positions()
 
     def block_key_column(self, pointer: Sequence[str | int]) -> int | None:
         """The column of the key naming ``pointer`` when it begins its line in a block mapping
         (after indentation and ``- `` indicators); None for a flow, merged or absent key,
         whose column says nothing about indentation."""
-        entry = self._spans.get(tuple(pointer))
+        entry = self._positions().get(tuple(pointer))
         if entry is None:
             return None
         key = self._map.key_offset(entry)
@@ -171,11 +174,21 @@ class Document:
         return column if _BLOCK_KEY_PREFIX.fullmatch(before) else None
 
     def _nearest(self, pointer: Pointer) -> int | None:
+        spans = self._positions()
         while True:
-            entry = self._spans.get(pointer)
+            entry = spans.get(pointer)
             if entry is not None or not pointer:
                 return entry
             pointer = pointer[:-1]
+
+    def _positions(self) -> dict[Pointer, int]:
+        limits = self._positions_limits
+        if limits is not None:
+            self._positions_limits = None
+            builder = _Builder(limits, self.text)
+            builder.build(iter(CParser(self.text).get_event, None))
+            self._spans = builder.spans
+        return self._spans
 
     @functools.cached_property
     def _map(self) -> _SourceMap:
@@ -236,7 +249,7 @@ class Document:
 
     def _parent_indent(self, pointer: Pointer, node: Span) -> int:
         """The indentation an explicit indentation indicator counts from (the enclosing block's)."""
-        entry = self._spans.get(pointer)
+        entry = self._positions().get(pointer)
         key = None if entry is None else self._map.key_span(entry)
         if key is not None and key != node and key.line == node.line:
             return key.column - 1
@@ -614,11 +627,6 @@ def _mapping_key(value: Any, marks: Marks) -> str:
     return sys.intern(js_string(value))
 
 
-def _is_plain(event: yaml.ScalarEvent) -> bool:
-    # libyaml reports a plain scalar's style as "" and PyYAML's as None.
-    return not event.style
-
-
 def _span(start: Any, end: Any) -> Span:
     return Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
 
@@ -657,19 +665,27 @@ class _Frame:
         self.key_frame_parent = False
         # mapping state
         self.key: Any = _NO_VALUE
-        self.key_marks: Marks | None = None
+        self.key_marks: Marks = _NO_MARKS
         self.key_is_merge = False
         self.explicit_keys: dict[str, Any] = {}  # key -> start mark of its explicit entry
 
 
-_OPENS = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+_NO_MARKS: Marks = (None, None)
 
 
 class _Builder:
-    """Turns libyaml events into js-yaml values, recording where every node is written."""
+    """Turns libyaml events into js-yaml values, recording where every node is written.
 
-    def __init__(self, limits: LoadLimits, text: str = ""):
+    Every event passes through here (hundreds of thousands for a large tree), so each
+    kind of event is handled by one method that reads the builder's state directly.
+    """
+
+    def __init__(self, limits: LoadLimits, text: str = "", positions: bool = True):
         self.limits = limits
+        # Without positions no node's pointer or place is recorded: most of a compile's
+        # recipes report nothing, and the one that does reads its text again (Document._positions).
+        self.positions = positions
+        self.max_nodes = limits.max_nodes
         self.width = _field_width(text)  # bits per offset in a packed entry (see pack_entry)
         indexed = _yaml_text(text)
         self.end = len(indexed)
@@ -679,13 +695,14 @@ class _Builder:
         self.spans: dict[Pointer, int] = {}
         self.anchors: dict[str, tuple[Any, int]] = {}
         self.stack: list[_Frame] = []
+        self.top: _Frame | None = None  # the innermost open container
         self.nodes = 0
         self.result: Any = _NO_VALUE
         self.documents = 0
 
     def build(self, events: Iterable[Any]) -> Any:
+        scalar, scalar_event = self._scalar, yaml.ScalarEvent
         handlers: dict[type, Callable[[Any], None]] = {
-            yaml.ScalarEvent: self._scalar,
             yaml.MappingStartEvent: self._open,
             yaml.SequenceStartEvent: self._open,
             yaml.MappingEndEvent: self._close,
@@ -694,6 +711,9 @@ class _Builder:
             yaml.DocumentStartEvent: self._document,
         }
         for event in events:
+            if type(event) is scalar_event:  # two events in three
+                scalar(event)
+                continue
             handler = handlers.get(type(event))
             if handler is not None:
                 handler(event)
@@ -712,24 +732,29 @@ class _Builder:
     # -- nodes
 
     def _scalar(self, event: yaml.ScalarEvent) -> None:
-        value = self._scalar_value(event)
+        tag = event.tag
+        plain = tag is None and not event.style  # libyaml's style of a plain scalar is ""
+        if plain:
+            value = resolve_plain_scalar(event.value)
+        elif tag is None:
+            value = event.value
+        else:
+            value = self._tagged_value(event, tag)
         if type(value) is str:
             # Recipes repeat keys and values across the tree; one copy of each is kept.
             value = sys.intern(value)
-        marks = (event.start_mark, event.end_mark)
-        if self._is_key_position():
-            frame = self.stack[-1]
-            frame.key_is_merge = event.tag is None and _is_plain(event) and event.value == "<<"
-            self._set_key(value, marks)
+        frame = self.top
+        if frame is not None and frame.is_map and frame.key is _NO_VALUE:
+            frame.key_is_merge = plain and event.value == "<<"
+            marks = (event.start_mark, event.end_mark)
+            frame.key = value if type(value) is str else _mapping_key(value, marks)
+            frame.key_marks = marks
         else:
-            self._attach(value, marks, weight=1)
+            self._place(value, event.start_mark, event.end_mark, 1)
         if event.anchor:
             self.anchors[event.anchor] = (value, 1)
 
-    def _scalar_value(self, event: yaml.ScalarEvent) -> Any:
-        tag = event.tag
-        if tag is None:
-            return resolve_plain_scalar(event.value) if _is_plain(event) else event.value
+    def _tagged_value(self, event: yaml.ScalarEvent, tag: str) -> Any:
         if tag == "!" or tag == YAML_TAG + "str":
             return event.value
         short = tag[len(YAML_TAG) :] if tag.startswith(YAML_TAG) else None
@@ -752,8 +777,8 @@ class _Builder:
 
     def _open(self, event: Any) -> None:
         is_map = type(event) is yaml.MappingStartEvent
-        expected = YAML_TAG + ("map" if is_map else "seq")
-        if event.tag not in (None, "!", expected):
+        tag = event.tag
+        if tag is not None and tag != "!" and tag != YAML_TAG + ("map" if is_map else "seq"):
             raise self._unsupported_tag(event.tag, _span(event.start_mark, event.end_mark))
         if len(self.stack) >= self.limits.max_depth:
             raise LoadError(
@@ -762,24 +787,32 @@ class _Builder:
                 _span(event.start_mark, event.end_mark),
                 "flatten the structure; the upstream compiler refuses it too",
             )
-        in_key = self._is_key_position()
-        pointer = self._child_pointer() if not in_key else ()
+        parent = self.top
+        in_key = parent is not None and parent.is_map and parent.key is _NO_VALUE
+        if parent is None or in_key or not self.positions:
+            pointer: Pointer = ()
+        elif parent.is_map:
+            pointer = parent.pointer + (parent.key,)
+        else:
+            pointer = parent.pointer + (len(parent.container),)
         first_node = self.nodes
         self._count(1, (event.start_mark, event.end_mark))
         frame = _Frame(is_map, pointer, event.start_mark, event.anchor, first_node)
         frame.key_frame_parent = in_key
         self.stack.append(frame)
+        self.top = frame
 
     def _close(self, event: Any) -> None:
-        frame = self.stack.pop()
-        marks = (frame.start, event.end_mark)
+        stack = self.stack
+        frame = stack.pop()
+        self.top = stack[-1] if stack else None
         weight = self.nodes - frame.first_node
         if frame.anchor:
             self.anchors[frame.anchor] = (frame.container, weight)
         if frame.key_frame_parent:
-            self._set_key(frame.container, marks)
+            self._set_key(frame.container, (frame.start, event.end_mark))
             return
-        self._attach(frame.container, marks, weight=weight, counted=True)
+        self._place(frame.container, frame.start, event.end_mark, weight, counted=True)
 
     def _alias(self, event: yaml.AliasEvent) -> None:
         marks = (event.start_mark, event.end_mark)
@@ -787,40 +820,31 @@ class _Builder:
             raise LoadError("RL001", f"unknown alias *{event.anchor}", _span(*marks))
         value, weight = self.anchors[event.anchor]
         self._count(weight, marks)
-        if self._is_key_position():
-            self.stack[-1].key_is_merge = False
+        frame = self.top
+        if frame is not None and frame.is_map and frame.key is _NO_VALUE:
+            frame.key_is_merge = False
             self._set_key(value, marks)
         else:
-            self._attach(value, marks, weight=weight, counted=True)
+            self._place(value, event.start_mark, event.end_mark, weight, counted=True)
 
     # -- bookkeeping
 
     def _count(self, weight: int, marks: Marks) -> None:
         self.nodes += weight
-        if self.nodes > self.limits.max_nodes:
-            raise LoadError(
-                "RL010",
-                f"more than {self.limits.max_nodes} nodes once aliases are expanded",
-                _span(*marks),
-                "remove the alias chain; recipes do not need anchors",
-            )
+        if self.nodes > self.max_nodes:
+            raise self._too_many_nodes(marks)
 
-    def _is_key_position(self) -> bool:
-        if not self.stack:
-            return False
-        frame = self.stack[-1]
-        return frame.is_map and frame.key is _NO_VALUE
-
-    def _child_pointer(self) -> Pointer:
-        if not self.stack:
-            return ()
-        frame = self.stack[-1]
-        if not frame.is_map:
-            return frame.pointer + (len(frame.container),)
-        return frame.pointer + (frame.key,)
+    def _too_many_nodes(self, marks: Marks) -> LoadError:
+        return LoadError(
+            "RL010",
+            f"more than {self.max_nodes} nodes once aliases are expanded",
+            _span(*marks),
+            "remove the alias chain; recipes do not need anchors",
+        )
 
     def _set_key(self, value: Any, marks: Marks) -> None:
-        frame = self.stack[-1]
+        frame = self.top
+        assert frame is not None
         frame.key = _mapping_key(value, marks)
         frame.key_marks = marks
 
@@ -830,45 +854,69 @@ class _Builder:
             return index + 1
         return index
 
+    def _place(
+        self, value: Any, start_mark: Any, end_mark: Any, weight: int, counted: bool = False
+    ) -> None:
+        """Puts a finished node into the open container (or makes it the result) and records
+        where it is written, as one packed entry (see pack_entry)."""
+        if not counted:
+            self.nodes += weight
+            if self.nodes > self.max_nodes:
+                raise self._too_many_nodes((start_mark, end_mark))
+        frame = self.top
+        if frame is None:
+            self.result = value
+            if self.positions:
+                self.spans[()] = self._entry((start_mark, end_mark))
+            return
+        container = frame.container
+        if not frame.is_map:
+            if self.positions:
+                start, end = start_mark.index, end_mark.index
+                if end == self.end:  # only a node at the end of the stream needs offset()'s care
+                    start, end = self.offset(start_mark), self.offset(end_mark)
+                self.spans[frame.pointer + (len(container),)] = start << self.width | end
+            container.append(value)  # type: ignore[union-attr]
+            return
+        key, key_marks = frame.key, frame.key_marks
+        frame.key, frame.key_marks = _NO_VALUE, _NO_MARKS
+        if frame.key_is_merge:
+            frame.key_is_merge = False
+            self._merge(frame, value, (start_mark, end_mark))
+            return
+        if key_marks is _NO_MARKS:
+            key_marks = (start_mark, end_mark)
+        first = frame.explicit_keys.get(key)
+        if first is not None:
+            raise self._duplicate(key, first, key_marks)
+        frame.explicit_keys[key] = key_marks[0]
+        container[key] = value
+        if not self.positions:
+            return
+        width = self.width
+        start, end = start_mark.index, end_mark.index
+        if end == self.end:
+            start, end = self.offset(start_mark), self.offset(end_mark)
+        key_start, key_end = key_marks[0].index, key_marks[1].index
+        if key_end == self.end:
+            key_start, key_end = self.offset(key_marks[0]), self.offset(key_marks[1])
+        self.spans[frame.pointer + (key,)] = (
+            ((key_start + 1) << width | key_end) << width | start
+        ) << width | end
+
+    def _duplicate(self, key: str, first: Any, key_marks: Marks) -> LoadError:
+        return LoadError(
+            "RL002",
+            f"duplicate key {key!r} (first defined at line {first.line + 1}, "
+            f"column {first.column + 1})",
+            _span(*key_marks),
+            "keep one of the two entries; the upstream compiler refuses duplicate keys",
+        )
+
     def _entry(self, marks: Marks, key: Marks | None = None) -> int:
         start, end = marks
         key_offsets = (self.offset(key[0]), self.offset(key[1])) if key is not None else None
         return pack_entry(self.width, self.offset(start), self.offset(end), key_offsets)
-
-    def _attach(self, value: Any, marks: Marks, weight: int, counted: bool = False) -> None:
-        if not counted:
-            self._count(weight, marks)
-        if not self.stack:
-            self.result = value
-            self.spans[()] = self._entry(marks)
-            return
-        frame = self.stack[-1]
-        container = frame.container
-        if type(container) is list:
-            self.spans[frame.pointer + (len(container),)] = self._entry(marks)
-            container.append(value)
-            return
-        key, key_marks = frame.key, frame.key_marks
-        frame.key, frame.key_marks = _NO_VALUE, None
-        if frame.key_is_merge:
-            frame.key_is_merge = False
-            self._merge(frame, value, marks)
-            return
-        self._store(frame, key, key_marks or marks, value, marks)
-
-    def _store(self, frame: _Frame, key: str, key_marks: Marks, value: Any, marks: Marks) -> None:
-        first = frame.explicit_keys.get(key)
-        if first is not None:
-            raise LoadError(
-                "RL002",
-                f"duplicate key {key!r} (first defined at line {first.line + 1}, "
-                f"column {first.column + 1})",
-                _span(*key_marks),
-                "keep one of the two entries; the upstream compiler refuses duplicate keys",
-            )
-        frame.explicit_keys[key] = key_marks[0]
-        frame.container[key] = value  # type: ignore[call-overload]
-        self.spans[frame.pointer + (key,)] = self._entry(marks, key_marks)
 
     def _merge(self, frame: _Frame, value: Any, marks: Marks) -> None:
         sources = value if isinstance(value, list) else [value]
@@ -882,7 +930,8 @@ class _Builder:
             for key, item in source.items():
                 if key not in mapping:
                     mapping[key] = item
-                    self.spans[frame.pointer + (key,)] = self._entry(marks, marks)
+                    if self.positions:
+                        self.spans[frame.pointer + (key,)] = self._entry(marks, marks)
 
 
 # --------------------------------------------------------------------------- entry points
@@ -957,8 +1006,13 @@ def parse_yaml(
     kind: str = "other",
     rel: str | None = None,
     limits: LoadLimits = DEFAULT_LIMITS,
+    positions: bool = True,
 ) -> Document:
-    """Build a Document from text; never raises for bad input."""
+    """Build a Document from text; never raises for bad input.
+
+    Without ``positions`` the places of the nodes are read from the text again when the
+    first one is asked for: cheaper for a document that will most likely report nothing.
+    """
     doc = Document(path=path, rel=rel if rel is not None else path.as_posix(), kind=kind, text=text)
     # Four bytes at most per character: only a text that could be too large is encoded.
     if (
@@ -972,7 +1026,7 @@ def parse_yaml(
             Span(1, 1),
             "split the file or raise the limit in the recipelint configuration",
         )
-    builder = _Builder(limits, text)
+    builder = _Builder(limits, text, positions)
     try:
         data = builder.build(iter(CParser(text).get_event, None))
     except LoadError as exc:
@@ -1001,7 +1055,11 @@ def parse_yaml(
         return _error(doc, "RL001", f"YAML syntax error: {message}", span)
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         return _error(doc, "RL001", f"YAML syntax error: {exc}", Span(1, 1))
-    doc.data, doc._spans = data, builder.spans
+    doc.data = data
+    if positions:
+        doc._spans = builder.spans
+    else:
+        doc._positions_limits = limits
     if builder.result is _NO_VALUE:
         return _error(
             doc,
@@ -1019,7 +1077,6 @@ def parse_yaml(
             doc.span(()),
             "a recipe file is a mapping of keys such as meta, model and variants",
         )
-        doc._spans = builder.spans
         return doc
     doc.usable = True
     return doc

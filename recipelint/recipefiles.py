@@ -34,7 +34,8 @@ class RecipeFile:
     def document(self) -> Document:
         if self.text is None:
             return load_document(self.path, self.rel, "recipe", self.limits)
-        return parse_yaml(self.text, self.path, "recipe", self.rel, self.limits)
+        # Few compiled recipes report a finding; those read their positions again.
+        return parse_yaml(self.text, self.path, "recipe", self.rel, self.limits, positions=False)
 
 
 def _plain_text(path: Path, limits: LoadLimits) -> str | None:
