@@ -37,7 +37,7 @@ from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
-from recipelint.rules.common import Pointer
+from recipelint.rules.common import Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.environment import minimum_release
 from recipelint.rules.registry import Finding, check
@@ -54,9 +54,6 @@ BACKEND_ENV = "VLLM_ATTENTION_BACKEND"
 # What a command selects: a backend by option, a backend by the variable, a quantization method.
 ATTENTION, ATTENTION_ENV, QUANTIZATION_KIND = "attention", "attention-env", "quantization"
 MOE_KIND = "moe"
-SELECTING = frozenset(
-    {"--attention-backend", "--attention-config", "--quantization", "--moe-backend"}
-)
 # Platforms whose MoE oracles validate an explicit --moe-backend and raise when its kernel
 # does not support the device; CPU and TPU skip the choice for their own kernels.
 MOE_PLATFORMS = frozenset({"cuda", "rocm"})
@@ -327,9 +324,26 @@ class BackendJudge:
         self.inputs = inputs
         self.targets: dict[str, Target | None] = {}  # hw_id -> target_of(its profile)
 
+    @functools.cached_property
+    def every_target(self) -> frozenset[Target]:
+        """The targets of every profile (and of a hardware no profile describes)."""
+        profiles = [*self.inputs.profiles.values(), {}]
+        return frozenset(t for t in map(target_of, profiles) if t is not None)
+
     def wants(self, ctx: CheckContext, doc: Document) -> bool:
-        """Whether the recipe selects a backend or a quantization method at all (most do not)."""
-        return _selects_anything(ctx, doc, self.flags)
+        """Whether the recipe selects something that some hardware cannot run at some release
+        it claims (most select nothing at all): only then are its commands judged one by one."""
+        chosen = _written_selections(ctx, doc, self.flags)
+        if not chosen:
+            return False
+        variants = as_dict(as_dict(doc.data).get("variants"))
+        releases = {_release_of(doc.data, variant) for variant in variants}
+        return any(
+            judge(selection, target, release) is not None
+            for selection in chosen
+            for target in self.every_target
+            for release in releases
+        )
 
     def findings(self, assembler: Assembler, combos: list[CommandChoice]) -> Iterator[Finding]:
         return _recipe_findings(assembler, combos, self.flags, self.inputs, self.targets)
@@ -399,11 +413,20 @@ def _judge_member(
                 entry.hardware.append(member)
 
 
-def _selects_anything(ctx: CheckContext, doc: Document, flags: FlagCatalog) -> bool:
-    for arg_list in ctx.arg_lists_of(doc):
-        if any(flags.lookup(u.name).canonical in SELECTING for u in arg_list.units):
-            return True
-    return any(BACKEND_ENV in values for _pointer, values in ctx.env_mappings_of(doc))
+def _written_selections(ctx: CheckContext, doc: Document, flags: FlagCatalog) -> list[Selection]:
+    """What the recipe's own lists select, wherever they sit: every command's selections
+    are among these (_selections reads the recipe's lists the same way)."""
+    chosen = [
+        selection
+        for arg_list in ctx.arg_lists_of(doc)
+        for selection in _arg_selections(flags, arg_list)
+    ]
+    for pointer, values in ctx.env_mappings_of(doc):
+        value = values.get(BACKEND_ENV)
+        if isinstance(value, str) and value:
+            shown = f"{BACKEND_ENV}={value}"
+            chosen.append(Selection(ATTENTION_ENV, value, doc, (*pointer, BACKEND_ENV), shown))
+    return chosen
 
 
 def _claim(minimum: str, version: str) -> str:

@@ -460,19 +460,71 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
     if not (shadowed or replaced or backends):
         return
     strategy_parts: dict[tuple[Any, ...], Any] = {}
+    strategy_values = _strategy_values(ctx) if shadowed else {}
     for doc in _planned_recipes(ctx):
+        # Most recipes give none of these rules anything to find: they are not planned at all.
+        shadows = shadowed and may_shadow(ctx.arg_lists_of(doc), strategy_values)
+        replaces = replaced and has_generation_tables(doc.data)
         judged = backends is not None and backends.wants(ctx, doc)
-        planned = shadowed or replaced or judged
-        plan = _plan_of(ctx, catalog, doc, strategy_parts) if planned else None
+        plan = (
+            _plan_of(ctx, catalog, doc, strategy_parts) if shadows or replaces or judged else None
+        )
         if plan is None:
             continue
         assembler, combos = plan
-        if shadowed:
+        if shadows:
             yield from _shadowed_values(assembler, combos)
-        if replaced:
+        if replaces:
             yield from _strategy_override_replaces(assembler, combos)
         if judged:
             yield from backends.findings(assembler, combos)
+
+
+StrategyValues = dict[str, list[Any]]
+
+
+def _strategy_values(ctx: CheckContext) -> StrategyValues:
+    """Every value each option has in the strategy files' lists: the only other lists a
+    command's layers hold besides the recipe's own."""
+    strategies = {id(doc) for doc in ctx.strategies.values()}
+    found: StrategyValues = {}
+    for shared in ctx.shared_arg_lists:
+        if id(shared.doc) in strategies:
+            for unit in shared.units:
+                found.setdefault(unit.flag, []).append(unit.value)
+    return found
+
+
+def may_shadow(recipe_lists: list[ArgList], strategy_values: StrategyValues) -> bool:
+    """Whether RL340 can find anything in a recipe: some option its lists set is set to
+    another value in another of its lists or of the strategy files'.
+
+    A command's layers are some of these lists (the recipe's at its declared places and
+    the strategy files'), and RL340 reports an option of a recipe list that a later layer
+    sets again to a value that differs: without two differing values, none can.
+    """
+    values: dict[str, list[Any]] = {}
+    for listed in recipe_lists:
+        for unit in listed.units:
+            values.setdefault(unit.flag, []).append(unit.value)
+    for flag, found in values.items():
+        first = found[0]
+        others = (*found[1:], *strategy_values.get(flag, ()))
+        if any(value != first for value in others):
+            return True
+    return False
+
+
+def has_generation_tables(recipe: dict[str, Any]) -> bool:
+    """Whether a strategy override keys args by hardware: RL341 judges nothing else
+    (see Assembler.has_generation_table)."""
+    overrides = get(recipe, "strategy_overrides")
+    return type(overrides) is dict and any(
+        type(override) is dict
+        and type(table := override.get("hardware_overrides")) is dict
+        and bool(table)
+        for override in overrides.values()
+    )
 
 
 def _planned_recipes(ctx: CheckContext) -> Iterator[Document]:
