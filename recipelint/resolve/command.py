@@ -70,6 +70,29 @@ class HardwareFacts(NamedTuple):
     nvidia: bool
     gpu_count: Any  # gpu_count_of(profile)
     scalable: bool
+    reading: tuple[Any, ...] | None  # see _profile_reading
+
+
+# The profile fields a rendering reads (its VRAM reaches it only through the plan's node
+# counts and the single_node_tp size, which key a shared rendering themselves).
+_READ_PROFILE_FIELDS = ("brand", "generation", "gpu_generation", "gpu_count")
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None), type(UNDEFINED)})
+
+
+def typed(value: Any) -> tuple[Any, Any]:
+    """A scalar as a key that only equal JS values share: `1`, `1.0` and `true` compare equal
+    in Python, and `0.0` equals `-0.0`."""
+    kind = type(value)
+    return (kind, value.hex()) if kind is float else (kind, value)
+
+
+def _profile_reading(hw_id: str, profile: Any) -> tuple[Any, ...] | None:
+    """What a rendering reads of a hardware besides its id and VRAM, as a key; None when a
+    field is no scalar (such a hardware shares nothing)."""
+    values = [get(profile, name) for name in _READ_PROFILE_FIELDS]
+    if any(type(value) not in _SCALAR_TYPES for value in values):
+        return None
+    return (hw_id in NVL4_HARDWARE, *map(typed, values))
 
 
 @dataclass(frozen=True)
@@ -104,6 +127,7 @@ class RenderInputs:
                 get(profile, "brand") == "NVIDIA",
                 gpu_count_of(profile),
                 is_scalable(profile),
+                _profile_reading(hw_id, profile),
             )
         return found
 
@@ -254,7 +278,10 @@ class Placement:
         )
         variants = get(recipe, "variants")
         self.variant = js_or(get(variants, variant_key), get(variants, "default"), {})
-        self.profile, self.gen, self.nvidia, self.gpu_count, _ = catalog.hardware(hw_id)
+        facts = catalog.hardware(hw_id)
+        self.profile, self.gen, self.nvidia, self.gpu_count = facts[:4]
+        self._reading = facts.reading
+        self._shared_reading: Any = UNDEFINED  # sharing_key's reading, once asked
         self.model_id = js_or(
             get(self.variant, "model_id"), get(get(recipe, "model"), "model_id"), "unknown"
         )
@@ -386,6 +413,52 @@ class Placement:
             self._pool_modes = pd_pool_modes(self.recipe)
         return self._pool_modes
 
+    def _named_keys(self) -> frozenset[Any]:
+        """The hardware ids a rendering here may look up: keys of the recipe and of the variant."""
+        runs = self.strategy_runs
+        key = ("hardware-keys", self.variant_key)
+        found: frozenset[Any] | None = runs.get(key)
+        if found is None:
+            recipe: frozenset[Any] | None = runs.get("hardware-keys")
+            if recipe is None:
+                recipe = runs["hardware-keys"] = _mapping_keys(self.recipe, _PLAN_TABLES)
+            found = runs[key] = recipe | _mapping_keys(self.variant)
+        return found
+
+    def sharing_key(self, combo: Combination) -> tuple[Any, ...] | None:
+        """What rendering ``combo`` here reads, but the hardware's id, as a key.
+
+        Two placements of the recipe sharing strategy_runs render combinations of equal keys
+        alike: the same document but for its `hardware`, the same failure, the same problems
+        (a missing image's names the hardware). The key holds the combination, the profile's
+        reading and the single_node_tp size; a hardware whose id the recipe or the variant
+        names where a rendering may look it up (_named_keys) gets None.
+        May raise what the single_node_tp size raises.
+        """
+        reading = self._shared_reading
+        if reading is UNDEFINED:
+            reading = self._shared_reading = (
+                None if self.hw_id in self._named_keys() else self._reading
+            )
+        if reading is None:
+            return None
+        variant_key, strategy, _hw_id, nodes, features, pd_nodes, kv_offload = combo
+        key = (
+            reading,
+            variant_key,
+            strategy,
+            nodes if type(nodes) is int else typed(nodes),
+            features,
+            None if pd_nodes is None else tuple((k, typed(v)) for k, v in pd_nodes.items()),
+            kv_offload,
+            typed(self.tp_for_single_node_tp) if strategy == "single_node_tp" else None,
+        )
+        try:
+            hash(key)
+        except TypeError:  # a value of the YAML that is no scalar
+            return None
+        return key
+
     def run_args(self, run: Run, sel: Selection) -> list[Any]:
         """The args of a placement run, spread once (callers copy before extending)."""
         found: list[Any] | None = self._joined.get(run.number)
@@ -440,6 +513,48 @@ class Placement:
 
 def _keys(table: Any) -> Any:
     return table if type(table) is dict else ()
+
+
+# Where a rendering never looks a hardware id up: the tables only the plan reads (what they
+# decide reaches a rendering as its Combination), the variants (a placement reads its own) and
+# the default variant's rendering, which the publisher adds before it renders the others.
+_PLAN_TABLES = frozenset(
+    {
+        "meta",
+        "recommended_command",
+        "variants",
+        "strategy_hardware",
+        "kv_cache_strategy_hardware",
+        "strategy_min_gpus",
+        "hardware_opt_in_features",
+    }
+)
+# Read by hardware only for the single_node_tp size, which keys a shared rendering itself.
+_TP = "tp"
+
+
+def _mapping_keys(data: Any, skipped: frozenset[str] = frozenset()) -> frozenset[Any]:
+    """Every key of every mapping in ``data`` but below its top-level keys ``skipped`` and
+    below any `tp`: the hardware ids a rendering may look up in it.
+
+    Each container is visited once: YAML aliases may share one many times over.
+    """
+    if type(data) is not dict:
+        return frozenset()
+    keys: set[Any] = set(data)
+    seen: set[int] = set()
+    pending = [value for key, value in data.items() if key not in skipped and key != _TP]
+    while pending:
+        value = pending.pop()
+        kind = type(value)
+        if (kind is dict or kind is list) and id(value) not in seen:
+            seen.add(id(value))
+            if kind is dict:
+                keys.update(value)
+                pending.extend(item for key, item in value.items() if key != _TP)
+            else:
+                pending.extend(value)
+    return frozenset(keys)
 
 
 def _override_keys(recipe: dict[str, Any]) -> set[Any]:
@@ -880,18 +995,10 @@ def render_placed(
     placement: Placement, combo: Combination, problems: list[Any] | None = None
 ) -> dict[str, Any]:
     """render_command for a combination of the placement's variant and hardware."""
-    synth = _Synthesis(placement.catalog, placement.recipe, combo, placement)
-    meta = placement.meta
-    if synth.deploy == "pd_cluster":
-        doc = _render_pd(synth, meta)
-    elif synth.kv_composing:
-        doc = _render_kv(synth, meta)
-    elif synth.deploy == "multi_node" and combo.node_count > 1:
-        doc = _render_multi_node(synth, meta)
-    else:
-        doc = _render_single_node(synth, meta)
-    _report(synth, meta, problems)
-    return doc
+    rendered = placed_rendering(placement, combo, True)
+    if problems is not None:
+        rendered.report(problems, combo.hw_id)
+    return rendered.document
 
 
 def check_placed(
@@ -900,32 +1007,52 @@ def check_placed(
     """What render_placed raises and adds to ``problems``, without building the document:
     the args, env and parts it reads are worked out and judged the same way, in the same
     order, but no command line, docker command or JSON is laid out."""
-    synth = _Synthesis(placement.catalog, placement.recipe, combo, placement)
-    meta = placement.meta
-    if synth.deploy == "pd_cluster":
-        _check_pd(synth, meta)
-    elif synth.kv_composing:
-        _check_kv(synth, meta)
-    elif synth.deploy == "multi_node" and combo.node_count > 1:
-        _check_multi_node(synth, meta)
-    else:
-        _check_single_node(synth, meta)
-    _report(synth, meta, problems)
-
-
-def _report(synth: _Synthesis, meta: DockerMeta, problems: list[Any] | None) -> None:
-    """Add what renders but is broken: the synthesis's own problems, then a missing image."""
-    combo = synth.combo
+    rendered = placed_rendering(placement, combo, False)
     if problems is not None:
-        problems.extend(synth.problems)
-        if meta.image is UNDEFINED:
+        rendered.report(problems, combo.hw_id)
+
+
+class Rendered(NamedTuple):
+    """One rendering's outcome, told apart from the hardware it was rendered on."""
+
+    document: dict[str, Any]  # {} when it was judged without being laid out
+    problems: list[Any]  # (pointer, message): renders, but is invalid
+    image_missing: bool
+
+    def report(self, problems: list[Any], hw_id: str) -> None:
+        """Add what renders but is broken: the synthesis's own problems, then a missing image."""
+        problems.extend(self.problems)
+        if self.image_missing:
             problems.append(
                 (
                     ("model", "docker_image"),
-                    f"no container image exists for {combo.hw_id} (nightly images are not published "
+                    f"no container image exists for {hw_id} (nightly images are not published "
                     "for this hardware): the docker command would run `undefined`",
                 )
             )
+
+
+def placed_rendering(placement: Placement, combo: Combination, documents: bool) -> Rendered:
+    """The combination rendered on the placement (laid out, or without ``documents`` only
+    judged); raises RenderError where upstream's synthesis throws."""
+    synth = _Synthesis(placement.catalog, placement.recipe, combo, placement)
+    meta = placement.meta
+    shape = _shape(synth)
+    doc: dict[str, Any] = {}
+    if documents:
+        doc = _RENDERERS[shape](synth, meta)
+    else:
+        _CHECKERS[shape](synth, meta)
+    return Rendered(doc, synth.problems, meta.image is UNDEFINED)
+
+
+def _shape(synth: _Synthesis) -> int:
+    """Which of _RENDERERS lays the combination out."""
+    if synth.deploy == "pd_cluster":
+        return 0
+    if synth.kv_composing:
+        return 1
+    return 2 if synth.deploy == "multi_node" and synth.combo.node_count > 1 else 3
 
 
 def rendered_layers(
@@ -1351,3 +1478,8 @@ def _check_kv(synth: _Synthesis, meta: DockerMeta) -> None:
             synth.check_command(None, "worker", rank)
     synth.env(None, meta)
     _kv_parts(synth)
+
+
+# By _shape: what lays a combination out, and what judges it without laying it out.
+_RENDERERS = (_render_pd, _render_kv, _render_multi_node, _render_single_node)
+_CHECKERS = (_check_pd, _check_kv, _check_multi_node, _check_single_node)

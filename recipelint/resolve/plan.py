@@ -10,9 +10,9 @@ from recipelint.jsvalue import UNDEFINED, get, js_in, js_max, js_or, nullish, tr
 from recipelint.resolve.command import (
     Combination,
     Placement,
+    Rendered,
     RenderInputs,
-    check_placed,
-    render_placed,
+    placed_rendering,
 )
 from recipelint.resolve.features import default_features
 from recipelint.resolve.formatting import RenderError
@@ -90,15 +90,35 @@ def _try_render(
     combo: Combination, problems: Problems, placement: Placement, documents: bool = True
 ) -> dict[str, Any] | None:
     """The rendered document, or without ``documents`` an empty one standing for it (the
-    rendering is judged alike); None when the rendering fails."""
+    rendering is judged alike); None when the rendering fails.
+
+    A combination the recipe's other hardware rendered with an equal sharing key is not
+    rendered again: its outcome is taken with this hardware's id.
+    """
     try:
-        if not documents:
-            check_placed(placement, combo, problems.invalid)
-            return {}
-        return render_placed(placement, combo, problems.invalid)
-    except SYNTHESIS_ERRORS as exc:
-        problems.failed.append((combo.variant_key, combo.strategy, combo.hw_id, str(exc)))
+        key = placement.sharing_key(combo)
+    except SYNTHESIS_ERRORS:
+        key = None  # rendering raises it again below
+    if key is None:
+        outcome = _attempt(combo, placement, documents)
+    else:
+        shared: dict[Any, Rendered | str] = placement.strategy_runs.setdefault("renderings", {})
+        found = shared.get(key)
+        outcome = shared[key] = _attempt(combo, placement, documents) if found is None else found
+    if isinstance(outcome, str):
+        problems.failed.append((combo.variant_key, combo.strategy, combo.hw_id, outcome))
         return None
+    outcome.report(problems.invalid, combo.hw_id)
+    document = outcome.document
+    return {**document, "hardware": combo.hw_id} if document else {}
+
+
+def _attempt(combo: Combination, placement: Placement, documents: bool) -> Rendered | str:
+    """The rendering, or the message of the error it fails with."""
+    try:
+        return placed_rendering(placement, combo, documents)
+    except SYNTHESIS_ERRORS as exc:
+        return str(exc)
 
 
 class _RecipePlan:
