@@ -156,6 +156,22 @@ class Document:
             return UNKNOWN_SPAN
         return self._map.key_span(entry) or self._map.value_span(entry)
 
+    def one_line_source(self, pointer: Sequence[str | int]) -> str:
+        """The text the value at ``pointer`` (its nearest written ancestor if absent) is written
+        as, when it is written on one line; "" otherwise. No line is counted to find it."""
+        entry = self._nearest(tuple(pointer))
+        if entry is None:
+            return ""
+        text = self.text
+        width = _field_width(text)
+        mask = (1 << width) - 1
+        indexed = _yaml_text(text)
+        start, end = (entry >> width) & mask, entry & mask
+        written = indexed[start:end]
+        if end > len(indexed) or _LINE_BREAK.search(written):
+            return ""
+        return written
+
     def has_position(self, pointer: Sequence[str | int]) -> bool:
         return tuple(pointer) in self._positions()
 
@@ -258,6 +274,7 @@ class Document:
 
 
 _LINE_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_LINE_BREAK = re.compile("[\r\n\x85\u2028\u2029]")
 _UTF8_LINE_BREAKS = re.compile(b"\r\n|[\r\n]|\xc2\x85|\xe2\x80[\xa8\xa9]")
 _BLOCK_KEY_PREFIX = re.compile(r"(?: *- +)* *")
 _BLOCK_HEADER = re.compile(r"^[|>](?:[-+]?([1-9])?|([1-9])[-+])(?:[ \t]|$)")

@@ -32,6 +32,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.validators import extend
 
 try:  # a compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema
     import jsonschema_rs
@@ -237,13 +238,9 @@ def fast_validator_for(kind: str, overlay: str = "") -> Any:
         translated = _rust_schema(schema)
     except _Untranslatable:
         return None
-    checker = Draft202012Validator.FORMAT_CHECKER
-    formats: dict[str, Callable[..., bool]] = {
-        name: functools.partial(_conforms, checker, name) for name in _formats(schema, set())
-    }
     try:
         return jsonschema_rs.Draft202012Validator(
-            translated, validate_formats=True, formats=formats
+            translated, validate_formats=True, formats=_format_callbacks(schema)
         )
     except Exception:  # noqa: BLE001 - a schema it cannot compile: jsonschema alone, as before
         return None
@@ -251,6 +248,119 @@ def fast_validator_for(kind: str, overlay: str = "") -> Any:
 
 def _conforms(checker: Any, name: str, value: Any) -> bool:
     return bool(checker.conforms(value, name))
+
+
+def _format_callbacks(schema: Any) -> dict[str, Callable[..., bool]]:
+    checker = Draft202012Validator.FORMAT_CHECKER
+    return {name: functools.partial(_conforms, checker, name) for name in _formats(schema, set())}
+
+
+class _Acceptance:
+    """Which values one subschema of a kind accepts, as the compiled validator says.
+
+    jsonschema, which words the RL1xx findings, walks every value of a document it rejects,
+    valid ones included; a valid value yields no error, so skipping the values this says
+    are valid leaves its errors as they were. A subschema is compiled on first use (with
+    the schema's ``$defs`` beside it, which its local references point into); a value the
+    compiled validator cannot read counts as not accepted.
+    """
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self._defs = _rust_schema(schema.get("$defs", {}))
+        self._formats = _format_callbacks(schema)
+        # id(subschema) -> (subschema, its compiled validator or None); the subschema is
+        # kept so that its id stays its own.
+        self._compiled: dict[int, tuple[Any, Any]] = {}
+
+    def accepts(self, subschema: Any, value: Any) -> bool:
+        entry = self._compiled.get(id(subschema))
+        if entry is None or entry[0] is not subschema:
+            entry = self._compiled[id(subschema)] = (subschema, self._compile(subschema))
+        try:
+            return entry[1] is not None and bool(entry[1].is_valid(value))
+        except Exception:  # noqa: BLE001 - a value it cannot read: jsonschema looks at it
+            return False
+
+    def _compile(self, subschema: Any) -> Any:
+        if not isinstance(subschema, dict) or "$defs" in subschema:
+            return None
+        try:
+            translated = {**_rust_schema(subschema), "$defs": self._defs}
+            return jsonschema_rs.Draft202012Validator(
+                translated, validate_formats=True, formats=self._formats
+            )
+        except Exception:  # noqa: BLE001 - untranslatable or not compilable: never skipped
+            return None
+
+
+def _only_local_definitions(node: Any) -> bool:
+    """Every ``$ref`` points into ``#/$defs``, so a subschema compiled beside the ``$defs`` means
+    what it means in place."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if ref is not None and not (isinstance(ref, str) and ref.startswith("#/$defs/")):
+            return False
+        return all(_only_local_definitions(value) for value in node.values())
+    if isinstance(node, list):
+        return all(_only_local_definitions(value) for value in node)
+    return True
+
+
+def _pruning_keywords(acceptance: _Acceptance) -> dict[str, Callable[..., Any]]:
+    """jsonschema's own keywords that descend into values, given only the values that fail."""
+    keywords = Draft202012Validator.VALIDATORS
+    properties, additional, items = (
+        keywords["properties"],
+        keywords["additionalProperties"],
+        keywords["items"],
+    )
+
+    def failing_properties(validator: Any, named: Any, instance: Any, schema: Any) -> Any:
+        if isinstance(named, dict) and isinstance(instance, dict):
+            named = {
+                key: sub
+                for key, sub in named.items()
+                if key in instance and not acceptance.accepts(sub, instance[key])
+            }
+        return properties(validator, named, instance, schema)
+
+    def failing_additional(validator: Any, extra: Any, instance: Any, schema: Any) -> Any:
+        if isinstance(extra, dict) and isinstance(instance, dict):
+            # Only the values are descended into: which keys are extra is unchanged.
+            instance = {
+                key: value
+                for key, value in instance.items()
+                if not acceptance.accepts(extra, value)
+            }
+        return additional(validator, extra, instance, schema)
+
+    def failing_items(validator: Any, each: Any, instance: Any, schema: Any) -> Any:
+        if (
+            isinstance(each, dict)
+            and isinstance(instance, list)
+            and "prefixItems" not in schema
+            and all(acceptance.accepts(each, value) for value in instance)
+        ):
+            return ()
+        return items(validator, each, instance, schema)
+
+    return {
+        "properties": failing_properties,
+        "additionalProperties": failing_additional,
+        "items": failing_items,
+    }
+
+
+@functools.lru_cache(maxsize=64)
+def error_validator_for(kind: str, overlay: str = "") -> Draft202012Validator:
+    """jsonschema's validator of a kind, for the errors of a document: the same errors as
+    validator_for's, found without descending into the values the compiled validator accepts."""
+    schema = schema_for(kind, overlay)
+    if fast_validator_for(kind, overlay) is None or not _only_local_definitions(schema):
+        return validator_for(kind, overlay)
+    keywords = _pruning_keywords(_Acceptance(schema))
+    pruning: Any = extend(Draft202012Validator, keywords)  # type: ignore[no-untyped-call]
+    return pruning(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)  # type: ignore[no-any-return]
 
 
 def known_valid(doc: Document, overlay: str = "") -> bool:
@@ -761,7 +871,7 @@ def _fits(ctx: _Context, owner: tuple[str | int, ...], key: str, value: Any) -> 
     entry = _entry_schema(schema, key) if schema is not None else None
     if entry is None:
         return False
-    validator = validator_for(ctx.doc.kind, ctx.overlay)
+    validator = error_validator_for(ctx.doc.kind, ctx.overlay)
     names = schema.get("propertyNames") if schema is not None else None
     try:
         if isinstance(names, dict) and not validator.evolve(schema=names).is_valid(key):
@@ -1023,23 +1133,16 @@ def _date_pointers(
             yield from _date_pointers(root, schema["items"], child, pointer + (index,))
 
 
-def _source_text(doc: Document, span: Span) -> str:
-    lines = doc.text.splitlines()
-    if span.end_line is None or span.end_column is None or span.end_line != span.line:
-        return ""
-    if not 0 < span.line <= len(lines):
-        return ""
-    return lines[span.line - 1][span.column - 1 : span.end_column - 1]
-
-
 def _written_dates(ctx: _Context) -> Iterator[SchemaFinding]:
     """Dates js-yaml silently changes: 2026-02-30 rolls over, a timestamp shifts to UTC."""
     for pointer in _date_pointers(ctx.root, ctx.root, ctx.doc.data, ()):
-        span = ctx.doc.span(pointer)
-        written = _source_text(ctx.doc, span).strip().strip("'\"")
         value = _get(ctx.doc.data, pointer)
-        if not written or written == value or not isinstance(value, str):
+        if not isinstance(value, str):
             continue
+        written = ctx.doc.one_line_source(pointer).strip().strip("'\"")
+        if not written or written == value:
+            continue
+        span = ctx.doc.span(pointer)
         if _YAML_DATE.match(written):
             message = f"'{pointer[-1]}' is {written}, which is not a calendar day (the compiler reads it as {value})"
         else:
@@ -1726,7 +1829,7 @@ def schema_findings(doc: Document, overlay: TreeOverlay | None = None) -> list[S
     ctx = _context(doc, patches)
     found: list[SchemaFinding] = []
     if not known_valid(doc, patches):
-        for error in validator_for(doc.kind, patches).iter_errors(doc.data):
+        for error in error_validator_for(doc.kind, patches).iter_errors(doc.data):
             found.extend(_diagnose(ctx, error))
     found.extend(_written_dates(ctx))
     unique: dict[tuple[Any, ...], SchemaFinding] = {}

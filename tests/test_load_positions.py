@@ -74,3 +74,23 @@ def test_a_compiled_recipe_file_places_its_findings_like_a_loaded_one() -> None:
 def test_mutated_files_place_alike_with_and_without_recorded_positions(case: tuple) -> None:
     _, data = case
     _assert_alike(*_both(data.decode("utf-8", "surrogateescape")))
+
+
+@pytest.mark.parametrize(
+    ("text", "pointer", "written"),
+    [
+        ("d: 2026-02-30\n", ("d",), "2026-02-30"),
+        ("d: '2026-02-30'  # note\n", ("d",), "'2026-02-30'"),
+        ("k: caf\u00e9\nd: 2026-1-1\n", ("d",), "2026-1-1"),
+        ("d: 2026-02-30", ("d",), "2026-02-30"),  # no line break after it
+        ("d: |\n  2026-02-30\n", ("d",), ""),  # a block scalar spans lines
+        ("d: [a,\n  b]\n", ("d",), ""),
+        ("d: 1\ne: 2\n", ("absent",), ""),  # the nearest written node is the whole document
+    ],
+)
+def test_one_line_source_is_the_value_as_written(
+    text: str, pointer: tuple[str, ...], written: str
+) -> None:
+    recorded, later = _both(text)
+    assert recorded.one_line_source(pointer) == later.one_line_source(pointer)
+    assert recorded.one_line_source(pointer) == written
