@@ -513,6 +513,7 @@ class _RecipePublisher:
         self.data = js_ordered(doc.data) if own_special else doc.data
         self.special = globals_.special or own_special
         self.problems = Problems()
+        self.shared_work: dict[Any, Any] = {}  # what its variants' renderings share
         self.renderings = 0
         self.capped = False
         self.failure_pointers: dict[tuple[str, str, str], tuple[Any, ...]] = {}
@@ -582,7 +583,12 @@ class _RecipePublisher:
             return None
         self.outcome.writes.remove_tree(base)
         rendered = render_variant(
-            self.catalog, recipe, variant_key, self.problems, self.outcome.writes.keeps_documents
+            self.catalog,
+            recipe,
+            variant_key,
+            self.problems,
+            self.outcome.writes.keeps_documents,
+            self.shared_work,
         )
         if rendered is None:
             return None

@@ -2,9 +2,9 @@
 
 The plan hands every hardware of a variant one mapping of shared work (strategy runs,
 strategy facts, offered strategies, features, docker images, env wrappers, and whole
-renderings of hardware that read alike). For generated recipes, each hardware's rendering
-with that sharing equals the rendering built with nothing shared, and so do the problems
-reported. The renderings are shared between hardware of equal brand, generation and GPU
+renderings of hardware that read alike), and the publisher hands the same mapping to each of
+a recipe's variants. For generated recipes, each hardware's rendering with that sharing
+equals the rendering built with nothing shared, and so do the problems reported. The renderings are shared between hardware of equal brand, generation and GPU
 count that the recipe does not name, so a second catalog gives most hardware a twin that
 differs only in its VRAM (which moves the plan's node counts and the single_node_tp size)
 and its id, which the generated recipes name or not.
@@ -69,12 +69,17 @@ def _unshared(
 
 
 def _shared_equals_unshared(catalog: RenderInputs, generated: dict[str, Any]) -> None:
+    """Each variant rendered with the work its recipe's variants share (as the publisher
+    renders them) equals its hardware rendered one by one with nothing shared."""
     _tree, doc = with_recipe(to_yaml(generated))
     recipe = doc.data
-    for variant_key in recipe["variants"]:
-        for documents in (True, False):
+    for documents in (True, False):
+        shared_work: dict[Any, Any] = {}
+        for variant_key in recipe["variants"]:
             shared_problems, alone_problems = Problems(), Problems()
-            shared = render_variant(catalog, recipe, variant_key, shared_problems, documents)
+            shared = render_variant(
+                catalog, recipe, variant_key, shared_problems, documents, shared_work
+            )
             alone = _unshared(catalog, recipe, variant_key, alone_problems)
             if shared is not None and documents:
                 assert shared[1] == alone, variant_key

@@ -293,16 +293,39 @@ class Placement:
         # The strategy runs joined so far, shared with the recipe's other placements that the
         # caller hands the same mapping: keyed by what they read (see _strategy_key).
         self.strategy_runs: dict[Any, Any] = {} if strategy_runs is None else strategy_runs
-        self.features = FeatureResolver(
-            recipe, self.variant, variant_key, self.profile, hw_id, self.strategy_runs
-        )
-        # The variant and the generation as one small key: (variant, generation) -> a number.
-        scopes = self.strategy_runs.setdefault("scopes", {})
-        self._scope = scopes.setdefault((variant_key, *self._generation_token()), len(scopes))
+        self._features: FeatureResolver | None = None
+        self._scope_number: int | None = None
         self._model_text: str | None = None
         self._meta: DockerMeta | None = None
         self._tp: Any = UNDEFINED
         self._pool_modes: list[str] | None = None
+
+    # Worked out on first use: a placement whose renderings are all shared needs neither.
+    # (Plain attributes, not cached_property: writing an instance's __dict__ slows every
+    # other attribute of it.)
+    @property
+    def features(self) -> FeatureResolver:
+        found = self._features
+        if found is None:
+            found = self._features = FeatureResolver(
+                self.recipe,
+                self.variant,
+                self.variant_key,
+                self.profile,
+                self.hw_id,
+                self.strategy_runs,
+            )
+        return found
+
+    @property
+    def _scope(self) -> int:
+        """The variant and the generation as one small key: (variant, generation) -> a number."""
+        found = self._scope_number
+        if found is None:
+            scopes = self.strategy_runs.setdefault("scopes", {})
+            key = (self.variant_key, *self._generation_token())
+            found = self._scope_number = scopes.setdefault(key, len(scopes))
+        return found
 
     def _generation_token(self) -> tuple[str | None, bool]:
         """What the layers read of the hardware's generation, as a key: equal only for equal readings.

@@ -390,11 +390,13 @@ def render_variant(
     variant_key: str,
     problems: Problems,
     documents: bool = True,
+    strategy_runs: dict[Any, Any] | None = None,
 ) -> tuple[str, list[HardwareRendering]] | None:
     """Every hardware rendering of a variant, default hardware first; None when it has none there.
 
     Without ``documents`` the renderings are planned and judged but left empty
-    (build_variant_rendering).
+    (build_variant_rendering). ``strategy_runs`` is the work shared with the recipe's other
+    variants rendered with the same mapping (a fresh one by default).
     """
     variant = get(get(recipe, "variants"), variant_key)
     if not truthy(variant):
@@ -403,7 +405,8 @@ def render_variant(
         return None
     default_hw, hw_ids = variant_hardware(catalog, recipe, variant)
     rendered = []
-    strategy_runs: dict[Any, Any] = {}
+    if strategy_runs is None:
+        strategy_runs = {}
     for hw_id in hw_ids:
         built = build_variant_rendering(
             catalog, recipe, variant_key, hw_id, problems, strategy_runs, documents
