@@ -12,6 +12,7 @@ a file of its tree (CheckOptions.stdin_filename/stdin_text), and ``--show-settin
 from __future__ import annotations
 
 import contextlib
+import functools
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -166,13 +167,13 @@ def check_tree(
         config = config or tree_config(root, options)
     except ConfigError as exc:
         return TreeCheck(root, list(exc.diagnostics), 0, {})
+    # Every stage asks about the same files again and again: each is answered once.
+    focus = functools.cache(lambda path: _selected_path(path, root, targets))
     with few_full_collections():
         tree = load_tree(root, config.limits, override=_stdin_override(root, options))
-        found = run_checks(
-            tree, config, focus=lambda path: _selected_path(path, root, targets), jobs=options.jobs
-        )
+        found = run_checks(tree, config, focus=focus, jobs=options.jobs)
     sources = {doc.path: doc.stored_text for doc in tree.documents()}
-    files = sum(1 for doc in tree.documents() if _selected_path(doc.path, root, targets))
+    files = sum(1 for doc in tree.documents() if focus(doc.path))
     return TreeCheck(root, found, files, sources)
 
 

@@ -6,6 +6,7 @@ ignore, severity, per-file ignores) -> inline suppressions.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -89,13 +90,14 @@ def _severity(info: RuleInfo | None) -> Severity:
 def _configured(
     diagnostics: Iterable[Diagnostic], config: Config, root: Path
 ) -> Iterator[Diagnostic]:
+    # Findings repeat their codes and files: each is looked up once.
+    enabled = functools.cache(config.is_enabled)
+    relative = functools.cache(lambda path: _relative(path, root))
     for diag in diagnostics:
-        if not config.is_enabled(diag.code):
+        if not enabled(diag.code) or config.is_ignored_for(diag.code, relative(diag.path)):
             continue
-        rel = _relative(diag.path, root)
-        if config.is_ignored_for(diag.code, rel):
-            continue
-        yield diag.with_severity(config.severity_for(diag.code, diag.severity))
+        severity = config.severity_for(diag.code, diag.severity)
+        yield diag if severity is diag.severity else diag.with_severity(severity)
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -115,7 +117,9 @@ class _Suppression:
 
 def _suppressions(doc: Document) -> dict[int, _Suppression]:
     found: dict[int, _Suppression] = {}
-    if "recipelint:" not in doc.text:
+    stored = doc.stored_text  # looked into as it is held: most texts hold no suppression
+    marked = "recipelint:" in stored if isinstance(stored, str) else b"recipelint:" in stored
+    if not marked:
         return found
     for number, line in enumerate(doc.text.splitlines(), start=1):
         match = SUPPRESSION.search(line)

@@ -6,6 +6,7 @@ escapes it by that format's own rules.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -40,6 +41,8 @@ def strip_controls(text: str) -> str:
 
 
 def _one_line(text: str) -> str:
+    if text.isprintable():  # nearly every message: no control character, no line break
+        return text
     return strip_controls(text).replace("\n", "\\n").replace("\r", "\\r")
 
 
@@ -75,8 +78,12 @@ def format_text(
     under each finding."""
     lines: list[str] = []
     split: dict[Path, list[str]] = {}
+    # A file's findings share its shown name, and a rule's its fix mark: each is worked out once.
+    base = Path.cwd()
+    shown = functools.cache(lambda path: _one_line(display_path(path, base)))
+    fixable = functools.cache(is_fixable)
     for diag in diagnostics:
-        location = f"{_one_line(display_path(diag.path))}:{diag.span.line}:{diag.span.column}"
+        location = f"{shown(diag.path)}:{diag.span.line}:{diag.span.column}"
         level = str(diag.severity)
         if color:
             shade = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}[
@@ -84,7 +91,7 @@ def format_text(
             ]
             level = f"\x1b[{shade}m{level}\x1b[0m"
         # ruff's convention: `[*]` after the code marks what --fix can repair.
-        code = f"{diag.code} {FIXABLE_MARK}" if is_fixable(diag.code) else diag.code
+        code = f"{diag.code} {FIXABLE_MARK}" if fixable(diag.code) else diag.code
         lines.append(f"{location}: {code} {level}: {_one_line(diag.message)}")
         if sources is not None:
             if diag.path not in split:
