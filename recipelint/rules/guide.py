@@ -8,12 +8,16 @@ line must serve one of the recipe's checkpoints.
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
 import functools
+import operator
 import re
 import textwrap
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import compress, count, repeat
 from typing import Any
 
 from recipelint import shellwords
@@ -63,14 +67,44 @@ def fenced_blocks(markdown: str) -> tuple[Block, ...]:
 def _fenced_blocks(markdown: str) -> Iterator[Block]:
     lines = markdown.splitlines()
     # Only a line holding three backticks or tildes can open or close a fence.
-    marked = iter([i for i, line in enumerate(lines) if "```" in line or "~~~" in line])
+    marked = iter(_lines_holding(lines, "```", "~~~" in markdown))
     for index in marked:
         opening = FENCE.match(lines[index])
         if not opening:
             continue
         fence, language = opening.group(2), opening.group(3).lower()
         end = next((i for i in marked if lines[i].lstrip().startswith(fence)), len(lines))
-        yield Block(language, textwrap.dedent("\n".join(lines[index + 1 : end])), index + 2)
+        yield Block(language, dedented("\n".join(lines[index + 1 : end])), index + 2)
+
+
+def _lines_holding(lines: list[str], ticks: str, tildes: bool) -> list[int]:
+    """The indices of the lines holding ``ticks`` (or, with ``tildes``, three tildes), in order.
+
+    Asked of every line of every guide: the lines are tested by map(), not one by one in Python.
+    """
+    found = list(compress(count(), map(operator.contains, lines, repeat(ticks))))
+    if tildes:
+        found = sorted({*found, *compress(count(), map(operator.contains, lines, repeat("~~~")))})
+    return found
+
+
+# A line of spaces and tabs only: textwrap.dedent empties it.
+BLANK_LINE = re.compile(r"^[ \t]+$", re.MULTILINE)
+
+
+def dedented(code: str) -> str:
+    """textwrap.dedent(code), without its work where the answer is plain.
+
+    With no line starting with a space or a tab, nothing is indented and no line is blank
+    but empty: the text is its own dedent. With a first line that starts with other text,
+    the common margin is empty: only the blank lines are emptied.
+    """
+    if not code.startswith((" ", "\t")):
+        if "\n " not in code and "\n\t" not in code:
+            return code
+        if code[:1] not in ("", "\n"):
+            return BLANK_LINE.sub("", code)
+    return textwrap.dedent(code)
 
 
 def served_models(data: dict[str, Any], arg_lists: list[ArgList]) -> set[str]:
@@ -103,22 +137,65 @@ def _python_facts(code: str) -> PythonFacts:
 
 
 def _model_arguments(tree: ast.Module, code: str) -> tuple[tuple[str, int], ...]:
-    # A `model=` keyword is spelled `model` (ASCII code has no other spelling of the name):
-    # without the word, no node needs visiting.
-    if code.isascii() and "model" not in code:
+    lines = _model_lines(code)
+    if lines == []:
         return ()
     found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            for keyword in node.keywords:
-                value = keyword.value
-                if (
-                    keyword.arg == "model"
-                    and isinstance(value, ast.Constant)
-                    and isinstance(value.value, str)
-                ):
-                    found.append((value.value, keyword.lineno))
+    for node in _calls(tree, lines):
+        for keyword in node.keywords:
+            value = keyword.value
+            if (
+                keyword.arg == "model"
+                and isinstance(value, ast.Constant)
+                and isinstance(value.value, str)
+            ):
+                found.append((value.value, keyword.lineno))
     return tuple(sorted(found, key=lambda item: item[1]))
+
+
+def _model_lines(code: str) -> list[int] | None:
+    """The lines (1-based, in order) that spell the word `model`; None when any line may.
+
+    In ASCII code a `model=` keyword is spelled `model` (no other spelling of the name), so
+    a node written on none of these lines holds none; code beyond ASCII may spell an
+    identifier in characters that normalise to it, and a carriage return ends a line for
+    Python but not for this count.
+    """
+    if not code.isascii() or "\r" in code:
+        return None
+    return [number for number, line in enumerate(code.split("\n"), start=1) if "model" in line]
+
+
+def _calls(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.Call]:
+    """The calls of ``tree`` in ast.walk's order, leaving out the nodes written on none of
+    ``lines`` (none left out when ``lines`` is None).
+
+    A node's lines hold those of every node below it, but for the decorators above a
+    definition (counted in) and the expressions inside an f-string, whose positions Python
+    3.11 does not always get right: below an f-string nothing is left out.
+    """
+    pending: deque[tuple[ast.AST, list[int] | None]] = deque([(tree, lines)])
+    while pending:
+        node, within = pending.popleft()
+        if isinstance(node, ast.Call):
+            yield node
+        if isinstance(node, ast.JoinedStr):
+            within = None
+        for child in ast.iter_child_nodes(node):
+            if within is None or _written_on(child, within):
+                pending.append((child, within))
+
+
+def _written_on(node: ast.AST, lines: list[int]) -> bool:
+    """Whether some of ``lines`` falls within a node (its decorators included); a node
+    without a position may be anywhere."""
+    last = getattr(node, "end_lineno", None)
+    if last is None:
+        return True
+    decorators = getattr(node, "decorator_list", ())
+    first = min([getattr(node, "lineno", last), *(d.lineno for d in decorators)])
+    index = bisect.bisect_left(lines, first)
+    return index < len(lines) and lines[index] <= last
 
 
 def syntax_error(code: str) -> tuple[str, int] | None:
