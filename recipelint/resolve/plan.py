@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,6 +136,40 @@ class _RecipePlan:
         )
         self._offered: dict[tuple[Any, ...], list[str]] = {}
         self._features: dict[str, tuple[str, ...]] = {}
+        self._recommended: dict[float | int, str] = {}  # node count -> recommend_strategy
+        self._kv_serving: dict[float | int, str | None] = {}  # node count -> kv_serving_for
+
+    def recommendation(self, nodes: float | int) -> str:
+        """recommend_strategy at a node count (which reads the recipe alone)."""
+        found = self._recommended.get(nodes)
+        if found is None:
+            found = self._recommended[nodes] = recommend_strategy(
+                self.recipe, nodes, self.compatible
+            )
+        return found
+
+    def kv_serving_for(self, nodes: float | int) -> str | None:
+        """The serving strategy each Mooncake instance runs (the same for every kv deployment)."""
+        if nodes not in self._kv_serving:
+            self._kv_serving[nodes] = self._pick_kv_serving(nodes)
+        return self._kv_serving[nodes]
+
+    def _pick_kv_serving(self, nodes: float | int) -> str | None:
+        """strategy_hardware is not consulted."""
+        strategies, deploy_types = self.catalog.strategies, self.catalog.deploy_types
+
+        def usable(name: Any) -> bool:
+            if type(name) is not str or name not in strategies:
+                return False
+            deploy = deploy_types[name]
+            if deploy in ("pd_cluster", "kv_store_lb"):
+                return False
+            return bool(deploy == "multi_node" if nodes > 1 else deploy != "multi_node")
+
+        preferred = self.recommendation(nodes)
+        if usable(preferred):
+            return preferred
+        return next((s for s in self.compatible if usable(s)), None)
 
     def offered(self, profile: Any, hw_id: str, scalable: bool) -> list[str]:
         """_compatible_strategies, shared by the hardware that read alike (callers only read it)."""
@@ -208,37 +241,40 @@ def _compatible_strategies(
     return kept
 
 
-@dataclass
 class _HardwarePlan:
     """The choices for one (variant, hardware): which strategies, at how many nodes."""
 
-    catalog: RenderInputs
-    recipe: dict[str, Any]
-    variant_key: str
-    variant: Any
-    hw_id: str
-    profile: Any
-    shared: _RecipePlan
-
-    _kv_serving: dict[float | int, str | None] = field(
-        default_factory=dict
-    )  # node count -> kv_serving_for
-
-    def __post_init__(self) -> None:
-        self.gpus = get(self.profile, "gpu_count")
-        self.scalable = self.catalog.hardware(self.hw_id).scalable
-        self._deploy_types = self.catalog.deploy_types
-        self.compatible = self.shared.compatible  # effective_compatible(recipe)
-        # No GPU floor to read: every strategy needs one node (two for a multi-node one).
-        gpus = self.gpus
-        self._floors_only = self.shared.min_gpus_unset and (
-            type(gpus) is int or type(gpus) is float
+    def __init__(
+        self,
+        catalog: RenderInputs,
+        recipe: dict[str, Any],
+        variant_key: str,
+        variant: Any,
+        hw_id: str,
+        profile: Any,
+        shared: _RecipePlan,
+    ) -> None:
+        self.catalog, self.recipe, self.variant_key, self.variant = (
+            catalog,
+            recipe,
+            variant_key,
+            variant,
         )
+        self.hw_id, self.profile, self.shared = hw_id, profile, shared
+        self.gpus = gpus = get(profile, "gpu_count")
+        self.scalable = catalog.hardware(hw_id).scalable
+        self._deploy_types = catalog.deploy_types
+        self.compatible = shared.compatible  # effective_compatible(recipe)
+        # No GPU floor to read: every strategy needs one node (two for a multi-node one).
+        self._floors_only = shared.min_gpus_unset and (type(gpus) is int or type(gpus) is float)
+        self._fits: bool | None = None
 
-    @functools.cached_property
+    @property
     def fits(self) -> bool:
         """fits_single_node, which the recommendation and every kv deployment read."""
-        return fits_single_node(self.profile, self.variant)
+        if self._fits is None:
+            self._fits = fits_single_node(self.profile, self.variant)
+        return self._fits
 
     def deploy_of(self, name: Any) -> Any:
         """RenderInputs.deploy_type_of."""
@@ -259,7 +295,7 @@ class _HardwarePlan:
         """The recommended strategy and its node count (a single-node one may get 2)."""
         multi_capable = self.scalable and any(str(s).startswith("multi_node_") for s in compatible)
         base_nodes = 2 if not self.fits and multi_capable else 1
-        name = recommend_strategy(self.recipe, base_nodes, self.compatible)
+        name = self.shared.recommendation(base_nodes)
         if name not in compatible:
             name = next(
                 (s for s in compatible if self.deploy_of(s) != "kv_store_lb" and s != "pd_cluster"),
@@ -271,27 +307,7 @@ class _HardwarePlan:
 
     def kv_serving_for(self, nodes: float | int) -> str | None:
         """The serving strategy each Mooncake instance runs (the same for every kv deployment)."""
-        if nodes not in self._kv_serving:
-            self._kv_serving[nodes] = self._pick_kv_serving(nodes)
-        return self._kv_serving[nodes]
-
-    def _pick_kv_serving(self, nodes: float | int) -> str | None:
-        """strategy_hardware is not consulted."""
-
-        def usable(name: Any) -> bool:
-            deploy = self.deploy_of(name)
-            if (
-                type(name) is not str
-                or name not in self.catalog.strategies
-                or deploy in ("pd_cluster", "kv_store_lb")
-            ):
-                return False
-            return bool(deploy == "multi_node" if nodes > 1 else deploy != "multi_node")
-
-        preferred = recommend_strategy(self.recipe, nodes, self.compatible)
-        if usable(preferred):
-            return preferred
-        return next((s for s in self.compatible if usable(s)), None)
+        return self.shared.kv_serving_for(nodes)
 
     def alternative(self, name: str, features: tuple[str, ...]) -> Combination | None:
         """How an alternative strategy is rendered; None when it is skipped on this hardware."""
@@ -302,8 +318,11 @@ class _HardwarePlan:
                 if pd == SKIP
                 else Combination(self.variant_key, name, self.hw_id, 1, features, pd)
             )
-        if self.deploy_of(name) != "kv_store_lb":
-            return Combination(self.variant_key, name, self.hw_id, self.nodes_for(name), features)
+        deploy = self.deploy_of(name)
+        if deploy != "kv_store_lb":
+            floor = 2 if deploy == "multi_node" else 1  # nodes_for, inlined
+            nodes_needed = floor if self._floors_only else self.nodes_for(name)
+            return Combination(self.variant_key, name, self.hw_id, nodes_needed, features)
         nodes: float | int = 1 if self.fits else 2  # kv_nodes_per_instance
         serving = self.kv_serving_for(nodes)
         if serving is None and nodes == 2:
