@@ -21,6 +21,7 @@ import contextlib
 import functools
 import itertools
 import math
+import os
 import re
 import sys
 from array import array
@@ -530,6 +531,10 @@ _DIGITS = {"b": "01", "o": "01234567", "x": "0123456789abcdefABCDEF"}
 _BASES = {"b": 2, "o": 8, "x": 16}
 _NO_VALUE = object()
 _NUMBER_STARTS = frozenset(".0123456789")
+# The first characters of every plain scalar that resolves to something other than itself
+# (null, booleans, numbers, dates; "" is the empty scalar): any other is a string as written.
+_MAY_RESOLVE = frozenset(["", "~", "n", "N", "t", "T", "f", "F", "+", "-", *_NUMBER_STARTS])
+_intern = sys.intern
 
 
 def _resolve_int(text: str) -> int | float | object:
@@ -749,20 +754,19 @@ class _Builder:
     # -- nodes
 
     def _scalar(self, event: yaml.ScalarEvent) -> None:
-        tag = event.tag
+        tag, value = event.tag, event.value
         plain = tag is None and not event.style  # libyaml's style of a plain scalar is ""
         if plain:
-            value = resolve_plain_scalar(event.value)
-        elif tag is None:
-            value = event.value
-        else:
+            if value[:1] in _MAY_RESOLVE:
+                value = resolve_plain_scalar(value)
+        elif tag is not None:
             value = self._tagged_value(event, tag)
         if type(value) is str:
             # Recipes repeat keys and values across the tree; one copy of each is kept.
-            value = sys.intern(value)
+            value = _intern(value)
         frame = self.top
         if frame is not None and frame.is_map and frame.key is _NO_VALUE:
-            frame.key_is_merge = plain and event.value == "<<"
+            frame.key_is_merge = plain and value == "<<"
             marks = (event.start_mark, event.end_mark)
             frame.key = value if type(value) is str else _mapping_key(value, marks)
             frame.key_marks = marks
@@ -1099,6 +1103,20 @@ def parse_yaml(
     return doc
 
 
+def _read_within(path: Path, limit: int) -> tuple[bytes | None, int]:
+    """The file's bytes (None when it is larger than ``limit``, which is not read) and its size."""
+    try:
+        with path.open("rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            return (stream.read() if size <= limit else None), size
+    except OSError:
+        # A file that cannot be opened is judged as if its size had been asked first.
+        size = path.stat().st_size
+        if size > limit:
+            return None, size
+        raise
+
+
 def load_document(
     path: Path,
     rel: str | None = None,
@@ -1108,18 +1126,17 @@ def load_document(
     """Read and parse one file; size is checked before the file is read whole."""
     doc = Document(path=path, rel=rel if rel is not None else path.as_posix(), kind=kind, text="")
     try:
-        size = path.stat().st_size
-        if size > limits.max_file_bytes:
-            return _error(
-                doc,
-                "RL003",
-                f"file is {size} bytes, more than the {limits.max_file_bytes}-byte limit",
-                Span(1, 1),
-                "split the file or raise the limit in the recipelint configuration",
-            )
-        raw = path.read_bytes()
+        raw, size = _read_within(path, limits.max_file_bytes)
     except OSError as exc:
         return _error(doc, "RL011", f"cannot read the file: {exc.strerror or exc}", Span(1, 1))
+    if raw is None:
+        return _error(
+            doc,
+            "RL003",
+            f"file is {size} bytes, more than the {limits.max_file_bytes}-byte limit",
+            Span(1, 1),
+            "split the file or raise the limit in the recipelint configuration",
+        )
     text = _decode(raw, doc)
     if text is None:
         return doc

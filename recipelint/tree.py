@@ -105,11 +105,19 @@ class _Walker:
     def listing(self, folder: Path) -> list[Path]:
         if self.escapes(folder):  # models/, strategies/ or kv_store/ may themselves be links
             return []
+        return [folder / entry.name for entry in self._entries(folder)]
+
+    def _entries(self, folder: Path) -> list[os.DirEntry[str]]:
+        """The folder's entries with plain names, in byte order; each knows whether it is a
+        link, a folder or a file without another system call (scandir's file types)."""
         try:
-            names = os.listdir(folder)
+            with os.scandir(folder) as listed:
+                entries = {entry.name: entry for entry in listed}
         except OSError:
             return []
-        return [folder / name for name in byte_sorted(names) if self.plain_name(folder / name)]
+        return [
+            entries[name] for name in byte_sorted(list(entries)) if self.plain_name(folder / name)
+        ]
 
     def plain_name(self, path: Path) -> bool:
         """File names become hf ids, output paths and report text, which must stay valid UTF-8."""
@@ -136,8 +144,13 @@ class _Walker:
             if p.name.endswith(suffix) and not self.escapes(p) and p.is_file()
         ]
 
-    def recursive(self, folder: Path) -> Iterator[Path]:
-        real = folder.resolve()
+    def recursive(self, folder: Path, real: Path | None = None) -> Iterator[Path]:
+        """The recipe files under ``folder``; ``real`` is its real path when the caller knows it
+        (a folder that is no link lies where its parent really is)."""
+        if real is None:
+            if self.escapes(folder):  # models/ may itself be a link
+                return
+            real = folder.resolve()
         if real in self.entered:
             self.problems.append(
                 Diagnostic(
@@ -151,12 +164,18 @@ class _Walker:
             )
             return
         self.entered.add(real)
-        for path in self.listing(folder):
-            if self.escapes(path):
-                continue
-            if path.is_dir():
-                yield from self.recursive(path)
-            elif path.name.endswith(RECIPE_SUFFIXES) and path.is_file():
+        for entry in self._entries(folder):
+            path = folder / entry.name
+            if entry.is_symlink():
+                if self.escapes(path):
+                    continue
+                if path.is_dir():
+                    yield from self.recursive(path, path.resolve())
+                elif entry.name.endswith(RECIPE_SUFFIXES) and path.is_file():
+                    yield path
+            elif entry.is_dir():
+                yield from self.recursive(path, real / entry.name)
+            elif entry.name.endswith(RECIPE_SUFFIXES) and entry.is_file():
                 yield path
 
 
@@ -166,6 +185,10 @@ def confined_files(root: Path, folder: Path, suffix: str, problems: list[Diagnos
 
 
 def _rel(root: Path, path: Path) -> str:
+    # The walker builds every path from the root: cutting its text is relative_to's answer.
+    text, prefix = os.fspath(path), os.path.join(os.fspath(root), "")
+    if text.startswith(prefix):
+        return text[len(prefix) :].replace(os.sep, "/")
     return path.relative_to(root).as_posix()
 
 
@@ -225,10 +248,11 @@ def load_tree(
     walker = _Walker(root, tree.problems)
     new = Path(os.path.abspath(override[0])) if override is not None else None
 
-    def load(path: Path, kind: str) -> Document:
+    def load(path: Path, kind: str, rel: str | None = None) -> Document:
+        rel = _rel(root, path) if rel is None else rel
         if override is not None and path == new:
-            return _text_document(path, _rel(root, path), kind, override[1], limits)
-        return load_document(path, _rel(root, path), kind, limits)
+            return _text_document(path, rel, kind, override[1], limits)
+        return load_document(path, rel, kind, limits)
 
     taxonomy = root / "taxonomy.yaml"
     if (taxonomy.is_file() or taxonomy == new) and not walker.escapes(taxonomy):
@@ -273,5 +297,5 @@ def load_tree(
                 )
             )
             continue
-        tree.recipes.append(load(path, "recipe"))
+        tree.recipes.append(load(path, "recipe", rel))
     return tree
