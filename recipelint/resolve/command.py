@@ -293,6 +293,8 @@ class Placement:
         # The strategy runs joined so far, shared with the recipe's other placements that the
         # caller hands the same mapping: keyed by what they read (see _strategy_key).
         self.strategy_runs: dict[Any, Any] = {} if strategy_runs is None else strategy_runs
+        # sharing_key -> the outcome of rendering it (a Rendered, or a failure's message)
+        self.renderings: dict[Any, Any] = self.strategy_runs.setdefault("renderings", {})
         self._features: FeatureResolver | None = None
         self._scope_number: int | None = None
         self._model_text: str | None = None
@@ -456,7 +458,8 @@ class Placement:
         (a missing image's names the hardware). The key holds the combination, the profile's
         reading and the single_node_tp size; a hardware whose id the recipe or the variant
         names where a rendering may look it up (_named_keys) gets None.
-        May raise what the single_node_tp size raises.
+        May raise what the single_node_tp size raises; a key holding a value of the YAML that
+        is no scalar cannot be hashed.
         """
         reading = self._shared_reading
         if reading is UNDEFINED:
@@ -476,10 +479,6 @@ class Placement:
             kv_offload,
             typed(self.tp_for_single_node_tp) if strategy == "single_node_tp" else None,
         )
-        try:
-            hash(key)
-        except TypeError:  # a value of the YAML that is no scalar
-            return None
         return key
 
     def run_args(self, run: Run, sel: Selection) -> list[Any]:

@@ -96,19 +96,19 @@ def _try_render(
     """
     try:
         key = placement.sharing_key(combo)
-    except SYNTHESIS_ERRORS:
-        key = None  # rendering raises it again below
-    if key is None:
-        outcome = _attempt(combo, placement, documents)
-    else:
-        shared: dict[Any, Rendered | str] = placement.strategy_runs.setdefault("renderings", {})
-        found = shared.get(key)
-        outcome = shared[key] = _attempt(combo, placement, documents) if found is None else found
-    if isinstance(outcome, str):
-        problems.failed.append((combo.variant_key, combo.strategy, combo.hw_id, outcome))
+        found = None if key is None else placement.renderings.get(key)
+    except SYNTHESIS_ERRORS:  # a key of no scalar, or what rendering raises again below
+        key = found = None
+    if found is None:
+        found = _attempt(combo, placement, documents)
+        if key is not None:
+            placement.renderings[key] = found
+    if isinstance(found, str):
+        problems.failed.append((combo.variant_key, combo.strategy, combo.hw_id, found))
         return None
-    outcome.report(problems.invalid, combo.hw_id)
-    document = outcome.document
+    if found.problems or found.image_missing:
+        found.report(problems.invalid, combo.hw_id)
+    document = found.document
     return {**document, "hardware": combo.hw_id} if document else {}
 
 
