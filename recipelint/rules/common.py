@@ -185,24 +185,46 @@ class SharedUnits:
 # --- argument lists -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)
 class ArgList:
-    """An argument list at its place in one document, when it joins a command, and its units."""
+    """An argument list at its place in one document, when it joins a command, and its units.
 
-    doc: Document
-    pointer: Pointer
-    items: list[Any]
-    scope: Scope
-    units: list[ArgUnit]
+    Its pointer and scope are worked out from its layer when first asked: a run makes tens
+    of thousands of these, and most are read only for their units.
+    """
+
+    __slots__ = ("doc", "items", "units", "_layer", "_pointer", "_scope")
+
+    def __init__(self, doc: Document, layer: layers.Layer, units: list[ArgUnit]) -> None:
+        self.doc = doc
+        self.items: list[Any] = layer.items
+        self.units = units
+        self._layer = layer
+        self._pointer: Pointer | None = None
+        self._scope: Scope | None = None
+
+    @property
+    def pointer(self) -> Pointer:
+        if self._pointer is None:
+            self._pointer = self._layer.pointer
+        return self._pointer
+
+    @property
+    def scope(self) -> Scope:
+        if self._scope is None:
+            self._scope = self._layer.scope
+        return self._scope
 
     def at(self, index: int) -> Pointer:
         """The pointer to one item of the list."""
         return (*self.pointer, index)
 
+    def __repr__(self) -> str:
+        return f"ArgList({self.doc.rel!r}, {self.pointer!r}, {self.items!r})"
+
 
 def arg_list(doc: Document, layer: layers.Layer, tokenise: Tokeniser = arg_units) -> ArgList:
     """A list resolve.layers found in ``doc``."""
-    return ArgList(doc, layer.pointer, layer.items, layer.scope, tokenise(layer.items))
+    return ArgList(doc, layer, tokenise(layer.items))
 
 
 def recipe_arg_lists(doc: Document, tokenise: Tokeniser = arg_units) -> Iterator[ArgList]:
