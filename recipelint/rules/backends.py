@@ -21,17 +21,11 @@ from typing import Any
 
 import orjson
 
+from recipelint.flags import hardware_catalog
 from recipelint.flags.catalog import Catalog as FlagCatalog
 from recipelint.flags.catalog import newest_catalog, version_key
 from recipelint.flags.env_catalog import env_spec
-from recipelint.flags.hardware_catalog import (
-    attention_backend,
-    backend_runs_on,
-    load_hardware_catalog,
-    moe_backend,
-    moe_backend_runs_on,
-    quantization_on,
-)
+from recipelint.flags.hardware_catalog import load_hardware_catalog
 from recipelint.jsvalue import get
 from recipelint.load import Document
 from recipelint.resolve import layers
@@ -260,6 +254,15 @@ def _releases_from(release: str) -> tuple[str, ...]:
     return (release, *later)
 
 
+# The catalog's answers, each asked once per distinct question: the targets of one platform
+# ask the same, and every release of a recipe's range is asked about each selection.
+attention_backend = functools.lru_cache(maxsize=4096)(hardware_catalog.attention_backend)
+backend_runs_on = functools.lru_cache(maxsize=4096)(hardware_catalog.backend_runs_on)
+moe_backend = functools.lru_cache(maxsize=4096)(hardware_catalog.moe_backend)
+moe_backend_runs_on = functools.lru_cache(maxsize=4096)(hardware_catalog.moe_backend_runs_on)
+quantization_on = functools.lru_cache(maxsize=4096)(hardware_catalog.quantization_on)
+
+
 @functools.lru_cache(maxsize=4096)
 def _verdict(kind: str, name: str, target: Target, release: str) -> Verdict | None:
     if kind == QUANTIZATION_KIND:
@@ -287,8 +290,10 @@ def _verdict(kind: str, name: str, target: Target, release: str) -> Verdict | No
 
 
 def _moe_verdict(name: str, target: Target, release: str) -> Verdict | None:
+    if target.platform not in MOE_PLATFORMS:
+        return None
     entry = moe_backend(name, release)
-    if entry is None or target.platform not in MOE_PLATFORMS:
+    if entry is None:
         return None
     if moe_backend_runs_on(name, release, target.platform) == "no":
         names = ", ".join(entry["platforms"])

@@ -307,9 +307,12 @@ def _guide_images(text: str) -> Iterator[re.Match[str]]:
         position = match.end()
 
 
+CUDA_SUFFIX = re.compile(r"-cu1\d\d$")
+
+
 def _without_cuda_suffix(reference: str) -> str:
     """`…:tag-cu129` is the CUDA 12.9 build of `…:tag`; the guide may name either."""
-    return re.sub(r"-cu1\d\d$", "", reference)
+    return CUDA_SUFFIX.sub("", reference) if "-cu1" in reference else reference
 
 
 def _minimum_tags(data: dict[str, Any]) -> set[str]:
