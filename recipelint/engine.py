@@ -61,8 +61,8 @@ def _to_diagnostic(finding: Finding, code: str, severity: Severity) -> Diagnosti
 def _schema_problems(docs: list[Document]) -> list[Diagnostic]:
     # Imported on first use, as the rule families are; missing, it is a broken install
     # (BrokenInstallError), never a stage quietly left out.
-    validate_document = import_own("recipelint.schema").validate_document
-    return [diag for doc in docs for diag in validate_document(doc)]
+    validate_documents = import_own("recipelint.schema").validate_documents
+    return list(validate_documents(docs))
 
 
 def _rule_problems(context: CheckContext) -> list[Diagnostic]:

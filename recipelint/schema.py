@@ -25,7 +25,7 @@ import functools
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -1110,27 +1110,61 @@ def _may_hold_date(root: dict[str, Any], schema: Any) -> bool:
     return holds
 
 
+@dataclass(frozen=True)
+class _DatePlan:
+    """Where a date can sit at or under one schema: the children _date_pointers walks into
+    (None for a child under which none can)."""
+
+    is_date: bool
+    named: dict[str, Any]  # every property, whether or not a date can sit under it
+    extra: Any  # additionalProperties
+    items: Any
+
+
+# id(schema) -> (schema, its plan; None when no date can sit under it).
+_DATE_PLANS: dict[int, tuple[Any, _DatePlan | None]] = {}
+
+
+def _date_plan(root: dict[str, Any], schema: Any) -> _DatePlan | None:
+    cached = _DATE_PLANS.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    resolved = _resolve(root, schema) if _may_hold_date(root, schema) else None
+    plan = None
+    if isinstance(resolved, dict):
+        properties = resolved.get("properties", {})
+        named = properties if isinstance(properties, dict) else {}
+        plan = _DatePlan(
+            resolved.get("format") == "date",
+            {key: sub if _may_hold_date(root, sub) else None for key, sub in named.items()},
+            _holding(root, resolved.get("additionalProperties")),
+            _holding(root, resolved.get("items")),
+        )
+    _DATE_PLANS[id(schema)] = (schema, plan)
+    return plan
+
+
+def _holding(root: dict[str, Any], schema: Any) -> Any:
+    return schema if isinstance(schema, dict) and _may_hold_date(root, schema) else None
+
+
 def _date_pointers(
     root: dict[str, Any], schema: Any, value: Any, pointer: tuple[Any, ...]
 ) -> Iterator[tuple[Any, ...]]:
     """Pointers of the values whose schema is a date (fixed keys and map values only)."""
-    if not _may_hold_date(root, schema):
+    plan = _date_plan(root, schema)
+    if plan is None:
         return
-    schema = _resolve(root, schema)
-    if not isinstance(schema, dict):
-        return
-    if schema.get("format") == "date" and isinstance(value, str):
+    if plan.is_date and isinstance(value, str):
         yield pointer
     if isinstance(value, dict):
-        properties = schema.get("properties", {})
-        extra = schema.get("additionalProperties")
         for key, child in value.items():
-            sub = properties.get(key, extra if isinstance(extra, dict) else None)
+            sub = plan.named.get(key, plan.extra)
             if sub is not None:
                 yield from _date_pointers(root, sub, child, pointer + (key,))
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+    elif isinstance(value, list) and plan.items is not None:
         for index, child in enumerate(value):
-            yield from _date_pointers(root, schema["items"], child, pointer + (index,))
+            yield from _date_pointers(root, plan.items, child, pointer + (index,))
 
 
 def _written_dates(ctx: _Context) -> Iterator[SchemaFinding]:
@@ -1839,7 +1873,19 @@ def schema_findings(doc: Document, overlay: TreeOverlay | None = None) -> list[S
     return sorted(unique.values(), key=lambda f: f.diagnostic.sort_key())
 
 
-def validate_document(doc: Document) -> list[Diagnostic]:
+def validate_documents(docs: Iterable[Document]) -> list[Diagnostic]:
+    """validate_document for each document; the overlays of a tree are found once."""
+    overlays: dict[str | None, TreeOverlay] = {}
+    found: list[Diagnostic] = []
+    for doc in docs:
+        root = _tree_root(doc)
+        if root not in overlays:
+            overlays[root] = document_overlay(doc)
+        found += validate_document(doc, overlays[root])
+    return found
+
+
+def validate_document(doc: Document, overlay: TreeOverlay | None = None) -> list[Diagnostic]:
     """Schema diagnostics for one loaded document (the `check` pipeline's schema stage).
 
     The problems of the tree's overlays come with every document's (the check keeps one
@@ -1847,7 +1893,7 @@ def validate_document(doc: Document) -> list[Diagnostic]:
     """
     if not doc.usable or doc.kind not in SCHEMA_FILES:
         return []
-    overlay = document_overlay(doc)
+    overlay = overlay or document_overlay(doc)
     return [finding.diagnostic for finding in schema_findings(doc, overlay)] + list(
         overlay.problems
     )
