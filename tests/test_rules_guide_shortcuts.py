@@ -18,6 +18,7 @@ from propertyprofile import property_profile
 
 from recipelint.rules.common import guide_text
 from recipelint.rules.guide import PYTHON, _lines_holding, _model_arguments, dedented, fenced_blocks
+from recipelint.rules.versions import GUIDE_MINIMUM, guide_minimums
 from recipelint.tree import load_tree
 
 
@@ -33,6 +34,35 @@ def test_fence_lines_are_the_lines_holding_a_fence(lines: list[str]) -> None:
     tildes = any("~~~" in line for line in lines)
     expected = [i for i, line in enumerate(lines) if "```" in line or "~~~" in line]
     assert _lines_holding(lines, "```", tildes) == expected
+
+
+GUIDE_WORDS = st.sampled_from(
+    [
+        "vLLM >= 0.11",
+        "vllm 0.11.0 or later",
+        "VLLM: ≥ v1.2",
+        "**vLLM** version >= 0.10.1",
+        "vLlM  1.2.3 OR NEWER",
+        "pip install vllm>=0.9",
+        "vllm/vllm-openai",
+        "vllm",
+        " ",
+        "\n",
+        "*",
+        ">=",
+        "İ",
+        "ß",
+        "x",
+    ]
+)
+
+
+@property_profile(500)
+@given(st.lists(GUIDE_WORDS, max_size=16))
+def test_guide_minimums_are_the_pattern_s_matches(words: list[str]) -> None:
+    text = "".join(words)
+    expected = [(m.span(), m.groups()) for m in GUIDE_MINIMUM.finditer(text)]
+    assert [(m.span(), m.groups()) for m in guide_minimums(text)] == expected
 
 
 def _walked(code: str) -> tuple[tuple[str, int], ...]:

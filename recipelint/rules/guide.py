@@ -107,6 +107,9 @@ def dedented(code: str) -> str:
     return textwrap.dedent(code)
 
 
+SERVED_MODEL_NAME = "--served-model-name"
+
+
 def served_models(data: dict[str, Any], arg_lists: list[ArgList]) -> set[str]:
     """Model ids and --served-model-name values any command of the recipe serves."""
     names: list[Any] = [as_dict(data.get("model")).get("model_id")]
@@ -114,7 +117,7 @@ def served_models(data: dict[str, Any], arg_lists: list[ArgList]) -> set[str]:
     names += [as_dict(t).get("model_id") for t in as_list(as_dict(data.get("omni")).get("tasks"))]
     for arg_list in arg_lists:
         for unit in arg_list.units:
-            if unit.name == "--served-model-name":
+            if unit.flag.startswith(SERVED_MODEL_NAME) and unit.name == SERVED_MODEL_NAME:
                 value = unit.inline_value if unit.inline_value is not None else unit.value
                 names += value.split() if isinstance(value, str) else []
     return {n for n in names if isinstance(n, str) and n}
@@ -249,7 +252,10 @@ def model_arguments(code: str) -> tuple[tuple[str, int], ...]:
 
 def _notebook_style(code: str) -> bool:
     """Interactive transcripts and notebook shell escapes are not meant to parse as a module."""
-    return any(line.lstrip().startswith((">>>", "!", "%", "$ ")) for line in code.splitlines())
+    marks = (">>>", "!", "%", "$ ")
+    if not any(mark in code for mark in marks):
+        return False  # no line can start with a mark the code does not hold
+    return any(line.lstrip().startswith(marks) for line in code.splitlines())
 
 
 class GuideFacts:
@@ -473,8 +479,9 @@ def _logical_spans(code: str) -> Iterator[tuple[int, int, str]]:
     for offset, line in enumerate(code.splitlines()):
         if not parts:
             start = offset
-        if line.rstrip().endswith("\\"):
-            parts.append(line.rstrip()[:-1])
+        written = line.rstrip()
+        if written.endswith("\\"):
+            parts.append(written[:-1])
             continue
         parts.append(line)
         yield start, offset, " ".join(parts)

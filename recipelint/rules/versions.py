@@ -239,6 +239,27 @@ def _known_minimums(data: dict[str, Any]) -> set[tuple[int, int, int]]:
     return {(v.major, v.minor, v.patch) for v in versions if v}
 
 
+def guide_minimums(text: str) -> Iterator[re.Match[str]]:
+    """GUIDE_MINIMUM.finditer(text), trying the pattern only where `vllm` is written in any case.
+
+    Every match starts with those four letters (no other character matches them ignoring
+    case), so the matches and their order are the same. Lower-casing that lengthens a
+    character would move the offsets: such a text is scanned by the pattern itself.
+    """
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        yield from GUIDE_MINIMUM.finditer(text)
+        return
+    position = 0
+    while (start := lowered.find("vllm", position)) >= 0:
+        match = GUIDE_MINIMUM.match(text, start)
+        if match is None:
+            position = start + 1
+            continue
+        yield match
+        position = match.end()
+
+
 def _mentioned_version(text: str) -> tuple[int, int, int]:
     parts = [int(p) for p in text.split(".")]
     return (parts + [0, 0])[0], (parts + [0, 0])[1], (parts + [0, 0, 0])[2]
@@ -251,7 +272,7 @@ def guide_minimum_version(ctx: CheckContext) -> Iterator[Finding]:
         known = _known_minimums(doc.data) if guide else set()
         if not guide or not known:
             continue
-        for match in GUIDE_MINIMUM.finditer(guide):
+        for match in guide_minimums(guide):
             text = match.group(1) or match.group(2)
             mentioned = _mentioned_version(text)
             precise = text.count(".") == 2
