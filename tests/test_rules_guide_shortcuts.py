@@ -17,7 +17,17 @@ from hypothesis import strategies as st
 from propertyprofile import property_profile
 
 from recipelint.rules.common import guide_text
-from recipelint.rules.guide import PYTHON, _lines_holding, _model_arguments, dedented, fenced_blocks
+from recipelint.rules.guide import (
+    PYTHON,
+    GuideFacts,
+    _guide_release,
+    _judge,
+    _lines_holding,
+    _model_arguments,
+    _package,
+    dedented,
+    fenced_blocks,
+)
 from recipelint.rules.versions import GUIDE_MINIMUM, guide_minimums
 from recipelint.tree import load_tree
 
@@ -147,3 +157,25 @@ def test_model_arguments_of_the_corpus_guides_are_the_full_walk_s(corpus_tree: P
             assert _model_arguments(tree, block.code) == _walked(block.code), doc.rel
             checked += 1
     assert checked
+
+
+FOLLOWING = (None, "-x", "--other", "auto", "8192", "$VAR", "org/model", "[a]")
+
+
+def test_an_option_that_takes_no_word_says_the_same_whatever_follows(corpus_tree: Path) -> None:
+    judged = 0
+    for doc in load_tree(corpus_tree).recipes:
+        guide = guide_text(doc) if doc.usable else None
+        for command in GuideFacts(guide).commands if guide else ():
+            judge = _judge(_guide_release(doc.data), _package(doc, command))
+            for word in command.words:
+                if judge.reads_next_word(word):
+                    continue
+                readings = {
+                    judge.reading(word, after, via) for after in FOLLOWING for via in (False, True)
+                }
+                assert len({r for r in readings if r[0]}) == 0, word
+                assert len(readings) <= 2, word  # one per via_image at most
+                assert {judge.reading(word, None, via) for via in (False, True)} == readings, word
+                judged += 1
+    assert judged

@@ -740,8 +740,10 @@ class CommandJudge:
                 index += 1
                 continue
             after = words[index + 1] if index + 1 < len(words) else None
+            # The word after an option that takes no value is no part of what it says.
+            read = after if reads_next_word(self.release, self.package, words[index]) else None
             used, verdicts = option_reading(
-                self.release, self.package, words[index], after, command.via_image
+                self.release, self.package, words[index], read, command.via_image
             )
             if verdicts:
                 args = command.args
@@ -765,6 +767,19 @@ class CommandJudge:
         if hit.underscored:
             found.append(self._underscored(name))
         return used, tuple(found)
+
+    def reads_next_word(self, text: str) -> bool:
+        """Whether what option ``text`` says can depend on the word after it: only when it
+        takes its value from that word (see reading and _value)."""
+        if not OPTION.match(text) or _placeholder(text) or "=" in text:
+            return False
+        if text in ARGPARSE_OWN:
+            return False
+        hit = self.catalog.lookup(text)
+        if hit.canonical is None or hit.inline_value is not None or hit.negated:
+            return False
+        spec = self.catalog.flag(hit.canonical)
+        return spec is not None and spec.value != "no"
 
     def _value(self, text: str, after: str | None, hit: Lookup) -> tuple[str | None, int]:
         """(the option's value, how many following words it takes)."""
@@ -864,6 +879,12 @@ def option_reading(
 ) -> OptionReading:
     """What an option of a guide command says at a release (see CommandJudge.reading)."""
     return _judge(release, package).reading(text, after, via_image)
+
+
+@functools.lru_cache(maxsize=16384)
+def reads_next_word(release: str, package: str, text: str) -> bool:
+    """Whether the reading of a guide command's option depends on the word after it."""
+    return _judge(release, package).reads_next_word(text)
 
 
 def _refusal(statuses: list[ReleaseStatus], release: str) -> str:
