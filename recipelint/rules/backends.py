@@ -48,6 +48,9 @@ BACKEND_ENV = "VLLM_ATTENTION_BACKEND"
 # What a command selects: a backend by option, a backend by the variable, a quantization method.
 ATTENTION, ATTENTION_ENV, QUANTIZATION_KIND = "attention", "attention-env", "quantization"
 MOE_KIND = "moe"
+SELECTING = frozenset(
+    {"--attention-backend", "--attention-config", "--quantization", "--moe-backend"}
+)
 # Platforms whose MoE oracles validate an explicit --moe-backend and raise when its kernel
 # does not support the device; CPU and TPU skip the choice for their own kernels.
 MOE_PLATFORMS = frozenset({"cuda", "rocm"})
@@ -122,10 +125,12 @@ class Selection:
 def _arg_selections(catalog: FlagCatalog, layer: Any) -> Iterator[Selection]:
     for unit in layer.units:
         hit = catalog.lookup(unit.name)
+        if hit.canonical not in SELECTING:
+            continue  # most options select nothing: their value and place are not worked out
         value = unit.inline_value if unit.inline_value is not None else unit.text_value
-        at = layer.at(unit.index if unit.value_index is None else unit.value_index)
-        if value is None or hit.canonical is None:
+        if value is None:
             continue
+        at = layer.at(unit.index if unit.value_index is None else unit.value_index)
         if hit.canonical == "--attention-backend":
             yield Selection(ATTENTION, value, layer.doc, at, f"--attention-backend {value}")
         elif hit.canonical == "--quantization":

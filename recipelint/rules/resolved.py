@@ -569,7 +569,7 @@ def _shadowed_values(assembler: Assembler, combos: list[CommandChoice]) -> Itera
         except SYNTHESIS_ERRORS:
             continue
         walked.add(planned)
-        signature = tuple(id(layer.items) for layer in layers)
+        signature = tuple([id(layer.items) for layer in layers])
         if signature in done:
             continue  # another hardware or strategy with the very same layers
         done.add(signature)
