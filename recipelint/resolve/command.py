@@ -450,6 +450,14 @@ class Placement:
             found = runs[key] = recipe | _mapping_keys(self.variant)
         return found
 
+    def _reading_number(self) -> int | None:
+        """The profile's reading as a small number, equal for equal readings (a key hashed
+        once per rendering); None when the hardware shares nothing."""
+        if self._reading is None or self.hw_id in self._named_keys():
+            return None
+        numbers: dict[tuple[Any, ...], int] = self.strategy_runs.setdefault("readings", {})
+        return numbers.setdefault(self._reading, len(numbers))
+
     def sharing_key(self, combo: Combination) -> tuple[Any, ...] | None:
         """What rendering ``combo`` here reads, but the hardware's id, as a key.
 
@@ -463,9 +471,7 @@ class Placement:
         """
         reading = self._shared_reading
         if reading is UNDEFINED:
-            reading = self._shared_reading = (
-                None if self.hw_id in self._named_keys() else self._reading
-            )
+            reading = self._shared_reading = self._reading_number()
         if reading is None:
             return None
         variant_key, strategy, _hw_id, nodes, features, pd_nodes, kv_offload = combo
