@@ -4,7 +4,9 @@ full computation finds nothing in.
 
 For every recipe of the trees and for generated ones: each list a command's layers hold is
 one of the lists the tests read (the recipe's own at its declared places, the strategy
-files'), and a recipe the tests pass over gives no finding when it is planned anyway.
+files'), a recipe the tests pass over gives no finding when it is planned anyway, and
+RL370-RL373 find the same when they read only the commands of hardware that refuses
+something the recipe selects.
 """
 
 from __future__ import annotations
@@ -48,8 +50,11 @@ def _unplanned_find_nothing(ctx: CheckContext, doc: Document) -> int:
         assert list(resolved._strategy_override_replaces(assembler, combos)) == [], doc.rel
     judge = backend_judge(ctx, catalog)
     assert judge is not None
+    every = list(judge.findings(assembler, combos))
     if not judge.wants(ctx, doc):
-        assert list(judge.findings(assembler, combos)) == [], doc.rel
+        assert every == [], doc.rel
+    # Commands rendered only for hardware that refuses nothing the recipe selects are not read.
+    assert list(judge.findings(assembler, combos, judge.refusing(ctx, doc))) == every, doc.rel
     return assembled
 
 

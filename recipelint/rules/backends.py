@@ -340,23 +340,38 @@ class BackendJudge:
         profiles = [*self.inputs.profiles.values(), {}]
         return frozenset(t for t in map(target_of, profiles) if t is not None)
 
-    def wants(self, ctx: CheckContext, doc: Document) -> bool:
-        """Whether the recipe selects something that some hardware cannot run at some release
-        it claims (most select nothing at all): only then are its commands judged one by one."""
+    def refusing(self, ctx: CheckContext, doc: Document) -> frozenset[Target]:
+        """The targets that cannot run something the recipe selects, at some release it
+        claims (most recipes select nothing at all): only commands rendered for one of
+        these can be reported, and a recipe without any is not judged command by command."""
         chosen = _written_selections(ctx, doc, self.flags)
         if not chosen:
-            return False
+            return frozenset()
         variants = as_dict(as_dict(doc.data).get("variants"))
         releases = {_release_of(doc.data, variant) for variant in variants}
-        return any(
-            judge(selection, target, release) is not None
-            for selection in chosen
+        return frozenset(
+            target
             for target in self.every_target
-            for release in releases
+            if any(
+                judge(selection, target, release) is not None
+                for selection in chosen
+                for release in releases
+            )
         )
 
-    def findings(self, assembler: Assembler, combos: list[CommandChoice]) -> Iterator[Finding]:
-        return _recipe_findings(assembler, combos, self.flags, self.inputs, self.targets)
+    def wants(self, ctx: CheckContext, doc: Document) -> bool:
+        """Whether some of the recipe's commands can be reported (see refusing)."""
+        return bool(self.refusing(ctx, doc))
+
+    def findings(
+        self,
+        assembler: Assembler,
+        combos: list[CommandChoice],
+        refusing: frozenset[Target] | None = None,
+    ) -> Iterator[Finding]:
+        """The recipe's findings; with ``refusing`` (its refusing targets), a command rendered
+        for none of them is not read."""
+        return _recipe_findings(assembler, combos, self.flags, self.inputs, self.targets, refusing)
 
 
 def backend_judge(ctx: CheckContext, inputs: RenderInputs) -> BackendJudge | None:
@@ -374,6 +389,7 @@ def _recipe_findings(
     flags: FlagCatalog,
     inputs: RenderInputs,
     targets: dict[str, Target | None],
+    refusing: frozenset[Target] | None = None,
 ) -> Iterator[Finding]:
     found: dict[tuple[Pointer, str, str], Reported] = {}
     releases: dict[str, str] = {}
@@ -381,6 +397,11 @@ def _recipe_findings(
     # Combinations of one layer class select the very same: their selections are read once.
     commands: dict[tuple[Any, ...], list[Selection]] = {}
     for combo in combos:
+        members = [
+            (member, _target(member, inputs, targets)) for member in combo.members or (combo.hw_id,)
+        ]
+        if refusing is not None and not any(target in refusing for _, target in members):
+            continue  # no hardware of it refuses anything the recipe selects
         release = releases.get(combo.variant)
         if release is None:
             release = releases[combo.variant] = _release_of(assembler.recipe, combo.variant)
@@ -393,16 +414,20 @@ def _recipe_findings(
                 continue
         if not chosen:
             continue
-        for member in combo.members or (combo.hw_id,):
-            target = targets.get(member, UNKNOWN_TARGET)
-            if target is UNKNOWN_TARGET:
-                target = targets[member] = target_of(inputs.profiles.get(member, {}))
+        for member, target in members:
             _judge_member(found, chosen, target, member, release)
     for entry in found.values():
         yield _finding(entry)
 
 
 UNKNOWN_TARGET = Target("")  # a hardware whose target is not worked out yet
+
+
+def _target(member: str, inputs: RenderInputs, targets: dict[str, Target | None]) -> Target | None:
+    target = targets.get(member, UNKNOWN_TARGET)
+    if target is UNKNOWN_TARGET:
+        target = targets[member] = target_of(inputs.profiles.get(member, {}))
+    return target
 
 
 def _judge_member(

@@ -465,7 +465,8 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
         # Most recipes give none of these rules anything to find: they are not planned at all.
         shadows = shadowed and may_shadow(ctx.arg_lists_of(doc), strategy_values)
         replaces = replaced and has_generation_tables(doc.data)
-        judged = backends is not None and backends.wants(ctx, doc)
+        refusing = backends.refusing(ctx, doc) if backends is not None else frozenset()
+        judged = backends is not None and bool(refusing)
         plan = (
             _plan_of(ctx, catalog, doc, strategy_parts) if shadows or replaces or judged else None
         )
@@ -477,7 +478,7 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
         if replaces:
             yield from _strategy_override_replaces(assembler, combos)
         if judged:
-            yield from backends.findings(assembler, combos)
+            yield from backends.findings(assembler, combos, refusing)
 
 
 StrategyValues = dict[str, list[Any]]
