@@ -135,6 +135,16 @@ def test_help_states_the_exit_status_and_the_new_options() -> None:
         assert option in text
 
 
+@pytest.mark.parametrize("command", [["check"], ["compile", "--dry-run"]])
+def test_output_format_is_rufs_name_for_format(tree: Path, command: list[str]) -> None:
+    """`--output-format` (ruff's spelling) and `--format` choose the same report."""
+    long = run(*command, str(tree), "--output-format", "json")
+    short = run(*command, str(tree), "--format", "json")
+    assert long.exit_code == short.exit_code
+    assert long.stdout == short.stdout
+    assert json.loads(long.stdout)  # the fixture's recipe has findings: a real report
+
+
 # ------------------------------------------------------------------ --statistics
 
 

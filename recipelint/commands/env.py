@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from recipelint.commands.options import catalog_build_options
+from recipelint.commands.options import catalog_build_options, format_option
 from recipelint.exitcodes import EXIT_USAGE
 from recipelint.flags.serialize import dump_json
 
@@ -20,7 +20,7 @@ def env_group() -> None:
 
 @env_group.command("show")
 @click.argument("name")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
+@format_option(["text", "json"])
 def show_command(name: str, output_format: str) -> None:
     """A variable's life across releases: when it is read, its type and default."""
     from recipelint.flags.env_catalog import closest_env_names, env_eras

@@ -78,8 +78,10 @@ def catalog_build_options(catalog_file: str) -> Callable[[F], F]:
 
 
 def format_option(choices: Sequence[str], help_text: str = "Output format.") -> Callable[[F], F]:
-    """``--format`` (parameter ``output_format``, default text) over ``choices``."""
+    """``--output-format`` (ruff's name) or ``--format`` (parameter ``output_format``,
+    default text) over ``choices``."""
     return click.option(
+        "--output-format",
         "--format",
         "output_format",
         type=click.Choice(list(choices)),
