@@ -248,13 +248,22 @@ def guide_minimums(text: str) -> Iterator[re.Match[str]]:
     """
     lowered = text.lower()
     if len(lowered) != len(text):
-        yield from GUIDE_MINIMUM.finditer(text)
-        return
+        return GUIDE_MINIMUM.finditer(text)
+    return _matches_where(GUIDE_MINIMUM, text, "vllm", lowered)
+
+
+def _matches_where(
+    pattern: re.Pattern[str], text: str, start: str, searched: str | None = None
+) -> Iterator[re.Match[str]]:
+    """pattern.finditer(text) for a pattern whose every match begins with ``start`` (as
+    found in ``searched``, a same-length spelling of the text): the pattern is tried only
+    where ``start`` occurs, instead of at every position of a long guide."""
+    found_in = text if searched is None else searched
     position = 0
-    while (start := lowered.find("vllm", position)) >= 0:
-        match = GUIDE_MINIMUM.match(text, start)
+    while (at := found_in.find(start, position)) >= 0:
+        match = pattern.match(text, at)
         if match is None:
-            position = start + 1
+            position = at + 1
             continue
         yield match
         position = match.end()
@@ -318,14 +327,7 @@ def _guide_images(text: str) -> Iterator[re.Match[str]]:
     Same matches in the same order (a match always starts with the literal, and `\\b` still
     sees the character before `pos`), without a regex scan of every position of a long guide.
     """
-    position = 0
-    while (start := text.find("vllm/vllm-openai", position)) >= 0:
-        match = GUIDE_IMAGE.match(text, start)
-        if match is None:
-            position = start + 1
-            continue
-        yield match
-        position = match.end()
+    return _matches_where(GUIDE_IMAGE, text, "vllm/vllm-openai")
 
 
 CUDA_SUFFIX = re.compile(r"-cu1\d\d$")
