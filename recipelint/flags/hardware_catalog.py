@@ -7,7 +7,7 @@ without importing the source readers.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 import orjson
@@ -32,17 +32,34 @@ def load_hardware_catalog() -> dict[str, Any]:
 
 
 def _entry(key: str, version: str) -> dict[str, Any] | None:
-    catalog = load_hardware_catalog()
-    releases: list[str] = catalog["releases"]
-    wanted = version_key(version)
-    covered = [r for r in releases if version_key(r) <= wanted]
-    if not covered:
+    at = _release_at(version)
+    if at is None:
         return None
-    at = releases.index(covered[-1])
-    for era in catalog["entries"].get(key, ()):
-        if releases.index(era["first"]) <= at <= releases.index(era["last"]):
+    for first, last, era in _eras(key):
+        if first <= at <= last:
             return dict(era)
     return None
+
+
+@lru_cache(maxsize=256)
+def _release_at(version: str) -> int | None:
+    """The position of the newest release at or below ``version``; None when none is.
+    Every catalog question asks it, for the few releases recipes claim."""
+    releases: list[str] = load_hardware_catalog()["releases"]
+    wanted = version_key(version)
+    covered = [r for r in releases if version_key(r) <= wanted]
+    return releases.index(covered[-1]) if covered else None
+
+
+@lru_cache(maxsize=1024)
+def _eras(key: str) -> tuple[tuple[int, int, dict[str, Any]], ...]:
+    """A key's eras with the positions of their first and last releases."""
+    catalog = load_hardware_catalog()
+    releases: list[str] = catalog["releases"]
+    return tuple(
+        (releases.index(era["first"]), releases.index(era["last"]), era)
+        for era in catalog["entries"].get(key, ())
+    )
 
 
 def attention_backend(name: str, version: str) -> dict[str, Any] | None:
@@ -114,5 +131,4 @@ def quantization_on(method: str, version: str, platform: str) -> Runs:
 
 
 def _entry_known(version: str) -> bool:
-    releases = load_hardware_catalog()["releases"]
-    return any(version_key(r) <= version_key(version) for r in releases)
+    return _release_at(version) is not None

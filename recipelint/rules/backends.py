@@ -21,11 +21,17 @@ from typing import Any
 
 import orjson
 
-from recipelint.flags import hardware_catalog
 from recipelint.flags.catalog import Catalog as FlagCatalog
 from recipelint.flags.catalog import newest_catalog, version_key
 from recipelint.flags.env_catalog import env_spec
-from recipelint.flags.hardware_catalog import load_hardware_catalog
+from recipelint.flags.hardware_catalog import (
+    attention_backend,
+    backend_runs_on,
+    load_hardware_catalog,
+    moe_backend,
+    moe_backend_runs_on,
+    quantization_on,
+)
 from recipelint.jsvalue import get
 from recipelint.load import Document
 from recipelint.resolve import layers
@@ -257,15 +263,6 @@ def _releases_from(release: str) -> tuple[str, ...]:
         r for r in load_hardware_catalog()["releases"] if version_key(r) > version_key(release)
     ]
     return (release, *later)
-
-
-# The catalog's answers, each asked once per distinct question: the targets of one platform
-# ask the same, and every release of a recipe's range is asked about each selection.
-attention_backend = functools.lru_cache(maxsize=4096)(hardware_catalog.attention_backend)
-backend_runs_on = functools.lru_cache(maxsize=4096)(hardware_catalog.backend_runs_on)
-moe_backend = functools.lru_cache(maxsize=4096)(hardware_catalog.moe_backend)
-moe_backend_runs_on = functools.lru_cache(maxsize=4096)(hardware_catalog.moe_backend_runs_on)
-quantization_on = functools.lru_cache(maxsize=4096)(hardware_catalog.quantization_on)
 
 
 @functools.lru_cache(maxsize=4096)
