@@ -1083,36 +1083,9 @@ def _diagnose_one(ctx: _Context, error: ValidationError) -> Iterator[SchemaFindi
 # ----------------------------------------------------------------------------- dates in the source
 
 
-# id(schema) -> (schema, whether a date can sit at or under it); the schema is kept so its id stays its own.
-_HOLDS_DATE: dict[int, tuple[Any, bool]] = {}
-
-
-def _may_hold_date(root: dict[str, Any], schema: Any) -> bool:
-    """Whether _date_pointers can yield anything at or under ``schema`` (False prunes the walk)."""
-    cached = _HOLDS_DATE.get(id(schema))
-    if cached is not None and cached[0] is schema:
-        return cached[1]
-    _HOLDS_DATE[id(schema)] = (
-        schema,
-        True,
-    )  # a $ref cycle in progress: assume it can (never prunes wrongly)
-    resolved = _resolve(root, schema)
-    holds = False
-    if isinstance(resolved, dict):
-        extra = resolved.get("additionalProperties")
-        properties = resolved.get("properties", {})
-        children = list(properties.values()) if isinstance(properties, dict) else []
-        children += [sub for sub in (extra, resolved.get("items")) if isinstance(sub, dict)]
-        holds = resolved.get("format") == "date" or any(
-            _may_hold_date(root, sub) for sub in children
-        )
-    _HOLDS_DATE[id(schema)] = (schema, holds)
-    return holds
-
-
 @dataclass(frozen=True)
 class _DatePlan:
-    """Where a date can sit at or under one schema: the children _date_pointers walks into
+    """Where a date can sit at or under one schema: the children the walk steps into
     (None for a child under which none can)."""
 
     is_date: bool
@@ -1121,55 +1094,84 @@ class _DatePlan:
     items: Any
 
 
-# id(schema) -> (schema, its plan; None when no date can sit under it).
-_DATE_PLANS: dict[int, tuple[Any, _DatePlan | None]] = {}
+class _DateSchema:
+    """Where dates can sit in one kind's schema, worked out once per subschema.
+
+    Subschemas are keyed by id and kept beside their answer, so an id stays their own.
+    """
+
+    def __init__(self, root: dict[str, Any]) -> None:
+        self.root = root
+        self._holds: dict[int, tuple[Any, bool]] = {}
+        self._plans: dict[int, tuple[Any, _DatePlan | None]] = {}
+
+    def may_hold(self, schema: Any) -> bool:
+        """Whether a date can sit at or under ``schema`` (False prunes the walk)."""
+        cached = self._holds.get(id(schema))
+        if cached is not None and cached[0] is schema:
+            return cached[1]
+        # A $ref cycle in progress: assume it can (never prunes wrongly).
+        self._holds[id(schema)] = (schema, True)
+        resolved = _resolve(self.root, schema)
+        holds = False
+        if isinstance(resolved, dict):
+            extra = resolved.get("additionalProperties")
+            properties = resolved.get("properties", {})
+            children = list(properties.values()) if isinstance(properties, dict) else []
+            children += [sub for sub in (extra, resolved.get("items")) if isinstance(sub, dict)]
+            holds = resolved.get("format") == "date" or any(map(self.may_hold, children))
+        self._holds[id(schema)] = (schema, holds)
+        return holds
+
+    def plan(self, schema: Any) -> _DatePlan | None:
+        cached = self._plans.get(id(schema))
+        if cached is not None and cached[0] is schema:
+            return cached[1]
+        resolved = _resolve(self.root, schema) if self.may_hold(schema) else None
+        plan = None
+        if isinstance(resolved, dict):
+            properties = resolved.get("properties", {})
+            named = properties if isinstance(properties, dict) else {}
+            plan = _DatePlan(
+                resolved.get("format") == "date",
+                {key: self._holding(sub) for key, sub in named.items()},
+                self._holding(resolved.get("additionalProperties")),
+                self._holding(resolved.get("items")),
+            )
+        self._plans[id(schema)] = (schema, plan)
+        return plan
+
+    def _holding(self, schema: Any) -> Any:
+        return schema if isinstance(schema, dict) and self.may_hold(schema) else None
+
+    def pointers(
+        self, schema: Any, value: Any, pointer: tuple[Any, ...]
+    ) -> Iterator[tuple[Any, ...]]:
+        """Pointers of the values whose schema is a date (fixed keys and map values only)."""
+        plan = self.plan(schema)
+        if plan is None:
+            return
+        if plan.is_date and isinstance(value, str):
+            yield pointer
+        if isinstance(value, dict):
+            for key, child in value.items():
+                sub = plan.named.get(key, plan.extra)
+                if sub is not None:
+                    yield from self.pointers(sub, child, pointer + (key,))
+        elif isinstance(value, list) and plan.items is not None:
+            for index, child in enumerate(value):
+                yield from self.pointers(plan.items, child, pointer + (index,))
 
 
-def _date_plan(root: dict[str, Any], schema: Any) -> _DatePlan | None:
-    cached = _DATE_PLANS.get(id(schema))
-    if cached is not None and cached[0] is schema:
-        return cached[1]
-    resolved = _resolve(root, schema) if _may_hold_date(root, schema) else None
-    plan = None
-    if isinstance(resolved, dict):
-        properties = resolved.get("properties", {})
-        named = properties if isinstance(properties, dict) else {}
-        plan = _DatePlan(
-            resolved.get("format") == "date",
-            {key: sub if _may_hold_date(root, sub) else None for key, sub in named.items()},
-            _holding(root, resolved.get("additionalProperties")),
-            _holding(root, resolved.get("items")),
-        )
-    _DATE_PLANS[id(schema)] = (schema, plan)
-    return plan
-
-
-def _holding(root: dict[str, Any], schema: Any) -> Any:
-    return schema if isinstance(schema, dict) and _may_hold_date(root, schema) else None
-
-
-def _date_pointers(
-    root: dict[str, Any], schema: Any, value: Any, pointer: tuple[Any, ...]
-) -> Iterator[tuple[Any, ...]]:
-    """Pointers of the values whose schema is a date (fixed keys and map values only)."""
-    plan = _date_plan(root, schema)
-    if plan is None:
-        return
-    if plan.is_date and isinstance(value, str):
-        yield pointer
-    if isinstance(value, dict):
-        for key, child in value.items():
-            sub = plan.named.get(key, plan.extra)
-            if sub is not None:
-                yield from _date_pointers(root, sub, child, pointer + (key,))
-    elif isinstance(value, list) and plan.items is not None:
-        for index, child in enumerate(value):
-            yield from _date_pointers(root, plan.items, child, pointer + (index,))
+@functools.lru_cache(maxsize=64)  # as schema_for's: one per kind and overlay
+def _date_schema(kind: str, overlay: str = "") -> _DateSchema:
+    return _DateSchema(schema_for(kind, overlay))
 
 
 def _written_dates(ctx: _Context) -> Iterator[SchemaFinding]:
     """Dates js-yaml silently changes: 2026-02-30 rolls over, a timestamp shifts to UTC."""
-    for pointer in _date_pointers(ctx.root, ctx.root, ctx.doc.data, ()):
+    dates = _date_schema(ctx.doc.kind, ctx.overlay)
+    for pointer in dates.pointers(dates.root, ctx.doc.data, ()):
         value = _get(ctx.doc.data, pointer)
         if not isinstance(value, str):
             continue
