@@ -281,7 +281,10 @@ class _HardwarePlan:
         return self._deploy_types.get(name, UNDEFINED) if type(name) is str else UNDEFINED
 
     def nodes_for(self, name: str) -> Any:
-        floor = 2 if self.deploy_of(name) == "multi_node" else 1
+        return self._nodes_for(name, self.deploy_of(name))
+
+    def _nodes_for(self, name: str, deploy: Any) -> Any:
+        floor = 2 if deploy == "multi_node" else 1
         if self._floors_only:
             return floor  # Math.max(floor, ceil(0 / gpus) || 1)
         return js_max(floor, nodes_for_strategy(self.recipe, name, self.gpus, self.hw_id))
@@ -320,9 +323,9 @@ class _HardwarePlan:
             )
         deploy = self.deploy_of(name)
         if deploy != "kv_store_lb":
-            floor = 2 if deploy == "multi_node" else 1  # nodes_for, inlined
-            nodes_needed = floor if self._floors_only else self.nodes_for(name)
-            return Combination(self.variant_key, name, self.hw_id, nodes_needed, features)
+            return Combination(
+                self.variant_key, name, self.hw_id, self._nodes_for(name, deploy), features
+            )
         nodes: float | int = 1 if self.fits else 2  # kv_nodes_per_instance
         serving = self.kv_serving_for(nodes)
         if serving is None and nodes == 2:
