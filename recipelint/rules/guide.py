@@ -754,12 +754,10 @@ class CommandJudge:
 
     def reading(self, text: str, after: str | None, via_image: bool) -> OptionReading:
         """What the option ``text`` (followed by ``after``) says, and the words it takes."""
-        if not OPTION.match(text) or _placeholder(text):
+        option = self._option(text)
+        if option is None:
             return 0, ()
-        name = text.split("=", 1)[0]
-        if name in ARGPARSE_OWN:
-            return 0, ()
-        hit = self.catalog.lookup(name)
+        name, hit = option
         if hit.canonical is None:
             return 0, (self._unknown(text, name),)
         value, used = self._value(text, after, hit)
@@ -771,14 +769,28 @@ class CommandJudge:
     def reads_next_word(self, text: str) -> bool:
         """Whether what option ``text`` says can depend on the word after it: only when it
         takes its value from that word (see reading and _value)."""
-        if not OPTION.match(text) or _placeholder(text) or "=" in text:
+        option = self._option(text)
+        return (
+            option is not None
+            and option[1].canonical is not None
+            and self._takes_next_word(text, option[1])
+        )
+
+    def _option(self, text: str) -> tuple[str, Lookup] | None:
+        """The option's name and what the catalog says of it; None for a word that is no
+        option of vLLM's to judge (a placeholder, argparse's own)."""
+        if not OPTION.match(text) or _placeholder(text):
+            return None
+        name = text.split("=", 1)[0]
+        if name in ARGPARSE_OWN:
+            return None
+        return name, self.catalog.lookup(name)
+
+    def _takes_next_word(self, text: str, hit: Lookup) -> bool:
+        """Whether a known option takes its value from the word after it, when there is one."""
+        if "=" in text or hit.inline_value is not None or hit.negated:
             return False
-        if text in ARGPARSE_OWN:
-            return False
-        hit = self.catalog.lookup(text)
-        if hit.canonical is None or hit.inline_value is not None or hit.negated:
-            return False
-        spec = self.catalog.flag(hit.canonical)
+        spec = self.catalog.flag(hit.canonical or "")
         return spec is not None and spec.value != "no"
 
     def _value(self, text: str, after: str | None, hit: Lookup) -> tuple[str | None, int]:
@@ -786,10 +798,10 @@ class CommandJudge:
         inline = text.split("=", 1)[1] if "=" in text else None
         if inline is not None or hit.inline_value is not None:
             return inline if inline is not None else hit.inline_value, 0
-        spec = self.catalog.flag(hit.canonical or "")
-        if spec is None or hit.negated or spec.value == "no" or after is None:
+        if after is None or not self._takes_next_word(text, hit):
             return None, 0
-        if spec.value == "optional" and after.startswith("-"):
+        spec = self.catalog.flag(hit.canonical or "")
+        if spec is not None and spec.value == "optional" and after.startswith("-"):
             return None, 0
         return after, 1
 
