@@ -230,7 +230,7 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL341", "warning"): 2,
     ("RL350", "error"): 2,
     ("RL353", "warning"): 8,
-    ("RL355", "warning"): 3,
+    ("RL355", "warning"): 9,
     ("RL358", "error"): 68,
     ("RL359", "error"): 10,
     ("RL361", "warning"): 1,

@@ -279,7 +279,7 @@ def test_taxonomy_kv_offload_args_are_checked(tmp_path: Path) -> None:
     [diag] = _shared_findings(tmp_path, "taxonomy.yaml", typo)
     assert (diag.code, diag.severity.name) == ("RL354", "ERROR")
     assert diag.pointer == ("kv_offload", "simple", "args", 1)
-    assert "`kv_rol` is not a key of `--kv-transfer-config` in vllm 0.33.0:" in diag.message
+    assert "`kv_rol` is not a key of `--kv-transfer-config` in vllm 0.34.0:" in diag.message
 
 
 def test_flag_refused_by_a_release_between_minimum_and_newest(tmp_path: Path) -> None:
@@ -291,7 +291,7 @@ def test_flag_refused_by_a_release_between_minimum_and_newest(tmp_path: Path) ->
     assert [(d.severity.name, d.message) for d in diags] == [
         (
             "ERROR",
-            "`--disable-log-requests` is rejected by vllm 0.17.0, though 0.12.0 and 0.33.0 "
+            "`--disable-log-requests` is rejected by vllm 0.17.0, though 0.12.0 and 0.34.0 "
             "accept it: vLLM does not start there",
         )
     ]

@@ -140,3 +140,17 @@ def test_serve_refused_model_from_the_scripts_era_on() -> None:
     # vllm/scripts.py's `serve` raised on `--model` from 0.5.5; 0.5.2-0.5.4 ignored it.
     assert flag_support("--model", "0.5.5")[0].status == "rejected"
     assert flag_support("--model", "0.5.4")[0].status == "ok"
+
+
+def test_a_deprecated_choice_in_a_list_of_options_does_not_deprecate_the_option() -> None:
+    # 0.34.0's all2all docstring lists its backends, two of them "(deprecated; use ...)".
+    from recipelint.flags.extract import _deprecation_note
+
+    listing = (
+        'All2All backend. Available options:\n\n- "allgather_reducescatter": based on '
+        'allgather\n- "mori_low_latency": MoRI EP for multi-node\n  (deprecated; use "mori")\n'
+    )
+    assert _deprecation_note(listing) is None
+    assert _deprecation_note("Deprecated with model runner V2.") is not None
+    statuses = flag_support("--all2all-backend", "0.34.0")
+    assert [status.status for status in statuses] == ["ok"]

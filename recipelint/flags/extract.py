@@ -690,6 +690,9 @@ def _is_deprecated(kw: dict[str, Any], action: str | None) -> bool:
 _QUOTED_SUBJECT = re.compile(r'^[^"]*"[^"]+"[^"]*?\b(is|are|will be)\b')
 # `This option supersedes x and y which are deprecated`: OTHER options are deprecated.
 _OTHER_SUBJECT = re.compile(r"(?i)\b(supersedes|replaces)\b|\bwhich (is|are) (now )?deprecated\b")
+# `- "mori_low_latency": MoRI EP … (deprecated; use "mori")`: an item of a list of choices
+# describes one VALUE (the text before the match is inside that item).
+_CHOICE_ITEM = re.compile(r'(?:^|\s)-\s+"[^"]+":[^"]*$')
 
 
 def _deprecation_note(help_text: Any) -> str | None:
@@ -703,6 +706,7 @@ def _deprecation_note(help_text: Any) -> str | None:
             match is None
             or _QUOTED_SUBJECT.match(sentence[: match.end()])
             or _OTHER_SUBJECT.search(sentence)
+            or _CHOICE_ITEM.search(sentence[: match.start()])
         ):
             continue
         note = sentence.strip()
