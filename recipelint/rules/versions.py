@@ -386,3 +386,48 @@ def guide_image_tag(ctx: CheckContext) -> Iterator[Finding]:
                 span=guide_offset_span(doc, match.start(), len(match.group(0))),
             )
             break
+
+
+def _claimed_releases(doc: Document) -> Iterator[tuple[Pointer, Version]]:
+    """Each released vLLM a recipe says it runs on: its minimums and its pinned vLLM images.
+
+    A minimum under nightly_required names a release that is not out yet, which no
+    catalog can hold, so it claims nothing here.
+    """
+    data = doc.data if isinstance(doc.data, dict) else {}
+    model = as_dict(data.get("model"))
+    claims: dict[Pointer, Any] = {}
+    if model.get("nightly_required") is not True:
+        claims[("model", "min_vllm_version")] = model.get("min_vllm_version")
+    for name, variant in as_dict(data.get("variants")).items():
+        if not _nightly(data, name):
+            claims[("variants", name, "min_vllm_version")] = as_dict(variant).get(
+                "min_vllm_version"
+            )
+    for _variant, image, _repo, tag in _per_variant_images(doc):
+        claims[image.pointer] = tag
+    for pointer, text in claims.items():
+        version = parse_version(text)
+        if version is not None and version.released:
+            yield pointer, version
+
+
+@check("RL407")
+def release_newer_than_catalogs(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported here: the catalogs are read only when a recipe claims a release at all.
+    from recipelint.flags.catalog import newest_catalog
+
+    newest = parse_version(newest_catalog().version)
+    assert newest is not None  # a committed catalog is named by its release
+    for doc in ctx.recipes:
+        for pointer, version in _claimed_releases(doc):
+            if _release_key(version) > _release_key(newest):
+                yield Finding(
+                    doc,
+                    pointer,
+                    f"vLLM {version.text.lstrip('v')} is newer than the newest release "
+                    f"recipelint knows ({newest.text}): its flags, environment variables and "
+                    f"backends are judged as {newest.text} reads them",
+                    "upgrade recipelint, or add the release's catalogs with "
+                    "`recipelint flags update` (docs/flags.md)",
+                )

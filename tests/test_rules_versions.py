@@ -1,0 +1,55 @@
+"""RL407: a recipe that claims a vLLM release newer than every catalog says what it is judged at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+from treehelp import Fragment, build_tree, checked
+
+from recipelint.cli import cli
+from recipelint.flags.catalog import newest_catalog
+
+
+def _next_minor(version: str) -> str:
+    major, minor = version.split(".")[:2]
+    return f"{major}.{int(minor) + 1}.0"
+
+
+def test_a_minimum_past_the_newest_catalog_names_the_release_judged(tmp_path: Path) -> None:
+    newest = newest_catalog().version
+    future = _next_minor(newest)
+    documents = {
+        "models/acme/demo.yaml": Fragment(
+            f'model:\n  min_vllm_version: "{future}"\n  docker_image: "vllm/vllm-openai:v{future}"\n'
+        )
+    }
+    found = [d for d in checked(tmp_path, documents) if d.code == "RL407"]
+    assert [d.pointer for d in found] == [("model", "min_vllm_version"), ("model", "docker_image")]
+    assert all(f"vLLM {future} is newer" in d.message for d in found)
+    assert all(f"judged as {newest} reads them" in d.message for d in found)
+    assert all(d.severity.name == "INFO" for d in found)
+
+
+def test_the_newest_catalog_and_nightly_minimums_claim_nothing_new(tmp_path: Path) -> None:
+    newest = newest_catalog().version
+    documents = {
+        "models/acme/demo.yaml": Fragment(f'model:\n  min_vllm_version: "{newest}"\n'),
+        "models/acme/nightly.yaml": Fragment(
+            f'model:\n  min_vllm_version: "{_next_minor(newest)}"\n  nightly_required: true\n'
+            '  docker_image: "vllm/vllm-openai:nightly"\n'
+        ),
+    }
+    assert [d for d in checked(tmp_path, documents) if d.code == "RL407"] == []
+
+
+def test_through_the_command_line(tmp_path: Path) -> None:
+    future = _next_minor(newest_catalog().version)
+    root = build_tree(
+        tmp_path, {"models/acme/demo.yaml": Fragment(f'model:\n  min_vllm_version: "{future}"\n')}
+    )
+    result = CliRunner().invoke(
+        cli, ["check", str(root / "models/acme/demo.yaml"), "--select", "RL407"]
+    )
+    assert result.exit_code == 0, result.output  # an info finding fails nothing
+    assert "RL407" in result.output and "recipelint flags update" in result.output
