@@ -228,6 +228,65 @@ def hardware_command(sources: tuple[Path, ...], output: Path, add_to: Path | Non
     )
 
 
+@flags_group.command("update")
+@click.option(
+    "--catalog-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("rules/vllm"),
+    show_default=True,
+    help="The folder of committed vLLM catalogs (in a recipelint checkout).",
+)
+@click.option(
+    "--index-url",
+    default=None,
+    help="A package index's simple API (default: PyPI). Its JSON form (PEP 691) is read.",
+)
+@click.option("--dry-run", is_flag=True, help="List the new releases; download and write nothing.")
+def update_command(catalog_dir: Path, index_url: str | None, dry_run: bool) -> None:
+    """Find vLLM releases newer than the catalogs on the package index and add their serve,
+    environment and hardware catalogs (and the history) in one go."""
+    import tempfile
+
+    from recipelint.flags.source import SourceError
+    from recipelint.flags.update import (
+        DEFAULT_INDEX,
+        UpdateError,
+        download_source,
+        index_releases,
+        newer_releases,
+        read_releases,
+        write_catalogs,
+    )
+
+    known = tuple(
+        p.name[len("vllm-") : -len(".json")] for p in catalog_dir.glob("vllm-[0-9]*.json")
+    )
+    if not known:
+        click.echo(f"recipelint flags update: no vllm-<release>.json in {catalog_dir}", err=True)
+        raise SystemExit(EXIT_USAGE)
+    try:
+        new = newer_releases(index_releases("vllm", index_url or DEFAULT_INDEX), known)
+        if not new or dry_run:
+            names = ", ".join(found.version for found in new) or "none"
+            click.echo(f"vllm releases newer than the catalogs: {names}")
+            return
+        with tempfile.TemporaryDirectory(prefix="recipelint-vllm-") as folder:
+            sources = {}
+            for found in new:
+                click.echo(f"reading vllm {found.version} ({found.filename})", err=True)
+                sources[found.version] = download_source(found, Path(folder))
+            files = read_releases(catalog_dir, sources)
+        write_catalogs(files)
+    except (UpdateError, SourceError) as exc:
+        click.echo(f"recipelint flags update: {exc}", err=True)
+        raise SystemExit(EXIT_USAGE) from None
+    except OSError as exc:
+        click.echo(f"recipelint flags update: cannot write the catalogs: {exc}", err=True)
+        raise SystemExit(EXIT_USAGE) from None
+    for path in sorted(files.texts):
+        click.echo(f"wrote {path}")
+
+
 def _write(output: Path, data: dict[str, Any]) -> None:
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
