@@ -59,8 +59,9 @@ class Loaded:
 
 
 def find_recipe(model: str, tree_path: Path | None, cwd: Path) -> Loaded:
-    """The recipe MODEL names (an `org/repo` id, or the path of its file) in its tree: the
-    one at ``tree_path``, else the one around the recipe file, else around ``cwd``."""
+    """The recipe MODEL names (an `org/repo` id, or the path of its file, relative to ``cwd``
+    or to the tree's root) in its tree: the one at ``tree_path``, else the one around the
+    recipe file, else around ``cwd``."""
     as_file = Path(model)
     is_file = as_file.suffix in RECIPE_SUFFIXES and as_file.is_file()
     start = tree_path if tree_path is not None else as_file if is_file else cwd
@@ -76,6 +77,8 @@ def find_recipe(model: str, tree_path: Path | None, cwd: Path) -> Loaded:
     prepared = Compiler(tree).prepare()
     if prepared is None:
         raise ShowError(f"{root}: the tree has no usable taxonomy.yaml")
+    if not is_file and as_file.suffix in RECIPE_SUFFIXES and (root / as_file).is_file():
+        as_file, is_file = root / as_file, True  # a path relative to the tree's root
     doc = _recipe_doc(tree, as_file.resolve() if is_file else None, model)
     hf_id = recipe_hf_id(doc.rel)
     if not doc.usable or not isinstance(doc.data, dict) or hf_id is None:
