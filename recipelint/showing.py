@@ -281,18 +281,18 @@ class CommandSection:
     def _units(self, units: list[AttributedUnit]) -> list[str]:
         lines = []
         for unit in units:
-            lines.append(_row(_token_text(unit.values), self._unit_source(unit.tokens)))
+            lines.append(_row(_token_text(unit.values), self.unit_source(unit.tokens)))
             if unit.replaced_by is not None:
                 winner = unit.replaced_by
                 lines.append(
                     _row(
                         "",
-                        f"replaced by `{_token_text(winner.values)}` from {self._unit_source(winner.tokens)}",
+                        f"replaced by `{_token_text(winner.values)}` from {self.unit_source(winner.tokens)}",
                     )
                 )
         return lines
 
-    def _unit_source(self, tokens: tuple[Token, ...]) -> str:
+    def unit_source(self, tokens: tuple[Token, ...]) -> str:
         """The first token's source; a value glued on from another list says which."""
         first = tokens[0].source
         text = self.place(first).text()
@@ -453,3 +453,44 @@ def view_json(view: ShowView) -> str:
 
 
 VIEWS: dict[str, Callable[[ShowView], str]] = {"text": view_text, "json": view_json}
+
+
+# ---------------------------------------------------------------- one item's fate
+
+
+@dataclass(frozen=True)
+class ItemFate:
+    """What one command does with one list item: keeps it, drops it for a later unit of the
+    same flag (``replaced_by``, placed), or drops it first as a falsy token."""
+
+    command: str  # the command's label ("serve", a PD role, "head", "worker 1")
+    unit: str  # the unit holding the item, as the command line writes it ("" for a falsy item)
+    replaced_by: str | None = None  # "`--x 2` from its layer (file:line)"
+    falsy: bool = False
+
+    @property
+    def kept(self) -> bool:
+        return self.replaced_by is None and not self.falsy
+
+
+def item_fates(view: ShowView, document: str, pointer: tuple[str | int, ...]) -> list[ItemFate]:
+    """What each command of the view does with the item written at ``pointer`` of a document
+    of kind ``document`` (its args lists' items); a command it does not join is left out."""
+    fates = []
+    for section in view.sections:
+        if not isinstance(section, CommandSection):
+            continue
+        args = section.command.args
+        label = section.command.label
+        unit = args.unit_at(document, pointer)
+        if unit is not None:
+            winner = unit.replaced_by
+            replaced = (
+                None
+                if winner is None
+                else f"`{_token_text(winner.values)}` from {section.unit_source(winner.tokens)}"
+            )
+            fates.append(ItemFate(label, _token_text(unit.values), replaced))
+        elif any(token.source.is_at(document, pointer) for token in args.falsy):
+            fates.append(ItemFate(label, "", falsy=True))
+    return fates

@@ -19,6 +19,8 @@ from treehelp import Fragment, build_tree
 
 from recipelint.cli import main
 from recipelint.compiler import OutputMap, compile_tree
+from recipelint.lsp.cursor import cursor_at, split_lines
+from recipelint.lsp.hover import hover_text
 from recipelint.showing import Loaded, build_view, choose, find_recipe
 from recipelint.tree import load_tree, recipe_hf_id
 
@@ -297,3 +299,38 @@ def test_every_recommended_command_of_the_corpus_is_the_compiled_one(
     assert shown > 100
     status, out, err = _show([tree.recipes[0].rel, "--tree", str(corpus_tree)], capsys)
     assert status == 0 and "where each token comes from:" in out, err
+
+
+# ------------------------------------------------------------------ the language server's hover
+
+
+def _hover_on(root: Path, needle: str, after: str) -> str | None:
+    """The hover text with the cursor on ``needle``, on the first line holding it after ``after``."""
+    tree = load_tree(root)
+    [doc] = [d for d in tree.recipes if d.rel == RECIPE]
+    lines = split_lines(doc.text)
+    line = _line_of(root / RECIPE, needle, after) - 1
+    character = lines[line].index(needle) + 1
+    return hover_text(tree, doc, lines, cursor_at(lines, line, character), character)
+
+
+def test_hover_on_an_args_item_says_where_it_lands_and_what_drops_it(tmp_path: Path) -> None:
+    root = build_tree(tmp_path / "tree", {RECIPE: OVERRIDDEN})
+    marlin_line = _line_of(root / RECIPE, "marlin", "hopper:")
+    dropped = _hover_on(root, "cutlass", "variants:")
+    assert dropped is not None
+    assert "**in the commands of variant `default` on `h200` with `single_node_tp`**" in dropped
+    assert (
+        "- `vllm serve`: `--moe-backend cutlass` dropped, replaced by `--moe-backend marlin` "
+        f"from hardware_overrides.hopper.extra_args ({RECIPE}:{marlin_line})"
+    ) in dropped
+    kept = _hover_on(root, "--trust-remote-code", "base_args")
+    assert kept is not None and "- `vllm serve`: kept as `--trust-remote-code`" in kept
+
+
+def test_hover_on_a_pd_roles_item_names_the_role_it_lands_in(tmp_path: Path) -> None:
+    root = build_tree(tmp_path / "tree", {RECIPE: PD})
+    shown = _hover_on(root, "--max-num-batched-tokens", "prefill:")
+    assert shown is not None and "with `pd_cluster`**" in shown
+    assert "- `vllm serve` (prefill): kept as `--max-num-batched-tokens 16384`" in shown
+    assert "(decode)" not in shown
