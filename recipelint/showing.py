@@ -273,8 +273,9 @@ class CommandSection:
                 f"== docker run{'' if command.label == 'serve' else f' ({command.label})'} ==",
                 command.docker_command,
                 "",
-                "its `-e` assignments are the env above and the arguments after the image the "
-                "tokens above; the rest is the `docker run` wrapper for the hardware's brand",
+                "`docker run` adds its brand's GPU flags, the port and the cache mount, one `-e`",
+                "per variable of the environment above and the image; what follows the image",
+                "is the command above, token for token",
             ]
         return lines
 
