@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from recipelint.jsvalue import js_string
 from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.attribution import (
@@ -102,11 +103,11 @@ class Choice:
 
     variant: str  # as asked (the plan may render another variant that fits the hardware)
     hardware: str
-    strategy: str
+    strategy: Any  # a name as the recipe lists it: a number, for all the compiler minds
     combination: Combination
     variants: list[str]
     hardware_choices: list[str]
-    strategies: list[str]
+    strategies: list[Any]
 
 
 def choose(
@@ -142,17 +143,19 @@ def choose(
     )
 
 
-def _pick(what: str, asked: str | None, choices: list[str], default: str | None) -> str:
+def _pick(what: str, asked: str | None, choices: list[Any], default: Any) -> Any:
+    """The choice asked for (by its text: a recipe may list a number as a strategy), else
+    ``default``, else the first; a usage error listing the choices when there is none."""
+    listed = [js_string(choice) for choice in choices]
     if asked is None:
-        asked = default if default in choices else (choices[0] if choices else None)
-    if asked is None or asked not in choices:
-        listed = ", ".join(choices) if choices else "none"
-        raise ShowError(
-            f"unknown {what} {asked}; choose one of: {listed}"
-            if asked is not None
-            else f"no {what} is rendered here (choices: {listed})"
-        )
-    return asked
+        if default in choices:
+            return default
+        if choices:
+            return choices[0]
+        raise ShowError(f"no {what} is rendered here")
+    if asked not in listed:
+        raise ShowError(f"unknown {what} {asked}; choose one of: {', '.join(listed)}")
+    return choices[listed.index(asked)]
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -443,7 +446,7 @@ def view_text(view: ShowView) -> str:
         "",
         "other choices: --variant " + " ".join(choices["variants"]),
         "               --hardware " + " ".join(choices["hardware"]),
-        "               --strategy " + " ".join(choices["strategies"]),
+        "               --strategy " + " ".join(map(js_string, choices["strategies"])),
     ]
     return "\n".join(lines) + "\n"
 

@@ -334,3 +334,25 @@ def test_hover_on_a_pd_roles_item_names_the_role_it_lands_in(tmp_path: Path) -> 
     assert shown is not None and "with `pd_cluster`**" in shown
     assert "- `vllm serve` (prefill): kept as `--max-num-batched-tokens 16384`" in shown
     assert "(decode)" not in shown
+
+
+def test_hostile_shapes_are_shown_as_the_compiler_renders_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A string where a list belongs is spread by character, as upstream spreads it; a number
+    listed as a strategy is chosen by its text."""
+    odd = Fragment('model:\n  base_args: "--x"\ncompatible_strategies: [single_node_tp, 5]\n')
+    root = build_tree(tmp_path / "tree", {RECIPE: odd})
+    shown = _json([HF_ID, "--tree", str(root), "--strategy", "5"], capsys)
+    assert shown["strategy"] == 5 and 5 in shown["choices"]["strategies"]
+    [section] = shown["sections"]
+    kept = [t for u in section["args"] if u["kept"] for t in u["tokens"]]
+    assert [t["token"] for t in kept] == section["argv"][3:]
+    # "-" "-" "x": the first "-" is a bare flag the second (with its value "x") replaces
+    assert [t["token"] for t in kept[:2]] == ["-", "x"]
+    assert {t["from"]["layer"] for t in kept[:2]} == {"model.base_args"}
+    [dropped] = [u for u in section["args"] if not u["kept"]]
+    assert [t["token"] for t in dropped["tokens"]] == ["-"]
+    assert dropped["replaced_by"] == kept[:2]
+    status, out, err = _show([HF_ID, "--tree", str(root), "--strategy", "5"], capsys)
+    assert status == 0 and "Traceback" not in err and "strategy 5" in out

@@ -28,6 +28,7 @@ from recipelint.resolve.command import (
     env_parts,
     pinned_devices,
     render_command,
+    spread,
 )
 from recipelint.resolve.layers import Layer, Pointer
 
@@ -160,9 +161,9 @@ def attribute_args(before: list[Layer], emitter: list[Any], after: list[Layer]) 
 
 
 def _tagged(found: list[Layer]) -> Iterator[Token]:
+    """Each list's items as the renderer spreads them (a string, as JS does, by character)."""
     for layer in found:
-        items = layer.items
-        for index, item in enumerate(items if isinstance(items, list) else ()):
+        for index, item in enumerate(spread(layer.items)):
             yield Token(item, Source(layer, index))
 
 
