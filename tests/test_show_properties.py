@@ -1,5 +1,8 @@
 """`recipelint show` on generated recipes: its attribution is the compiler's own join.
 
+Below, the same for token lists: :func:`recipelint.argv.unit_fates` is the dedupe told unit
+by unit.
+
 For every rendering a generated recipe publishes for its default variant (the recommended
 strategy on each hardware, and every alternative), the combination `show` chooses renders
 the same `vllm serve` argvs; the tokens it keeps, laid end to end, are each argv after
@@ -12,6 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import given
+from test_properties_argv import PROFILE as ARGV_PROFILE
+from test_properties_argv import js_truthy, reference_dedupe, token_lists, typed
 from test_properties_recipes import (
     HARDWARE,
     HF_ID,
@@ -23,6 +28,7 @@ from test_properties_recipes import (
 )
 from test_show import _argvs
 
+from recipelint.argv import is_flag_token, unit_fates
 from recipelint.compiler import Compiler, OutputMap
 from recipelint.resolve.attribution import AttributedCommand, Token
 from recipelint.showing import Loaded, build_view, choose
@@ -81,3 +87,20 @@ def test_show_keeps_the_rendered_argv_and_attributes_each_token_to_its_list(
             assert [c.argv for c in commands] == _argvs(rendering), (hardware, strategy)
             for command in commands:
                 _assert_attributed(command, rendering)
+
+
+@ARGV_PROFILE
+@given(token_lists)
+def test_unit_fates_keep_the_dedupe_and_name_each_dropped_units_winner(tokens: list[Any]) -> None:
+    """The units tile the truthy tokens; the kept ones are the dedupe; a dropped unit's
+    replacer is a kept unit of the same flag after it."""
+    kept = [token for token in tokens if js_truthy(token)]
+    fates = unit_fates(kept)
+    assert [token for start, stop, _ in fates for token in kept[start:stop]] == kept
+    assert all(unit[1] == after[0] for unit, after in zip(fates, fates[1:], strict=False))
+    survivors = [kept[start:stop] for start, stop, replacer in fates if replacer is None]
+    assert typed([token for unit in survivors for token in unit]) == typed(reference_dedupe(tokens))
+    for index, (start, _stop, replacer) in enumerate(fates):
+        if replacer is not None:
+            assert is_flag_token(kept[start]) and replacer > index
+            assert fates[replacer][2] is None and kept[fates[replacer][0]] == kept[start]
