@@ -16,6 +16,8 @@ last-wins (docs/upstream-behaviour.md#layer-order and #last-wins-dedupe). This m
 * :func:`dedupe_tokens` is the same dedupe, token list in, token list out, and the
   one the renderer calls for every command: it shares parse's tokeniser and
   dedupe's last-wins rule but builds no :class:`Unit` objects.
+* :func:`unit_fates` is that dedupe told unit by unit: which unit replaces each dropped one
+  (what `recipelint show` reports).
 * :func:`merge_tokens` is what the compiler computes: one dedupe over the
   concatenated *tokens* of all layers. It differs from unit-level merging only
   where a layer (or a deduped result) ends with a bare flag and the next token
@@ -180,6 +182,24 @@ def dedupe_tokens(args: Iterable[Any]) -> list[Any]:
         _, start, stop = spans[index]
         out += kept[start:stop]
     return out
+
+
+def unit_fates(kept: Sequence[Any]) -> list[tuple[int, int, int | None]]:
+    """Each unit of ``kept`` (tokens that are all JS-truthy) as ``(start, stop, replacer)``:
+    its tokens are ``kept[start:stop]``, and ``replacer`` is the position in this list of the
+    unit that replaces it in the last-wins dedupe (None when the dedupe keeps it).
+
+    The survivors' tokens, laid end to end, are :func:`dedupe_tokens` of ``kept``; this says
+    which unit of a later layer dropped each of the others.
+    """
+    spans = list(_spans(kept))
+    survivors = _survivors([name for name, _, _ in spans])
+    winner = {spans[index][0]: index for index in survivors}
+    kept_units = set(survivors)
+    return [
+        (start, stop, None if index in kept_units or name is None else winner[name])
+        for index, (name, start, stop) in enumerate(spans)
+    ]
 
 
 def merge_tokens(*layers: Sequence[Any]) -> list[Any]:

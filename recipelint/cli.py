@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "diff": "recipelint.commands.diff:diff_command",
     "summary": "recipelint.commands.summary:summary_command",
     "schema": "recipelint.commands.schema:schema_command",
+    "show": "recipelint.commands.show:show_command",
     "lsp": "recipelint.commands.lsp:lsp_command",
 }
 

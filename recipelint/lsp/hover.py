@@ -20,14 +20,17 @@ def hover_text(
     if code is not None:
         return _rule(code)
     role = role_of(cursor, doc.kind)
+    # An args item's fate does not depend on reading its role (a flow list's values have none).
+    fates = _token_fates(tree, doc, cursor, character, role) if _in_recipe_code(doc, cursor) else ""
     if role is None or not cursor.word:
-        return None
+        return fates or None
     data = doc.data if doc.usable else None
     parts: list[str] = []
     if role is Role.FLAG:
         parts.append(flag_text(data, cursor) or "")
     if role is Role.FLAG_VALUE:
         parts.append(_flag_value(data, cursor))
+    parts.append(fates)
     if role is Role.HARDWARE:
         parts.append(_hardware(tree, cursor.word))
     if role is Role.STRATEGY:
@@ -128,6 +131,40 @@ def _strategy(tree: RecipeTree, word: str) -> str:
     data = doc.data if isinstance(doc.data, dict) else {}
     facts = [f"deploy_type: {data.get('deploy_type')}", f"file: {doc.rel}"]
     return f"**strategy `{word}`** — " + " · ".join(facts)
+
+
+def _in_recipe_code(doc: Document, cursor: Cursor) -> bool:
+    return doc.kind == "recipe" and doc.usable and not cursor.in_comment
+
+
+def _token_fates(
+    tree: RecipeTree, doc: Document, cursor: Cursor, character: int, role: Role | None
+) -> str:
+    """Which commands the args item under the cursor lands in, and which later layer drops
+    it where it is dropped (`recipelint show` for the combination the cursor is in)."""
+    item = library.args_item_at(doc, cursor.line, character)
+    if item is None or library.renders_no_command(doc.data):
+        return ""
+    chosen = knowledge.combination_at(tree, doc.data, cursor, role)
+    try:
+        found = library.item_fates(
+            tree, doc, item, chosen.variant, chosen.hardware, chosen.strategy
+        )
+    except library.RenderFailure as exc:
+        return f"_cannot render the command: {exc}_"
+    title = f"variant `{found.variant}` on `{found.hardware}` with `{found.strategy}`"
+    if not found.fates:
+        return f"not in the commands of {title}: this list does not join them"
+    lines = [f"**in the commands of {title}**"]
+    for fate in found.fates:
+        command = "`vllm serve`" if fate.command == "serve" else f"`vllm serve` ({fate.command})"
+        if fate.falsy:
+            lines.append(f"- {command}: dropped before the dedupe (an empty or false item)")
+        elif fate.replaced_by is not None:
+            lines.append(f"- {command}: `{fate.unit}` dropped, replaced by {fate.replaced_by}")
+        else:
+            lines.append(f"- {command}: kept as `{fate.unit}`")
+    return "\n".join(lines)
 
 
 def _command(tree: RecipeTree, doc: Document, cursor: Cursor, role: Role) -> str:

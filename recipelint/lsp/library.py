@@ -56,6 +56,8 @@ __all__ = [
     "flag_catalogs",
     "flag_span",
     "is_args_list",
+    "args_item_at",
+    "item_fates",
     "load_tree",
     "named_documents",
     "parse_document",
@@ -246,6 +248,69 @@ def render(
     except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
         raise RenderFailure(f"{type(exc).__name__}: {exc}") from None
     return rendered
+
+
+def args_item_at(doc: Document, line: int, character: int) -> tuple[str | int, ...] | None:
+    """The args list item written at a 0-based position of a recipe: its pointer, or None."""
+    from recipelint.resolve.layers import lists
+
+    if not doc.usable or doc.kind != "recipe":
+        return None
+    here = (line + 1, character + 1)
+    for layer in lists(doc.data):
+        for index in range(len(layer.items)):
+            span = doc.span((*layer.pointer, index))
+            end = (span.end_line or span.line, span.end_column or span.column)
+            if (span.line, span.column) <= here <= end:
+                return (*layer.pointer, index)
+    return None
+
+
+@dataclass(frozen=True)
+class ItemFates:
+    """What the commands of one combination do with one list item (recipelint.showing)."""
+
+    variant: str
+    hardware: str
+    strategy: str
+    fates: list[Any]  # showing.ItemFate, in command order
+
+
+def item_fates(
+    tree: RecipeTree,
+    doc: Document,
+    item: tuple[str | int, ...],
+    variant: str,
+    hardware: str,
+    strategy: str,
+) -> ItemFates:
+    """What the commands `recipelint show` renders for the combination do with a recipe's
+    list item; the hardware and then the strategy fall back to the published defaults when
+    the combination is not rendered. Raises RenderFailure when nothing renders."""
+    from recipelint import showing
+    from recipelint.resolve.layers import RECIPE
+
+    catalog = _TreeInputs.of(tree)
+    hf_id = recipe_hf_id(doc.rel)
+    if catalog is None or not doc.usable or not isinstance(doc.data, dict) or hf_id is None:
+        raise RenderFailure("the recipe or the tree's taxonomy cannot be read")
+    loaded = showing.Loaded(tree, catalog, doc, hf_id)
+    asked: list[tuple[str | None, str | None]] = [
+        (hardware, strategy),
+        (hardware, None),
+        (None, None),
+    ]
+    for wanted_hardware, wanted_strategy in asked:
+        try:
+            choice = showing.choose(loaded, variant, wanted_hardware, wanted_strategy)
+            view = showing.build_view(loaded, choice)
+        except showing.ShowError:
+            continue
+        except showing.RenderFailed as exc:
+            raise RenderFailure(str(exc)) from None
+        fates = showing.item_fates(view, RECIPE, item)
+        return ItemFates(choice.combination.variant_key, choice.hardware, choice.strategy, fates)
+    raise RenderFailure(f"variant {variant} is rendered on no hardware")
 
 
 def renders_no_command(data: Any) -> bool:

@@ -358,6 +358,49 @@ def _plan_for(
     return _HardwarePlan(catalog, recipe, variant_key, variant, hw_id, profile, shared)
 
 
+def _recommended_combination(
+    catalog: RenderInputs,
+    recipe: dict[str, Any],
+    variant_key: str,
+    hw_id: str,
+    problems: Problems,
+    strategy_runs: dict[Any, Any] | None,
+) -> tuple[_HardwarePlan, Combination, list[str]] | None:
+    """(the plan, the recommended combination, the strategies offered) for one (variant,
+    hardware); None when nothing is rendered there."""
+    shared = _recipe_plan(catalog, recipe, strategy_runs)
+    plan = _plan_for(catalog, recipe, variant_key, hw_id, shared)
+    if plan is None:
+        return None
+    compatible = shared.offered(plan.profile, hw_id, plan.scalable)
+    name, nodes = plan.recommended(compatible, problems)
+    features = shared.features(hw_id, plan.variant_key)
+    pd_nodes = plan.pd_nodes() if name == "pd_cluster" else None
+    if pd_nodes == SKIP:
+        return None
+    return plan, Combination(plan.variant_key, name, hw_id, nodes, features, pd_nodes), compatible
+
+
+def planned_combinations(
+    catalog: RenderInputs, recipe: dict[str, Any], variant_key: str, hw_id: str
+) -> tuple[str, dict[str, Combination]] | None:
+    """What build_variant_rendering renders for one (variant, hardware), before rendering it:
+    the recommended strategy's name, and the combination of every strategy offered there by
+    name, the recommended one first (a kv_store one as its serving strategy with that kv
+    deployment). None when nothing is rendered there. Renderings that fail are not told apart.
+    """
+    planned = _recommended_combination(catalog, recipe, variant_key, hw_id, Problems(), None)
+    if planned is None:
+        return None
+    plan, combo, compatible = planned
+    found = {combo.strategy: combo}
+    for other in compatible:
+        alternative = plan.alternative(other, combo.features) if other != combo.strategy else None
+        if alternative is not None:
+            found[other] = alternative
+    return combo.strategy, found
+
+
 def build_variant_rendering(
     catalog: RenderInputs,
     recipe: dict[str, Any],
@@ -373,17 +416,11 @@ def build_variant_rendering(
     Without ``documents`` each rendering is an empty mapping: which renderings exist and
     what they report are the same, but nothing is laid out.
     """
-    shared = _recipe_plan(catalog, recipe, strategy_runs)
-    plan = _plan_for(catalog, recipe, variant_key, hw_id, shared)
-    if plan is None:
+    planned = _recommended_combination(catalog, recipe, variant_key, hw_id, problems, strategy_runs)
+    if planned is None:
         return None
-    compatible = shared.offered(plan.profile, hw_id, plan.scalable)
-    name, nodes = plan.recommended(compatible, problems)
-    features = shared.features(hw_id, plan.variant_key)
-    pd_nodes = plan.pd_nodes() if name == "pd_cluster" else None
-    if pd_nodes == SKIP:
-        return None
-    combo = Combination(plan.variant_key, name, hw_id, nodes, features, pd_nodes)
+    plan, combo, compatible = planned
+    name, features = combo.strategy, combo.features
     # Every strategy below renders the same variant on the same hardware.
     placement = Placement(catalog, recipe, plan.variant_key, hw_id, strategy_runs)
     recommended = _try_render(combo, problems, placement, documents)
