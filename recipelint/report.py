@@ -67,6 +67,8 @@ def is_fixable(code: str) -> bool:
 
 
 FIXABLE_MARK = "[*]"
+# --statistics marks a rule without a safe fix so (ruff's column).
+UNFIXABLE_MARK = "[ ]"
 
 
 def format_text(
@@ -270,12 +272,24 @@ def rule_statistics(diagnostics: Sequence[Diagnostic]) -> list[dict[str, object]
 
 
 def format_statistics_text(diagnostics: Sequence[Diagnostic]) -> str:
-    """`count<TAB>code<TAB>[*] name`, the count right-aligned as in ruff --statistics."""
+    """ruff's --statistics table: `count<TAB>code<TAB>[*] name`, the count right-aligned.
+
+    As ruff does, the fix column (`[*] ` a safe fix, `[ ] ` none) is there only when
+    some rule in the table has a fix.
+    """
     rows = rule_statistics(diagnostics)
-    width = max([5] + [len(str(row["count"])) for row in rows])
+    count_width = max([1] + [len(str(row["count"])) for row in rows])
+    code_width = max([0] + [len(str(row["code"])) for row in rows])
+    any_fixable = any(row["fixable"] for row in rows)
+
+    def mark(fixable: object) -> str:
+        if not any_fixable:
+            return ""
+        return f"{FIXABLE_MARK} " if fixable else f"{UNFIXABLE_MARK} "
+
     return "".join(
-        f"{row['count']:>{width}}\t{row['code']}\t"
-        f"{FIXABLE_MARK if row['fixable'] else ' ' * len(FIXABLE_MARK)} {row['name']}\n"
+        f"{row['count']:>{count_width}}\t{row['code']:<{code_width}}\t"
+        f"{mark(row['fixable'])}{row['name']}\n"
         for row in rows
     )
 

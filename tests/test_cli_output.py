@@ -42,7 +42,8 @@ STUCK = Fragment("""\
 model:
   base_args: ["--seed=-1", "--max-model-len 8192"]
 """)
-STATISTIC = re.compile(r" *(\d+)\t(RL\d{3})\t(\[\*\]|   ) ([a-z0-9-]+)")
+# ruff's table: `[*] ` a safe fix, `[ ] ` none; no fix column when no rule has a fix.
+STATISTIC = re.compile(r"(\d+)\t(RL\d{3})\t(\[\*\] |\[ \] |)([a-z0-9-]+)")
 
 
 @pytest.fixture
@@ -153,7 +154,7 @@ def test_statistics_text_is_ruffs_table(tree: Path) -> None:
     lines = done.stdout.splitlines()
     rows = [STATISTIC.fullmatch(line) for line in lines]
     assert all(rows), lines
-    table = [(int(m[1]), m[2], m[3] == "[*]", m[4]) for m in rows if m]
+    table = [(int(m[1]), m[2], m[3] == "[*] ", m[4]) for m in rows if m]
     assert [(-count, code) for count, code, _, _ in table] == sorted(
         (-c, code) for c, code, _, _ in table
     )
@@ -164,6 +165,27 @@ def test_statistics_text_is_ruffs_table(tree: Path) -> None:
     assert (1, "RL303", True, "flag-equals-value") in table
     records = json.loads(run("check", ".", "--format", "json").stdout)
     assert sum(count for count, *_ in table) == len(records)
+
+
+def test_statistics_mark_rules_without_a_fix_with_an_empty_box(tree: Path) -> None:
+    write_documents(tree, {RECIPE: STUCK})  # RL303 has a safe fix, RL306 none
+    catalog = load_catalog()
+    assert catalog["RL303"].autofix and not catalog["RL306"].autofix
+    done = run("check", "models/acme", "--statistics")
+    assert done.stdout.splitlines() == [
+        "1\tRL303\t[*] flag-equals-value",
+        "1\tRL306\t[ ] flag-and-value-in-one-item",
+    ]
+
+
+def test_statistics_without_any_fix_have_no_fix_column(embedded_tree: Path) -> None:
+    lines = run("check", str(embedded_tree), "--statistics").stdout.splitlines()
+    catalog = load_catalog()
+    rows = [line.split("\t") for line in lines]
+    assert rows and not any(catalog[code].autofix for _, code, _ in rows)
+    # ruff's widths: the count as wide as the largest, the name right after the code's tab.
+    width = max(len(count.strip()) for count, _, _ in rows)
+    assert all(len(count) == width and name == catalog[code].name for count, code, name in rows)
 
 
 def test_statistics_json(tree: Path) -> None:
