@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "compile": "recipelint.commands.compile:compile_command",
     "rules": "recipelint.commands.rules:rules_command",
     "explain": "recipelint.commands.rules:explain_command",
+    "rule": "recipelint.commands.rules:rule_command",
     "flags": "recipelint.commands.flags:flags_group",
     "env": "recipelint.commands.env:env_group",
     "diff": "recipelint.commands.diff:diff_command",
