@@ -178,28 +178,58 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def repository_root(environ: Mapping[str, str] | None = None) -> Path:
+    """The folder GitHub resolves an annotation's file, and code scanning a SARIF
+    artifact, against: the workspace of a GitHub run (GITHUB_WORKSPACE), else the git
+    top level of the current folder, else the current folder. A check run from a
+    subfolder still names files from the repository root."""
+    environ = os.environ if environ is None else environ
+    workspace = environ.get("GITHUB_WORKSPACE")
+    if workspace:
+        return Path(os.path.realpath(workspace))
+    from recipelint.revision import git_output
+
+    top = git_output(Path.cwd(), "rev-parse", "--show-toplevel")
+    return Path(os.path.realpath(top or Path.cwd()))
+
+
+def _github_location(diag: Diagnostic, root: Path) -> dict[str, object]:
+    """file, line and columns as GitHub's toolkit sends them: columns only for a span on
+    one line (it rejects them when line and endLine differ)."""
+    span = diag.span
+    one_line = span.end_line in (0, span.line)
+    props: dict[str, object] = {
+        "file": display_path(Path(os.path.realpath(diag.path)), root),
+        "line": span.line,
+    }
+    if one_line:
+        props["col"] = span.column
+    if span.end_line:
+        props["endLine"] = span.end_line
+    if one_line and span.end_column:
+        props["endColumn"] = span.end_column
+    return props
+
+
 def format_github(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) -> str:
     """GitHub workflow commands; escaping keeps recipe text from starting a new command."""
     from recipelint.rulebook import rule_info
 
     command = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+    root = repository_root() if diagnostics else Path.cwd()
     lines = []
     for diag in diagnostics:
         info = rule_info(diag.code)
-        title = f"{diag.code} {info.name}" if info else diag.code
-        props = {"file": display_path(diag.path), "line": diag.span.line, "col": diag.span.column}
-        if diag.span.end_line:
-            props["endLine"] = diag.span.end_line
-        if diag.span.end_column:
-            props["endColumn"] = diag.span.end_column
-        props["title"] = title
+        props = _github_location(diag, root)
+        props["title"] = f"{diag.code} {info.name}" if info else diag.code
         # A file name may carry terminal escapes too: GitHub's log viewer renders them.
         rendered = ",".join(
             f"{k}={_escape_property(strip_controls(str(v)))}" for k, v in props.items()
         )
         message = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
         message += "".join(
-            f"\nsee {display_path(r.path)}:{r.span.line}: {r.message}" for r in diag.related
+            f"\nsee {display_path(Path(os.path.realpath(r.path)), root)}:{r.span.line}: {r.message}"
+            for r in diag.related
         )
         lines.append(
             f"::{command[diag.severity]} {rendered}::{_escape_data(strip_controls(message))}"
@@ -213,7 +243,9 @@ def format_sarif(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) 
     fingerprints = [fingerprint_in(d, roots) for d in diagnostics]
     return (
         json.dumps(
-            build_sarif(diagnostics, fingerprints=fingerprints), indent=2, ensure_ascii=False
+            build_sarif(diagnostics, repository_root(), fingerprints=fingerprints),
+            indent=2,
+            ensure_ascii=False,
         )
         + "\n"
     )

@@ -13,8 +13,8 @@ from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.rulebook import PROJECT_URL, RuleInfo, load_catalog, rule_url
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-# Relative artifact URIs are relative to the folder recipelint ran in; code-scanning
-# uploads resolve them against the checkout root.
+# Relative artifact URIs are relative to %SRCROOT%, the base a caller gives (the report
+# gives the repository root, which code scanning resolves them against).
 SRCROOT = "%SRCROOT%"
 _LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
@@ -40,7 +40,7 @@ def _artifact(path: Path, base: Path) -> dict[str, Any]:
     A path below ``base`` becomes a relative reference against %SRCROOT%; any other
     path an absolute file URI (a `..` reference would climb out of the checkout).
     """
-    absolute = path if path.is_absolute() else base / path
+    absolute = Path(os.path.realpath(path))  # a relative path is relative to the current folder
     try:
         relative = absolute.relative_to(base).as_posix()
     except ValueError:
@@ -87,7 +87,7 @@ def build_sarif(
     base: Path | None = None,
     fingerprints: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    base = Path(os.path.abspath(base or Path.cwd()))
+    base = Path(os.path.realpath(base or Path.cwd()))
     catalog = load_catalog()
     codes = sorted({d.code for d in diagnostics} | set(catalog))
     rules = [_rule_descriptor(catalog[c]) if c in catalog else {"id": c} for c in codes]

@@ -51,8 +51,10 @@ def _problems(document: dict[str, Any]) -> list[str]:
 
 def _check(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-c", "from recipelint.cli import run; run()", "check", *args]
+    # Artifacts are relative to the repository root: here the folder the check runs in.
+    env = {**os.environ, "GITHUB_WORKSPACE": str(where)}
     return subprocess.run(
-        command, cwd=where, capture_output=True, text=True, timeout=120, check=False
+        command, cwd=where, capture_output=True, text=True, timeout=120, check=False, env=env
     )
 
 
@@ -218,4 +220,37 @@ def test_the_cli_report_with_related_locations_validates(
     results = [r for r in document["runs"][0]["results"] if r["ruleId"] == "RL304"]
     assert len(results) == 1 and "partialFingerprints" in results[0]
     assert results[0]["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 22
+    assert _problems(document) == []
+
+
+def test_artifacts_are_relative_to_the_repository_root_from_a_subfolder(
+    tmp_path: Path, embedded_tree: Path
+) -> None:
+    """Code scanning resolves %SRCROOT% to the checkout: a check run in a subfolder of
+    the repository (no GITHUB_WORKSPACE) still names files from the git top level."""
+    import shutil
+
+    shutil.copytree(embedded_tree, tmp_path / "recipes")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=60)
+    from test_report_github import RECIPE, UNDERSCORE
+    from treehelp import write_documents
+
+    write_documents(tmp_path / "recipes", {RECIPE: UNDERSCORE})
+    command = [sys.executable, "-c", "from recipelint.cli import run; run()", "check"]
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_WORKSPACE"}
+    done = subprocess.run(
+        [*command, "acme", "--format", "sarif"],
+        cwd=tmp_path / "recipes" / "models",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    document = json.loads(done.stdout)
+    run = document["runs"][0]
+    [result] = [r for r in run["results"] if r["ruleId"] == "RL304"]
+    artifact = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert artifact == {"uri": f"recipes/{RECIPE}", "uriBaseId": "%SRCROOT%"}
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.resolve().as_uri() + "/"
     assert _problems(document) == []
