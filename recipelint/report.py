@@ -142,7 +142,11 @@ def _related_records(diag: Diagnostic) -> list[dict[str, object]]:
     ]
 
 
-def as_record(diag: Diagnostic, roots: Sequence[Path] = ()) -> dict[str, object]:
+def as_record(
+    diag: Diagnostic, roots: Sequence[Path] = (), docs_url: str | None = None
+) -> dict[str, object]:
+    """One finding of the JSON report; ``docs_url`` is the configured documentation base
+    (rulebook.docs_url): without one the rule's `url` is null."""
     from recipelint.rulebook import rule_info, rule_url
 
     info = rule_info(diag.code)
@@ -159,15 +163,16 @@ def as_record(diag: Diagnostic, roots: Sequence[Path] = ()) -> dict[str, object]
         "hint": diag.hint,
         "fingerprint": fingerprint_in(diag, roots),
         "related": _related_records(diag),
-        "url": rule_url(diag.code) if info else None,
+        "url": rule_url(diag.code, docs_url) if info else None,
         "fixable": is_fixable(diag.code),
     }
 
 
-def format_json(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) -> str:
-    return (
-        json.dumps([as_record(d, roots) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
-    )
+def format_json(
+    diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = (), docs_url: str | None = None
+) -> str:
+    records = [as_record(d, roots, docs_url) for d in diagnostics]
+    return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
 
 
 def _escape_data(text: str) -> str:
@@ -211,8 +216,13 @@ def _github_location(diag: Diagnostic, root: Path) -> dict[str, object]:
     return props
 
 
-def format_github(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) -> str:
-    """GitHub workflow commands; escaping keeps recipe text from starting a new command."""
+def format_github(
+    diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = (), docs_url: str | None = None
+) -> str:
+    """GitHub workflow commands; escaping keeps recipe text from starting a new command.
+
+    (An annotation has no place for a link: ``docs_url`` is taken as every format takes it.)
+    """
     from recipelint.rulebook import rule_info
 
     command = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -237,13 +247,15 @@ def format_github(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ())
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def format_sarif(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) -> str:
+def format_sarif(
+    diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = (), docs_url: str | None = None
+) -> str:
     from recipelint.sarif import build_sarif
 
     fingerprints = [fingerprint_in(d, roots) for d in diagnostics]
     return (
         json.dumps(
-            build_sarif(diagnostics, repository_root(), fingerprints=fingerprints),
+            build_sarif(diagnostics, repository_root(), fingerprints, docs_url),
             indent=2,
             ensure_ascii=False,
         )
@@ -257,7 +269,8 @@ FORMATTERS: dict[str, Callable[..., str]] = {
     "sarif": format_sarif,
 }
 # Every --format of `check` and `compile`: text (format_text, which also takes the sources
-# and the colour) and the formatters above, which take the diagnostics and the tree roots.
+# and the colour) and the formatters above, which take the diagnostics, the tree roots and
+# the configured documentation base.
 FORMATS: tuple[str, ...] = ("text", *FORMATTERS)
 
 

@@ -97,7 +97,11 @@ def _run_step(
     }
     output, summary = runner / "output", runner / "summary"
     output.write_text("", encoding="utf-8")
-    base_env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    base_env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("GITHUB_") and k != "RECIPELINT_DOCS_URL"
+    }
     bin_dir = str(Path(sys.executable).parent)
     full_env = {
         **base_env,
@@ -194,6 +198,35 @@ def test_sarif_file_is_written(workspace: tuple[Path, str]) -> None:
     assert status == 0, log
     sarif = json.loads((repo / "out.sarif").read_text(encoding="utf-8"))
     assert any(r["ruleId"] == "RL002" for r in sarif["runs"][0]["results"])
+
+
+@pytest.mark.parametrize(
+    ("repository", "ref", "expected"),
+    [
+        ("acme/recipelint", "v1.2.0", "https://github.com/acme/recipelint/blob/v1.2.0/docs"),
+        ("", "", None),  # a local `uses: ./`: no home known, so no link
+    ],
+)
+def test_sarif_links_the_docs_of_the_action_that_ran(
+    workspace: tuple[Path, str], repository: str, ref: str, expected: str | None
+) -> None:
+    repo, _ = workspace
+    _plant_duplicate_key(repo)
+    context = {
+        "inputs.path": ".",
+        "inputs.fail-on": "never",
+        "inputs.sarif": "out.sarif",
+        "github.action_repository": repository,
+        "github.action_ref": ref,
+    }
+    status, _, log = _run_step("recipelint check", repo, context, repo.parent / "runner")
+    assert status == 0, log
+    driver = json.loads((repo / "out.sarif").read_text(encoding="utf-8"))["runs"][0]["tool"][
+        "driver"
+    ]
+    rule = next(rule for rule in driver["rules"] if rule["id"] == "RL002")
+    assert driver.get("informationUri") == (expected and f"{expected}/rules.md")
+    assert rule.get("helpUri") == (expected and f"{expected}/rules.md#rl002")
 
 
 def test_pull_request_summary_lists_rules_and_command_changes(workspace: tuple[Path, str]) -> None:

@@ -22,7 +22,7 @@ from conftest import EMBEDDED_TREE
 from test_github_format import _hostile_tree
 
 from recipelint.diagnostics import Diagnostic, Related, Severity, Span
-from recipelint.rulebook import PROJECT_URL, load_catalog, rule_url
+from recipelint.rulebook import load_catalog
 from recipelint.sarif import build_sarif
 
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
@@ -53,6 +53,7 @@ def _check(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-c", "from recipelint.cli import run; run()", "check", *args]
     # Artifacts are relative to the repository root: here the folder the check runs in.
     env = {**os.environ, "GITHUB_WORKSPACE": str(where)}
+    env.pop("RECIPELINT_DOCS_URL", None)
     return subprocess.run(
         command, cwd=where, capture_output=True, text=True, timeout=120, check=False, env=env
     )
@@ -154,14 +155,25 @@ def test_a_name_that_is_not_utf8_keeps_its_bytes(tmp_path: Path) -> None:
     assert _problems(document) == []
 
 
-def test_the_tool_and_each_rule_link_their_documentation(hostile: Hostile) -> None:
+def test_without_a_documentation_base_nothing_links_to_a_placeholder(hostile: Hostile) -> None:
     document, _, _ = hostile
     driver = document["runs"][0]["tool"]["driver"]
-    assert driver["informationUri"] == PROJECT_URL
+    assert "informationUri" not in driver
+    assert not any("helpUri" in rule for rule in driver["rules"])
+    assert "OWNER" not in json.dumps(document)
+    assert _problems(document) == []
+
+
+def test_the_tool_and_each_rule_link_the_configured_documentation(tmp_path: Path) -> None:
+    diag = Diagnostic(tmp_path / "models" / "a.yaml", Span(1, 1), "RL002", Severity.ERROR, "x")
+    base = "https://github.com/acme/recipelint/blob/v1.2.0/docs"
+    document = build_sarif([diag], base=tmp_path, docs_url=base)
+    driver = document["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == f"{base}/rules.md"
     catalog = load_catalog()
     for rule in driver["rules"]:
         if rule["id"] in catalog:
-            assert rule["helpUri"] == rule_url(rule["id"])
+            assert rule["helpUri"] == f"{base}/rules.md#{rule['id'].lower()}"
     assert _problems(document) == []
 
 

@@ -213,9 +213,8 @@ def check_command(
     if statistics and output_format not in STATISTICS_FORMATTERS:
         raise click.UsageError("--statistics prints --format text or json")
     extra_reports = [_extra_report(spec) for spec in also_reports]
-    if stdin_filename is not None:
-        if fix or diff:
-            raise click.UsageError("--fix and --diff write files: leave out --stdin-filename")
+    if stdin_filename is not None and (fix or diff):
+        raise click.UsageError("--fix and --diff write files: leave out --stdin-filename")
     if show_settings:
         ctx.exit(
             _show_settings(
@@ -306,7 +305,9 @@ def _render(result: CheckResult, look: Look) -> str:
             color=use_color(look.color, terminal),
         )
     roots = [Path(os.path.abspath(tree.root)) for tree in result.trees]
-    return FORMATTERS[look.output_format](result.diagnostics, roots)
+    # One report, one documentation base: the first tree's that configures one.
+    configured = next((tree.docs_url for tree in result.trees if tree.docs_url), None)
+    return FORMATTERS[look.output_format](result.diagnostics, roots, docs_url=configured)
 
 
 def _report_summary(result: CheckResult, output_format: str, after_fix: bool) -> None:
