@@ -419,3 +419,45 @@ def test_the_documented_workflow_is_the_example_file() -> None:
     docs = (PROJECT_ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
     shown = docs.split("```yaml\nname: recipelint\n", 1)[1].split("```\n", 1)[0]
     assert "name: recipelint\n" + shown == example[example.index("name: recipelint\n") :]
+
+
+def _github_path_pattern(pattern: str) -> re.Pattern[str]:
+    """A paths filter pattern as GitHub reads it: `**` any folders, `*` within one name."""
+    parts = re.split(r"(\*\*/?|\*)", pattern)
+    regex = "".join(
+        ".*" if part.startswith("**") else "[^/]*" if part == "*" else re.escape(part)
+        for part in parts
+    )
+    return re.compile(regex)
+
+
+def test_the_workflow_runs_for_every_file_that_changes_a_finding() -> None:
+    """The pull_request filter covers what the check reads: the tree's files, the
+    configuration files discovery looks for, schema overlays, quickstart files (the
+    rendering stage checks them) and the workflow itself."""
+    from recipelint.config import CONFIG_FILES, OVERLAY_FOLDER
+    from recipelint.revision import TREE_ENTRIES
+
+    text = WORKFLOW.read_text(encoding="utf-8")
+    workflow = yaml.safe_load(text)
+    # PyYAML reads the key `on` as True (YAML 1.1).
+    patterns = [_github_path_pattern(p) for p in workflow[True]["pull_request"]["paths"]]
+    installed_as = text.splitlines()[0].removeprefix("# ").split(" ")[0]
+    samples = {
+        installed_as,
+        *CONFIG_FILES,
+        f"{OVERLAY_FOLDER}/recipe.schema.json",
+        f"{OVERLAY_FOLDER}/extra/recipe.yaml",  # an overlay file the configuration names
+        "quickstart/h100.yaml",
+        "models/acme/demo.yaml",
+        "models/acme/sub/demo.yaml",
+        *(entry if "." in entry else f"{entry}/x.yaml" for entry in TREE_ENTRIES),
+    }
+    missed = sorted(s for s in samples if not any(p.fullmatch(s) for p in patterns))
+    assert missed == [], f"the workflow does not run when these change: {missed}"
+    assert installed_as == ".github/workflows/recipelint.yml"
+
+
+def test_the_workflow_job_has_a_time_limit() -> None:
+    jobs = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]
+    assert all(0 < job.get("timeout-minutes", 0) <= 30 for job in jobs.values())
