@@ -95,7 +95,7 @@ def _stdin_paths(paths: tuple[Path, ...], stdin_filename: Path | None) -> tuple[
 @click.option(
     "--statistics",
     is_flag=True,
-    help="Print a count per rule instead of the findings ([*]: --fix repairs it); "
+    help="Print a count per rule instead of the findings ([*]: --fix repairs it, [ ]: not); "
     "--format json gives [{code, name, count, fixable}].",
 )
 @click.option(
