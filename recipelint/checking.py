@@ -62,6 +62,8 @@ class TreeCheck:
     diagnostics: list[Diagnostic]
     files: int
     sources: dict[Path, str | bytes]
+    # The tree's configured documentation base (`docs-url`), for the report's links.
+    docs_url: str | None = None
 
 
 @dataclass
@@ -174,7 +176,7 @@ def check_tree(
         found = run_checks(tree, config, focus=focus, jobs=options.jobs)
     sources = {doc.path: doc.stored_text for doc in tree.documents()}
     files = sum(1 for doc in tree.documents() if focus(doc.path))
-    return TreeCheck(root, found, files, sources)
+    return TreeCheck(root, found, files, sources, config.docs_url)
 
 
 def _selected_path(path: Path, root: Path, targets: list[Path]) -> bool:

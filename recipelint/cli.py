@@ -6,7 +6,11 @@ compiler or the flag extractor, so each subcommand lives in its own module.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+from collections.abc import Iterator
+from typing import Any
 
 import click
 
@@ -20,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "compile": "recipelint.commands.compile:compile_command",
     "rules": "recipelint.commands.rules:rules_command",
     "explain": "recipelint.commands.rules:explain_command",
+    "rule": "recipelint.commands.rules:rule_command",
     "flags": "recipelint.commands.flags:flags_group",
     "env": "recipelint.commands.env:env_group",
     "diff": "recipelint.commands.diff:diff_command",
@@ -28,6 +33,21 @@ COMMANDS: dict[str, str] = {
     "show": "recipelint.commands.show:show_command",
     "lsp": "recipelint.commands.lsp:lsp_command",
 }
+
+
+class ReaderGone(Exception):
+    """Whoever read standard output stopped reading (`recipelint rules | head -1`).
+
+    Not an OSError, so click's own handling of a closed pipe (exit 1) never sees it.
+    """
+
+
+@contextlib.contextmanager
+def _reader_may_leave() -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError:
+        raise ReaderGone from None
 
 
 class LazyGroup(click.Group):
@@ -48,6 +68,16 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(import_own(module_name), attribute)
         return command
 
+    # Every command prints through these two: --help and --version while the arguments
+    # are parsed, everything else when the command runs.
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _reader_may_leave():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _reader_may_leave():
+            return super().invoke(ctx)
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="recipelint")
@@ -60,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # Without standalone mode click returns ctx.exit()'s code instead of exiting.
         status = cli.main(args=argv, prog_name="recipelint", standalone_mode=False)
+        sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
+    except (ReaderGone, BrokenPipeError):
+        # As ruff does: a reader that has seen enough is no failure (exit 0, no message).
+        _discard_stdout()
+        return EXIT_OK
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
@@ -70,8 +105,6 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    except BrokenPipeError:
-        return EXIT_OK
     except BrokenInstallError as exc:
         click.echo(f"recipelint: internal error: {exc}", err=True)
         return EXIT_INTERNAL
@@ -80,6 +113,18 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("Please report this with the input that caused it.", err=True)
         return EXIT_INTERNAL
     return status if isinstance(status, int) else EXIT_OK
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush
+    meets no closed pipe (Python's documented remedy, see the signal module)."""
+    try:
+        fileno = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (a test runner's buffer): nothing is flushed at exit
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fileno)
+    os.close(null)
 
 
 def run() -> None:

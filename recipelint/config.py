@@ -15,6 +15,7 @@ Example::
     ignore = ["RL6"]                 # codes or prefixes to skip
     severity = { RL301 = "warning" } # per-rule severity (exact codes)
     per-file-ignores = { "models/legacy/*.yaml" = ["RL4"] }
+    docs-url = "https://example.org/recipelint/docs"   # where reports link rule docs (rules.md)
     [tool.recipelint.limits]
     max-file-bytes = 1048576
     max-depth = 100
@@ -68,6 +69,9 @@ class Config:
     limits: LoadLimits = LoadLimits()
     max_renderings: int = 5000
     source: Path | None = None
+    # The documentation base reports link rules to (the folder holding rules.md); None:
+    # RECIPELINT_DOCS_URL's, else no link (recipelint.rulebook.docs_url).
+    docs_url: str | None = None
     # The `schema` table as written (schema name -> inline overlay or overlay file); the
     # overlays themselves are read and applied by recipelint.schema.tree_overlay.
     schema: dict[str, Any] = field(default_factory=dict)
@@ -203,7 +207,7 @@ def _parse(table: dict[str, Any], path: Path, text: str = "") -> Config:
     origin = str(path)
     origins: dict[str, str] = {
         name: origin
-        for name in ("select", "ignore", "severity", "per-file-ignores")
+        for name in ("select", "ignore", "severity", "per-file-ignores", "docs-url")
         if name in table
     }
     origins.update({f"limits.{name}": origin for name in table.get("limits", {})})
@@ -215,6 +219,7 @@ def _parse(table: dict[str, Any], path: Path, text: str = "") -> Config:
         per_file_ignores=dict(settings.per_file_ignores),
         limits=settings.limits.load_limits(),
         max_renderings=settings.limits.max_renderings,
+        docs_url=settings.docs_url,
         source=path,
         schema=_schema_table(table),
         origins=origins,
@@ -417,6 +422,7 @@ SETTING_NAMES = (
     "limits.max-depth",
     "limits.max-nodes",
     "limits.max-renderings",
+    "docs-url",
 )
 
 
@@ -438,6 +444,7 @@ def settings(config: Config) -> list[Setting]:
         "limits.max-depth": config.limits.max_depth,
         "limits.max-nodes": config.limits.max_nodes,
         "limits.max-renderings": config.max_renderings,
+        "docs-url": config.docs_url or "",
     }
     found = [Setting(name, values[name], config.origin(name)) for name in SETTING_NAMES]
     from recipelint.schema import SCHEMA_FILES

@@ -64,10 +64,19 @@ def _severity(level: Any) -> Severity:
         raise PydanticCustomError("severity", "{message}", {"message": str(exc)}) from None
 
 
+def _docs_url(value: Any) -> str:
+    from recipelint.rulebook import is_docs_url
+
+    if not isinstance(value, str) or not is_docs_url(value):
+        raise PydanticCustomError("docs_url", "not an http(s) URL")
+    return value
+
+
 Selectors = Annotated[tuple[str, ...], BeforeValidator(_selectors)]
 RuleCode = Annotated[str, BeforeValidator(_rule_code)]
 Level = Annotated[Severity, BeforeValidator(_severity)]
 PositiveCount = Annotated[int, Field(gt=0)]
+DocsUrl = Annotated[str, BeforeValidator(_docs_url)]
 
 
 class LimitsTable(BaseModel):
@@ -99,6 +108,7 @@ class SettingsTable(BaseModel):
     severity: dict[RuleCode, Level] = Field(default_factory=dict)
     per_file_ignores: dict[str, Selectors] = Field(default_factory=dict, alias="per-file-ignores")
     limits: LimitsTable = Field(default_factory=lambda: LimitsTable.model_validate({}))
+    docs_url: DocsUrl | None = Field(None, alias="docs-url")
     # As written: the overlay reader (recipelint.schema.tree_overlay) reports its problems.
     schema_table: Any = Field(None, alias="schema")
 
@@ -148,6 +158,11 @@ def _problem(error: ErrorDetails, errors: list[ErrorDetails]) -> tuple[str, tupl
         return "'per-file-ignores' must be a table of glob = [codes]", ("per-file-ignores",)
     if loc[0] == "limits":
         return _limits_problem(loc, errors)
+    if loc[0] == "docs-url":
+        return (
+            "'docs-url' must be an http(s) URL: the folder holding rules.md, "
+            "e.g. https://github.com/<owner>/recipelint/blob/<tag>/docs"
+        ), ("docs-url",)
     key = ".".join(loc[:2])
     if error["type"] == "selector":
         part = context.get("part")

@@ -67,6 +67,8 @@ def is_fixable(code: str) -> bool:
 
 
 FIXABLE_MARK = "[*]"
+# --statistics marks a rule without a safe fix so (ruff's column).
+UNFIXABLE_MARK = "[ ]"
 
 
 def format_text(
@@ -140,7 +142,11 @@ def _related_records(diag: Diagnostic) -> list[dict[str, object]]:
     ]
 
 
-def as_record(diag: Diagnostic, roots: Sequence[Path] = ()) -> dict[str, object]:
+def as_record(
+    diag: Diagnostic, roots: Sequence[Path] = (), docs_url: str | None = None
+) -> dict[str, object]:
+    """One finding of the JSON report; ``docs_url`` is the configured documentation base
+    (rulebook.docs_url): without one the rule's `url` is null."""
     from recipelint.rulebook import rule_info, rule_url
 
     info = rule_info(diag.code)
@@ -157,15 +163,16 @@ def as_record(diag: Diagnostic, roots: Sequence[Path] = ()) -> dict[str, object]
         "hint": diag.hint,
         "fingerprint": fingerprint_in(diag, roots),
         "related": _related_records(diag),
-        "url": rule_url(diag.code) if info else None,
+        "url": rule_url(diag.code, docs_url) if info else None,
         "fixable": is_fixable(diag.code),
     }
 
 
-def format_json(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) -> str:
-    return (
-        json.dumps([as_record(d, roots) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
-    )
+def format_json(
+    diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = (), docs_url: str | None = None
+) -> str:
+    records = [as_record(d, roots, docs_url) for d in diagnostics]
+    return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
 
 
 def _escape_data(text: str) -> str:
@@ -176,28 +183,63 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def format_github(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) -> str:
-    """GitHub workflow commands; escaping keeps recipe text from starting a new command."""
+def repository_root(environ: Mapping[str, str] | None = None) -> Path:
+    """The folder GitHub resolves an annotation's file, and code scanning a SARIF
+    artifact, against: the workspace of a GitHub run (GITHUB_WORKSPACE), else the git
+    top level of the current folder, else the current folder. A check run from a
+    subfolder still names files from the repository root."""
+    environ = os.environ if environ is None else environ
+    workspace = environ.get("GITHUB_WORKSPACE")
+    if workspace:
+        return Path(os.path.realpath(workspace))
+    from recipelint.revision import git_output
+
+    top = git_output(Path.cwd(), "rev-parse", "--show-toplevel")
+    return Path(os.path.realpath(top or Path.cwd()))
+
+
+def _github_location(diag: Diagnostic, root: Path) -> dict[str, object]:
+    """file, line and columns as GitHub's toolkit sends them: columns only for a span on
+    one line (it rejects them when line and endLine differ)."""
+    span = diag.span
+    one_line = span.end_line in (0, span.line)
+    props: dict[str, object] = {
+        "file": display_path(Path(os.path.realpath(diag.path)), root),
+        "line": span.line,
+    }
+    if one_line:
+        props["col"] = span.column
+    if span.end_line:
+        props["endLine"] = span.end_line
+    if one_line and span.end_column:
+        props["endColumn"] = span.end_column
+    return props
+
+
+def format_github(
+    diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = (), docs_url: str | None = None
+) -> str:
+    """GitHub workflow commands; escaping keeps recipe text from starting a new command.
+
+    (An annotation has no place for a link: ``docs_url`` is taken as every format takes it.)
+    """
     from recipelint.rulebook import rule_info
 
     command = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+    root = repository_root() if diagnostics else Path.cwd()
     lines = []
     for diag in diagnostics:
         info = rule_info(diag.code)
-        title = f"{diag.code} {info.name}" if info else diag.code
-        props = {"file": display_path(diag.path), "line": diag.span.line, "col": diag.span.column}
-        if diag.span.end_line:
-            props["endLine"] = diag.span.end_line
-        if diag.span.end_column:
-            props["endColumn"] = diag.span.end_column
-        props["title"] = title
+        props = _github_location(diag, root)
+        props["title"] = f"{diag.code} {info.name}" if info else diag.code
         # A file name may carry terminal escapes too: GitHub's log viewer renders them.
         rendered = ",".join(
             f"{k}={_escape_property(strip_controls(str(v)))}" for k, v in props.items()
         )
         message = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
         message += "".join(
-            f"\nsee {display_path(r.path)}:{r.span.line}: {r.message}" for r in diag.related
+            f"\nsee {display_path(Path(os.path.realpath(r.path)), root)}:{r.span.line}: {r.message}"
+            for r in diag.related
         )
         lines.append(
             f"::{command[diag.severity]} {rendered}::{_escape_data(strip_controls(message))}"
@@ -205,13 +247,17 @@ def format_github(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ())
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def format_sarif(diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = ()) -> str:
+def format_sarif(
+    diagnostics: Sequence[Diagnostic], roots: Sequence[Path] = (), docs_url: str | None = None
+) -> str:
     from recipelint.sarif import build_sarif
 
     fingerprints = [fingerprint_in(d, roots) for d in diagnostics]
     return (
         json.dumps(
-            build_sarif(diagnostics, fingerprints=fingerprints), indent=2, ensure_ascii=False
+            build_sarif(diagnostics, repository_root(), fingerprints, docs_url),
+            indent=2,
+            ensure_ascii=False,
         )
         + "\n"
     )
@@ -223,7 +269,8 @@ FORMATTERS: dict[str, Callable[..., str]] = {
     "sarif": format_sarif,
 }
 # Every --format of `check` and `compile`: text (format_text, which also takes the sources
-# and the colour) and the formatters above, which take the diagnostics and the tree roots.
+# and the colour) and the formatters above, which take the diagnostics, the tree roots and
+# the configured documentation base.
 FORMATS: tuple[str, ...] = ("text", *FORMATTERS)
 
 
@@ -270,12 +317,24 @@ def rule_statistics(diagnostics: Sequence[Diagnostic]) -> list[dict[str, object]
 
 
 def format_statistics_text(diagnostics: Sequence[Diagnostic]) -> str:
-    """`count<TAB>code<TAB>[*] name`, the count right-aligned as in ruff --statistics."""
+    """ruff's --statistics table: `count<TAB>code<TAB>[*] name`, the count right-aligned.
+
+    As ruff does, the fix column (`[*] ` a safe fix, `[ ] ` none) is there only when
+    some rule in the table has a fix.
+    """
     rows = rule_statistics(diagnostics)
-    width = max([5] + [len(str(row["count"])) for row in rows])
+    count_width = max([1] + [len(str(row["count"])) for row in rows])
+    code_width = max([0] + [len(str(row["code"])) for row in rows])
+    any_fixable = any(row["fixable"] for row in rows)
+
+    def mark(fixable: object) -> str:
+        if not any_fixable:
+            return ""
+        return f"{FIXABLE_MARK} " if fixable else f"{UNFIXABLE_MARK} "
+
     return "".join(
-        f"{row['count']:>{width}}\t{row['code']}\t"
-        f"{FIXABLE_MARK if row['fixable'] else ' ' * len(FIXABLE_MARK)} {row['name']}\n"
+        f"{row['count']:>{count_width}}\t{row['code']:<{code_width}}\t"
+        f"{mark(row['fixable'])}{row['name']}\n"
         for row in rows
     )
 

@@ -10,6 +10,7 @@ only produce findings. (Not to be confused with the flag catalogs of vLLM releas
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,18 +69,50 @@ class RuleInfo:
 # The recipe path whose hf id is the base recipe's model_id (rules/base-recipe.yaml).
 DEFAULT_EXAMPLE_PATH = "models/acme/demo.yaml"
 
-# Where recipelint lives and where each rule is documented. Defined once here and in
-# pyproject.toml's [project.urls] (tests/test_cli_output.py keeps the two equal);
-# `OWNER/recipelint` is the placeholder the docs and action.yml use for the repository
-# that publishes recipelint: replace it in both places when it is published.
+# The package metadata's links (pyproject.toml's [project.urls]; tests/test_cli_output.py
+# keeps the two equal). `OWNER/recipelint` is the placeholder for the repository that
+# publishes recipelint: reports never link there (see docs_url).
 PROJECT_URL = "https://github.com/OWNER/recipelint"
 DOCS_URL = f"{PROJECT_URL}/blob/main/docs"
-RULES_URL = DOCS_URL + "/rules.md#{code}"
+
+# The documentation base when the configuration gives none (its `docs-url`): the GitHub
+# Action sets it to the docs of the recipelint it runs.
+DOCS_URL_VARIABLE = "RECIPELINT_DOCS_URL"
 
 
-def rule_url(code: str) -> str:
-    """The rule's entry in the rules documentation (anchors are lower-case codes)."""
-    return RULES_URL.format(code=code.lower())
+def is_docs_url(text: str) -> bool:
+    """An absolute http(s) URL without white space: what a report may link to."""
+    from urllib.parse import urlsplit
+
+    if not text.isprintable() or " " in text:
+        return False
+    try:
+        parts = urlsplit(text)
+    except ValueError:  # an unbalanced IPv6 bracket
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+def docs_url(configured: str | None = None) -> str | None:
+    """The documentation base, the folder holding rules.md: the configured one, else
+    RECIPELINT_DOCS_URL when it is an http(s) URL, else None: without a real home a
+    report carries no link rather than a dead one."""
+    if configured:
+        return configured.rstrip("/")
+    given = os.environ.get(DOCS_URL_VARIABLE, "").strip()
+    return given.rstrip("/") if is_docs_url(given) else None
+
+
+def rules_page_url(configured: str | None = None) -> str | None:
+    """The rules page under the documentation base (docs_url), or None."""
+    base = docs_url(configured)
+    return f"{base}/rules.md" if base else None
+
+
+def rule_url(code: str, configured: str | None = None) -> str | None:
+    """The rule's entry in the rules page (anchors are lower-case codes), or None."""
+    page = rules_page_url(configured)
+    return f"{page}#{code.lower()}" if page else None
 
 
 def _examples(raw: Any) -> tuple[Example, ...]:

@@ -24,7 +24,7 @@ def rule_record(info: RuleInfo) -> dict[str, object]:
         "severity": str(info.severity),
         "summary": info.summary,
         "fixable": info.autofix,
-        "url": rule_url(info.code),
+        "url": rule_url(info.code),  # null without a documentation base (rulebook.docs_url)
     }
 
 

@@ -10,28 +10,32 @@ from urllib.parse import quote
 
 from recipelint import __version__
 from recipelint.diagnostics import Diagnostic, Severity, Span
-from recipelint.rulebook import PROJECT_URL, RuleInfo, load_catalog, rule_url
+from recipelint.rulebook import RuleInfo, load_catalog, rule_url, rules_page_url
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-# Relative artifact URIs are relative to the folder recipelint ran in; code-scanning
-# uploads resolve them against the checkout root.
+# Relative artifact URIs are relative to %SRCROOT%, the base a caller gives (the report
+# gives the repository root, which code scanning resolves them against).
 SRCROOT = "%SRCROOT%"
 _LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
-def _rule_descriptor(info: RuleInfo) -> dict[str, Any]:
+def _rule_descriptor(info: RuleInfo, docs_url: str | None) -> dict[str, Any]:
     help_text = "\n\n".join(
         part for part in (info.rationale, f"Fix: {info.fix}" if info.fix else "") if part
     )
-    return {
+    descriptor = {
         "id": info.code,
         "name": info.name,
         "shortDescription": {"text": info.summary or info.name},
         "fullDescription": {"text": info.rationale or info.summary or info.name},
         "help": {"text": help_text or info.summary or info.name},
-        "helpUri": rule_url(info.code),
         "defaultConfiguration": {"level": _LEVELS[info.severity]},
     }
+    # Optional in SARIF: left out rather than pointing at a placeholder.
+    help_uri = rule_url(info.code, docs_url)
+    if help_uri:
+        descriptor["helpUri"] = help_uri
+    return descriptor
 
 
 def _artifact(path: Path, base: Path) -> dict[str, Any]:
@@ -40,7 +44,7 @@ def _artifact(path: Path, base: Path) -> dict[str, Any]:
     A path below ``base`` becomes a relative reference against %SRCROOT%; any other
     path an absolute file URI (a `..` reference would climb out of the checkout).
     """
-    absolute = path if path.is_absolute() else base / path
+    absolute = Path(os.path.realpath(path))  # a relative path is relative to the current folder
     try:
         relative = absolute.relative_to(base).as_posix()
     except ValueError:
@@ -86,24 +90,29 @@ def build_sarif(
     diagnostics: Sequence[Diagnostic],
     base: Path | None = None,
     fingerprints: Sequence[str] | None = None,
+    docs_url: str | None = None,
 ) -> dict[str, Any]:
-    base = Path(os.path.abspath(base or Path.cwd()))
+    """The SARIF log of a check; ``docs_url`` is the configured documentation base
+    (rulebook.docs_url): without one no rule and not the tool carries a link."""
+    base = Path(os.path.realpath(base or Path.cwd()))
     catalog = load_catalog()
     codes = sorted({d.code for d in diagnostics} | set(catalog))
-    rules = [_rule_descriptor(catalog[c]) if c in catalog else {"id": c} for c in codes]
+    rules = [_rule_descriptor(catalog[c], docs_url) if c in catalog else {"id": c} for c in codes]
     index = {rule["id"]: n for n, rule in enumerate(rules)}
     keys = list(fingerprints) if fingerprints is not None else [None] * len(diagnostics)
     results = [
         _result(diag, index[diag.code], base, key)
         for diag, key in zip(diagnostics, keys, strict=False)
     ]
-    driver = {
+    driver: dict[str, Any] = {
         "name": "recipelint",
         "version": __version__,
         "semanticVersion": __version__,
-        "informationUri": PROJECT_URL,
-        "rules": rules,
     }
+    information_uri = rules_page_url(docs_url)
+    if information_uri:
+        driver["informationUri"] = information_uri
+    driver["rules"] = rules
     run = {
         "tool": {"driver": driver},
         # Spans count characters (YAML marks), not SARIF's default UTF-16 code units.

@@ -97,7 +97,11 @@ def _run_step(
     }
     output, summary = runner / "output", runner / "summary"
     output.write_text("", encoding="utf-8")
-    base_env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    base_env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("GITHUB_") and k != "RECIPELINT_DOCS_URL"
+    }
     bin_dir = str(Path(sys.executable).parent)
     full_env = {
         **base_env,
@@ -194,6 +198,35 @@ def test_sarif_file_is_written(workspace: tuple[Path, str]) -> None:
     assert status == 0, log
     sarif = json.loads((repo / "out.sarif").read_text(encoding="utf-8"))
     assert any(r["ruleId"] == "RL002" for r in sarif["runs"][0]["results"])
+
+
+@pytest.mark.parametrize(
+    ("repository", "ref", "expected"),
+    [
+        ("acme/recipelint", "v1.2.0", "https://github.com/acme/recipelint/blob/v1.2.0/docs"),
+        ("", "", None),  # a local `uses: ./`: no home known, so no link
+    ],
+)
+def test_sarif_links_the_docs_of_the_action_that_ran(
+    workspace: tuple[Path, str], repository: str, ref: str, expected: str | None
+) -> None:
+    repo, _ = workspace
+    _plant_duplicate_key(repo)
+    context = {
+        "inputs.path": ".",
+        "inputs.fail-on": "never",
+        "inputs.sarif": "out.sarif",
+        "github.action_repository": repository,
+        "github.action_ref": ref,
+    }
+    status, _, log = _run_step("recipelint check", repo, context, repo.parent / "runner")
+    assert status == 0, log
+    driver = json.loads((repo / "out.sarif").read_text(encoding="utf-8"))["runs"][0]["tool"][
+        "driver"
+    ]
+    rule = next(rule for rule in driver["rules"] if rule["id"] == "RL002")
+    assert driver.get("informationUri") == (expected and f"{expected}/rules.md")
+    assert rule.get("helpUri") == (expected and f"{expected}/rules.md#rl002")
 
 
 def test_pull_request_summary_lists_rules_and_command_changes(workspace: tuple[Path, str]) -> None:
@@ -386,3 +419,45 @@ def test_the_documented_workflow_is_the_example_file() -> None:
     docs = (PROJECT_ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
     shown = docs.split("```yaml\nname: recipelint\n", 1)[1].split("```\n", 1)[0]
     assert "name: recipelint\n" + shown == example[example.index("name: recipelint\n") :]
+
+
+def _github_path_pattern(pattern: str) -> re.Pattern[str]:
+    """A paths filter pattern as GitHub reads it: `**` any folders, `*` within one name."""
+    parts = re.split(r"(\*\*/?|\*)", pattern)
+    regex = "".join(
+        ".*" if part.startswith("**") else "[^/]*" if part == "*" else re.escape(part)
+        for part in parts
+    )
+    return re.compile(regex)
+
+
+def test_the_workflow_runs_for_every_file_that_changes_a_finding() -> None:
+    """The pull_request filter covers what the check reads: the tree's files, the
+    configuration files discovery looks for, schema overlays, quickstart files (the
+    rendering stage checks them) and the workflow itself."""
+    from recipelint.config import CONFIG_FILES, OVERLAY_FOLDER
+    from recipelint.revision import TREE_ENTRIES
+
+    text = WORKFLOW.read_text(encoding="utf-8")
+    workflow = yaml.safe_load(text)
+    # PyYAML reads the key `on` as True (YAML 1.1).
+    patterns = [_github_path_pattern(p) for p in workflow[True]["pull_request"]["paths"]]
+    installed_as = text.splitlines()[0].removeprefix("# ").split(" ")[0]
+    samples = {
+        installed_as,
+        *CONFIG_FILES,
+        f"{OVERLAY_FOLDER}/recipe.schema.json",
+        f"{OVERLAY_FOLDER}/extra/recipe.yaml",  # an overlay file the configuration names
+        "quickstart/h100.yaml",
+        "models/acme/demo.yaml",
+        "models/acme/sub/demo.yaml",
+        *(entry if "." in entry else f"{entry}/x.yaml" for entry in TREE_ENTRIES),
+    }
+    missed = sorted(s for s in samples if not any(p.fullmatch(s) for p in patterns))
+    assert missed == [], f"the workflow does not run when these change: {missed}"
+    assert installed_as == ".github/workflows/recipelint.yml"
+
+
+def test_the_workflow_job_has_a_time_limit() -> None:
+    jobs = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]
+    assert all(0 < job.get("timeout-minutes", 0) <= 30 for job in jobs.values())

@@ -22,7 +22,7 @@ from conftest import EMBEDDED_TREE
 from test_github_format import _hostile_tree
 
 from recipelint.diagnostics import Diagnostic, Related, Severity, Span
-from recipelint.rulebook import PROJECT_URL, load_catalog, rule_url
+from recipelint.rulebook import load_catalog
 from recipelint.sarif import build_sarif
 
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
@@ -51,8 +51,11 @@ def _problems(document: dict[str, Any]) -> list[str]:
 
 def _check(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-c", "from recipelint.cli import run; run()", "check", *args]
+    # Artifacts are relative to the repository root: here the folder the check runs in.
+    env = {**os.environ, "GITHUB_WORKSPACE": str(where)}
+    env.pop("RECIPELINT_DOCS_URL", None)
     return subprocess.run(
-        command, cwd=where, capture_output=True, text=True, timeout=120, check=False
+        command, cwd=where, capture_output=True, text=True, timeout=120, check=False, env=env
     )
 
 
@@ -152,14 +155,25 @@ def test_a_name_that_is_not_utf8_keeps_its_bytes(tmp_path: Path) -> None:
     assert _problems(document) == []
 
 
-def test_the_tool_and_each_rule_link_their_documentation(hostile: Hostile) -> None:
+def test_without_a_documentation_base_nothing_links_to_a_placeholder(hostile: Hostile) -> None:
     document, _, _ = hostile
     driver = document["runs"][0]["tool"]["driver"]
-    assert driver["informationUri"] == PROJECT_URL
+    assert "informationUri" not in driver
+    assert not any("helpUri" in rule for rule in driver["rules"])
+    assert "OWNER" not in json.dumps(document)
+    assert _problems(document) == []
+
+
+def test_the_tool_and_each_rule_link_the_configured_documentation(tmp_path: Path) -> None:
+    diag = Diagnostic(tmp_path / "models" / "a.yaml", Span(1, 1), "RL002", Severity.ERROR, "x")
+    base = "https://github.com/acme/recipelint/blob/v1.2.0/docs"
+    document = build_sarif([diag], base=tmp_path, docs_url=base)
+    driver = document["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == f"{base}/rules.md"
     catalog = load_catalog()
     for rule in driver["rules"]:
         if rule["id"] in catalog:
-            assert rule["helpUri"] == rule_url(rule["id"])
+            assert rule["helpUri"] == f"{base}/rules.md#{rule['id'].lower()}"
     assert _problems(document) == []
 
 
@@ -218,4 +232,37 @@ def test_the_cli_report_with_related_locations_validates(
     results = [r for r in document["runs"][0]["results"] if r["ruleId"] == "RL304"]
     assert len(results) == 1 and "partialFingerprints" in results[0]
     assert results[0]["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 22
+    assert _problems(document) == []
+
+
+def test_artifacts_are_relative_to_the_repository_root_from_a_subfolder(
+    tmp_path: Path, embedded_tree: Path
+) -> None:
+    """Code scanning resolves %SRCROOT% to the checkout: a check run in a subfolder of
+    the repository (no GITHUB_WORKSPACE) still names files from the git top level."""
+    import shutil
+
+    shutil.copytree(embedded_tree, tmp_path / "recipes")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=60)
+    from test_report_github import RECIPE, UNDERSCORE
+    from treehelp import write_documents
+
+    write_documents(tmp_path / "recipes", {RECIPE: UNDERSCORE})
+    command = [sys.executable, "-c", "from recipelint.cli import run; run()", "check"]
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_WORKSPACE"}
+    done = subprocess.run(
+        [*command, "acme", "--format", "sarif"],
+        cwd=tmp_path / "recipes" / "models",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    document = json.loads(done.stdout)
+    run = document["runs"][0]
+    [result] = [r for r in run["results"] if r["ruleId"] == "RL304"]
+    artifact = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert artifact == {"uri": f"recipes/{RECIPE}", "uriBaseId": "%SRCROOT%"}
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.resolve().as_uri() + "/"
     assert _problems(document) == []

@@ -10,9 +10,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 from treehelp import BlockYaml, base_recipe, build_tree, stdin_check, write_documents
 
 from recipelint.checking import CheckOptions, run_check
+from recipelint.cli import cli
 from recipelint.report import display_path, format_text
 from recipelint.tree import load_tree
 
@@ -156,3 +158,40 @@ def test_without_an_override_the_tree_is_unchanged(tree: Path) -> None:
     assert [(d.rel, d.text) for d in plain.documents()] == [
         (d.rel, d.text) for d in overridden.documents()
     ]
+
+
+# ---------------------------------------------------------------- through the command line
+
+
+def _cli(*args: str, stdin: str = "") -> Result:
+    return CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False)
+
+
+def test_dash_beside_stdin_filename_reads_standard_input(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tree)
+    done = _cli("check", "--stdin-filename", RECIPE, "-", stdin=_text(context_length="long"))
+    assert done.exit_code == 1, done.output
+    assert done.stdout.startswith(f"{RECIPE}:") and "RL102" in done.stdout
+    assert "warning" not in done.stderr
+
+
+def test_dash_alone_asks_where_the_document_belongs(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tree)
+    done = _cli("check", "-", stdin=_text())
+    assert done.exit_code == 2
+    assert "--stdin-filename" in done.stderr and "does not exist" not in done.stderr
+
+
+def test_other_paths_beside_stdin_filename_are_ignored_with_a_warning(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tree)
+    done = _cli("check", "--stdin-filename", RECIPE, "models", "-", stdin="meta: [\n")
+    assert done.exit_code == 1
+    assert [line.split(" ")[1] for line in done.stdout.splitlines()] == ["RL001"]
+    assert "ignoring models in favour of standard input" in done.stderr
+    assert "ignoring -" not in done.stderr

@@ -48,8 +48,33 @@ def _outside_trees(paths: list[Path]) -> None:
         click.echo(f"recipelint: skipped {path}: not inside a recipe tree", err=True)
 
 
+STDIN = Path("-")
+
+
+def _stdin_paths(paths: tuple[Path, ...], stdin_filename: Path | None) -> tuple[Path, ...]:
+    """With --stdin-filename the document on standard input is what is checked: `-` says
+    so, and any other path given is ignored with a warning (ruff's behaviour). `-` alone
+    is a usage error: only the document's place in its tree says what kind of file it is."""
+    if stdin_filename is None:
+        if STDIN in paths:
+            raise click.UsageError(
+                "`-` reads the document from standard input: add --stdin-filename PATH, "
+                "where it sits in its tree (a recipe, a strategy, taxonomy.yaml...)"
+            )
+        return paths
+    for path in paths:
+        if path != STDIN:
+            click.echo(
+                f"recipelint: warning: ignoring {path} in favour of standard input "
+                "(--stdin-filename)",
+                err=True,
+            )
+    return (stdin_filename,)
+
+
 @click.command("check")
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+# allow_dash: `-` is standard input (named by --stdin-filename), not a file.
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, allow_dash=True, path_type=Path))
 # Output: what is printed and where.
 @format_option(FORMATS)
 @click.option(
@@ -70,7 +95,7 @@ def _outside_trees(paths: list[Path]) -> None:
 @click.option(
     "--statistics",
     is_flag=True,
-    help="Print a count per rule instead of the findings ([*]: --fix repairs it); "
+    help="Print a count per rule instead of the findings ([*]: --fix repairs it, [ ]: not); "
     "--format json gives [{code, name, count, fixable}].",
 )
 @click.option(
@@ -176,7 +201,7 @@ def check_command(
     Exit status: 0 no errors, 1 errors found (or warnings with --strict; 0 with
     --exit-zero), 2 usage or internal error.
     """
-    paths = paths or (Path("."),)
+    paths = _stdin_paths(paths, stdin_filename) or (Path("."),)
     try:
         select, ignore = parse_code_selectors(select), parse_code_selectors(ignore)
     except ValueError as exc:
@@ -188,10 +213,8 @@ def check_command(
     if statistics and output_format not in STATISTICS_FORMATTERS:
         raise click.UsageError("--statistics prints --format text or json")
     extra_reports = [_extra_report(spec) for spec in also_reports]
-    if stdin_filename is not None:
-        if fix or diff:
-            raise click.UsageError("--fix and --diff write files: leave out --stdin-filename")
-        paths = (stdin_filename,)
+    if stdin_filename is not None and (fix or diff):
+        raise click.UsageError("--fix and --diff write files: leave out --stdin-filename")
     if show_settings:
         ctx.exit(
             _show_settings(
@@ -282,7 +305,9 @@ def _render(result: CheckResult, look: Look) -> str:
             color=use_color(look.color, terminal),
         )
     roots = [Path(os.path.abspath(tree.root)) for tree in result.trees]
-    return FORMATTERS[look.output_format](result.diagnostics, roots)
+    # One report, one documentation base: the first tree's that configures one.
+    configured = next((tree.docs_url for tree in result.trees if tree.docs_url), None)
+    return FORMATTERS[look.output_format](result.diagnostics, roots, docs_url=configured)
 
 
 def _report_summary(result: CheckResult, output_format: str, after_fix: bool) -> None:

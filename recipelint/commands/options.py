@@ -46,7 +46,8 @@ def stdin_filename_option(command: F) -> F:
         type=click.Path(dir_okay=False, path_type=Path),
         metavar="PATH",
         help="Read one document from stdin and check it as the file PATH of its tree (the rest "
-        "of the tree is read from disk; PATH may not exist yet). Findings name PATH.",
+        "of the tree is read from disk; PATH may not exist yet). Findings name PATH. The "
+        "path `-` stands for stdin; other paths given are ignored.",
     )(command)
 
 

@@ -1,4 +1,5 @@
-"""`recipelint rules` lists the rulebook; `recipelint explain CODE` prints one entry.
+"""`recipelint rules` lists the rulebook; `recipelint explain CODE` (or `rule CODE`,
+ruff's verb) prints one entry.
 
 The text comes from :mod:`recipelint.ruledocs`; this module only wires the options.
 """
@@ -40,6 +41,17 @@ def rules_command(output_format: str = "text") -> None:
 @click.argument("code")
 def explain_command(code: str) -> None:
     """Explain one rule, with a failing and a passing example."""
+    _explain(code)
+
+
+@click.command("rule")
+@click.argument("code")
+def rule_command(code: str) -> None:
+    """Explain one rule, as `explain` does (ruff's name for it)."""
+    _explain(code)
+
+
+def _explain(code: str) -> None:
     info = find_rule(code)
     if info is None:
         raise click.UsageError(f"no rule {code!r}; `recipelint rules` lists them")

@@ -101,12 +101,13 @@ def to_protocol(
         )
         for item in diagnostic.related
     ]
+    url = rule_url(diagnostic.code)  # None without a documentation base: no dead link
     return types.Diagnostic(
         range=lines.span_range(diagnostic.span),
         message=message,
         severity=SEVERITIES[diagnostic.severity],
         code=diagnostic.code,
-        code_description=types.CodeDescription(href=rule_url(diagnostic.code)),
+        code_description=types.CodeDescription(href=url) if url else None,
         source=SOURCE,
         related_information=related or None,
         tags=[types.DiagnosticTag.Unnecessary] if diagnostic.code == UNUSED_SUPPRESSION else None,

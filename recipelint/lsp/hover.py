@@ -46,10 +46,9 @@ def _rule(code: str) -> str | None:
     if info is None:
         return None
     fixable = " · safe fix available" if info.autofix else ""
-    return (
-        f"**{info.code} `{info.name}`** ({info.severity}){fixable}\n\n{info.summary}\n\n"
-        f"[rule reference]({library.rule_url(info.code)})"
-    )
+    url = library.rule_url(info.code)  # None without a documentation base: no dead link
+    reference = f"\n\n[rule reference]({url})" if url else ""
+    return f"**{info.code} `{info.name}`** ({info.severity}){fixable}\n\n{info.summary}{reference}"
 
 
 def flag_text(data: Any, cursor: Cursor) -> str | None:
