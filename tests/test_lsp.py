@@ -277,7 +277,7 @@ async def test_a_file_changed_on_disk_is_read_again(client: LanguageClient, tree
 async def test_an_edit_that_changes_another_open_recipe_rechecks_it(
     client: LanguageClient, tree: Path
 ) -> None:
-    """Slugs are unique across the tree: taking a later recipe's slug is that one's finding."""
+    """Slugs are unique across the tree: taking a later recipe's slug is a finding of both."""
     first, later = _recipe_copy(tree, "aa-first"), _recipe_copy(tree, "zz-later")
     first_text = first.read_text(encoding="utf-8")
     await _open(client, first, first_text)
@@ -286,7 +286,8 @@ async def test_an_edit_that_changes_another_open_recipe_rechecks_it(
     client.diagnostics.pop(uri, None)
     taken = first_text.replace('slug: "aa-first"', 'slug: "zz-later"')
     assert taken != first_text
-    assert await _replace(client, first, taken, 2) == []
+    [own] = await _replace(client, first, taken, 2)
+    assert own.code == "RL210" and "models/Qwen/zz-later.yaml" in own.message
     clash = await _published(client, uri)
     assert [d.code for d in clash] == ["RL210"]
     assert "models/Qwen/aa-first.yaml" in clash[0].message
