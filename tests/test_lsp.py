@@ -186,6 +186,20 @@ async def test_a_planted_typo_is_reported_at_its_key_and_cleared_when_fixed(
     assert await _replace(client, path, good, 2) == []
 
 
+async def test_a_missing_colon_is_underlined_on_its_own_line_not_on_the_next(
+    client: LanguageClient, tree: Path
+) -> None:
+    path = _recipe_copy(tree, "nocolon")
+    bad = path.read_text(encoding="utf-8").replace(
+        '  provider: "Qwen"\n', '  provider "Qwen"\n  # who publishes it\n'
+    )
+    [syntax] = await _open(client, path, bad)
+    start = _position(bad, 'provider "Qwen"')
+    assert syntax.code == "RL001" and syntax.range.start == start
+    assert syntax.range.end == types.Position(start.line, start.character + len('provider "Qwen"'))
+    assert syntax.message.startswith('YAML syntax error: `provider "Qwen"` has no `:`')
+
+
 async def test_a_burst_of_edits_is_checked_once_for_its_last_text(
     client: LanguageClient, tree: Path
 ) -> None:
