@@ -183,7 +183,7 @@ def _misaligned_key(text: str, lines: Lines, error: yaml.MarkedYAMLError) -> Syn
     key = _KEY.match(line, column)
     if mark.column != column or key is None:
         return None
-    levels = key_levels(lines, mark.line)
+    levels = _key_levels(lines, mark.line)
     deeper = [level for level in levels if level.column > column]
     shallower = [level for level in levels if level.column < column]
     name = key.group(1)
@@ -201,7 +201,7 @@ def _misaligned_key(text: str, lines: Lines, error: yaml.MarkedYAMLError) -> Syn
     )
 
 
-def key_levels(lines: Lines, below: int) -> list[_Level]:
+def _key_levels(lines: Lines, below: int) -> list[_Level]:
     """The blocks of keys open at line ``below`` (0-based), innermost first, each with the
     nearest key written at its column above that line."""
     levels: list[_Level] = []
@@ -271,7 +271,7 @@ def _key_continuing_a_value(
         if above_start.group(2) or _in_block_scalar(lines, above_number):
             return None
         return _no_colon(lines, above_number, above_start.end())
-    levels = key_levels(lines, number)
+    levels = _key_levels(lines, number)
     if not levels or levels[0].column >= column:
         return None
     above = levels[0]
