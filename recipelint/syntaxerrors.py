@@ -267,8 +267,10 @@ def _key_continuing_a_value(
     above_start = _LINE_START.match(above_line)
     assert above_start is not None
     if _KEY.match(above_line, above_start.end()) is None:
-        # An item of a list or a line of a block scalar's text needs no colon.
-        if above_start.group(2) or _in_block_scalar(lines, above_number):
+        # A line of a block scalar's text needs no colon, nor does a list item unless this
+        # key sits beside its text, as the next key of a mapping item.
+        item = bool(above_start.group(2))
+        if (item and above_start.end() != column) or _in_block_scalar(lines, above_number):
             return None
         return _no_colon(lines, above_number, above_start.end())
     levels = _key_levels(lines, number)

@@ -154,3 +154,13 @@ def test_an_unclosed_bracket_is_reported_where_it_opens(
     )
     assert _text_at(lines, finding) == "[a, b"
     assert finding["message"] == "YAML syntax error: the `[` opened here is not closed on its line"
+
+
+def test_a_missing_colon_in_a_list_item_before_its_next_key_is_reported_on_the_item(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    finding, lines = _syntax_error(
+        tree, capsys, "  tasks:\n    - text\n", "  tasks:\n    - name text\n      kind: chat\n"
+    )
+    assert _line_of(lines, finding) == "    - name text"
+    assert finding["message"] == "YAML syntax error: `name text` has no `:` after its key"
