@@ -100,18 +100,30 @@ def baseline_entries(found: Iterable[tuple[Diagnostic, Path]]) -> list[dict[str,
         }
         for diag, root in found
     ]
-    return sorted(entries, key=lambda e: (e["path"], e["code"], e["pointer"], e["message"]))
+    return sorted(entries, key=entry_order)
 
 
-def baseline_text(found: Iterable[tuple[Diagnostic, Path]]) -> tuple[str, int]:
-    """The baseline file's text, and how many findings it records."""
-    entries = baseline_entries(found)
+def baseline_text(
+    found: Iterable[tuple[Diagnostic, Path]], kept: Iterable[dict[str, Any]] = ()
+) -> tuple[str, int]:
+    """The baseline file's text, and how many findings it records.
+
+    ``kept`` are entries of an existing baseline for files this run did not check: they
+    are written back unchanged, among the entries of ``found``.
+    """
+    entries = sorted([*baseline_entries(found), *kept], key=entry_order)
     document = {"recipelint-baseline": BASELINE_VERSION, "findings": entries}
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n", len(entries)
 
 
-def write_baseline(path: Path, found: Iterable[tuple[Diagnostic, Path]]) -> int:
-    text, count = baseline_text(found)
+def entry_order(entry: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(str(entry.get(key, "")) for key in ("path", "code", "pointer", "message"))
+
+
+def write_baseline(
+    path: Path, found: Iterable[tuple[Diagnostic, Path]], kept: Iterable[dict[str, Any]] = ()
+) -> int:
+    text, count = baseline_text(found, kept)
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
@@ -119,8 +131,8 @@ def write_baseline(path: Path, found: Iterable[tuple[Diagnostic, Path]]) -> int:
     return count
 
 
-def read_baseline(path: Path) -> tuple[Counter[str], dict[str, dict[str, Any]]]:
-    """Fingerprint counts, and one readable entry per fingerprint for reporting stale ones."""
+def read_baseline_entries(path: Path) -> list[dict[str, Any]]:
+    """The entries of a baseline file, each checked to carry a fingerprint."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -134,12 +146,18 @@ def read_baseline(path: Path) -> tuple[Counter[str], dict[str, dict[str, Any]]]:
         raise BaselineError(
             f"{path} is not a recipelint baseline (write one with --write-baseline)"
         )
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
+            raise BaselineError(f"{path}: every entry needs a fingerprint string")
+    return entries
+
+
+def read_baseline(path: Path) -> tuple[Counter[str], dict[str, dict[str, Any]]]:
+    """Fingerprint counts, and one readable entry per fingerprint for reporting stale ones."""
     counts: Counter[str] = Counter()
     described: dict[str, dict[str, Any]] = {}
-    for entry in entries:
-        key = entry.get("fingerprint") if isinstance(entry, dict) else None
-        if not isinstance(key, str):
-            raise BaselineError(f"{path}: every entry needs a fingerprint string")
+    for entry in read_baseline_entries(path):
+        key = entry["fingerprint"]
         counts[key] += 1
         described.setdefault(key, entry)
     return counts, described

@@ -20,7 +20,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from recipelint.baseline import BaselineError, fingerprints, read_baseline, split_known
+from recipelint.baseline import (
+    BaselineError,
+    entry_order,
+    fingerprints,
+    read_baseline,
+    split_known,
+)
 from recipelint.config import (
     COMMAND_LINE,
     Config,
@@ -64,6 +70,16 @@ class TreeCheck:
     sources: dict[Path, str | bytes]
     # The tree's configured documentation base (`docs-url`), for the report's links.
     docs_url: str | None = None
+    # The named paths in this tree (resolved): the tree itself, folders or files.
+    targets: list[Path] = field(default_factory=list)
+
+    @property
+    def whole(self) -> bool:
+        return self.root in self.targets
+
+    def covers(self, rel: object) -> bool:
+        """Whether the file at tree path ``rel`` (a baseline entry's `path`) was checked."""
+        return isinstance(rel, str) and _selected_path(self.root / rel, self.root, self.targets)
 
 
 @dataclass
@@ -79,6 +95,16 @@ class CheckResult:
     trees: list[TreeCheck] = field(default_factory=list)
     # Named paths that are not inside any recipe tree.
     outside: list[Path] = field(default_factory=list)
+
+    @property
+    def whole_trees(self) -> bool:
+        """Every tree was checked whole, not some of its files or folders."""
+        return all(tree.whole for tree in self.trees)
+
+    def covers(self, entry: dict[str, Any]) -> bool:
+        """Whether a baseline entry is about a file this run checked: only those can be stale,
+        or be replaced when the baseline is written again."""
+        return any(tree.covers(entry.get("path")) for tree in self.trees)
 
 
 def group_by_tree(
@@ -168,7 +194,7 @@ def check_tree(
     try:
         config = config or tree_config(root, options)
     except ConfigError as exc:
-        return TreeCheck(root, list(exc.diagnostics), 0, {})
+        return TreeCheck(root, list(exc.diagnostics), 0, {}, targets=targets)
     # Every stage asks about the same files again and again: each is answered once.
     focus = functools.cache(lambda path: _selected_path(path, root, targets))
     with few_full_collections():
@@ -176,7 +202,7 @@ def check_tree(
         found = run_checks(tree, config, focus=focus, jobs=options.jobs)
     sources = {doc.path: doc.stored_text for doc in tree.documents()}
     files = sum(1 for doc in tree.documents() if focus(doc.path))
-    return TreeCheck(root, found, files, sources, config.docs_url)
+    return TreeCheck(root, found, files, sources, config.docs_url, targets)
 
 
 def _selected_path(path: Path, root: Path, targets: list[Path]) -> bool:
@@ -211,16 +237,14 @@ def run_check(paths: tuple[Path, ...] | list[Path], options: CheckOptions) -> Ch
             found, result.known = split.new, result.known + len(split.known)
             remaining = split.stale
         result.diagnostics.extend(found)
+    # Entries of files left unchecked say nothing about whether they are fixed.
+    unmatched = [key for key in remaining if result.covers(described[key])]
     result.stale = [
         described[key]
-        for key in sorted(remaining, key=lambda k: _entry_order(described[k]))
+        for key in sorted(unmatched, key=lambda k: entry_order(described[k]))
         for _ in range(remaining[key])
     ]
     return result
-
-
-def _entry_order(entry: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(str(entry.get(key, "")) for key in ("path", "code", "pointer", "message"))
 
 
 @contextlib.contextmanager

@@ -36,6 +36,7 @@ from yaml._yaml import CParser
 
 from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Severity, Span
 from recipelint.jsvalue import js_string, normalize_number
+from recipelint.syntaxerrors import explain
 
 Pointer = tuple[str | int, ...]
 
@@ -1073,6 +1074,9 @@ def parse_yaml(
                 tab,
                 TAB_FIX,
             )
+        explained = explain(text, _LINE_BREAKS.split(text), exc)
+        if explained is not None:
+            return _error(doc, "RL001", explained.message, explained.span, explained.hint)
         return _error(doc, "RL001", f"YAML syntax error: {message}", span)
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         return _error(doc, "RL001", f"YAML syntax error: {exc}", Span(1, 1))

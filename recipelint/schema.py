@@ -781,6 +781,10 @@ def _owners(kind: str, overlay: str = "") -> dict[str, list[str]]:
 # just above it (not far enough), the message says so and names the column it belongs at.
 
 
+# How many blocks deep a key dedented out of them is looked for.
+MAX_DEDENT_LEVELS = 4
+
+
 @dataclass(frozen=True)
 class _Misplaced:
     key: str
@@ -837,23 +841,31 @@ def _misplaced(ctx: _Context, path: tuple[str | int, ...]) -> _Misplaced | None:
             and _fits(ctx, parent[:-1], key, value)
         ):
             return _Misplaced(key, parent, parent[:-1], written, column)
-    # Not indented enough: it ends the block mapping written just above it, and belongs inside.
-    previous = _previous_key(doc, parent, key)
-    if previous is None:
-        return None
-    owner = parent + (previous,)
-    inner = _value_or_absent(doc.data, owner)
-    if isinstance(inner, dict) and inner and key not in inner:
+    # Not indented enough: it ends the block mappings written just above it (the last one
+    # and those nested last in it), and belongs in the outermost of them that takes it.
+    here = doc.key_span(path)
+    previous = _previous_key(doc, parent, here, key)
+    owner = parent + (previous,) if previous is not None else None
+    while owner is not None and len(owner) - len(parent) <= MAX_DEDENT_LEVELS:
+        inner = _value_or_absent(doc.data, owner)
+        if not isinstance(inner, dict) or not inner:
+            return None
         column = doc.block_key_column(owner + (next(iter(inner)),))
-        if column is not None and column > written and _fits(ctx, owner, key, value):
+        if column is None or column <= written:
+            return None
+        if key not in inner and _fits(ctx, owner, key, value):
             return _Misplaced(key, parent, owner, written, column)
+        last = _previous_key(doc, owner, here)
+        owner = owner + (last,) if last is not None else None
     return None
 
 
-def _previous_key(doc: Document, parent: tuple[str | int, ...], key: str) -> str | None:
-    """The key of ``parent`` written last before ``key`` (dict order can differ after a merge)."""
+def _previous_key(
+    doc: Document, parent: tuple[str | int, ...], here: Span, key: str | None = None
+) -> str | None:
+    """The key of ``parent`` other than ``key`` written last before ``here`` (dict order can
+    differ after a merge)."""
     mapping = _value_or_absent(doc.data, parent)
-    here = doc.key_span(parent + (key,))
     best: tuple[tuple[int, int], str] | None = None
     for name in mapping if isinstance(mapping, dict) else ():
         if name == key or doc.block_key_column(parent + (name,)) is None:

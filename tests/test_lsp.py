@@ -186,6 +186,20 @@ async def test_a_planted_typo_is_reported_at_its_key_and_cleared_when_fixed(
     assert await _replace(client, path, good, 2) == []
 
 
+async def test_a_missing_colon_is_underlined_on_its_own_line_not_on_the_next(
+    client: LanguageClient, tree: Path
+) -> None:
+    path = _recipe_copy(tree, "nocolon")
+    bad = path.read_text(encoding="utf-8").replace(
+        '  provider: "Qwen"\n', '  provider "Qwen"\n  # who publishes it\n'
+    )
+    [syntax] = await _open(client, path, bad)
+    start = _position(bad, 'provider "Qwen"')
+    assert syntax.code == "RL001" and syntax.range.start == start
+    assert syntax.range.end == types.Position(start.line, start.character + len('provider "Qwen"'))
+    assert syntax.message.startswith('YAML syntax error: `provider "Qwen"` has no `:`')
+
+
 async def test_a_burst_of_edits_is_checked_once_for_its_last_text(
     client: LanguageClient, tree: Path
 ) -> None:
@@ -277,7 +291,7 @@ async def test_a_file_changed_on_disk_is_read_again(client: LanguageClient, tree
 async def test_an_edit_that_changes_another_open_recipe_rechecks_it(
     client: LanguageClient, tree: Path
 ) -> None:
-    """Slugs are unique across the tree: taking a later recipe's slug is that one's finding."""
+    """Slugs are unique across the tree: taking a later recipe's slug is a finding of both."""
     first, later = _recipe_copy(tree, "aa-first"), _recipe_copy(tree, "zz-later")
     first_text = first.read_text(encoding="utf-8")
     await _open(client, first, first_text)
@@ -286,7 +300,8 @@ async def test_an_edit_that_changes_another_open_recipe_rechecks_it(
     client.diagnostics.pop(uri, None)
     taken = first_text.replace('slug: "aa-first"', 'slug: "zz-later"')
     assert taken != first_text
-    assert await _replace(client, first, taken, 2) == []
+    [own] = await _replace(client, first, taken, 2)
+    assert own.code == "RL210" and "models/Qwen/zz-later.yaml" in own.message
     clash = await _published(client, uri)
     assert [d.code for d in clash] == ["RL210"]
     assert "models/Qwen/aa-first.yaml" in clash[0].message

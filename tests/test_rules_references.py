@@ -30,14 +30,23 @@ def findings(tmp_path: Path, files: dict[str, dict[str, Any]], code: str) -> lis
     ]
 
 
-def test_duplicate_slug_is_reported_on_the_second_recipe(tmp_path: Path) -> None:
+def test_duplicate_slug_is_reported_on_each_recipe_that_shares_it(tmp_path: Path) -> None:
     first = recipe()
     second = recipe(model__model_id="acme/other")
-    found = findings(
-        tmp_path, {"models/acme/demo.yaml": first, "models/acme/other.yaml": second}, "RL210"
-    )
-    assert found == [
-        ("models/acme/other.yaml", "slug `demo` is already used by models/acme/demo.yaml")
+    third = recipe(model__model_id="acme/third")
+    files = {"models/acme/demo.yaml": first, "models/acme/other.yaml": second}
+    assert findings(tmp_path / "two", files, "RL210") == [
+        ("models/acme/demo.yaml", "slug `demo` is also used by models/acme/other.yaml"),
+        ("models/acme/other.yaml", "slug `demo` is already used by models/acme/demo.yaml"),
+    ]
+    files["models/acme/third.yaml"] = third
+    assert findings(tmp_path / "three", files, "RL210") == [
+        (
+            "models/acme/demo.yaml",
+            "slug `demo` is also used by models/acme/other.yaml and 1 other recipe",
+        ),
+        ("models/acme/other.yaml", "slug `demo` is already used by models/acme/demo.yaml"),
+        ("models/acme/third.yaml", "slug `demo` is already used by models/acme/demo.yaml"),
     ]
 
 

@@ -6,7 +6,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -165,7 +165,8 @@ def _stdin_paths(paths: tuple[Path, ...], stdin_filename: Path | None) -> tuple[
     "--write-baseline",
     type=click.Path(dir_okay=False, path_type=Path),
     metavar="FILE",
-    help="Write every current finding to FILE as the baseline (- for stdout), and exit 0.",
+    help="Write every current finding to FILE as the baseline (- for stdout), and exit 0; "
+    "with files or folders inside a tree named, replace only their entries of FILE.",
 )
 @input_options
 @click.pass_context
@@ -370,6 +371,8 @@ def _show_settings(paths: tuple[Path, ...], options: CheckOptions) -> int:
 
 
 def _write_baseline(path: Path, result: CheckResult, quiet: bool) -> int:
+    """Write the findings as the baseline; with some files of a tree named (a pre-commit
+    run), only their entries of the existing baseline are replaced."""
     from recipelint.baseline import BaselineError, baseline_text, write_baseline
 
     found = [
@@ -377,20 +380,45 @@ def _write_baseline(path: Path, result: CheckResult, quiet: bool) -> int:
         for tree in result.trees
         for diag in tree.diagnostics
     ]
+    try:
+        kept = [] if result.whole_trees else _entries_of_unchecked_files(path, result)
+    except BaselineError as exc:
+        raise click.UsageError(str(exc)) from None
     if str(path) == "-":  # standard output, as for most file arguments
         text, count = baseline_text(found)
         click.echo(text, nl=False)
         return EXIT_OK
     try:
-        count = write_baseline(path, found)
+        count = write_baseline(path, found, kept)
     except BaselineError as exc:
         raise click.UsageError(str(exc)) from None
     if not quiet:
+        merged = f" ({len(kept)} of them kept for files not checked)" if kept else ""
         click.echo(
-            f"recipelint: wrote {count} finding{'s' * (count != 1)} to the baseline {path}",
+            f"recipelint: wrote {count} finding{'s' * (count != 1)} to the baseline {path}{merged}",
             err=True,
         )
     return EXIT_OK
+
+
+def _entries_of_unchecked_files(path: Path, result: CheckResult) -> list[dict[str, Any]]:
+    """The existing baseline's entries for the files this run did not check, which a
+    baseline written from some files of a tree keeps; without one to merge into, such a
+    baseline would silently drop every other file's findings."""
+    from recipelint.baseline import read_baseline_entries
+
+    if str(path) == "-":
+        raise click.UsageError(
+            "--write-baseline - prints a whole baseline, not the entries of some files: "
+            "name the whole tree (recipelint check --write-baseline - TREE)"
+        )
+    if not path.exists():
+        raise click.UsageError(
+            f"--write-baseline with paths inside a tree replaces their entries in an existing "
+            f"baseline, and there is no {path} yet: write it for the whole tree first "
+            f"(recipelint check --write-baseline {path} TREE)"
+        )
+    return [entry for entry in read_baseline_entries(path) if not result.covers(entry)]
 
 
 def _explain_set_aside(

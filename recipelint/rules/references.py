@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from recipelint.diagnostics import Related
 from recipelint.load import Document
 from recipelint.resolve.layers import PD_ROLES
 from recipelint.rules.common import Pointer, as_dict, as_list, offered_strategies
@@ -747,19 +748,37 @@ def model_id_matches_path(ctx: CheckContext) -> Iterator[Finding]:
             )
 
 
+SLUG: Pointer = ("meta", "slug")
+
+
 @check("RL210")
 def duplicate_slugs(ctx: CheckContext) -> Iterator[Finding]:
-    first: dict[str, Document] = {}
+    """Every recipe of a shared slug in focus gets its own finding, so a check of one of them
+    (a pre-commit run on a new copy) reports what a check of the whole tree reports for it."""
+    sharing: dict[str, list[Document]] = {}
     for doc in ctx.all_recipes:  # every recipe holds a slug; only the files in focus get findings
         slug = as_dict(doc.data.get("meta")).get("slug") if isinstance(doc.data, dict) else None
-        if not isinstance(slug, str):
-            continue
-        if slug in first and ctx.in_focus(doc):
-            yield Finding(
-                doc,
-                ("meta", "slug"),
-                f"slug `{slug}` is already used by {first[slug].rel}",
-                "give each recipe its own slug",
-            )
-        else:
-            first.setdefault(slug, doc)
+        if isinstance(slug, str):
+            sharing.setdefault(slug, []).append(doc)
+    for slug, docs in sharing.items():
+        first, *later = docs
+        if later and ctx.in_focus(first):
+            yield _slug_finding(first, slug, later, "also")
+        for doc in later:
+            if ctx.in_focus(doc):
+                yield _slug_finding(doc, slug, [first], "already")
+
+
+def _slug_finding(doc: Document, slug: str, others: list[Document], how: str) -> Finding:
+    more = len(others) - 1
+    elsewhere = f" and {more} other recipe{'s' * (more != 1)}" if more else ""
+    return Finding(
+        doc,
+        SLUG,
+        f"slug `{slug}` is {how} used by {others[0].rel}{elsewhere}",
+        "give each recipe its own slug",
+        related=tuple(
+            Related(other.path, other.span(SLUG), f"slug `{slug}` is used here too", SLUG)
+            for other in others
+        ),
+    )
