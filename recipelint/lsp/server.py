@@ -285,7 +285,8 @@ def on_completion(ls: RecipeServer, params: types.CompletionParams) -> types.Com
     if found is None:
         return None
     loaded, doc, cursor, _ = found
-    items = completion.complete(loaded.tree, doc, cursor, Lines(doc.text, ls.encoding))
+    claims = loaded.claims(doc.path, cursor.variant)
+    items = completion.complete(loaded.tree, doc, cursor, Lines(doc.text, ls.encoding), claims)
     return types.CompletionList(is_incomplete=False, items=items)
 
 
