@@ -14,6 +14,7 @@ import re
 import sys
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, cast
 
@@ -55,8 +56,9 @@ class RecipeProtocol(LanguageServerProtocol):
         kwargs: dict[str, Any] | None = None,
     ) -> None:
         super()._execute_handler(msg_id, handler, callback, args, kwargs)
-        # pygls keeps the future of a notification's handler (run as a generator, as
-        # didChange is) under a fresh id that nothing removes: each edit would leak one.
+        # pygls (2.1.1, its newest release) keeps the future of a notification's handler
+        # run as a generator (as didChange is) under a fresh id that nothing removes:
+        # each edit would leak one.
         future = self._request_futures.get(msg_id)
         if future is not None:
             future.add_done_callback(functools.partial(self._forget_future, msg_id))
@@ -82,12 +84,12 @@ class RecipeProtocol(LanguageServerProtocol):
         super().handle_message(message)
 
 
+@dataclass(frozen=True)
 class Refused:
     """A request whose parameters cannot be read: answered with their error, not handled."""
 
-    def __init__(self, msg_id: Any, error: JsonRpcException) -> None:
-        self.msg_id = msg_id
-        self.error = error
+    msg_id: Any
+    error: JsonRpcException
 
 
 class ResynchronisingInput:
