@@ -53,7 +53,8 @@ class Session:
     """One server process spoken to in raw JSON-RPC, as an editor does: the time of a request
     is the server's answer and the transport, not a Python client's decoding of it."""
 
-    def __init__(self) -> None:
+    def __init__(self, command: list[str] | None = None) -> None:
+        self.command = command or SERVER
         self.process: asyncio.subprocess.Process | None = None
         self.answers: dict[int, asyncio.Future[Any]] = {}
         self.arrived: dict[str, asyncio.Event] = {}
@@ -63,7 +64,7 @@ class Session:
 
     async def start(self) -> None:
         self.process = await asyncio.create_subprocess_exec(
-            *SERVER,
+            *self.command,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,

@@ -466,6 +466,7 @@ def _planned_changes(
     return renames, splits, env_values
 
 
+@pytest.mark.slow
 def test_fixing_the_corpus_changes_only_what_the_fixes_intend(
     corpus_tree: Path, tmp_path: Path
 ) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+import pytest
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 from propertyprofile import property_profile
@@ -28,6 +29,10 @@ from recipelint.jsvalue import js_string
 from recipelint.load import Document, parse_yaml
 from recipelint.structural_fix import Allowed, rewrite
 from recipelint.tree import RecipeTree
+
+# Property tests over generated recipe texts, hundreds of examples each: the slow step
+# (`pytest -m slow`) runs them.
+pytestmark = pytest.mark.slow
 
 PROFILE = property_profile(40)
 

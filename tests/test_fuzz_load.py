@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -19,6 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuzz"))
 from mutations import alias_bombs, deep_documents, fuzz_settings, mutated_files, wide_documents  # noqa: E402
 
 from recipelint.load import DEFAULT_LIMITS, Document, parse_yaml  # noqa: E402
+
+# Fuzzing, hundreds of generated inputs per test: the slow step (`pytest -m slow`) runs them.
+pytestmark = pytest.mark.slow
 
 TIME_BOUND = (
     10.0  # seconds for one input: a hang guard on a busy shared machine, not a speed target

@@ -20,6 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuzz"))
 from invariant import RECIPE_SLOT, SLOTS, FuzzTree, Slot, exercise  # noqa: E402
 from mutations import HOSTILE_STRINGS, fuzz_settings, mutated_files, mutated_values  # noqa: E402
 
+# Fuzzing, hundreds of generated inputs per test: the slow step (`pytest -m slow`) runs them.
+pytestmark = pytest.mark.slow
+
 TIME_BOUND = 20.0  # seconds per input, check plus compile: a hang guard, not a speed target
 
 

@@ -299,6 +299,7 @@ def test_findings_table_escapes_codes() -> None:
     assert rows == ["| `RL002` | `duplicate-key` | error | 2 |", "| `RL\\|<b>` |  | warning | 1 |"]
 
 
+@pytest.mark.slow
 @pytest.mark.network
 def test_install_step_installs_the_actions_own_checkout(tmp_path: Path) -> None:
     """pip installs this checkout (dependencies from PyPI) into a fresh virtualenv."""

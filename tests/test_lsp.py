@@ -423,6 +423,43 @@ async def test_completion_offers_flags_of_the_minimum_release_and_their_choices(
     assert [item.label for item in values.items] == list(spec.choices or spec.values)
 
 
+async def test_completion_with_a_quote_left_open_offers_the_flags_of_the_minimum_release(
+    client: LanguageClient, tree: Path
+) -> None:
+    """A half-typed `- "--max-mo` does not parse; the recipe still claims vLLM 0.8.5."""
+    from recipelint.flags.catalog import catalog_for, newest_catalog
+
+    path = _recipe_copy(tree, "openquote")
+    saved = path.read_text(encoding="utf-8")
+    await _open(client, path, saved)
+    typing = saved.replace("  base_args: []\n", '  base_args:\n    - "--max-mo\n')
+    assert typing != saved
+    await _replace(client, path, typing, 2)
+    flags = await client.text_document_completion_async(
+        types.CompletionParams(
+            types.TextDocumentIdentifier(path_uri(path)), _position(typing, '"--max-mo', 9)
+        )
+    )
+    assert isinstance(flags, types.CompletionList)
+    minimum = catalog_for("0.8.5")
+    assert minimum is not None and len(minimum.flags) < len(newest_catalog().flags)
+    assert {item.label for item in flags.items} == set(minimum.flags)
+
+
+async def test_hover_on_a_misspelt_flag_suggests_what_its_finding_suggests(
+    client: LanguageClient, tree: Path
+) -> None:
+    path = _recipe_copy(tree, "hovertypo")
+    text = path.read_text(encoding="utf-8").replace('"--tool-call-parser"', '"--tool-call-parsr"')
+    found = await _open(client, path, text)
+    (unknown,) = [d for d in found if d.code == "RL350"]
+    hint = re.search(r"did you mean `([^`]+)`\?", unknown.message)
+    assert hint is not None and hint.group(1) == "--tool-call-parser"
+    shown = await _hover(client, path, _position(text, "--tool-call-parsr", 4))
+    assert "is not a `vllm serve` flag in vllm 0.8.5" in shown
+    assert f"did you mean `{hint.group(1)}`?" in shown
+
+
 async def test_go_to_a_strategy_file_and_a_hardware_profile(
     client: LanguageClient, tree: Path
 ) -> None:

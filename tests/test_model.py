@@ -256,6 +256,7 @@ RICH_RECIPES: dict[str, list[tuple[tuple, Any]]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rel", sorted(RICH_RECIPES))
 def test_agreement_under_mutation_of_rich_corpus_recipes(corpus_tree: Path, rel: str) -> None:
     data = next(d.data for d in load_tree(corpus_tree).recipes if d.rel == rel)

@@ -152,6 +152,7 @@ def _plant_duplicate_key(path: Path) -> str:
     return text
 
 
+@pytest.mark.slow
 @pytest.mark.network
 def test_try_repo_fails_on_a_defect_and_passes_once_fixed(
     tmp_path: Path, pre_commit_available: None

@@ -14,6 +14,7 @@ import math
 import os
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -36,6 +37,10 @@ from recipelint.resolve.formatting import (
     serve_command,
     shell_quote,
 )
+
+# Property tests over generated argument lists, hundreds of examples each: the slow step
+# (`pytest -m slow`) runs them.
+pytestmark = pytest.mark.slow
 
 LONG = os.environ.get("RECIPELINT_PROPERTIES") == "long"
 EXAMPLES = int(os.environ.get("RECIPELINT_PROPERTY_EXAMPLES", "100000" if LONG else "300"))

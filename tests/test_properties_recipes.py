@@ -33,6 +33,10 @@ from recipelint.resolve.command import RenderInputs
 from recipelint.schema import validate_document
 from recipelint.tree import RecipeTree
 
+# Property tests over generated recipes, hundreds of examples each: the slow step
+# (`pytest -m slow`) runs them.
+pytestmark = pytest.mark.slow
+
 PROFILE = property_profile(200)
 # A soak can report progress (examples done, seconds) to this file every 1,000 examples.
 PROGRESS = os.environ.get("RECIPELINT_PROPERTY_PROGRESS")

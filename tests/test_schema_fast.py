@@ -186,6 +186,7 @@ def test_agreement_on_every_real_document(
     )  # the corpus has invalid documents: both sides are exercised
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rel", sorted(RICH_RECIPES))
 def test_agreement_under_mutation_of_rich_corpus_recipes(corpus_tree: Path, rel: str) -> None:
     data = next(d.data for d in load_tree(corpus_tree).recipes if d.rel == rel)

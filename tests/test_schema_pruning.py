@@ -50,6 +50,7 @@ def test_every_kind_is_pruned() -> None:
         assert error_validator_for(kind) is not validator_for(kind)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(FIXTURES))
 def test_the_same_errors_for_every_mutation_of_the_fixtures(kind: str) -> None:
     count = assert_model_agreement(

@@ -198,6 +198,7 @@ sys.exit(main(["compile", sys.argv[3], "-o", sys.argv[4], "-q", "--no-provenance
 """
 
 
+@pytest.mark.slow
 def test_kill_at_every_step_of_the_swap_leaves_a_complete_output(tmp_path: Path) -> None:
     from recipelint.compiler import compile_tree
 
@@ -227,6 +228,7 @@ def test_kill_at_every_step_of_the_swap_leaves_a_complete_output(tmp_path: Path)
         pytest.fail("the swap took more steps than the test covers")
 
 
+@pytest.mark.slow
 def test_concurrent_compiles_leave_one_complete_output(tmp_path: Path) -> None:
     tree = embedded_copy(tmp_path / "tree")
     out = tmp_path / "out"

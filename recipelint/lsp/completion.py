@@ -24,10 +24,13 @@ def completion_role(cursor: Cursor, kind: str) -> Role | None:
 
 
 def complete(
-    tree: RecipeTree, doc: Document, cursor: Cursor, lines: Lines
+    tree: RecipeTree, doc: Document, cursor: Cursor, lines: Lines, claims: Any = None
 ) -> list[types.CompletionItem]:
+    """What may be written at the cursor. ``claims``: what the document says of itself when
+    its text does not parse (see LoadedTree.claims), so that flags still come from the
+    recipe's own release while a line is half typed."""
     role = completion_role(cursor, doc.kind)
-    data = doc.data if doc.usable else None
+    data = doc.data if doc.usable else claims
     if role is None:
         return []
     names = _candidates(tree, data, cursor, role)

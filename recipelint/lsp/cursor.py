@@ -221,6 +221,22 @@ def _unquote(text: str) -> str:
     return text.strip("'\"")
 
 
+def scalar_in_text(lines: list[str], keys: tuple[str, ...]) -> str | None:
+    """The scalar written at ``keys`` (a block mapping path), read from indentation alone:
+    what a buffer that does not parse still says of, say, its `model.min_vllm_version`."""
+    for number, text in enumerate(lines):
+        match = KEY_LINE.match(text)
+        if match is None or match.group("items") or _unquote(match.group("key")) != keys[-1]:
+            continue
+        if _enclosing(lines, number)[0] != keys[:-1]:
+            continue
+        value = text[match.end() :]
+        comment = _comment_start(value)
+        value = _unquote(value if comment is None else value[:comment])
+        return value or None
+    return None
+
+
 def rule_code_at(lines: list[str], line: int, character: int) -> str | None:
     """The rule code under the cursor in a `# recipelint: disable=…` comment."""
     text = lines[line] if 0 <= line < len(lines) else ""

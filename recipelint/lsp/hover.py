@@ -60,7 +60,10 @@ def flag_text(data: Any, cursor: Cursor) -> str | None:
     shown = found if found.known else catalogs.newest.lookup(spelled)
     if shown.canonical is None:
         where = f"{catalogs.package} {judged.version}"
-        return f"`{spelled}` is not a `vllm serve` flag in {where}"
+        # The candidates RL350 offers for the same spelling, so hover and finding agree.
+        close = library.closest_flags(catalogs.newest, spelled)
+        hint = f": did you mean `{close[0]}`?" if close else ""
+        return f"`{spelled}` is not a `vllm serve` flag in {where}{hint}"
     spec = (judged if found.known else catalogs.newest).flags[shown.canonical]
     lines = [
         f"**`{shown.canonical}`**" + (f" (written `{spelled}`)" if spelled != spec.name else "")

@@ -10,12 +10,18 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import re
+import sys
 from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, BinaryIO, TypeVar, cast
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from recipelint import __version__
 from recipelint.lsp import actions, completion, hover, library, navigation
@@ -33,11 +39,84 @@ Handler = TypeVar("Handler", bound=Callable[..., Any])
 log = logging.getLogger(__name__)
 
 
+# A header line that ends a line of garbage: what a message read with a malformed
+# Content-Length left in front of the next message's header.
+HEADER_AT_END = re.compile(rb"Content-Length: \d+\r\n$")
+
+
+class RecipeProtocol(LanguageServerProtocol):
+    """pygls' protocol, with every request answered and no handler's future kept once done."""
+
+    def _execute_handler(
+        self,
+        msg_id: Any,
+        handler: Any,
+        callback: Any,
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        # pygls (2.1.1, its newest release) keeps the future of a notification's handler
+        # run as a generator (as didChange is) under a fresh id that nothing removes:
+        # each edit would leak one.
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            future.add_done_callback(functools.partial(self._forget_future, msg_id))
+
+    def _forget_future(self, msg_id: Any, future: Future[Any]) -> None:
+        if self._request_futures.get(msg_id) is future:
+            del self._request_futures[msg_id]
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if "jsonrpc" not in data or "method" not in data or "id" not in data:
+                raise
+            # pygls drops a request it cannot read; the client would wait for ever.
+            return Refused(data["id"], error)
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, Refused):
+            msg_id = message.msg_id if isinstance(message.msg_id, (int, str)) else None
+            self._send_response(msg_id, None, message.error.to_response_error())  # type: ignore[arg-type]
+            return
+        super().handle_message(message)
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A request whose parameters cannot be read: answered with their error, not handled."""
+
+    msg_id: Any
+    error: JsonRpcException
+
+
+class ResynchronisingInput:
+    """Standard input that finds the next message after a malformed one.
+
+    pygls reads headers a line at a time; after a Content-Length it cannot read, the
+    body runs into the next message's header line, and that message was lost. A line
+    that ends in a header is cut down to the header.
+    """
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+
+    def readline(self) -> bytes:
+        line = self.stream.readline()
+        found = HEADER_AT_END.search(line)
+        return line[found.start() :] if found is not None and found.start() > 0 else line
+
+    def read(self, size: int) -> bytes:
+        return self.stream.read(size)
+
+
 class RecipeServer(LanguageServer):
     """A language server with the recipe trees of the open documents loaded."""
 
     def __init__(self) -> None:
-        super().__init__("recipelint", __version__)
+        super().__init__("recipelint", __version__, protocol_cls=RecipeProtocol)
         self.trees = Workspace()
         self.uris: dict[Path, str] = {}
         self.findings: dict[Path, tuple[Document | None, list[actions.Finding]]] = {}
@@ -285,7 +364,8 @@ def on_completion(ls: RecipeServer, params: types.CompletionParams) -> types.Com
     if found is None:
         return None
     loaded, doc, cursor, _ = found
-    items = completion.complete(loaded.tree, doc, cursor, Lines(doc.text, ls.encoding))
+    claims = loaded.claims(doc.path, cursor.variant)
+    items = completion.complete(loaded.tree, doc, cursor, Lines(doc.text, ls.encoding), claims)
     return types.CompletionList(is_incomplete=False, items=items)
 
 
@@ -337,7 +417,7 @@ def _overlaps(one: types.Range, other: types.Range) -> bool:
 def serve(debounce_seconds: float = DEBOUNCE_SECONDS) -> None:
     """Speak the protocol over stdin and stdout until the client exits."""
     server.debounce = debounce_seconds
-    server.start_io()
+    server.start_io(stdin=cast(BinaryIO, ResynchronisingInput(sys.stdin.buffer)))
 
 
 __all__ = ["RecipeServer", "path_uri", "serve", "server"]

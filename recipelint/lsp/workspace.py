@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from recipelint.lsp import library
+from recipelint.lsp.cursor import scalar_in_text, split_lines
 from recipelint.lsp.library import ConfigError, Diagnostic, Document, RecipeTree
 
 TREE_WIDE_KINDS = frozenset({"taxonomy", "platforms", "strategy", "kv_store"})
@@ -28,6 +30,8 @@ class LoadedTree:
     buffers: dict[Path, str] = field(default_factory=dict)
     # Buffers edited since their document was last parsed.
     stale: set[Path] = field(default_factory=set)
+    # The last document that parsed, of each buffer whose text does not parse now.
+    last_parsed: dict[Path, Document] = field(default_factory=dict)
 
     @classmethod
     def load(cls, root: Path) -> LoadedTree:
@@ -65,11 +69,31 @@ class LoadedTree:
             return
         text = self.buffers[path]
         fresh = library.parse_document(self.root, path, current.kind, text, self.limits)
+        self._remember(current, fresh)
         _replace_document(self.tree, current, fresh)
+
+    def _remember(self, old: Document, new: Document) -> None:
+        if new.usable:
+            self.last_parsed.pop(new.path, None)
+        elif old.usable:  # after a reload `old` is the saved file: an entry kept is newer
+            self.last_parsed.setdefault(new.path, old)
+
+    def claims(self, path: Path, variant: str | None = None) -> Any:
+        """What the document says of itself while the author types: its data when it parses,
+        else the last text of it that parsed, else its min_vllm_version (and ``variant``'s)
+        read from the indentation of the text."""
+        doc = self.document(path)
+        if doc is None or doc.usable:
+            return doc.data if doc is not None else None
+        last = self.last_parsed.get(path)
+        if last is not None:
+            return last.data
+        return _claimed_versions(split_lines(doc.text), variant)
 
     def forget(self, path: Path) -> None:
         """The buffer is closed: the document is what the disk holds again."""
         self.stale.discard(path)
+        self.last_parsed.pop(path, None)
         if self.buffers.pop(path, None) is None:
             return
         current = self._listed(path)
@@ -110,6 +134,7 @@ class LoadedTree:
             current = self._listed(path)
             if path != placed and current is not None:
                 fresh = library.parse_document(self.root, path, current.kind, text, self.limits)
+                self._remember(current, fresh)
                 _replace_document(self.tree, current, fresh)
 
     def holds(self, path: Path) -> bool:
@@ -130,6 +155,21 @@ class LoadedTree:
         if doc is not None and doc.kind in TREE_WIDE_KINDS:
             return [path, *(other for other in self.buffers if other != path)]
         return [path]
+
+
+def _claimed_versions(lines: list[str], variant: str | None) -> dict[str, Any]:
+    """The min_vllm_version of the model (and of ``variant``) as the text's indentation shows them."""
+    claimed: dict[str, Any] = {}
+    wanted = [("model",)] + ([("variants", variant)] if variant else [])
+    for holder_keys in wanted:
+        value = scalar_in_text(lines, (*holder_keys, "min_vllm_version"))
+        if value is None:
+            continue
+        holder = claimed
+        for key in holder_keys:
+            holder = holder.setdefault(key, {})
+        holder["min_vllm_version"] = value
+    return claimed
 
 
 def _replace_document(tree: RecipeTree, old: Document, new: Document) -> None:
