@@ -7,6 +7,7 @@ is an H200 node ("141 GB HBM3e · 8-GPU HGX node", 8 GPUs, 1128 GB).
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -232,3 +233,18 @@ def test_check_reports_the_taxonomy_findings_and_exits_1(
 def test_check_of_a_consistent_taxonomy_exits_0(tmp_path: Path) -> None:
     root = build_tree(tmp_path / "tree", {TAXONOMY: _desktop(restricted=True, scalable=False)})
     assert main(["check", str(root), "--select", "RL390,RL391,RL392", "-q"]) == 0
+
+
+def test_hostile_profiles_are_judged_without_a_traceback_in_bounded_time(tmp_path: Path) -> None:
+    huge = "9" * 5000
+    profiles = {
+        "digits": _node(f"{huge} GB · {huge}-GPU node · {huge}× {huge} GB", 8, 1e300),
+        "long": _node("2 Grace CPUs · " * 3000 + "80 GB each · 4 GPUs", 4, 320),
+        **{f"same_{n}": _node("NVIDIA node", 8, 640, f"Model {n}") for n in range(1500)},
+        "not_a_profile": "text",
+    }
+    text = "hardware_profiles: " + json.dumps(profiles) + "\n"
+    started = time.perf_counter()
+    found = findings_by_code(tmp_path, {TAXONOMY: text})
+    assert time.perf_counter() - started < 20
+    assert not any(code in found for code in ("RL390", "RL391", "RL392"))

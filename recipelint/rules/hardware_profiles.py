@@ -12,6 +12,7 @@ RL392 reports two profiles describing the same machine.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,15 +27,18 @@ MEMORY_MISMATCH, UNRESTRICTED_DESKTOP, DUPLICATE_PROFILE = "RL390", "RL391", "RL
 
 # Decimal and binary gigabytes differ by 7.4%; vendors round per-GPU figures.
 MEMORY_TOLERANCE = 0.08
+# How far around a figure its qualifiers are read ("4× " before, "HBM3e/GPU" after): a
+# phrase, never the whole text, so a long description costs linear time.
+_LOOK_BACK = 40
 
 # --- what a description states ------------------------------------------------------------
 
-_NUMBER = r"(\d+(?:\.\d+)?)"
+_NUMBER = r"(\d{1,7}(?:\.\d{1,3})?)"
 _UNIT_SCALE = {"gb": 1.0, "gib": 1.0, "tb": 1000.0, "tib": 1024.0}
 # "141 GB", "80GB", "~180 GB", "1.5 TB"; "GB300" is a product name, not a size.
 _MEMORY = re.compile(rf"(?<![\w.])~?{_NUMBER}\s*(GB|GiB|TB|TiB)\b(?P<after>[^·,;()+]*)", re.I)
 # "4× 72 GB": the figure is per GPU, times the count before it.
-_MULTIPLIED = re.compile(r"(?<![\w.])(\d+)\s*[×x]\s*~?$", re.I)
+_MULTIPLIED = re.compile(r"(?<![\w.])(\d{1,4})\s*[×x]\s*~?$", re.I)
 _EACH = re.compile(
     r"(?:/\s*(?:GPU|chip|card|NPU|device)\b|\bper\s+(?:GPU|chip|card|NPU)\b|\beach\b)", re.I
 )
@@ -49,22 +53,22 @@ _CPU_PHRASE = re.compile(r"\b(?:CPUs?|host|system)\b[^·,;()+]*$", re.I)
 
 # "2× RTX 4090", "8x H100", "4× 72 GB": a multiplier before a model or a figure ("2x faster"
 # is no count); a display name's trailing "8x" ("RTX Pro 6000 8x") counts too.
-_MULTIPLIER = re.compile(r"(?<![\w.])(\d+)\s*[×x]\s*(?=[A-Z0-9])")
-_TRAILING_MULTIPLIER = re.compile(r"(?<![\w.])(\d+)\s*[×x]\s*$", re.I)
-_HYPHENATED = re.compile(r"(?<![\w.])(\d+)-(?:GPU|card|chip|NPU|accelerator)s?\b", re.I)
+_MULTIPLIER = re.compile(r"(?<![\w.])(\d{1,4})\s*[×x]\s*(?=[A-Z0-9])")
+_TRAILING_MULTIPLIER = re.compile(r"(?<![\w.])(\d{1,4})\s*[×x]\s*$", re.I)
+_HYPHENATED = re.compile(r"(?<![\w.])(\d{1,4})-(?:GPU|card|chip|NPU|accelerator)s?\b", re.I)
 # "4 GPUs", "4 Blackwell Ultra GPUs", "8 Trillium chips": a number starting a phrase. A
 # number after a word is a model's ("Gaudi 2 accelerators"), and one before a singular
 # noun too ("RTX 4090 GPU"), so only plurals count, and "1 GPU".
 _COUNTED_NOUNS = (
     re.compile(
-        r"(?<![\w.])(\d+)\s+(?:[A-Z][\w-]*\s+){0,2}(?:GPUs|cards|chips|NPUs|accelerators)\b"
+        r"(?<![\w.])(\d{1,4})\s+(?:[A-Z][\w-]*\s+){0,2}(?:GPUs|cards|chips|NPUs|accelerators)\b"
     ),
     re.compile(r"(?<![\w.])(1)\s+(?:GPU|card|chip|NPU|accelerator)\b", re.I),
 )
 _PHRASE_START = re.compile(r"(?:^|[^\w\s.]|\b(?:with|and|of|has|across|over))\s*$", re.I)
 # "GB200 NVL4" names the profile's own unit in a display name; in a description an NVL
 # figure is the rack the unit belongs to ("NVL72 tray unit").
-_NVL = re.compile(r"\bNVL(\d+)\b")
+_NVL = re.compile(r"\bNVL(\d{1,4})\b")
 
 
 @dataclass(frozen=True)
@@ -94,15 +98,16 @@ def memory_claims(text: str) -> list[MemoryClaim]:
     claims = []
     for match in _MEMORY.finditer(text):
         after = match.group("after")
-        if _NOT_ACCELERATOR.search(after[:40]) or _CPU_PHRASE.search(text[: match.start()]):
+        before = text[max(0, match.start() - _LOOK_BACK) : match.start()]
+        if _NOT_ACCELERATOR.search(after[:_LOOK_BACK]) or _CPU_PHRASE.search(before):
             continue
         gb = float(match.group(1)) * _UNIT_SCALE[match.group(2).lower()]
-        multiplied = _MULTIPLIED.search(text[: match.start()])
+        multiplied = _MULTIPLIED.search(before)
         if multiplied:
             claims.append(MemoryClaim(match.group(0).strip(), gb, True, int(multiplied.group(1))))
-        elif _EACH.search(after[:30]):
+        elif _EACH.search(after[:_LOOK_BACK]):
             claims.append(MemoryClaim(match.group(0).strip(), gb, True))
-        elif _TOTAL.search(after[:30]):
+        elif _TOTAL.search(after[:_LOOK_BACK]):
             claims.append(MemoryClaim(match.group(0).strip(), gb, False))
         else:
             claims.append(MemoryClaim(match.group(0).strip(), gb, None))
@@ -115,7 +120,8 @@ def count_claims(display_name: str, description: str) -> dict[int, str]:
 
     def add(matches: Iterator[re.Match[str]], text: str, phrase_start: bool = False) -> None:
         for match in matches:
-            if not phrase_start or _PHRASE_START.search(text[: match.start()]):
+            before = text[max(0, match.start() - _LOOK_BACK) : match.start()]
+            if not phrase_start or _PHRASE_START.search(before):
                 found.setdefault(int(match.group(1)), match.group(0).strip())
 
     for text in (display_name, description):
@@ -296,6 +302,7 @@ _MODEL_TOKEN = re.compile(r"[A-Za-z]*\d[\w.]*")
 _NOT_MODEL = re.compile(r"^(?:\d+[x×]|NVL\d+|\d+(?:\.\d+)?(?:GB|GiB|TB)|\d+-\w+)$", re.I)
 
 
+@functools.lru_cache(maxsize=4096)
 def model_tokens(display_name: str) -> frozenset[str]:
     tokens = (token for token in re.split(r"[\s()/,·]+", display_name) if token)
     return frozenset(
@@ -326,20 +333,16 @@ def one_profile_per_machine(ctx: CheckContext) -> Iterator[Finding]:
     if found is None:
         return
     taxonomy, profiles = found
-    for index, profile in enumerate(profiles):
+    seen: dict[tuple[Any, ...], list[Profile]] = {}
+    for profile in profiles:
         machine = _machine(profile)
         if machine is None:
             continue
-        earlier = next(
-            (
-                other
-                for other in profiles[:index]
-                if _machine(other) == machine and _same_model(other, profile)
-            ),
-            None,
-        )
+        alike = seen.setdefault(machine, [])
+        earlier = next((other for other in alike if _same_model(other, profile)), None)
         if earlier is not None:
             yield _duplicate(taxonomy, profile, earlier)
+        alike.append(profile)
 
 
 def _duplicate(taxonomy: Document, profile: Profile, earlier: Profile) -> Finding:
