@@ -186,3 +186,152 @@ def vram_minimum(ctx: CheckContext) -> Iterator[Finding]:
                 f"use ceil(params × bytes × 1.2) = {int(-(-expected // 1))}, or describe the "
                 "checkpoint as mixed precision",
             )
+
+
+# --- omni task examples ----------------------------------------------------------------------
+
+# vLLM-Omni's serve flag that picks the pipeline a server loads (fl2va, ref2va, …); an
+# example request names the task it asks for in its body ("task", "task_type") or a form field.
+SERVED_TASK_FLAG = "--task-type"
+REQUESTED_TASK = re.compile(
+    r"""["']task(?:_type)?["']\s*:\s*["'](?P<body>[\w.-]+)["']"""
+    r"""|(?:-F|--form)\s+["']?task(?:_type)?=(?P<form>[\w.-]+)"""
+)
+# (pointer of the curl, the task it asks for, line and column of that name in the curl)
+OmniRequest = tuple[Pointer, str, int, int]
+# (pointer of the --task-type value, the task served)
+OmniServed = tuple[Pointer, str]
+
+
+def requested_task(text: Any) -> tuple[str, int] | None:
+    """The one task an example request asks for, and where its name is; None if none or several."""
+    if not isinstance(text, str):
+        return None
+    found = []
+    for match in REQUESTED_TASK.finditer(text):
+        group = "body" if match.group("body") else "form"
+        found.append((match.group(group), match.start(group)))
+    return found[0] if len({name for name, _ in found}) == 1 else None
+
+
+def _served_task(ctx: CheckContext, lists: list[tuple[Pointer, Any]]) -> OmniServed | None:
+    """The last --task-type of the lists joined in order (argparse keeps the last)."""
+    served = None
+    for pointer, items in lists:
+        if not isinstance(items, list):
+            continue
+        for unit in ctx.units(items):
+            if unit.canonical != SERVED_TASK_FLAG:
+                continue
+            if unit.inline_value is not None:
+                served = ((*pointer, unit.index), unit.inline_value)
+            elif isinstance(unit.value, str) and unit.value_index is not None:
+                served = ((*pointer, unit.value_index), unit.value)
+    return served
+
+
+def _task_examples(
+    ctx: CheckContext, data: dict[str, Any], index: int, task: dict[str, Any]
+) -> Iterator[tuple[str | None, OmniRequest | None, OmniServed | None]]:
+    """(hardware or None, its own example request, the task served) of a task and each override."""
+    here: Pointer = ("omni", "tasks", index)
+    lists: list[tuple[Pointer, Any]] = [
+        (("model", "base_args"), as_dict(data.get("model")).get("base_args")),
+        ((*here, "extra_args"), task.get("extra_args")),
+    ]
+    yield None, _request((*here, "curl"), task.get("curl")), _served_task(ctx, lists)
+    for hardware, override in as_dict(task.get("hardware_overrides")).items():
+        at: Pointer = (*here, "hardware_overrides", hardware)
+        override = as_dict(override)
+        served = _served_task(ctx, [*lists, ((*at, "extra_args"), override.get("extra_args"))])
+        yield hardware, _request((*at, "curl"), override.get("curl")), served
+
+
+def _request(pointer: Pointer, curl: Any) -> OmniRequest | None:
+    found = requested_task(curl)
+    if found is None or not isinstance(curl, str):
+        return None
+    name, offset = found
+    line_start = curl.rfind("\n", 0, offset) + 1
+    return pointer, name, curl.count("\n", 0, offset), offset - line_start
+
+
+def _named_task(key: Any, vocabulary: set[str]) -> str | None:
+    """The task of the recipe's vocabulary a task key names: `fl2va` for `fl2va_first`."""
+    if not isinstance(key, str):
+        return None
+    named = [
+        name
+        for name in vocabulary
+        if key == name or key.startswith(f"{name}_") or key.endswith(f"_{name}")
+    ]
+    return max(named, key=len) if named else None
+
+
+@check("RL555")
+def omni_task_examples_agree(ctx: CheckContext) -> Iterator[Finding]:
+    for doc in ctx.recipes:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        tasks = as_list(as_dict(data.get("omni")).get("tasks"))
+        examples = {
+            index: list(_task_examples(ctx, data, index, task))
+            for index, task in enumerate(tasks)
+            if isinstance(task, dict)
+        }
+        served_names = {s[1] for rows in examples.values() for _, _, s in rows if s}
+        requested_names = {r[1] for rows in examples.values() for _, r, _ in rows if r}
+        reported: set[Pointer] = set()
+        for index, rows in examples.items():
+            task = tasks[index]
+            key = task.get("key") or task.get("id")
+            named = _named_task(key, served_names | requested_names)
+            for finding in _omni_task_mismatches(doc, key, named, rows, served_names):
+                if finding.pointer not in reported:
+                    reported.add(finding.pointer)
+                    yield finding
+
+
+def _omni_task_mismatches(
+    doc: Document,
+    key: Any,
+    named: str | None,
+    rows: list[tuple[str | None, OmniRequest | None, OmniServed | None]],
+    served_names: set[str],
+) -> Iterator[Finding]:
+    own = rows[0][1]  # the task's own example request, which its hardware overrides inherit
+    for hardware, request, served in rows:
+        where = f"omni task `{key}`" + (f" on `{hardware}`" if hardware else "")
+        # What the preset is: the task its key names, else (on a hardware) the task's own request.
+        expected = (
+            (named, "its key names")
+            if named
+            else (own[1], "the task's own example asks for")
+            if own and hardware
+            else None
+        )
+        if request and expected and request[1] != expected[0]:
+            yield _request_mismatch(doc, where, request, *expected)
+        shown = expected or ((request[1], "its example request asks for") if request else None)
+        if served and shown and shown[0] in served_names and served[1] != shown[0]:
+            yield Finding(
+                doc,
+                served[0],
+                f"{where} serves `{SERVED_TASK_FLAG} {served[1]}`, but {shown[1]} `{shown[0]}`: "
+                "the server does not run the task the preset sends",
+                f"serve `{SERVED_TASK_FLAG} {shown[0]}` here, or move the override under the "
+                "task it belongs to",
+            )
+
+
+def _request_mismatch(
+    doc: Document, where: str, request: OmniRequest, expected: str, why: str
+) -> Finding:
+    pointer, asked, line, column = request
+    return Finding(
+        doc,
+        pointer,
+        f"the example request of {where} asks for task `{asked}`, but {why} `{expected}`: "
+        "the preset sends another task than the one it is listed under",
+        f"ask for `{expected}` here, or move the example under the task it shows",
+        span=doc.scalar_line_span(pointer, line, column, column + len(asked)),
+    )

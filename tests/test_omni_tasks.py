@@ -1,0 +1,194 @@
+"""RL555: an omni task's example request asks for the task it is listed under and served as.
+
+The recipes here are shaped like a video model served by vLLM-Omni with two pipelines
+(`--task-type fl2va`, `--task-type ref2va`) whose presets send `"task"` in the request.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from treehelp import Fragment, build_tree, findings_by_code
+
+from recipelint.cli import main
+from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.flags.catalog import newest_catalog
+from recipelint.rules.values import SERVED_TASK_FLAG, requested_task
+
+RECIPE = "models/acme/demo.yaml"
+HEADER = """\
+meta:
+  tasks: [omni]
+model:
+  min_vllm_version: "0.30.0"
+omni:
+  tasks:
+"""
+
+
+def _curl(task: str) -> str:
+    return (
+        "|\n"
+        "        curl -X POST http://localhost:8000/v1/videos/sync \\\n"
+        "          -F 'prompt=A car drives away at night.' \\\n"
+        f'          -F \'extra_params={{"task":"{task}","duration":5.0}}\'\n'
+    )
+
+
+def _task(key: str, asks: str, overrides: str = "", extra: str = "") -> str:
+    text = f"    - id: i2v\n      key: {key}\n{extra}      curl: {_curl(asks)}"
+    return text + (f"      hardware_overrides:\n{overrides}" if overrides else "")
+
+
+def _override(hardware: str, serves: str | None = None, asks: str | None = None) -> str:
+    text = f"        {hardware}:\n          vram_minimum_gb: 48\n"
+    if serves:
+        text += f'          extra_args: ["{SERVED_TASK_FLAG}", "{serves}"]\n'
+    if asks:
+        text += "          curl: " + _curl(asks).replace("\n        ", "\n            ")
+    return text
+
+
+def _rl555(tmp_path: Path, *tasks: str) -> list[Diagnostic]:
+    recipe = Fragment(HEADER + "".join(tasks))
+    return findings_by_code(tmp_path, {RECIPE: recipe}).get("RL555", [])
+
+
+def _written_line(tmp_path: Path, finding: Diagnostic) -> str:
+    lines = (tmp_path / RECIPE).read_text(encoding="utf-8").splitlines()
+    return lines[finding.span.line - 1][finding.span.column - 1 : finding.span.end_column - 1]
+
+
+def test_the_served_task_flag_is_vllm_omnis() -> None:
+    assert SERVED_TASK_FLAG in newest_catalog("vllm-omni").flags
+
+
+@pytest.mark.parametrize(
+    ("curl", "expected"),
+    [
+        ('-F \'extra_params={"task":"fl2va","duration":5.0}\'', "fl2va"),
+        ('-d \'{"model": "m", "task_type": "CustomVoice"}\'', "CustomVoice"),
+        ("-F 'task=ref2va' -F 'prompt=x'", "ref2va"),
+        ('-d \'{"task": "a"}\' -d \'{"task": "b"}\'', None),  # two tasks: not one request's
+        ("-F 'prompt=no task here'", None),
+    ],
+)
+def test_the_task_a_request_asks_for(curl: str, expected: str | None) -> None:
+    found = requested_task(curl)
+    assert (found[0] if found else None) == expected
+
+
+def test_an_override_request_for_another_task_than_the_key_names_is_an_error(
+    tmp_path: Path,
+) -> None:
+    overrides = _override("rtx_4090_2x", "fl2va", "t2va")
+    [finding] = _rl555(tmp_path, _task("fl2va_first", "fl2va", overrides))
+    assert finding.severity is Severity.ERROR
+    assert finding.pointer == ("omni", "tasks", 0, "hardware_overrides", "rtx_4090_2x", "curl")
+    assert finding.message == (
+        "the example request of omni task `fl2va_first` on `rtx_4090_2x` asks for task `t2va`, "
+        "but its key names `fl2va`: the preset sends another task than the one it is listed under"
+    )
+    assert _written_line(tmp_path, finding) == "t2va"
+
+
+def test_the_tasks_own_request_is_held_to_its_key(tmp_path: Path) -> None:
+    [finding] = _rl555(
+        tmp_path, _task("fl2va_first", "t2va", extra='      extra_args: ["--task-type", "fl2va"]\n')
+    )
+    assert finding.pointer == ("omni", "tasks", 0, "curl")
+    assert _written_line(tmp_path, finding) == "t2va"
+
+
+def test_a_copied_override_under_a_key_naming_no_task_is_held_to_the_tasks_request(
+    tmp_path: Path,
+) -> None:
+    overrides = _override("rtx_4090_2x", "ref2va") + _override("dgx_spark_gb10", "fl2va", "t2va")
+    found = _rl555(tmp_path, _task("ref_image", "ref2va", overrides))
+    assert [(f.pointer[-2:], f.message.split(":")[0]) for f in found] == [
+        (
+            ("extra_args", 1),
+            "omni task `ref_image` on `dgx_spark_gb10` serves `--task-type fl2va`, but the "
+            "task's own example asks for `ref2va`",
+        ),
+        (
+            ("dgx_spark_gb10", "curl"),
+            "the example request of omni task `ref_image` on `dgx_spark_gb10` asks for task "
+            "`t2va`, but the task's own example asks for `ref2va`",
+        ),
+    ]
+
+
+def test_a_served_pipeline_other_than_the_requested_one_is_reported_at_the_flag_value(
+    tmp_path: Path,
+) -> None:
+    overrides = _override("rtx_4090_2x", "ref2va") + _override("rtx_5090_2x", "fl2va")
+    [finding] = _rl555(tmp_path, _task("ref_image", "ref2va", overrides))
+    assert finding.pointer == (
+        "omni",
+        "tasks",
+        0,
+        "hardware_overrides",
+        "rtx_5090_2x",
+        "extra_args",
+        1,
+    )
+    assert finding.hint == (
+        "serve `--task-type ref2va` here, or move the override under the task it belongs to"
+    )
+
+
+def test_an_inline_flag_value_is_reported_at_its_item(tmp_path: Path) -> None:
+    extra = '      extra_args: ["--task-type=fl2va"]\n'
+    tasks = (
+        _task("ref_image", "ref2va", extra=extra),
+        _task("ref_video", "ref2va", extra='      extra_args: ["--task-type", "ref2va"]\n'),
+    )
+    [finding] = _rl555(tmp_path, *tasks)
+    assert finding.pointer == ("omni", "tasks", 0, "extra_args", 0)
+
+
+def test_presets_that_agree_are_silent(tmp_path: Path) -> None:
+    # t2va is served by the fl2va pipeline: a requested task that is no served pipeline
+    # is not compared with the server's
+    t2va = _task("t2va", "t2va", _override("rtx_4090_2x", "fl2va", "t2va"))
+    first = _task("fl2va_first", "fl2va", _override("rtx_4090_2x", "fl2va", "fl2va"))
+    ref = _task("ref_image", "ref2va", _override("rtx_4090_2x", "ref2va"))
+    assert _rl555(tmp_path, t2va, first, ref) == []
+
+
+def test_tasks_without_requests_or_catalog_ids_are_not_judged(tmp_path: Path) -> None:
+    recipe = Fragment(HEADER + "    - t2v\n    - id: i2v\n      description: Image to video\n")
+    assert findings_by_code(tmp_path, {RECIPE: recipe}).get("RL555", []) == []
+
+
+def test_check_reports_the_request_at_its_line_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = build_tree(
+        tmp_path / "tree",
+        {
+            RECIPE: Fragment(
+                HEADER + _task("fl2va_first", "fl2va", _override("h200", "fl2va", "t2va"))
+            )
+        },
+    )
+    code = main(["check", str(root), "--select", "RL555", "--format", "json"])
+    [found] = json.loads(capsys.readouterr().out)
+    line = (root / RECIPE).read_text(encoding="utf-8").splitlines()[found["line"] - 1]
+    assert code == 1
+    assert found["code"] == "RL555"
+    assert line[found["column"] - 1 :].startswith('t2va"')
+    assert main(["check", str(root), "--select", "RL555", "--ignore", "RL555", "-q"]) == 0
+
+
+def test_a_pipeline_other_than_the_keys_task_is_reported_with_the_key(tmp_path: Path) -> None:
+    overrides = _override("rtx_4090_2x", "fl2va") + _override("rtx_5090_2x", "ref2va")
+    [finding] = _rl555(tmp_path, _task("fl2va_first", "fl2va", overrides))
+    assert finding.pointer[-3:] == ("rtx_5090_2x", "extra_args", 1)
+    assert finding.message == (
+        "omni task `fl2va_first` on `rtx_5090_2x` serves `--task-type ref2va`, but its key names "
+        "`fl2va`: the server does not run the task the preset sends"
+    )
