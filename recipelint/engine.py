@@ -19,6 +19,7 @@ from recipelint.lazy import import_own
 from recipelint.load import Document
 from recipelint.parallel import SharedTasks
 from recipelint.renderstage import COMPILE_CODES, RenderingStage
+from recipelint.renderstage import wanted as rendering_wanted
 from recipelint.rulebook import RuleInfo, load_catalog
 from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext, Focus, everything
@@ -204,7 +205,7 @@ def run_checks(
     with frozen_heap(), few_full_collections():
         context = CheckContext(tree, config, focus)
         recipes = context.recipes
-        compile_stage = RenderingStage(tree, config, focus) if config.is_enabled("RL7") else None
+        compile_stage = RenderingStage(tree, config, focus) if rendering_wanted(config) else None
         helpers = jobs - 1 if len(recipes) >= PARALLEL_MIN_RECIPES else 0
         # Rendering is the largest stage and needs nothing more: helpers start on it at once,
         # while this process sets up and runs the rule and schema stages, then joins them.

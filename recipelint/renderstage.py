@@ -25,6 +25,13 @@ Task = Callable[[], list[Any]]
 COMPILE_CODES = ("RL70", "RL71", "RL018")
 
 
+def wanted(config: Config) -> bool:
+    """Whether the configuration enables any code only rendering finds (`--select RL706` too)."""
+    from recipelint.rulebook import load_catalog
+
+    return any(config.is_enabled(code) for code in load_catalog() if code.startswith(COMPILE_CODES))
+
+
 class RenderingStage:
     """What rendering the named recipes reveals: synthesis failures, unsafe output paths, …
 

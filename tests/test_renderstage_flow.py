@@ -4,6 +4,7 @@ output machinery (output map, streaming writer, emit, cache)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -43,3 +44,26 @@ def test_the_rendering_stage_uses_no_output_machinery() -> None:
     assert int(planned) > 0
     assert "recipelint.publication" in modules.split()
     assert not set(OUTPUT_MACHINERY) & set(modules.split())
+
+
+def test_a_selection_of_one_rendering_code_runs_the_rendering_stage(tmp_path) -> None:
+    from treehelp import check_tree
+
+    from recipelint.config import Config
+
+    root = tmp_path / "tree"
+    shutil.copytree(CONTEXT, root)
+    recipe = root / "models/nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16.yaml"
+    # A variant published under the recipe's own id: a finding only rendering makes (RL706).
+    text = recipe.read_text()
+    recipe.write_text(
+        text.replace(
+            "\nvariants:\n",
+            "\nvariants:\n  again:\n    model_id: nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16\n",
+            1,
+        )
+    )
+    for select in (("RL",), ("RL7",), ("RL706",), ("RL70",)):
+        found = {d.code for d in check_tree(root, Config(select=select))}
+        assert "RL706" in found, select
+    assert "RL706" not in {d.code for d in check_tree(root, Config(select=("RL2",)))}
