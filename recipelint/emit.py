@@ -14,11 +14,12 @@ import errno
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
+from recipelint.atomicfile import folder_lock, held, lock
 from recipelint.carryover import (
     CarryOver,
     FolderIdentity,
@@ -31,11 +32,6 @@ from recipelint.carryover import (
     spare_folder,
     verified,
 )
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not POSIX: no lock, the swap is still all-or-nothing
-    fcntl = None  # type: ignore[assignment]
 
 # A folder we are about to replace must look like an earlier compile's output.
 OUTPUT_MARKER = "models.json"
@@ -366,7 +362,7 @@ def replace_folder(files: Iterable[Step], out: Path, carry: CarryOver | None = N
             if isinstance(exc, (KeyboardInterrupt, SystemExit, Withdrawn)):
                 raise
             raise EmitError(f"could not write the output: {exc}") from exc
-        with _swap_lock(out.parent):
+        with folder_lock(out.parent):
             _sweep(out)
             if carry is None or not isinstance(writer, _UpdatingWriter):
                 _swap(staging, out)
@@ -420,12 +416,11 @@ def _new_staging(out: Path, carry: CarryOver | None) -> tuple[Path, int, Listing
     under that lock too) never sees a live compile's folder unlocked."""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        with _swap_lock(out.parent):
+        with folder_lock(out.parent):
             staging = Path(tempfile.mkdtemp(prefix=f".{out.name}{STAGING_INFIX}", dir=out.parent))
             spare = _take_spare(out, staging, carry)
             hold = os.open(staging, os.O_RDONLY)
-            if fcntl is not None:
-                fcntl.flock(hold, fcntl.LOCK_EX)
+            lock(hold)
     except OSError as exc:
         raise EmitError(f"cannot create a folder beside {out}: {exc.strerror or exc}") from exc
     return staging, hold, spare
@@ -461,7 +456,7 @@ def _sweep(out: Path) -> None:
         if not name.startswith(prefixes):
             continue
         leftover = out.parent / name
-        if leftover.is_symlink() or not leftover.is_dir() or _held(leftover):
+        if leftover.is_symlink() or not leftover.is_dir() or held(leftover):
             continue
         previous = leftover / "previous"
         if name.startswith(prefixes[1]) and not os.path.lexists(out) and previous.is_dir():
@@ -470,38 +465,6 @@ def _sweep(out: Path) -> None:
             except OSError:
                 continue  # leave it for a person to look at rather than lose it
         remove_folder(leftover)
-
-
-def _held(folder: Path) -> bool:
-    """Whether a live process holds the folder's lock (it is a compile's staging folder)."""
-    if fcntl is None:
-        return True  # without locks, a live compile cannot be told apart: sweep nothing
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
-    return False
-
-
-@contextlib.contextmanager
-def _swap_lock(folder: Path) -> Iterator[None]:
-    """Serialise swaps of two compiles into one folder. The lock is on the parent folder
-    itself, so it leaves no lock file behind and is released when the process dies."""
-    if fcntl is None:
-        yield
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 _RENAME_EXCHANGE = 2
