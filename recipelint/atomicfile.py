@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,8 +128,29 @@ def write_atomic(
     prefix: str | None = None,
     suffix: str = TEMPORARY_SUFFIX,
 ) -> None:
-    """Replace ``destination`` with ``data`` in one rename; on failure it is unchanged."""
-    stage_file(destination, data, mode, prefix, suffix).commit()
+    """Replace ``destination`` with ``data`` in one rename; on failure it is unchanged.
+
+    A link is followed (the file it names is replaced, the link kept); a destination that
+    is not a regular file (/dev/stdout, a pipe) cannot be renamed over and is written in
+    place. A new file gets the mode the umask gives; a replaced one keeps its own."""
+    target = Path(os.path.realpath(destination))
+    try:
+        found = os.stat(target)
+    except FileNotFoundError:
+        found = None
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        with open(target, "wb") as stream:
+            stream.write(data)
+        return
+    if mode is None:
+        mode = stat.S_IMODE(found.st_mode) if found is not None else 0o666 & ~_umask()
+    stage_file(target, data, mode, prefix, suffix).commit()
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
 
 
 def sweep_temporaries(folder: Path, ours: Callable[[str], bool]) -> list[Path]:
