@@ -79,6 +79,46 @@ def check_destination(out: Path, tree_root: Path) -> None:
                 f"{out} is not empty and holds no {OUTPUT_MARKER}, so it is not an earlier compile's "
                 "output; refusing to replace it"
             )
+        foreign = foreign_files(out)
+        if foreign:
+            shown = ", ".join(foreign[:FOREIGN_SHOWN]) + (
+                ", …" if len(foreign) > FOREIGN_SHOWN else ""
+            )
+            raise EmitError(
+                f"{out} holds {len(foreign)} file{'s' * (len(foreign) != 1)} no compile writes "
+                f"({shown}); refusing to replace it: move them out or choose another folder"
+            )
+
+
+FOREIGN_SHOWN = 5
+# Every file of the JSON API is a JSON document (the tree-wide files, models.json, each
+# recipe's, variant's and hardware's document, quickstart): anything else in OUT was put
+# there by someone else, and replacing OUT would delete it.
+API_FILE_SUFFIX = ".json"
+
+
+def foreign_files(out: Path) -> list[str]:
+    """The entries of an earlier output that no compile writes (relative, sorted): files
+    not named *.json, and links, pipes or devices. A compile writes nothing else, so an
+    output any version of recipelint wrote has none."""
+    found: list[str] = []
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        try:
+            with os.scandir(out / rel if rel else out) as entries:
+                for entry in entries:
+                    path = f"{rel}{entry.name}"
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(path + "/")
+                    elif not (
+                        entry.is_file(follow_symlinks=False)
+                        and entry.name.endswith(API_FILE_SUFFIX)
+                    ):
+                        found.append(path)
+        except OSError:
+            found.append(rel or ".")  # a folder that cannot be listed cannot be accounted for
+    return sorted(found, key=lambda name: name.encode("utf-8", "surrogateescape"))
 
 
 def _safe_relative(path: str) -> bool:
@@ -362,15 +402,40 @@ def replace_folder(files: Iterable[Step], out: Path, carry: CarryOver | None = N
             if isinstance(exc, (KeyboardInterrupt, SystemExit, Withdrawn)):
                 raise
             raise EmitError(f"could not write the output: {exc}") from exc
-        with folder_lock(out.parent):
-            _sweep(out)
-            if carry is None or not isinstance(writer, _UpdatingWriter):
-                _swap(staging, out)
-            else:
-                _swap_keeping(staging, out, carry, writer.listing())
+        new_output = _folder_id(staging)
+        try:
+            with folder_lock(out.parent):
+                _sweep(out)
+                if carry is None or not isinstance(writer, _UpdatingWriter):
+                    _swap(staging, out)
+                else:
+                    _swap_keeping(staging, out, carry, writer.listing())
+        except KeyboardInterrupt:
+            if _folder_id(out) != new_output:
+                raise  # before the swap: OUT is the previous output, the staging folder goes
+            _interrupted_after_swap(staging, carry)
     finally:
         os.close(hold)
     return count
+
+
+def _folder_id(folder: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(folder, follow_symlinks=False)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _interrupted_after_swap(staging: Path, carry: CarryOver | None) -> None:
+    """Interrupted once the new output was in place: the compile has succeeded. What the
+    swap replaced is removed now if it is still at the staging path, else by the next
+    compile's sweep; the record of the kept output is dropped (it may describe neither)."""
+    with contextlib.suppress(KeyboardInterrupt, OSError):
+        if carry is not None:
+            carry.save(Listing())
+        if os.path.lexists(staging):
+            remove_folder(staging)
 
 
 def _writer_for(staging: Path, carry: CarryOver | None, spare: Listing | None) -> _Writer:
