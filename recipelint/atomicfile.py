@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,17 +27,34 @@ except ImportError:  # pragma: no cover - not POSIX: no locks, nothing is ever s
 TEMPORARY_SUFFIX = ".tmp"
 
 
+# Folder locks this process holds, per thread: taking one again (a cache folder that is also
+# OUT's parent, locked for the swap and for writing the cache's record) must not wait on itself.
+_HELD_HERE: dict[tuple[int, int, int], int] = {}
+
+
 @contextlib.contextmanager
 def folder_lock(folder: Path) -> Iterator[None]:
     """Serialise making and sweeping temporaries (or swapping outputs) in ``folder``. The
-    lock is on the folder itself, so it leaves no lock file behind."""
+    lock is on the folder itself, so it leaves no lock file behind; a thread already
+    holding it takes it again at once."""
     if fcntl is None:
         yield
         return
     fd = os.open(folder, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        found = os.fstat(fd)
+        key = (found.st_dev, found.st_ino, threading.get_ident())
+        depth = _HELD_HERE.get(key, 0)
+        if depth == 0:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        _HELD_HERE[key] = depth + 1
+        try:
+            yield
+        finally:
+            if depth == 0:
+                del _HELD_HERE[key]
+            else:
+                _HELD_HERE[key] = depth
     finally:
         os.close(fd)
 

@@ -72,3 +72,16 @@ def test_an_entry_pruned_by_another_compile_is_compiled_again(
     out = tmp_path / "again"
     assert main(compile_args(root, out, cache)) == 0
     assert _published(out) == _published(fresh)
+
+
+def test_an_output_folder_inside_the_cache_folder_does_not_wait_on_itself(
+    tmp_path: Path,
+) -> None:
+    """OUT's parent is the cache folder: the swap's lock and the lock for writing the cache's
+    record are one folder's, taken by one compile (in a process, so a hang fails the test)."""
+    root = _copy_tree(EMBEDDED, tmp_path / "tree")
+    cache = tmp_path / "cache"
+    command = [sys.executable, "-m", "recipelint", *compile_args(root, cache / "out", cache)]
+    for _ in range(2):  # the second compile replaces OUT and keeps the first as the spare
+        assert subprocess.run(command, timeout=120, check=False).returncode == 0
+    assert (cache / ".out.spare").is_dir()
