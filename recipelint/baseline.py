@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from recipelint.atomicfile import write_atomic
 from recipelint.diagnostics import Diagnostic
 
 BASELINE_VERSION = 1
@@ -125,7 +126,7 @@ def write_baseline(
 ) -> int:
     text, count = baseline_text(found, kept)
     try:
-        path.write_text(text, encoding="utf-8")
+        write_atomic(path, text.encode("utf-8"))  # a full disk keeps the earlier baseline whole
     except OSError as exc:
         raise BaselineError(f"cannot write the baseline {path}: {exc.strerror or exc}") from None
     return count

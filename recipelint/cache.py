@@ -22,7 +22,6 @@ import functools
 import hashlib
 import os
 import re
-import tempfile
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import astuple
@@ -32,6 +31,8 @@ from typing import Any
 import orjson
 
 import recipelint
+from recipelint.atomicfile import sweep_temporaries, write_atomic
+from recipelint.carryover import TEMPORARY_PREFIX
 from recipelint.carryover import digest as content_digest
 from recipelint.compilation import Compiler
 from recipelint.diagnostics import Diagnostic, Severity, Span
@@ -45,6 +46,8 @@ from recipelint.tree import RecipeTree, recipe_hf_id
 FORMAT = 2
 SUFFIX = ".rlc"
 _ENTRY_NAME = re.compile(r"^[0-9a-f]{64}\.rlc$")
+# An entry or the carry-over record being written (atomicfile's temporary names).
+_TEMPORARY_NAME = re.compile(r"\.tmp-[a-z0-9_]+\.(?:rlc|json)")
 
 
 @functools.lru_cache(maxsize=1)
@@ -165,19 +168,36 @@ def _text(value: Any) -> str:
 
 class _EntryReader:
     """Entry files in memory, a few at a time: output files are written in path order,
-    which visits one recipe's documents together."""
+    which visits one recipe's documents together.
+
+    An entry can vanish between the lookup that chose it and the read of its documents
+    (a compile of another tree sharing the cache pruned it): it is then rebuilt by
+    compiling its recipe again, as a miss would have been."""
 
     def __init__(self, keep: int = 8) -> None:
         self.keep = keep
         self._held: OrderedDict[Path, bytes] = OrderedDict()
+        self.rebuilders: dict[Path, Callable[[], bytes | None]] = {}
+        self.rebuilt: set[Path] = set()
 
     def read(self, entry: Path) -> bytes:
         blob = self._held.pop(entry, None)
         if blob is None:
-            blob = entry.read_bytes()
+            try:
+                blob = entry.read_bytes()
+            except FileNotFoundError:
+                blob = self._rebuild(entry)
         self._held[entry] = blob
         while len(self._held) > self.keep:
             self._held.popitem(last=False)
+        return blob
+
+    def _rebuild(self, entry: Path) -> bytes:
+        rebuilder = self.rebuilders.get(entry)
+        blob = rebuilder() if rebuilder is not None else None
+        if blob is None:
+            raise OSError(f"cache entry {entry} was removed during the compile")
+        self.rebuilt.add(entry)
         return blob
 
     def forget(self, entry: Path) -> None:
@@ -205,7 +225,10 @@ class CachedDocument:
         blob = self.reader.read(self.entry)
         if self.offset + self.length > len(blob):
             raise OSError(f"cache entry {self.entry} changed during the compile")
-        return blob[self.offset : self.offset + self.length]
+        data = blob[self.offset : self.offset + self.length]
+        if self.entry in self.reader.rebuilt and content_digest(data) != self.digest:
+            raise OSError(f"cache entry {self.entry} was removed during the compile")
+        return data
 
 
 class RecipeCache:
@@ -253,6 +276,7 @@ class RecipeCache:
         cached = self._load(entry)
         if cached is not None:
             self.hits += 1
+            self.reader.rebuilders[entry] = lambda: self._serialised(compile_now())
             return cached
         self.misses += 1
         fresh = compile_now()
@@ -260,16 +284,21 @@ class RecipeCache:
         return stored if stored is not None else fresh
 
     def prune(self) -> int:
-        """Delete the entries this compile did not use (older versions of the tree)."""
+        """Delete the entries this compile did not use (older versions of the tree), and the
+        temporary files of compiles that died while writing one."""
         removed = 0
-        for path in self.folder.iterdir():
-            if _ENTRY_NAME.match(path.name) and path.name not in self.used:
+        try:
+            names = os.listdir(self.folder)
+        except OSError:
+            return 0
+        for name in names:
+            if _ENTRY_NAME.match(name) and name not in self.used:
                 try:
-                    path.unlink()
+                    (self.folder / name).unlink()
                     removed += 1
                 except OSError:
                     pass
-        return removed
+        return removed + len(sweep_temporaries(self.folder, _is_temporary))
 
     def _load(self, entry: Path) -> RecipeOutcome | None:
         """The entry's outcome, from its header line only: documents are read when written."""
@@ -322,6 +351,20 @@ class RecipeCache:
 
     def _store(self, entry: Path, outcome: RecipeOutcome) -> RecipeOutcome | None:
         """Write the entry; return the outcome re-pointed at it, so the documents can be freed."""
+        blob = self._serialised(outcome)
+        if blob is None:
+            return None
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(entry, blob, mode=0o600, prefix=TEMPORARY_PREFIX, suffix=SUFFIX)
+        except OSError:
+            return None
+        self.reader.forget(entry)
+        return self._load(entry)
+
+    @staticmethod
+    def _serialised(outcome: RecipeOutcome) -> bytes | None:
+        """The entry file of an outcome: a header line, then its documents' bytes."""
         if not isinstance(outcome.writes, WriteJournal):
             return None  # a check's paths-only plan has no documents to keep
         ops, payload = [], []
@@ -345,17 +388,8 @@ class RecipeCache:
             )
         except TypeError:
             return None  # a value the cache cannot represent exactly: just do not cache it
-        temp = None
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=SUFFIX)
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(header + b"\n")
-                stream.writelines(payload)
-            os.replace(temp, entry)
-        except OSError:
-            if temp is not None:
-                Path(temp).unlink(missing_ok=True)
-            return None
-        self.reader.forget(entry)
-        return self._load(entry)
+        return b"".join((header, b"\n", *payload))
+
+
+def _is_temporary(name: str) -> bool:
+    return _TEMPORARY_NAME.fullmatch(name) is not None

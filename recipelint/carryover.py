@@ -16,15 +16,19 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from recipelint.atomicfile import write_atomic
+
 FORMAT = 3
 SPARE_SUFFIX = ".spare"
+# Files being written into the cache folder are named .tmp-<random><suffix> (cache.py prunes
+# those of compiles that died).
+TEMPORARY_PREFIX = ".tmp-"
 
 # digest, size, inode, modification time (ns)
 Record = tuple[str, int, int, int]
@@ -131,16 +135,17 @@ class CarryOver:
 
     def _write(self, out: bytes, spare: bytes) -> None:
         header = orjson.dumps({"format": FORMAT, "out": len(out), "spare": len(spare)})
-        temp = None
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".json")
-            with os.fdopen(handle, "wb") as stream:
-                stream.writelines((header, b"\n", out, spare))
-            os.replace(temp, self.record)
+            write_atomic(
+                self.record,
+                b"".join((header, b"\n", out, spare)),
+                mode=0o600,
+                prefix=TEMPORARY_PREFIX,
+                suffix=".json",
+            )
         except OSError:  # without a record the next compile just writes everything
-            if temp is not None:
-                Path(temp).unlink(missing_ok=True)
+            pass
 
 
 def identity(path: str) -> tuple[int, int, int] | None:

@@ -14,11 +14,12 @@ import errno
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
+from recipelint.atomicfile import folder_lock, held, lock
 from recipelint.carryover import (
     CarryOver,
     FolderIdentity,
@@ -31,11 +32,6 @@ from recipelint.carryover import (
     spare_folder,
     verified,
 )
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not POSIX: no lock, the swap is still all-or-nothing
-    fcntl = None  # type: ignore[assignment]
 
 # A folder we are about to replace must look like an earlier compile's output.
 OUTPUT_MARKER = "models.json"
@@ -83,6 +79,46 @@ def check_destination(out: Path, tree_root: Path) -> None:
                 f"{out} is not empty and holds no {OUTPUT_MARKER}, so it is not an earlier compile's "
                 "output; refusing to replace it"
             )
+        foreign = foreign_files(out)
+        if foreign:
+            shown = ", ".join(foreign[:FOREIGN_SHOWN]) + (
+                ", …" if len(foreign) > FOREIGN_SHOWN else ""
+            )
+            raise EmitError(
+                f"{out} holds {len(foreign)} file{'s' * (len(foreign) != 1)} no compile writes "
+                f"({shown}); refusing to replace it: move them out or choose another folder"
+            )
+
+
+FOREIGN_SHOWN = 5
+# Every file of the JSON API is a JSON document (the tree-wide files, models.json, each
+# recipe's, variant's and hardware's document, quickstart): anything else in OUT was put
+# there by someone else, and replacing OUT would delete it.
+API_FILE_SUFFIX = ".json"
+
+
+def foreign_files(out: Path) -> list[str]:
+    """The entries of an earlier output that no compile writes (relative, sorted): files
+    not named *.json, and links, pipes or devices. A compile writes nothing else, so an
+    output any version of recipelint wrote has none."""
+    found: list[str] = []
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        try:
+            with os.scandir(out / rel if rel else out) as entries:
+                for entry in entries:
+                    path = f"{rel}{entry.name}"
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(path + "/")
+                    elif not (
+                        entry.is_file(follow_symlinks=False)
+                        and entry.name.endswith(API_FILE_SUFFIX)
+                    ):
+                        found.append(path)
+        except OSError:
+            found.append(rel or ".")  # a folder that cannot be listed cannot be accounted for
+    return sorted(found, key=lambda name: name.encode("utf-8", "surrogateescape"))
 
 
 def _safe_relative(path: str) -> bool:
@@ -366,15 +402,40 @@ def replace_folder(files: Iterable[Step], out: Path, carry: CarryOver | None = N
             if isinstance(exc, (KeyboardInterrupt, SystemExit, Withdrawn)):
                 raise
             raise EmitError(f"could not write the output: {exc}") from exc
-        with _swap_lock(out.parent):
-            _sweep(out)
-            if carry is None or not isinstance(writer, _UpdatingWriter):
-                _swap(staging, out)
-            else:
-                _swap_keeping(staging, out, carry, writer.listing())
+        new_output = _folder_id(staging)
+        try:
+            with folder_lock(out.parent):
+                _sweep(out)
+                if carry is None or not isinstance(writer, _UpdatingWriter):
+                    _swap(staging, out)
+                else:
+                    _swap_keeping(staging, out, carry, writer.listing())
+        except KeyboardInterrupt:
+            if _folder_id(out) != new_output:
+                raise  # before the swap: OUT is the previous output, the staging folder goes
+            _interrupted_after_swap(staging, carry)
     finally:
         os.close(hold)
     return count
+
+
+def _folder_id(folder: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(folder, follow_symlinks=False)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _interrupted_after_swap(staging: Path, carry: CarryOver | None) -> None:
+    """Interrupted once the new output was in place: the compile has succeeded. What the
+    swap replaced is removed now if it is still at the staging path, else by the next
+    compile's sweep; the record of the kept output is dropped (it may describe neither)."""
+    with contextlib.suppress(KeyboardInterrupt, OSError):
+        if carry is not None:
+            carry.save(Listing())
+        if os.path.lexists(staging):
+            remove_folder(staging)
 
 
 def _writer_for(staging: Path, carry: CarryOver | None, spare: Listing | None) -> _Writer:
@@ -420,12 +481,11 @@ def _new_staging(out: Path, carry: CarryOver | None) -> tuple[Path, int, Listing
     under that lock too) never sees a live compile's folder unlocked."""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        with _swap_lock(out.parent):
+        with folder_lock(out.parent):
             staging = Path(tempfile.mkdtemp(prefix=f".{out.name}{STAGING_INFIX}", dir=out.parent))
             spare = _take_spare(out, staging, carry)
             hold = os.open(staging, os.O_RDONLY)
-            if fcntl is not None:
-                fcntl.flock(hold, fcntl.LOCK_EX)
+            lock(hold)
     except OSError as exc:
         raise EmitError(f"cannot create a folder beside {out}: {exc.strerror or exc}") from exc
     return staging, hold, spare
@@ -461,7 +521,7 @@ def _sweep(out: Path) -> None:
         if not name.startswith(prefixes):
             continue
         leftover = out.parent / name
-        if leftover.is_symlink() or not leftover.is_dir() or _held(leftover):
+        if leftover.is_symlink() or not leftover.is_dir() or held(leftover):
             continue
         previous = leftover / "previous"
         if name.startswith(prefixes[1]) and not os.path.lexists(out) and previous.is_dir():
@@ -470,38 +530,6 @@ def _sweep(out: Path) -> None:
             except OSError:
                 continue  # leave it for a person to look at rather than lose it
         remove_folder(leftover)
-
-
-def _held(folder: Path) -> bool:
-    """Whether a live process holds the folder's lock (it is a compile's staging folder)."""
-    if fcntl is None:
-        return True  # without locks, a live compile cannot be told apart: sweep nothing
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
-    return False
-
-
-@contextlib.contextmanager
-def _swap_lock(folder: Path) -> Iterator[None]:
-    """Serialise swaps of two compiles into one folder. The lock is on the parent folder
-    itself, so it leaves no lock file behind and is released when the process dies."""
-    if fcntl is None:
-        yield
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 _RENAME_EXCHANGE = 2

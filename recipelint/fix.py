@@ -17,9 +17,7 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-import os
 import re
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -29,6 +27,7 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap
 
 from recipelint import argv
+from recipelint.atomicfile import StagedFile, stage_file, sweep_temporaries
 from recipelint.config import Config, load_config
 from recipelint.diagnostics import Diagnostic, Span
 from recipelint.jsvalue import js_string
@@ -646,10 +645,20 @@ class FixResult:
     # safe edit could repair): their difference is what --fix reports as fixed.
     found: Counter[str] = field(default_factory=Counter)
     left: Counter[str] = field(default_factory=Counter)
+    # The same, per file.
+    found_in: dict[Path, Counter[str]] = field(default_factory=dict)
+    left_in: dict[Path, Counter[str]] = field(default_factory=dict)
 
     @property
     def fixed_counts(self) -> Counter[str]:
         return self.found - self.left  # Counter subtraction drops counts below one
+
+    def fixed_counts_without(self, skipped: Iterable[Path]) -> Counter[str]:
+        """The fixed counts, less those of files whose fixes were not written."""
+        counts = self.fixed_counts
+        for path in skipped:
+            counts -= self.found_in.get(path, Counter()) - self.left_in.get(path, Counter())
+        return counts
 
     @property
     def changed(self) -> list[Path]:
@@ -700,8 +709,9 @@ def fix_tree(root: Path, focus: Callable[[Path], bool], config: Config | None = 
             if diag.code in FIXERS:
                 by_path.setdefault(diag.path, []).append(diag)
         result.left = Counter(d.code for found in by_path.values() for d in found)
+        result.left_in = {path: Counter(d.code for d in found) for path, found in by_path.items()}
         if result.passes == 1:
-            result.found = Counter(result.left)
+            result.found, result.found_in = Counter(result.left), dict(result.left_in)
         progress = False
         for doc in list(tree.documents()):
             text = plan_document(doc, by_path.get(doc.path, [])) if doc.path in by_path else None
@@ -714,24 +724,81 @@ def fix_tree(root: Path, focus: Callable[[Path], bool], config: Config | None = 
     return result
 
 
-def write_fixed(result: FixResult) -> None:
-    """Write changed files atomically, keeping a byte-order mark and the file mode."""
+class FixWriteError(Exception):
+    """The fixes could not be written (a read-only folder, a full disk); no file was changed."""
+
+
+# The temporary file a fix is written to beside a recipe (atomicfile's `.<name>.<random>.tmp`).
+_FIX_TEMPORARY = re.compile(r"\..+\.ya?ml\.[a-z0-9_]+\.tmp")
+
+
+def write_fixed(result: FixResult) -> list[Path]:
+    """Write the changed files, keeping a byte-order mark and the file mode; returns the
+    files left as they are because they changed on disk after they were read (an editor
+    saved them meanwhile): writing the fix would lose that edit.
+
+    Every fixed text is written beside its file first; files are replaced only once all of
+    them are written, so a folder that cannot be written or a full disk changes none."""
+    staged: list[tuple[Path, StagedFile]] = []
     for changed in result.changed:
-        path = changed.resolve()  # through a link inside the tree: rewrite the file, keep the link
-        raw = path.read_bytes()
-        prefix = BOM if raw.startswith(BOM.encode()) else ""
-        data = (prefix + result.fixed[path]).encode("utf-8")
-        handle, temporary = tempfile.mkstemp(
-            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-        )
         try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            os.chmod(temporary, path.stat().st_mode & 0o7777)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+            staged.append((changed, _stage(changed, result)))
+        except OSError as exc:
+            for _, pending in staged:
+                pending.discard()
+            raise FixWriteError(
+                f"cannot write the fixes of {_display(changed)}: {_reason(exc)}; "
+                "no file was changed"
+            ) from None
+    skipped: list[Path] = []
+    for index, (changed, pending) in enumerate(staged):
+        if _text_on_disk(pending.destination) != result.original[changed]:
+            pending.discard()
+            skipped.append(changed)
+            continue
+        try:
+            pending.commit()
+        except OSError as exc:
+            for _, rest in staged[index + 1 :]:
+                rest.discard()
+            raise FixWriteError(
+                f"cannot replace {_display(changed)} with its fixed text: {_reason(exc)}; "
+                "it and the files after it were left as they were"
+            ) from None
+    return skipped
+
+
+def _stage(changed: Path, result: FixResult) -> StagedFile:
+    path = changed.resolve()  # through a link inside the tree: rewrite the file, keep the link
+    raw = path.read_bytes()
+    prefix = BOM if raw.startswith(BOM.encode()) else ""
+    data = (prefix + result.fixed[changed]).encode("utf-8")
+    return stage_file(path, data, mode=path.stat().st_mode & 0o7777)
+
+
+def _text_on_disk(path: Path) -> str | None:
+    """The file's text as the loader reads it (a byte-order mark dropped); None if unreadable."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text[1:] if text.startswith(BOM) else text
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _is_fix_temporary(name: str) -> bool:
+    return _FIX_TEMPORARY.fullmatch(name) is not None
+
+
+def sweep_fix_leftovers(folders: Iterable[Path]) -> list[Path]:
+    """Remove the temporary files that runs of --fix killed while writing left in ``folders``."""
+    removed: list[Path] = []
+    for folder in sorted(set(folders)):
+        removed += sweep_temporaries(folder, _is_fix_temporary)
+    return removed
 
 
 @dataclass
@@ -739,6 +806,8 @@ class Changes:
     """What `check --fix/--diff` did over every tree named on the command line."""
 
     files: list[Path] = field(default_factory=list)
+    # Files not written because they changed on disk while --fix ran.
+    skipped: list[Path] = field(default_factory=list)
     diff: str = ""
     # Findings repaired per rule code (see FixResult.found/left).
     fixed: Counter[str] = field(default_factory=Counter)
@@ -773,9 +842,12 @@ def fix_paths(
             return any(t in (root, path) or t in path.parents for t in targets)
 
         result = fix_tree(root, focus, config)
+        skipped: list[Path] = []
         if write:
-            write_fixed(result)
-        changes.files += result.changed
-        changes.fixed += result.fixed_counts
+            sweep_fix_leftovers(path.resolve().parent for path in result.original if focus(path))
+            skipped = write_fixed(result)
+        changes.files += [path for path in result.changed if path not in skipped]
+        changes.skipped += skipped
+        changes.fixed += result.fixed_counts_without(skipped)
         changes.diff += result.diff(_display)
     return changes

@@ -12,10 +12,15 @@ import re
 
 _BAD_SEGMENT = re.compile(r"(?:^|/)(?:\.{1,2})?(?:/|$)")
 _CONTROL = re.compile(r"[\x00-\x1f]")
+# The longest file or folder name the usual file systems take (NAME_MAX), in bytes.
+NAME_MAX = 255
+# A path this many characters long has no segment of more than NAME_MAX bytes (4 per character).
+_SHORT = NAME_MAX // 4
 
 
 def unsafe_path_reason(path: object) -> str | None:
-    """Why a data-derived output path (an hf id) could leave, or clobber, the output folder."""
+    """Why a data-derived output path (an hf id) could leave, or clobber, the output folder,
+    or cannot be made in it (a name longer than file systems take)."""
     if type(path) is str and _plainly_safe(path):
         return None
     if not isinstance(path, str) or not path:
@@ -30,7 +35,16 @@ def unsafe_path_reason(path: object) -> str | None:
         return "it has an empty, '.' or '..' path segment"
     if _CONTROL.search(path):
         return "it contains a control character"
+    longest = _longest_segment(path)
+    if longest > NAME_MAX:
+        return (
+            f"a path segment is {longest} bytes long, more than the {NAME_MAX} a file name may have"
+        )
     return None
+
+
+def _longest_segment(path: str) -> int:
+    return max(len(part.encode("utf-8", "surrogatepass")) for part in path.split("/"))
 
 
 def _plainly_safe(path: str) -> bool:
@@ -44,6 +58,7 @@ def _plainly_safe(path: str) -> bool:
         and "\\" not in path
         and "//" not in path
         and "/." not in path
+        and (len(path) <= _SHORT or _longest_segment(path) <= NAME_MAX)
     )
 
 

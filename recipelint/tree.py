@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,8 +142,29 @@ class _Walker:
         return [
             p
             for p in self.listing(folder)
-            if p.name.endswith(suffix) and not self.escapes(p) and p.is_file()
+            if p.name.endswith(suffix) and not self.escapes(p) and self.regular(p)
         ]
+
+    def regular(self, path: Path) -> bool:
+        """Whether ``path`` (a link followed) is a regular file; a pipe, socket or device is
+        reported, a folder or a missing link target passed over."""
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            return False
+        if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+            return stat.S_ISREG(mode)
+        self.problems.append(
+            Diagnostic(
+                path,
+                Span(1, 1),
+                "RL021",
+                Severity.ERROR,
+                f"this is a {_special_kind(mode)}, not a regular file; it was not read",
+                "replace it with the recipe file itself, or remove it",
+            )
+        )
+        return False
 
     def recursive(self, folder: Path, real: Path | None = None) -> Iterator[Path]:
         """The recipe files under ``folder``; ``real`` is its real path when the caller knows it
@@ -171,12 +193,23 @@ class _Walker:
                     continue
                 if path.is_dir():
                     yield from self.recursive(path, path.resolve())
-                elif entry.name.endswith(RECIPE_SUFFIXES) and path.is_file():
+                elif self.regular(path) and entry.name.endswith(RECIPE_SUFFIXES):
                     yield path
             elif entry.is_dir():
                 yield from self.recursive(path, real / entry.name)
-            elif entry.name.endswith(RECIPE_SUFFIXES) and entry.is_file():
-                yield path
+            elif entry.is_file():
+                if entry.name.endswith(RECIPE_SUFFIXES):
+                    yield path
+            else:  # scandir's type says neither file nor folder: a pipe, socket or device
+                self.regular(path)
+
+
+def _special_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "named pipe"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "device"
 
 
 def confined_files(root: Path, folder: Path, suffix: str, problems: list[Diagnostic]) -> list[Path]:

@@ -77,13 +77,18 @@ def test_files_changed_or_added_behind_its_back_are_never_published(tmp_path: Pa
     tree, out, cache = tmp_path / "tree", tmp_path / "out", tmp_path / "cache"
     shutil.copytree(CONTEXT, tree)
     assert compile_into(tree, out, cache) == 0
+    retitle(tree, "Kept")
+    assert compile_into(tree, out, cache) == 0  # the first output is now the kept spare
+    spare = spare_folder(out)
     victim = next(p for p in sorted(out.rglob("*.json")) if p.name != "models.json")
     victim.write_bytes(b"tampered\n")
-    (out / "stray.txt").write_bytes(b"not ours\n")
     (out / "Qwen" / "stray").mkdir(parents=True, exist_ok=True)
     (out / "Qwen" / "stray" / "x.json").write_bytes(b"{}\n")
+    # Files no compile writes make OUT itself a folder compile refuses to replace; in the
+    # spare, which only recipelint uses, they are removed.
+    (spare / "stray.txt").write_bytes(b"not ours\n")
     outside = tmp_path / "outside"
-    moved = out / "Qwen" / "Qwen2.5-7B-Instruct"  # the folder the edited recipe writes to
+    moved = spare / "Qwen" / "Qwen2.5-7B-Instruct"  # the folder the edited recipe writes to
     shutil.move(moved, outside)
     moved.symlink_to(outside, target_is_directory=True)
     kept_outside = snapshot(outside)

@@ -265,7 +265,10 @@ def check_command(
     if not quiet:
         _report_summary(result, output_format, after_fix=fixed is not None)
         _explain_set_aside(result, new_from_rev, baseline)
-    ctx.exit(EXIT_OK if exit_zero else exit_code(result.diagnostics, strict))
+    status = exit_code(result.diagnostics, strict)
+    if fixed is not None and fixed.skipped:
+        status = max(status, EXIT_FINDINGS)  # fixes asked for and not applied, as ruff
+    ctx.exit(EXIT_OK if exit_zero else status)
 
 
 @dataclass(frozen=True)
@@ -339,12 +342,25 @@ def _apply_fixes(
     quiet: bool,
 ) -> Changes:
     """--fix writes the fixes, --diff prints them as the report; both say what per rule on stderr."""
-    from recipelint.fix import fix_paths
+    from recipelint.fix import FixWriteError, fix_paths
     from recipelint.rulebook import rule_info
 
-    changes = fix_paths(
-        groups, options.select, options.ignore, write=not dry_run, config_file=options.config_file
-    )
+    try:
+        changes = fix_paths(
+            groups,
+            options.select,
+            options.ignore,
+            write=not dry_run,
+            config_file=options.config_file,
+        )
+    except FixWriteError as exc:
+        raise click.ClickException(str(exc)) from None
+    for path in changes.skipped:
+        click.echo(
+            f"recipelint: warning: {_shown_path(path)} changed on disk while --fix ran; "
+            "its fixes were not written (run --fix again)",
+            err=True,
+        )
     if dry_run:
         write_report(changes.diff, output_file)
     if quiet:
@@ -356,6 +372,13 @@ def _apply_fixes(
     files = len(changes.files)
     click.echo(f"{verb} {files} file{'s' * (files != 1)}", err=True)
     return changes
+
+
+def _shown_path(path: Path) -> str:
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def _show_settings(paths: tuple[Path, ...], options: CheckOptions) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -209,7 +210,10 @@ def compile_command(
             )
         return
     if cache is not None:
-        cache.prune()
+        # The output is in place, the compile has succeeded: an interrupt only cuts the
+        # pruning short, and the next compile prunes the rest.
+        with contextlib.suppress(KeyboardInterrupt):
+            cache.prune()
     if not quiet:
         reuse = (
             f" ({cache.hits} recipes from the cache, {cache.misses} rendered)"

@@ -9,12 +9,15 @@ from pathlib import Path
 
 import click
 
+from recipelint.atomicfile import write_atomic
+
 
 def write_report(text: str, output_file: Path | None) -> None:
     """The report on stdout, or in ``output_file`` (--output-file) as UTF-8.
 
-    The file is written whole after the run, so a failed run leaves no half report;
-    a path that cannot be written is a usage error, never a traceback.
+    The file is written whole after the run, under a temporary name renamed into place,
+    so a failed run or a full disk leaves no half report (an earlier report stays); a path
+    that cannot be written is a usage error, never a traceback.
     """
     if output_file is None:
         # color=True: --color already decided; click would strip our codes off a terminal,
@@ -24,7 +27,7 @@ def write_report(text: str, output_file: Path | None) -> None:
     try:
         output_file.parent.mkdir(parents=True, exist_ok=True)
         # "replace": a message holding a lone surrogate must not abort the report.
-        output_file.write_text(text, encoding="utf-8", errors="replace", newline="")
+        write_atomic(output_file, text.encode("utf-8", errors="replace"))
     except OSError as exc:
         raise click.UsageError(
             f"cannot write --output-file {output_file}: {exc.strerror or exc}"

@@ -1,4 +1,4 @@
-"""RL321: typographic lookalikes of ASCII in arguments and environment values.
+"""RL321: typographic lookalikes of ASCII in arguments, environment values and model ids.
 
 Word processors, chat tools and web pages turn `--` into an em dash, straight quotes
 into curly ones and spaces into no-break spaces; pasted into a recipe they look right
@@ -8,7 +8,8 @@ as a space, invisible format characters (Cf) as nothing, quotation marks as `"` 
 `'`, and anything whose compatibility form (NFKC) is plain ASCII (fullwidth `＝`) as
 that ASCII text. Inside prose (a multi-line value such as an inline chat template, or
 the strings of JSON that parses) dashes and quotes are the writer's; only invisible
-characters are reported there.
+characters are reported there. A model_id becomes a file name of the compiled API, where
+an invisible character (a bidi override such as U+202E) makes one name display as another.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from recipelint.load import Document
 from recipelint.resolve import layers
@@ -145,7 +147,8 @@ class Value:
     doc: Document
     pointer: Pointer
     text: str
-    argument: bool  # an args item (else an env value)
+    argument: bool  # an args item (else an env value or a model id)
+    label: str = ""  # how a message names a value that is neither
 
 
 # Only a text with a character beyond ASCII can hold a lookalike: the others, nearly every
@@ -172,12 +175,33 @@ def _environment(ctx: CheckContext) -> Iterator[Value]:
                 yield Value(mapping.doc, (*mapping.pointer, name), value, False)
 
 
+def _model_ids(ctx: CheckContext) -> Iterator[Value]:
+    """A recipe's model_id and its variants' (a promoted variant's is an output path)."""
+    for doc in ctx.recipes:
+        if not isinstance(doc.data, dict):
+            continue
+        places: list[tuple[Pointer, Any]] = [(("model",), doc.data.get("model"))]
+        variants = doc.data.get("variants")
+        if isinstance(variants, dict):
+            places += [(("variants", name), value) for name, value in variants.items()]
+        for pointer, mapping in places:
+            model_id = mapping.get("model_id") if isinstance(mapping, dict) else None
+            if isinstance(model_id, str) and not model_id.isascii():
+                yield Value(doc, (*pointer, "model_id"), model_id, False, "model_id")
+
+
+def _what(value: Value) -> str:
+    if value.argument:
+        return "argument"
+    return value.label or f"env `{value.pointer[-1]}`"
+
+
 @check(CODE)
 def typographic_lookalikes(ctx: CheckContext) -> Iterator[Finding]:
-    for value in [*_arguments(ctx), *_environment(ctx)]:
+    for value in [*_arguments(ctx), *_environment(ctx), *_model_ids(ctx)]:
         found = mistaken_lookalikes(value.text)
         if found:
-            what = "argument" if value.argument else f"env `{value.pointer[-1]}`"
+            what = _what(value)
             yield Finding(
                 value.doc,
                 value.pointer,
