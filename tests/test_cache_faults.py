@@ -40,7 +40,7 @@ def test_prune_sweeps_the_temporary_files_of_killed_compiles(tmp_path: Path) -> 
             [sys.executable, "-c", KILLED_WRITER, str(cache / destination), suffix], check=False
         )
     dead = sorted(cache.glob(".tmp-*"))
-    assert [p.suffix for p in dead] == sorted([".rlc", ".json"])
+    assert sorted(p.suffix for p in dead) == [".json", ".rlc"]
     live = atomicfile.stage_file(
         cache / "entry.rlc", b"being written", prefix=".tmp-", suffix=".rlc"
     )
