@@ -90,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # Without standalone mode click returns ctx.exit()'s code instead of exiting.
         status = cli.main(args=argv, prog_name="recipelint", standalone_mode=False)
-        sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
+        # What is still buffered meets a closed pipe here, not at exit. The language server
+        # closes standard output itself when the editor says `exit`: nothing is left then.
+        if not sys.stdout.closed:
+            sys.stdout.flush()
     except (ReaderGone, BrokenPipeError):
         # As ruff does: a reader that has seen enough is no failure (exit 0, no message).
         _discard_stdout()
