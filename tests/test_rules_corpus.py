@@ -174,6 +174,13 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
         },
     ),
     (
+        "RL342",
+        "DeepSeek-V4-Flash: a multi_node_dep override for rtx_pro_6000_8x, which cannot scale out",
+        {
+            "models/deepseek-ai/DeepSeek-V4-Flash.yaml": 1,
+        },
+    ),
+    (
         "RL404",
         'MiniMax-M3: docker_image "docker pull vllm/…"',
         {
