@@ -813,7 +813,7 @@ def _kv_store_offered(
     return any(get(get(opted, kv), hw_id) != "unsupported" for kv in catalog.kv_ids)
 
 
-def _recipe_hardware(catalog: RenderInputs, recipe: dict[str, Any]) -> list[str]:
+def recipe_hardware(catalog: RenderInputs, recipe: dict[str, Any]) -> list[str]:
     """Every hardware some variant of the recipe is rendered for, in taxonomy order."""
     found: dict[str, None] = {}
     for variant in as_dict(recipe.get("variants")).values():
@@ -833,7 +833,7 @@ _WILDCARDS = frozenset(
 )
 
 
-def _bound(pointer: Pointer) -> dict[str, tuple[int, Any]] | None:
+def bound_wildcards(pointer: Pointer) -> dict[str, tuple[int, Any]] | None:
     """The wildcards of the place a recipe list sits at, each with its index in the pointer."""
     for place in _RECIPE_PLACES:
         pattern = place.pattern
@@ -860,7 +860,7 @@ class _Judge:
         self.spaces = {ref.pointer: ref.space for ref in refs.hardware_refs(doc.data)}
 
     def dead(self, pointer: Pointer) -> _Dead | None:
-        bound = _bound(pointer)
+        bound = bound_wildcards(pointer)
         if bound is None:
             return None
         strategy, role = bound.get(layers.STRATEGY), bound.get(layers.ROLE)
@@ -957,7 +957,7 @@ def lists_rendered_nowhere(ctx: CheckContext) -> Iterator[Finding]:
             continue
         catalog = catalog or render_inputs(ctx)
         try:
-            hardware = _recipe_hardware(catalog, doc.data)
+            hardware = recipe_hardware(catalog, doc.data)
         except SYNTHESIS_ERRORS:
             continue
         if not hardware:
