@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
-from treehelp import Fragment, build_tree, findings_by_code
+from treehelp import Fragment, build_tree, context_text, findings_by_code
 
 from recipelint.cli import cli
 from recipelint.diagnostics import Diagnostic, Severity
@@ -196,3 +196,13 @@ hardware_overrides:
     assert result.exit_code == 0  # a warning
     [finding] = json.loads(result.stdout)
     assert (finding["code"], finding["path"].endswith(RECIPE)) == ("RL342", True)
+
+
+def test_a_broken_taxonomy_leaves_it_to_the_root_cause(tmp_path: Path) -> None:
+    # A usable taxonomy with a schema error where hardware is defined: its findings would be echoes.
+    text = context_text("taxonomy.yaml")
+    at = text.index("generation: amd", text.index("  mi300x:"))
+    taxonomy = text[:at] + "generation: 5" + text[at + len("generation: amd") :]
+    recipe = Fragment(NVIDIA_ONLY + "hardware_overrides:\n  amd:\n    extra_args: [--x]\n")
+    found = findings_by_code(tmp_path, {RECIPE: recipe, "taxonomy.yaml": taxonomy})
+    assert "RL342" not in found and "RL020" in found

@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 
 from click.testing import CliRunner
-from treehelp import Fragment, build_tree, findings_by_code
+from treehelp import Fragment, build_tree, context_text, findings_by_code
 
 from recipelint.cli import cli
 from recipelint.diagnostics import Diagnostic, Severity
@@ -249,3 +249,21 @@ def test_an_organisations_repository_or_inline_code_names_no_hardware(tmp_path: 
     )
     assert "under “Serve the nvidia/Demo-FP8 build" in finding.message
     assert "for MI300X, but" in finding.message
+
+
+def test_a_broken_taxonomy_leaves_it_to_the_root_cause(tmp_path: Path) -> None:
+    # A usable taxonomy with a schema error where hardware is defined: its findings would be echoes.
+    text = context_text("taxonomy.yaml")
+    at = text.index("generation: amd", text.index("  mi300x:"))
+    taxonomy = text[:at] + "generation: 5" + text[at + len("generation: amd") :]
+    guide = _guide(
+        """
+        ## AMD MI300X
+
+        ```bash
+        vllm serve acme/demo --attention-backend FLASHINFER
+        ```
+        """
+    )
+    found = findings_by_code(tmp_path, {RECIPE: guide, "taxonomy.yaml": taxonomy})
+    assert "RL607" not in found and "RL020" in found

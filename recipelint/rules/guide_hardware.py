@@ -117,7 +117,9 @@ class HardwareWords:
         unclear = False
         for match in self.pattern.finditer(INLINE_CODE.sub(" ", text)):
             word = match.group(1).lower()
-            named = self.words[word]
+            named = self.words.get(word)
+            if named is None:
+                continue  # matched by a case folding lower() does not reproduce
             if named.rank == 2 and match.string.startswith("/", match.end()):
                 continue  # an organisation's repository (`nvidia/…`), not its hardware
             if word in self.unclear:
@@ -223,7 +225,7 @@ class GuideOutline:
             if members:
                 if len(self.words.brands(members)) != 1:
                     return None
-                return Section(title.strip(), members)
+                return Section(_shortened(title.strip()), members)
         return None
 
     def _context(self, line: int) -> Iterator[str]:
@@ -247,6 +249,11 @@ class GuideOutline:
             found.append(text)
             index -= 1
         return " ".join(reversed(found))
+
+
+def _shortened(title: str, limit: int = 60) -> str:
+    """A heading as it is, a paragraph's first words: enough for a reader to find it."""
+    return title if len(title) <= limit else title[:limit].rsplit(" ", 1)[0] + " …"
 
 
 @dataclass(frozen=True)
