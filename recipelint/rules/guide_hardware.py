@@ -12,6 +12,7 @@ hardware of several brands, or none, judges nothing here.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Iterable, Iterator
@@ -194,23 +195,27 @@ class GuideOutline:
         self.words = words
 
     @functools.cached_property
-    def fence_of(self) -> dict[int, int]:
-        """The opening fence line of each line inside a block (1-based)."""
-        found: dict[int, int] = {}
-        for block in self.blocks:
-            end = block.line + block.code.count("\n") + 1
-            found.update(dict.fromkeys(range(block.line, end), block.line - 1))
-        return found
+    def _block_lines(self) -> tuple[list[int], list[int]]:
+        """(first code line, line after the last) of each block, in order."""
+        starts = [block.line for block in self.blocks]
+        ends = [block.line + block.code.count("\n") + 1 for block in self.blocks]
+        return starts, ends
+
+    def fence_of(self, line: int) -> int | None:
+        """The opening fence line of the block ``line`` is in (1-based), if any."""
+        starts, ends = self._block_lines
+        index = bisect.bisect_right(starts, line) - 1
+        return starts[index] - 1 if index >= 0 and line < ends[index] else None
 
     @functools.cached_property
     def headings(self) -> list[tuple[int, int, str]]:
         """(line, level, title) of each heading outside the blocks, in order."""
-        fence_of, found = self.fence_of, []
+        found = []
         number, position = 1, 0
         for match in HEADING.finditer(self.text):
             number += self.text.count("\n", position, match.start())
             position = match.start()
-            if number not in fence_of:
+            if self.fence_of(number) is None:
                 found.append((number, len(match.group(1)), match.group(2)))
         return found
 
@@ -229,7 +234,7 @@ class GuideOutline:
         return None
 
     def _context(self, line: int) -> Iterator[str]:
-        fence = self.fence_of.get(line)
+        fence = self.fence_of(line)
         yield self._paragraph_before(fence) if fence is not None else self.lines[line - 1]
         level = 7
         for number, depth, title in reversed(self.headings):
