@@ -94,11 +94,8 @@ class HardwareWords:
                     _add(words, platform, 2, hw_id)
         # A word the taxonomy also uses for something else ("CPU offload") may or may not
         # mean hardware: it names none, but a text holding it decides nothing either.
-        self.unclear = {
-            word
-            for word, named in words.items()
-            if named.rank and word in _non_hardware_words(taxonomy)
-        }
+        other_words = _non_hardware_words(taxonomy)
+        self.unclear = {word for word, named in words.items() if named.rank and word in other_words}
         self.words = words
         ordered = sorted(words, key=lambda word: (-len(word), word))
         self.pattern = (
@@ -275,8 +272,8 @@ class Images:
         platforms: dict[str, set[str]] = {}
         for profile in profiles.values():
             brand = get(profile, "brand")
-            if isinstance(brand, str):
-                repository = _default_repository(profile)
+            repository = _default_repository(profile)
+            if isinstance(brand, str) and repository:
                 brands.setdefault(repository, set()).add(brand)
                 target = target_of(profile)
                 if target is not None:
