@@ -41,9 +41,29 @@ def test_a_variant_override_for_hardware_no_variant_is_offered_on_is_reported(
     assert finding.pointer == ("variants", "default", "hardware_overrides", "mi300x")
     assert finding.message.startswith(
         "variants.default.hardware_overrides.mi300x holds extra_args, extra_env, which no "
-        "rendered command reads: `mi300x` names none of the recipe's hardware (b200, h100)"
+        "rendered command reads: `mi300x` names none of variant `default`'s hardware (b200, h100)"
     )
     assert finding.severity is Severity.WARNING
+
+
+def test_a_variant_override_is_judged_by_that_variants_hardware(tmp_path: Path) -> None:
+    # The recipe offers hopper through `default`, but the nvfp4 variant runs on Blackwell only.
+    [finding] = _rl342(
+        tmp_path,
+        """\
+variants:
+  nvfp4:
+    precision: nvfp4
+    vram_minimum_gb: 20
+    hardware_overrides:
+      hopper:
+        extra_args: ["--max-num-seqs", "64"]
+      blackwell:
+        extra_args: ["--max-num-seqs", "32"]
+""",
+    )
+    assert finding.pointer == ("variants", "nvfp4", "hardware_overrides", "hopper")
+    assert "`hopper` names none of variant `nvfp4`'s hardware (b200," in finding.message
 
 
 def test_generation_and_brand_keys_count_every_hardware_they_name(tmp_path: Path) -> None:

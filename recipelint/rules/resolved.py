@@ -26,6 +26,7 @@ from recipelint.resolve.hardware import (
     is_kv_store_brand_supported,
     is_nvidia,
     is_scalable,
+    pick_fitting_variant,
 )
 from recipelint.resolve.layers import ARG_STEPS, EMITTER, PD_ROLES
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
@@ -777,6 +778,20 @@ class _Reach:
         self.catalog, self.recipe, self.hardware = catalog, recipe, hardware
         self._on: dict[str, list[str]] | None = None
 
+    def variant_hardware(self, variant_key: str) -> list[str]:
+        """The hardware a variant's commands are rendered for: its own, and a box that cannot
+        scale out where the plan falls back to it as the largest variant that fits."""
+        variant = get(get(self.recipe, "variants"), variant_key)
+        own = variant_hardware(self.catalog, self.recipe, variant)[1] if truthy(variant) else []
+        profiles = self.catalog.profiles
+        return own + [
+            hw_id
+            for hw_id in self.hardware
+            if hw_id not in own
+            and not is_scalable(profiles.get(hw_id, {}))
+            and pick_fitting_variant(self.recipe, profiles.get(hw_id, {}), hw_id) == variant_key
+        ]
+
     def strategy_hardware(self, strategy: str) -> list[str]:
         """The hardware a strategy's commands are rendered for."""
         if self._on is None:
@@ -881,6 +896,9 @@ class _Judge:
                     f"have no {role[1]} role",
                 )
             where = f"the {name} commands'"
+        elif layers.VARIANT in bound:
+            hardware = self.reach.variant_hardware(bound[layers.VARIANT][1])
+            where = f"variant `{bound[layers.VARIANT][1]}`'s"
         if layers.HARDWARE in bound:
             index, key = bound[layers.HARDWARE]
             return self._unread_key(pointer[: index + 1], key, hardware, where)
