@@ -262,16 +262,18 @@ DEPENDENT_CODES: dict[str, tuple[str, frozenset[str]]] = {
                 "RL315",
                 "RL340",
                 "RL341",
+                "RL342",
+                "RL607",
             }
         ),
     ),
     "strategy": (
         "strategy references and rendering",
-        frozenset({"RL201", "RL203", "RL214", "RL310", "RL314", "RL340", "RL341"}),
+        frozenset({"RL201", "RL203", "RL214", "RL310", "RL314", "RL340", "RL341", "RL342"}),
     ),
     "kv_store": (
         "kv_store references and rendering",
-        frozenset({"RL203", "RL204", "RL340", "RL341"}),
+        frozenset({"RL203", "RL204", "RL340", "RL341", "RL342"}),
     ),
 }
 # Schema findings at these places of a tree-wide file break what recipes reference in it

@@ -174,6 +174,13 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
         },
     ),
     (
+        "RL342",
+        "DeepSeek-V4-Flash: a multi_node_dep override for rtx_pro_6000_8x, which cannot scale out",
+        {
+            "models/deepseek-ai/DeepSeek-V4-Flash.yaml": 1,
+        },
+    ),
+    (
         "RL404",
         'MiniMax-M3: docker_image "docker pull vllm/…"',
         {
@@ -250,6 +257,16 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
             "models/openai/gpt-oss-20b.yaml": 5,
             "models/stepfun-ai/Step-3.5-Flash.yaml": 3,
             "models/zai-org/GLM-4.7.yaml": 1,
+        },
+    ),
+    (
+        "RL607",
+        "guide commands for other hardware than their section: MiniMax-M2.5's generic Docker "
+        "command carries the hopper-only triton MoE and FLASHINFER attention backends; "
+        "gpt-oss-20b runs the CUDA image with --gpus all under its Intel Xeon 6 heading",
+        {
+            "models/MiniMaxAI/MiniMax-M2.5.yaml": 2,
+            "models/openai/gpt-oss-20b.yaml": 1,
         },
     ),
     # The schema's RL102 at the same values gives way to this more precise, fixable finding.

@@ -32,6 +32,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "recipelint.rules.variants",
     "recipelint.rules.values",
     "recipelint.rules.guide",
+    "recipelint.rules.guide_hardware",
     "recipelint.rules.security",
     "recipelint.rules.environment",
     "recipelint.rules.typography",

@@ -21,7 +21,13 @@ from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.features import FeatureResolver, default_features
-from recipelint.resolve.hardware import generation_of, is_nvidia, is_scalable
+from recipelint.resolve.hardware import (
+    generation_of,
+    is_kv_store_brand_supported,
+    is_nvidia,
+    is_scalable,
+    pick_fitting_variant,
+)
 from recipelint.resolve.layers import ARG_STEPS, EMITTER, PD_ROLES
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
 from recipelint.resolve.strategy import (
@@ -29,6 +35,7 @@ from recipelint.resolve.strategy import (
     is_reachable,
     is_supported_on_hardware,
     listed_strategies,
+    recommend_strategy,
 )
 from recipelint.rules.common import (
     ArgList,
@@ -745,3 +752,253 @@ def _replaced_layers(assembler: Assembler, combo: CommandChoice) -> list[ArgList
             combo.strategy,
         )
     return found
+
+
+# ---------------------------------------------------------------- RL342: lists no command reads
+
+RENDERS_NOWHERE = "RL342"
+
+
+class _Dead(NamedTuple):
+    """Why the lists under ``pointer`` land in no rendered command."""
+
+    pointer: Pointer
+    reason: str
+
+
+class _Reach:
+    """What a recipe's renderings read: the hardware they are rendered for, and on which of
+    it each strategy is rendered.
+
+    It errs towards reading more than upstream does (a strategy counts as rendered wherever
+    the compiler could fall back to it), so that whatever it calls unread is unread.
+    """
+
+    def __init__(self, catalog: RenderInputs, recipe: dict[str, Any], hardware: list[str]):
+        self.catalog, self.recipe, self.hardware = catalog, recipe, hardware
+        self._on: dict[str, list[str]] | None = None
+
+    def variant_hardware(self, variant_key: str) -> list[str]:
+        """The hardware a variant's commands are rendered for: its own, and a box that cannot
+        scale out where the plan falls back to it as the largest variant that fits."""
+        variant = get(get(self.recipe, "variants"), variant_key)
+        own = variant_hardware(self.catalog, self.recipe, variant)[1] if truthy(variant) else []
+        profiles = self.catalog.profiles
+        return own + [
+            hw_id
+            for hw_id in self.hardware
+            if hw_id not in own
+            and not is_scalable(profiles.get(hw_id, {}))
+            and pick_fitting_variant(self.recipe, profiles.get(hw_id, {}), hw_id) == variant_key
+        ]
+
+    def strategy_hardware(self, strategy: str) -> list[str]:
+        """The hardware a strategy's commands are rendered for."""
+        if self._on is None:
+            self._on = self._rendered_strategies()
+        return self._on.get(strategy, [])
+
+    def _rendered_strategies(self) -> dict[str, list[str]]:
+        catalog, compatible = self.catalog, _Compatible(self.recipe)
+        fallbacks = {recommend_strategy(self.recipe, nodes) for nodes in (1, 2)}
+        on: dict[str, list[str]] = {}
+        for hw_id in self.hardware:
+            profile = catalog.profiles.get(hw_id, {})
+            rendered = set(_strategies_on(catalog, compatible, profile, hw_id))
+            if not rendered:
+                rendered = set(fallbacks)  # the recommendation is rendered even when not offered
+            if _kv_store_offered(catalog, self.recipe, profile, hw_id):
+                # A Mooncake instance serves with a compatible strategy, strategy_hardware aside.
+                rendered.update(
+                    s
+                    for s in compatible.strategies
+                    if catalog.deploy_type_of(s) in ("single_node", "multi_node")
+                )
+            for strategy in rendered:
+                on.setdefault(strategy, []).append(hw_id)
+        return on
+
+
+def _kv_store_offered(
+    catalog: RenderInputs, recipe: dict[str, Any], profile: Any, hw_id: str
+) -> bool:
+    if not is_scalable(profile) or not is_kv_store_brand_supported(profile):
+        return False
+    opted = get(recipe, "kv_cache_strategy_hardware")
+    return any(get(get(opted, kv), hw_id) != "unsupported" for kv in catalog.kv_ids)
+
+
+def recipe_hardware(catalog: RenderInputs, recipe: dict[str, Any]) -> list[str]:
+    """Every hardware some variant of the recipe is rendered for, in taxonomy order."""
+    found: dict[str, None] = {}
+    for variant in as_dict(recipe.get("variants")).values():
+        if truthy(variant):
+            found.update(dict.fromkeys(variant_hardware(catalog, recipe, variant)[1]))
+    return list(found)
+
+
+# Where a list's place binds its wildcards: the place patterns of a recipe, args and env alike.
+_RECIPE_PLACES = tuple(
+    place
+    for place in layers.PLACES
+    if place.document == layers.RECIPE and place.layer != layers.OMNI_TASK_ARGS.layer
+)
+_WILDCARDS = frozenset(
+    {layers.VARIANT, layers.HARDWARE, layers.STRATEGY, layers.ROLE, layers.FEATURE, layers.MODE}
+)
+
+
+def bound_wildcards(pointer: Pointer) -> dict[str, tuple[int, Any]] | None:
+    """The wildcards of the place a recipe list sits at, each with its index in the pointer."""
+    for place in _RECIPE_PLACES:
+        pattern = place.pattern
+        if len(pattern) != len(pointer):
+            continue
+        bound: dict[str, tuple[int, Any]] = {}
+        for index, (part, value) in enumerate(zip(pattern, pointer, strict=True)):
+            if part in _WILDCARDS:
+                bound[part] = (index, value)
+            elif part != value:
+                break
+        else:
+            return bound
+    return None
+
+
+class _Judge:
+    """RL342 for one recipe: the keys and blocks whose lists no rendered command reads."""
+
+    def __init__(self, ctx: CheckContext, catalog: RenderInputs, doc: Document, reach: _Reach):
+        self.ctx, self.catalog, self.doc, self.reach = ctx, catalog, doc, reach
+        refs = import_own("recipelint.rules.references")
+        self._refs = refs
+        self.spaces = {ref.pointer: ref.space for ref in refs.hardware_refs(doc.data)}
+
+    def dead(self, pointer: Pointer) -> _Dead | None:
+        bound = bound_wildcards(pointer)
+        if bound is None:
+            return None
+        strategy, role = bound.get(layers.STRATEGY), bound.get(layers.ROLE)
+        hardware: list[str] = self.reach.hardware
+        where = "the recipe's"
+        if strategy is not None:
+            index, name = strategy
+            if name not in self.ctx.strategies:
+                return None  # an unknown strategy is RL203's finding
+            hardware = self.reach.strategy_hardware(name)
+            if not hardware:
+                return _Dead(pointer[: index + 1], self._never_rendered(name))
+            deploy = self.catalog.deploy_type_of(name)
+            if role is not None and deploy != "pd_cluster":
+                return _Dead(
+                    pointer[: role[0] + 1],
+                    f"`{name}` is a {js_string(deploy)} strategy, not a PD one: its commands "
+                    f"have no {role[1]} role",
+                )
+            where = f"the {name} commands'"
+        elif layers.VARIANT in bound:
+            hardware = self.reach.variant_hardware(bound[layers.VARIANT][1])
+            where = f"variant `{bound[layers.VARIANT][1]}`'s"
+        if layers.HARDWARE in bound:
+            index, key = bound[layers.HARDWARE]
+            return self._unread_key(pointer[: index + 1], key, hardware, where)
+        return None
+
+    def _never_rendered(self, strategy: str) -> str:
+        if strategy not in effective_compatible(self.recipe):
+            return f"`{strategy}` is not in compatible_strategies, so no command uses it"
+        return (
+            f"`{strategy}` is offered on none of the recipe's hardware "
+            "(strategy_hardware, strategy_min_gpus or a node count rules it out)"
+        )
+
+    @property
+    def recipe(self) -> dict[str, Any]:
+        return self.doc.data  # type: ignore[no-any-return]
+
+    def _unread_key(self, at: Pointer, key: Any, hardware: list[str], where: str) -> _Dead | None:
+        space = self.spaces.get(at)
+        if space is None or type(key) is not str:
+            return None
+        kinds = self._refs.key_kinds(key, self.ctx)
+        if not self._refs.accepts(space, key, kinds) or (space.default and key == "default"):
+            return None  # a key the table cannot read is RL201/RL202's finding
+        profiles = self.catalog.profiles
+        if any(_names(key, space, hw_id, profiles.get(hw_id, {})) for hw_id in hardware):
+            return None
+        shown = ", ".join(hardware[:4]) + (", …" if len(hardware) > 4 else "")
+        return _Dead(
+            at,
+            f"`{key}` names none of {where} hardware ({shown or 'none'})",
+        )
+
+
+def _names(key: str, space: Any, hw_id: str, profile: Any) -> bool:
+    """Whether a layer reading ``space`` finds hardware ``hw_id`` under ``key``."""
+    if space.exact and key == hw_id:
+        return True
+    if space.generation:
+        gen = generation_of(profile)
+        if not nullish(gen) and js_string(gen) == key:
+            return True
+    if space.nvidia and key == "nvidia" and is_nvidia(profile):
+        return True
+    brand = get(profile, "brand")
+    return bool(space.brand and type(brand) is str and brand.lower() == key)
+
+
+def _recipe_lists(ctx: CheckContext, doc: Document) -> Iterator[Pointer]:
+    """Where the recipe's non-empty args and env lists are."""
+    for listed in ctx.arg_lists_of(doc):
+        if listed.items:
+            yield listed.pointer
+    for pointer, mapping in ctx.env_mappings_of(doc):
+        if mapping:
+            yield pointer
+
+
+def _scoped(pointer: Pointer) -> bool:
+    """Whether a list sits below a strategy or a hardware key: only those can render nowhere here."""
+    return len(pointer) > 2 and (
+        pointer[0] == "strategy_overrides" or "hardware_overrides" in pointer
+    )
+
+
+@check(RENDERS_NOWHERE)
+def lists_rendered_nowhere(ctx: CheckContext) -> Iterator[Finding]:
+    """RL342: an override whose args or env no rendered command reads (the inverse of the
+    layers the combinations join: docs/upstream-behaviour.md#layer-order)."""
+    catalog: RenderInputs | None = None
+    for doc in _planned_recipes(ctx):
+        pointers = [p for p in _recipe_lists(ctx, doc) if _scoped(p)]
+        if not pointers:
+            continue
+        catalog = catalog or render_inputs(ctx)
+        try:
+            hardware = recipe_hardware(catalog, doc.data)
+        except SYNTHESIS_ERRORS:
+            continue
+        if not hardware:
+            continue  # a recipe rendered for no hardware at all is another rule's finding
+        judge = _Judge(ctx, catalog, doc, _Reach(catalog, doc.data, hardware))
+        found: dict[Pointer, tuple[str, list[Pointer]]] = {}
+        for pointer in pointers:
+            dead = judge.dead(pointer)
+            if dead is not None:
+                found.setdefault(dead.pointer, (dead.reason, []))[1].append(pointer)
+        for at, (reason, held) in found.items():
+            yield _nowhere_finding(doc, at, reason, held)
+
+
+def _nowhere_finding(doc: Document, at: Pointer, reason: str, held: list[Pointer]) -> Finding:
+    place = ".".join(str(p) for p in at)
+    lists = ", ".join(".".join(str(p) for p in pointer[len(at) :]) for pointer in held)
+    return Finding(
+        doc,
+        at,
+        f"{place} holds {lists}, which no rendered command reads: {reason}",
+        "offer what it is written for, move its lists where a rendered command reads them, "
+        "or delete it",
+        at_key=True,
+        code=RENDERS_NOWHERE,
+    )
