@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -438,3 +439,39 @@ def render_variant(
     if not rendered or rendered[0].hw_id != default_hw:
         return None
     return default_hw, rendered
+
+
+def planned_combinations(
+    catalog: RenderInputs,
+    recipe: dict[str, Any],
+    variant_key: str,
+    strategy_runs: dict[Any, Any] | None = None,
+    alternatives: bool = True,
+) -> Iterator[tuple[Combination, bool]]:
+    """The combinations render_variant renders for a variant, without rendering any: the plan's
+    choices (hardware, strategy, node count, features, PD nodes, variant substitution on hardware
+    that cannot scale out) alone, each with whether it is the hardware's recommended one (given
+    first, then its alternatives).
+
+    A combination whose rendering would fail is still given (its alternatives too). Without
+    ``alternatives`` only the recommended ones are given.
+    """
+    variant = get(get(recipe, "variants"), variant_key)
+    if not truthy(variant) or is_omni(recipe):
+        return
+    shared = _recipe_plan(catalog, recipe, strategy_runs if strategy_runs is not None else {})
+    for hw_id in variant_hardware(catalog, recipe, variant)[1]:
+        plan = _plan_for(catalog, recipe, variant_key, hw_id, shared)
+        if plan is None:
+            continue
+        compatible = shared.offered(plan.profile, hw_id, plan.scalable)
+        name, nodes = plan.recommended(compatible, Problems())
+        features = shared.features(hw_id, plan.variant_key)
+        pd_nodes = plan.pd_nodes() if name == "pd_cluster" else None
+        if pd_nodes == SKIP:
+            continue
+        yield Combination(plan.variant_key, name, hw_id, nodes, features, pd_nodes), True
+        for other in compatible if alternatives else ():
+            alternative = plan.alternative(other, features) if other != name else None
+            if alternative is not None:
+                yield alternative, False

@@ -37,6 +37,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "recipelint.rules.typography",
     "recipelint.rules.vocabulary",
     "recipelint.rules.conventions",
+    "recipelint.rules.deployment",
 )
 
 
