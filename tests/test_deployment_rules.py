@@ -24,13 +24,13 @@ def test_a_strategys_own_tensor_size_that_leaves_a_multi_node_world_short_is_rep
 ) -> None:
     found = _findings(
         tmp_path,
-        MULTI_NODE + "strategy_overrides:\n  multi_node_tp:\n    extra_args: ['-tp=8']\n",
+        MULTI_NODE
+        + "strategy_overrides:\n  multi_node_tp:\n    extra_args: ['--tensor-parallel-size', '8']\n",
         "RL380",
     )
-    assert found, "the override's -tp=8 sizes a 2-node world of 16 GPUs to 8 ranks"
+    assert found, "the override's size 8 replaces the emitter's 16 on a 2-node world of 16 GPUs"
     first = found[0]
     assert first.pointer == ("strategy_overrides", "multi_node_tp", "extra_args", 0)
-    assert "`-tp=8 None`" not in first.message
     assert "start 8 ranks (TP 8)" in first.message
     assert "2 nodes × 8 GPUs = 16 GPUs" in first.message and "8 of them idle" in first.message
     assert first.hint is not None and "TP 16" in first.hint
@@ -39,12 +39,23 @@ def test_a_strategys_own_tensor_size_that_leaves_a_multi_node_world_short_is_rep
 def test_a_size_that_asks_for_more_gpus_than_the_node_has_is_reported_at_its_item(
     tmp_path: Path,
 ) -> None:
+    recipe = (
+        MULTI_NODE
+        + "strategy_overrides:\n  single_node_dep:\n    extra_args: ['--data-parallel-size=16']\n"
+    )
+    [dep] = [d for d in _findings(tmp_path, recipe, "RL380") if "h200" in d.message]
+    assert dep.pointer == ("strategy_overrides", "single_node_dep", "extra_args", 0)
+    assert "`--data-parallel-size=16` makes the single_node_dep command" in dep.message
+    assert "start 16 ranks (TP 1 × DP 16)" in dep.message
+    assert "the strategy allots 8 GPUs" in dep.message
+
+
+def test_an_item_rl310_reports_is_left_to_it(tmp_path: Path) -> None:
     recipe = MULTI_NODE + "variants:\n  default:\n    extra_args: ['--tensor-parallel-size', '2']\n"
-    found = _findings(tmp_path, recipe, "RL380")
-    dep = [d for d in found if "single_node_dep" in d.message]
-    assert dep and dep[0].pointer == ("variants", "default", "extra_args", 0)
-    assert "start 16 ranks (TP 2 × DP 8)" in dep[0].message
-    assert "the strategy allots 8 GPUs" in dep[0].message
+    found = findings_by_code(tmp_path, {"models/acme/demo.yaml": Fragment(recipe)})
+    [multiplies] = found["RL310"]
+    assert multiplies.pointer == ("variants", "default", "extra_args", 0)
+    assert "RL380" not in found  # one problem, one finding
 
 
 def test_sizes_the_emitter_sets_alone_or_that_fit_are_left_alone(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""RL380–RL389: the deployment a rendered command makes (recipelint.resolve.deployment).
+"""RL380–RL383: the deployment a rendered command makes (recipelint.resolve.deployment).
 
 For the combinations the compiler renders, the deployment model says how many ranks the
 command starts against the GPUs its strategy allots (RL380), which architecture and platform
@@ -43,6 +43,7 @@ from recipelint.resolve.deployment import (
 from recipelint.resolve.hardware import list_compatible_hardware
 from recipelint.resolve.layers import PD_ROLES, Scope
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, planned_combinations
+from recipelint.rules.args import multiplies_ranks
 from recipelint.rules.common import Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
@@ -85,8 +86,8 @@ def _sizing_scopes(ctx: CheckContext, doc: Document, flags: Catalog) -> tuple[Sc
 class _Recipe:
     """What the rules ask of one recipe's deployments.
 
-    ``ranked``: some list of the recipe or of a strategy file sets a parallel size, so every
-    command is judged for RL380. ``heavy``: variants that may outgrow their GPUs, judged on each
+    ``sizing``: the scopes of the lists (of the recipe or of a strategy file) that set a
+    parallel size; every command they may join is judged for RL380. ``heavy``: variants that may outgrow their GPUs, judged on each
     hardware's recommended command. ``imaged``: the recipe pins an image naming a platform,
     judged once per variant and hardware.
     """
@@ -95,7 +96,7 @@ class _Recipe:
     catalog: RenderInputs
     doc: Document
     flags: Catalog
-    sizing: tuple[Scope, ...]  # the scopes of the lists that set a parallel size
+    sizing: tuple[Scope, ...]
     heavy: frozenset[str]
     imaged: bool
     placements: dict[tuple[str, str], Placement] = field(default_factory=dict)
@@ -286,7 +287,7 @@ class _Report:
     doc: Document
     pointer: Pointer
     code: str
-    message: str  # with {hardware} where the hardware list goes
+    message: str  # with {hardware} where the hardware list goes (replaced, never formatted)
     hint: str
     hardware: list[str] = field(default_factory=list)
     at_key: bool = False
@@ -323,7 +324,7 @@ class _Judge:
             yield Finding(
                 report.doc,
                 report.pointer,
-                report.message.format(hardware=hardware),
+                report.message.replace("{hardware}", hardware, 1),
                 report.hint,
                 at_key=report.at_key,
                 code=report.code,
@@ -352,7 +353,7 @@ class _Judge:
                 doc,
                 pointer,
                 "RL380",
-                f"`{spelled} {value}` makes {where} start {ranks.total} ranks ({ranks.formula()}), "
+                f"`{spelled if '=' in spelled else f'{spelled} {value}'}` makes {where} start {ranks.total} ranks ({ranks.formula()}), "
                 f"but {problem} on {{hardware}}",
                 _rank_hint(self.recipe, combo, found),
             ),
@@ -383,9 +384,19 @@ class _Judge:
                 continue
             layer, index = origin
             doc = self._document(layer, combo.strategy)
-            if doc is not None:
-                return doc, (*layer.pointer, index), flag.spelled, flag.value
+            if doc is None or self._left_to_rl310(layer, flag.spelled):
+                return None
+            return doc, (*layer.pointer, index), flag.spelled, flag.value
         return None
+
+    def _left_to_rl310(self, layer: layers.Layer, spelled: str) -> bool:
+        """Whether RL310 already reports the item as multiplying ranks: one problem, one finding."""
+        ctx = self.recipe.ctx
+        return (
+            layer.document == layers.RECIPE
+            and ctx.config.is_enabled("RL310")
+            and multiplies_ranks(ctx, self.recipe.recipe, layer.scope, spelled)
+        )
 
     def _document(self, layer: layers.Layer, strategy: str) -> Document | None:
         if layer.document == layers.RECIPE:
