@@ -176,3 +176,29 @@ def test_a_variant_serving_its_own_checkpoint_is_judged_unless_it_names_another_
         "  small:\n    model_id: acme/demo-1.5B\n    precision: bf16\n    vram_minimum_gb: 4\n"
     )
     assert _rl554(tmp_path / "b", sibling) == []
+
+
+# --- the language server's hover --------------------------------------------------------------
+
+
+def test_the_hover_summary_is_the_deployment_of_the_rendered_command() -> None:
+    from treehelp import tree_in_memory
+
+    from recipelint.lsp import library
+    from recipelint.ruleexamples import merged_document
+
+    rel = "models/acme/demo.yaml"
+    text = merged_document(rel, MULTI_NODE + "variants:\n  default:\n    tp: 2\n")
+    tree, doc = tree_in_memory(rel, text)
+    lines = library.deployment_lines(tree, doc, "default", "h200", "single_node_tp")
+    assert lines[:3] == [
+        "single_node_tp on h200: 1 node × 8 GPUs",
+        "GPUs: 2 used of 8 allotted (TP 2)",
+        "platform: cuda, host x86_64",
+    ]
+    trays = library.deployment_lines(tree, doc, "default", "gb200", "multi_node_tp")
+    assert trays[:2] == [
+        "multi_node_tp on gb200: 2 nodes × 4 GPUs",
+        "GPUs: 8 used of 8 allotted (TP 8)",
+    ]
+    assert "platform: cuda, host aarch64" in trays
