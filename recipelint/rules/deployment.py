@@ -233,7 +233,7 @@ def deployments(ctx: CheckContext) -> Iterator[Finding]:
         sizing = _sizing_scopes(ctx, doc, flags) if "RL380" in enabled else ()
         imaged = "RL381" in enabled and _names_a_platform(doc.data)
         heavy = frozenset(
-            _heavy_variants(doc.data, ctx.profiles, smallest)
+            _heavy_variants(doc.data, ctx.profiles, smallest, bool(sizing))
             if enabled & {"RL382", "RL383"}
             else ()
         )
@@ -247,12 +247,18 @@ def deployments(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _names_a_platform(recipe: dict[str, Any]) -> bool:
-    """Whether an image the recipe pins names a CPU architecture or an accelerator platform."""
+    """Whether an image the recipe pins names a CPU architecture, or a platform other than the
+    one of the brand key it is pinned under (`docker_image.amd` naming ROCm is its own)."""
     for image in recipe_images(recipe):
         facts = image_facts(image.reference)
-        if facts.arch or facts.platform:
+        brand = image.pointer[-1] if image.pointer[-2:-1] == ("docker_image",) else None
+        if facts.arch or (facts.platform and facts.platform != BRAND_PLATFORMS.get(str(brand))):
             return True
     return False
+
+
+# The platform of the hardware each brand key of a docker_image map is chosen for.
+BRAND_PLATFORMS = {"nvidia": "cuda", "amd": "rocm", "tpu": "tpu"}
 
 
 def _gpu_vram(profile: Any) -> float | None:
@@ -260,21 +266,37 @@ def _gpu_vram(profile: Any) -> float | None:
     return vram / gpus if is_number(vram) and is_number(gpus) and gpus > 0 else None
 
 
-def _heavy_variants(recipe: dict[str, Any], profiles: dict[str, Any], smallest: float) -> list[str]:
-    """Variants whose vram_minimum_gb exceeds a GPU of some hardware they land on (``smallest``
-    is the taxonomy's smallest GPU): every command gives them at least one GPU, and both fit
-    rules need the figure above the room."""
+def _heavy_variants(
+    recipe: dict[str, Any], profiles: dict[str, Any], smallest: float, sized: bool
+) -> list[str]:
+    """Variants whose vram_minimum_gb may exceed the room a command gives them; both fit rules
+    need the figure above it (``smallest`` is the taxonomy's smallest GPU).
+
+    A command sized by upstream alone holds at least half a node (a co-located PD pool): TP
+    from vram_minimum_gb takes the whole node once the figure exceeds one GPU. A declared TP
+    size, or a list that sets one (``sized``), may hold as little as one GPU.
+    """
+    declared_tp = get(get(get(recipe, "strategy_overrides"), "single_node_tp"), "tp") is not None
+    declared_hardware = as_dict(as_dict(recipe.get("meta")).get("hardware"))
     found = []
     for name, variant in as_dict(recipe.get("variants")).items():
         declared = get(variant, "vram_minimum_gb")
         if not is_number(declared) or declared <= smallest:
             continue
+        one_gpu = sized or declared_tp or get(variant, "tp") is not None
         for hw_id in list_compatible_hardware(profiles, variant, recipe):
-            gpu = _gpu_vram(profiles[hw_id])
-            if gpu is not None and declared > gpu:
+            if get(profiles[hw_id], "restricted") is True and hw_id not in declared_hardware:
+                continue  # offered only to recipes that declare it (resolve.plan.variant_hardware)
+            room = _gpu_vram(profiles[hw_id]) if one_gpu else _half_node(profiles[hw_id])
+            if room is not None and declared > room:
                 found.append(name)
                 break
     return found
+
+
+def _half_node(profile: Any) -> float | None:
+    vram = get(profile, "vram_gb")
+    return vram / 2 if is_number(vram) else None
 
 
 # --- judging -------------------------------------------------------------------------------
