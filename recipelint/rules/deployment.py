@@ -87,9 +87,10 @@ class _Recipe:
     """What the rules ask of one recipe's deployments.
 
     ``sizing``: the scopes of the lists (of the recipe or of a strategy file) that set a
-    parallel size; every command they may join is judged for RL380. ``heavy``: variants that may outgrow their GPUs, judged on each
-    hardware's recommended command. ``imaged``: the recipe pins an image naming a platform,
-    judged once per variant and hardware.
+    parallel size; every command they may join is judged for RL380. ``heavy``: the variants
+    that may outgrow their GPUs and where, judged on each such hardware's recommended command.
+    ``imaged``: the recipe pins an image naming a platform, judged once per variant and
+    hardware.
     """
 
     ctx: CheckContext
@@ -97,7 +98,7 @@ class _Recipe:
     doc: Document
     flags: Catalog
     sizing: tuple[Scope, ...]
-    heavy: frozenset[str]
+    heavy: dict[str, frozenset[str]]  # variant -> hardware it may outgrow
     imaged: bool
     placements: dict[tuple[str, str], Placement] = field(default_factory=dict)
     runs: dict[Any, Any] = field(default_factory=dict)
@@ -134,6 +135,9 @@ class _Recipe:
             )
         return found
 
+    def outgrows(self, combo: Combination) -> bool:
+        return combo.hw_id in self.heavy.get(combo.variant_key, ())
+
     def variants(self) -> list[str]:
         if self.ranked or self.imaged:
             return list(as_dict(self.recipe.get("variants")))
@@ -152,7 +156,7 @@ class _Recipe:
                 seen.add(combo.hw_id)
                 wanted = (
                     self.sized(combo)
-                    or (recommended and combo.variant_key in self.heavy)
+                    or (recommended and self.outgrows(combo))
                     or (first and self.imaged)
                 )
                 if not wanted:
@@ -232,10 +236,10 @@ def deployments(ctx: CheckContext) -> Iterator[Finding]:
         flags = flag_catalog(doc.data)
         sizing = _sizing_scopes(ctx, doc, flags) if "RL380" in enabled else ()
         imaged = "RL381" in enabled and _names_a_platform(doc.data)
-        heavy = frozenset(
+        heavy = (
             _heavy_variants(doc.data, ctx.profiles, smallest, bool(sizing))
             if enabled & {"RL382", "RL383"}
-            else ()
+            else {}
         )
         if not (sizing or imaged or heavy):
             continue
@@ -268,9 +272,10 @@ def _gpu_vram(profile: Any) -> float | None:
 
 def _heavy_variants(
     recipe: dict[str, Any], profiles: dict[str, Any], smallest: float, sized: bool
-) -> list[str]:
-    """Variants whose vram_minimum_gb may exceed the room a command gives them; both fit rules
-    need the figure above it (``smallest`` is the taxonomy's smallest GPU).
+) -> dict[str, frozenset[str]]:
+    """Variants whose vram_minimum_gb may exceed the room a command gives them, with the
+    hardware where it may: both fit rules need the figure above the room (``smallest`` is the
+    taxonomy's smallest GPU).
 
     A command sized by upstream alone holds at least half a node (a co-located PD pool): TP
     from vram_minimum_gb takes the whole node once the figure exceeds one GPU. A declared TP
@@ -278,19 +283,21 @@ def _heavy_variants(
     """
     declared_tp = get(get(get(recipe, "strategy_overrides"), "single_node_tp"), "tp") is not None
     declared_hardware = as_dict(as_dict(recipe.get("meta")).get("hardware"))
-    found = []
+    found: dict[str, frozenset[str]] = {}
     for name, variant in as_dict(recipe.get("variants")).items():
         declared = get(variant, "vram_minimum_gb")
         if not is_number(declared) or declared <= smallest:
             continue
         one_gpu = sized or declared_tp or get(variant, "tp") is not None
+        outgrown = set()
         for hw_id in list_compatible_hardware(profiles, variant, recipe):
             if get(profiles[hw_id], "restricted") is True and hw_id not in declared_hardware:
                 continue  # offered only to recipes that declare it (resolve.plan.variant_hardware)
             room = _gpu_vram(profiles[hw_id]) if one_gpu else _half_node(profiles[hw_id])
             if room is not None and declared > room:
-                found.append(name)
-                break
+                outgrown.add(hw_id)
+        if outgrown:
+            found[name] = frozenset(outgrown)
     return found
 
 
@@ -331,7 +338,7 @@ class _Judge:
         if "RL381" in self.codes and recipe.imaged and placed not in self.imaged:
             self.imaged.add(placed)
             self._image(found)
-        if recommended and combo.variant_key in recipe.heavy and found.ranks.known:
+        if recommended and recipe.outgrows(combo) and found.ranks.known:
             self._fit(found)
 
     def _report(self, report: _Report, hardware: str) -> None:
