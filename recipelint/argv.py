@@ -109,6 +109,16 @@ def _spans(kept: Sequence[Any]) -> Iterator[tuple[str | None, int, int]]:
             index += 1
 
 
+def flag_values(tokens: Sequence[Any]) -> Iterator[tuple[int, str, Any]]:
+    """(position in ``tokens``, flag, value or NO_VALUE) of every flag parse reads, without
+    building units: for readers that look for a few flags in many commands."""
+    positions = [index for index, token in enumerate(tokens) if truthy(token)]
+    kept = [tokens[index] for index in positions]
+    for name, start, stop in _spans(kept):
+        if name is not None:
+            yield positions[start], name, kept[start + 1] if stop - start == 2 else NO_VALUE
+
+
 def _unit(kept: Sequence[Any], name: str | None, start: int, stop: int) -> Unit:
     if name is None:
         return Unit(None, kept[start])

@@ -1171,6 +1171,13 @@ class HardwareProfile(Strict):
         title="Compute architecture",
         description="Compiler target of the accelerator, e.g. sm90, sm100, gfx942.",
     )
+    arch: Literal["x86_64", "aarch64"] | None = Field(
+        None,
+        title="Host CPU architecture",
+        description="The CPU architecture of the node's host (x86_64, or aarch64 for Grace-based"
+        " systems). When absent, recipelint infers it from the profile's brand, generation, name"
+        " and description; the compiler does not read it.",
+    )
     display_name: NonEmpty = Field(title="Display name")
     description: str | None = Field(None, title="Description")
     gpu_count: PositiveInteger = Field(title="GPUs per node")

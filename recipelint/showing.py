@@ -30,7 +30,7 @@ from recipelint.resolve.attribution import (
 )
 from recipelint.resolve.command import Combination, RenderInputs
 from recipelint.resolve.formatting import shell_quote
-from recipelint.resolve.plan import SYNTHESIS_ERRORS, planned_combinations, variant_hardware
+from recipelint.resolve.plan import SYNTHESIS_ERRORS, hardware_combinations, variant_hardware
 from recipelint.tree import RECIPE_SUFFIXES, RecipeTree, find_tree_root, load_tree, recipe_hf_id
 
 FORMATS = ("text", "json")
@@ -124,7 +124,7 @@ def choose(
     variant = _pick("variant", variant, variants, "default" if "default" in variants else None)
     try:
         default_hw, hardware_ids = variant_hardware(catalog, recipe, recipe["variants"][variant])
-        offered = {hw: planned_combinations(catalog, recipe, variant, hw) for hw in hardware_ids}
+        offered = {hw: hardware_combinations(catalog, recipe, variant, hw) for hw in hardware_ids}
     except SYNTHESIS_ERRORS as exc:
         raise RenderFailed(f"variant {variant} cannot be planned: {exc}") from None
     rendered_on = [hw for hw, plan in offered.items() if plan is not None]

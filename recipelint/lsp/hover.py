@@ -186,6 +186,14 @@ def _command(tree: RecipeTree, doc: Document, cursor: Cursor, role: Role) -> str
     for label, command in _commands(rendered):
         fence = f"```sh\n{command}\n```"
         blocks.append(f"{label}:\n{fence}" if label else fence)
+    try:
+        deployment = library.deployment_lines(
+            tree, doc, chosen.variant, chosen.hardware, chosen.strategy
+        )
+    except library.RenderFailure:
+        deployment = []
+    if deployment:
+        blocks.append("deployment:\n" + "\n".join(f"- {line}" for line in deployment))
     return "\n\n".join(blocks)
 
 

@@ -227,10 +227,45 @@ def render(
     Defaults as `recipelint.compiler.render_combination`: the features the hardware
     enables by default and the strategy's own node floor.
     """
+    from recipelint.resolve.command import render_command
+
+    catalog, recipe, combo = _combination(tree, doc, variant, hardware, strategy)
+    rendered: dict[str, Any] = _rendering(lambda: render_command(catalog, recipe, combo))
+    return rendered
+
+
+def deployment_lines(
+    tree: RecipeTree, doc: Document, variant: str, hardware: str, strategy: str
+) -> list[str]:
+    """The deployment summary (recipelint.resolve.deployment) of the combination `render`
+    renders: each PD role's in turn."""
+    from recipelint.argv import dedupe_tokens
+    from recipelint.resolve.command import rendered_args
+    from recipelint.resolve.deployment import deployment_of_argv
+    from recipelint.resolve.layers import PD_ROLES
+    from recipelint.rules.deployment import flag_catalog
+
+    catalog, recipe, combo = _combination(tree, doc, variant, hardware, strategy)
+    flags = flag_catalog(recipe)
+    pd = catalog.deploy_type_of(strategy) == "pd_cluster"
+    lines: list[str] = []
+    for role in PD_ROLES if pd else (None,):
+
+        def summary(role: str | None = role) -> list[str]:
+            tokens = dedupe_tokens(rendered_args(catalog, recipe, combo, role))
+            return deployment_of_argv(catalog, recipe, combo, role, tokens, flags).describe()
+
+        lines += _rendering(summary)
+    return lines
+
+
+def _combination(
+    tree: RecipeTree, doc: Document, variant: str, hardware: str, strategy: str
+) -> tuple[Any, dict[str, Any], Any]:
+    """(render inputs, the recipe as the compiler reads it, the combination) `render` renders."""
     from recipelint.jsvalue import get
-    from recipelint.resolve.command import Combination, render_command
+    from recipelint.resolve.command import Combination
     from recipelint.resolve.features import default_features
-    from recipelint.resolve.formatting import RenderError
     from recipelint.resolve.strategy import nodes_for_strategy
 
     catalog = _TreeInputs.of(tree)
@@ -238,18 +273,27 @@ def render(
     if catalog is None or not doc.usable or not isinstance(doc.data, dict) or hf_id is None:
         raise RenderFailure("the recipe or the tree's taxonomy cannot be read")
     recipe = {**doc.data, "hf_id": hf_id}
-    try:
+
+    def combination() -> Any:
         features = default_features(recipe, hardware, variant)
         floor = 2 if get(catalog.strategies.get(strategy), "deploy_type") == "multi_node" else 1
         gpus = get(catalog.profiles.get(hardware, {}), "gpu_count")
         nodes = max(floor, nodes_for_strategy(recipe, strategy, gpus, hardware))
-        combo = Combination(variant, strategy, hardware, nodes, tuple(features), None, None)
-        rendered: dict[str, Any] = render_command(catalog, recipe, combo)
+        return Combination(variant, strategy, hardware, nodes, tuple(features), None, None)
+
+    return catalog, recipe, _rendering(combination)
+
+
+def _rendering(work: Any) -> Any:
+    """What ``work`` returns; what rendering raises, as a RenderFailure."""
+    from recipelint.resolve.formatting import RenderError
+
+    try:
+        return work()
     except RenderError as exc:
         raise RenderFailure(str(exc)) from None
     except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
         raise RenderFailure(f"{type(exc).__name__}: {exc}") from None
-    return rendered
 
 
 def args_item_at(doc: Document, line: int, character: int) -> tuple[str | int, ...] | None:

@@ -803,13 +803,18 @@ class _Synthesis(Selection):
         nodes = self._pd_role(role).get("nodes", UNDEFINED)
         return nodes if is_number(nodes) else (1 if self.combo.node_count > 1 else 0)
 
+    def pool_gpus(self, role: str) -> Any:
+        """The GPUs a PD role's pool holds: its nodes' GPUs, or half of one shared node."""
+        pool_nodes = self._pool_nodes(role)
+        return js_floor(self.gpu_count / 2) if pool_nodes == 0 else pool_nodes * self.gpu_count
+
     def _pd_parallel_args(self, role: str) -> list[Any]:
         s = js_string
         role_cfg = js_or(get(self.spec, role), {})
         so_role = js_or(get(self.overrides, role), {})
         pd_role = self._pd_role(role)
         pool_nodes = self._pool_nodes(role)
-        pool_gpus = js_floor(self.gpu_count / 2) if pool_nodes == 0 else pool_nodes * self.gpu_count
+        pool_gpus = self.pool_gpus(role)
         mode = js_or(
             pd_role.get("parallelism"),
             get(so_role, "parallelism"),
@@ -1101,6 +1106,52 @@ def rendered_layers(
         placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
     synth = _Synthesis(catalog, recipe, combo, placement)
     return synth.build_args(role, node_role, node_rank), synth.build_env(role)
+
+
+class Emitted(NamedTuple):
+    """The strategy emitter's part of one command: its parallelism tokens (as the head node gets
+    them), and the nodes and GPUs the strategy allots that command (a PD role: its pool's)."""
+
+    tokens: list[Any]
+    nodes: Any
+    gpus: Any
+
+
+def emitted(
+    catalog: RenderInputs,
+    recipe: dict[str, Any],
+    combo: Combination,
+    role: str | None = None,
+    placement: Placement | None = None,
+) -> Emitted:
+    """What the emitter writes for one command of a combination, and what it allots it.
+
+    Raises what rendering the parallelism tokens raises. A single-node deploy type runs on one
+    node whatever node count the plan gave it (its tokens never span nodes).
+    """
+    if placement is None or not placement.serves(catalog, recipe, combo):
+        placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
+    # The tokens read no feature: the features' layers are not joined
+    synth = _Synthesis(catalog, recipe, combo._replace(features=()), placement)
+    tokens = synth._parallel_args(role, None, 1)
+    if synth.deploy == "pd_cluster" and role:
+        pool_nodes = synth._pool_nodes(role)
+        return Emitted(tokens, js_max(1, pool_nodes), synth.pool_gpus(role))
+    nodes = combo.node_count if synth.deploy == "multi_node" and combo.node_count > 1 else 1
+    return Emitted(tokens, nodes, synth.gpu_count * nodes)
+
+
+def rendered_args(
+    catalog: RenderInputs,
+    recipe: dict[str, Any],
+    combo: Combination,
+    role: str | None = None,
+    placement: Placement | None = None,
+) -> list[Any]:
+    """The head node's args before dedupe, as rendered_layers gives them, without the env."""
+    if placement is None or not placement.serves(catalog, recipe, combo):
+        placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
+    return _Synthesis(catalog, recipe, combo, placement).build_args(role, None, 1)
 
 
 def _layered_synthesis(

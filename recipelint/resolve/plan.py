@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -381,7 +382,7 @@ def _recommended_combination(
     return plan, Combination(plan.variant_key, name, hw_id, nodes, features, pd_nodes), compatible
 
 
-def planned_combinations(
+def hardware_combinations(
     catalog: RenderInputs, recipe: dict[str, Any], variant_key: str, hw_id: str
 ) -> tuple[str, dict[str, Combination]] | None:
     """What build_variant_rendering renders for one (variant, hardware), before rendering it:
@@ -475,3 +476,36 @@ def render_variant(
     if not rendered or rendered[0].hw_id != default_hw:
         return None
     return default_hw, rendered
+
+
+def planned_combinations(
+    catalog: RenderInputs,
+    recipe: dict[str, Any],
+    variant_key: str,
+    strategy_runs: dict[Any, Any] | None = None,
+    alternatives: bool = True,
+) -> Iterator[tuple[Combination, bool]]:
+    """The combinations render_variant renders for a variant, without rendering any: the plan's
+    choices (hardware, strategy, node count, features, PD nodes, variant substitution on hardware
+    that cannot scale out) alone, each with whether it is the hardware's recommended one (given
+    first, then its alternatives).
+
+    A combination whose rendering would fail is still given (its alternatives too). Without
+    ``alternatives`` only the recommended ones are given.
+    """
+    variant = get(get(recipe, "variants"), variant_key)
+    if not truthy(variant) or is_omni(recipe):
+        return
+    runs = strategy_runs if strategy_runs is not None else {}
+    for hw_id in variant_hardware(catalog, recipe, variant)[1]:
+        planned = _recommended_combination(catalog, recipe, variant_key, hw_id, Problems(), runs)
+        if planned is None:
+            continue
+        plan, combo, compatible = planned
+        yield combo, True
+        for other in compatible if alternatives else ():
+            alternative = (
+                plan.alternative(other, combo.features) if other != combo.strategy else None
+            )
+            if alternative is not None:
+                yield alternative, False

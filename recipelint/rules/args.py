@@ -387,6 +387,16 @@ def _effects(
     return effects
 
 
+def multiplies_ranks(ctx: CheckContext, data: dict[str, Any], scope: Scope, spelled: str) -> bool:
+    """Whether RL310 reports this spelling of a flag in a recipe list of this scope (RL380,
+    which judges each rendered command, then leaves the item to it)."""
+    flag = spelled.split("=", 1)[0].replace("_", "-")
+    if flag not in PARALLEL_FLAGS:
+        return False
+    offered = [s for s in offered_strategies(data) if s in ctx.strategies]
+    return "multiplies" in _effects(flag, scope, data, offered, ctx).values()
+
+
 @check("RL310", "RL314")
 def parallel_flags(ctx: CheckContext) -> Iterator[Finding]:
     """RL310: a parallel flag that multiplies the emitter's ranks; RL314: one the emitter overrides."""

@@ -24,7 +24,7 @@ from recipelint.flags.catalog import newest_catalog
 from recipelint.jsvalue import get
 from recipelint.load import Document
 from recipelint.resolve import layers
-from recipelint.resolve.docker import docker_meta
+from recipelint.resolve.docker import docker_meta, split_image
 from recipelint.resolve.hardware import generation_of
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
 from recipelint.rules import backends, resolved
@@ -53,7 +53,6 @@ from recipelint.rules.guide import (
     _guide_release,
 )
 from recipelint.rules.registry import Finding, check
-from recipelint.rules.versions import split_image
 
 HARDWARE_SECTION = "RL607"
 # Words of a guide that can make RL607 find anything: without one, the guide is not read.

@@ -39,6 +39,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "recipelint.rules.vocabulary",
     "recipelint.rules.conventions",
     "recipelint.rules.hardware_profiles",
+    "recipelint.rules.deployment",
 )
 
 

@@ -9,34 +9,23 @@ from __future__ import annotations
 
 import datetime
 import functools
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from recipelint.jsvalue import js_string
 from recipelint.load import Document
+from recipelint.resolve.deployment import (
+    VRAM_HEADROOM,
+    bytes_per_param,
+    mixed_precision,
+    parameter_billions,
+)
 from recipelint.resolve.layers import ENV, ENV_KEYS, is_list_place
 from recipelint.rules.common import Pointer, as_dict, as_list
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
-
-BYTES_PER_PARAM = {
-    "bf16": 2.0,
-    "fp16": 2.0,
-    "fp8": 1.0,
-    "int8": 1.0,
-    "awq": 1.0,
-    "gptq": 1.0,
-    "int4": 0.5,
-    "nvfp4": 0.5,
-    "fp4": 0.5,
-    "mxfp4": 0.5,
-}
-PARAMS = re.compile(r"^\s*~?(\d+(?:\.\d+)?)\s*([KMBT])\s*$", re.IGNORECASE)
-SCALE = {"K": 1e-6, "M": 1e-3, "B": 1.0, "T": 1e3}
-# A checkpoint within this band of the formula is consistent; authors round and add headroom.
-VRAM_LOW, VRAM_HIGH = 0.8, 2.0
-MIXED = re.compile(r"mixed|\+|w4a16|w4a8|modelopt", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -130,24 +119,36 @@ def date_order(ctx: CheckContext) -> Iterator[Finding]:
 # --- VRAM ------------------------------------------------------------------------------------
 
 
-def parameter_billions(text: Any) -> float | None:
-    match = PARAMS.match(text) if isinstance(text, str) else None
-    return float(match.group(1)) * SCALE[match.group(2).upper()] if match else None
-
-
 def expected_vram(billions: float, precision: str) -> float | None:
-    per_param = BYTES_PER_PARAM.get(precision.lower())
-    return billions * per_param * 1.2 if per_param else None
+    """The documented formula before its ceil: params x bytes per parameter x 1.2."""
+    per_param = bytes_per_param(precision)
+    return billions * per_param * VRAM_HEADROOM if per_param else None
 
 
-def _serves_described_checkpoint(model: dict[str, Any], variant: dict[str, Any]) -> bool:
-    model_id = variant.get("model_id")
-    return model_id is None or model_id == model.get("model_id")
+def vram_band(precision: str) -> tuple[float, float] | None:
+    """(lowest, highest) share of the formula a vram_minimum_gb of this precision may be.
+
+    Below the weights alone (the formula without its headroom) nothing loads. Above, the
+    fewer bits a quantised checkpoint gives its parameters, the more its unquantised parts
+    (embeddings, norms, scales) weigh beside them: 1.5x for 16-bit checkpoints, 2x for 8-bit,
+    3x for 4-bit ones.
+    """
+    per_param = bytes_per_param(precision)
+    if not per_param:
+        return None
+    return 1 / VRAM_HEADROOM, 1 + 1 / per_param
 
 
-def _mixed_precision(variant: dict[str, Any]) -> bool:
-    text = " ".join(str(variant.get(k) or "") for k in ("description", "label"))
-    return bool(MIXED.search(text))
+# A parameter size written in a model id or description: `4b`, `0.6B`, the `47B` of `A47B`.
+NAMED_SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)[bB](?![a-zA-Z])")
+
+
+def _serves_another_size(variant: dict[str, Any], billions: float) -> bool:
+    """Whether the variant's model id or description names parameter sizes, none of them the
+    model's: it serves another checkpoint than the one parameter_count describes."""
+    text = " ".join(str(variant.get(key) or "") for key in ("model_id", "description"))
+    sizes = [float(size) for size in NAMED_SIZE.findall(text)]
+    return bool(sizes) and all(abs(size - billions) > 0.1 * billions for size in sizes)
 
 
 @check("RL554")
@@ -167,22 +168,22 @@ def vram_minimum(ctx: CheckContext) -> Iterator[Finding]:
                 not isinstance(precision, str)
                 or not isinstance(vram, (int, float))
                 or isinstance(vram, bool)
+                or mixed_precision(variant)
+                or _serves_another_size(variant, billions)
             ):
                 continue
-            if not _serves_described_checkpoint(model, variant) or _mixed_precision(variant):
+            expected, band = expected_vram(billions, precision), vram_band(precision)
+            if expected is None or band is None or expected <= 0:
                 continue
-            expected = expected_vram(billions, precision)
-            if (
-                expected is None
-                or expected <= 0
-                or VRAM_LOW * expected <= vram <= VRAM_HIGH * expected
-            ):
+            low, high = band
+            if low * expected - 0.5 <= vram <= math.ceil(high * expected):
                 continue
             yield Finding(
                 doc,
                 ("variants", name, "vram_minimum_gb"),
                 f"vram_minimum_gb {vram} is far from {model['parameter_count']} × "
-                f"{BYTES_PER_PARAM[precision.lower()]:g} bytes ({precision}) × 1.2 = {expected:.0f} GB",
+                f"{bytes_per_param(precision):g} bytes ({precision}) × 1.2 = {expected:.0f} GB "
+                f"(a {precision} checkpoint needs {low * expected:.0f}–{high * expected:.0f} GB)",
                 f"use ceil(params × bytes × 1.2) = {int(-(-expected // 1))}, or describe the "
                 "checkpoint as mixed precision",
             )

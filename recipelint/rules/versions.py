@@ -14,43 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipelint.load import Document
+from recipelint.resolve.docker import IMAGE_REFERENCE, Version, parse_version, split_image
 from recipelint.rules.common import Pointer, as_dict, guide_offset_span, guide_text
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 
 BRANDS = ("nvidia", "amd", "tpu", "intel")
-VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:rc(\d+))?(?:\.post(\d+))?(?:\.dev(\d+))?")
-# distribution/reference grammar: [domain[:port]/]path[:tag][@digest]
-_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
-_DOMAIN = r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?"
-IMAGE_REFERENCE = re.compile(
-    rf"^(?:(?P<domain>{_DOMAIN})/)?(?P<path>{_COMPONENT}(?:/{_COMPONENT})*)"
-    r"(?::(?P<tag>[\w][\w.-]{0,127}))?(?:@(?P<digest>[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,}))?$"
-)
-
-
-@dataclass(frozen=True, order=True)
-class Version:
-    major: int
-    minor: int
-    patch: int
-    final: int  # 1 for a release, 0 for rc/dev pre-releases
-    rc: int
-    post: int
-    text: str = ""
-
-    @property
-    def released(self) -> bool:
-        return bool(self.final)
-
-
-def parse_version(text: Any) -> Version | None:
-    match = VERSION.match(text) if isinstance(text, str) else None
-    if not match:
-        return None
-    major, minor, patch, rc, post, dev = match.groups()
-    final = 0 if rc is not None or dev is not None else 1
-    return Version(int(major), int(minor), int(patch), final, int(rc or 0), int(post or 0), text)
 
 
 @dataclass(frozen=True)
@@ -58,15 +27,6 @@ class Image:
     pointer: Pointer
     reference: str
     variant: str | None  # None: the model-level image
-
-
-def split_image(reference: str) -> tuple[str, str | None]:
-    """(repository, tag) of a reference; the tag is None when only a digest or nothing pins it."""
-    match = IMAGE_REFERENCE.match(reference)
-    if not match:
-        return reference, None
-    repo = (match["domain"] + "/" if match["domain"] else "") + match["path"]
-    return repo, match["tag"]
 
 
 def _image_strings(value: Any, pointer: Pointer) -> Iterator[tuple[Pointer, str]]:

@@ -1,0 +1,610 @@
+"""RL380–RL383: the deployment a rendered command makes (recipelint.resolve.deployment).
+
+For the combinations the compiler renders, the deployment model says how many ranks the
+command starts against the GPUs its strategy allots (RL380), which architecture and platform
+its image is built for against the hardware it lands on (RL381), and whether the weights and
+the variant's declared VRAM fit the GPUs the command uses (RL382, RL383).
+
+Most recipes set no parallel size of their own, pin no architecture-specific image and
+declare variants that fit one GPU: those are not planned at all. The others are planned with
+the compile's own choices (resolve.plan) and only the emitter's tokens are rendered, unless a
+list of the recipe or of a strategy file sets a parallel size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from recipelint.flags.catalog import Catalog, catalog_for, newest_catalog, version_key
+from recipelint.jsvalue import get, is_number
+from recipelint.load import Document
+from recipelint.resolve import layers
+from recipelint.resolve.command import (
+    Combination,
+    Emitted,
+    Placement,
+    RenderInputs,
+    command_parts,
+    emitted,
+    rendered_args,
+)
+from recipelint.resolve.deployment import (
+    EXPERT_PARALLEL,
+    RANK_OPTIONS,
+    Deployment,
+    Ranks,
+    deployment_of,
+    emitter_tokens,
+    image_facts,
+    ranks_of,
+)
+from recipelint.resolve.hardware import list_compatible_hardware
+from recipelint.resolve.layers import PD_ROLES, Scope
+from recipelint.resolve.plan import SYNTHESIS_ERRORS, planned_combinations
+from recipelint.rules.args import multiplies_ranks
+from recipelint.rules.common import Pointer, as_dict
+from recipelint.rules.context import CheckContext
+from recipelint.rules.registry import Finding, check
+from recipelint.rules.resolved import render_inputs
+from recipelint.rules.versions import recipe_images
+
+CODES = ("RL380", "RL381", "RL382", "RL383")
+# Real recipes plan a few hundred commands at most; the cap bounds a hostile file's cost.
+MAX_COMMANDS = 4000
+
+
+def flag_catalog(recipe: Any) -> Catalog:
+    """How the release a recipe's range starts at spells its options (the newest release's
+    when the recipe states no release minimum)."""
+    minimum = get(get(recipe, "model"), "min_vllm_version")
+    if isinstance(minimum, str):
+        try:
+            version_key(minimum)
+        except ValueError:
+            return newest_catalog()
+        return catalog_for(minimum.strip().lstrip("vV")) or newest_catalog()
+    return newest_catalog()
+
+
+def _sizing_scopes(ctx: CheckContext, doc: Document, flags: Catalog) -> tuple[Scope, ...]:
+    """The scopes of the lists that can join the recipe's commands and set a parallel size."""
+    strategies = {id(spec) for spec in ctx.strategies.values()}
+    lists = [
+        *ctx.arg_lists_of(doc),
+        *(a for a in ctx.shared_arg_lists if id(a.doc) in strategies),
+    ]
+    return tuple(
+        listed.scope
+        for listed in lists
+        if any(flags.lookup(unit.flag).canonical in RANK_OPTIONS for unit in listed.units)
+    )
+
+
+@dataclass
+class _Recipe:
+    """What the rules ask of one recipe's deployments.
+
+    ``sizing``: the scopes of the lists (of the recipe or of a strategy file) that set a
+    parallel size; every command they may join is judged for RL380. ``heavy``: the variants
+    that may outgrow their GPUs and where, judged on each such hardware's recommended command.
+    ``imaged``: the recipe pins an image naming a platform, judged once per variant and
+    hardware.
+    """
+
+    ctx: CheckContext
+    catalog: RenderInputs
+    doc: Document
+    flags: Catalog
+    sizing: tuple[Scope, ...]
+    heavy: dict[str, frozenset[str]]  # variant -> hardware it may outgrow
+    imaged: bool
+    placements: dict[tuple[str, str], Placement] = field(default_factory=dict)
+    runs: dict[Any, Any] = field(default_factory=dict)
+    rendered: dict[Any, Ranks] = field(default_factory=dict)
+    experts: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def recipe(self) -> dict[str, Any]:
+        data: dict[str, Any] = self.doc.data
+        return data
+
+    @property
+    def ranked(self) -> bool:
+        return bool(self.sizing)
+
+    def sized(self, combo: Combination) -> bool:
+        """Whether a list that sets a parallel size may join the combination's commands."""
+        return any(self._admits(scope, combo) for scope in self.sizing)
+
+    def _admits(self, scope: Scope, combo: Combination) -> bool:
+        if scope.variant is not None and scope.variant != combo.variant_key:
+            return False
+        if scope.strategy is not None and scope.strategy != combo.strategy:
+            return False
+        members = self.ctx.hardware_members(scope.hardware)
+        return members is None or combo.hw_id in members
+
+    def placement(self, combo: Combination) -> Placement:
+        key = (combo.variant_key, combo.hw_id)
+        found = self.placements.get(key)
+        if found is None:
+            found = self.placements[key] = Placement(
+                self.catalog, self.recipe, combo.variant_key, combo.hw_id, self.runs
+            )
+        return found
+
+    def outgrows(self, combo: Combination) -> bool:
+        return combo.hw_id in self.heavy.get(combo.variant_key, ())
+
+    def variants(self) -> list[str]:
+        if self.ranked or self.imaged:
+            return list(as_dict(self.recipe.get("variants")))
+        return [name for name in as_dict(self.recipe.get("variants")) if name in self.heavy]
+
+    def deployments(self) -> Iterator[tuple[Combination, Deployment, bool]]:
+        """(combination, deployment, whether the plan recommends it) of every command judged."""
+        count = 0
+        for variant in self.variants():
+            seen: set[str] = set()
+            alternatives = self.ranked
+            for combo, recommended in planned_combinations(
+                self.catalog, self.recipe, variant, self.runs, alternatives
+            ):
+                first = combo.hw_id not in seen
+                seen.add(combo.hw_id)
+                wanted = (
+                    self.sized(combo)
+                    or (recommended and self.outgrows(combo))
+                    or (first and self.imaged)
+                )
+                if not wanted:
+                    continue
+                pd = self.catalog.deploy_type_of(combo.strategy) == "pd_cluster"
+                for role in PD_ROLES if pd else (None,):
+                    count += 1
+                    if count > MAX_COMMANDS:
+                        return
+                    found = self._deployment(combo, role)
+                    if found is not None:
+                        yield combo, found, recommended
+
+    def _experts(self, strategy: str) -> list[str]:
+        """The expert-parallel switch, when a list of the recipe or of the strategy file may
+        turn it on (read generously: more ranks hold the weights with it)."""
+        found = self.experts.get(strategy)
+        if found is None:
+            spec = self.ctx.strategies.get(strategy)
+            lists = [*self.ctx.arg_lists_of(self.doc)]
+            lists += [a for a in self.ctx.shared_arg_lists if spec is not None and a.doc is spec]
+            switched = any(
+                self.flags.lookup(unit.flag).canonical == EXPERT_PARALLEL
+                for listed in lists
+                for unit in listed.units
+            )
+            found = self.experts[strategy] = [EXPERT_PARALLEL] if switched else []
+        return found
+
+    def _deployment(self, combo: Combination, role: str | None) -> Deployment | None:
+        placement = self.placement(combo)
+        try:
+            ranks, allotted = self._rendered(combo, role)
+            return deployment_of(self.catalog, self.recipe, combo, role, ranks, placement, allotted)
+        except SYNTHESIS_ERRORS:
+            return None  # the compile reports what it cannot render
+
+    def _rendered(self, combo: Combination, role: str | None) -> tuple[Ranks, Emitted]:
+        """The ranks of the command's argv and what the emitter allots it, worked out once per
+        rendering that reads alike (Placement.sharing_key)."""
+        placement = self.placement(combo)
+        allotted = emitted(self.catalog, self.recipe, combo, role, placement)
+        if not self.sized(combo):  # no list sets a size: the emitter's are the command's
+            tokens = allotted.tokens + self._experts(combo.strategy)
+            return ranks_of(tokens, self.flags), allotted
+        key = self.sharing_key(combo, role)
+        found = None if key is None else self.rendered.get(key)
+        if found is None:
+            args = rendered_args(self.catalog, self.recipe, combo, role, placement)
+            found = ranks_of(args, self.flags)
+            if key is not None:
+                self.rendered[key] = found
+        return found, allotted
+
+    def sharing_key(self, combo: Combination, role: str | None) -> Any:
+        """What the command's args read but the hardware id (Placement.sharing_key); None when
+        the hardware is named, or the key holds no scalar."""
+        try:
+            key = self.placement(combo).sharing_key(combo)
+            hash(key)
+        except SYNTHESIS_ERRORS:
+            return None
+        return None if key is None else (key, role)
+
+
+@check(*CODES)
+def deployments(ctx: CheckContext) -> Iterator[Finding]:
+    enabled = {code for code in CODES if ctx.config.is_enabled(code)}
+    if not enabled:
+        return
+    catalog = render_inputs(ctx)
+    sizes = [_gpu_vram(profile) for profile in ctx.profiles.values()]
+    smallest = min((size for size in sizes if size is not None), default=0.0)
+    for doc in ctx.recipes:
+        if not isinstance(doc.data, dict) or layers.is_omni(doc.data):
+            continue
+        flags = flag_catalog(doc.data)
+        sizing = _sizing_scopes(ctx, doc, flags) if "RL380" in enabled else ()
+        imaged = "RL381" in enabled and _names_a_platform(doc.data)
+        heavy = (
+            _heavy_variants(doc.data, ctx.profiles, smallest, bool(sizing))
+            if enabled & {"RL382", "RL383"}
+            else {}
+        )
+        if not (sizing or imaged or heavy):
+            continue
+        recipe = _Recipe(ctx, catalog, doc, flags, sizing, heavy, imaged)
+        judge = _Judge(recipe, enabled)
+        for combo, found, recommended in recipe.deployments():
+            judge.add(combo, found, recommended)
+        yield from judge.findings()
+
+
+def _names_a_platform(recipe: dict[str, Any]) -> bool:
+    """Whether an image the recipe pins names a CPU architecture, or a platform other than the
+    one of the brand key it is pinned under (`docker_image.amd` naming ROCm is its own)."""
+    for image in recipe_images(recipe):
+        facts = image_facts(image.reference)
+        brand = image.pointer[-1] if image.pointer[-2:-1] == ("docker_image",) else None
+        if facts.arch or (facts.platform and facts.platform != BRAND_PLATFORMS.get(str(brand))):
+            return True
+    return False
+
+
+# The platform of the hardware each brand key of a docker_image map is chosen for.
+BRAND_PLATFORMS = {"nvidia": "cuda", "amd": "rocm", "tpu": "tpu"}
+
+
+def _gpu_vram(profile: Any) -> float | None:
+    vram, gpus = get(profile, "vram_gb"), get(profile, "gpu_count")
+    return vram / gpus if is_number(vram) and is_number(gpus) and gpus > 0 else None
+
+
+def _heavy_variants(
+    recipe: dict[str, Any], profiles: dict[str, Any], smallest: float, sized: bool
+) -> dict[str, frozenset[str]]:
+    """Variants whose vram_minimum_gb may exceed the room a command gives them, with the
+    hardware where it may: both fit rules need the figure above the room (``smallest`` is the
+    taxonomy's smallest GPU).
+
+    A command sized by upstream alone holds at least half a node (a co-located PD pool): TP
+    from vram_minimum_gb takes the whole node once the figure exceeds one GPU. A declared TP
+    size, or a list that sets one (``sized``), may hold as little as one GPU.
+    """
+    declared_tp = get(get(get(recipe, "strategy_overrides"), "single_node_tp"), "tp") is not None
+    declared_hardware = as_dict(as_dict(recipe.get("meta")).get("hardware"))
+    found: dict[str, frozenset[str]] = {}
+    for name, variant in as_dict(recipe.get("variants")).items():
+        declared = get(variant, "vram_minimum_gb")
+        if not is_number(declared) or declared <= smallest:
+            continue
+        one_gpu = sized or declared_tp or get(variant, "tp") is not None
+        outgrown = set()
+        for hw_id in list_compatible_hardware(profiles, variant, recipe):
+            if get(profiles[hw_id], "restricted") is True and hw_id not in declared_hardware:
+                continue  # offered only to recipes that declare it (resolve.plan.variant_hardware)
+            room = _gpu_vram(profiles[hw_id]) if one_gpu else _half_node(profiles[hw_id])
+            if room is not None and declared > room:
+                outgrown.add(hw_id)
+        if outgrown:
+            found[name] = frozenset(outgrown)
+    return found
+
+
+def _half_node(profile: Any) -> float | None:
+    vram = get(profile, "vram_gb")
+    return vram / 2 if is_number(vram) else None
+
+
+# --- judging -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Report:
+    """One finding, with every hardware it holds on."""
+
+    doc: Document
+    pointer: Pointer
+    code: str
+    message: str  # with {hardware} where the hardware list goes (replaced, never formatted)
+    hint: str
+    hardware: list[str] = field(default_factory=list)
+    at_key: bool = False
+
+
+class _Judge:
+    def __init__(self, recipe: _Recipe, codes: set[str]) -> None:
+        self.recipe, self.codes = recipe, codes
+        self.reports: dict[tuple[str, Pointer, str], _Report] = {}
+        self.imaged: set[tuple[str, str]] = set()
+        # the list item that sized a command, per rendering that reads alike
+        self.setters: dict[Any, tuple[Document, Pointer, str, Any] | None] = {}
+
+    def add(self, combo: Combination, found: Deployment, recommended: bool) -> None:
+        recipe = self.recipe
+        if "RL380" in self.codes and recipe.sized(combo):
+            self._ranks(combo, found)
+        placed = (combo.variant_key, combo.hw_id)
+        if "RL381" in self.codes and recipe.imaged and placed not in self.imaged:
+            self.imaged.add(placed)
+            self._image(found)
+        if recommended and recipe.outgrows(combo) and found.ranks.known:
+            self._fit(found)
+
+    def _report(self, report: _Report, hardware: str) -> None:
+        key = (report.code, report.pointer, report.message)
+        kept = self.reports.setdefault(key, report)
+        if hardware not in kept.hardware:
+            kept.hardware.append(hardware)
+
+    def findings(self) -> Iterator[Finding]:
+        for report in self.reports.values():
+            hardware = ", ".join(report.hardware)
+            yield Finding(
+                report.doc,
+                report.pointer,
+                report.message.replace("{hardware}", hardware, 1),
+                report.hint,
+                at_key=report.at_key,
+                code=report.code,
+            )
+
+    # RL380 -------------------------------------------------------------------------------
+
+    def _ranks(self, combo: Combination, found: Deployment) -> None:
+        problem = rank_problem(found)
+        if problem is None:
+            return
+        key = self.recipe.sharing_key(combo, found.role)
+        if key is not None and key in self.setters:
+            blamed = self.setters[key]
+        else:
+            blamed = self._setter(combo, found.role)
+            if key is not None:
+                self.setters[key] = blamed
+        if blamed is None:
+            return  # the emitter sized it alone
+        doc, pointer, spelled, value = blamed
+        ranks = found.ranks
+        where = f"the {found.strategy}{_role(found)} command of variant `{found.variant}`"
+        self._report(
+            _Report(
+                doc,
+                pointer,
+                "RL380",
+                f"`{spelled if '=' in spelled else f'{spelled} {value}'}` makes {where} start {ranks.total} ranks ({ranks.formula()}), "
+                f"but {problem} on {{hardware}}",
+                _rank_hint(self.recipe, combo, found),
+            ),
+            found.hardware,
+        )
+
+    def _setter(
+        self, combo: Combination, role: str | None
+    ) -> tuple[Document, Pointer, str, Any] | None:
+        """The authored list item that set the last parallel size of the command, if any."""
+        recipe = self.recipe
+        try:
+            before, emitted, after = command_parts(recipe.catalog, recipe.recipe, combo, role)
+        except SYNTHESIS_ERRORS:
+            return None
+        tokens: list[Any] = []
+        origins: list[tuple[layers.Layer, int] | None] = []
+        for layer in before:
+            _spread(layer, tokens, origins)
+        tokens += emitted
+        origins += [None] * len(emitted)
+        for layer in after:
+            _spread(layer, tokens, origins)
+        setters = sorted(ranks_of(tokens, recipe.flags).set_by, key=lambda item: item[1].position)
+        for _option, flag in reversed(setters):
+            origin = origins[flag.position]
+            if origin is None:
+                continue
+            layer, index = origin
+            doc = self._document(layer, combo.strategy)
+            if doc is None or self._left_to_rl310(layer, flag.spelled):
+                return None
+            return doc, (*layer.pointer, index), flag.spelled, flag.value
+        return None
+
+    def _left_to_rl310(self, layer: layers.Layer, spelled: str) -> bool:
+        """Whether RL310 already reports the item as multiplying ranks: one problem, one finding."""
+        ctx = self.recipe.ctx
+        return (
+            layer.document == layers.RECIPE
+            and ctx.config.is_enabled("RL310")
+            and multiplies_ranks(ctx, self.recipe.recipe, layer.scope, spelled)
+        )
+
+    def _document(self, layer: layers.Layer, strategy: str) -> Document | None:
+        if layer.document == layers.RECIPE:
+            return self.recipe.doc
+        if layer.document == layers.STRATEGY_FILE:
+            doc = self.recipe.ctx.strategies.get(strategy)
+            return doc if doc is not None and self.recipe.ctx.in_focus(doc) else None
+        return None
+
+    # RL381 -------------------------------------------------------------------------------
+
+    def _image(self, found: Deployment) -> None:
+        image = found.image
+        if image is None:
+            return
+        clash = None
+        if image.arch and found.arch and image.arch != found.arch:
+            clash = f"{found.arch} hosts"
+        elif image.platform and found.platform and image.platform != found.platform:
+            clash = f"{found.platform.upper()} accelerators"
+        if clash is None:
+            return
+        pin = _pin(self.recipe.recipe, found.variant, found.hardware, image.reference)
+        if pin is None:
+            return  # upstream's default image for the hardware
+        built = image.arch or image.platform
+        scope = ".".join(str(part) for part in pin)
+        self._report(
+            _Report(
+                self.recipe.doc,
+                pin,
+                "RL381",
+                f"image `{image.reference}` is built for {built}, but {scope} also runs it on "
+                f"{{hardware}} ({clash})",
+                f"pin it only where it runs (variants.{found.variant}.hardware_overrides.<hw>."
+                "docker_image, or a brand key of docker_image), or use a multi-architecture tag",
+            ),
+            found.hardware,
+        )
+
+    # RL382, RL383 --------------------------------------------------------------------------
+
+    def _fit(self, found: Deployment) -> None:
+        room = found.weights_room_gb
+        if room is None:
+            return
+        problem = fit_problem(found)
+        if problem is None or problem not in self.codes:
+            return
+        shards = "the whole box" if not found.scalable else _gpus(found)
+        where = f"the {found.strategy}{_role(found)} command of variant `{found.variant}`"
+        if problem == "RL382":
+            weights = found.weights_gb or 0.0
+            self._report(
+                _Report(
+                    self.recipe.doc,
+                    ("variants", found.variant),
+                    "RL382",
+                    f"the weights of variant `{found.variant}` take {weights:.0f} GB "
+                    f"(parameter_count × bytes per parameter), more than the {room:.0f} GB of "
+                    f"{shards} {where} uses on {{hardware}}",
+                    _fit_hint(found),
+                    at_key=True,
+                ),
+                found.hardware,
+            )
+            return
+        self._report(
+            _Report(
+                self.recipe.doc,
+                ("variants", found.variant, "vram_minimum_gb"),
+                "RL383",
+                f"vram_minimum_gb {found.vram_minimum_gb:g} of variant `{found.variant}` is more "
+                f"than the {room:.0f} GB of {shards} {where} uses on {{hardware}}",
+                _fit_hint(found),
+            ),
+            found.hardware,
+        )
+
+
+def fit_problem(found: Deployment) -> str | None:
+    """RL382 when the weights exceed the room the command gives them and the declared
+    vram_minimum_gb agrees they are that large; RL383 when only vram_minimum_gb exceeds it.
+
+    A vram_minimum_gb below the weights contradicts the precision's estimate (RL554's concern):
+    which of the two is wrong cannot be told, so the weights alone decide nothing.
+    """
+    room, weights, declared = found.weights_room_gb, found.weights_gb, found.vram_minimum_gb
+    if room is None or declared is None or declared <= room:
+        return None
+    if weights is not None and weights > room and declared >= weights:
+        return "RL382"
+    return "RL383"
+
+
+def _fit_hint(found: Deployment) -> str:
+    if not found.scalable:
+        return "keep the variant off that hardware (supported_hardware, meta.hardware)"
+    if found.multi_node:
+        return (
+            "raise strategy_min_gpus for that hardware so the plan gives the command enough "
+            "nodes, or keep the variant off it"
+        )
+    return (
+        "size the command over more GPUs (the variant's tp), keep the strategy off that "
+        "hardware (strategy_hardware), or correct vram_minimum_gb"
+    )
+
+
+def rank_problem(found: Deployment) -> str | None:
+    """What is wrong with the ranks a command starts on the GPUs it is allotted, if anything."""
+    ranks = found.ranks
+    if not ranks.known or found.gpus_allotted <= 0:
+        return None
+    allotted = _allotment(found)
+    if ranks.total > found.gpus_allotted:
+        return f"the strategy allots {allotted}"
+    per_node = ranks.per_node
+    if per_node is not None and per_node > found.gpus_per_node:
+        return f"{per_node} of them on each node of {found.gpus_per_node} GPUs"
+    if found.multi_node and ranks.total < found.gpus_allotted:
+        return (
+            f"the strategy allots {allotted}: a multi-node world leaves "
+            f"{found.gpus_allotted - ranks.total} of them idle"
+        )
+    return None
+
+
+def _allotment(found: Deployment) -> str:
+    if found.role is not None and found.gpus_allotted < found.gpus_per_node:
+        return f"{found.gpus_allotted} GPUs (half a node of {found.gpus_per_node})"
+    if found.nodes > 1:
+        return f"{found.nodes} nodes × {found.gpus_per_node} GPUs = {found.gpus_allotted} GPUs"
+    return f"{found.gpus_allotted} GPUs"
+
+
+def _rank_hint(recipe: _Recipe, combo: Combination, found: Deployment) -> str:
+    try:
+        alone = ranks_of(
+            emitter_tokens(recipe.catalog, recipe.recipe, combo, found.role), recipe.flags
+        )
+    except SYNTHESIS_ERRORS:
+        alone = Ranks()
+    return (
+        f"drop it and let the {found.strategy} strategy size the command ({alone.formula()}), "
+        "or key it to the hardware and strategy it fits"
+    )
+
+
+def _gpus(found: Deployment) -> str:
+    shards = min(found.ranks.weight_shards, max(found.gpus_allotted, 1))
+    return f"the {shards} GPU{'s' if shards != 1 else ''}"
+
+
+def _role(found: Deployment) -> str:
+    return f" {found.role}" if found.role else ""
+
+
+def _spread(
+    layer: layers.Layer, tokens: list[Any], origins: list[tuple[layers.Layer, int] | None]
+) -> None:
+    items = layer.items
+    if isinstance(items, list):
+        tokens += items
+        origins += [(layer, index) for index in range(len(items))]
+
+
+def _pin(recipe: dict[str, Any], variant: str, hw_id: str, reference: str) -> Pointer | None:
+    """Where the recipe pins the image a variant runs on a hardware: that hardware's override,
+    else the variant's docker_image, else the model's."""
+    ranked: list[tuple[int, Pointer]] = []
+    for image in recipe_images(recipe):
+        if image.reference != reference or image.variant not in (None, variant):
+            continue
+        pointer = image.pointer
+        if len(pointer) > 3 and pointer[2] == "hardware_overrides":
+            rank = 0 if pointer[3] == hw_id else 9
+        else:
+            rank = 1 if image.variant is not None else 2
+        ranked.append((rank, pointer))
+    ranked = [item for item in ranked if item[0] < 9]
+    return min(ranked, key=lambda item: item[0])[1] if ranked else None

@@ -1,0 +1,167 @@
+"""The deployment model (recipelint.resolve.deployment): ranks from an argv, host and platform
+of a hardware profile, what an image names, and one deployment of a rendered combination."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from treehelp import base_recipe, context_in_memory
+
+from recipelint import argv
+from recipelint.flags.catalog import catalog_for, newest_catalog
+from recipelint.resolve.command import Combination, RenderInputs, rendered_layers
+from recipelint.resolve.deployment import (
+    RANK_OPTIONS,
+    arch_of,
+    deployment_of_argv,
+    image_facts,
+    platform_of,
+    ranks_of,
+)
+
+NEWEST = newest_catalog()
+
+
+def test_every_spelling_a_release_accepts_sets_a_size_and_the_later_one_wins() -> None:
+    ranks = ranks_of(
+        ["--tensor-parallel-size", "8", "-tp", "2", "--pipeline_parallel_size=3", "-dp=4"], NEWEST
+    )
+    assert (ranks.tensor, ranks.pipeline, ranks.data) == (2, 3, 4)
+    assert ranks.world_size == 6 and ranks.total == 24
+    assert ranks.setter("--tensor-parallel-size") == (2, "-tp", "2")
+
+
+def test_prefill_context_parallelism_multiplies_ranks_only_in_releases_that_have_it() -> None:
+    tokens = ["-tp", "2", "--prefill-context-parallel-size", "2", "-dcp", "2"]
+    older, newer = catalog_for("0.11.0"), catalog_for("0.12.0")
+    assert older is not None and newer is not None
+    assert ranks_of(tokens, older).total == 2
+    assert ranks_of(tokens, newer).total == 4  # decode context parallelism reuses TP ranks
+
+
+def test_a_size_that_is_no_positive_integer_is_unreadable() -> None:
+    ranks = ranks_of(["--tensor-parallel-size", "$TP", "--data-parallel-size", "0"], NEWEST)
+    assert not ranks.known
+    assert ranks.unreadable == ("--data-parallel-size", "--tensor-parallel-size")
+
+
+def test_expert_parallelism_spreads_the_weights_over_every_rank() -> None:
+    dense = ranks_of(["--data-parallel-size", "8"], NEWEST)
+    moe = ranks_of(["--data-parallel-size", "8", "--enable-expert-parallel"], NEWEST)
+    assert (dense.weight_shards, moe.weight_shards) == (1, 8)
+
+
+def test_the_host_architecture_comes_from_the_field_then_the_profile_words() -> None:
+    profiles = context_in_memory().taxonomy.data["hardware_profiles"]  # type: ignore[union-attr]
+    assert arch_of(profiles["h100"]) == "x86_64"
+    assert arch_of(profiles["gb200"]) == "aarch64"
+    assert arch_of(profiles["dgx_spark_gb10"]) == "aarch64"
+    new_superchip = {
+        "brand": "NVIDIA",
+        "generation": "rubin",
+        "display_name": "VR200",
+        "description": "Vera Rubin tray with Grace successor, NVIDIA Grace CPU",
+        "gpu_count": 4,
+        "vram_gb": 1152,
+    }
+    assert arch_of(new_superchip) == "aarch64"
+    assert arch_of({**profiles["gb200"], "arch": "x86_64"}) == "x86_64"
+    assert (platform_of(profiles["mi300x"]), platform_of(profiles["xeon6"])) == ("rocm", "cpu")
+
+
+def test_an_image_reference_says_its_release_architecture_and_platform() -> None:
+    arm = image_facts("vllm/vllm-openai:v0.20.2-aarch64")
+    assert (arm.repository, arm.tag, arm.vllm_release, arm.arch) == (
+        "vllm/vllm-openai",
+        "v0.20.2-aarch64",
+        "0.20.2",
+        "aarch64",
+    )
+    assert image_facts("vllm/vllm-openai-rocm:nightly").platform == "rocm"
+    assert image_facts("vllm/vllm-openai:gemma4-0505-cu130").platform == "cuda"
+    assert image_facts("quay.io/ascend/vllm-ascend:qwen3.8-a5").platform == "npu"
+    plain = image_facts("vllm/vllm-openai:latest")
+    assert (plain.arch, plain.platform, plain.vllm_release) == (None, None, None)
+
+
+def _inputs() -> RenderInputs:
+    tree = context_in_memory()
+    taxonomy = tree.taxonomy.data if tree.taxonomy is not None else {}
+    strategies = {doc.data["name"]: doc.data for doc in tree.strategies}
+    return RenderInputs(taxonomy, taxonomy["hardware_profiles"], strategies)
+
+
+def test_a_multi_node_command_is_allotted_every_node_and_its_ranks_come_from_the_argv() -> None:
+    catalog, recipe = _inputs(), base_recipe()
+    recipe["compatible_strategies"] = ["single_node_tp", "multi_node_tp"]
+    recipe["strategy_overrides"] = {"multi_node_tp": {"extra_args": ["-tp", "8"]}}
+    combo = Combination("default", "multi_node_tp", "h200", 2)
+    tokens = argv.dedupe_tokens(rendered_layers(catalog, recipe, combo)[0])
+    found = deployment_of_argv(catalog, recipe, combo, None, tokens, NEWEST)
+    assert (found.nodes, found.gpus_per_node, found.gpus_allotted) == (2, 8, 16)
+    assert found.ranks.total == 8  # the override's -tp 8 comes after the emitter's 16
+    assert (found.platform, found.arch, found.weights_gb) == ("cuda", "x86_64", 16.0)
+    assert found.describe()[:2] == [
+        "multi_node_tp on h200: 2 nodes × 8 GPUs",
+        "GPUs: 8 used of 16 allotted (TP 8)",
+    ]
+
+
+def test_a_colocated_pd_role_is_allotted_half_a_node() -> None:
+    catalog, recipe = _inputs(), base_recipe()
+    recipe["compatible_strategies"] = ["single_node_tp", "pd_cluster"]
+    combo = Combination("default", "pd_cluster", "h200", 1, (), {"prefill": 0, "decode": 0})
+    tokens = rendered_layers(catalog, recipe, combo, "prefill")[0]
+    found = deployment_of_argv(catalog, recipe, combo, "prefill", tokens, NEWEST)
+    assert (found.role, found.nodes, found.gpus_allotted, found.ranks.total) == (
+        "prefill",
+        1,
+        4,
+        4,
+    )
+
+
+# --- the world size against the argv, for generated commands -------------------------------
+
+SPELLINGS = {
+    "--tensor-parallel-size": ("--tensor-parallel-size", "-tp", "--tensor_parallel_size"),
+    "--pipeline-parallel-size": ("--pipeline-parallel-size", "-pp"),
+    "--data-parallel-size": ("--data-parallel-size", "-dp"),
+}
+OTHER = st.sampled_from(
+    [["--max-model-len", "4096"], ["--enable-prefix-caching"], ["--trust-remote-code"], []]
+)
+
+
+@st.composite
+def settings_and_argv(draw: st.DrawFn) -> tuple[list[tuple[str, int]], list[Any]]:
+    """(each parallel setting in order as (canonical, value), the argv that makes them)."""
+    settings_made: list[tuple[str, int]] = []
+    tokens: list[Any] = []
+    for _ in range(draw(st.integers(0, 8))):
+        tokens += draw(OTHER)
+        canonical = draw(st.sampled_from(sorted(SPELLINGS)))
+        spelled = draw(st.sampled_from(SPELLINGS[canonical]))
+        value = draw(st.integers(1, 16))
+        tokens += [f"{spelled}={value}"] if draw(st.booleans()) else [spelled, str(value)]
+        settings_made.append((canonical, value))
+    return settings_made, tokens
+
+
+@settings(max_examples=200, deadline=None)
+@given(settings_and_argv())
+def test_the_world_size_is_the_product_of_the_last_setting_of_each_size(
+    made: tuple[list[tuple[str, int]], list[Any]],
+) -> None:
+    settings_made, tokens = made
+    last = dict(settings_made)  # a later setting of an option replaces the earlier one
+    expected = 1
+    for canonical in SPELLINGS:
+        expected *= last.get(canonical, 1)
+    for rendered in (tokens, argv.dedupe_tokens(tokens)):
+        ranks = ranks_of(rendered, NEWEST)
+        assert ranks.total == expected
+        assert {option for option, _setter in ranks.set_by} == set(last)
+    assert set(RANK_OPTIONS) >= set(SPELLINGS)

@@ -1,0 +1,204 @@
+"""RL380–RL383 (recipelint.rules.deployment) and RL554's precision band: where each finding is
+placed, what it says, what stays silent, and the command line on a small tree."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+from treehelp import Fragment, build_tree, context_text, findings_by_code
+
+from recipelint.cli import main
+from recipelint.diagnostics import Diagnostic
+
+MULTI_NODE = "compatible_strategies: [single_node_tp, multi_node_tp, single_node_dep]\n"
+
+
+def _findings(tmp_path: Path, recipe: str, code: str) -> list[Diagnostic]:
+    return findings_by_code(tmp_path, {"models/acme/demo.yaml": Fragment(recipe)}).get(code, [])
+
+
+def test_a_strategys_own_tensor_size_that_leaves_a_multi_node_world_short_is_reported(
+    tmp_path: Path,
+) -> None:
+    found = _findings(
+        tmp_path,
+        MULTI_NODE
+        + "strategy_overrides:\n  multi_node_tp:\n    extra_args: ['--tensor-parallel-size', '8']\n",
+        "RL380",
+    )
+    assert found, "the override's size 8 replaces the emitter's 16 on a 2-node world of 16 GPUs"
+    first = found[0]
+    assert first.pointer == ("strategy_overrides", "multi_node_tp", "extra_args", 0)
+    assert "start 8 ranks (TP 8)" in first.message
+    assert "2 nodes × 8 GPUs = 16 GPUs" in first.message and "8 of them idle" in first.message
+    assert first.hint is not None and "TP 16" in first.hint
+
+
+def test_a_size_that_asks_for_more_gpus_than_the_node_has_is_reported_at_its_item(
+    tmp_path: Path,
+) -> None:
+    recipe = (
+        MULTI_NODE
+        + "strategy_overrides:\n  single_node_dep:\n    extra_args: ['--data-parallel-size=16']\n"
+    )
+    [dep] = [d for d in _findings(tmp_path, recipe, "RL380") if "h200" in d.message]
+    assert dep.pointer == ("strategy_overrides", "single_node_dep", "extra_args", 0)
+    assert "`--data-parallel-size=16` makes the single_node_dep command" in dep.message
+    assert "start 16 ranks (TP 1 × DP 16)" in dep.message
+    assert "the strategy allots 8 GPUs" in dep.message
+
+
+def test_an_item_rl310_reports_is_left_to_it(tmp_path: Path) -> None:
+    recipe = MULTI_NODE + "variants:\n  default:\n    extra_args: ['--tensor-parallel-size', '2']\n"
+    found = findings_by_code(tmp_path, {"models/acme/demo.yaml": Fragment(recipe)})
+    [multiplies] = found["RL310"]
+    assert multiplies.pointer == ("variants", "default", "extra_args", 0)
+    assert "RL380" not in found  # one problem, one finding
+
+
+def test_sizes_the_emitter_sets_alone_or_that_fit_are_left_alone(tmp_path: Path) -> None:
+    fits = MULTI_NODE + "strategy_overrides:\n  single_node_dep:\n    extra_args: ['-dp', '4']\n"
+    assert _findings(tmp_path / "a", MULTI_NODE, "RL380") == []
+    assert [d for d in _findings(tmp_path / "b", fits, "RL380") if "h200" in d.message] == []
+
+
+def test_an_architecture_image_pinned_for_every_hardware_is_reported_at_the_pin(
+    tmp_path: Path,
+) -> None:
+    recipe = (
+        "model:\n  docker_image: 'vllm/vllm-openai:v0.20.0-aarch64'\n"
+        "meta:\n  hardware:\n    dgx_spark_gb10: verified\n"
+    )
+    [finding] = _findings(tmp_path, recipe, "RL381")
+    assert finding.pointer == ("model", "docker_image")
+    assert "built for aarch64" in finding.message and "h100" in finding.message
+    assert "dgx_spark_gb10" not in finding.message
+
+
+def test_an_architecture_image_pinned_for_its_own_hardware_is_left_alone(tmp_path: Path) -> None:
+    recipe = (
+        "meta:\n  hardware:\n    dgx_spark_gb10: verified\n"
+        "variants:\n  default:\n    hardware_overrides:\n      dgx_spark_gb10:\n"
+        "        docker_image: 'vllm/vllm-openai:v0.20.0-aarch64'\n"
+    )
+    assert _findings(tmp_path, recipe, "RL381") == []
+
+
+def test_a_host_architecture_field_decides_over_the_profile_words(tmp_path: Path) -> None:
+    taxonomy = context_text("taxonomy.yaml").replace(
+        "  h100:\n    brand: NVIDIA\n", "  h100:\n    arch: aarch64\n    brand: NVIDIA\n", 1
+    )
+    recipe = "model:\n  docker_image: 'vllm/vllm-openai:v0.20.0-x86_64'\n"
+    by_code = findings_by_code(
+        tmp_path, {"taxonomy.yaml": taxonomy, "models/acme/demo.yaml": Fragment(recipe)}
+    )
+    [finding] = by_code["RL381"]
+    assert finding.message.endswith("also runs it on h100, gb200, gb300 (aarch64 hosts)")
+
+
+def test_weights_beyond_the_gpus_of_the_command_are_an_error_at_the_variant(
+    tmp_path: Path,
+) -> None:
+    recipe = (
+        "model:\n  parameter_count: '100B'\n  active_parameters: '100B'\n"
+        "variants:\n  default:\n    vram_minimum_gb: 240\n    tp: 1\n"
+    )
+    found = findings_by_code(tmp_path, {"models/acme/demo.yaml": Fragment(recipe)})
+    [weights] = [d for d in found["RL382"] if "h100" in d.message]
+    assert weights.pointer == ("variants", "default")
+    assert "take 200 GB" in weights.message and "80 GB of the 1 GPU" in weights.message
+    assert "RL383" not in found  # the same command: one finding, the error
+
+
+def test_a_declared_minimum_beyond_the_gpus_is_a_warning_and_a_fitting_one_is_silent(
+    tmp_path: Path,
+) -> None:
+    over = (
+        "model:\n  parameter_count: '40B'\n  active_parameters: '40B'\n"
+        "variants:\n  default:\n    vram_minimum_gb: 100\n    tp: 1\n"
+    )
+    found = _findings(tmp_path / "a", over, "RL383")
+    assert found and found[0].pointer == ("variants", "default", "vram_minimum_gb")
+    sized = over.replace("    tp: 1\n", "")
+    assert _findings(tmp_path / "b", sized, "RL383") == []
+
+
+def test_the_command_line_reports_the_deployment_rules_on_a_small_tree(tmp_path: Path) -> None:
+    tree = build_tree(
+        tmp_path / "tree",
+        {
+            "models/acme/demo.yaml": Fragment(
+                MULTI_NODE + "strategy_overrides:\n  multi_node_tp:\n    extra_args: ['-tp', '8']\n"
+            )
+        },
+    )
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(["check", "--select", "RL380,RL381,RL382,RL383", str(tree)])
+    assert status == 1
+    text = out.getvalue()
+    assert "RL380 error" in text and "models/acme/demo.yaml" in text
+
+
+# --- RL554 ------------------------------------------------------------------------------------
+
+
+def _rl554(tmp_path: Path, variants: str, params: str = "8B") -> list[Diagnostic]:
+    recipe = (
+        f"model:\n  parameter_count: '{params}'\n  active_parameters: '{params}'\n"
+        f"variants:\n{variants}"
+    )
+    return _findings(tmp_path, recipe, "RL554")
+
+
+def test_the_band_follows_the_variants_precision(tmp_path: Path) -> None:
+    # 8B at 4 bits: the formula is 4.8 GB; a 4-bit checkpoint may need up to 3x that.
+    four_bit = "  default:\n    precision: int4\n    vram_minimum_gb: 12\n"
+    assert _rl554(tmp_path / "a", four_bit) == []
+    # 8B in bf16: 19.2 GB by the formula; 16-bit weights leave no room for 2.5x.
+    [wide] = _rl554(tmp_path / "b", "  default:\n    precision: bf16\n    vram_minimum_gb: 40\n")
+    assert "a bf16 checkpoint needs 16–29 GB" in wide.message
+
+
+def test_a_variant_serving_its_own_checkpoint_is_judged_unless_it_names_another_size(
+    tmp_path: Path,
+) -> None:
+    own = (
+        "  default:\n    precision: bf16\n    vram_minimum_gb: 20\n"
+        "  fp8:\n    model_id: acme/demo-FP8\n    precision: fp8\n    vram_minimum_gb: 40\n"
+    )
+    [finding] = _rl554(tmp_path / "a", own)
+    assert finding.pointer == ("variants", "fp8", "vram_minimum_gb")
+    sibling = (
+        "  default:\n    precision: bf16\n    vram_minimum_gb: 20\n"
+        "  small:\n    model_id: acme/demo-1.5B\n    precision: bf16\n    vram_minimum_gb: 4\n"
+    )
+    assert _rl554(tmp_path / "b", sibling) == []
+
+
+# --- the language server's hover --------------------------------------------------------------
+
+
+def test_the_hover_summary_is_the_deployment_of_the_rendered_command() -> None:
+    from treehelp import tree_in_memory
+
+    from recipelint.lsp import library
+    from recipelint.ruleexamples import merged_document
+
+    rel = "models/acme/demo.yaml"
+    text = merged_document(rel, MULTI_NODE + "variants:\n  default:\n    tp: 2\n")
+    tree, doc = tree_in_memory(rel, text)
+    lines = library.deployment_lines(tree, doc, "default", "h200", "single_node_tp")
+    assert lines[:3] == [
+        "single_node_tp on h200: 1 node × 8 GPUs",
+        "GPUs: 2 used of 8 allotted (TP 2)",
+        "platform: cuda, host x86_64",
+    ]
+    trays = library.deployment_lines(tree, doc, "default", "gb200", "multi_node_tp")
+    assert trays[:2] == [
+        "multi_node_tp on gb200: 2 nodes × 4 GPUs",
+        "GPUs: 8 used of 8 allotted (TP 8)",
+    ]
+    assert "platform: cuda, host aarch64" in trays
