@@ -238,7 +238,7 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL361", "warning"): 1,
     ("RL372", "error"): 3,
     ("RL373", "error"): 1,
-    ("RL380", "error"): 4,
+    ("RL380", "error"): 1,
     ("RL382", "error"): 21,
     ("RL383", "warning"): 16,
     ("RL360", "info"): 1,

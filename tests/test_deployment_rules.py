@@ -50,6 +50,18 @@ def test_a_size_that_asks_for_more_gpus_than_the_node_has_is_reported_at_its_ite
     assert "the strategy allots 8 GPUs" in dep.message
 
 
+def test_one_item_that_oversizes_every_variant_is_one_finding_naming_them(tmp_path: Path) -> None:
+    recipe = (
+        MULTI_NODE
+        + "variants:\n  default:\n    precision: bf16\n  fp8:\n    precision: fp8\n"
+        + "    model_id: acme/demo-FP8\n"
+        + "strategy_overrides:\n  single_node_dep:\n    extra_args: ['--data-parallel-size=16']\n"
+    )
+    found = [d for d in _findings(tmp_path, recipe, "RL380") if "h200" in d.message]
+    assert len(found) == 1, [d.message for d in found]
+    assert "command of variants `default`, `fp8` start 16 ranks" in found[0].message
+
+
 def test_an_item_rl310_reports_is_left_to_it(tmp_path: Path) -> None:
     recipe = MULTI_NODE + "variants:\n  default:\n    extra_args: ['--tensor-parallel-size', '2']\n"
     found = findings_by_code(tmp_path, {"models/acme/demo.yaml": Fragment(recipe)})

@@ -320,6 +320,8 @@ class _Report:
     hint: str
     hardware: list[str] = field(default_factory=list)
     at_key: bool = False
+    # the variants it holds for, where the message names them ({variants})
+    variants: list[str] = field(default_factory=list)
 
 
 class _Judge:
@@ -341,19 +343,26 @@ class _Judge:
         if recommended and recipe.outgrows(combo) and found.ranks.known:
             self._fit(found)
 
-    def _report(self, report: _Report, hardware: str) -> None:
+    def _report(self, report: _Report, hardware: str, variant: str | None = None) -> None:
         key = (report.code, report.pointer, report.message)
         kept = self.reports.setdefault(key, report)
         if hardware not in kept.hardware:
             kept.hardware.append(hardware)
+        if variant is not None and variant not in kept.variants:
+            kept.variants.append(variant)
 
     def findings(self) -> Iterator[Finding]:
         for report in self.reports.values():
             hardware = ", ".join(report.hardware)
+            message = report.message.replace("{hardware}", hardware, 1)
+            if report.variants:
+                names = ", ".join(f"`{name}`" for name in report.variants)
+                plural = "s" if len(report.variants) > 1 else ""
+                message = message.replace("{variants}", f"variant{plural} {names}", 1)
             yield Finding(
                 report.doc,
                 report.pointer,
-                report.message.replace("{hardware}", hardware, 1),
+                message,
                 report.hint,
                 at_key=report.at_key,
                 code=report.code,
@@ -376,7 +385,8 @@ class _Judge:
             return  # the emitter sized it alone
         doc, pointer, spelled, value = blamed
         ranks = found.ranks
-        where = f"the {found.strategy}{_role(found)} command of variant `{found.variant}`"
+        # One item sizes the command of every variant it reaches: one finding names them all.
+        where = f"the {found.strategy}{_role(found)} command of {{variants}}"
         self._report(
             _Report(
                 doc,
@@ -387,6 +397,7 @@ class _Judge:
                 _rank_hint(self.recipe, combo, found),
             ),
             found.hardware,
+            found.variant,
         )
 
     def _setter(
@@ -559,7 +570,7 @@ def _allotment(found: Deployment) -> str:
         return f"{found.gpus_allotted} GPUs (half a node of {found.gpus_per_node})"
     if found.nodes > 1:
         return f"{found.nodes} nodes × {found.gpus_per_node} GPUs = {found.gpus_allotted} GPUs"
-    return f"{found.gpus_allotted} GPUs"
+    return f"{found.gpus_allotted} GPU{'s' if found.gpus_allotted != 1 else ''}"
 
 
 def _rank_hint(recipe: _Recipe, combo: Combination, found: Deployment) -> str:
