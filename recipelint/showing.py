@@ -29,8 +29,10 @@ from recipelint.resolve.attribution import (
     layer_name,
 )
 from recipelint.resolve.command import Combination, RenderInputs
+from recipelint.resolve.deployment import Deployment, deployment_of_argv
 from recipelint.resolve.formatting import shell_quote
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, hardware_combinations, variant_hardware
+from recipelint.rules.deployment import flag_catalog
 from recipelint.tree import RECIPE_SUFFIXES, RecipeTree, find_tree_root, load_tree, recipe_hf_id
 
 FORMATS = ("text", "json")
@@ -383,6 +385,40 @@ def _scalar(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
+@dataclass(frozen=True)
+class DeploymentSection:
+    """What one command asks of the machine: nodes, GPUs used of those allotted, the ranks,
+    platform and host architecture, weights against the room they get, the image."""
+
+    label: str
+    deployment: Deployment
+
+    def text(self) -> list[str]:
+        title = "deployment" if self.label == "serve" else f"deployment ({self.label})"
+        return [f"== {title} ==", *self.deployment.describe()]
+
+    def data(self) -> dict[str, Any]:
+        found, ranks, image = self.deployment, self.deployment.ranks, self.deployment.image
+        return {
+            "kind": "deployment",
+            "label": self.label,
+            "role": found.role,
+            "nodes": found.nodes,
+            "gpus_per_node": found.gpus_per_node,
+            "gpus_allotted": found.gpus_allotted,
+            "gpus_used": found.gpus_used if ranks.known else None,
+            "world_size": ranks.world_size if ranks.known else None,
+            "ranks": ranks.formula() if ranks.known else None,
+            "platform": found.platform,
+            "arch": found.arch,
+            "weights_gb": found.weights_gb,
+            "vram_minimum_gb": found.vram_minimum_gb,
+            "weights_room_gb": found.weights_room_gb,
+            "image": None if image is None else image.reference,
+            "image_vllm_release": None if image is None else image.vllm_release,
+        }
+
+
 @dataclass
 class ShowView:
     """What `show` prints: the combination, then its sections in order."""
@@ -415,13 +451,32 @@ def build_view(loaded: Loaded, choice: Choice) -> ShowView:
     combo = choice.combination
     try:
         _doc, commands = attributed_commands(loaded.catalog, loaded.recipe, combo)
+        deployments = _deployments(loaded, combo, commands)
     except SYNTHESIS_ERRORS as exc:
         raise RenderFailed(
             f"{loaded.hf_id}: variant {combo.variant_key} on {combo.hw_id} with "
             f"{choice.strategy} cannot be rendered: {exc}"
         ) from None
     place = Locator(loaded, combo)
-    return ShowView(loaded, choice, [CommandSection(command, place) for command in commands])
+    sections: list[Section] = [CommandSection(command, place) for command in commands]
+    return ShowView(loaded, choice, sections + deployments)
+
+
+def _deployments(
+    loaded: Loaded, combo: Combination, commands: list[AttributedCommand]
+) -> list[Section]:
+    """One deployment per command a node's head starts (a multi-node worker shares its head's)."""
+    flags = flag_catalog(loaded.recipe)
+    return [
+        DeploymentSection(
+            command.label,
+            deployment_of_argv(
+                loaded.catalog, loaded.recipe, combo, command.role, command.args.deduped(), flags
+            ),
+        )
+        for command in commands
+        if command.node_role != "worker"
+    ]
 
 
 def view_text(view: ShowView) -> str:

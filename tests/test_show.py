@@ -21,7 +21,7 @@ from recipelint.cli import main
 from recipelint.compiler import OutputMap, compile_tree
 from recipelint.lsp.cursor import cursor_at, split_lines
 from recipelint.lsp.hover import hover_text
-from recipelint.showing import Loaded, build_view, choose, find_recipe
+from recipelint.showing import CommandSection, Loaded, build_view, choose, find_recipe
 from recipelint.tree import load_tree, recipe_hf_id
 
 RECIPE = "models/acme/demo.yaml"
@@ -83,6 +83,14 @@ def _published(files: OutputMap, hf_id: str, hardware: str, strategy: str) -> An
     return files.document(f"{hf_id}/hw/{hardware}/strategies/{strategy}.json")
 
 
+def _commands(shown: dict[str, Any]) -> list[dict[str, Any]]:
+    return [section for section in shown["sections"] if section["kind"] == "command"]
+
+
+def _deployments(shown: dict[str, Any]) -> list[dict[str, Any]]:
+    return [section for section in shown["sections"] if section["kind"] == "deployment"]
+
+
 def _unit_with(section: dict[str, Any], token: str) -> list[dict[str, Any]]:
     return [u for u in section["args"] if any(t["token"] == token for t in u["tokens"])]
 
@@ -101,7 +109,7 @@ def test_the_default_is_the_recommended_command_as_compiled(
         if recommended is None or "argv" not in recommended:
             continue  # omni, or a shape with more than one command (asserted below)
         shown = _json([str(hf_id)], capsys)
-        [section] = shown["sections"]
+        [section] = _commands(shown)
         assert section["argv"] == recommended["argv"]
         assert section["command"] == recommended["command"]
         assert section["docker_command"] == recommended["docker_command"]
@@ -119,7 +127,7 @@ def test_each_token_names_its_list_and_the_line_it_is_written_on(
     monkeypatch.chdir(EMBEDDED_TREE)
     rel = "models/deepseek-ai/DeepSeek-V3.1.yaml"
     shown = _json([rel], capsys)  # MODEL as the recipe file's path
-    [section] = shown["sections"]
+    [section] = _commands(shown)
     [unit] = _unit_with(section, "--tool-call-parser")
     source = unit["tokens"][0]["from"]
     assert source["layer"] == "features.tool_calling.args"
@@ -151,7 +159,7 @@ def test_a_replaced_value_names_the_layer_that_replaced_it(
     root = build_tree(tmp_path / "tree", {RECIPE: OVERRIDDEN})
     recipe = root / RECIPE
     shown = _json([HF_ID, "--tree", str(root), "--hardware", "h200"], capsys)
-    [section] = shown["sections"]
+    [section] = _commands(shown)
     kept, dropped = (
         [u for u in _unit_with(section, "--moe-backend") if u["kept"] is state]
         for state in (True, False)
@@ -183,7 +191,7 @@ def test_on_other_hardware_the_variants_value_is_kept(
 ) -> None:
     root = build_tree(tmp_path / "tree", {RECIPE: OVERRIDDEN})
     shown = _json([HF_ID, "--tree", str(root), "--hardware", "mi300x"], capsys)
-    [section] = shown["sections"]
+    [section] = _commands(shown)
     [unit] = _unit_with(section, "--moe-backend")
     assert unit["kept"] and unit["tokens"][1]["token"] == "cutlass"
     assert section["argv"][3:] == [
@@ -194,12 +202,12 @@ def test_on_other_hardware_the_variants_value_is_kept(
 def test_a_pd_strategy_shows_each_role(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = build_tree(tmp_path / "tree", {RECIPE: PD})
     shown = _json([HF_ID, "--tree", str(root), "--strategy", "pd_cluster"], capsys)
-    assert [s["label"] for s in shown["sections"]] == ["prefill", "decode"]
-    prefill, decode = shown["sections"]
+    assert [s["label"] for s in _commands(shown)] == ["prefill", "decode"]
+    prefill, decode = _commands(shown)
     [own] = _unit_with(prefill, "--max-num-batched-tokens")
     assert own["tokens"][0]["from"]["layer"] == "strategy_overrides.pd_cluster.prefill.vllm_args"
     assert _unit_with(decode, "--max-num-batched-tokens") == []
-    ports = {s["label"]: _unit_with(s, "--port")[0]["tokens"] for s in shown["sections"]}
+    ports = {s["label"]: _unit_with(s, "--port")[0]["tokens"] for s in _commands(shown)}
     assert ports["prefill"][0]["from"]["layer"] == "strategy pd_cluster prefill.vllm_args"
     assert ports["decode"][0]["from"]["file"] == "strategies/pd_cluster.yaml"
     pinned = [e for e in prefill["env"] if e["name"] == "CUDA_VISIBLE_DEVICES"]
@@ -215,14 +223,14 @@ def test_a_multi_node_strategy_shows_the_head_and_each_worker(
     monkeypatch.chdir(EMBEDDED_TREE)
     args = ["deepseek-ai/DeepSeek-V3.1", "--hardware", "h100", "--strategy", "multi_node_tep"]
     shown = _json(args, capsys)
-    labels = [s["label"] for s in shown["sections"]]
+    labels = [s["label"] for s in _commands(shown)]
     assert labels[0] == "head" and labels[1:] == [
         f"worker {n}" for n in range(1, shown["node_count"])
     ]
     compiled = _published(
         compile_tree(EMBEDDED_TREE).files, "deepseek-ai/DeepSeek-V3.1", "h100", "multi_node_tep"
     )
-    assert [s["argv"] for s in shown["sections"]] == [
+    assert [s["argv"] for s in _commands(shown)] == [
         compiled["head_argv"],
         *compiled["worker_argvs"],
     ]
@@ -291,7 +299,9 @@ def test_every_recommended_command_of_the_corpus_is_the_compiled_one(
             continue  # omni recipes and recipes without a default variant publish none
         loaded = Loaded(first.tree, first.catalog, doc, hf_id)
         view = build_view(loaded, choose(loaded, None, None, None))
-        commands = [section.command for section in view.sections]  # type: ignore[attr-defined]
+        commands = [
+            section.command for section in view.sections if isinstance(section, CommandSection)
+        ]
         assert [c.argv for c in commands] == _argvs(recommended), hf_id
         for command in commands:
             assert command.args.deduped() == command.argv[3:], (hf_id, command.label)
@@ -345,7 +355,7 @@ def test_hostile_shapes_are_shown_as_the_compiler_renders_them(
     root = build_tree(tmp_path / "tree", {RECIPE: odd})
     shown = _json([HF_ID, "--tree", str(root), "--strategy", "5"], capsys)
     assert shown["strategy"] == 5 and 5 in shown["choices"]["strategies"]
-    [section] = shown["sections"]
+    [section] = _commands(shown)
     kept = [t for u in section["args"] if u["kept"] for t in u["tokens"]]
     assert [t["token"] for t in kept] == section["argv"][3:]
     # "-" "-" "x": the first "-" is a bare flag the second (with its value "x") replaces
@@ -356,3 +366,42 @@ def test_hostile_shapes_are_shown_as_the_compiler_renders_them(
     assert dropped["replaced_by"] == kept[:2]
     status, out, err = _show([HF_ID, "--tree", str(root), "--strategy", "5"], capsys)
     assert status == 0 and "Traceback" not in err and "strategy 5" in out
+
+
+# ------------------------------------------------------------------ the deployment section
+
+
+def _product_of_sizes(argv: list[str]) -> int:
+    """Tensor × pipeline × data parallel, as the last setting of each long flag gives them."""
+    sizes = {"--tensor-parallel-size": 1, "--pipeline-parallel-size": 1, "--data-parallel-size": 1}
+    for flag, value in zip(argv, argv[1:], strict=False):
+        if flag in sizes:
+            sizes[flag] = int(value)
+    return (
+        sizes["--tensor-parallel-size"]
+        * sizes["--pipeline-parallel-size"]
+        * sizes["--data-parallel-size"]
+    )
+
+
+def test_each_command_a_head_starts_is_followed_by_its_deployment(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(EMBEDDED_TREE)
+    cases = [
+        ["deepseek-ai/DeepSeek-V3.1"],
+        ["deepseek-ai/DeepSeek-V3.1", "--hardware", "h100", "--strategy", "multi_node_tep"],
+        ["deepseek-ai/DeepSeek-V3.1", "--hardware", "h200", "--strategy", "pd_cluster"],
+    ]
+    for args in cases:
+        shown = _json(args, capsys)
+        heads = [c for c in _commands(shown) if not c["label"].startswith("worker")]
+        deployments = _deployments(shown)
+        assert [d["label"] for d in deployments] == [c["label"] for c in heads], args
+        for command, deployment in zip(heads, deployments, strict=True):
+            assert deployment["gpus_used"] == _product_of_sizes(command["argv"]), args
+            assert deployment["nodes"] >= 1 and deployment["gpus_per_node"] >= 1
+            assert deployment["platform"] == "cuda" and deployment["arch"] == "x86_64"
+        status, out, _err = _show(args, capsys)
+        assert status == 0 and out.count("== deployment") == len(heads)
+        assert "GPUs: " in out and "allotted" in out
