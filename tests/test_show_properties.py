@@ -31,7 +31,7 @@ from test_show import _argvs
 from recipelint.argv import is_flag_token, unit_fates
 from recipelint.compiler import Compiler, OutputMap
 from recipelint.resolve.attribution import AttributedCommand, Token
-from recipelint.showing import Loaded, build_view, choose
+from recipelint.showing import CommandSection, Loaded, build_view, choose
 
 CATALOG = base_catalog()
 
@@ -83,7 +83,7 @@ def test_show_keeps_the_rendered_argv_and_attributes_each_token_to_its_list(
     for hardware in HARDWARE:
         for strategy, rendering in _published(files, hardware).items():
             view = build_view(loaded, choose(loaded, "default", hardware, strategy))
-            commands = [section.command for section in view.sections]  # type: ignore[attr-defined]
+            commands = [s.command for s in view.sections if isinstance(s, CommandSection)]
             assert [c.argv for c in commands] == _argvs(rendering), (hardware, strategy)
             for command in commands:
                 _assert_attributed(command, rendering)
