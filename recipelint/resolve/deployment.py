@@ -435,17 +435,6 @@ def _count(value: Any) -> int:
     return int(value) if is_number(value) and value == value and value >= 1 else 1
 
 
-def emitter_tokens(
-    catalog: RenderInputs,
-    recipe: dict[str, Any],
-    combo: Combination,
-    role: str | None = None,
-    placement: Placement | None = None,
-) -> list[Any]:
-    """The strategy emitter's parallelism tokens of a command (the head node's)."""
-    return emitted(catalog, recipe, combo, role, placement).tokens
-
-
 def deployment_of(
     catalog: RenderInputs,
     recipe: dict[str, Any],

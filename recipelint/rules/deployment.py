@@ -36,7 +36,6 @@ from recipelint.resolve.deployment import (
     Deployment,
     Ranks,
     deployment_of,
-    emitter_tokens,
     image_facts,
     ranks_of,
 )
@@ -576,7 +575,7 @@ def _allotment(found: Deployment) -> str:
 def _rank_hint(recipe: _Recipe, combo: Combination, found: Deployment) -> str:
     try:
         alone = ranks_of(
-            emitter_tokens(recipe.catalog, recipe.recipe, combo, found.role), recipe.flags
+            emitted(recipe.catalog, recipe.recipe, combo, found.role).tokens, recipe.flags
         )
     except SYNTHESIS_ERRORS:
         alone = Ranks()
