@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -56,6 +57,36 @@ def find_tree_root(path: Path) -> Path | None:
     for folder in (current, *current.parents):
         if is_tree_root(folder):
             return folder
+    return None
+
+
+# A file name part: what a recipe id's org and repo, or a strategy's name, must be to place one.
+_PLACE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def place_of_document(text: bytes) -> str | None:
+    """The tree path a document belongs at, read from its content: a recipe at
+    models/<model_id>.yaml, a strategy or kv_store file by its name and deploy type,
+    taxonomy.yaml, platforms.yaml. None when the content does not say."""
+    try:
+        data = parse_yaml(text.decode("utf-8"), positions=False).data
+    except UnicodeDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    if "hardware_profiles" in data:
+        return "taxonomy.yaml"
+    if "platforms" in data:
+        return "platforms.yaml"
+    name, deploy_type = data.get("name"), data.get("deploy_type")
+    if isinstance(name, str) and _PLACE_PART.match(name) and isinstance(deploy_type, str):
+        return f"{'kv_store' if deploy_type == 'kv_store_lb' else 'strategies'}/{name}.yaml"
+    model = data.get("model")
+    model_id = model.get("model_id") if isinstance(model, dict) else None
+    if isinstance(model_id, str) and model_id.count("/") == 1:
+        org, repo = model_id.split("/")
+        if _PLACE_PART.match(org) and _PLACE_PART.match(repo) and ".." not in model_id:
+            return f"models/{org}/{repo}.yaml"
     return None
 
 

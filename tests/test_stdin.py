@@ -177,13 +177,39 @@ def test_dash_beside_stdin_filename_reads_standard_input(
     assert "warning" not in done.stderr
 
 
-def test_dash_alone_asks_where_the_document_belongs(
+def test_dash_alone_places_a_recipe_where_its_model_id_says(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tree)
-    done = _cli("check", "-", stdin=_text())
+    done = _cli("check", "-", stdin=_text(model_id="acme/other-8B", context_length="long"))
+    assert done.exit_code == 1, done.output
+    assert done.stdout.startswith("models/acme/other-8B.yaml:") and "RL102" in done.stdout
+    assert not (tree / "models/acme/other-8B.yaml").exists()  # nothing is written
+
+
+def test_dash_alone_places_a_strategy_by_its_name_and_deploy_type(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tree / "models")  # the tree is found from the current folder up
+    strategy = (tree / "strategies/single_node_tp.yaml").read_text()
+    done = _cli(
+        "check",
+        "-",
+        stdin=strategy.replace("deploy_type:", "deploy_typ:", 1) + "deploy_type: single_node\n",
+    )
+    assert "strategies/single_node_tp.yaml:" in done.stdout, done.output
+
+
+def test_dash_alone_without_a_place_asks_where_the_document_belongs(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tree)
+    done = _cli("check", "-", stdin="meta: {title: x}\n")
     assert done.exit_code == 2
-    assert "--stdin-filename" in done.stderr and "does not exist" not in done.stderr
+    assert "names no place" in done.stderr and "--stdin-filename" in done.stderr
+    monkeypatch.chdir(tmp_path)  # outside every tree
+    done = _cli("check", "-", stdin=_text())
+    assert done.exit_code == 2 and "no recipe tree holds the current folder" in done.stderr
 
 
 def test_other_paths_beside_stdin_filename_are_ignored_with_a_warning(

@@ -51,16 +51,30 @@ def _outside_trees(paths: list[Path]) -> None:
 STDIN = Path("-")
 
 
+def _stdin_place(text: bytes) -> Path:
+    """Where `-` without --stdin-filename puts the document: the place its content names
+    (a recipe's model_id, a strategy's name, ...) in the tree around the current folder."""
+    from recipelint.tree import find_tree_root, place_of_document
+
+    root = find_tree_root(Path.cwd())
+    place = place_of_document(text)
+    if root is None or place is None:
+        where = (
+            "no recipe tree holds the current folder"
+            if root is None
+            else ("its content names no place (a recipe's model.model_id, a strategy's name...)")
+        )
+        raise click.UsageError(
+            f"`-` reads the document from standard input, but {where}: "
+            "add --stdin-filename PATH, where it sits in its tree"
+        )
+    return root / place
+
+
 def _stdin_paths(paths: tuple[Path, ...], stdin_filename: Path | None) -> tuple[Path, ...]:
     """With --stdin-filename the document on standard input is what is checked: `-` says
-    so, and any other path given is ignored with a warning (ruff's behaviour). `-` alone
-    is a usage error: only the document's place in its tree says what kind of file it is."""
+    so, and any other path given is ignored with a warning (ruff's behaviour)."""
     if stdin_filename is None:
-        if STDIN in paths:
-            raise click.UsageError(
-                "`-` reads the document from standard input: add --stdin-filename PATH, "
-                "where it sits in its tree (a recipe, a strategy, taxonomy.yaml...)"
-            )
         return paths
     for path in paths:
         if path != STDIN:
@@ -202,6 +216,10 @@ def check_command(
     Exit status: 0 no errors, 1 errors found (or warnings with --strict; 0 with
     --exit-zero), 2 usage or internal error.
     """
+    # `-` alone: the document on standard input is placed where its content says it lives.
+    stdin_text = sys.stdin.buffer.read() if stdin_filename is not None or STDIN in paths else None
+    if stdin_filename is None and stdin_text is not None:
+        stdin_filename = _stdin_place(stdin_text)
     paths = _stdin_paths(paths, stdin_filename) or (Path("."),)
     try:
         select, ignore = parse_code_selectors(select), parse_code_selectors(ignore)
@@ -238,8 +256,7 @@ def check_command(
         from recipelint.parallel import available_cpus
 
         jobs = available_cpus()
-    # The editor's buffer, as bytes: decoded as a file is (bad UTF-8 is RL004, not a crash).
-    stdin_text = sys.stdin.buffer.read() if stdin_filename is not None else None
+    # stdin_text: the editor's buffer, as bytes: decoded as a file is (bad UTF-8 is RL004).
     options = CheckOptions(
         select,
         ignore,
