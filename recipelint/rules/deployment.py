@@ -101,7 +101,7 @@ class _Recipe:
     imaged: bool
     placements: dict[tuple[str, str], Placement] = field(default_factory=dict)
     runs: dict[Any, Any] = field(default_factory=dict)
-    rendered: dict[Any, Ranks] = field(default_factory=dict)
+    rendered: dict[Any, tuple[Ranks, Emitted]] = field(default_factory=dict)
     experts: dict[str, list[str]] = field(default_factory=dict)
 
     @property
@@ -196,19 +196,22 @@ class _Recipe:
     def _rendered(self, combo: Combination, role: str | None) -> tuple[Ranks, Emitted]:
         """The ranks of the command's argv and what the emitter allots it, worked out once per
         rendering that reads alike (Placement.sharing_key)."""
+        key = self.sharing_key(combo, role)
+        found = None if key is None else self.rendered.get(key)
+        if found is None:
+            found = self._read_ranks(combo, role)
+            if key is not None:
+                self.rendered[key] = found
+        return found
+
+    def _read_ranks(self, combo: Combination, role: str | None) -> tuple[Ranks, Emitted]:
         placement = self.placement(combo)
         allotted = emitted(self.catalog, self.recipe, combo, role, placement)
         if not self.sized(combo):  # no list sets a size: the emitter's are the command's
             tokens = allotted.tokens + self._experts(combo.strategy)
             return ranks_of(tokens, self.flags), allotted
-        key = self.sharing_key(combo, role)
-        found = None if key is None else self.rendered.get(key)
-        if found is None:
-            args = rendered_args(self.catalog, self.recipe, combo, role, placement)
-            found = ranks_of(args, self.flags)
-            if key is not None:
-                self.rendered[key] = found
-        return found, allotted
+        args = rendered_args(self.catalog, self.recipe, combo, role, placement)
+        return ranks_of(args, self.flags), allotted
 
     def sharing_key(self, combo: Combination, role: str | None) -> Any:
         """What the command's args read but the hardware id (Placement.sharing_key); None when
