@@ -118,9 +118,12 @@ def test_weights_beyond_the_gpus_of_the_command_are_an_error_at_the_variant(
         "variants:\n  default:\n    vram_minimum_gb: 240\n    tp: 1\n"
     )
     found = findings_by_code(tmp_path, {"models/acme/demo.yaml": Fragment(recipe)})
-    [weights] = [d for d in found["RL382"] if "h100" in d.message]
+    # One finding for the variant, naming each hardware with the room its command gives.
+    [weights] = found["RL382"]
     assert weights.pointer == ("variants", "default")
-    assert "take 200 GB" in weights.message and "80 GB of the 1 GPU" in weights.message
+    assert "take 200 GB" in weights.message
+    assert "h100 (80 GB of 1 GPU, single_node_tp)" in weights.message
+    assert "h200 (141 GB of 1 GPU, single_node_tp)" in weights.message
     assert "RL383" not in found  # the same command: one finding, the error
 
 

@@ -329,7 +329,7 @@ class _Report:
 class _Judge:
     def __init__(self, recipe: _Recipe, codes: set[str]) -> None:
         self.recipe, self.codes = recipe, codes
-        self.reports: dict[tuple[str, Pointer, str], _Report] = {}
+        self.reports: dict[tuple[str, Pointer, str, str], _Report] = {}
         self.imaged: set[tuple[str, str]] = set()
         # the list item that sized a command, per rendering that reads alike
         self.setters: dict[Any, tuple[Document, Pointer, str, Any] | None] = {}
@@ -345,8 +345,10 @@ class _Judge:
         if recommended and recipe.outgrows(combo) and found.ranks.known:
             self._fit(found)
 
-    def _report(self, report: _Report, hardware: str, variant: str | None = None) -> None:
-        key = (report.code, report.pointer, report.message)
+    def _report(
+        self, report: _Report, hardware: str, variant: str | None = None, key_extra: str = ""
+    ) -> None:
+        key = (report.code, report.pointer, report.message, key_extra)
         kept = self.reports.setdefault(key, report)
         if hardware not in kept.hardware:
             kept.hardware.append(hardware)
@@ -488,35 +490,31 @@ class _Judge:
         problem = fit_problem(found)
         if problem is None or problem not in self.codes:
             return
-        shards = "the whole box" if not found.scalable else _gpus(found)
-        where = f"the {found.strategy}{_role(found)} command of variant `{found.variant}`"
+        # One variant outgrowing several hardware is one finding: each hardware with its room.
+        shards = "the whole box" if not found.scalable else _gpus(found)[len("the ") :]
+        place = f"{found.hardware} ({room:.0f} GB of {shards}, {found.strategy}{_role(found)})"
         if problem == "RL382":
             weights = found.weights_gb or 0.0
-            self._report(
-                _Report(
-                    self.recipe.doc,
-                    ("variants", found.variant),
-                    "RL382",
-                    f"the weights of variant `{found.variant}` take {weights:.0f} GB "
-                    f"(parameter_count × bytes per parameter), more than the {room:.0f} GB of "
-                    f"{shards} {where} uses on {{hardware}}",
-                    _fit_hint(found),
-                    at_key=True,
-                ),
-                found.hardware,
+            report = _Report(
+                self.recipe.doc,
+                ("variants", found.variant),
+                "RL382",
+                f"the weights of variant `{found.variant}` take {weights:.0f} GB "
+                "(parameter_count × bytes per parameter), more than its recommended command "
+                "gives them on {hardware}",
+                _fit_hint(found),
+                at_key=True,
             )
-            return
-        self._report(
-            _Report(
+        else:
+            report = _Report(
                 self.recipe.doc,
                 ("variants", found.variant, "vram_minimum_gb"),
                 "RL383",
                 f"vram_minimum_gb {found.vram_minimum_gb:g} of variant `{found.variant}` is more "
-                f"than the {room:.0f} GB of {shards} {where} uses on {{hardware}}",
+                "than its recommended command gives it on {hardware}",
                 _fit_hint(found),
-            ),
-            found.hardware,
-        )
+            )
+        self._report(report, place, key_extra=report.hint)
 
 
 def fit_problem(found: Deployment) -> str | None:
