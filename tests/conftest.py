@@ -9,6 +9,7 @@ to this checkout.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,19 @@ def edge_tree(shared_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def embedded_tree() -> Path:
     return EMBEDDED_TREE
+
+
+@pytest.fixture
+def embedded_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the embedded tree to edit, and the current folder there (as pre-commit runs)."""
+    root = tmp_path / "tree"
+    shutil.copytree(EMBEDDED_TREE, root)
+    monkeypatch.chdir(root)
+    return root
+
+
+def replace_once(path: Path, old: str, new: str) -> None:
+    """Writes ``path`` with its one occurrence of ``old`` replaced by ``new``."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new), encoding="utf-8")

@@ -8,11 +8,10 @@ file through the command line, as an editor's save or pre-commit does.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import EMBEDDED_TREE
+from conftest import replace_once
 
 from recipelint.cli import main
 
@@ -20,11 +19,8 @@ RECIPE = "models/Qwen/Qwen2.5-7B-Instruct.yaml"
 
 
 @pytest.fixture
-def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "tree"
-    shutil.copytree(EMBEDDED_TREE, root)
-    monkeypatch.chdir(root)
-    return root
+def tree(embedded_copy: Path) -> Path:
+    return embedded_copy
 
 
 def _syntax_error(
@@ -32,9 +28,7 @@ def _syntax_error(
 ) -> tuple[dict[str, object], list[str]]:
     """The one RL001 finding of the recipe with ``old`` replaced by ``new``, and its lines."""
     path = tree / RECIPE
-    text = path.read_text(encoding="utf-8")
-    assert text.count(old) == 1, old
-    path.write_text(text.replace(old, new), encoding="utf-8")
+    replace_once(path, old, new)
     status = main(["check", "--jobs", "1", "--format", "json", RECIPE])
     [finding] = json.loads(capsys.readouterr().out)
     assert status == 1 and finding["code"] == "RL001"

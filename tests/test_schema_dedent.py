@@ -8,11 +8,10 @@ just above it (two or more levels in), the message says which and at what column
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import EMBEDDED_TREE
+from conftest import replace_once
 
 from recipelint.cli import main
 
@@ -20,20 +19,15 @@ RECIPE = "models/Qwen/Qwen2.5-7B-Instruct.yaml"
 
 
 @pytest.fixture
-def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "tree"
-    shutil.copytree(EMBEDDED_TREE, root)
-    monkeypatch.chdir(root)
-    return root
+def tree(embedded_copy: Path) -> Path:
+    return embedded_copy
 
 
 def _schema_findings(
     tree: Path, capsys: pytest.CaptureFixture[str], old: str, new: str
 ) -> list[dict[str, object]]:
     path = tree / RECIPE
-    text = path.read_text(encoding="utf-8")
-    assert text.count(old) == 1, old
-    path.write_text(text.replace(old, new), encoding="utf-8")
+    replace_once(path, old, new)
     main(["check", "--jobs", "1", "--format", "json", "--select", "RL1", RECIPE])
     found: list[dict[str, object]] = json.loads(capsys.readouterr().out)
     return found
