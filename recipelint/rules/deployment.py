@@ -345,10 +345,9 @@ class _Judge:
         if recommended and recipe.outgrows(combo) and found.ranks.known:
             self._fit(found)
 
-    def _report(
-        self, report: _Report, hardware: str, variant: str | None = None, key_extra: str = ""
-    ) -> None:
-        key = (report.code, report.pointer, report.message, key_extra)
+    def _report(self, report: _Report, hardware: str, variant: str | None = None) -> None:
+        # A finding gathers the hardware (and variants) whose problem reads and is fixed alike.
+        key = (report.code, report.pointer, report.message, report.hint)
         kept = self.reports.setdefault(key, report)
         if hardware not in kept.hardware:
             kept.hardware.append(hardware)
@@ -514,7 +513,7 @@ class _Judge:
                 "than its recommended command gives it on {hardware}",
                 _fit_hint(found),
             )
-        self._report(report, place, key_extra=report.hint)
+        self._report(report, place)
 
 
 def fit_problem(found: Deployment) -> str | None:
