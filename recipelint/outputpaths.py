@@ -14,8 +14,10 @@ _BAD_SEGMENT = re.compile(r"(?:^|/)(?:\.{1,2})?(?:/|$)")
 _CONTROL = re.compile(r"[\x00-\x1f]")
 # The longest file or folder name the usual file systems take (NAME_MAX), in bytes.
 NAME_MAX = 255
-# A path this many characters long has no segment of more than NAME_MAX bytes (4 per character).
+# A segment this many characters long has at most NAME_MAX bytes (4 per character).
 _SHORT = NAME_MAX // 4
+# A segment that may be longer than NAME_MAX bytes; its absence is one C-level search.
+_LONG_SEGMENT = re.compile(f"[^/]{{{_SHORT + 1},}}")
 
 
 def unsafe_path_reason(path: object) -> str | None:
@@ -58,7 +60,7 @@ def _plainly_safe(path: str) -> bool:
         and "\\" not in path
         and "//" not in path
         and "/." not in path
-        and (len(path) <= _SHORT or _longest_segment(path) <= NAME_MAX)
+        and _LONG_SEGMENT.search(path) is None
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -484,6 +484,7 @@ def planned_combinations(
     variant_key: str,
     strategy_runs: dict[Any, Any] | None = None,
     alternatives: bool = True,
+    hardware: Callable[[str], bool] | None = None,
 ) -> Iterator[tuple[Combination, bool]]:
     """The combinations render_variant renders for a variant, without rendering any: the plan's
     choices (hardware, strategy, node count, features, PD nodes, variant substitution on hardware
@@ -491,13 +492,16 @@ def planned_combinations(
     first, then its alternatives).
 
     A combination whose rendering would fail is still given (its alternatives too). Without
-    ``alternatives`` only the recommended ones are given.
+    ``alternatives`` only the recommended ones are given; with ``hardware``, only those of the
+    hardware it accepts (the others are not planned at all).
     """
     variant = get(get(recipe, "variants"), variant_key)
     if not truthy(variant) or is_omni(recipe):
         return
     runs = strategy_runs if strategy_runs is not None else {}
     for hw_id in variant_hardware(catalog, recipe, variant)[1]:
+        if hardware is not None and not hardware(hw_id):
+            continue
         planned = _recommended_combination(catalog, recipe, variant_key, hw_id, Problems(), runs)
         if planned is None:
             continue

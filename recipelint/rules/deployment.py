@@ -13,7 +13,7 @@ list of the recipe or of a strategy file sets a parallel size.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,14 +142,35 @@ class _Recipe:
             return list(as_dict(self.recipe.get("variants")))
         return [name for name in as_dict(self.recipe.get("variants")) if name in self.heavy]
 
+    def _sizing_of(self, variant: str) -> tuple[Scope, ...]:
+        return tuple(scope for scope in self.sizing if scope.variant in (None, variant))
+
+    def _judged_hardware(
+        self, variant: str, sizing: tuple[Scope, ...]
+    ) -> Callable[[str], bool] | None:
+        """Which hardware of a variant any rule judges: planning the others is wasted work."""
+        if self.imaged:
+            return None
+        outgrown = self.heavy.get(variant, frozenset())
+        members = [self.ctx.hardware_members(scope.hardware) for scope in sizing]
+        if any(found is None for found in members):
+            return None
+        reached = outgrown.union(*(found for found in members if found is not None))
+        return reached.__contains__
+
     def deployments(self) -> Iterator[tuple[Combination, Deployment, bool]]:
         """(combination, deployment, whether the plan recommends it) of every command judged."""
         count = 0
         for variant in self.variants():
             seen: set[str] = set()
-            alternatives = self.ranked
+            sizing = self._sizing_of(variant)
             for combo, recommended in planned_combinations(
-                self.catalog, self.recipe, variant, self.runs, alternatives
+                self.catalog,
+                self.recipe,
+                variant,
+                self.runs,
+                alternatives=bool(sizing),
+                hardware=self._judged_hardware(variant, sizing),
             ):
                 first = combo.hw_id not in seen
                 seen.add(combo.hw_id)
