@@ -35,7 +35,7 @@ from recipelint.atomicfile import sweep_temporaries, write_atomic
 from recipelint.carryover import TEMPORARY_PREFIX
 from recipelint.carryover import digest as content_digest
 from recipelint.compilation import Compiler
-from recipelint.diagnostics import Diagnostic, Severity, Span
+from recipelint.diagnostics import Diagnostic, Related, Severity, Span
 from recipelint.jsvalue import UNDEFINED, dumps
 from recipelint.load import Document, LoadLimits
 from recipelint.provenance import Provenance
@@ -43,7 +43,7 @@ from recipelint.publication import Globals, RecipeOutcome, WriteJournal
 from recipelint.recipefiles import RecipeFile
 from recipelint.tree import RecipeTree, recipe_hf_id
 
-FORMAT = 2
+FORMAT = 3
 SUFFIX = ".rlc"
 _ENTRY_NAME = re.compile(r"^[0-9a-f]{64}\.rlc$")
 # An entry or the carry-over record being written (atomicfile's temporary names).
@@ -141,11 +141,12 @@ def _encode_diagnostic(diag: Diagnostic) -> list[Any]:
         diag.message,
         diag.hint,
         list(diag.pointer),
+        [[str(r.path), *astuple(r.span), r.message, list(r.pointer)] for r in diag.related],
     ]
 
 
 def _decode_diagnostic(raw: list[Any]) -> Diagnostic:
-    path, line, column, end_line, end_column, code, severity, message, hint, pointer = raw
+    path, line, column, end_line, end_column, code, severity, message, hint, pointer, related = raw
     return Diagnostic(
         Path(path),
         Span(line, column, end_line, end_column),
@@ -154,7 +155,20 @@ def _decode_diagnostic(raw: list[Any]) -> Diagnostic:
         message,
         hint,
         tuple(pointer),
+        tuple(_decode_related(*place) for place in related),
     )
+
+
+def _decode_related(
+    path: str,
+    line: int,
+    column: int,
+    end_line: int,
+    end_column: int,
+    message: str,
+    pointer: list[str | int],
+) -> Related:
+    return Related(Path(path), Span(line, column, end_line, end_column), message, tuple(pointer))
 
 
 # ---------------------------------------------------------------- entries

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
 
-from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Severity
+from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Related, Severity
 from recipelint.failurepointer import failing_value
 from recipelint.jsvalue import (
     UNDEFINED,
@@ -27,7 +27,7 @@ from recipelint.jsvalue import (
     truthy,
 )
 from recipelint.load import Document, load_document
-from recipelint.outputpaths import PathLedger, unsafe_path_reason
+from recipelint.outputpaths import PathLedger, folder_key, unsafe_path_reason
 from recipelint.placevalues import place_values
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.features import feature_mode_problems
@@ -237,6 +237,9 @@ class Publisher:
         self.recipe_files = recipes
         rels = recipes.rels if recipes is not None else [doc.rel for doc in tree.recipes]
         self.hf_ids = {recipe_hf_id(rel) for rel in rels}
+        self.rels_by_hf_id: dict[str | None, str] = {}
+        for rel in rels:
+            self.rels_by_hf_id.setdefault(recipe_hf_id(rel), rel)
 
     def diagnostic(
         self,
@@ -483,13 +486,27 @@ class Publisher:
             if path in seen:
                 continue
             seen.add(path)
-            self.report(
-                recipes.get(later) or self._reloaded(later),
-                (),
-                OUTPUT_OVERWRITTEN,
-                Severity.WARNING,
-                f"{path} is written by {earlier} and again by {later}; the later one is kept",
-            )
+            message = f"{path} is written by {earlier} and again by {later}; the later one is kept"
+            later_doc = recipes.get(later) or self._reloaded(later)
+            self.report(later_doc, (), OUTPUT_OVERWRITTEN, Severity.WARNING, message)
+            # Each recipe taking part hears of it, whichever of them a check names.
+            earlier_doc = recipes.get(earlier) or self._reloaded(earlier)
+            if earlier != later and earlier_doc is not None:
+                self.report(earlier_doc, (), OUTPUT_OVERWRITTEN, Severity.WARNING, message)
+
+
+def output_folders(doc: Document) -> set[str]:
+    """The output folders a recipe may write in: its own id's and every variant model_id's it
+    may promote. Two recipes whose folders differ cannot touch each other's output."""
+    hf_id = recipe_hf_id(doc.rel)
+    found = {folder_key(hf_id)} if hf_id is not None else set()
+    variants = get(doc.data, "variants") if doc.usable else None
+    if type(variants) is dict:
+        for variant in variants.values():
+            model_id = get(variant, "model_id")
+            if type(model_id) is str and "/" in model_id:
+                found.add(folder_key(model_id))
+    return found
 
 
 def argument_lists(recipe: Any) -> Iterator[tuple[tuple[Any, ...], Any]]:
@@ -638,6 +655,8 @@ class _RecipePublisher:
                         "that is this recipe's own id" if own else "a standalone recipe has that id"
                     ),
                 )
+                if not own:
+                    self._report_on_standalone(key, model_id, pointer)
                 continue
             reason = unsafe_path_reason(model_id)
             if reason is not None:
@@ -662,6 +681,27 @@ class _RecipePublisher:
             if rendered is not None:
                 kept.append((key, model_id, rendered))
         return kept
+
+    def _report_on_standalone(self, key: str, model_id: str, pointer: tuple[Any, ...]) -> None:
+        """RL706 on the standalone recipe as well: a check of that file alone (a commit adding
+        it) learns what it does to the other recipe. It is anchored at the file's start, so the
+        finding depends on nothing of that file but its name (a cached outcome stays true)."""
+        rel = self.owner.rels_by_hf_id.get(model_id)
+        if rel is None:
+            return
+        related = Related(self.doc.path, self.doc.span(pointer), f"variant {key!r}", pointer)
+        self.outcome.diagnostics.append(
+            Diagnostic(
+                self.owner.tree.root / rel,
+                UNKNOWN_SPAN,
+                PROMOTION_COLLIDES,
+                Severity.WARNING,
+                f"this recipe's id {model_id} is the model_id of variant {key!r} of "
+                f"{self.doc.rel}, which is therefore not published on its own",
+                "rename one of them, or drop the variant if this recipe takes its place",
+                related=(related,),
+            )
+        )
 
     def _failure_pointer(self, variant: str, strategy: str, message: str) -> tuple[Any, ...]:
         """The value whose rendering failed: the one the message names, preferring the variant's

@@ -46,9 +46,7 @@ class RenderingStage:
         self.publisher = Publisher(tree, None, config.max_renderings)
         self.paths = PlannedPaths()
         self.globals = self.publisher.publish_globals(self.paths)
-        self.recipes = (
-            [doc for doc in tree.recipes if focus(doc.path)] if self.globals is not None else []
-        )
+        self.recipes = _with_neighbours(tree.recipes, focus) if self.globals is not None else []
 
     def tasks(self, pieces: int) -> list[Task]:
         return [functools.partial(self._plan, chunk) for chunk in _chunks(self.recipes, pieces)]
@@ -75,6 +73,19 @@ class RenderingStage:
         self.publisher.check_paths(self.paths.ledger)
         found.sort(key=Diagnostic.sort_key)
         return [diag for diag in found if diag.code.startswith(COMPILE_CODES)]
+
+
+def _with_neighbours(recipes: list[Document], focus: Focus) -> list[Document]:
+    """The recipes in focus and, in tree order with them, every other recipe that writes in one
+    of their output folders: an overwrite or a skipped promotion between a named file and one
+    left out is found only by planning both (their own findings are dropped with the focus)."""
+    from recipelint.publication import output_folders
+
+    named = [doc for doc in recipes if focus(doc.path)]
+    if len(named) == len(recipes):
+        return named
+    folders = set().union(*(output_folders(doc) for doc in named))
+    return [doc for doc in recipes if focus(doc.path) or output_folders(doc) & folders]
 
 
 def _chunks(items: list[T], pieces: int) -> list[list[T]]:

@@ -59,6 +59,8 @@ def test_corpus_compile_reports_only_the_known_promotion_collisions(
         [
             "dots3-note-prev.yaml",
             "Phi-4-mini-instruct.yaml",
+            # The standalone recipe whose id Phi-4-mini's variant takes hears of it too.
+            "Phi-4-multimodal-instruct.yaml",
             "NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16.yaml",
             "Inkling-Small.yaml",
         ]

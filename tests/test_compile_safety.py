@@ -421,9 +421,19 @@ def test_two_files_with_one_hf_id_and_namespace_collisions_are_warned(tmp_path: 
         "models/org/deeper/model.yaml": recipe_text("org/model", title="second"),
         "models/strategies/single_node_tp.yaml": recipe_text("strategies/single_node_tp"),
     }
-    result = compile_tree(make_tree(tmp_path / "tree", recipes))
-    warnings = sorted(d.message.split(" ")[0] for d in result.diagnostics if d.code == "RL707")
-    assert warnings == ["org/model.json", "strategies/single_node_tp.json"]
+    tree = make_tree(tmp_path / "tree", recipes)
+    result = compile_tree(tree)
+    warnings = sorted(
+        (d.message.split(" ")[0], d.path.relative_to(tree).as_posix())
+        for d in result.diagnostics
+        if d.code == "RL707"
+    )
+    # Both recipes writing org/model.json hear of it; a strategy file is no recipe to annotate.
+    assert warnings == [
+        ("org/model.json", "models/org/deeper/model.yaml"),
+        ("org/model.json", "models/org/model.yaml"),
+        ("strategies/single_node_tp.json", "models/strategies/single_node_tp.yaml"),
+    ]
     assert (
         json.loads(result.files.serialize("org/model.json"))["meta"]["title"] == "first"
     )  # walked last
