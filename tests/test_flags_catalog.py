@@ -259,3 +259,12 @@ def test_history() -> None:
     assert flag_span("--async-scheduling") == ("0.10.0", "0.34.0")
     assert value_span("--tool-call-parser", "hermes") == ("0.6.0", "0.34.0")
     assert flag_span("--no-such-flag") is None
+
+
+def test_serve_config_flag_from_scripts_era() -> None:
+    # 0.6.0-0.7.2: vllm/scripts.py's serve subparser added `--config` itself; it is a flag,
+    # not an abbreviation of `--config-format` (0.7.x) nor unknown (0.6.x).
+    for version in ("0.6.0", "0.7.2"):
+        hit = load_catalog(version).lookup("--config")
+        assert hit.via == "exact" and hit.canonical == "--config", version
+    assert load_catalog("0.5.5").lookup("--config").via != "exact"

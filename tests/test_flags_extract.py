@@ -532,3 +532,34 @@ def test_corrupt_member_in_a_wheel(tmp_path: Path) -> None:
     wheel.write_bytes(bytes(data))
     with pytest.raises(SourceError, match="corrupt wheel member|not a readable wheel"):
         extract_catalog(wheel)
+
+
+SCRIPTS_SERVE = """
+    from vllm.entrypoints.openai.cli_args import make_arg_parser
+    from vllm.utils import FlexibleArgumentParser
+
+    def main():
+        parser = FlexibleArgumentParser(description="vLLM CLI")
+        subparsers = parser.add_subparsers(required=True)
+        serve_parser = subparsers.add_parser("serve", usage="vllm serve <model_tag> [options]")
+        serve_parser.add_argument("model_tag", type=str)
+        serve_parser.add_argument("--config", type=str, default='', required=False)
+        serve_parser = make_arg_parser(serve_parser)
+        serve_parser.set_defaults(dispatch_function=serve)
+        chat_parser = subparsers.add_parser("chat")
+        chat_parser.add_argument("--system-prompt", type=str, default=None)
+"""
+
+
+def test_scripts_era_serve_parser_own_flags(tmp_path: Path) -> None:
+    # 0.5.1-0.7.2 built `vllm serve` in vllm/scripts.py's main(): the serve subparser's own
+    # `--config` is a flag of its own (not an abbreviation of `--config-format`), and the
+    # other subcommands' flags are not serve's.
+    files = {
+        key: value for key, value in EXPLICIT_ERA.items() if key != "vllm/entrypoints/cli/serve.py"
+    }
+    files["vllm/scripts.py"] = SCRIPTS_SERVE
+    flags = extract_catalog(write_tree(tmp_path / "scripts", files))["flags"]
+    assert flags["--config"] == {"type": "str", "value": "yes"}
+    assert "--system-prompt" not in flags
+    assert "--host" in flags

@@ -17,6 +17,7 @@ from recipelint.flags.interp import (
     UNKNOWN,
     AddedArgument,
     EnumMember,
+    Frame,
     Instance,
     Interpreter,
     Registry,
@@ -117,12 +118,29 @@ class _Extractor:
                         )
                         if self.interp.added:
                             return
+        if self._interpret_scripts_serve(f"{pkg}.scripts"):
+            return
         # Before `vllm serve` existed the server parsed its own command line.
         for module in (f"{pkg}.entrypoints.openai.cli_args",):
             found = self.reader.resolve(module, "make_arg_parser")
             if found is not None and isinstance(found[1], ast.FunctionDef):
                 self.interp.call_function(found[0], found[1], [PARSER])
                 return
+
+    def _interpret_scripts_serve(self, module: str) -> bool:
+        """0.5.1-0.7.2 built `vllm serve` inside vllm/scripts.py's main(), where the serve
+        subparser adds flags of its own (`--config`) before make_arg_parser: run only the
+        statements from that subparser's creation to make_arg_parser, not the other commands'."""
+        mod = self.tree.module(module)
+        if mod is None:
+            return False
+        for fn in ast.walk(mod.tree):
+            if isinstance(fn, ast.FunctionDef):
+                body = _serve_statements(fn.body)
+                if body:
+                    self.interp.exec_body(body, Frame(module))
+                    return bool(self.interp.added)
+        return False
 
     # -- get_kwargs emulation -------------------------------------------------
     def _kwargs_source(self) -> tuple[str, ast.FunctionDef | None, ast.FunctionDef | None]:
@@ -346,6 +364,27 @@ def _serve_model_flag(parser_src: str) -> str:
     if raise_at < 0 and warn_at < 0:
         return "ok"
     return "error" if raise_at > warn_at else "deprecated"
+
+
+def _serve_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements from `add_parser("serve", ...)` to the make_arg_parser call, if any."""
+    start = next((i for i, stmt in enumerate(body) if _calls(stmt, "add_parser", "serve")), None)
+    if start is None:
+        return []
+    end = next(
+        (i for i in range(start, len(body)) if _calls(body[i], "make_arg_parser", None)), None
+    )
+    return body[start : end + 1] if end is not None else []
+
+
+def _calls(stmt: ast.stmt, name: str, first_arg: str | None) -> bool:
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Call) and dotted(node.func).split(".")[-1] == name:
+            if first_arg is None:
+                return True
+            if node.args and isinstance(node.args[0], ast.Constant):
+                return node.args[0].value == first_arg
+    return False
 
 
 def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
