@@ -600,10 +600,18 @@ class Interpreter:
                     kwargs.update(value)
             else:
                 kwargs[kw.arg] = value
+                if kw.arg == "type" and _wraps_optional(kw.value):
+                    # optional_type(str) evaluates to its inner converter, yet maps the text
+                    # "None" to None first: with None among the choices, "None" passes.
+                    kwargs["_none_choice"] = True
         if not strings:
             return
         positional = not strings[0].startswith("-")
         self.added.append(AddedArgument(strings, kwargs, positional))
+
+
+def _wraps_optional(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and dotted(node.func).rsplit(".", 1)[-1] == "optional_type"
 
 
 def _builtin_method(base: Any, attr: str, args: list[Any]) -> Any:
