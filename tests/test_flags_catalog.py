@@ -275,3 +275,11 @@ def test_quantization_none_where_the_converter_maps_it() -> None:
     # choices; 0.9.0's get_kwargs appends the text "None", which the converted None never equals.
     for version, passes in (("0.8.4", True), ("0.8.5", True), ("0.9.0", False)):
         assert ("None" in load_catalog(version).flags["--quantization"].choices) is passes, version
+
+
+def test_choices_from_a_nested_enum_0_4_0() -> None:
+    # choices=[t.name.lower() for t in VisionLanguageConfig.ImageInputType]: a class nested in
+    # another, read from the release's own config.
+    for version in ("0.4.0", "0.5.0.post1"):
+        flag = load_catalog(version).flags["--image-input-type"]
+        assert flag.choices == ("image_features", "pixel_values"), version

@@ -406,6 +406,8 @@ class Interpreter:
             for stmt in cls_node.body:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
                     return ("method", current, stmt)
+                if isinstance(stmt, ast.ClassDef) and stmt.name == attr:
+                    return ClassRef(current.module, f"{current.name}.{attr}")
                 if (
                     isinstance(stmt, ast.AnnAssign)
                     and isinstance(stmt.target, ast.Name)

@@ -111,10 +111,17 @@ class TypeReader:
         return None
 
     def class_node(self, ref: ClassRef) -> ast.ClassDef | None:
-        found = self.resolve(ref.module, ref.name)
-        if found is not None and isinstance(found[1], ast.ClassDef):
-            return found[1]
-        return None
+        # A nested class (`VisionLanguageConfig.ImageInputType`) is named by its dotted path.
+        head, *nested = ref.name.split(".")
+        found = self.resolve(ref.module, head)
+        node = found[1] if found is not None and isinstance(found[1], ast.ClassDef) else None
+        for name in nested:
+            if node is None:
+                return None
+            node = next(
+                (s for s in node.body if isinstance(s, ast.ClassDef) and s.name == name), None
+            )
+        return node
 
     def bases(self, ref: ClassRef) -> list[ClassRef]:
         node = self.class_node(ref)
