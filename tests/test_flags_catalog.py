@@ -283,3 +283,15 @@ def test_choices_from_a_nested_enum_0_4_0() -> None:
     for version in ("0.4.0", "0.5.0.post1"):
         flag = load_catalog(version).flags["--image-input-type"]
         assert flag.choices == ("image_features", "pixel_values"), version
+
+
+def test_collect_detailed_traces_values_per_release() -> None:
+    # 0.9.0-0.30.0 add every ordered pair of the Literal's values, comma-joined, to the
+    # choices at run time (itertools.permutations); from 0.31.0 a list of the Literal with
+    # None appended beside optional_type, so "None" passes and pairs do not.
+    for version in ("0.9.0", "0.30.0"):
+        choices = load_catalog(version).flags["--collect-detailed-traces"].choices
+        assert "model,worker" in choices and "None" not in choices, version
+    for version in ("0.31.0", "0.33.0"):
+        choices = load_catalog(version).flags["--collect-detailed-traces"].choices
+        assert "None" in choices and "model,worker" not in choices, version

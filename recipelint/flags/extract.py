@@ -195,9 +195,6 @@ class _Extractor:
             out["action"] = Tag("BooleanOptionalAction")
         elif "literal" in kinds:
             out.update(self._literal_kwargs(hints))
-            if self.rules.none_choice and "None" in kinds and "choices" in out:
-                out["choices"] = [*out["choices"], None]
-                out["_none_choice"] = True
         elif kinds & {"tuple", "list", "set"}:
             out.update(self._collection_kwargs(hints))
         elif "int" in kinds:
@@ -221,6 +218,16 @@ class _Extractor:
                     # argparse takes any string; the config later looks the enum up by
                     # member name (AttentionBackendEnum[value.upper()]): names are the values.
                     out["_soft"] = [name for name, _ in members]
+        # Literal and list-of-Literal fields alike (0.31+ --collect-detailed-traces) get
+        # None appended to their choices beside the optional_type converter.
+        if (
+            self.rules.none_choice
+            and "None" in kinds
+            and "bool" not in kinds
+            and out.get("choices")
+        ):
+            out["choices"] = [*out["choices"], None]
+            out["_none_choice"] = True
         return out
 
     def _forbids_extra_keys(self, ref: ClassRef | None) -> bool:

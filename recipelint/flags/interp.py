@@ -14,6 +14,7 @@ everything we cannot know becomes ``UNKNOWN``. Both branches of an ``if`` run
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -493,6 +494,14 @@ class Interpreter:
             return self.get_kwargs(args[0])
         if name == "get_args" and node.args:
             return self._literal_values(node.args[0], frame)
+        if name in ("permutations", "combinations") and args and isinstance(args[0], (list, tuple)):
+            # Choices built at run time from pairs of a Literal's values (0.9-0.30
+            # --collect-detailed-traces): the same itertools call on the values read.
+            size = next((self.eval(k.value, frame) for k in node.keywords if k.arg == "r"), None)
+            size = args[1] if len(args) > 1 else size
+            if size is None or isinstance(size, int):
+                return list(getattr(itertools, name)(args[0], size))
+            return UNKNOWN
         if name == "super":
             if frame.cls is not None:
                 return Super(frame.cls, frame.self_cls or frame.cls)
