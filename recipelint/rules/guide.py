@@ -44,6 +44,7 @@ from recipelint.resolve.layers import is_omni
 from recipelint.rules.common import ArgList, as_dict, as_list, guide_span, guide_text
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
+from recipelint.spelling import tight_matches
 
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 PYTHON = {"python", "py", "python3"}
@@ -941,11 +942,12 @@ def _runs(statuses: list[ReleaseStatus], indices: list[int]) -> str:
 
 def _did_you_mean(catalog: Catalog, spelled: str) -> list[str]:
     """The newest release's options closest to a spelling no release knows."""
+    key = catalog.option_key(spelled)
     found = closest_flags(catalog, spelled)
-    if found:
-        return found
-    pool = [o for o in catalog.option_strings() if o.startswith("--")]
-    return difflib.get_close_matches(catalog.option_key(spelled), pool, n=3, cutoff=0.6)
+    if not found:
+        pool = [o for o in catalog.option_strings() if o.startswith("--")]
+        found = difflib.get_close_matches(key, pool, n=3, cutoff=0.6)
+    return tight_matches(key, found)
 
 
 @functools.lru_cache(maxsize=4096)
