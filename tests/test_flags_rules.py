@@ -330,3 +330,11 @@ def test_model_flag_refused_by_serve_in_a_later_release_of_the_range(tmp_path: P
     [diag] = findings(tmp_path, "0.5.4", ["--model", "acme/demo-model"])
     assert (diag.code, diag.severity.name) == ("RL350", "ERROR")
     assert diag.message.startswith("`--model` is rejected by `vllm serve` in vllm 0.5.5: ")
+
+
+def test_a_removed_flag_read_as_an_abbreviation_is_to_be_deleted(tmp_path: Path) -> None:
+    """`--device` left vLLM after 0.9.x; later releases read it as a prefix of `--device-ids`,
+    which it never meant: the hint says delete it, not "spell it --device-ids"."""
+    [diag] = [d for d in findings(tmp_path, "0.24.0", ["--device", "cuda"]) if d.code == "RL356"]
+    assert diag.hint == "delete it"
+    assert "was removed after vllm" in diag.message and "--device-ids" in diag.message

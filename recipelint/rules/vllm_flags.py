@@ -344,15 +344,30 @@ class _ArgList:
                     "see the release notes for its replacement",
                 )
         if hit.via == "abbreviation":
+            self._abbreviation(index, token.split("=", 1)[0], hit.canonical)
+        if hit.json_path:
+            self._json_key(index, hit.canonical, hit.json_path)
+
+    def _abbreviation(self, index: int, spelled: str, canonical: str) -> None:
+        """RL356. A flag vLLM removed, whose name now prefixes another flag, is not a shorthand for
+        that flag: proposing the longer name would swap in an option it never meant."""
+        removed_after = _last_exact(spelled, self.cats.package)
+        if removed_after is not None:
             self._report(
                 "RL356",
                 index,
-                f"`{token.split('=', 1)[0]}` relies on argparse abbreviating "
-                f"`{hit.canonical}`; a new flag with the same prefix makes it ambiguous",
-                f"spell it `{hit.canonical}`",
+                f"`{spelled}` was removed after {self.cats.package} {removed_after}; later "
+                f"releases read it as an abbreviation of the unrelated `{canonical}`",
+                "delete it",
             )
-        if hit.json_path:
-            self._json_key(index, hit.canonical, hit.json_path)
+            return
+        self._report(
+            "RL356",
+            index,
+            f"`{spelled}` relies on argparse abbreviating "
+            f"`{canonical}`; a new flag with the same prefix makes it ambiguous",
+            f"spell it `{canonical}`",
+        )
 
     def _deprecation(self, canonical: str, catalog: Catalog) -> tuple[str, str | None] | None:
         """(release, wording) of a deprecation in the minimum release, or else the first release
@@ -679,6 +694,14 @@ def _last_accepting(token: str, cats: Catalogs) -> str | None:
     """The last release whose parser accepts this spelling (newest first: no need to read the rest)."""
     for version in reversed(available_versions(cats.package)):
         if load_catalog(version, cats.package).lookup(token).known:
+            return version
+    return None
+
+
+def _last_exact(spelled: str, package: str) -> str | None:
+    """The last release that had a flag of exactly this name (None: no release ever had one)."""
+    for version in reversed(available_versions(package)):
+        if load_catalog(version, package).lookup(spelled).via == "exact":
             return version
     return None
 
