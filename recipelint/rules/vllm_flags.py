@@ -340,8 +340,8 @@ class _ArgList:
                     "RL355",
                     index,
                     f"`{hit.canonical}` is deprecated in {catalog.package} {version}"
-                    + (f": {note}" if note else ""),
-                    "see the release notes for its replacement",
+                    + (f"; vLLM says: {note}" if note else ""),
+                    _deprecation_hint(hit.canonical, note, self.cats.newest),
                 )
         if hit.via == "abbreviation":
             self._abbreviation(index, token.split("=", 1)[0], hit.canonical)
@@ -696,6 +696,21 @@ def _last_accepting(token: str, cats: Catalogs) -> str | None:
         if load_catalog(version, cats.package).lookup(token).known:
             return version
     return None
+
+
+_NAMED = re.compile(r"`(--)?[\w.-]+`|--[a-z][\w-]*|\binstead\b")
+
+
+def _deprecation_hint(canonical: str, note: str | None, newest: Catalog) -> str:
+    """What to do, from vLLM's own deprecation wording: a no-op is deleted, a named successor is
+    switched to, and otherwise the flag goes (vLLM names no replacement to propose)."""
+    still = f"; {newest.version} still accepts it" if newest.lookup(canonical).known else ""
+    text = (note or "").replace(canonical, "")
+    if "no effect" in text.lower():
+        return f"delete it: vLLM says it has no effect{still}"
+    if _NAMED.search(text):
+        return f"switch to what vLLM's note names, then delete it{still}"
+    return f"delete it: vLLM names no replacement{still}"
 
 
 def _last_exact(spelled: str, package: str) -> str | None:
