@@ -180,3 +180,14 @@ def test_a_word_written_out_still_gets_its_did_you_mean(tmp_path: Path) -> None:
     body = "```bash\nvllm serve acme/demo --max-model-length 8192\n```"
     [finding] = _findings(tmp_path, body)["RL604"]
     assert finding.hint == "did you mean `--max-model-len`?"
+
+
+def test_a_flag_a_later_release_accepts_again_is_refused_over_a_stated_range(
+    tmp_path: Path,
+) -> None:
+    """`--disable-log-requests` left after 0.16.0 and came back in 0.33.0 as the negation of
+    `--enable-log-requests`: the message names the refusing releases, not "0.17.0 and newer"."""
+    body = "```bash\nvllm serve acme/demo --disable-log-requests\n```"
+    [finding] = _findings(tmp_path, body, "0.16.0")["RL605"]
+    assert "and newer" not in finding.message
+    assert "0.17.0 to 0.32.0" in finding.message

@@ -814,6 +814,9 @@ class CommandJudge:
         statuses = _support(canonical, hit.json_path, judged, self.release, self.package)
         if via_image:
             statuses = [self._image_status(canonical, s) for s in statuses]
+        if not hit.json_path and judged is None:
+            spelled = text.split("=", 1)[0]
+            statuses = [self._spelling_status(spelled, s) for s in statuses]
         if first_with(statuses, "rejected") is None:
             return
         flag_refused = first_with(
@@ -825,6 +828,17 @@ class CommandJudge:
         on_value = not on_option and used == 1
         length = len(value or "") if on_value else len(text)
         yield self._rejected(shown, statuses, on_value, length)
+
+    def _spelling_status(self, spelled: str, status: ReleaseStatus) -> ReleaseStatus:
+        """A release that reads the spelling as another flag's form (`--disable-log-requests`
+        as the negation of `--enable-log-requests`) accepts it: the canonical flag's own
+        history would call it refused there, and the ranges would be told wrong."""
+        if (
+            status.status == "rejected"
+            and load_catalog(status.version, self.package).lookup(spelled).known
+        ):
+            return ReleaseStatus(status.version, "ok")
+        return status
 
     def _image_status(self, canonical: str, status: ReleaseStatus) -> ReleaseStatus:
         """A refusal by `vllm serve` alone counts as accepted: the image may run the API server module."""
