@@ -164,7 +164,7 @@ def test_fingerprints_survive_line_shifts_and_reach_json_and_sarif(
     main(["check", "--format", "sarif", "--jobs", "1", "recipes"])
     sarif = json.loads(capsys.readouterr().out)
     [result] = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "RL553"]
-    assert result["partialFingerprints"] == {"recipelintFingerprint/v1": after[0]["fingerprint"]}
+    assert result["partialFingerprints"] == {"recipelintFingerprint/v2": after[0]["fingerprint"]}
 
 
 def test_a_baseline_adopts_existing_findings_and_reports_stale_entries(
