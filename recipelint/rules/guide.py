@@ -424,11 +424,16 @@ def _stem(repo_name: str) -> str:
 def _alternative_checkpoint(model: str, served: set[str]) -> bool:
     """Whether ``model`` is another build of a model the recipe serves: the same repository name
     but for quantisation and release words. Third-party quantisations (a publisher's NVFP4 build
-    of the model) count too: a guide names them on purpose, as the alternative to try."""
-    _, _, name = model.lower().partition("/")
+    of the model) count too: a guide names them on purpose, as the alternative to try. The very
+    checkpoint the recipe serves, under another publisher, does not: that is a variant moved to
+    a new publisher while the guide still serves the old one."""
+    publisher, _, name = model.lower().partition("/")
     if not name:
         return False
-    return _stem(name) in {_stem(s.lower().partition("/")[2]) for s in served if "/" in s}
+    builds = [s.lower().partition("/") for s in served if "/" in s]
+    if any(own == name and owner != publisher for owner, _, own in builds):
+        return False
+    return _stem(name) in {_stem(own) for _, _, own in builds}
 
 
 def _serve_lines(
