@@ -260,12 +260,11 @@ def _one_skip_notice(diagnostics: Sequence[Diagnostic], root: Path) -> list[Diag
     kept: list[Diagnostic] = []
     for diag in diagnostics:
         group = skipped.get((diag.message, diag.hint)) if diag.code == CHECKS_SKIPPED else None
-        if group is None:
+        if group is None or len(group) == 1:
             kept.append(diag)
         elif group[0] is diag:
-            others = len(group) - 1
             note = f" (in {display_path(Path(os.path.realpath(diag.path)), root)}"
-            note += f" and {_plural(others, 'other file')})" if others else ")"
+            note += f" and {_plural(len(group) - 1, 'other file')})"
             kept.append(dataclasses.replace(diag, message=diag.message + note))
     return kept
 
