@@ -1,14 +1,15 @@
 """Findings that were already there: fingerprints, baseline files, and new-versus-old.
 
-A fingerprint names a finding without its line, so that an edit above it does not
-make an old finding look new: the file's path inside the tree, the rule code, the
-document pointer of the finding and its message with line references and counts
-taken out. Two findings with one fingerprint are matched by number: a pull request
+A fingerprint names a finding by its cause, so that an edit above it, an item inserted
+before it in a list, or a reworded message does not make an old finding look new: the
+file's path inside the tree, the rule code, the document pointer without list indices,
+the source text the finding stands on, and the words and releases its message names. Two findings with one fingerprint are matched by number: a pull request
 that adds a third copy of a finding already present twice has one new finding.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -31,6 +32,43 @@ _COUNT = re.compile(
 )
 
 
+# A list index in a pointer: `/base_args/3` is `/base_args/#`.
+_INDEX = re.compile(r"/\d+(?=/|$)")
+# What a message names, whatever its wording: a quoted or backticked word (a phrase such as
+# `vllm serve` is wording), and release numbers.
+_NAMED = re.compile(r"`[^`\s]+`|'[^'\s]+'|\b\d+\.\d+(?:\.\d+)*(?:\.?post\d+|rc\d+)?\b")
+# The text under a span, at most this long (a span over a whole mapping says little more).
+_SUBJECT_LIMIT = 200
+
+
+def _subject(diag: Diagnostic) -> str:
+    """The source text the finding stands on, stripped; empty when it cannot be read."""
+    span = diag.span
+    lines = _lines(diag.path)
+    if span.line < 1 or span.line > len(lines):
+        return ""
+    if span.end_line not in (None, span.line) or span.end_column is None:
+        return lines[span.line - 1][span.column - 1 :].strip()[:_SUBJECT_LIMIT]
+    return lines[span.line - 1][span.column - 1 : span.end_column - 1].strip()[:_SUBJECT_LIMIT]
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return []
+    return _read_lines(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _read_lines(path: Path, mtime_ns: int, size: int) -> list[str]:
+    del mtime_ns, size  # part of the cache key only: a rewritten file is read again
+    try:
+        return path.read_text(encoding="utf-8", errors="surrogateescape").split("\n")
+    except OSError:
+        return []
+
+
 class BaselineError(Exception):
     """A baseline file that cannot be read or written."""
 
@@ -51,14 +89,35 @@ def pointer_text(pointer: Sequence[str | int]) -> str:
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in pointer)
 
 
-def fingerprint(diag: Diagnostic, root: Path) -> str:
-    parts = (
-        tree_path(diag.path, root),
-        diag.code,
-        pointer_text(diag.pointer),
-        normalised_message(diag.message),
-    )
+def _digest(parts: Sequence[str]) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:20]
+
+
+def legacy_fingerprint(diag: Diagnostic, root: Path) -> str:
+    """The fingerprint baseline files written before fingerprints by cause hold."""
+    return _digest(
+        (
+            tree_path(diag.path, root),
+            diag.code,
+            pointer_text(diag.pointer),
+            normalised_message(diag.message),
+        )
+    )
+
+
+def fingerprint(diag: Diagnostic, root: Path) -> str:
+    """The finding's cause: file, code, pointer shape, the text it stands on, and the
+    releases and values its message names. List indices (an item inserted before it moves
+    them) and the message's wording (reworded between releases of recipelint) are left out."""
+    return _digest(
+        (
+            tree_path(diag.path, root),
+            diag.code,
+            _INDEX.sub("/#", pointer_text(diag.pointer)),
+            _subject(diag),
+            " ".join(sorted(set(_NAMED.findall(diag.message)))),
+        )
+    )
 
 
 @dataclass
@@ -76,6 +135,8 @@ def split_known(found: Iterable[Diagnostic], root: Path, known: Counter[str]) ->
     split = Split()
     for diag in found:
         key = fingerprint(diag, root)
+        if remaining[key] <= 0:
+            key = legacy_fingerprint(diag, root)  # a baseline file written before
         if remaining[key] > 0:
             remaining[key] -= 1
             split.known.append(diag)

@@ -6,6 +6,7 @@ escapes it by that format's own rules.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -228,7 +229,7 @@ def format_github(
     command = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
     root = repository_root() if diagnostics else Path.cwd()
     lines = []
-    for diag in diagnostics:
+    for diag in _one_skip_notice(diagnostics, root):
         info = rule_info(diag.code)
         props = _github_location(diag, root)
         props["title"] = f"{diag.code} {info.name}" if info else diag.code
@@ -245,6 +246,27 @@ def format_github(
             f"::{command[diag.severity]} {rendered}::{_escape_data(strip_controls(message))}"
         )
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _one_skip_notice(diagnostics: Sequence[Diagnostic], root: Path) -> list[Diagnostic]:
+    """Checks skipped for one cause (a broken taxonomy) are one annotation naming how many
+    files it holds back: a notice on every recipe buries the pull request's own findings."""
+    from recipelint.engine import CHECKS_SKIPPED
+
+    skipped: dict[tuple[str, str | None], list[Diagnostic]] = {}
+    for diag in diagnostics:
+        if diag.code == CHECKS_SKIPPED:
+            skipped.setdefault((diag.message, diag.hint), []).append(diag)
+    kept: list[Diagnostic] = []
+    for diag in diagnostics:
+        group = skipped.get((diag.message, diag.hint)) if diag.code == CHECKS_SKIPPED else None
+        if group is None or len(group) == 1:
+            kept.append(diag)
+        elif group[0] is diag:
+            note = f" (in {display_path(Path(os.path.realpath(diag.path)), root)}"
+            note += f" and {_plural(len(group) - 1, 'other file')})"
+            kept.append(dataclasses.replace(diag, message=diag.message + note))
+    return kept
 
 
 def format_sarif(

@@ -82,7 +82,7 @@ def _result(
     if fingerprint:
         # Code scanning matches alerts across runs by these: no line in them, so an
         # edit above a finding does not reopen it.
-        result["partialFingerprints"] = {"recipelintFingerprint/v1": fingerprint}
+        result["partialFingerprints"] = {"recipelintFingerprint/v2": fingerprint}
     return result
 
 

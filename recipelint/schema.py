@@ -735,13 +735,15 @@ def _unknown_keys(
             if elsewhere:
                 hint = f"'{key}' is a key of {' and of '.join(elsewhere[:3])}, not of this mapping: move it or remove it"
             else:
+                # The schema may simply be older than the field (a new site reads it): say what
+                # is known, that the schema lacks it, not that nothing reads it.
                 hint = (
-                    f"remove it: nothing reads it (allowed here: {listed}); "
+                    f"the schema does not know it (allowed here: {listed}); "
                     if allowed
-                    else "remove it; "
+                    else "the schema does not know it; "
                 ) + (
                     f"if the field is new, declare it in the tree: {OVERLAY_FOLDER}/{ctx.doc.kind}.schema.json"
-                    " or [tool.recipelint.schema] (docs/schemas.md)"
+                    " or [tool.recipelint.schema] (docs/schemas.md); otherwise remove it"
                 )
         yield ctx.diagnostic(
             UNKNOWN_KEY, ctx.doc.key_span(path + (key,)), message, hint, path + (key,)

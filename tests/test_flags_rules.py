@@ -322,7 +322,7 @@ def test_flag_deprecation_names_the_first_release_of_the_range_that_deprecates_i
     # Deprecated from 0.32.0 on, the newest (0.33.0) too: the message names 0.32.0.
     [diag] = findings(tmp_path, "0.20.0", ["--disable-cascade-attn"])
     assert (diag.code, diag.severity.name) == ("RL355", "WARNING")
-    assert diag.message.startswith("`--disable-cascade-attn` is deprecated in vllm 0.32.0: ")
+    assert diag.message.startswith("`--disable-cascade-attn` is deprecated in vllm 0.32.0; ")
 
 
 def test_model_flag_refused_by_serve_in_a_later_release_of_the_range(tmp_path: Path) -> None:
@@ -330,3 +330,24 @@ def test_model_flag_refused_by_serve_in_a_later_release_of_the_range(tmp_path: P
     [diag] = findings(tmp_path, "0.5.4", ["--model", "acme/demo-model"])
     assert (diag.code, diag.severity.name) == ("RL350", "ERROR")
     assert diag.message.startswith("`--model` is rejected by `vllm serve` in vllm 0.5.5: ")
+
+
+def test_a_removed_flag_read_as_an_abbreviation_is_to_be_deleted(tmp_path: Path) -> None:
+    """`--device` left vLLM after 0.9.x; later releases read it as a prefix of `--device-ids`,
+    which it never meant: the hint says delete it, not "spell it --device-ids"."""
+    [diag] = [d for d in findings(tmp_path, "0.24.0", ["--device", "cuda"]) if d.code == "RL356"]
+    assert diag.hint == "delete it"
+    assert "was removed after vllm" in diag.message and "--device-ids" in diag.message
+
+
+def test_a_deprecation_says_what_vllm_says_and_what_to_do(tmp_path: Path) -> None:
+    """vLLM's own wording is quoted as vLLM's, and the hint acts on it instead of pointing
+    at release notes: a no-op or a flag with no named successor is deleted."""
+    [diag] = findings(tmp_path, "0.33.0", ["--disable-cascade-attn"])
+    assert "; vLLM says: --disable-cascade-attn is deprecated and has no effect" in diag.message
+    assert diag.hint is not None and diag.hint.startswith("delete it: vLLM says it has no effect")
+    [diag] = [
+        d for d in findings(tmp_path, "0.33.0", ["--log-config-file", "x"]) if d.code == "RL355"
+    ]
+    assert diag.hint is not None and diag.hint.startswith("delete it: vLLM names no replacement")
+    assert "release notes" not in diag.hint

@@ -164,7 +164,7 @@ def test_fingerprints_survive_line_shifts_and_reach_json_and_sarif(
     main(["check", "--format", "sarif", "--jobs", "1", "recipes"])
     sarif = json.loads(capsys.readouterr().out)
     [result] = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "RL553"]
-    assert result["partialFingerprints"] == {"recipelintFingerprint/v1": after[0]["fingerprint"]}
+    assert result["partialFingerprints"] == {"recipelintFingerprint/v2": after[0]["fingerprint"]}
 
 
 def test_a_baseline_adopts_existing_findings_and_reports_stale_entries(
@@ -220,3 +220,45 @@ def test_a_named_file_outside_any_tree_is_skipped_with_a_note(
     assert _codes(found) == ["RL553"] and status == 1
     monkeypatch.chdir(repo)
     assert main(["check", "deploy"]) == 2  # a named folder outside a tree is a mistake
+
+
+def test_an_item_inserted_before_a_known_finding_leaves_it_known(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The fingerprint is the finding's cause, not its list index: a pull request that puts
+    a flag in front of an old misspelt one does not make the old one new."""
+    _edit(repo, RECIPE, "  base_args: []\n", '  base_args: ["--max-model-length", "8192"]\n')
+    _commit(repo, "base with a misspelt flag")
+    _edit(repo, RECIPE, '["--max-model-length"', '["--enforce-eager", "--max-model-length"')
+    _commit(repo, "a flag inserted in front of it")
+
+    _, whole, _ = _check(repo, monkeypatch, capsys, "recipes")
+    assert "RL350" in _codes(whole)
+    status, new, _ = _check(repo, monkeypatch, capsys, "--new-from-rev", "HEAD~1", "recipes")
+    assert new == [] and status == 0
+
+
+def test_a_reworded_message_keeps_its_fingerprint(tmp_path: Path) -> None:
+    """A new release of recipelint that rewords a message keeps the baseline matching."""
+    import dataclasses
+
+    from recipelint.baseline import fingerprint
+    from recipelint.diagnostics import Diagnostic, Severity, Span
+
+    path = tmp_path / "models" / "a.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text('model:\n  base_args: ["--max-model-length", "8192"]\n', encoding="utf-8")
+    old = Diagnostic(
+        path,
+        Span(2, 15, 2, 33),
+        "RL350",
+        Severity.ERROR,
+        "`--max-model-length` is not a `vllm serve` flag in any release of vllm 0.8.5..0.34.0",
+        pointer=("model", "base_args", 0),
+    )
+    reworded = dataclasses.replace(
+        old, message="no vllm release 0.8.5..0.34.0 accepts the flag `--max-model-length`"
+    )
+    assert fingerprint(reworded, tmp_path) == fingerprint(old, tmp_path)
+    other_release = dataclasses.replace(old, message=old.message.replace("0.8.5", "0.9.0"))
+    assert fingerprint(other_release, tmp_path) != fingerprint(old, tmp_path)

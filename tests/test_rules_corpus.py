@@ -325,9 +325,11 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
     (
         "RL603",
         "guide serves a checkpoint the recipe does not offer (gemma siblings absent from this subset; "
-        "another quantisation of a served model, from any publisher, is accepted)",
+        "another quantisation of a served model, from any publisher, is accepted; Qwen3.8-27B's guide"
+        " serves unsloth's NVFP4 build while its nvfp4 variant is Inferact's checkpoint of that name)",
         {
             "models/Google/gemma-4-31B-it.yaml": 2,
+            "models/Qwen/Qwen3.8-27B.yaml": 1,
         },
     ),
 ]

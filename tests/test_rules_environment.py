@@ -153,3 +153,10 @@ def test_a_name_no_release_reads_is_left_alone_when_the_recipe_asks_for_nightly(
     )
     found = findings_by_code(tmp_path, {"models/acme/demo.yaml": recipe}).get("RL361", [])
     assert [d.pointer[-1] for d in found] == ["VLLM_USE_FLASHINFER_MOE_FP4"]
+
+
+def test_an_unrelated_name_gets_no_did_you_mean(tmp_path: Path) -> None:
+    """A name sharing only a prefix with a real variable is not offered that variable."""
+    found = findings_by_code(tmp_path, _env('    VLLM_USE_TRITON_FLASH: "1"\n'))["RL361"]
+    assert found and found[0].hint is not None
+    assert "VLLM_USE_TRITON_AWQ" not in found[0].hint

@@ -167,3 +167,27 @@ def test_any_guide_text_is_read_without_a_traceback(parts: list[str]) -> None:
     for command in guide_commands(guide):
         for package in ("vllm", "vllm-omni"):
             [v.placed(doc) for v in CommandJudge("0.9.0", package).findings(command)]
+
+
+def test_a_short_unknown_option_gets_no_far_fetched_did_you_mean(tmp_path: Path) -> None:
+    """`--cc` shares two letters with `--grpc`: proposing it would send the reader astray."""
+    body = "```bash\nvllm serve acme/demo --cc 3\n```"
+    [finding] = _findings(tmp_path, body)["RL604"]
+    assert finding.hint is not None and "--grpc" not in finding.hint
+
+
+def test_a_word_written_out_still_gets_its_did_you_mean(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo --max-model-length 8192\n```"
+    [finding] = _findings(tmp_path, body)["RL604"]
+    assert finding.hint == "did you mean `--max-model-len`?"
+
+
+def test_a_flag_a_later_release_accepts_again_is_refused_over_a_stated_range(
+    tmp_path: Path,
+) -> None:
+    """`--disable-log-requests` left after 0.16.0 and came back in 0.33.0 as the negation of
+    `--enable-log-requests`: the message names the refusing releases, not "0.17.0 and newer"."""
+    body = "```bash\nvllm serve acme/demo --disable-log-requests\n```"
+    [finding] = _findings(tmp_path, body, "0.16.0")["RL605"]
+    assert "and newer" not in finding.message
+    assert "0.17.0 to 0.32.0" in finding.message

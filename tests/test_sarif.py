@@ -190,7 +190,7 @@ def test_related_locations_and_fingerprints_validate(tmp_path: Path) -> None:
     document = build_sarif([diag], base=tmp_path, fingerprints=["0123abcd"])
     assert _problems(document) == []
     result = document["runs"][0]["results"][0]
-    assert result["partialFingerprints"] == {"recipelintFingerprint/v1": "0123abcd"}
+    assert result["partialFingerprints"] == {"recipelintFingerprint/v2": "0123abcd"}
     places = result["relatedLocations"]
     assert [place["id"] for place in places] == [1, 2]
     assert places[0]["physicalLocation"]["artifactLocation"] == {

@@ -31,6 +31,7 @@ from recipelint.resolve import layers
 from recipelint.rules.common import Pointer, as_dict, env_mappings
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
+from recipelint.spelling import tight_matches
 
 UNKNOWN, INVALID, MISREAD = "RL361", "RL362", "RL363"
 PREFIX = "VLLM_"
@@ -186,7 +187,7 @@ def _unknown(doc: Document, pointer: Pointer, name: str, release: str | None) ->
 
 
 def _did_you_mean(name: str, release: str | None) -> str:
-    close = closest_env_names(name, release or env_releases()[-1])
+    close = tight_matches(name.upper(), closest_env_names(name, release or env_releases()[-1]))
     if close:
         return "did you mean " + " or ".join(f"`{candidate}`" for candidate in close) + "?"
     return "remove it, or check the name against `recipelint env list`"

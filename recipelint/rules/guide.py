@@ -44,6 +44,7 @@ from recipelint.resolve.layers import is_omni
 from recipelint.rules.common import ArgList, as_dict, as_list, guide_span, guide_text
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
+from recipelint.spelling import tight_matches
 
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 PYTHON = {"python", "py", "python3"}
@@ -423,11 +424,16 @@ def _stem(repo_name: str) -> str:
 def _alternative_checkpoint(model: str, served: set[str]) -> bool:
     """Whether ``model`` is another build of a model the recipe serves: the same repository name
     but for quantisation and release words. Third-party quantisations (a publisher's NVFP4 build
-    of the model) count too: a guide names them on purpose, as the alternative to try."""
-    _, _, name = model.lower().partition("/")
+    of the model) count too: a guide names them on purpose, as the alternative to try. The very
+    checkpoint the recipe serves, under another publisher, does not: that is a variant moved to
+    a new publisher while the guide still serves the old one."""
+    publisher, _, name = model.lower().partition("/")
     if not name:
         return False
-    return _stem(name) in {_stem(s.lower().partition("/")[2]) for s in served if "/" in s}
+    builds = [s.lower().partition("/") for s in served if "/" in s]
+    if any(own == name and owner != publisher for owner, _, own in builds):
+        return False
+    return _stem(name) in {_stem(own) for _, _, own in builds}
 
 
 def _serve_lines(
@@ -813,6 +819,9 @@ class CommandJudge:
         statuses = _support(canonical, hit.json_path, judged, self.release, self.package)
         if via_image:
             statuses = [self._image_status(canonical, s) for s in statuses]
+        if not hit.json_path and judged is None:
+            spelled = text.split("=", 1)[0]
+            statuses = [self._spelling_status(spelled, s) for s in statuses]
         if first_with(statuses, "rejected") is None:
             return
         flag_refused = first_with(
@@ -824,6 +833,17 @@ class CommandJudge:
         on_value = not on_option and used == 1
         length = len(value or "") if on_value else len(text)
         yield self._rejected(shown, statuses, on_value, length)
+
+    def _spelling_status(self, spelled: str, status: ReleaseStatus) -> ReleaseStatus:
+        """A release that reads the spelling as another flag's form (`--disable-log-requests`
+        as the negation of `--enable-log-requests`) accepts it: the canonical flag's own
+        history would call it refused there, and the ranges would be told wrong."""
+        if (
+            status.status == "rejected"
+            and load_catalog(status.version, self.package).lookup(spelled).known
+        ):
+            return ReleaseStatus(status.version, "ok")
+        return status
 
     def _image_status(self, canonical: str, status: ReleaseStatus) -> ReleaseStatus:
         """A refusal by `vllm serve` alone counts as accepted: the image may run the API server module."""
@@ -941,11 +961,12 @@ def _runs(statuses: list[ReleaseStatus], indices: list[int]) -> str:
 
 def _did_you_mean(catalog: Catalog, spelled: str) -> list[str]:
     """The newest release's options closest to a spelling no release knows."""
+    key = catalog.option_key(spelled)
     found = closest_flags(catalog, spelled)
-    if found:
-        return found
-    pool = [o for o in catalog.option_strings() if o.startswith("--")]
-    return difflib.get_close_matches(catalog.option_key(spelled), pool, n=3, cutoff=0.6)
+    if not found:
+        pool = [o for o in catalog.option_strings() if o.startswith("--")]
+        found = difflib.get_close_matches(key, pool, n=3, cutoff=0.6)
+    return tight_matches(key, found)
 
 
 @functools.lru_cache(maxsize=4096)

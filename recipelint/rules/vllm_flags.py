@@ -340,19 +340,34 @@ class _ArgList:
                     "RL355",
                     index,
                     f"`{hit.canonical}` is deprecated in {catalog.package} {version}"
-                    + (f": {note}" if note else ""),
-                    "see the release notes for its replacement",
+                    + (f"; vLLM says: {note}" if note else ""),
+                    _deprecation_hint(hit.canonical, note, self.cats.newest),
                 )
         if hit.via == "abbreviation":
+            self._abbreviation(index, token.split("=", 1)[0], hit.canonical)
+        if hit.json_path:
+            self._json_key(index, hit.canonical, hit.json_path)
+
+    def _abbreviation(self, index: int, spelled: str, canonical: str) -> None:
+        """RL356. A flag vLLM removed, whose name now prefixes another flag, is not a shorthand for
+        that flag: proposing the longer name would swap in an option it never meant."""
+        removed_after = _last_exact(spelled, self.cats.package)
+        if removed_after is not None:
             self._report(
                 "RL356",
                 index,
-                f"`{token.split('=', 1)[0]}` relies on argparse abbreviating "
-                f"`{hit.canonical}`; a new flag with the same prefix makes it ambiguous",
-                f"spell it `{hit.canonical}`",
+                f"`{spelled}` was removed after {self.cats.package} {removed_after}; later "
+                f"releases read it as an abbreviation of the unrelated `{canonical}`",
+                "delete it",
             )
-        if hit.json_path:
-            self._json_key(index, hit.canonical, hit.json_path)
+            return
+        self._report(
+            "RL356",
+            index,
+            f"`{spelled}` relies on argparse abbreviating "
+            f"`{canonical}`; a new flag with the same prefix makes it ambiguous",
+            f"spell it `{canonical}`",
+        )
 
     def _deprecation(self, canonical: str, catalog: Catalog) -> tuple[str, str | None] | None:
         """(release, wording) of a deprecation in the minimum release, or else the first release
@@ -679,6 +694,29 @@ def _last_accepting(token: str, cats: Catalogs) -> str | None:
     """The last release whose parser accepts this spelling (newest first: no need to read the rest)."""
     for version in reversed(available_versions(cats.package)):
         if load_catalog(version, cats.package).lookup(token).known:
+            return version
+    return None
+
+
+_NAMED = re.compile(r"`(--)?[\w.-]+`|--[a-z][\w-]*|\binstead\b")
+
+
+def _deprecation_hint(canonical: str, note: str | None, newest: Catalog) -> str:
+    """What to do, from vLLM's own deprecation wording: a no-op is deleted, a named successor is
+    switched to, and otherwise the flag goes (vLLM names no replacement to propose)."""
+    still = f"; {newest.version} still accepts it" if newest.lookup(canonical).known else ""
+    text = (note or "").replace(canonical, "")
+    if "no effect" in text.lower():
+        return f"delete it: vLLM says it has no effect{still}"
+    if _NAMED.search(text):
+        return f"switch to what vLLM's note names, then delete it{still}"
+    return f"delete it: vLLM names no replacement{still}"
+
+
+def _last_exact(spelled: str, package: str) -> str | None:
+    """The last release that had a flag of exactly this name (None: no release ever had one)."""
+    for version in reversed(available_versions(package)):
+        if load_catalog(version, package).lookup(spelled).via == "exact":
             return version
     return None
 
