@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "recipelint.commands.compile:compile_command",
         "Compile the recipe tree TREE into the static JSON API.",
     ),
+    "clean": (
+        "recipelint.commands.clean:clean_command",
+        "Remove the check cache (.recipelint_cache/) of each tree around PATH (default: .).",
+    ),
     "rules": (
         "recipelint.commands.rules:rules_command",
         "List every rule: code, default severity, name and summary ([fix]: --fix repairs it).",

@@ -109,3 +109,21 @@ def test_warm_results_equal_cold_results_over_random_edits(tree: Path) -> None:
         named = str(recipe.relative_to(tree))
         assert _check(tree, named) == _check(tree, named, cache=False)
         assert json.loads(_check(tree)) == json.loads(_check(tree, cache=False))
+
+
+def test_clean_removes_the_cache(tree: Path) -> None:
+    _check(tree)
+    assert (tree / CACHE_FOLDER).is_dir()
+    env = {k: v for k, v in os.environ.items() if k != "RECIPELINT_CACHE_DIR"}
+    done = subprocess.run(
+        [sys.executable, "-m", "recipelint", "clean"],
+        cwd=tree / "models",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (tree / CACHE_FOLDER).exists()
+    assert (tree / "models").is_dir() and (tree / "taxonomy.yaml").is_file()
