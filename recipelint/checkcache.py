@@ -25,6 +25,8 @@ from pathlib import Path
 
 import recipelint
 from recipelint.atomicfile import write_atomic
+from recipelint.config import OVERLAY_FOLDER, Config
+from recipelint.diagnostics import Diagnostic
 from recipelint.load import Document, LoadLimits
 
 CACHE_FOLDER = ".recipelint_cache"
@@ -81,6 +83,22 @@ def signing_key() -> bytes | None:
     return key if len(key) == _KEY_BYTES else None
 
 
+def schema_context(root: Path, config: Config) -> bytes | None:
+    """What a tree's schema overlays are made of, as bytes; None when it has an overlay
+    folder (its files are not looked into here: such a tree's schema stage is not cached)."""
+    if (root / OVERLAY_FOLDER).exists():
+        return None
+    parts = [repr(sorted(config.schema.items())).encode()]
+    for name in (".recipelint.toml", "pyproject.toml"):
+        try:
+            parts.append((root / name).read_bytes())
+        except FileNotFoundError:
+            parts.append(b"-")
+        except OSError:
+            return None
+    return b"\0".join(hashlib.sha256(part).digest() for part in parts)
+
+
 def remove_cache(folder: Path) -> bool:
     """Remove a cache folder (`recipelint clean`); whether there was one."""
     if not folder.is_dir() or folder.is_symlink():
@@ -115,27 +133,53 @@ class DocumentCache:
     def get(
         self, path: Path, rel: str, kind: str, limits: LoadLimits, raw: bytes
     ) -> Document | None:
-        entry = self.folder / self._name(path, rel, kind, limits, raw)
+        doc = self._load(self._name(path, rel, kind, limits, raw))
+        return doc if isinstance(doc, Document) else None
+
+    def put(self, doc: Document, limits: LoadLimits, raw: bytes) -> None:
+        # The source map is rebuilt from the text when asked: it is not worth its bytes.
+        doc.__dict__.pop("_map", None)
+        self._store(self._name(doc.path, doc.rel, doc.kind, limits, raw), doc)
+
+    def schema_findings(self, doc: Document, context: bytes) -> list[Diagnostic] | None:
+        """The schema stage's findings on ``doc`` from an earlier run, if there was one."""
+        found = self._load(self._findings_name(doc, context))
+        if isinstance(found, list) and all(isinstance(d, Diagnostic) for d in found):
+            return found
+        return None
+
+    def keep_schema_findings(self, doc: Document, context: bytes, found: list[Diagnostic]) -> None:
+        self._store(self._findings_name(doc, context), found)
+
+    def _findings_name(self, doc: Document, context: bytes) -> str:
+        # A document's schema findings are a function of its place, kind and text, the
+        # tree's schema overlays (``context``) and the code: nothing else is read.
+        digest = hashlib.sha256(FORMAT + b"\0schema\0" + code_fingerprint() + context)
+        place = f"\0{doc.path}\0{doc.rel}\0{doc.kind}\0{doc.usable}\0"
+        digest.update(place.encode("utf-8", "surrogateescape"))
+        stored = doc.stored_text
+        text = stored if isinstance(stored, bytes) else stored.encode("utf-8", "surrogatepass")
+        digest.update(text)
+        return digest.hexdigest()
+
+    def _load(self, name: str) -> object | None:
         try:
-            stored = entry.read_bytes()
+            stored = (self.folder / name).read_bytes()
         except OSError:
             return None
         signature, body = stored[:_SIGNATURE_BYTES], stored[_SIGNATURE_BYTES:]
         if not hmac.compare_digest(signature, self._sign(body)):
             return None  # damaged or foreign: rewritten by the caller
         try:
-            doc = pickle.loads(body)  # noqa: S301 - signed with the user's own key above
+            value: object = pickle.loads(body)  # noqa: S301 - signed with the user's own key
         except Exception:  # noqa: BLE001 - a signed entry of an older layout is a miss
             return None
-        return doc if isinstance(doc, Document) else None
+        return value
 
-    def put(self, doc: Document, limits: LoadLimits, raw: bytes) -> None:
-        # The source map is rebuilt from the text when asked: it is not worth its bytes.
-        doc.__dict__.pop("_map", None)
-        body = pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
+    def _store(self, name: str, value: object) -> None:
+        body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         try:
             self._prepare()
-            name = self._name(doc.path, doc.rel, doc.kind, limits, raw)
             write_atomic(self.folder / name, self._sign(body) + body)
         except OSError:
             pass  # a read-only tree is checked without a cache

@@ -205,14 +205,10 @@ def check_tree(
         return TreeCheck(root, list(exc.diagnostics), 0, {}, targets=targets)
     # Every stage asks about the same files again and again: each is answered once.
     focus = functools.cache(lambda path: _selected_path(path, root, targets))
+    cache = _document_cache(root, options)
     with few_full_collections():
-        tree = load_tree(
-            root,
-            config.limits,
-            override=_stdin_override(root, options),
-            cache=_document_cache(root, options),
-        )
-        found = run_checks(tree, config, focus=focus, jobs=options.jobs)
+        tree = load_tree(root, config.limits, override=_stdin_override(root, options), cache=cache)
+        found = run_checks(tree, config, focus=focus, jobs=options.jobs, cache=cache)
     sources = {doc.path: doc.stored_text for doc in tree.documents()}
     files = sum(1 for doc in tree.documents() if focus(doc.path))
     return TreeCheck(root, found, files, sources, config.docs_url, targets)

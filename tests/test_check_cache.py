@@ -127,3 +127,28 @@ def test_clean_removes_the_cache(tree: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert not (tree / CACHE_FOLDER).exists()
     assert (tree / "models").is_dir() and (tree / "taxonomy.yaml").is_file()
+
+
+def test_a_warm_check_of_one_file_does_not_load_the_schema_stage(tree: Path) -> None:
+    recipe = str(next((tree / "models").rglob("*.yaml")).relative_to(tree))
+    code = (
+        "import sys\nfrom recipelint.cli import main\n"
+        f"main(['check', '-q', '-j', '1', {recipe!r}])\n"
+        "print('SCHEMA' if 'recipelint.schema' in sys.modules else 'NONE')"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("RECIPELINT_NO_CACHE",)}
+
+    def schema_loaded() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=tree,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        return done.stdout.strip().splitlines()[-1]
+
+    assert schema_loaded() == "SCHEMA"  # cold: every document is validated
+    assert schema_loaded() == "NONE"  # warm: every schema finding comes from the cache
