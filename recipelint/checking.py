@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recipelint.baseline import (
     BaselineError,
@@ -40,6 +40,9 @@ from recipelint.config import (
 from recipelint.diagnostics import Diagnostic
 from recipelint.tree import find_tree_root
 
+if TYPE_CHECKING:
+    from recipelint.checkcache import DocumentCache
+
 
 class CheckError(Exception):
     """A usage problem found while running the check (a bad revision, an unreadable baseline)."""
@@ -60,6 +63,11 @@ class CheckOptions:
     # exist on disk); the named paths are then ignored. Bytes are decoded as files are (RL004).
     stdin_filename: Path | None = None
     stdin_text: str | bytes | None = None
+    # Keep parsed documents in the check cache (see checkcache); `--no-cache` and
+    # RECIPELINT_NO_CACHE=1 turn it off. The library's default leaves trees untouched.
+    use_cache: bool = False
+    # --cache-dir: the cache folder instead of $RECIPELINT_CACHE_DIR or the tree root's.
+    cache_dir: Path | None = None
 
 
 @dataclass
@@ -197,12 +205,21 @@ def check_tree(
         return TreeCheck(root, list(exc.diagnostics), 0, {}, targets=targets)
     # Every stage asks about the same files again and again: each is answered once.
     focus = functools.cache(lambda path: _selected_path(path, root, targets))
+    cache = _document_cache(root, options)
     with few_full_collections():
-        tree = load_tree(root, config.limits, override=_stdin_override(root, options))
-        found = run_checks(tree, config, focus=focus, jobs=options.jobs)
+        tree = load_tree(root, config.limits, override=_stdin_override(root, options), cache=cache)
+        found = run_checks(tree, config, focus=focus, jobs=options.jobs, cache=cache)
     sources = {doc.path: doc.stored_text for doc in tree.documents()}
     files = sum(1 for doc in tree.documents() if focus(doc.path))
     return TreeCheck(root, found, files, sources, config.docs_url, targets)
+
+
+def _document_cache(root: Path, options: CheckOptions) -> DocumentCache | None:
+    from recipelint.checkcache import DocumentCache, cache_disabled, cache_folder
+
+    if not options.use_cache or cache_disabled():
+        return None
+    return DocumentCache.open(cache_folder(root, options.cache_dir))
 
 
 def _selected_path(path: Path, root: Path, targets: list[Path]) -> bool:
@@ -293,7 +310,9 @@ def _base_fingerprints(root: Path, targets: list[Path], options: CheckOptions) -
             if not base_targets or any(t == root for t in targets):
                 base_targets = [base_root]
             with _lent_configuration(base_root, root, config):
-                checked = check_tree(base_root, base_targets, options, config)
+                # The base is a scratch copy: nothing of it is worth keeping.
+                base_options = replace(options, use_cache=False)
+                checked = check_tree(base_root, base_targets, base_options, config)
             return fingerprints(checked.diagnostics, base_root)
     except RevisionError as exc:
         raise CheckError(str(exc)) from None

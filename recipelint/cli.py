@@ -18,20 +18,62 @@ from recipelint import __version__
 from recipelint.exitcodes import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 from recipelint.lazy import BrokenInstallError, import_own
 
-# name -> "module:attribute"
-COMMANDS: dict[str, str] = {
-    "check": "recipelint.commands.check:check_command",
-    "compile": "recipelint.commands.compile:compile_command",
-    "rules": "recipelint.commands.rules:rules_command",
-    "explain": "recipelint.commands.rules:explain_command",
-    "rule": "recipelint.commands.rules:rule_command",
-    "flags": "recipelint.commands.flags:flags_group",
-    "env": "recipelint.commands.env:env_group",
-    "diff": "recipelint.commands.diff:diff_command",
-    "summary": "recipelint.commands.summary:summary_command",
-    "schema": "recipelint.commands.schema:schema_command",
-    "show": "recipelint.commands.show:show_command",
-    "lsp": "recipelint.commands.lsp:lsp_command",
+# name -> ("module:attribute", summary). The summary is the command's own short help,
+# kept here so that `recipelint --help` lists every command without importing one;
+# tests/test_wiring.py holds the two equal.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": (
+        "recipelint.commands.check:check_command",
+        "Check recipe trees, folders inside them, or single recipe files.",
+    ),
+    "compile": (
+        "recipelint.commands.compile:compile_command",
+        "Compile the recipe tree TREE into the static JSON API.",
+    ),
+    "clean": (
+        "recipelint.commands.clean:clean_command",
+        "Remove the check cache (.recipelint_cache/) of each tree around PATH (default: .).",
+    ),
+    "rules": (
+        "recipelint.commands.rules:rules_command",
+        "List every rule: code, default severity, name and summary ([fix]: --fix repairs it).",
+    ),
+    "explain": (
+        "recipelint.commands.rules:explain_command",
+        "Explain one rule, with a failing and a passing example.",
+    ),
+    "rule": (
+        "recipelint.commands.rules:rule_command",
+        "Explain one rule, as `explain` does (ruff's name for it).",
+    ),
+    "flags": (
+        "recipelint.commands.flags:flags_group",
+        "Per-release catalogs of `vllm serve` flags (see docs/flags.md).",
+    ),
+    "env": (
+        "recipelint.commands.env:env_group",
+        "Environment variables vLLM reads, per release (see docs/flags.md).",
+    ),
+    "diff": (
+        "recipelint.commands.diff:diff_command",
+        "Show how the resolved vllm commands differ between BASE and HEAD.",
+    ),
+    "summary": (
+        "recipelint.commands.summary:summary_command",
+        "Markdown summary of `recipelint check` (counts per rule) and, with --diff-base, of the command changes: the GitHub Action's job summary.",
+    ),
+    "schema": (
+        "recipelint.commands.schema:schema_command",
+        "Print the JSON Schema for one kind of file, for editors and other validators.",
+    ),
+    "show": (
+        "recipelint.commands.show:show_command",
+        "Show the rendered `vllm serve` and `docker run` commands of one recipe and, for every token, the list it came from (file, line and layer) and which later layer dropped an earlier one.",
+    ),
+    "lsp": (
+        "recipelint.commands.lsp:lsp_command",
+        "Serve the Language Server Protocol for recipe trees (diagnostics, hover, completion, …).",
+    ),
 }
 
 
@@ -61,12 +103,26 @@ class LazyGroup(click.Group):
         return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        target = COMMANDS.get(name)
-        if target is None:
+        entry = COMMANDS.get(name)
+        if entry is None:
             return None  # click reports an unknown command as a usage error
-        module_name, attribute = target.split(":")
+        module_name, attribute = entry[0].split(":")
         command: click.Command = getattr(import_own(module_name), attribute)
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of `--help`, from COMMANDS' summaries: no command is imported.
+
+        A bare click.Command carries each summary so that click shortens it as it would
+        the real command's help.
+        """
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [
+            (name, click.Command(name, help=summary).get_short_help_str(limit))
+            for name, (_, summary) in sorted(COMMANDS.items())
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     # Every command prints through these two: --help and --version while the arguments
     # are parsed, everything else when the command runs.

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from recipelint.collector import few_full_collections, frozen_heap
 from recipelint.config import Config
@@ -25,6 +26,9 @@ from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext, Focus, everything
 from recipelint.rules.registry import Finding, registered_checks
 from recipelint.tree import RecipeTree
+
+if TYPE_CHECKING:
+    from recipelint.checkcache import DocumentCache
 
 SUPPRESSION = re.compile(r"#\s*recipelint:\s*disable=([A-Za-z0-9_, -]+)")
 UNUSED_SUPPRESSION = "RL015"
@@ -59,7 +63,26 @@ def _to_diagnostic(finding: Finding, code: str, severity: Severity) -> Diagnosti
     )
 
 
-def _schema_problems(docs: list[Document]) -> list[Diagnostic]:
+def _schema_problems(
+    docs: list[Document], cache: DocumentCache | None = None, context: bytes | None = None
+) -> list[Diagnostic]:
+    """Each document's schema findings, from the check cache when its text was seen before.
+
+    The schema stage (and jsonschema) is imported only when some document needs it.
+    """
+    if cache is None or context is None:
+        return _validated(docs)
+    found: list[Diagnostic] = []
+    for doc in docs:
+        kept = cache.schema_findings(doc, context)
+        if kept is None:
+            kept = _validated([doc])
+            cache.keep_schema_findings(doc, context, kept)
+        found += kept
+    return found
+
+
+def _validated(docs: list[Document]) -> list[Diagnostic]:
     # Imported on first use, as the rule families are; missing, it is a broken install
     # (BrokenInstallError), never a stage quietly left out.
     validate_documents = import_own("recipelint.schema").validate_documents
@@ -194,14 +217,23 @@ PARALLEL_MIN_RECIPES = 16
 
 
 def run_checks(
-    tree: RecipeTree, config: Config | None = None, focus: Focus = everything, jobs: int = 1
+    tree: RecipeTree,
+    config: Config | None = None,
+    focus: Focus = everything,
+    jobs: int = 1,
+    cache: DocumentCache | None = None,
 ) -> list[Diagnostic]:
     """All findings for the files ``focus`` accepts; the rest of the tree is context only.
+
+    With a check ``cache``, a document's schema findings from an earlier run on the same
+    text are reused (they depend on no other file).
 
     With ``jobs`` > 1, ``jobs - 1`` forked helpers and this process share the rendering
     of every command; the findings are the same, in the same order.
     """
     config = config or Config()
+    if cache is not None:
+        from recipelint.checkcache import schema_context
     with frozen_heap(), few_full_collections():
         context = CheckContext(tree, config, focus)
         recipes = context.recipes
@@ -221,7 +253,9 @@ def run_checks(
                     doc
                     for doc in tree.documents()
                     if doc.usable and (focus(doc.path) or doc.kind != "recipe")
-                ]
+                ],
+                cache,
+                schema_context(tree.root, config) if cache is not None else None,
             )
             rendered = rendering.results()
     compiled = compile_stage.diagnostics(rendered) if compile_stage else []

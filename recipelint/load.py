@@ -1107,7 +1107,7 @@ def parse_yaml(
     return doc
 
 
-def _read_within(path: Path, limit: int) -> tuple[bytes | None, int]:
+def read_within(path: Path, limit: int) -> tuple[bytes | None, int]:
     """The file's bytes (None when it is larger than ``limit``, which is not read) and its size."""
     try:
         with path.open("rb") as stream:
@@ -1130,7 +1130,7 @@ def load_document(
     """Read and parse one file; size is checked before the file is read whole."""
     doc = Document(path=path, rel=rel if rel is not None else path.as_posix(), kind=kind, text="")
     try:
-        raw, size = _read_within(path, limits.max_file_bytes)
+        raw, size = read_within(path, limits.max_file_bytes)
     except OSError as exc:
         return _error(doc, "RL011", f"cannot read the file: {exc.strerror or exc}", Span(1, 1))
     if raw is None:

@@ -9,9 +9,21 @@ import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from recipelint.diagnostics import Diagnostic, Severity, Span
-from recipelint.load import DEFAULT_LIMITS, Document, LoadLimits, _decode, load_document, parse_yaml
+
+if TYPE_CHECKING:
+    from recipelint.checkcache import DocumentCache
+from recipelint.load import (
+    DEFAULT_LIMITS,
+    Document,
+    LoadLimits,
+    _decode,
+    load_document,
+    parse_yaml,
+    read_within,
+)
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
 
@@ -299,10 +311,32 @@ def _with_new_file(paths: Iterable[Path], new: Path, folder: Path) -> list[Path]
     return [*listed[:index], new, *listed[index:]]
 
 
+def _cached_document(
+    cache: DocumentCache, path: Path, rel: str, kind: str, limits: LoadLimits
+) -> Document:
+    """The document from the check cache when its bytes were parsed before, else parsed."""
+    try:
+        raw, _ = read_within(path, limits.max_file_bytes)
+    except OSError:
+        raw = None
+    if raw is None:  # unreadable or too large: load_document says so
+        return load_document(path, rel, kind, limits)
+    doc = cache.get(path, rel, kind, limits, raw)
+    if doc is None:
+        doc = load_document(path, rel, kind, limits)
+        cache.put(doc, limits, raw)
+    return doc
+
+
 def load_tree(
-    root: Path, limits: LoadLimits = DEFAULT_LIMITS, override: Override | None = None
+    root: Path,
+    limits: LoadLimits = DEFAULT_LIMITS,
+    override: Override | None = None,
+    cache: DocumentCache | None = None,
 ) -> RecipeTree:
     """Every file of the tree, parsed; ``override`` replaces (or adds) one document's text.
+
+    With a ``cache``, a file whose bytes were parsed before is read from it instead.
 
     The override's path is absolute or relative to the working directory; an existing file
     at that path is listed (and confined) as usual, only its text comes from memory.
@@ -316,6 +350,8 @@ def load_tree(
         rel = _rel(root, path) if rel is None else rel
         if override is not None and path == new:
             return _text_document(path, rel, kind, override[1], limits)
+        if cache is not None:
+            return _cached_document(cache, path, rel, kind, limits)
         return load_document(path, rel, kind, limits)
 
     taxonomy = root / "taxonomy.yaml"

@@ -24,6 +24,10 @@ def shared_folder() -> Path:
     return Path(configured).expanduser().resolve() if configured else PROJECT_ROOT.parent / "shared"
 
 
+# The suite checks many trees, some read-only and shared: no run keeps a check cache in
+# them. Tests of the cache turn it back on for their own copies.
+os.environ["RECIPELINT_NO_CACHE"] = "1"
+
 SHARED = shared_folder()
 CORPUS_TREE = SHARED / "corpus" / "upstream" / "tree"
 EMBEDDED_TREE = PROJECT_ROOT / "recipes"

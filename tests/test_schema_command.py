@@ -38,7 +38,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_the_command_is_registered() -> None:
-    assert COMMANDS["schema"] == "recipelint.commands.schema:schema_command"
+    assert COMMANDS["schema"][0] == "recipelint.commands.schema:schema_command"
 
 
 @pytest.mark.parametrize("kind", list(SCHEMA_FILES))

@@ -108,9 +108,16 @@ def test_an_unknown_command_is_still_a_usage_error(capsys: pytest.CaptureFixture
 
 
 def test_every_command_module_is_importable() -> None:
-    for name, target in COMMANDS.items():
+    for name, (target, _) in COMMANDS.items():
         module, attribute = target.split(":")
         assert isinstance(getattr(import_own(module), attribute), click.Command), name
+
+
+def test_each_summary_in_the_command_table_is_the_commands_own_short_help() -> None:
+    for name, (_, summary) in COMMANDS.items():
+        command = cli.get_command(click.Context(cli), name)
+        assert command is not None
+        assert command.get_short_help_str(limit=10**6) == summary, name
 
 
 # ---------------------------------------------------------------- commands stay lazy
@@ -131,7 +138,9 @@ def _modules_after(*argv: str) -> set[str]:
 def test_checking_one_file_imports_no_other_command() -> None:
     loaded = _modules_after("check", "--quiet", str(RECIPE))
     assert "recipelint.commands.check" in loaded
-    others = {target.split(":")[0] for target in COMMANDS.values()} - {"recipelint.commands.check"}
+    others = {target.split(":")[0] for target, _ in COMMANDS.values()} - {
+        "recipelint.commands.check"
+    }
     assert not loaded & others
     assert not loaded & {
         "recipelint.sides",
@@ -141,6 +150,13 @@ def test_checking_one_file_imports_no_other_command() -> None:
         "recipelint.emit",
         "recipelint.cache",
     }
+
+
+def test_help_and_version_import_no_command_module() -> None:
+    for argv in (("--help",), ("--version",)):
+        loaded = _modules_after(*argv)
+        assert not {m for m in loaded if m.startswith("recipelint.commands")}, argv
+        assert not loaded & {"recipelint.engine", "recipelint.checking", "recipelint.load"}, argv
 
 
 def test_listing_the_rules_imports_neither_engine_nor_compiler() -> None:
@@ -207,7 +223,7 @@ def test_library_modules_do_not_import_click() -> None:
 def test_summary_is_a_command_module_over_a_library_module() -> None:
     from recipelint import jobsummary
 
-    assert COMMANDS["summary"].startswith("recipelint.commands.summary:")
+    assert COMMANDS["summary"][0].startswith("recipelint.commands.summary:")
     assert not (PACKAGE / "summary.py").exists()
     assert "click" not in jobsummary.__dict__
 

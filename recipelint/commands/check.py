@@ -182,6 +182,18 @@ def _stdin_paths(paths: tuple[Path, ...], stdin_filename: Path | None) -> tuple[
     help="Write every current finding to FILE as the baseline (- for stdout), and exit 0; "
     "with files or folders inside a tree named, replace only their entries of FILE.",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Parse every file again and keep nothing in the check cache (also RECIPELINT_NO_CACHE=1).",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Keep the check cache in DIR instead of .recipelint_cache/ at the tree root "
+    "(also RECIPELINT_CACHE_DIR).",
+)
 @input_options
 @click.pass_context
 def check_command(
@@ -203,6 +215,8 @@ def check_command(
     new_from_rev: str | None = None,
     baseline: Path | None = None,
     write_baseline: Path | None = None,
+    no_cache: bool = False,
+    cache_dir: Path | None = None,
     config_file: Path | None = None,
     show_settings: bool = False,
     stdin_filename: Path | None = None,
@@ -266,6 +280,8 @@ def check_command(
         config_file=config_file,
         stdin_filename=stdin_filename,
         stdin_text=stdin_text,
+        use_cache=not no_cache,
+        cache_dir=cache_dir,
     )
     try:
         result = run_check([p for p in paths if p not in outside], options)

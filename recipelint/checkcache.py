@@ -1,0 +1,194 @@
+"""The check cache: a tree's parsed documents kept between runs of `recipelint check`.
+
+As ruff keeps `.ruff_cache/`, a check keeps `.recipelint_cache/` at the tree root (with its
+own `.gitignore`), or the folder `--cache-dir` / `RECIPELINT_CACHE_DIR` names. One file per
+document, named by a SHA-256 over recipelint's version and code, the document's place
+(path, rel, kind), the load limits and the file's bytes: an unchanged file is never parsed
+again, a changed one misses and is parsed as before.
+
+An entry is a pickle, so it is code as much as data: each one is signed with an HMAC key
+kept in the user's own cache folder, and an entry whose signature does not match (damaged,
+written by someone else, copied from another machine) is a miss, never unpickled. Entries
+are written to a temporary file and renamed, so a concurrent run sees a whole entry or none.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+import os
+import pickle
+import shutil
+from dataclasses import astuple
+from pathlib import Path
+
+import recipelint
+from recipelint.atomicfile import write_atomic
+from recipelint.config import OVERLAY_FOLDER, Config
+from recipelint.diagnostics import Diagnostic
+from recipelint.load import Document, LoadLimits
+
+CACHE_FOLDER = ".recipelint_cache"
+# Bumped when an entry's layout changes.
+FORMAT = b"recipelint-check-cache-1"
+_KEY_BYTES = 32
+_SIGNATURE_BYTES = hashlib.sha256().digest_size
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> bytes:
+    """A digest of recipelint's installed sources: any code change invalidates every entry."""
+    digest = hashlib.sha256(recipelint.__version__.encode())
+    package = Path(recipelint.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.digest()
+
+
+def cache_disabled() -> bool:
+    """`RECIPELINT_NO_CACHE=1` turns the cache off (as `--no-cache` does)."""
+    return os.environ.get("RECIPELINT_NO_CACHE", "") not in ("", "0")
+
+
+def cache_folder(root: Path, chosen: Path | None = None) -> Path:
+    """Where a tree's cache lives: ``chosen``, else $RECIPELINT_CACHE_DIR, else the tree root's."""
+    if chosen is not None:
+        return chosen
+    named = os.environ.get("RECIPELINT_CACHE_DIR")
+    return Path(named) if named else root / CACHE_FOLDER
+
+
+def _key_file() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "recipelint" / "cache-key"
+
+
+@functools.lru_cache(maxsize=1)
+def signing_key() -> bytes | None:
+    """The user's HMAC key, made on first use (mode 0600); None when it cannot be had."""
+    path = _key_file()
+    try:
+        key = path.read_bytes()
+        if len(key) == _KEY_BYTES:
+            return key
+    except OSError:
+        pass
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_atomic(path, os.urandom(_KEY_BYTES), mode=0o600)
+        key = path.read_bytes()  # a concurrent run may have written its own: use the one kept
+    except OSError:
+        return None
+    return key if len(key) == _KEY_BYTES else None
+
+
+def schema_context(root: Path, config: Config) -> bytes | None:
+    """What a tree's schema overlays are made of, as bytes; None when it has an overlay
+    folder (its files are not looked into here: such a tree's schema stage is not cached)."""
+    if (root / OVERLAY_FOLDER).exists():
+        return None
+    parts = [repr(sorted(config.schema.items())).encode()]
+    for name in (".recipelint.toml", "pyproject.toml"):
+        try:
+            parts.append((root / name).read_bytes())
+        except FileNotFoundError:
+            parts.append(b"-")
+        except OSError:
+            return None
+    return b"\0".join(hashlib.sha256(part).digest() for part in parts)
+
+
+def remove_cache(folder: Path) -> bool:
+    """Remove a cache folder (`recipelint clean`); whether there was one."""
+    if not folder.is_dir() or folder.is_symlink():
+        return False
+    shutil.rmtree(folder)
+    return True
+
+
+class DocumentCache:
+    """Parsed documents of one tree, by the bytes they were parsed from."""
+
+    def __init__(self, folder: Path, key: bytes) -> None:
+        self.folder = folder
+        self._key = key
+        self._ready = False
+
+    @classmethod
+    def open(cls, folder: Path) -> DocumentCache | None:
+        key = signing_key()
+        return None if key is None else cls(folder, key)
+
+    def _name(self, path: Path, rel: str, kind: str, limits: LoadLimits, raw: bytes) -> str:
+        digest = hashlib.sha256(FORMAT + b"\0" + code_fingerprint())
+        place = f"{path}\0{rel}\0{kind}\0{astuple(limits)!r}\0"
+        digest.update(place.encode("utf-8", "surrogateescape"))
+        digest.update(raw)
+        return digest.hexdigest()
+
+    def _sign(self, body: bytes) -> bytes:
+        return hmac.new(self._key, body, hashlib.sha256).digest()
+
+    def get(
+        self, path: Path, rel: str, kind: str, limits: LoadLimits, raw: bytes
+    ) -> Document | None:
+        doc = self._load(self._name(path, rel, kind, limits, raw))
+        return doc if isinstance(doc, Document) else None
+
+    def put(self, doc: Document, limits: LoadLimits, raw: bytes) -> None:
+        # The source map is rebuilt from the text when asked: it is not worth its bytes.
+        doc.__dict__.pop("_map", None)
+        self._store(self._name(doc.path, doc.rel, doc.kind, limits, raw), doc)
+
+    def schema_findings(self, doc: Document, context: bytes) -> list[Diagnostic] | None:
+        """The schema stage's findings on ``doc`` from an earlier run, if there was one."""
+        found = self._load(self._findings_name(doc, context))
+        if isinstance(found, list) and all(isinstance(d, Diagnostic) for d in found):
+            return found
+        return None
+
+    def keep_schema_findings(self, doc: Document, context: bytes, found: list[Diagnostic]) -> None:
+        self._store(self._findings_name(doc, context), found)
+
+    def _findings_name(self, doc: Document, context: bytes) -> str:
+        # A document's schema findings are a function of its place, kind and text, the
+        # tree's schema overlays (``context``) and the code: nothing else is read.
+        digest = hashlib.sha256(FORMAT + b"\0schema\0" + code_fingerprint() + context)
+        place = f"\0{doc.path}\0{doc.rel}\0{doc.kind}\0{doc.usable}\0"
+        digest.update(place.encode("utf-8", "surrogateescape"))
+        stored = doc.stored_text
+        text = stored if isinstance(stored, bytes) else stored.encode("utf-8", "surrogatepass")
+        digest.update(text)
+        return digest.hexdigest()
+
+    def _load(self, name: str) -> object | None:
+        try:
+            stored = (self.folder / name).read_bytes()
+        except OSError:
+            return None
+        signature, body = stored[:_SIGNATURE_BYTES], stored[_SIGNATURE_BYTES:]
+        if not hmac.compare_digest(signature, self._sign(body)):
+            return None  # damaged or foreign: rewritten by the caller
+        try:
+            value: object = pickle.loads(body)  # noqa: S301 - signed with the user's own key
+        except Exception:  # noqa: BLE001 - a signed entry of an older layout is a miss
+            return None
+        return value
+
+    def _store(self, name: str, value: object) -> None:
+        body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self._prepare()
+            write_atomic(self.folder / name, self._sign(body) + body)
+        except OSError:
+            pass  # a read-only tree is checked without a cache
+
+    def _prepare(self) -> None:
+        if self._ready:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        ignore = self.folder / ".gitignore"
+        if not ignore.exists():
+            write_atomic(ignore, b"# Made by recipelint: the check cache is not for git.\n*\n")
+        self._ready = True
