@@ -18,7 +18,6 @@ document, so an output file already holding those bytes is kept without reading 
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import re
@@ -30,10 +29,10 @@ from typing import Any
 
 import orjson
 
-import recipelint
 from recipelint.atomicfile import sweep_temporaries, write_atomic
 from recipelint.carryover import TEMPORARY_PREFIX
 from recipelint.carryover import digest as content_digest
+from recipelint.checkcache import code_fingerprint
 from recipelint.compilation import Compiler
 from recipelint.diagnostics import Diagnostic, Related, Severity, Span
 from recipelint.jsvalue import UNDEFINED, dumps
@@ -48,16 +47,6 @@ SUFFIX = ".rlc"
 _ENTRY_NAME = re.compile(r"^[0-9a-f]{64}\.rlc$")
 # An entry or the carry-over record being written (atomicfile's temporary names).
 _TEMPORARY_NAME = re.compile(r"\.tmp-[a-z0-9_]+\.(?:rlc|json)")
-
-
-@functools.lru_cache(maxsize=1)
-def code_fingerprint() -> str:
-    """A digest of recipelint's installed sources: any code change invalidates every entry."""
-    digest = hashlib.sha256(recipelint.__version__.encode())
-    package = Path(recipelint.__file__).parent
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
 
 
 def _document_digest(digest: Any, doc: Document | None) -> None:
@@ -78,7 +67,7 @@ def tree_fingerprint(
     """Everything besides a recipe's own text that its compiled output depends on
     (``recipe_rels``: the recipe files, when they are not loaded into ``tree``)."""
     digest = hashlib.sha256(
-        f"{FORMAT}\0{code_fingerprint()}\0{tree.root}\0{max_renderings}\0".encode()
+        f"{FORMAT}\0{code_fingerprint().hex()}\0{tree.root}\0{max_renderings}\0".encode()
     )
     digest.update(repr(astuple(limits)).encode())
     digest.update(repr(provenance).encode())
