@@ -266,7 +266,8 @@ def _key_continuing_a_value(
     above_line = lines[above_number]
     above_start = _LINE_START.match(above_line)
     assert above_start is not None
-    if _KEY.match(above_line, above_start.end()) is None:
+    above_key = _KEY.match(above_line, above_start.end())
+    if above_key is None:
         # A line of a block scalar's text needs no colon, nor does a list item unless this
         # key sits beside its text, as the next key of a mapping item.
         item = bool(above_start.group(2))
@@ -277,11 +278,40 @@ def _key_continuing_a_value(
     if not levels or levels[0].column >= column:
         return None
     above = levels[0]
+    if above.key == above_key.group(1) and not above_start.group(2):
+        left = _key_left_its_block(lines, above_number, above_key, column, name)
+        if left is not None:
+            return left
     return SyntaxProblem(
         f"YAML syntax error: key `{name}` is indented {_spaces(column)}, deeper than `{above.key}` "
         f"above ({above.column}), so it reads as part of that key's value",
         Span(number + 1, column + 1, number + 1, column + len(name) + 1),
         f"indent `{name}` {_spaces(above.column)} like `{above.key}`",
+    )
+
+
+def _key_left_its_block(
+    lines: Lines, number: int, key: re.Match[str], column: int, below: str
+) -> SyntaxProblem | None:
+    """The key on line ``number`` holds a value on its own line yet the key below it sits
+    deeper: when the key before it stands at that deeper column, the block goes on around
+    it and this one line was dedented out of it."""
+    before_number = _content_line_above(lines, number)
+    if before_number is None:
+        return None
+    before_line = lines[before_number]
+    before_start = _LINE_START.match(before_line)
+    assert before_start is not None
+    before = _KEY.match(before_line, before_start.end())
+    if before is None or before_start.end() != column or before_start.group(2):
+        return None
+    name, sibling, key_column = key.group(1), before.group(1), key.start()
+    return SyntaxProblem(
+        f"YAML syntax error: key `{name}` is indented {_spaces(key_column)}, out of the block "
+        f"that `{sibling}` above it and `{below}` below it are in ({column}), so `{below}` "
+        "reads as part of its value",
+        Span(number + 1, key_column + 1, number + 1, key_column + len(name) + 1),
+        f"indent `{name}` {_spaces(column)} like `{sibling}`",
     )
 
 

@@ -158,3 +158,20 @@ def test_a_missing_colon_in_a_list_item_before_its_next_key_is_reported_on_the_i
     )
     assert _line_of(lines, finding) == "    - name text"
     assert finding["message"] == "YAML syntax error: `name text` has no `:` after its key"
+
+
+def test_a_key_dedented_out_of_its_block_is_reported_on_that_key(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # libyaml stumbles on the next key (`architecture`), which is where the block resumes;
+    # the line that left the block is the one to move back.
+    finding, lines = _syntax_error(
+        tree, capsys, '  min_vllm_version: "0.8.5"\n', 'min_vllm_version: "0.8.5"\n'
+    )
+    assert _text_at(lines, finding) == "min_vllm_version"
+    assert finding["message"] == (
+        "YAML syntax error: key `min_vllm_version` is indented 0 spaces, out of the block "
+        "that `model_id` above it and `architecture` below it are in (2), so `architecture` "
+        "reads as part of its value"
+    )
+    assert finding["hint"] == "indent `min_vllm_version` 2 spaces like `model_id`"
