@@ -392,7 +392,7 @@ def test_fix_all_gives_the_text_check_fix_writes(tree: Path) -> None:
     assert doc is not None
     lines = Lines(text)
     findings = [
-        actions.Finding(d, to_protocol(d, lines, lambda _: lines))
+        actions.SentFinding(d, to_protocol(d, lines, lambda _: lines))
         for d in loaded.check(path)
         if d.path == path
     ]

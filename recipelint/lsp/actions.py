@@ -24,7 +24,7 @@ FIX_ALL = types.CodeActionKind.SourceFixAll.value + ".recipelint"
 
 
 @dataclass(frozen=True)
-class Finding:
+class SentFinding:
     """A recipelint finding and the protocol diagnostic the client was sent for it."""
 
     diagnostic: Diagnostic
@@ -32,7 +32,7 @@ class Finding:
 
 
 def code_actions(
-    doc: Document, uri: str, findings: list[Finding], encoding: str
+    doc: Document, uri: str, findings: list[SentFinding], encoding: str
 ) -> list[types.CodeAction]:
     """Quick fixes for these findings of the document, and one action for all its safe fixes."""
     lines = Lines(doc.text, encoding)
@@ -53,7 +53,7 @@ def code_actions(
 
 
 def _quick_fixes(
-    doc: Document, uri: str, lines: Lines, finding: Finding
+    doc: Document, uri: str, lines: Lines, finding: SentFinding
 ) -> Iterator[types.CodeAction]:
     diagnostic = finding.diagnostic
     edits: set[str] = set()
@@ -79,7 +79,7 @@ def _quick_fix(
     old: str,
     new: str,
     lines: Lines,
-    finding: Finding,
+    finding: SentFinding,
     preferred: bool,
 ) -> types.CodeAction:
     return types.CodeAction(

@@ -147,7 +147,7 @@ def _token_fates(
     item = library.args_item_at(doc, cursor.line, character)
     if item is None or library.renders_no_command(doc.data):
         return ""
-    chosen = knowledge.combination_at(tree, doc.data, cursor, role)
+    chosen = knowledge.rendering_at(tree, doc.data, cursor, role)
     try:
         found = library.item_fates(
             tree, doc, item, chosen.variant, chosen.hardware, chosen.strategy
@@ -174,7 +174,7 @@ def _command(tree: RecipeTree, doc: Document, cursor: Cursor, role: Role) -> str
         return "_the buffer does not parse: no command to show_"
     if library.renders_no_command(doc.data):
         return "_an omni recipe is served through vLLM-Omni: the API publishes no command for it_"
-    chosen = knowledge.combination_at(tree, doc.data, cursor, role)
+    chosen = knowledge.rendering_at(tree, doc.data, cursor, role)
     title = (
         f"rendered for variant `{chosen.variant}` on `{chosen.hardware}` with `{chosen.strategy}`"
     )

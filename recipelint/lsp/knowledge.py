@@ -114,19 +114,22 @@ def variant_names(data: Any) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Combination:
+class CursorRendering:
+    """The variant, hardware and strategy the cursor stands for (one of the renderings the
+    compiler makes, :class:`recipelint.resolve.command.Combination`, named by its choices)."""
+
     variant: str
     hardware: str
     strategy: str
 
 
-def combination_at(tree: RecipeTree, data: Any, cursor: Cursor, role: Role | None) -> Combination:
+def rendering_at(tree: RecipeTree, data: Any, cursor: Cursor, role: Role | None) -> CursorRendering:
     """The rendering an author at this place most likely means: the variant, hardware and
     strategy the cursor names or is inside; for the rest, those the API publishes first
     (the variant's default hardware, the recipe's recommended strategy)."""
     path = cursor.path + ((cursor.word,) if cursor.on_key else ())
     variant = _variant(data, cursor, role, path)
-    return Combination(
+    return CursorRendering(
         variant,
         _hardware(tree, data, variant, cursor, role, path),
         _strategy(tree, data, cursor, role, path),

@@ -119,7 +119,7 @@ class RecipeServer(LanguageServer):
         super().__init__("recipelint", __version__, protocol_cls=RecipeProtocol)
         self.trees = Workspace()
         self.uris: dict[Path, str] = {}
-        self.findings: dict[Path, tuple[Document | None, list[actions.Finding]]] = {}
+        self.findings: dict[Path, tuple[Document | None, list[actions.SentFinding]]] = {}
         self.pending: dict[Path, asyncio.TimerHandle] = {}
         self.debounce = DEBOUNCE_SECONDS
 
@@ -240,12 +240,12 @@ class RecipeServer(LanguageServer):
                     types.LogMessageParams(types.MessageType.Error, f"checking {path} failed")
                 )
 
-    def check(self, loaded: LoadedTree, path: Path) -> list[actions.Finding]:
+    def check(self, loaded: LoadedTree, path: Path) -> list[actions.SentFinding]:
         doc = loaded.document(path)
         found = [d for d in loaded.check(path) if d.path == path]
         lines = Lines(doc.text if doc is not None else loaded.buffers.get(path, ""), self.encoding)
         lines_of = self.lines_of(loaded)
-        findings = [actions.Finding(d, to_protocol(d, lines, lines_of)) for d in found]
+        findings = [actions.SentFinding(d, to_protocol(d, lines, lines_of)) for d in found]
         self.findings[path] = (doc, findings)
         return findings
 
@@ -264,7 +264,7 @@ class RecipeServer(LanguageServer):
 
         return lines
 
-    def publish(self, path: Path, uri: str, findings: list[actions.Finding]) -> None:
+    def publish(self, path: Path, uri: str, findings: list[actions.SentFinding]) -> None:
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[f.shown for f in findings])
         )
