@@ -191,3 +191,63 @@ def test_a_flag_a_later_release_accepts_again_is_refused_over_a_stated_range(
     [finding] = _findings(tmp_path, body, "0.16.0")["RL605"]
     assert "and newer" not in finding.message
     assert "0.17.0 to 0.32.0" in finding.message
+
+
+def _variant_guide(body: str, variant_minimum: str) -> Fragment:
+    indented = "".join(f"  {line}\n" if line else "\n" for line in body.split("\n"))
+    return Fragment(
+        'model:\n  model_id: acme/demo\n  min_vllm_version: "0.11.0"\n'
+        "variants:\n  fp8:\n    model_id: acme/demo-fp8\n"
+        f'    min_vllm_version: "{variant_minimum}"\nguide: |\n{indented}'
+    )
+
+
+def test_a_command_serving_a_variant_is_judged_from_that_variant_s_minimum(
+    tmp_path: Path,
+) -> None:
+    """`--attention-backend` arrived in 0.13.0: the recipe claims 0.11.0, its fp8 variant 0.13.0."""
+    body = (
+        "```bash\nvllm serve acme/demo-fp8 --attention-backend FLASH_ATTN\n```\n\n"
+        "```bash\nvllm serve acme/demo --attention-backend FLASH_ATTN\n```"
+    )
+    found = findings_by_code(tmp_path, {RECIPE: _variant_guide(body, "0.13.0")})
+    [finding] = found.get("RL605", [])
+    assert finding.line == _line_of(tmp_path, "vllm serve acme/demo --attention")
+    assert "but min_vllm_version is 0.11.0" in finding.message
+
+
+def test_a_variant_s_minimum_is_the_one_its_command_s_finding_names(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo-fp8 --attention-backend FLASH_ATTN\n```"
+    [finding] = findings_by_code(tmp_path, {RECIPE: _variant_guide(body, "0.12.0")})["RL605"]
+    assert finding.message.endswith(
+        "it needs vLLM 0.13.0 or newer, but variant `fp8`'s min_vllm_version is 0.12.0"
+    )
+    assert finding.hint is not None and "raise variant `fp8`'s min_vllm_version" in finding.hint
+
+
+def _line_of(tmp_path: Path, text: str) -> int:
+    lines = (tmp_path / RECIPE).read_text(encoding="utf-8").split("\n")
+    return next(n for n, line in enumerate(lines, start=1) if text in line)
+
+
+def test_a_docker_run_of_a_pinned_image_is_judged_at_that_image_s_release(
+    tmp_path: Path,
+) -> None:
+    """`--disable-log-requests` is refused from 0.17.0 to 0.32.0: the 0.16.0 image runs it."""
+    body = (
+        "```bash\ndocker run --gpus all vllm/vllm-openai:v0.16.0 acme/demo --disable-log-requests\n"
+        "docker run --gpus all vllm/vllm-openai:v0.20.0-ubuntu2404 acme/demo"
+        " --disable-log-requests\n```"
+    )
+    [finding] = _findings(tmp_path, body, "0.16.0")["RL605"]
+    assert finding.line == _line_of(tmp_path, "v0.20.0-ubuntu2404")
+    assert finding.message == (
+        "the guide's serve command passes `--disable-log-requests`, which vLLM 0.20.0 refuses: "
+        "the image `vllm/vllm-openai:v0.20.0-ubuntu2404` runs that release"
+    )
+
+
+def test_a_moving_image_tag_is_judged_from_the_recipe_s_minimum(tmp_path: Path) -> None:
+    body = "```bash\ndocker run vllm/vllm-openai:latest acme/demo --disable-log-requests\n```"
+    [finding] = _findings(tmp_path, body, "0.16.0")["RL605"]
+    assert "0.17.0 to 0.32.0" in finding.message

@@ -533,6 +533,8 @@ class GuideCommand:
     # Run as a server image's arguments: which entrypoint (`vllm serve` or the API server
     # module) reads them depends on the image's release, so serve's own refusals do not apply.
     via_image: bool = False
+    # The server image word (`vllm/vllm-openai:v0.25.0`) when run as an image's arguments.
+    image: str | None = None
 
     @functools.cached_property
     def args(self) -> tuple[Token, ...]:
@@ -577,20 +579,20 @@ def _shell_words(command: str) -> list[str]:
         return command.split()
 
 
-def _serve_arguments(words: list[str]) -> tuple[list[str], bool] | None:
+def _serve_arguments(words: list[str]) -> tuple[list[str], str | None] | None:
     """The words after `vllm serve`, `python -m <API server>` or a `docker run` of the
-    OpenAI server image (whose entrypoint is the server), up to the end of that command."""
+    OpenAI server image (whose entrypoint is the server), up to the end of that command,
+    and the image word when they are an image's arguments."""
     for index, word in enumerate(words):
         after = words[index + 1 :]
         if word.rsplit("/", 1)[-1] == "vllm" and after[:1] == ["serve"]:
-            return _until_break(after[1:]), False
+            return _until_break(after[1:]), None
         if word == "-m" and after[:1] and after[0] in SERVER_MODULES:
-            return _until_break(after[1:]), False
-    found = _image_arguments(words)
-    return (found, True) if found is not None else None
+            return _until_break(after[1:]), None
+    return _image_arguments(words)
 
 
-def _image_arguments(words: list[str]) -> list[str] | None:
+def _image_arguments(words: list[str]) -> tuple[list[str], str] | None:
     """The words after the image of `docker run ... vllm/vllm-openai:TAG MODEL --flag ...`."""
     if words[:2] != ["docker", "run"]:
         return None
@@ -598,7 +600,7 @@ def _image_arguments(words: list[str]) -> list[str] | None:
         if word.startswith("--entrypoint"):
             return None  # the image runs something else
         if word.startswith(SERVER_IMAGE) and not words[index - 1].startswith("-"):
-            return _until_break(words[index + 1 :])
+            return _until_break(words[index + 1 :]), word
         if word in SHELL_BREAKS:
             return None
     return None
@@ -649,7 +651,8 @@ def _guide_commands_in(
                 span = range(block.line + start, min(block.line + end, len(raw)) + 1)
                 lines = tuple((n, raw[n - 1]) for n in span)
                 # A command placed on no line of the guide has no word to report at.
-                yield GuideCommand(tuple(found[0]) if lines else (), lines, found[1])
+                words = tuple(found[0]) if lines else ()
+                yield GuideCommand(words, lines, found[1] is not None, found[1])
     for number, line in enumerate(raw, start=1):
         if "vllm" in line and number not in fenced and SERVER.search(line):
             yield from _prose_commands(number, line)
@@ -659,18 +662,94 @@ def _prose_commands(number: int, line: str) -> Iterator[GuideCommand]:
     for match in INLINE_CODE.finditer(line):
         found = _serve_arguments(_shell_words(match.group(1)))
         if found and found[0]:
-            yield GuideCommand(tuple(found[0]), ((number, line),), found[1])
+            yield GuideCommand(tuple(found[0]), ((number, line),), found[1] is not None, found[1])
 
 
 def _guide_release(data: dict[str, Any]) -> str:
     """The release a guide's commands are first judged at: the recipe's minimum, else the newest."""
-    raw = as_dict(data.get("model")).get("min_vllm_version")
+    return _release(as_dict(data.get("model")).get("min_vllm_version")) or available_versions()[-1]
+
+
+def _release(raw: Any) -> str | None:
+    """A version as the catalogs read it; None for nightly or one the schema stage reports."""
     text = raw.strip().lstrip("vV") if isinstance(raw, str) else ""
     try:
         version_key(text)
     except ValueError:
-        return available_versions()[-1]  # nightly, or a version the schema stage reports
+        return None
     return text
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What says which releases a guide command runs on, in the words its findings use: the
+    recipe's min_vllm_version, a variant's own one, or a pinned server image (that release alone)."""
+
+    minimum: str = "min_vllm_version"
+    holder: str = "the recipe"
+    image: str | None = None
+
+
+RECIPE_CLAIM = Claim()
+# A pinned tag of a server image: `v0.25.0`, `0.9.2`, `v0.24.0-ubuntu2404` (a build of that release).
+IMAGE_TAG = re.compile(r"v?(\d+\.\d+(?:\.\d+)?)(?:[-+][\w.-]*)?")
+
+
+def command_release(data: dict[str, Any], command: GuideCommand, package: str) -> tuple[str, Claim]:
+    """The release a guide command is judged from, and what claims it.
+
+    A `docker run` of a pinned server image runs that image's release and no other; a command
+    serving a variant's checkpoint runs where that variant does (its own min_vllm_version, when
+    it raises the recipe's); any other command from the recipe's min_vllm_version on.
+    """
+    pinned = _image_release(command.image) if package == "vllm" else None
+    if pinned is not None and command.image is not None:
+        return pinned, Claim(image=command.image)
+    model = as_dict(data.get("model"))
+    base = _release(model.get("min_vllm_version"))
+    served = _served_model(command.words)
+    if served is None or served == model.get("model_id"):
+        return base or available_versions()[-1], RECIPE_CLAIM
+    raised = [
+        (version_key(own), own, key)
+        for key, variant in as_dict(data.get("variants")).items()
+        if as_dict(variant).get("model_id") == served
+        and (own := _release(as_dict(variant).get("min_vllm_version"))) is not None
+        and (base is None or version_key(own) > version_key(base))
+    ]
+    if not raised or len(raised) < _variants_serving(data, served):
+        return base or available_versions()[-1], RECIPE_CLAIM  # a variant without its own minimum
+    _, own, key = min(raised)
+    return own, Claim(f"variant `{key}`'s min_vllm_version", f"variant `{key}`")
+
+
+def _variants_serving(data: dict[str, Any], served: str) -> int:
+    return sum(as_dict(v).get("model_id") == served for v in as_dict(data.get("variants")).values())
+
+
+def _image_release(image: str | None) -> str | None:
+    """The release a server image's tag pins (`vllm/vllm-openai:v0.25.0`); None for a moving
+    tag (latest, nightly) or a named build whose release the tag does not say."""
+    if image is None:
+        return None
+    name = image.split("@", 1)[0]
+    _, colon, tag = name.rpartition(":")
+    if not colon or "/" in tag:
+        return None
+    match = IMAGE_TAG.fullmatch(tag)
+    return _release(match.group(1)) if match else None
+
+
+def _served_model(words: tuple[str, ...]) -> str | None:
+    """The checkpoint a serve command serves: its first word, or its `--model` option."""
+    if words and not words[0].startswith("-"):
+        return words[0]
+    for index, word in enumerate(words):
+        if word == "--model" and index + 1 < len(words):
+            return words[index + 1]
+        if word.startswith("--model="):
+            return word.split("=", 1)[1]
+    return None
 
 
 @dataclass(frozen=True)
@@ -728,6 +807,7 @@ class CommandJudge:
 
     release: str
     package: str
+    claim: Claim = RECIPE_CLAIM
 
     @functools.cached_property
     def catalog(self) -> Catalog:
@@ -749,7 +829,7 @@ class CommandJudge:
             # The word after an option that takes no value is no part of what it says.
             read = after if reads_next_word(self.release, self.package, words[index]) else None
             used, verdicts = option_reading(
-                self.release, self.package, words[index], read, command.via_image
+                self.release, self.package, words[index], read, command.via_image, self.claim
             )
             if verdicts:
                 args = command.args
@@ -816,7 +896,9 @@ class CommandJudge:
     ) -> Iterator[OptionVerdict]:
         canonical = hit.canonical or ""
         judged = value if value is not None and not _placeholder(value) else None
-        statuses = _support(canonical, hit.json_path, judged, self.release, self.package)
+        statuses = self._claimed(
+            _support(canonical, hit.json_path, judged, self.release, self.package)
+        )
         if via_image:
             statuses = [self._image_status(canonical, s) for s in statuses]
         if not hit.json_path and judged is None:
@@ -825,7 +907,7 @@ class CommandJudge:
         if first_with(statuses, "rejected") is None:
             return
         flag_refused = first_with(
-            _support(canonical, (), None, self.release, self.package), "rejected"
+            self._claimed(_support(canonical, (), None, self.release, self.package)), "rejected"
         )
         on_option = flag_refused is not None or bool(hit.json_path) or value is None
         shown = text if on_option else f"{text.split('=', 1)[0]} {value}"
@@ -833,6 +915,10 @@ class CommandJudge:
         on_value = not on_option and used == 1
         length = len(value or "") if on_value else len(text)
         yield self._rejected(shown, statuses, on_value, length)
+
+    def _claimed(self, statuses: list[ReleaseStatus]) -> list[ReleaseStatus]:
+        """The releases the command runs on: a pinned image's alone, else all from the minimum."""
+        return statuses[:1] if self.claim.image is not None else statuses
 
     def _spelling_status(self, spelled: str, status: ReleaseStatus) -> ReleaseStatus:
         """A release that reads the spelling as another flag's form (`--disable-log-requests`
@@ -855,11 +941,22 @@ class CommandJudge:
     def _rejected(
         self, shown: str, statuses: list[ReleaseStatus], on_value: bool, length: int
     ) -> OptionVerdict:
+        claim = self.claim
+        if claim.image is not None:
+            hint = (
+                f"write the form vLLM {self.release} accepts, or run an image of a release that "
+                "accepts it (`recipelint flags history FLAG` shows each release's reading)"
+            )
+        else:
+            hint = (
+                f"write the form every release from {claim.minimum} on accepts, or raise "
+                f"{claim.minimum} (`recipelint flags history FLAG` shows each release's reading)"
+            )
         return OptionVerdict(
             REJECTED,
-            f"the guide's serve command passes `{shown}`, {_refusal(statuses, self.release)}",
-            "write the form every release from min_vllm_version on accepts, or raise "
-            "min_vllm_version (`recipelint flags history FLAG` shows each release's reading)",
+            f"the guide's serve command passes `{shown}`, "
+            f"{_refusal(statuses, self.release, claim)}",
+            hint,
             on_value,
             length,
         )
@@ -867,10 +964,12 @@ class CommandJudge:
     def _unknown(self, text: str, name: str) -> OptionVerdict:
         known = set(_releases_knowing(name, self.package))
         if known:
-            statuses = [
-                ReleaseStatus(c.version, "ok" if c.version in known else "rejected", None)
-                for c in catalogs_from(self.release, self.package)
-            ]
+            statuses = self._claimed(
+                [
+                    ReleaseStatus(c.version, "ok" if c.version in known else "rejected", None)
+                    for c in catalogs_from(self.release, self.package)
+                ]
+            )
             return self._rejected(name, statuses, False, len(text))
         close = _did_you_mean(newest_catalog(self.package), name)
         hint = (
@@ -899,18 +998,23 @@ class CommandJudge:
 
 
 @functools.cache
-def _judge(release: str, package: str) -> CommandJudge:
-    return CommandJudge(release, package)
+def _judge(release: str, package: str, claim: Claim = RECIPE_CLAIM) -> CommandJudge:
+    return CommandJudge(release, package, claim)
 
 
 # Keyed by small values (a release, an option and the word after it), which guides repeat:
 # the language server judges the same options again after every keystroke.
 @functools.lru_cache(maxsize=16384)
 def option_reading(
-    release: str, package: str, text: str, after: str | None, via_image: bool
+    release: str,
+    package: str,
+    text: str,
+    after: str | None,
+    via_image: bool,
+    claim: Claim = RECIPE_CLAIM,
 ) -> OptionReading:
     """What an option of a guide command says at a release (see CommandJudge.reading)."""
-    return _judge(release, package).reading(text, after, via_image)
+    return _judge(release, package, claim).reading(text, after, via_image)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -919,16 +1023,18 @@ def reads_next_word(release: str, package: str, text: str) -> bool:
     return _judge(release, package).reads_next_word(text)
 
 
-def _refusal(statuses: list[ReleaseStatus], release: str) -> str:
+def _refusal(statuses: list[ReleaseStatus], release: str, claim: Claim = RECIPE_CLAIM) -> str:
     """Which releases from the minimum on refuse it, said the way a reader acts on it."""
     refused = [i for i, s in enumerate(statuses) if s.status == "rejected"]
     accepted = [i for i, s in enumerate(statuses) if s.status != "rejected"]
     first, last = statuses[refused[0]], statuses[refused[-1]]
     why = f" ({first.note})" if first.note else ""
+    if claim.image is not None:
+        return f"which vLLM {release} refuses{why}: the image `{claim.image}` runs that release"
     if accepted and refused[0] == 0 and refused[-1] < accepted[0]:
         return (
             f"which vLLM {first.version} refuses{why}: it needs vLLM "
-            f"{statuses[accepted[0]].version} or newer, but min_vllm_version is {release}"
+            f"{statuses[accepted[0]].version} or newer, but {claim.minimum} is {release}"
         )
     if accepted and last is statuses[-1] and accepted[-1] < refused[0]:
         return (
@@ -938,7 +1044,7 @@ def _refusal(statuses: list[ReleaseStatus], release: str) -> str:
     if not accepted:
         return f"which no release from {release} on accepts{why}"
     return (
-        f"which vLLM {_runs(statuses, refused)} refuse{why}, though the recipe claims every "
+        f"which vLLM {_runs(statuses, refused)} refuse{why}, though {claim.holder} claims every "
         f"release from {release} on"
     )
 
@@ -1003,10 +1109,11 @@ def _package(doc: Document, command: GuideCommand) -> str:
 
 def _serve_flag_verdicts(doc: Document, guide: GuideFacts) -> Iterator[Finding]:
     """RL604-RL606: the options of the guide's serve commands, each place reported once."""
-    release = _guide_release(doc.data)
     seen: set[tuple[int, int, str | None]] = set()
     for command in guide.commands:
-        for verdict in _judge(release, _package(doc, command)).findings(command):
+        package = _package(doc, command)
+        release, claim = command_release(doc.data, command, package)
+        for verdict in _judge(release, package, claim).findings(command):
             finding = verdict.placed(doc)
             key = (
                 (finding.span.line, finding.span.column, finding.code)
