@@ -232,7 +232,7 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL342", "warning"): 1,
     ("RL350", "error"): 2,
     ("RL353", "warning"): 8,
-    ("RL355", "warning"): 9,
+    ("RL355", "warning"): 8,
     ("RL358", "error"): 68,
     ("RL359", "error"): 10,
     ("RL361", "warning"): 1,
