@@ -251,3 +251,52 @@ def test_a_moving_image_tag_is_judged_from_the_recipe_s_minimum(tmp_path: Path) 
     body = "```bash\ndocker run vllm/vllm-openai:latest acme/demo --disable-log-requests\n```"
     [finding] = _findings(tmp_path, body, "0.16.0")["RL605"]
     assert "0.17.0 to 0.32.0" in finding.message
+
+
+def _with_args(body: str, minimum: str, base_args: str) -> Fragment:
+    indented = "".join(f"  {line}\n" if line else "\n" for line in body.split("\n"))
+    return Fragment(
+        f'model:\n  min_vllm_version: "{minimum}"\n  base_args: {base_args}\nguide: |\n{indented}'
+    )
+
+
+def test_a_guide_option_the_recipe_s_args_pass_for_the_same_cause_is_left_to_them(
+    tmp_path: Path,
+) -> None:
+    """RL358 reports `--attention-backend` (0.13.0 on) in base_args: the guide's copy is not
+    reported again; its `--tool-server` (0.10.1 on), which no args pass, still is."""
+    body = (
+        "```bash\nvllm serve acme/demo --attention-backend FLASH_ATTN\n"
+        "vllm serve acme/demo --tool-server demo\n```"
+    )
+    recipe = _with_args(body, "0.10.0", '["--attention-backend", "FLASH_ATTN"]')
+    found = findings_by_code(tmp_path, {RECIPE: recipe})
+    assert [d.message for d in found.get("RL358", [])] == [
+        "`--attention-backend` needs vllm 0.13.0 or newer, but min_vllm_version is 0.10.0"
+    ]
+    [guide] = found.get("RL605", [])
+    assert "`--tool-server`" in guide.message
+
+
+def test_a_json_key_the_args_pass_is_the_same_cause_as_the_guide_s_dotted_key(
+    tmp_path: Path,
+) -> None:
+    body = "```bash\nvllm serve acme/demo --attention-config.use_fp4_indexer_cache True\n```"
+    args = '["--attention-config", "{\\"use_fp4_indexer_cache\\": true}"]'
+    found = findings_by_code(tmp_path, {RECIPE: _with_args(body, "0.20.0", args)})
+    assert [d.code for d in found.get("RL359", [])] == ["RL359"]
+    assert found.get("RL605", []) == []
+
+
+def test_the_same_option_refused_for_another_cause_is_still_reported(tmp_path: Path) -> None:
+    """The args' `--attention-backend` is judged from 0.13.0 (a variant's minimum), the
+    guide's from 0.10.0: the guide's refusal is its own."""
+    body = "```bash\nvllm serve acme/demo --attention-backend FLASH_ATTN\n```"
+    recipe = Fragment(
+        'model:\n  min_vllm_version: "0.10.0"\nvariants:\n  fast:\n    precision: fp8\n'
+        '    min_vllm_version: "0.13.0"\n    extra_args: ["--attention-backend", "FLASH_ATTN"]\n'
+        "guide: |\n" + "".join(f"  {line}\n" for line in body.split("\n"))
+    )
+    found = findings_by_code(tmp_path, {RECIPE: recipe})
+    assert found.get("RL358", []) == []
+    assert len(found.get("RL605", [])) == 1

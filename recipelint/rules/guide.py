@@ -11,6 +11,7 @@ import ast
 import bisect
 import difflib
 import functools
+import json
 import operator
 import re
 import textwrap
@@ -333,7 +334,7 @@ def guide_blocks(ctx: CheckContext) -> Iterator[Finding]:
             yield from _client_model_names(doc, guide, served)
             yield from _serve_lines(doc, guide, served, siblings)
         if flags:
-            yield from _serve_flag_verdicts(doc, guide)
+            yield from _serve_flag_verdicts(doc, guide, ctx.arg_lists_of(doc))
 
 
 def _parse_failures(doc: Document, guide: GuideFacts) -> Iterator[Finding]:
@@ -752,6 +753,11 @@ def _served_model(words: tuple[str, ...]) -> str | None:
     return None
 
 
+# What a verdict is about, whatever the command's spelling: the option (canonical), the JSON
+# sub-key, the value, and the releases that refuse it (("unknown",): no release knows it).
+Cause = tuple[str, tuple[str, ...], str | None, tuple[str, ...]]
+
+
 @dataclass(frozen=True)
 class GuideVerdict:
     """A finding of a guide command, before it is placed in a document: its text and where in
@@ -763,6 +769,7 @@ class GuideVerdict:
     line: int
     column: int
     length: int
+    cause: Cause | None = None
 
     def placed(self, doc: Document) -> Finding:
         """The finding at this place of ``doc``'s guide."""
@@ -784,11 +791,12 @@ class OptionVerdict:
     hint: str
     on_value: bool
     length: int
+    cause: Cause | None = None
 
     def at(self, option: Token, value: Token | None) -> GuideVerdict:
         token = value if self.on_value and value is not None else option
         return GuideVerdict(
-            self.code, self.message, self.hint, token.line, token.column, self.length
+            self.code, self.message, self.hint, token.line, token.column, self.length, self.cause
         )
 
 
@@ -914,7 +922,9 @@ class CommandJudge:
         # Without a following word the value is inline: the verdict stays on the option.
         on_value = not on_option and used == 1
         length = len(value or "") if on_value else len(text)
-        yield self._rejected(shown, statuses, on_value, length)
+        refused = tuple(s.version for s in statuses if s.status == "rejected")
+        cause = (canonical, hit.json_path, None if on_option else judged, refused)
+        yield self._rejected(shown, statuses, on_value, length, cause)
 
     def _claimed(self, statuses: list[ReleaseStatus]) -> list[ReleaseStatus]:
         """The releases the command runs on: a pinned image's alone, else all from the minimum."""
@@ -939,7 +949,12 @@ class CommandJudge:
         return status
 
     def _rejected(
-        self, shown: str, statuses: list[ReleaseStatus], on_value: bool, length: int
+        self,
+        shown: str,
+        statuses: list[ReleaseStatus],
+        on_value: bool,
+        length: int,
+        cause: Cause | None = None,
     ) -> OptionVerdict:
         claim = self.claim
         if claim.image is not None:
@@ -959,6 +974,7 @@ class CommandJudge:
             hint,
             on_value,
             length,
+            cause,
         )
 
     def _unknown(self, text: str, name: str) -> OptionVerdict:
@@ -970,7 +986,8 @@ class CommandJudge:
                     for c in catalogs_from(self.release, self.package)
                 ]
             )
-            return self._rejected(name, statuses, False, len(text))
+            refused = tuple(s.version for s in statuses if s.status == "rejected")
+            return self._rejected(name, statuses, False, len(text), (name, (), None, refused))
         close = _did_you_mean(newest_catalog(self.package), name)
         hint = (
             f"did you mean {', '.join(f'`{c}`' for c in close)}?"
@@ -983,6 +1000,7 @@ class CommandJudge:
             hint,
             False,
             len(name),
+            (name, (), None, ("unknown",)),
         )
 
     def _underscored(self, name: str) -> OptionVerdict:
@@ -1107,13 +1125,22 @@ def _package(doc: Document, command: GuideCommand) -> str:
     return "vllm-omni" if omni else "vllm"
 
 
-def _serve_flag_verdicts(doc: Document, guide: GuideFacts) -> Iterator[Finding]:
-    """RL604-RL606: the options of the guide's serve commands, each place reported once."""
+def _serve_flag_verdicts(
+    doc: Document, guide: GuideFacts, arg_lists: list[ArgList]
+) -> Iterator[Finding]:
+    """RL604-RL606: the options of the guide's serve commands, each place reported once; a
+    verdict the recipe's own args already earn for the same cause is left to their rule."""
     seen: set[tuple[int, int, str | None]] = set()
+    structured: frozenset[Cause] | None = None
     for command in guide.commands:
         package = _package(doc, command)
         release, claim = command_release(doc.data, command, package)
         for verdict in _judge(release, package, claim).findings(command):
+            if verdict.cause is not None:
+                if structured is None:
+                    structured = _structured_causes(doc.data, arg_lists)
+                if verdict.cause in structured:
+                    continue
             finding = verdict.placed(doc)
             key = (
                 (finding.span.line, finding.span.column, finding.code)
@@ -1123,3 +1150,59 @@ def _serve_flag_verdicts(doc: Document, guide: GuideFacts) -> Iterator[Finding]:
             if key not in seen:
                 seen.add(key)
                 yield finding
+
+
+def _structured_causes(data: dict[str, Any], arg_lists: list[ArgList]) -> frozenset[Cause]:
+    """What the recipe's own argument lists are refused for, read as the guide's commands are:
+    a guide command passing the same option for the same cause repeats the structured rule's
+    finding (RL358, RL359, RL350), which names the place to fix."""
+    package = "vllm-omni" if is_omni(data) else "vllm"
+    found: set[Cause] = set()
+    for arg_list in arg_lists:
+        judge = _judge(_list_release(data, arg_list.pointer), package)
+        for unit in arg_list.units:
+            for text, after in _unit_spellings(unit.flag, unit.value):
+                _used, verdicts = judge.reading(text, after, False)
+                found.update(v.cause for v in verdicts if v.cause is not None)
+    return frozenset(found)
+
+
+def _list_release(data: dict[str, Any], pointer: tuple[str | int, ...]) -> str:
+    """The release an argument list is judged from: a variant's own minimum when it raises
+    the recipe's (as the RL35x rules judge it), else the recipe's, else the newest."""
+    base = _release(as_dict(data.get("model")).get("min_vllm_version"))
+    if len(pointer) >= 2 and pointer[0] == "variants":
+        variant = as_dict(as_dict(data.get("variants")).get(str(pointer[1])))
+        own = _release(variant.get("min_vllm_version"))
+        if own is not None and (base is None or version_key(own) > version_key(base)):
+            return own
+    return base or available_versions()[-1]
+
+
+def _unit_spellings(flag: str, value: Any) -> Iterator[tuple[str, str | None]]:
+    """An option of an argument list as guide words: the option and its value, and each JSON
+    sub-key of a JSON value in its dotted form (`--attention-config.use_fp4_indexer_cache`)."""
+    if not isinstance(flag, str):
+        return
+    text = value if isinstance(value, str) else None
+    yield flag, text
+    keys = value if isinstance(value, dict) else _json_object(text)
+    for path in _key_paths(keys):
+        yield f"{flag}.{'.'.join(path)}", None
+
+
+def _json_object(text: str | None) -> dict[str, Any] | None:
+    if text is None or not text.lstrip().startswith("{"):
+        return None
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def _key_paths(value: Any, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    for key, item in (value or {}).items() if isinstance(value, dict) else ():
+        path = (*prefix, str(key))
+        yield path
+        yield from _key_paths(item, path)
