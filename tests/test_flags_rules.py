@@ -135,7 +135,7 @@ def test_soft_value_the_newest_release_no_longer_lists_is_a_warning(tmp_path: Pa
 def test_unknown_flag_with_did_you_mean(tmp_path: Path) -> None:
     [diag] = findings(tmp_path, "0.17.0", ["--tool-call-parser-plugin", "x.py"])
     assert diag.code == "RL350"
-    assert diag.hint == "did you mean `--tool-parser-plugin`?"
+    assert diag.hint == "did you mean `--tool-parser-plugin`, `--tool-call-parser`?"
 
 
 def test_shape_problems_are_left_to_the_args_family(tmp_path: Path) -> None:
@@ -375,3 +375,25 @@ def test_a_deprecation_says_what_vllm_says_and_what_to_do(tmp_path: Path) -> Non
     ]
     assert diag.hint is not None and diag.hint.startswith("delete it: vLLM names no replacement")
     assert "release notes" not in diag.hint
+
+
+def test_a_removed_flag_s_hint_says_what_vllm_said_and_proposes_nothing_else(
+    tmp_path: Path,
+) -> None:
+    [diag] = findings(tmp_path, "0.8.5", ["--guided-decoding-backend", "xgrammar"])
+    assert diag.code == "RL359"
+    assert diag.hint == (
+        "delete it: vLLM names no replacement (vllm 0.11.1: [DEPRECATED] "
+        "--guided-decoding-backend will be removed in v0.12.0.)"
+    )
+    [gone] = findings(tmp_path, "0.10.0", ["--swap-space", "4"])
+    assert (
+        gone.hint == "delete it: vLLM names no replacement (vllm 0.17.1 is the last to accept it)"
+    )
+
+
+def test_an_unknown_flag_gets_no_far_fetched_did_you_mean(tmp_path: Path) -> None:
+    """`--kv-cache-size` shares a prefix with `--kv-cache-dtype`, an unrelated option."""
+    [diag] = findings(tmp_path, "0.20.0", ["--kv-cache-size", "4"])
+    assert diag.code == "RL350"
+    assert diag.hint == "check the flag name in `vllm serve --help`"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import difflib
 import functools
 import json
 import operator
@@ -27,7 +26,6 @@ from recipelint.flags.catalog import (
     Lookup,
     available_versions,
     catalog_for,
-    closest_flags,
     load_catalog,
     newest_catalog,
     version_key,
@@ -45,7 +43,7 @@ from recipelint.resolve.layers import is_omni
 from recipelint.rules.common import ArgList, as_dict, as_list, guide_span, guide_text
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
-from recipelint.spelling import tight_matches
+from recipelint.spelling import close_flags
 
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 PYTHON = {"python", "py", "python3"}
@@ -1085,12 +1083,7 @@ def _runs(statuses: list[ReleaseStatus], indices: list[int]) -> str:
 
 def _did_you_mean(catalog: Catalog, spelled: str) -> list[str]:
     """The newest release's options closest to a spelling no release knows."""
-    key = catalog.option_key(spelled)
-    found = closest_flags(catalog, spelled)
-    if not found:
-        pool = [o for o in catalog.option_strings() if o.startswith("--")]
-        found = difflib.get_close_matches(key, pool, n=3, cutoff=0.6)
-    return tight_matches(key, found)
+    return close_flags(catalog, spelled)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -28,7 +28,6 @@ from recipelint.flags.catalog import (
     Lookup,
     available_versions,
     catalog_for,
-    closest_flags,
     flag_span,
     load_catalog,
     newest_catalog,
@@ -49,6 +48,7 @@ from recipelint.rules.args import every_arg_list
 from recipelint.rules.common import ArgList, Pointer
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
+from recipelint.spelling import close_flags
 
 # Underscore spellings (RL304), a flag and its value in one item (RL306), a dotted
 # sub-argument without value (RL305) and JSON syntax (RL308) belong to the argument-shape
@@ -266,16 +266,16 @@ class _ArgList:
                 index,
                 f"`{key}` is accepted only by {name} {span[0]} to {span[1]}, "
                 f"not by {rejected_by} ({self.cats.newest.version})",
-                "remove it or use its replacement",
+                _removal_hint(key, span[1], name),
             )
             return
-        close = closest_flags(self.cats.newest, token)
+        close = close_flags(self.cats.newest, token)
         releases = f"{name} {self._range()}"
         self._report(
             "RL350",
             index,
             f"`{token}` is not a `vllm serve` flag in any release of {releases}",
-            f"did you mean `{close[0]}`?"
+            f"did you mean {', '.join(f'`{c}`' for c in close)}?"
             if close
             else "check the flag name in `vllm serve --help`",
         )
@@ -302,13 +302,13 @@ class _ArgList:
             )
             return added
         if at_min is not None and not at_new.known:
-            last = _last_accepting(token, self.cats) or self.cats.min_version
+            last = _last_accepting(token, self.cats) or self.cats.min_version or ""
             self._report(
                 "RL359",
                 index,
                 f"`{token}` was removed after {name} {last}; the newest release "
                 f"({self.cats.newest.version}) rejects it",
-                "remove it or use its replacement",
+                _removal_hint(canonical, last, name),
             )
         elif at_min is not None:
             self._refused_between(index, token)
@@ -737,6 +737,21 @@ def _deprecation_hint(canonical: str, note: str | None, newest: Catalog) -> str:
     if _NAMED.search(text):
         return f"switch to what vLLM's note names, then delete it{still}"
     return f"delete it: vLLM names no replacement{still}"
+
+
+def _removal_hint(canonical: str, last: str, package: str) -> str:
+    """What to do with a flag newer releases refuse, from what vLLM said when it last had it:
+    a replacement only where vLLM's own deprecation names one, and its words quoted."""
+    spec = load_catalog(last, package).flag(canonical)
+    note = (spec.deprecation or "").strip() if spec is not None and spec.deprecated else ""
+    if not note:
+        return f"delete it: vLLM names no replacement ({package} {last} is the last to accept it)"
+    text = note.replace(canonical, "")
+    if "no effect" in text.lower():
+        return f"delete it: vLLM says it has no effect ({package} {last}: {note})"
+    if _NAMED.search(text):
+        return f"switch to what vLLM names, then delete it ({package} {last}: {note})"
+    return f"delete it: vLLM names no replacement ({package} {last}: {note})"
 
 
 def _last_exact(spelled: str, package: str) -> str | None:
