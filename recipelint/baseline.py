@@ -5,22 +5,30 @@ before it in a list, or a reworded message does not make an old finding look new
 file's path inside the tree, the rule code, the document pointer without list indices,
 the source text the finding stands on, and the words and releases its message names. Two findings with one fingerprint are matched by number: a pull request
 that adds a third copy of a finding already present twice has one new finding.
+
+Against a base revision, a new finding whose cause (the fingerprint without the document
+pointer: same file, code, text and named releases) already stands at the base on other
+lines repeats a known problem: it is reported once per cause, as a notice naming where the
+base has it, and does not fail the change. A duplicate key is reported at the occurrence
+the change added, when that is the first one and the later one was already there.
 """
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import functools
 import hashlib
 import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from recipelint.atomicfile import write_atomic
-from recipelint.diagnostics import Diagnostic
+from recipelint.diagnostics import Diagnostic, Related, Severity
 
 BASELINE_VERSION = 1
 # `models/x.yaml:124`, `line 12`, `lines 3-5`: where something else is, which moves with edits.
@@ -120,6 +128,38 @@ def fingerprint(diag: Diagnostic, root: Path) -> str:
     )
 
 
+def cause(diag: Diagnostic, root: Path) -> str | None:
+    """The fingerprint without the pointer: the same problem wherever in the file it is
+    written (a flag copied into a new variant). None when the text it stands on cannot be
+    read: the code and the message alone would join unrelated findings."""
+    subject = _subject(diag)
+    if not subject:
+        return None
+    return _digest(
+        (
+            tree_path(diag.path, root),
+            diag.code,
+            subject,
+            " ".join(sorted(set(_NAMED.findall(diag.message)))),
+        )
+    )
+
+
+class Fingerprints(Counter[str]):
+    """A base revision's fingerprint counts, where the base has each cause (`path:line` in
+    the tree, the first place found), and the text of each of its YAML files by tree path
+    (to tell the lines a change added from those it left)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.places: dict[str, str] = {}
+        self.texts: dict[str, str] = {}
+
+
+# The duplicate-key finding: its two places are the same key written twice.
+DUPLICATE_KEY = "RL002"
+
+
 @dataclass
 class Split:
     """Findings of the checked tree sorted into new ones and ones already known."""
@@ -131,6 +171,8 @@ class Split:
 
 
 def split_known(found: Iterable[Diagnostic], root: Path, known: Counter[str]) -> Split:
+    """Findings matched against known fingerprints by number; against a base revision's
+    (Fingerprints), a new finding repeating a cause the base has becomes one notice."""
     remaining = Counter(known)
     split = Split()
     for diag in found:
@@ -143,11 +185,90 @@ def split_known(found: Iterable[Diagnostic], root: Path, known: Counter[str]) ->
         else:
             split.new.append(diag)
     split.stale = +remaining
+    if isinstance(known, Fingerprints):
+        split.new = anchored_at_change(split.new, root, known.texts)
+        split.new = repeats_noted(split.new, root, known.places)
     return split
 
 
-def fingerprints(found: Iterable[Diagnostic], root: Path) -> Counter[str]:
-    return Counter(fingerprint(diag, root) for diag in found)
+def anchored_at_change(
+    new: list[Diagnostic], root: Path, base_texts: dict[str, str]
+) -> list[Diagnostic]:
+    """New duplicate-key findings placed at the occurrence the change added: the loader
+    reports the later one, which is the untouched line when the change wrote the key again
+    above it."""
+    return [
+        _at_added_occurrence(diag, root, base_texts) if diag.code == DUPLICATE_KEY else diag
+        for diag in new
+    ]
+
+
+def _at_added_occurrence(diag: Diagnostic, root: Path, base_texts: dict[str, str]) -> Diagnostic:
+    base = base_texts.get(tree_path(diag.path, root))
+    first = diag.related[0] if len(diag.related) == 1 else None
+    if base is None or first is None or first.path != diag.path:
+        return diag
+    added = _added_lines(base.split("\n"), _lines(diag.path))
+    if diag.span.line in added or first.span.line not in added:
+        return diag
+    said, _, _ = diag.message.rpartition(" (first defined at ")
+    return replace(
+        diag,
+        span=first.span,
+        message=f"{said or diag.message} (defined again at line {diag.span.line}, column "
+        f"{diag.span.column}, a line this change left as it was)",
+        related=(Related(diag.path, diag.span, "defined again here"),),
+    )
+
+
+def _added_lines(base: list[str], head: list[str]) -> set[int]:
+    """The 1-based lines of ``head`` a change from ``base`` inserted or rewrote."""
+    matcher = difflib.SequenceMatcher(None, base, head, autojunk=False)
+    return {
+        line + 1
+        for tag, _b0, _b1, h0, h1 in matcher.get_opcodes()
+        if tag in ("insert", "replace")
+        for line in range(h0, h1)
+    }
+
+
+def repeats_noted(new: list[Diagnostic], root: Path, places: dict[str, str]) -> list[Diagnostic]:
+    """New findings, those whose cause the base already has at ``places`` reported once per
+    cause, as a notice naming that place: the change copies a known problem, it does not
+    make one."""
+    out: list[Diagnostic] = []
+    first_of: dict[str, int] = {}  # cause -> where its notice is in ``out``
+    copies: Counter[str] = Counter()
+    for diag in new:
+        key = cause(diag, root) if diag.severity > Severity.INFO else None
+        if key is None or key not in places:
+            out.append(diag)
+            continue
+        copies[key] += 1
+        if key not in first_of:
+            first_of[key] = len(out)
+            out.append(diag)
+    for key, at in first_of.items():
+        times = f" in {copies[key]} places" if copies[key] > 1 else ""
+        out[at] = replace(
+            out[at],
+            severity=Severity.INFO,
+            message=f"{out[at].message} (a known problem: the base revision has it at "
+            f"{places[key]}; this change repeats it{times})",
+        )
+    return out
+
+
+def fingerprints(found: Iterable[Diagnostic], root: Path) -> Fingerprints:
+    """Fingerprint counts of findings, with the first place each cause is found."""
+    counts = Fingerprints()
+    counts.texts = _texts(root)
+    for diag in found:
+        counts[fingerprint(diag, root)] += 1
+        key = cause(diag, root)
+        if key is not None:
+            counts.places.setdefault(key, f"{tree_path(diag.path, root)}:{diag.span.line}")
+    return counts
 
 
 def baseline_entries(found: Iterable[tuple[Diagnostic, Path]]) -> list[dict[str, Any]]:
@@ -223,3 +344,12 @@ def read_baseline(path: Path) -> tuple[Counter[str], dict[str, dict[str, Any]]]:
         counts[key] += 1
         described.setdefault(key, entry)
     return counts, described
+
+
+def _texts(root: Path) -> dict[str, str]:
+    """Each YAML file of a base tree by tree path: read before the base's copy is removed."""
+    texts: dict[str, str] = {}
+    for path in sorted(root.rglob("*.y*ml")):
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            texts[tree_path(path, root)] = path.read_text(encoding="utf-8")
+    return texts

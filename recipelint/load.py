@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import dataclasses
 import functools
 import itertools
 import math
@@ -34,7 +35,7 @@ from typing import Any, overload
 import yaml
 from yaml._yaml import CParser
 
-from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Severity, Span
+from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Related, Severity, Span
 from recipelint.jsvalue import js_string, normalize_number
 from recipelint.syntaxerrors import explain
 
@@ -503,11 +504,20 @@ def _flow_scalar_starts(lines: Sequence[str], node: Span, header: str) -> _Start
 class LoadError(Exception):
     """Stops building a document; carries the diagnostic that explains why."""
 
-    def __init__(self, code: str, message: str, span: Span, hint: str | None = None):
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        hint: str | None = None,
+        other: tuple[Span, str] | None = None,
+    ):
         super().__init__(message)
         self.code = code
         self.span = span
         self.hint = hint
+        # Another place the problem is written (the first occurrence of a duplicate key).
+        self.other = other
 
 
 # --------------------------------------------------------------------------- scalars
@@ -690,7 +700,7 @@ class _Frame:
         self.key: Any = _NO_VALUE
         self.key_marks: Marks = _NO_MARKS
         self.key_is_merge = False
-        self.explicit_keys: dict[str, Any] = {}  # key -> start mark of its explicit entry
+        self.explicit_keys: dict[str, Marks] = {}  # key -> the marks of its explicit entry
 
 
 _NO_MARKS: Marks = (None, None)
@@ -911,7 +921,7 @@ class _Builder:
         first = frame.explicit_keys.get(key)
         if first is not None:
             raise self._duplicate(key, first, key_marks)
-        frame.explicit_keys[key] = key_marks[0]
+        frame.explicit_keys[key] = key_marks
         container[key] = value
         if not self.positions:
             return
@@ -926,13 +936,17 @@ class _Builder:
             ((key_start + 1) << width | key_end) << width | start
         ) << width | end
 
-    def _duplicate(self, key: str, first: Any, key_marks: Marks) -> LoadError:
+    def _duplicate(self, key: str, first: Marks, key_marks: Marks) -> LoadError:
+        # Both places are given: a change that adds the first occurrence above an untouched
+        # one is annotated at the line it added (baseline.anchored_at_change).
+        start = first[0]
         return LoadError(
             "RL002",
-            f"duplicate key {key!r} (first defined at line {first.line + 1}, "
-            f"column {first.column + 1})",
+            f"duplicate key {key!r} (first defined at line {start.line + 1}, "
+            f"column {start.column + 1})",
             _span(*key_marks),
             "keep one of the two entries; the upstream compiler refuses duplicate keys",
+            (_span(*first), f"{key!r} first defined here"),
         )
 
     def _entry(self, marks: Marks, key: Marks | None = None) -> int:
@@ -1052,7 +1066,12 @@ def parse_yaml(
     try:
         data = builder.build(iter(CParser(text).get_event, None))
     except LoadError as exc:
-        return _error(doc, exc.code, str(exc), exc.span, exc.hint)
+        _error(doc, exc.code, str(exc), exc.span, exc.hint)
+        if exc.other is not None:
+            found = doc.problems[-1]
+            related = Related(doc.path, exc.other[0], exc.other[1])
+            doc.problems[-1] = dataclasses.replace(found, related=(related,))
+        return doc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         span = Span(mark.line + 1, mark.column + 1) if mark else Span(1, 1)

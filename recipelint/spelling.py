@@ -10,8 +10,13 @@ word's tail written out or cut short.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from recipelint.flags.catalog import Catalog
 
 _WORD_SPLIT = re.compile(r"[-_.]+")
 
@@ -56,3 +61,17 @@ def is_close(spelled: str, candidate: str) -> bool:
 def tight_matches(spelled: str, candidates: Iterable[str]) -> list[str]:
     """The candidates (in their given order) close enough to ``spelled`` to propose."""
     return [candidate for candidate in candidates if is_close(spelled, candidate)]
+
+
+def close_flags(catalog: Catalog, spelled: str, limit: int = 3) -> list[str]:
+    """A release's options close enough to a spelling no release knows to propose, closest
+    first: difflib's candidates (a looser pass when the strict one finds none), then only
+    those a typo, a word or a cut-short tail away."""
+    from recipelint.flags.catalog import closest_flags
+
+    key = catalog.option_key(spelled)
+    found = closest_flags(catalog, spelled, limit)
+    if not found:
+        pool = [o for o in catalog.option_strings() if o.startswith("--")]
+        found = difflib.get_close_matches(key, pool, n=limit, cutoff=0.6)
+    return tight_matches(key, found)

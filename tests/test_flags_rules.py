@@ -135,7 +135,7 @@ def test_soft_value_the_newest_release_no_longer_lists_is_a_warning(tmp_path: Pa
 def test_unknown_flag_with_did_you_mean(tmp_path: Path) -> None:
     [diag] = findings(tmp_path, "0.17.0", ["--tool-call-parser-plugin", "x.py"])
     assert diag.code == "RL350"
-    assert diag.hint == "did you mean `--tool-parser-plugin`?"
+    assert diag.hint == "did you mean `--tool-parser-plugin`, `--tool-call-parser`?"
 
 
 def test_shape_problems_are_left_to_the_args_family(tmp_path: Path) -> None:
@@ -199,9 +199,32 @@ def test_no_minimum_checks_against_newest_only(tmp_path: Path) -> None:
 
 
 def test_deprecation_quotes_the_release(tmp_path: Path) -> None:
-    diags = findings(tmp_path, "0.11.0", ["--guided-decoding-backend", "xgrammar"])
-    assert codes(diags) == ["RL355", "RL359"]  # deprecated in 0.11.0, gone by the newest release
-    assert "will be removed in v0.12.0" in next(d.message for d in diags if d.code == "RL355")
+    [diag] = findings(tmp_path, "0.12.0", ["--model", "acme/demo-model"])
+    assert diag.code == "RL355" and "`--model` is deprecated in vllm 0.12.0" in diag.message
+
+
+def test_a_deprecated_flag_later_removed_is_one_finding_over_its_whole_range(
+    tmp_path: Path,
+) -> None:
+    """Deprecated in 0.11.0, gone by the newest release: one RL359, not RL355 beside it."""
+    [diag] = findings(tmp_path, "0.11.0", ["--guided-decoding-backend", "xgrammar"])
+    assert diag.code == "RL359" and diag.message.startswith(
+        "`--guided-decoding-backend` was removed after vllm 0.11.1"
+    )
+    assert "deprecated from vllm 0.11.0 (vLLM says: " in diag.message
+    assert "will be removed in v0.12.0" in diag.message
+
+
+def test_a_deprecated_flag_refused_between_releases_names_every_refusing_release(
+    tmp_path: Path,
+) -> None:
+    """`--disable-log-requests`: deprecated in 0.12.0, refused 0.17.0 to 0.32.0, read again
+    from 0.33.0 as the negation of `--enable-log-requests`."""
+    [diag] = findings(tmp_path, "0.12.0", ["--disable-log-requests"])
+    assert diag.code == "RL359"
+    assert diag.message.startswith("`--disable-log-requests` is rejected by vllm 0.17.0 to 0.32.0,")
+    assert "deprecated from vllm 0.12.0" in diag.message
+    assert diag.hint is not None and diag.hint.startswith("delete it")
 
 
 def test_variant_minimum_raises_the_baseline(tmp_path: Path) -> None:
@@ -291,8 +314,9 @@ def test_flag_refused_by_a_release_between_minimum_and_newest(tmp_path: Path) ->
     assert [(d.severity.name, d.message) for d in diags] == [
         (
             "ERROR",
-            "`--disable-log-requests` is rejected by vllm 0.17.0, though 0.12.0 and 0.34.0 "
-            "accept it: vLLM does not start there",
+            "`--disable-log-requests` is rejected by vllm 0.17.0 to 0.32.0, though 0.12.0 and "
+            "0.34.0 accept it: vLLM does not start there; deprecated from vllm 0.12.0 (vLLM says:"
+            " [DEPRECATED] Disable logging requests.)",
         )
     ]
 
@@ -351,3 +375,25 @@ def test_a_deprecation_says_what_vllm_says_and_what_to_do(tmp_path: Path) -> Non
     ]
     assert diag.hint is not None and diag.hint.startswith("delete it: vLLM names no replacement")
     assert "release notes" not in diag.hint
+
+
+def test_a_removed_flag_s_hint_says_what_vllm_said_and_proposes_nothing_else(
+    tmp_path: Path,
+) -> None:
+    [diag] = findings(tmp_path, "0.8.5", ["--guided-decoding-backend", "xgrammar"])
+    assert diag.code == "RL359"
+    assert diag.hint == (
+        "delete it: vLLM names no replacement (vllm 0.11.1: [DEPRECATED] "
+        "--guided-decoding-backend will be removed in v0.12.0.)"
+    )
+    [gone] = findings(tmp_path, "0.10.0", ["--swap-space", "4"])
+    assert (
+        gone.hint == "delete it: vLLM names no replacement (vllm 0.17.1 is the last to accept it)"
+    )
+
+
+def test_an_unknown_flag_gets_no_far_fetched_did_you_mean(tmp_path: Path) -> None:
+    """`--kv-cache-size` shares a prefix with `--kv-cache-dtype`, an unrelated option."""
+    [diag] = findings(tmp_path, "0.20.0", ["--kv-cache-size", "4"])
+    assert diag.code == "RL350"
+    assert diag.hint == "check the flag name in `vllm serve --help`"

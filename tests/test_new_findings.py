@@ -262,3 +262,54 @@ def test_a_reworded_message_keeps_its_fingerprint(tmp_path: Path) -> None:
     assert fingerprint(reworded, tmp_path) == fingerprint(old, tmp_path)
     other_release = dataclasses.replace(old, message=old.message.replace("0.8.5", "0.9.0"))
     assert fingerprint(other_release, tmp_path) != fingerprint(old, tmp_path)
+
+
+def test_a_known_finding_copied_to_new_lines_is_one_notice_naming_the_base_place(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--async-scheduling` needs vLLM 0.10.0 and the recipe claims 0.8.5: the base has that
+    in base_args; a change that copies the flag into two variants repeats it, once."""
+    _edit(repo, RECIPE, "  base_args: []\n", '  base_args: ["--async-scheduling"]\n')
+    _commit(repo, "base with a defect")
+    _edit(
+        repo,
+        RECIPE,
+        "    precision: bf16\n",
+        '    precision: bf16\n    extra_args: ["--async-scheduling"]\n',
+    )
+    _edit(
+        repo,
+        RECIPE,
+        "    precision: awq\n",
+        '    precision: awq\n    extra_args: ["--async-scheduling"]\n',
+    )
+    _commit(repo, "the flag copied into each variant")
+
+    status, found, _ = _check(repo, monkeypatch, capsys, "--new-from-rev", "HEAD~1", "recipes")
+    assert _codes(found) == [] and status == 0
+    [notice] = [f for f in found if f["code"] == "RL358"]
+    assert notice["severity"] == "info"
+    line = (repo / RECIPE).read_text(encoding="utf-8").split("\n").index(
+        '  base_args: ["--async-scheduling"]'
+    ) + 1
+    assert notice["message"].endswith(
+        f"(a known problem: the base revision has it at models/Qwen/Qwen2.5-7B-Instruct.yaml:"
+        f"{line}; this change repeats it in 2 places)"
+    )
+
+
+def test_a_new_cause_beside_a_known_one_still_fails(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _edit(repo, RECIPE, "  base_args: []\n", '  base_args: ["--async-scheduling"]\n')
+    _commit(repo, "base with a defect")
+    _edit(
+        repo,
+        RECIPE,
+        "    precision: awq\n",
+        '    precision: awq\n    extra_args: ["--async-scheduling", "--bogus-flag"]\n',
+    )
+    _commit(repo, "a copy and a new defect")
+
+    status, found, _ = _check(repo, monkeypatch, capsys, "--new-from-rev", "HEAD~1", "recipes")
+    assert _codes(found) == ["RL350"] and status == 1

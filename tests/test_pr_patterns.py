@@ -134,3 +134,38 @@ def test_a_new_field_declared_by_an_overlay_in_the_same_pull_request(
     (repo / "schemas" / "recipe.schema.json").write_text(json.dumps(overlay), encoding="utf-8")
     status, annotated, _ = _annotations(repo, monkeypatch, capsys, QWEN)
     assert annotated == [] and status == 0
+
+
+def test_a_duplicate_key_is_annotated_at_the_line_the_change_added(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The pull request writes `h100:` again above the untouched entry: the loader meets the
+    # untouched one second, but the line to fix is the one the change added.
+    _edit(
+        repo,
+        "taxonomy.yaml",
+        "hardware_profiles:\n",
+        "hardware_profiles:\n  h100:\n    brand: NVIDIA\n",
+    )
+    _status, annotated, _ = _annotations(repo, monkeypatch, capsys, QWEN)
+    [duplicate] = annotated
+    lines = (repo / "taxonomy.yaml").read_text(encoding="utf-8").split("\n")
+    added = lines.index("hardware_profiles:") + 2
+    untouched = lines.index("  h100:", added) + 1
+    assert (duplicate["code"], duplicate["line"], duplicate["column"]) == ("RL002", added, 3)
+    assert duplicate["message"] == (
+        f"duplicate key 'h100' (defined again at line {untouched}, column 3, a line this change"
+        " left as it was)"
+    )
+    assert [r["line"] for r in duplicate["related"]] == [untouched]
+
+
+def test_a_duplicate_key_the_change_adds_below_stays_at_its_own_line(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _edit(repo, QWEN, "  context_length: 32768\n", "  context_length: 32768\n  architecture: moe\n")
+    _status, annotated, _ = _annotations(repo, monkeypatch, capsys, QWEN)
+    [duplicate] = [f for f in annotated if f["code"] == "RL002"]
+    lines = (repo / QWEN).read_text(encoding="utf-8").split("\n")
+    assert duplicate["line"] == lines.index("  architecture: moe") + 1
+    assert duplicate["message"].startswith("duplicate key 'architecture' (first defined at line")

@@ -69,6 +69,49 @@ def test_guide_may_name_a_commit_build_of_the_nightly_image_the_recipe_runs(tmp_
     assert len(found(check(tmp_path / "b", data), "RL406")) == 1
 
 
+def test_an_image_name_the_guide_makes_itself_is_no_claim(tmp_path: Path) -> None:
+    guide = (
+        "## Launch\n```bash\ndocker pull vllm/vllm-openai:latest\n"
+        "docker tag vllm/vllm-openai:latest vllm/vllm-openai:deploy\n```\n"
+        "Run the image `vllm/vllm-openai:deploy`:\n"
+        "```bash\ndocker run --gpus all vllm/vllm-openai:deploy acme/demo\n```\n"
+        "## Build\n```bash\ndocker build . --target vllm-openai -t vllm/vllm-openai:mine\n"
+        "docker run vllm/vllm-openai:mine acme/demo\n```\n"
+    )
+    assert found(check(tmp_path, recipe(guide=guide)), "RL406") == []
+
+
+def test_the_source_of_a_docker_tag_is_still_a_claim(tmp_path: Path) -> None:
+    guide = "## Launch\n```bash\ndocker tag vllm/vllm-openai:v0.21.0 vllm/vllm-openai:deploy\n```\n"
+    [finding] = found(check(tmp_path, recipe(guide=guide)), "RL406")
+    assert "`vllm/vllm-openai:v0.21.0`" in finding.message
+
+
+def test_images_of_a_stack_the_builder_never_renders_are_no_claim(tmp_path: Path) -> None:
+    guide = (
+        "## Launch\n```bash\ndocker run --gpus all vllm/vllm-openai:latest acme/demo\n```\n"
+        "## Kubernetes\nThe manifest runs `vllm/vllm-openai:v0.21.0`:\n"
+        "```yaml\ncontainers:\n  - image: vllm/vllm-openai:v0.21.0\n```\n"
+        "## Slurm\n```bash\nsrun --container-image=vllm/vllm-openai:v0.22.0 vllm serve acme/demo\n"
+        "kubectl run demo --image=vllm/vllm-openai:v0.23.0\n```\n"
+    )
+    assert found(check(tmp_path, recipe(guide=guide)), "RL406") == []
+
+
+def test_words_naming_an_image_the_section_runs_with_docker_are_a_claim(tmp_path: Path) -> None:
+    guide = (
+        "## Kubernetes\n```yaml\nimage: vllm/vllm-openai:v0.21.0\n```\n"
+        "## Docker\nUse `vllm/vllm-openai:v0.21.0`.\n"
+    )
+    [finding] = found(check(tmp_path, recipe(guide=guide)), "RL406")
+    assert finding.line == _guide_line(tmp_path, "Use `vllm/vllm-openai:v0.21.0`")
+
+
+def _guide_line(tmp_path: Path, text: str) -> int:
+    lines = (tmp_path / RECIPE).read_text(encoding="utf-8").split("\n")
+    return next(n for n, line in enumerate(lines, start=1) if text in line)
+
+
 # --- RL603: the guide's `vllm serve` ---------------------------------------------------------
 
 

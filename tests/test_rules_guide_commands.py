@@ -191,3 +191,112 @@ def test_a_flag_a_later_release_accepts_again_is_refused_over_a_stated_range(
     [finding] = _findings(tmp_path, body, "0.16.0")["RL605"]
     assert "and newer" not in finding.message
     assert "0.17.0 to 0.32.0" in finding.message
+
+
+def _variant_guide(body: str, variant_minimum: str) -> Fragment:
+    indented = "".join(f"  {line}\n" if line else "\n" for line in body.split("\n"))
+    return Fragment(
+        'model:\n  model_id: acme/demo\n  min_vllm_version: "0.11.0"\n'
+        "variants:\n  fp8:\n    model_id: acme/demo-fp8\n"
+        f'    min_vllm_version: "{variant_minimum}"\nguide: |\n{indented}'
+    )
+
+
+def test_a_command_serving_a_variant_is_judged_from_that_variant_s_minimum(
+    tmp_path: Path,
+) -> None:
+    """`--attention-backend` arrived in 0.13.0: the recipe claims 0.11.0, its fp8 variant 0.13.0."""
+    body = (
+        "```bash\nvllm serve acme/demo-fp8 --attention-backend FLASH_ATTN\n```\n\n"
+        "```bash\nvllm serve acme/demo --attention-backend FLASH_ATTN\n```"
+    )
+    found = findings_by_code(tmp_path, {RECIPE: _variant_guide(body, "0.13.0")})
+    [finding] = found.get("RL605", [])
+    assert finding.line == _line_of(tmp_path, "vllm serve acme/demo --attention")
+    assert "but min_vllm_version is 0.11.0" in finding.message
+
+
+def test_a_variant_s_minimum_is_the_one_its_command_s_finding_names(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo-fp8 --attention-backend FLASH_ATTN\n```"
+    [finding] = findings_by_code(tmp_path, {RECIPE: _variant_guide(body, "0.12.0")})["RL605"]
+    assert finding.message.endswith(
+        "it needs vLLM 0.13.0 or newer, but variant `fp8`'s min_vllm_version is 0.12.0"
+    )
+    assert finding.hint is not None and "raise variant `fp8`'s min_vllm_version" in finding.hint
+
+
+def _line_of(tmp_path: Path, text: str) -> int:
+    lines = (tmp_path / RECIPE).read_text(encoding="utf-8").split("\n")
+    return next(n for n, line in enumerate(lines, start=1) if text in line)
+
+
+def test_a_docker_run_of_a_pinned_image_is_judged_at_that_image_s_release(
+    tmp_path: Path,
+) -> None:
+    """`--disable-log-requests` is refused from 0.17.0 to 0.32.0: the 0.16.0 image runs it."""
+    body = (
+        "```bash\ndocker run --gpus all vllm/vllm-openai:v0.16.0 acme/demo --disable-log-requests\n"
+        "docker run --gpus all vllm/vllm-openai:v0.20.0-ubuntu2404 acme/demo"
+        " --disable-log-requests\n```"
+    )
+    [finding] = _findings(tmp_path, body, "0.16.0")["RL605"]
+    assert finding.line == _line_of(tmp_path, "v0.20.0-ubuntu2404")
+    assert finding.message == (
+        "the guide's serve command passes `--disable-log-requests`, which vLLM 0.20.0 refuses: "
+        "the image `vllm/vllm-openai:v0.20.0-ubuntu2404` runs that release"
+    )
+
+
+def test_a_moving_image_tag_is_judged_from_the_recipe_s_minimum(tmp_path: Path) -> None:
+    body = "```bash\ndocker run vllm/vllm-openai:latest acme/demo --disable-log-requests\n```"
+    [finding] = _findings(tmp_path, body, "0.16.0")["RL605"]
+    assert "0.17.0 to 0.32.0" in finding.message
+
+
+def _with_args(body: str, minimum: str, base_args: str) -> Fragment:
+    indented = "".join(f"  {line}\n" if line else "\n" for line in body.split("\n"))
+    return Fragment(
+        f'model:\n  min_vllm_version: "{minimum}"\n  base_args: {base_args}\nguide: |\n{indented}'
+    )
+
+
+def test_a_guide_option_the_recipe_s_args_pass_for_the_same_cause_is_left_to_them(
+    tmp_path: Path,
+) -> None:
+    """RL358 reports `--attention-backend` (0.13.0 on) in base_args: the guide's copy is not
+    reported again; its `--tool-server` (0.10.1 on), which no args pass, still is."""
+    body = (
+        "```bash\nvllm serve acme/demo --attention-backend FLASH_ATTN\n"
+        "vllm serve acme/demo --tool-server demo\n```"
+    )
+    recipe = _with_args(body, "0.10.0", '["--attention-backend", "FLASH_ATTN"]')
+    found = findings_by_code(tmp_path, {RECIPE: recipe})
+    assert [d.message for d in found.get("RL358", [])] == [
+        "`--attention-backend` needs vllm 0.13.0 or newer, but min_vllm_version is 0.10.0"
+    ]
+    [guide] = found.get("RL605", [])
+    assert "`--tool-server`" in guide.message
+
+
+def test_a_json_key_the_args_pass_is_the_same_cause_as_the_guide_s_dotted_key(
+    tmp_path: Path,
+) -> None:
+    body = "```bash\nvllm serve acme/demo --attention-config.use_fp4_indexer_cache True\n```"
+    args = '["--attention-config", "{\\"use_fp4_indexer_cache\\": true}"]'
+    found = findings_by_code(tmp_path, {RECIPE: _with_args(body, "0.20.0", args)})
+    assert [d.code for d in found.get("RL359", [])] == ["RL359"]
+    assert found.get("RL605", []) == []
+
+
+def test_the_same_option_refused_for_another_cause_is_still_reported(tmp_path: Path) -> None:
+    """The args' `--attention-backend` is judged from 0.13.0 (a variant's minimum), the
+    guide's from 0.10.0: the guide's refusal is its own."""
+    body = "```bash\nvllm serve acme/demo --attention-backend FLASH_ATTN\n```"
+    recipe = Fragment(
+        'model:\n  min_vllm_version: "0.10.0"\nvariants:\n  fast:\n    precision: fp8\n'
+        '    min_vllm_version: "0.13.0"\n    extra_args: ["--attention-backend", "FLASH_ATTN"]\n'
+        "guide: |\n" + "".join(f"  {line}\n" for line in body.split("\n"))
+    )
+    found = findings_by_code(tmp_path, {RECIPE: recipe})
+    assert found.get("RL358", []) == []
+    assert len(found.get("RL605", [])) == 1

@@ -61,7 +61,7 @@ def flag_text(data: Any, cursor: Cursor) -> str | None:
     if shown.canonical is None:
         where = f"{catalogs.package} {judged.version}"
         # The candidates RL350 offers for the same spelling, so hover and finding agree.
-        close = library.closest_flags(catalogs.newest, spelled)
+        close = library.close_flags(catalogs.newest, spelled)
         hint = f": did you mean `{close[0]}`?" if close else ""
         return f"`{spelled}` is not a `vllm serve` flag in {where}{hint}"
     spec = (judged if found.known else catalogs.newest).flags[shown.canonical]

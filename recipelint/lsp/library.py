@@ -21,7 +21,6 @@ from recipelint.flags.catalog import (
     Catalog,
     FlagSpec,
     catalog_for,
-    closest_flags,
     flag_span,
     newest_catalog,
     value_span,
@@ -30,6 +29,7 @@ from recipelint.flags.catalog import (
 from recipelint.load import Document, LoadLimits, load_document, parse_yaml, value_at
 from recipelint.rulebook import RuleInfo, rule_url
 from recipelint.rulebook import load_catalog as load_rulebook
+from recipelint.spelling import close_flags
 from recipelint.tree import RecipeTree, find_tree_root, load_tree, recipe_hf_id
 
 # What the server reads from recipelint; the names it may use.
@@ -49,7 +49,7 @@ __all__ = [
     "Severity",
     "Span",
     "check_document",
-    "closest_flags",
+    "close_flags",
     "default_hardware",
     "default_strategy",
     "find_tree_root",

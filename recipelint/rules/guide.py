@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import ast
 import bisect
-import difflib
 import functools
+import json
 import operator
 import re
 import textwrap
@@ -26,7 +26,6 @@ from recipelint.flags.catalog import (
     Lookup,
     available_versions,
     catalog_for,
-    closest_flags,
     load_catalog,
     newest_catalog,
     version_key,
@@ -44,7 +43,7 @@ from recipelint.resolve.layers import is_omni
 from recipelint.rules.common import ArgList, as_dict, as_list, guide_span, guide_text
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
-from recipelint.spelling import tight_matches
+from recipelint.spelling import close_flags
 
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 PYTHON = {"python", "py", "python3"}
@@ -333,7 +332,7 @@ def guide_blocks(ctx: CheckContext) -> Iterator[Finding]:
             yield from _client_model_names(doc, guide, served)
             yield from _serve_lines(doc, guide, served, siblings)
         if flags:
-            yield from _serve_flag_verdicts(doc, guide)
+            yield from _serve_flag_verdicts(doc, guide, ctx.arg_lists_of(doc))
 
 
 def _parse_failures(doc: Document, guide: GuideFacts) -> Iterator[Finding]:
@@ -533,6 +532,8 @@ class GuideCommand:
     # Run as a server image's arguments: which entrypoint (`vllm serve` or the API server
     # module) reads them depends on the image's release, so serve's own refusals do not apply.
     via_image: bool = False
+    # The server image word (`vllm/vllm-openai:v0.25.0`) when run as an image's arguments.
+    image: str | None = None
 
     @functools.cached_property
     def args(self) -> tuple[Token, ...]:
@@ -577,20 +578,20 @@ def _shell_words(command: str) -> list[str]:
         return command.split()
 
 
-def _serve_arguments(words: list[str]) -> tuple[list[str], bool] | None:
+def _serve_arguments(words: list[str]) -> tuple[list[str], str | None] | None:
     """The words after `vllm serve`, `python -m <API server>` or a `docker run` of the
-    OpenAI server image (whose entrypoint is the server), up to the end of that command."""
+    OpenAI server image (whose entrypoint is the server), up to the end of that command,
+    and the image word when they are an image's arguments."""
     for index, word in enumerate(words):
         after = words[index + 1 :]
         if word.rsplit("/", 1)[-1] == "vllm" and after[:1] == ["serve"]:
-            return _until_break(after[1:]), False
+            return _until_break(after[1:]), None
         if word == "-m" and after[:1] and after[0] in SERVER_MODULES:
-            return _until_break(after[1:]), False
-    found = _image_arguments(words)
-    return (found, True) if found is not None else None
+            return _until_break(after[1:]), None
+    return _image_arguments(words)
 
 
-def _image_arguments(words: list[str]) -> list[str] | None:
+def _image_arguments(words: list[str]) -> tuple[list[str], str] | None:
     """The words after the image of `docker run ... vllm/vllm-openai:TAG MODEL --flag ...`."""
     if words[:2] != ["docker", "run"]:
         return None
@@ -598,7 +599,7 @@ def _image_arguments(words: list[str]) -> list[str] | None:
         if word.startswith("--entrypoint"):
             return None  # the image runs something else
         if word.startswith(SERVER_IMAGE) and not words[index - 1].startswith("-"):
-            return _until_break(words[index + 1 :])
+            return _until_break(words[index + 1 :]), word
         if word in SHELL_BREAKS:
             return None
     return None
@@ -649,7 +650,8 @@ def _guide_commands_in(
                 span = range(block.line + start, min(block.line + end, len(raw)) + 1)
                 lines = tuple((n, raw[n - 1]) for n in span)
                 # A command placed on no line of the guide has no word to report at.
-                yield GuideCommand(tuple(found[0]) if lines else (), lines, found[1])
+                words = tuple(found[0]) if lines else ()
+                yield GuideCommand(words, lines, found[1] is not None, found[1])
     for number, line in enumerate(raw, start=1):
         if "vllm" in line and number not in fenced and SERVER.search(line):
             yield from _prose_commands(number, line)
@@ -659,18 +661,99 @@ def _prose_commands(number: int, line: str) -> Iterator[GuideCommand]:
     for match in INLINE_CODE.finditer(line):
         found = _serve_arguments(_shell_words(match.group(1)))
         if found and found[0]:
-            yield GuideCommand(tuple(found[0]), ((number, line),), found[1])
+            yield GuideCommand(tuple(found[0]), ((number, line),), found[1] is not None, found[1])
 
 
 def _guide_release(data: dict[str, Any]) -> str:
     """The release a guide's commands are first judged at: the recipe's minimum, else the newest."""
-    raw = as_dict(data.get("model")).get("min_vllm_version")
+    return _release(as_dict(data.get("model")).get("min_vllm_version")) or available_versions()[-1]
+
+
+def _release(raw: Any) -> str | None:
+    """A version as the catalogs read it; None for nightly or one the schema stage reports."""
     text = raw.strip().lstrip("vV") if isinstance(raw, str) else ""
     try:
         version_key(text)
     except ValueError:
-        return available_versions()[-1]  # nightly, or a version the schema stage reports
+        return None
     return text
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What says which releases a guide command runs on, in the words its findings use: the
+    recipe's min_vllm_version, a variant's own one, or a pinned server image (that release alone)."""
+
+    minimum: str = "min_vllm_version"
+    holder: str = "the recipe"
+    image: str | None = None
+
+
+RECIPE_CLAIM = Claim()
+# A pinned tag of a server image: `v0.25.0`, `0.9.2`, `v0.24.0-ubuntu2404` (a build of that release).
+IMAGE_TAG = re.compile(r"v?(\d+\.\d+(?:\.\d+)?)(?:[-+][\w.-]*)?")
+
+
+def command_release(data: dict[str, Any], command: GuideCommand, package: str) -> tuple[str, Claim]:
+    """The release a guide command is judged from, and what claims it.
+
+    A `docker run` of a pinned server image runs that image's release and no other; a command
+    serving a variant's checkpoint runs where that variant does (its own min_vllm_version, when
+    it raises the recipe's); any other command from the recipe's min_vllm_version on.
+    """
+    pinned = _image_release(command.image) if package == "vllm" else None
+    if pinned is not None and command.image is not None:
+        return pinned, Claim(image=command.image)
+    model = as_dict(data.get("model"))
+    base = _release(model.get("min_vllm_version"))
+    served = _served_model(command.words)
+    if served is None or served == model.get("model_id"):
+        return base or available_versions()[-1], RECIPE_CLAIM
+    raised = [
+        (version_key(own), own, key)
+        for key, variant in as_dict(data.get("variants")).items()
+        if as_dict(variant).get("model_id") == served
+        and (own := _release(as_dict(variant).get("min_vllm_version"))) is not None
+        and (base is None or version_key(own) > version_key(base))
+    ]
+    if not raised or len(raised) < _variants_serving(data, served):
+        return base or available_versions()[-1], RECIPE_CLAIM  # a variant without its own minimum
+    _, own, key = min(raised)
+    return own, Claim(f"variant `{key}`'s min_vllm_version", f"variant `{key}`")
+
+
+def _variants_serving(data: dict[str, Any], served: str) -> int:
+    return sum(as_dict(v).get("model_id") == served for v in as_dict(data.get("variants")).values())
+
+
+def _image_release(image: str | None) -> str | None:
+    """The release a server image's tag pins (`vllm/vllm-openai:v0.25.0`); None for a moving
+    tag (latest, nightly) or a named build whose release the tag does not say."""
+    if image is None:
+        return None
+    name = image.split("@", 1)[0]
+    _, colon, tag = name.rpartition(":")
+    if not colon or "/" in tag:
+        return None
+    match = IMAGE_TAG.fullmatch(tag)
+    return _release(match.group(1)) if match else None
+
+
+def _served_model(words: tuple[str, ...]) -> str | None:
+    """The checkpoint a serve command serves: its first word, or its `--model` option."""
+    if words and not words[0].startswith("-"):
+        return words[0]
+    for index, word in enumerate(words):
+        if word == "--model" and index + 1 < len(words):
+            return words[index + 1]
+        if word.startswith("--model="):
+            return word.split("=", 1)[1]
+    return None
+
+
+# What a verdict is about, whatever the command's spelling: the option (canonical), the JSON
+# sub-key, the value, and the releases that refuse it (("unknown",): no release knows it).
+Cause = tuple[str, tuple[str, ...], str | None, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -684,6 +767,7 @@ class GuideVerdict:
     line: int
     column: int
     length: int
+    cause: Cause | None = None
 
     def placed(self, doc: Document) -> Finding:
         """The finding at this place of ``doc``'s guide."""
@@ -705,11 +789,12 @@ class OptionVerdict:
     hint: str
     on_value: bool
     length: int
+    cause: Cause | None = None
 
     def at(self, option: Token, value: Token | None) -> GuideVerdict:
         token = value if self.on_value and value is not None else option
         return GuideVerdict(
-            self.code, self.message, self.hint, token.line, token.column, self.length
+            self.code, self.message, self.hint, token.line, token.column, self.length, self.cause
         )
 
 
@@ -728,6 +813,7 @@ class CommandJudge:
 
     release: str
     package: str
+    claim: Claim = RECIPE_CLAIM
 
     @functools.cached_property
     def catalog(self) -> Catalog:
@@ -749,7 +835,7 @@ class CommandJudge:
             # The word after an option that takes no value is no part of what it says.
             read = after if reads_next_word(self.release, self.package, words[index]) else None
             used, verdicts = option_reading(
-                self.release, self.package, words[index], read, command.via_image
+                self.release, self.package, words[index], read, command.via_image, self.claim
             )
             if verdicts:
                 args = command.args
@@ -816,7 +902,9 @@ class CommandJudge:
     ) -> Iterator[OptionVerdict]:
         canonical = hit.canonical or ""
         judged = value if value is not None and not _placeholder(value) else None
-        statuses = _support(canonical, hit.json_path, judged, self.release, self.package)
+        statuses = self._claimed(
+            _support(canonical, hit.json_path, judged, self.release, self.package)
+        )
         if via_image:
             statuses = [self._image_status(canonical, s) for s in statuses]
         if not hit.json_path and judged is None:
@@ -825,14 +913,20 @@ class CommandJudge:
         if first_with(statuses, "rejected") is None:
             return
         flag_refused = first_with(
-            _support(canonical, (), None, self.release, self.package), "rejected"
+            self._claimed(_support(canonical, (), None, self.release, self.package)), "rejected"
         )
         on_option = flag_refused is not None or bool(hit.json_path) or value is None
         shown = text if on_option else f"{text.split('=', 1)[0]} {value}"
         # Without a following word the value is inline: the verdict stays on the option.
         on_value = not on_option and used == 1
         length = len(value or "") if on_value else len(text)
-        yield self._rejected(shown, statuses, on_value, length)
+        refused = tuple(s.version for s in statuses if s.status == "rejected")
+        cause = (canonical, hit.json_path, None if on_option else judged, refused)
+        yield self._rejected(shown, statuses, on_value, length, cause)
+
+    def _claimed(self, statuses: list[ReleaseStatus]) -> list[ReleaseStatus]:
+        """The releases the command runs on: a pinned image's alone, else all from the minimum."""
+        return statuses[:1] if self.claim.image is not None else statuses
 
     def _spelling_status(self, spelled: str, status: ReleaseStatus) -> ReleaseStatus:
         """A release that reads the spelling as another flag's form (`--disable-log-requests`
@@ -853,25 +947,45 @@ class CommandJudge:
         return status
 
     def _rejected(
-        self, shown: str, statuses: list[ReleaseStatus], on_value: bool, length: int
+        self,
+        shown: str,
+        statuses: list[ReleaseStatus],
+        on_value: bool,
+        length: int,
+        cause: Cause | None = None,
     ) -> OptionVerdict:
+        claim = self.claim
+        if claim.image is not None:
+            hint = (
+                f"write the form vLLM {self.release} accepts, or run an image of a release that "
+                "accepts it (`recipelint flags history FLAG` shows each release's reading)"
+            )
+        else:
+            hint = (
+                f"write the form every release from {claim.minimum} on accepts, or raise "
+                f"{claim.minimum} (`recipelint flags history FLAG` shows each release's reading)"
+            )
         return OptionVerdict(
             REJECTED,
-            f"the guide's serve command passes `{shown}`, {_refusal(statuses, self.release)}",
-            "write the form every release from min_vllm_version on accepts, or raise "
-            "min_vllm_version (`recipelint flags history FLAG` shows each release's reading)",
+            f"the guide's serve command passes `{shown}`, "
+            f"{_refusal(statuses, self.release, claim)}",
+            hint,
             on_value,
             length,
+            cause,
         )
 
     def _unknown(self, text: str, name: str) -> OptionVerdict:
         known = set(_releases_knowing(name, self.package))
         if known:
-            statuses = [
-                ReleaseStatus(c.version, "ok" if c.version in known else "rejected", None)
-                for c in catalogs_from(self.release, self.package)
-            ]
-            return self._rejected(name, statuses, False, len(text))
+            statuses = self._claimed(
+                [
+                    ReleaseStatus(c.version, "ok" if c.version in known else "rejected", None)
+                    for c in catalogs_from(self.release, self.package)
+                ]
+            )
+            refused = tuple(s.version for s in statuses if s.status == "rejected")
+            return self._rejected(name, statuses, False, len(text), (name, (), None, refused))
         close = _did_you_mean(newest_catalog(self.package), name)
         hint = (
             f"did you mean {', '.join(f'`{c}`' for c in close)}?"
@@ -884,6 +998,7 @@ class CommandJudge:
             hint,
             False,
             len(name),
+            (name, (), None, ("unknown",)),
         )
 
     def _underscored(self, name: str) -> OptionVerdict:
@@ -899,18 +1014,23 @@ class CommandJudge:
 
 
 @functools.cache
-def _judge(release: str, package: str) -> CommandJudge:
-    return CommandJudge(release, package)
+def _judge(release: str, package: str, claim: Claim = RECIPE_CLAIM) -> CommandJudge:
+    return CommandJudge(release, package, claim)
 
 
 # Keyed by small values (a release, an option and the word after it), which guides repeat:
 # the language server judges the same options again after every keystroke.
 @functools.lru_cache(maxsize=16384)
 def option_reading(
-    release: str, package: str, text: str, after: str | None, via_image: bool
+    release: str,
+    package: str,
+    text: str,
+    after: str | None,
+    via_image: bool,
+    claim: Claim = RECIPE_CLAIM,
 ) -> OptionReading:
     """What an option of a guide command says at a release (see CommandJudge.reading)."""
-    return _judge(release, package).reading(text, after, via_image)
+    return _judge(release, package, claim).reading(text, after, via_image)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -919,16 +1039,18 @@ def reads_next_word(release: str, package: str, text: str) -> bool:
     return _judge(release, package).reads_next_word(text)
 
 
-def _refusal(statuses: list[ReleaseStatus], release: str) -> str:
+def _refusal(statuses: list[ReleaseStatus], release: str, claim: Claim = RECIPE_CLAIM) -> str:
     """Which releases from the minimum on refuse it, said the way a reader acts on it."""
     refused = [i for i, s in enumerate(statuses) if s.status == "rejected"]
     accepted = [i for i, s in enumerate(statuses) if s.status != "rejected"]
     first, last = statuses[refused[0]], statuses[refused[-1]]
     why = f" ({first.note})" if first.note else ""
+    if claim.image is not None:
+        return f"which vLLM {release} refuses{why}: the image `{claim.image}` runs that release"
     if accepted and refused[0] == 0 and refused[-1] < accepted[0]:
         return (
             f"which vLLM {first.version} refuses{why}: it needs vLLM "
-            f"{statuses[accepted[0]].version} or newer, but min_vllm_version is {release}"
+            f"{statuses[accepted[0]].version} or newer, but {claim.minimum} is {release}"
         )
     if accepted and last is statuses[-1] and accepted[-1] < refused[0]:
         return (
@@ -938,7 +1060,7 @@ def _refusal(statuses: list[ReleaseStatus], release: str) -> str:
     if not accepted:
         return f"which no release from {release} on accepts{why}"
     return (
-        f"which vLLM {_runs(statuses, refused)} refuse{why}, though the recipe claims every "
+        f"which vLLM {_runs(statuses, refused)} refuse{why}, though {claim.holder} claims every "
         f"release from {release} on"
     )
 
@@ -961,12 +1083,7 @@ def _runs(statuses: list[ReleaseStatus], indices: list[int]) -> str:
 
 def _did_you_mean(catalog: Catalog, spelled: str) -> list[str]:
     """The newest release's options closest to a spelling no release knows."""
-    key = catalog.option_key(spelled)
-    found = closest_flags(catalog, spelled)
-    if not found:
-        pool = [o for o in catalog.option_strings() if o.startswith("--")]
-        found = difflib.get_close_matches(key, pool, n=3, cutoff=0.6)
-    return tight_matches(key, found)
+    return close_flags(catalog, spelled)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1001,12 +1118,22 @@ def _package(doc: Document, command: GuideCommand) -> str:
     return "vllm-omni" if omni else "vllm"
 
 
-def _serve_flag_verdicts(doc: Document, guide: GuideFacts) -> Iterator[Finding]:
-    """RL604-RL606: the options of the guide's serve commands, each place reported once."""
-    release = _guide_release(doc.data)
+def _serve_flag_verdicts(
+    doc: Document, guide: GuideFacts, arg_lists: list[ArgList]
+) -> Iterator[Finding]:
+    """RL604-RL606: the options of the guide's serve commands, each place reported once; a
+    verdict the recipe's own args already earn for the same cause is left to their rule."""
     seen: set[tuple[int, int, str | None]] = set()
+    structured: frozenset[Cause] | None = None
     for command in guide.commands:
-        for verdict in _judge(release, _package(doc, command)).findings(command):
+        package = _package(doc, command)
+        release, claim = command_release(doc.data, command, package)
+        for verdict in _judge(release, package, claim).findings(command):
+            if verdict.cause is not None:
+                if structured is None:
+                    structured = _structured_causes(doc.data, arg_lists)
+                if verdict.cause in structured:
+                    continue
             finding = verdict.placed(doc)
             key = (
                 (finding.span.line, finding.span.column, finding.code)
@@ -1016,3 +1143,59 @@ def _serve_flag_verdicts(doc: Document, guide: GuideFacts) -> Iterator[Finding]:
             if key not in seen:
                 seen.add(key)
                 yield finding
+
+
+def _structured_causes(data: dict[str, Any], arg_lists: list[ArgList]) -> frozenset[Cause]:
+    """What the recipe's own argument lists are refused for, read as the guide's commands are:
+    a guide command passing the same option for the same cause repeats the structured rule's
+    finding (RL358, RL359, RL350), which names the place to fix."""
+    package = "vllm-omni" if is_omni(data) else "vllm"
+    found: set[Cause] = set()
+    for arg_list in arg_lists:
+        judge = _judge(_list_release(data, arg_list.pointer), package)
+        for unit in arg_list.units:
+            for text, after in _unit_spellings(unit.flag, unit.value):
+                _used, verdicts = judge.reading(text, after, False)
+                found.update(v.cause for v in verdicts if v.cause is not None)
+    return frozenset(found)
+
+
+def _list_release(data: dict[str, Any], pointer: tuple[str | int, ...]) -> str:
+    """The release an argument list is judged from: a variant's own minimum when it raises
+    the recipe's (as the RL35x rules judge it), else the recipe's, else the newest."""
+    base = _release(as_dict(data.get("model")).get("min_vllm_version"))
+    if len(pointer) >= 2 and pointer[0] == "variants":
+        variant = as_dict(as_dict(data.get("variants")).get(str(pointer[1])))
+        own = _release(variant.get("min_vllm_version"))
+        if own is not None and (base is None or version_key(own) > version_key(base)):
+            return own
+    return base or available_versions()[-1]
+
+
+def _unit_spellings(flag: str, value: Any) -> Iterator[tuple[str, str | None]]:
+    """An option of an argument list as guide words: the option and its value, and each JSON
+    sub-key of a JSON value in its dotted form (`--attention-config.use_fp4_indexer_cache`)."""
+    if not isinstance(flag, str):
+        return
+    text = value if isinstance(value, str) else None
+    yield flag, text
+    keys = value if isinstance(value, dict) else _json_object(text)
+    for path in _key_paths(keys):
+        yield f"{flag}.{'.'.join(path)}", None
+
+
+def _json_object(text: str | None) -> dict[str, Any] | None:
+    if text is None or not text.lstrip().startswith("{"):
+        return None
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def _key_paths(value: Any, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    for key, item in (value or {}).items() if isinstance(value, dict) else ():
+        path = (*prefix, str(key))
+        yield path
+        yield from _key_paths(item, path)

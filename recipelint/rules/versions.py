@@ -8,11 +8,14 @@ against the fields the command builder uses.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from recipelint import shellwords
 from recipelint.load import Document
 from recipelint.resolve.docker import IMAGE_REFERENCE, Version, parse_version, split_image
 from recipelint.rules.common import Pointer, as_dict, guide_offset_span, guide_text
@@ -331,8 +334,12 @@ def guide_image_tag(ctx: CheckContext) -> Iterator[Finding]:
             continue
         known = renderable_images(doc.data)
         known_builds = {_without_cuda_suffix(ref) for ref in known}
+        claims: GuideClaims | None = None
         for match in _guide_images(guide):
             if _accepted_guide_image(match.group(1), match.group(2), known_builds, doc.data):
+                continue
+            claims = claims or GuideClaims.of(guide)  # read only once an image disagrees
+            if not claims.claims(match):
                 continue
             pinned = sorted(ref for ref in known if ref.startswith(match.group(1) + ":"))
             used = ", ".join(f"`{p}`" for p in pinned) or "another image"
@@ -346,6 +353,126 @@ def guide_image_tag(ctx: CheckContext) -> Iterator[Finding]:
                 span=guide_offset_span(doc, match.start(), len(match.group(0))),
             )
             break
+
+
+# The commands that run an image the way the builder's docker commands do.
+CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl"})
+# Words before a command's program: the program is what follows them.
+COMMAND_PREFIXES = frozenset({"sudo", "env", "exec", "time", "nohup", "$"})
+ALIAS_OPTIONS = frozenset({"-t", "--tag"})
+HEADING = re.compile(r"^ {0,3}#{1,6}\s")
+
+
+@dataclass(frozen=True)
+class GuideClaims:
+    """Which of the guide's image names are claims about the commands the builder renders.
+
+    The builder renders docker commands; an image name is a claim where the guide writes it
+    in words or for a container tool. It is not one where the guide names an image it makes
+    itself (`docker tag SRC vllm/vllm-openai:deploy`, `docker build -t ...`), nor in a part
+    the builder never renders: a block of another language (a Kubernetes manifest, a compose
+    file, a Dockerfile), a command of another runtime (`kubectl`, `srun`, `helm`), or words
+    about an image that part of the guide alone uses.
+    """
+
+    aliases: frozenset[str]
+    unclaimed_lines: frozenset[int]  # 0-based lines of the guide whose images claim nothing
+    prose_lines: frozenset[int]  # 0-based lines outside any code block
+    sections: tuple[int, ...]  # 0-based lines of the headings outside code blocks
+
+    @classmethod
+    def of(cls, guide: str) -> GuideClaims:
+        # Imported here: the guide's reader is needed only once an image disagrees.
+        from recipelint.rules.guide import SHELL, fenced_blocks
+
+        lines = guide.split("\n")
+        aliases: set[str] = set()
+        unclaimed: set[int] = set()
+        fenced: set[int] = set()
+        for block in fenced_blocks(guide):
+            first = block.line - 1
+            count = block.code.count("\n") + 1
+            fenced.update(range(first - 1, first + count + 1))
+            if block.language and block.language not in SHELL:
+                unclaimed.update(range(first, first + count))
+                continue
+            for start, end, words in _block_commands(block.code):
+                aliases.update(_made_images(words))
+                if not _container_command(words):
+                    unclaimed.update(range(first + start, first + end + 1))
+        prose = frozenset(range(len(lines))) - fenced
+        headings = tuple(n for n in sorted(prose) if HEADING.match(lines[n]))
+        return cls(frozenset(aliases), frozenset(unclaimed), prose, headings)
+
+    def claims(self, match: re.Match[str]) -> bool:
+        """Whether this name of an image says which image the rendered commands run."""
+        if match.group(0) in self.aliases:
+            return False
+        line = match.string.count("\n", 0, match.start())
+        if line in self.unclaimed_lines:
+            return False
+        if line not in self.prose_lines:
+            return True
+        return self._claimed_in_section(match.group(0), line, match.string)
+
+    def _claimed_in_section(self, image: str, line: int, guide: str) -> bool:
+        """Words about an image are a claim unless their section runs it only where nothing
+        is claimed (its manifest, another runtime's command)."""
+        index = bisect.bisect_right(self.sections, line)
+        lines = guide.split("\n")
+        start = self.sections[index - 1] if index else 0
+        end = self.sections[index] if index < len(self.sections) else len(lines)
+        written = [n for n in range(start, end) if image in lines[n] and n not in self.prose_lines]
+        return not written or any(n not in self.unclaimed_lines for n in written)
+
+
+def _block_commands(code: str) -> Iterator[tuple[int, int, list[str]]]:
+    """Each command of a shell block: its first and last line offsets and its words."""
+    from recipelint.rules.guide import _logical_spans
+
+    for start, end, command in _logical_spans(code):
+        for part in re.split(r"&&|\|\||;|\|", command):
+            words = _words(part)
+            if words:
+                yield start, end, words
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return shellwords.split(command)
+    except ValueError:  # an unbalanced quote: the words as the eye splits them
+        return command.split()
+
+
+def _program(words: list[str]) -> tuple[str, list[str]]:
+    """A command's program and its arguments, past `sudo` and variable assignments."""
+    for index, word in enumerate(words):
+        if word in COMMAND_PREFIXES or re.match(r"^[A-Za-z_]\w*=", word):
+            continue
+        return word.rsplit("/", 1)[-1], words[index + 1 :]
+    return "", []
+
+
+def _container_command(words: list[str]) -> bool:
+    """A command of a container tool, or one that only sets variables (an image to run later)."""
+    program, _ = _program(words)
+    return program in CONTAINER_TOOLS or program == ""
+
+
+def _made_images(words: list[str]) -> Iterator[str]:
+    """Images a command makes under a name of its own: `docker tag SRC NAME`, `docker build -t NAME`."""
+    program, args = _program(words)
+    if program not in CONTAINER_TOOLS or not args:
+        return
+    if args[0] == "tag" and len(args) >= 3:
+        yield args[2]
+    elif args[0] in {"build", "buildx", "commit"}:
+        for option, value in itertools.pairwise(args):
+            if option in ALIAS_OPTIONS:
+                yield value
+        yield from (a.split("=", 1)[1] for a in args if a.startswith("--tag="))
+        if args[0] == "commit" and len(args) >= 3 and not args[-1].startswith("-"):
+            yield args[-1]
 
 
 def _claimed_releases(doc: Document) -> Iterator[tuple[Pointer, Version]]:

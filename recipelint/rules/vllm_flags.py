@@ -28,7 +28,6 @@ from recipelint.flags.catalog import (
     Lookup,
     available_versions,
     catalog_for,
-    closest_flags,
     flag_span,
     load_catalog,
     newest_catalog,
@@ -49,6 +48,7 @@ from recipelint.rules.args import every_arg_list
 from recipelint.rules.common import ArgList, Pointer
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
+from recipelint.spelling import close_flags
 
 # Underscore spellings (RL304), a flag and its value in one item (RL306), a dotted
 # sub-argument without value (RL305) and JSON syntax (RL308) belong to the argument-shape
@@ -266,16 +266,16 @@ class _ArgList:
                 index,
                 f"`{key}` is accepted only by {name} {span[0]} to {span[1]}, "
                 f"not by {rejected_by} ({self.cats.newest.version})",
-                "remove it or use its replacement",
+                _removal_hint(key, span[1], name),
             )
             return
-        close = closest_flags(self.cats.newest, token)
+        close = close_flags(self.cats.newest, token)
         releases = f"{name} {self._range()}"
         self._report(
             "RL350",
             index,
             f"`{token}` is not a `vllm serve` flag in any release of {releases}",
-            f"did you mean `{close[0]}`?"
+            f"did you mean {', '.join(f'`{c}`' for c in close)}?"
             if close
             else "check the flag name in `vllm serve --help`",
         )
@@ -302,31 +302,42 @@ class _ArgList:
             )
             return added
         if at_min is not None and not at_new.known:
-            last = _last_accepting(token, self.cats) or self.cats.min_version
+            last = _last_accepting(token, self.cats) or self.cats.min_version or ""
             self._report(
                 "RL359",
                 index,
                 f"`{token}` was removed after {name} {last}; the newest release "
                 f"({self.cats.newest.version}) rejects it",
-                "remove it or use its replacement",
+                _removal_hint(canonical, last, name),
             )
         elif at_min is not None:
             self._refused_between(index, token)
         return None
 
     def _refused_between(self, index: int, token: str) -> None:
-        """A spelling the minimum and the newest release read but a release between them does not."""
+        """A spelling the minimum and the newest release read but releases between them do not."""
         assert self.cats.minimum is not None
         refused = _spelling_refused_between(token, self.cats.minimum.version, self.cats.package)
-        if refused is not None:
+        if refused:
             self._report(
                 "RL359",
                 index,
-                f"`{token}` is rejected by {self.cats.package} {refused}, though "
+                f"`{token}` is rejected by {self.cats.package} {_release_runs(refused, self.cats.package)}, though "
                 f"{self.cats.minimum.version} and {self.cats.newest.version} accept it: "
                 "vLLM does not start there",
-                f"raise min_vllm_version past {refused}, or spell it as every release reads it",
+                f"raise min_vllm_version past {refused[-1]}, or spell it as every release reads it",
             )
+
+    def _fold_deprecation(self, index: int, release: str, note: str | None, hint: str) -> bool:
+        """RL355 on a spelling RL359 already reports: one finding says the whole range, from the
+        release that deprecates it to those that refuse it, and what vLLM says to do."""
+        found = next((f for f in self.findings if f.code == "RL359" and f.index == index), None)
+        if found is None:
+            return False
+        said = f" (vLLM says: {note.strip()})" if note and note.strip() else ""
+        message = f"{found.message}; deprecated from {self.cats.package} {release}{said}"
+        self.findings[self.findings.index(found)] = Verdict("RL359", index, message, hint)
+        return True
 
     def _spelling(
         self, index: int, token: str, hit: Lookup, catalog: Catalog, refused: bool
@@ -336,13 +347,15 @@ class _ArgList:
             deprecated = self._deprecation(hit.canonical, catalog)
             if deprecated is not None:
                 version, note = deprecated
-                self._report(
-                    "RL355",
-                    index,
-                    f"`{hit.canonical}` is deprecated in {catalog.package} {version}"
-                    + (f"; vLLM says: {note}" if note else ""),
-                    _deprecation_hint(hit.canonical, note, self.cats.newest),
-                )
+                hint = _deprecation_hint(hit.canonical, note, self.cats.newest)
+                if not self._fold_deprecation(index, version, note, hint):
+                    self._report(
+                        "RL355",
+                        index,
+                        f"`{hit.canonical}` is deprecated in {catalog.package} {version}"
+                        + (f"; vLLM says: {note}" if note else ""),
+                        hint,
+                    )
         if hit.via == "abbreviation":
             self._abbreviation(index, token.split("=", 1)[0], hit.canonical)
         if hit.json_path:
@@ -642,10 +655,23 @@ def _serve_refusal(canonical: str, start: str, package: str) -> tuple[str, str] 
 
 
 @cache
-def _spelling_refused_between(token: str, start: str, package: str) -> str | None:
-    """The first release after ``start`` and before the newest whose parser does not read ``token``."""
+def _spelling_refused_between(token: str, start: str, package: str) -> tuple[str, ...]:
+    """The releases after ``start`` and before the newest whose parser does not read ``token``."""
     between = catalogs_from(start, package)[1:-1]
-    return next((c.version for c in between if not c.lookup(token).known), None)
+    return tuple(c.version for c in between if not c.lookup(token).known)
+
+
+def _release_runs(refused: tuple[str, ...], package: str) -> str:
+    """Refused releases as `A to B` runs of consecutive catalogued releases."""
+    versions = available_versions(package)
+    runs: list[list[str]] = []
+    for version in refused:
+        at = versions.index(version) if version in versions else -1
+        if runs and at > 0 and versions[at - 1] == runs[-1][-1]:
+            runs[-1].append(version)
+        else:
+            runs.append([version])
+    return ", ".join(run[0] if len(run) == 1 else f"{run[0]} to {run[-1]}" for run in runs)
 
 
 @cache
@@ -711,6 +737,21 @@ def _deprecation_hint(canonical: str, note: str | None, newest: Catalog) -> str:
     if _NAMED.search(text):
         return f"switch to what vLLM's note names, then delete it{still}"
     return f"delete it: vLLM names no replacement{still}"
+
+
+def _removal_hint(canonical: str, last: str, package: str) -> str:
+    """What to do with a flag newer releases refuse, from what vLLM said when it last had it:
+    a replacement only where vLLM's own deprecation names one, and its words quoted."""
+    spec = load_catalog(last, package).flag(canonical)
+    note = (spec.deprecation or "").strip() if spec is not None and spec.deprecated else ""
+    if not note:
+        return f"delete it: vLLM names no replacement ({package} {last} is the last to accept it)"
+    text = note.replace(canonical, "")
+    if "no effect" in text.lower():
+        return f"delete it: vLLM says it has no effect ({package} {last}: {note})"
+    if _NAMED.search(text):
+        return f"switch to what vLLM names, then delete it ({package} {last}: {note})"
+    return f"delete it: vLLM names no replacement ({package} {last}: {note})"
 
 
 def _last_exact(spelled: str, package: str) -> str | None:
