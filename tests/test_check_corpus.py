@@ -120,7 +120,8 @@ REVIEWED_ERRORS: dict[tuple[str, str], tuple[int, str]] = {
     ),
     ("models/inclusionAI/Ring-1T-FP8.yaml", "RL359"): (
         1,
-        KEY_GONE + ": compilation-config use_inductor, deprecated 0.11.1, refused from 0.12.0",
+        KEY_GONE
+        + ": compilation-config use_inductor, deprecated 0.11.1, dropped by 0.12.0, refused from 0.13.0",
     ),
     ("models/inclusionAI/Ling-3.0-flash.yaml", "RL358"): (
         2,

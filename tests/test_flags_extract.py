@@ -435,8 +435,9 @@ def test_get_kwargs_dataclass_era(dataclass_era: dict) -> None:
     assert cc["json_keys"] == {
         "level": {"deprecated": True},
         "mode": {},
-        "pass_config": {"keys": {"fuse_norm_quant": {}}},
+        "pass_config": {"extra": "ignore", "keys": {"fuse_norm_quant": {}}},
     }
+    assert cc["json_extra"] == "ignore"  # a pydantic dataclass without extra="forbid"
     assert flags["--api-server-count"]["aliases"] == ["-asc"]
     spelling = dataclass_era["spelling"]
     assert spelling["underscores"] == "before_dot"

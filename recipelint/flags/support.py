@@ -22,7 +22,8 @@ from recipelint.flags.catalog import (
     version_key,
 )
 
-Status = Literal["ok", "deprecated", "rejected"]
+# "ignored": vLLM starts, but drops the JSON key (its config class does not declare it).
+Status = Literal["ok", "deprecated", "ignored", "rejected"]
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,8 @@ def json_key_support(
 ) -> list[ReleaseStatus]:
     """Each release's verdict on the JSON sub-key ``path`` of a config flag.
 
-    An unknown key is rejected: the config classes forbid fields they do not declare.
+    A key the release's config class does not declare is rejected where the class refuses
+    undeclared keys, and ignored where it drops them (as each release's catalog records).
     """
     out: list[ReleaseStatus] = []
     for catalog in catalogs_from(min_version, package):
@@ -112,6 +114,8 @@ def json_key_support(
             key = catalog.json_key_status(canonical, path)
             if key == "unknown":
                 status = ReleaseStatus(catalog.version, "rejected", "unknown key")
+            elif key == "ignored":
+                status = ReleaseStatus(catalog.version, "ignored", "undeclared key, dropped")
             elif key == "deprecated":
                 status = ReleaseStatus(catalog.version, "deprecated")
         out.append(status)
@@ -158,6 +162,7 @@ def json_key_life(canonical: str, path: tuple[str, ...], package: str = "vllm") 
         "known": "accepted",
         "deprecated": "deprecated",
         "unknown": "not accepted (unknown key)",
+        "ignored": "ignored (not a key of the config, which drops undeclared keys)",
         "free": "accepted (the option takes any mapping)",
     }
     eras: list[Era] = []
