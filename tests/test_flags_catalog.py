@@ -333,3 +333,31 @@ def test_nested_config_keys_follow_their_own_class() -> None:
     assert keys is not None and keys["pass_config"]["extra"] == "forbid"
     keys = load_catalog("0.12.0").flags["--compilation-config"].json_keys
     assert keys is not None and keys["pass_config"]["extra"] == "ignore"
+
+
+@pytest.mark.parametrize(
+    ("version", "flag", "default"),
+    [
+        ("0.8.5", "--gpu-memory-utilization", 0.9),  # CacheConfig field, through get_kwargs
+        ("0.20.0", "--gpu-memory-utilization", 0.92),  # Field(default=0.92, ...)
+        ("0.34.0", "--gpu-memory-utilization", None),
+        ("0.6.0", "--port", 8000),  # add_argument(default=8000)
+        ("0.34.0", "--tensor-parallel-size", 1),
+        ("0.34.0", "--dtype", "auto"),
+        ("0.34.0", "--enforce-eager", False),
+    ],
+)
+def test_flag_defaults_per_release(version: str, flag: str, default: object) -> None:
+    spec = load_catalog(version).flags[flag]
+    assert spec.has_default and spec.default == default and type(spec.default) is type(default)
+
+
+def test_flags_history_names_each_default() -> None:
+    from click.testing import CliRunner
+
+    from recipelint.commands.flags import flags_group
+
+    result = CliRunner().invoke(flags_group, ["history", "--gpu-memory-utilization"])
+    assert result.exit_code == 0
+    assert "default 0.9" in result.output and "default 0.92" in result.output
+    assert "default null" in result.output

@@ -58,6 +58,8 @@ class FlagSpec:
     serve_error: str | None = None  # `vllm serve` rejects the flag before argparse (why)
     json_keys: dict[str, Any] | None = None
     json_extra: str | None = None  # "forbid" or "ignore": what the config does with other keys
+    has_default: bool = False  # the catalog records argparse's default (which may be None)
+    default: Any = None
 
     @classmethod
     def from_json(cls, name: str, raw: dict[str, Any]) -> FlagSpec:
@@ -77,6 +79,8 @@ class FlagSpec:
             serve_error=raw.get("serve_error"),
             json_keys=raw.get("json_keys"),
             json_extra=raw.get("json_extra"),
+            has_default="default" in raw,
+            default=raw.get("default"),
         )
 
 

@@ -188,6 +188,9 @@ class _Extractor:
             hints = [Hint("dict") if h.kind == "dictclass" else h for h in hints]
         kinds = {h.kind for h in hints}
         out: dict[str, Any] = {"help": info.doc, "_field": info.name}
+        default = self._field_default(info)
+        if default is not UNKNOWN:
+            out["default"] = default
         dataclass_hint = next((h for h in hints if h.kind == "dataclass"), None)
         if self.rules.dataclass_json and dataclass_hint is not None:
             out["type"] = Tag("json")
@@ -236,6 +239,27 @@ class _Extractor:
             out["choices"] = [*out["choices"], None]
             out["_none_choice"] = True
         return out
+
+    def _field_default(self, info: FieldInfo) -> Any:
+        """The value get_kwargs hands argparse as ``default``: the field's default, that of
+        ``field(default=...)``/``Field(default=...)``, or what ``default_factory`` builds."""
+        node = info.default
+        if node is None:
+            return UNKNOWN
+        if isinstance(node, ast.Call) and dotted(node.func).rsplit(".", 1)[-1] in (
+            "field",
+            "Field",
+        ):
+            found = {kw.arg: kw.value for kw in node.keywords}
+            if "default" in found:
+                node = found["default"]
+            elif node.args and dotted(node.func).endswith("Field"):
+                node = node.args[0]  # Field(None, ...): pydantic's positional default
+            elif isinstance(factory := found.get("default_factory"), ast.Name):
+                return {"list": [], "dict": {}, "set": []}.get(factory.id, UNKNOWN)
+            else:
+                return UNKNOWN
+        return self.interp.eval(node, Frame(info.module))
 
     def _forbids_extra_keys(self, ref: ClassRef | None) -> bool:
         node = self.reader.class_node(ref) if ref is not None else None
@@ -582,7 +606,32 @@ def _entry(
             entry["json_extra"] = undeclared_keys(ex.reader, *config)
     if _is_deprecated(kw, action):
         entry["deprecated"] = _deprecation_note(kw.get("help")) or True
+    default = _default(kw, action)
+    if default is not UNKNOWN:
+        entry["default"] = default
     return entry
+
+
+def _default(kw: dict[str, Any], action: str | None) -> Any:
+    """The flag's argparse default as JSON (an enum member by its name), when it is a plain
+    value; argparse's own for a ``store_true``/``store_false`` switch without one."""
+    if "default" not in kw:
+        return {"store_true": False, "store_false": True}.get(action or "", UNKNOWN)
+    return _plain(kw["default"])
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, EnumMember):
+        return value.name
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        items = [_plain(v) for v in value]
+        return UNKNOWN if any(i is UNKNOWN for i in items) else items
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        plain = {k: _plain(v) for k, v in value.items()}
+        return UNKNOWN if any(v is UNKNOWN for v in plain.values()) else plain
+    return UNKNOWN
 
 
 # Class methods that read a config flag's text (`from_cli`) or its parsed mapping (`from_dict`).

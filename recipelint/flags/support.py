@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import bisect
 import functools
+import json
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from recipelint.flags.catalog import (
     Catalog,
@@ -122,6 +123,41 @@ def json_key_support(
     return out
 
 
+@dataclass(frozen=True)
+class DefaultEra:
+    first: str
+    last: str
+    default: Any  # argparse's default in those releases
+
+
+def default_eras(
+    canonical: str, min_version: str, package: str = "vllm"
+) -> list[DefaultEra] | None:
+    """Runs of releases from ``min_version`` on that have the flag, by its default; None when
+    a release with the flag does not record one (its default is not a plain value)."""
+    return _default_eras(canonical, min_version, package)
+
+
+@functools.lru_cache(maxsize=4096)
+def _default_eras(canonical: str, min_version: str, package: str) -> list[DefaultEra] | None:
+    eras: list[DefaultEra] = []
+    for catalog in catalogs_from(min_version, package):
+        spec = catalog.flag(canonical)
+        if spec is None:
+            continue
+        if not spec.has_default:
+            return None
+        if (
+            eras
+            and eras[-1].default == spec.default
+            and type(eras[-1].default) is type(spec.default)
+        ):
+            eras[-1] = DefaultEra(eras[-1].first, catalog.version, spec.default)
+        else:
+            eras.append(DefaultEra(catalog.version, catalog.version, spec.default))
+    return eras
+
+
 def first_with(statuses: list[ReleaseStatus], status: Status) -> ReleaseStatus | None:
     """The oldest release with that verdict (where a flag goes, or starts to warn)."""
     return next((s for s in statuses if s.status == status), None)
@@ -197,6 +233,8 @@ def describe_flag(spec: FlagSpec) -> str:
         parts.append(f"{len(spec.values)} known values")
     if spec.json_keys is not None:
         parts.append(f"{len(spec.json_keys)} JSON keys")
+    if spec.has_default:
+        parts.append(f"default {json.dumps(spec.default)}")
     if spec.aliases:
         parts.append("aliases " + ", ".join(spec.aliases))
     if spec.negations:

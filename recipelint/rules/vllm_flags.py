@@ -36,8 +36,10 @@ from recipelint.flags.catalog import (
     version_key,
 )
 from recipelint.flags.support import (
+    DefaultEra,
     ReleaseStatus,
     catalogs_from,
+    default_eras,
     first_with,
     flag_support,
     json_key_support,
@@ -65,6 +67,7 @@ CODES = (
     "RL358",
     "RL359",
     "RL360",
+    "RL364",
 )
 # The verdicts on a JSON key its release's config class declares.
 DECLARED = ("ok", "deprecated")
@@ -129,8 +132,26 @@ def _check_document(doc: Document, lists: list[ArgList], memo: VerdictMemo) -> l
         findings += [
             Finding(doc, (*arg_list.pointer, v.index), v.message, v.hint, code=v.code)
             for v in verdicts
+            if v.flag is None or _sets_default_alone(doc, lists, v.flag)
         ]
     return findings
+
+
+def _sets_default_alone(doc: Document, lists: list[ArgList], flag: str) -> bool:
+    """RL364 holds only in a recipe whose other lists do not set the flag: a default value in
+    an override may be there to replace another layer's value (last wins)."""
+    if doc.kind != "recipe":
+        return False  # a shared file's value can replace what a recipe sets
+    newest = newest_catalog("vllm-omni" if _is_omni(doc.data) else "vllm")
+    setting = [
+        arg_list
+        for arg_list in lists
+        if any(
+            isinstance(t, str) and t.startswith("-") and newest.lookup(t).canonical == flag
+            for t in arg_list.items
+        )
+    ]
+    return len(setting) == 1
 
 
 @dataclass(frozen=True)
@@ -141,6 +162,7 @@ class Verdict:
     index: int
     message: str
     hint: str | None
+    flag: str | None = None  # RL364's canonical flag: dropped where another list sets it too
 
 
 def _effective_minimum(data: dict[str, Any], pointer: Pointer, baseline: str | None) -> str | None:
@@ -564,7 +586,29 @@ class _ArgList:
             return nxt  # a sub-argument's raw text becomes one JSON leaf; its key was checked above
         for where, value in values:
             self._value(where, hit.canonical, _as_text(value), spec, catalog)
+        if len(values) == 1 and spec.nargs is None:
+            self._default_value(index, token, hit.canonical, _as_text(values[0][1]))
         return nxt
+
+    def _default_value(self, index: int, token: str, canonical: str, value: str) -> None:
+        """RL364: a value every release of the range uses anyway when the flag is absent."""
+        start = self.key_floor or (self.cats.minimum or self.cats.newest).version
+        eras = default_eras(canonical, start, self.cats.package)
+        if not eras or len(eras) > 1 or not _is_default(value, eras[0].default):
+            return
+        era = eras[0]
+        self.findings.append(
+            Verdict(
+                "RL364",
+                index,
+                f"`{token} {value}` is what {self.cats.package} {_era_span(era)} "
+                f"{'uses' if era.first == era.last else 'use'} when the flag is not given: it "
+                "changes nothing",
+                "drop it, unless the recipe means to pin the value against a later change of "
+                "the default",
+                flag=canonical,
+            )
+        )
 
     def _value(
         self, index: int, canonical: str, value: str, spec: FlagSpec, catalog: Catalog
@@ -729,6 +773,24 @@ def _value_refused_in(
     after = held[held.index(refused) :]
     taken = next((v.version for v in after if v.status != "rejected"), None)
     return refused.version, taken
+
+
+def _is_default(value: str, default: Any) -> bool:
+    """Whether argparse's text ``value`` converts to ``default`` (a number, a word)."""
+    if isinstance(default, bool):
+        return value.lower() in ("true", "false") and (value.lower() == "true") == default
+    if isinstance(default, int):
+        return re.fullmatch(r"[-+]?\d+", value.strip()) is not None and int(value) == default
+    if isinstance(default, float):
+        try:
+            return float(value) == default
+        except ValueError:
+            return False
+    return isinstance(default, str) and value == default
+
+
+def _era_span(era: DefaultEra) -> str:
+    return era.first if era.first == era.last else f"{era.first} to {era.last}"
 
 
 def _span(verdicts: list[ReleaseStatus]) -> str:
