@@ -120,7 +120,8 @@ REVIEWED_ERRORS: dict[tuple[str, str], tuple[int, str]] = {
     ),
     ("models/inclusionAI/Ring-1T-FP8.yaml", "RL359"): (
         1,
-        KEY_GONE + ": compilation-config use_inductor, deprecated 0.11.1, refused from 0.12.0",
+        KEY_GONE
+        + ": compilation-config use_inductor, deprecated 0.11.1, dropped by 0.12.0, refused from 0.13.0",
     ),
     ("models/inclusionAI/Ling-3.0-flash.yaml", "RL358"): (
         2,
@@ -242,6 +243,9 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL382", "error"): 9,
     ("RL383", "warning"): 14,
     ("RL360", "info"): 1,
+    # Reviewed: --generation-config auto (Muse-Glimmer-30B, 0.27.0+) and --tokenizer-mode auto
+    # (Kimi-K2-Instruct, 0.12.0+) are the default of every release of their range.
+    ("RL364", "info"): 2,
     ("RL404", "error"): 1,
     ("RL405", "warning"): 3,
     ("RL406", "warning"): 17,

@@ -295,3 +295,69 @@ def test_collect_detailed_traces_values_per_release() -> None:
     for version in ("0.31.0", "0.33.0"):
         choices = load_catalog(version).flags["--collect-detailed-traces"].choices
         assert "None" in choices and "model,worker" not in choices, version
+
+
+@pytest.mark.parametrize(
+    ("version", "flag", "extra"),
+    [
+        # pydantic BaseModel validated by from_cli: undeclared keys dropped
+        ("0.8.0", "--compilation-config", "ignore"),
+        # PoolerConfig.from_json is `PoolerConfig(**json.loads(...))` on a plain dataclass
+        ("0.6.6", "--override-pooler-config", "forbid"),
+        ("0.8.5", "--override-pooler-config", "forbid"),
+        # SpeculativeConfig.from_dict(d) is `cls(**d)`: plain dataclass to 0.9.1 ...
+        ("0.8.5", "--speculative-config", "forbid"),
+        # ... get_kwargs' `f(**json.loads(x))` in 0.9.0, a from_cli ending in `cls(**...)`
+        ("0.9.0", "--override-pooler-config", "forbid"),
+        ("0.9.0", "--compilation-config", "forbid"),
+        # ... and a pydantic dataclass from 0.9.2 (the same `cls(**d)` drops keys)
+        ("0.9.2", "--speculative-config", "ignore"),
+        ("0.9.2", "--compilation-config", "ignore"),
+        ("0.12.0", "--compilation-config", "ignore"),
+        # CompilationConfig states extra="forbid" from 0.13.0; other configs do not yet
+        ("0.13.0", "--compilation-config", "forbid"),
+        ("0.15.1", "--kv-transfer-config", "ignore"),
+        # 0.16.0's @config decorator merges extra="forbid" into every config class
+        ("0.16.0", "--kv-transfer-config", "forbid"),
+        ("0.16.0", "--speculative-config", "forbid"),
+        ("0.34.0", "--pooler-config", "forbid"),
+    ],
+)
+def test_undeclared_json_keys_per_release(version: str, flag: str, extra: str) -> None:
+    spec = load_catalog(version).flags[flag]
+    assert spec.json_keys and spec.json_extra == extra
+
+
+def test_nested_config_keys_follow_their_own_class() -> None:
+    keys = load_catalog("0.13.0").flags["--compilation-config"].json_keys
+    assert keys is not None and keys["pass_config"]["extra"] == "forbid"
+    keys = load_catalog("0.12.0").flags["--compilation-config"].json_keys
+    assert keys is not None and keys["pass_config"]["extra"] == "ignore"
+
+
+@pytest.mark.parametrize(
+    ("version", "flag", "default"),
+    [
+        ("0.8.5", "--gpu-memory-utilization", 0.9),  # CacheConfig field, through get_kwargs
+        ("0.20.0", "--gpu-memory-utilization", 0.92),  # Field(default=0.92, ...)
+        ("0.34.0", "--gpu-memory-utilization", None),
+        ("0.6.0", "--port", 8000),  # add_argument(default=8000)
+        ("0.34.0", "--tensor-parallel-size", 1),
+        ("0.34.0", "--dtype", "auto"),
+        ("0.34.0", "--enforce-eager", False),
+    ],
+)
+def test_flag_defaults_per_release(version: str, flag: str, default: object) -> None:
+    spec = load_catalog(version).flags[flag]
+    assert spec.has_default and spec.default == default and type(spec.default) is type(default)
+
+
+def test_flags_history_names_each_default() -> None:
+    from click.testing import CliRunner
+
+    from recipelint.commands.flags import flags_group
+
+    result = CliRunner().invoke(flags_group, ["history", "--gpu-memory-utilization"])
+    assert result.exit_code == 0
+    assert "default 0.9" in result.output and "default 0.92" in result.output
+    assert "default null" in result.output

@@ -396,11 +396,17 @@ def test_explicit_add_argument_era(explicit_era: dict) -> None:
         "--served-model-name",
         "--disable-log-requests",
     }
-    assert flags["--tensor-parallel-size"] == {"aliases": ["-tp"], "type": "int", "value": "yes"}
+    assert flags["--tensor-parallel-size"] == {
+        "aliases": ["-tp"],
+        "default": 1,
+        "type": "int",
+        "value": "yes",
+    }
     assert flags["--uvicorn-log-level"]["choices"] == ["debug", "info", "warning"]
     assert flags["--device"]["choices"] == ["cpu", "cuda"]
     assert flags["--max-model-len"]["type"] == "human_int"
     assert flags["--use-v2-block-manager"] == {
+        "default": False,  # argparse's own for a store_true switch
         "deprecated": "[DEPRECATED] block manager v1 has been removed.",
         "value": "no",
     }
@@ -418,13 +424,18 @@ def test_get_kwargs_dataclass_era(dataclass_era: dict) -> None:
     # A Literal seen only under TYPE_CHECKING is Any at run time: soft values, not choices.
     assert flags["--quantization"] == {
         "aliases": ["-q"],
+        "default": None,
         "type": "str",
         "value": "yes",
         "values": ["awq", "fp8", "gguf"],
     }
     assert flags["--max-model-len"]["type"] == "human_int_or_auto"
     assert flags["--max-num-batched-tokens"]["type"] == "human_int"
-    assert flags["--enforce-eager"] == {"negations": ["--no-enforce-eager"], "value": "no"}
+    assert flags["--enforce-eager"] == {
+        "default": False,
+        "negations": ["--no-enforce-eager"],
+        "value": "no",
+    }
     assert flags["--hf-token"]["value"] == "optional"
     assert flags["--task"]["deprecated"] == "This is deprecated and will be removed in v0.13."
     assert flags["--task"]["values"] == ["auto", "generate"]  # Literal | str: soft
@@ -435,8 +446,9 @@ def test_get_kwargs_dataclass_era(dataclass_era: dict) -> None:
     assert cc["json_keys"] == {
         "level": {"deprecated": True},
         "mode": {},
-        "pass_config": {"keys": {"fuse_norm_quant": {}}},
+        "pass_config": {"extra": "ignore", "keys": {"fuse_norm_quant": {}}},
     }
+    assert cc["json_extra"] == "ignore"  # a pydantic dataclass without extra="forbid"
     assert flags["--api-server-count"]["aliases"] == ["-asc"]
     spelling = dataclass_era["spelling"]
     assert spelling["underscores"] == "before_dot"
@@ -455,12 +467,13 @@ def test_frontend_loop_era(frontend_era: dict) -> None:
         "--disable-prefix-caching",
         "--no-enable-prefix-caching",
     ]
-    assert flags["--allowed-origins"] == {"type": "json", "value": "yes"}
+    assert flags["--allowed-origins"] == {"default": None, "type": "json", "value": "yes"}
     assert flags["--port"]["aliases"] == ["-p"]
     assert flags["--log-config-file"]["deprecated"] is True
     assert flags["--tool-call-parser"]["values"] == ["hermes", "qwen3_xml"]
     assert flags["--gpu-memory-utilization"] == {
         "aliases": ["--device-memory-utilization"],
+        "default": 0.9,
         "type": "float",
         "value": "yes",
     }
@@ -560,6 +573,6 @@ def test_scripts_era_serve_parser_own_flags(tmp_path: Path) -> None:
     }
     files["vllm/scripts.py"] = SCRIPTS_SERVE
     flags = extract_catalog(write_tree(tmp_path / "scripts", files))["flags"]
-    assert flags["--config"] == {"type": "str", "value": "yes"}
+    assert flags["--config"] == {"default": "", "type": "str", "value": "yes"}
     assert "--system-prompt" not in flags
     assert "--host" in flags

@@ -284,3 +284,79 @@ def test_moe_backends_from_the_catalog() -> None:
     # The source does not let AITER's kernels be read: never judged.
     assert moe_backend_runs_on("aiter", "0.20.0", "cuda", (9, 0)) == "unknown"
     assert moe_backend("flashinfer_cutedsl", "0.16.0") is None  # before --moe-backend
+
+
+SELECTORS = {
+    # Falls back for what it does not handle (ROCm to 0.11): logs and returns its own.
+    "rocm": """
+        class RocmPlatform:
+            @classmethod
+            def get_attn_backend_cls(cls, selected_backend, use_mla):
+                if use_mla:
+                    if selected_backend == _Backend.TRITON_MLA:
+                        return "triton_mla"
+                    raise ValueError(f"{selected_backend.name} is not MLA type")
+                if selected_backend == _Backend.ROCM_ATTN:
+                    return "rocm"
+                logger.info("%s is not supported in AMD GPUs.", selected_backend)
+                return "rocm_flash"
+    """,
+    # Refuses any other selection (XPU from 0.10.2).
+    "xpu": """
+        class XPUPlatform:
+            @classmethod
+            def get_attn_backend_cls(cls, selected_backend, use_mla):
+                if selected_backend == _Backend.TRITON_ATTN:
+                    return "triton"
+                elif selected_backend:
+                    raise ValueError(f"Invalid attention backend for {cls.device_name}")
+                return "flash"
+    """,
+    # An out-of-tree plugin's platform (TPU from 0.14): no class of its own.
+    "tpu": """
+        try:
+            from tpu_inference.platforms import TpuPlatform as TpuInferencePlatform
+            TpuPlatform = TpuInferencePlatform
+        except ImportError:
+            pass
+    """,
+    # Built on another platform's class: selects as that one does.
+    "zen_cpu": "from vllm.platforms.xpu import XPUPlatform\n\nclass ZenPlatform(XPUPlatform):\n    pass\n",
+}
+FLASHMLA_OPS = """
+    def is_flashmla_supported():
+        if not current_platform.is_cuda():
+            return False, "FlashMLA is only supported on CUDA devices."
+        if current_platform.get_device_capability()[0] != 9:
+            return False, "FlashMLA is only supported on Hopper devices."
+        return True, None
+"""
+
+
+def test_what_each_platform_does_with_a_backend_it_does_not_handle(tmp_path: Path) -> None:
+    root = write_release(tmp_path, "0.11.0")
+    for name, text in SELECTORS.items():
+        (root / "vllm/platforms" / f"{name}.py").write_text(textwrap.dedent(text))
+    entries = extract_hardware(root)["entries"]
+    assert entries["selector/rocm"] == {"mla": "refused", "unsupported": "fallback"}
+    # No MLA branch of its own: the refusal stands for MLA models too.
+    assert entries["selector/xpu"] == {"mla": "refused", "unsupported": "refused"}
+    assert entries["selector/zen_cpu"] == entries["selector/xpu"]
+    assert entries["selector/tpu"] == {"out_of_tree": True}
+    assert "selector/cuda" not in entries  # a platform module whose class has no selector
+
+
+def test_a_capability_stated_by_the_backends_own_support_check(tmp_path: Path) -> None:
+    root = write_release(tmp_path, "0.10.0")
+    registry = textwrap.dedent(REGISTRY).replace('CUSTOM = ""', 'CUSTOM = ""\n    FLASHMLA = ""')
+    (root / "vllm/registry.py").write_text(registry)
+    (root / "vllm/attention/ops").mkdir(parents=True)
+    (root / "vllm/attention/__init__.py").write_text("")
+    (root / "vllm/attention/ops/__init__.py").write_text("")
+    (root / "vllm/attention/ops/flashmla.py").write_text(textwrap.dedent(FLASHMLA_OPS))
+    entry = extract_hardware(root)["entries"]["attention/FLASHMLA"]
+    assert entry == {
+        "capability": "current_platform.get_device_capability()[0] == 9",
+        "majors": [9],
+        "platforms": [],
+    }

@@ -9,6 +9,7 @@ from catalog_harness import CONTEXT, run_example
 from treehelp import Fragment, findings_by_code
 
 from recipelint.diagnostics import Diagnostic
+from recipelint.flags.support import json_key_support
 from recipelint.rulebook import Example
 
 pytestmark = pytest.mark.skipif(
@@ -78,7 +79,8 @@ def test_flag_removed_by_newest_is_an_error(tmp_path: Path) -> None:
 
 
 def test_json_key_gone_in_a_later_release_names_where_it_goes(tmp_path: Path) -> None:
-    # use_inductor: accepted by 0.11.0, deprecated in 0.11.1, refused from 0.12.0 on.
+    # use_inductor: declared by 0.11.0, deprecated in 0.11.1, gone from 0.12.0; 0.12.0's
+    # pydantic CompilationConfig drops undeclared keys, 0.13.0's forbids them.
     for args in (
         ["--compilation-config", '{"use_inductor": false}'],
         ["--compilation-config.use_inductor", "false"],
@@ -86,8 +88,8 @@ def test_json_key_gone_in_a_later_release_names_where_it_goes(tmp_path: Path) ->
         [diag] = findings(tmp_path, "0.11.0", args)
         assert (diag.code, diag.severity.name) == ("RL359", "ERROR"), args
         assert diag.message == (
-            "`--compilation-config` key `use_inductor` is rejected by vllm from 0.12.0 on "
-            "(last accepted in 0.11.1): vLLM does not start there"
+            "`--compilation-config` key `use_inductor` is rejected by vllm from 0.13.0 on "
+            "(last declared in 0.11.1; 0.12.0 drops it): vLLM does not start there"
         )
         assert diag.hint is not None and diag.hint.startswith("deprecated from 0.11.1; ")
 
@@ -96,7 +98,42 @@ def test_json_key_checked_in_every_release_not_only_the_minimum(tmp_path: Path) 
     # Present in 0.20.0 and still in 0.29.0: only a release past the minimum refuses it.
     args = ["--attention-config", '{"use_fp4_indexer_cache": true}']
     [diag] = findings(tmp_path, "0.20.0", args)
-    assert diag.code == "RL359" and "from 0.30.0 on (last accepted in 0.29.0)" in diag.message
+    assert diag.code == "RL359" and "from 0.30.0 on (last declared in 0.29.0)" in diag.message
+
+
+def test_a_key_a_release_drops_is_a_warning_there_not_an_error(tmp_path: Path) -> None:
+    # enable_in_reasoning is declared from 0.11.1; 0.11.0's pydantic config drops it.
+    args = ["--structured-outputs-config", '{"enable_in_reasoning": true}']
+    [diag] = findings(tmp_path, "0.11.0", args)
+    assert (diag.code, diag.severity.name) == ("RL357", "WARNING")
+    assert diag.message == (
+        "`--structured-outputs-config` key `enable_in_reasoning` does nothing in vllm 0.11.0: "
+        "it is declared from 0.11.1 on, and older releases drop keys their config does not "
+        "declare"
+    )
+    assert findings(tmp_path, "0.11.1", args) == []
+
+
+def test_a_key_newer_than_a_refusing_release_stays_an_error(tmp_path: Path) -> None:
+    # 0.9.0 builds the speculative config with `cls(**d)` from a plain dataclass: an
+    # undeclared key is a TypeError there, so a key 0.9.0 lacks is refused, not dropped.
+    spec = json_key_support("--speculative-config", ("enforce_eager",), "0.9.0")
+    assert spec[0].status == "rejected"
+    # 0.9.2's SpeculativeConfig is a pydantic dataclass: the same construction drops it.
+    assert json_key_support("--speculative-config", ("enforce_eager",), "0.9.2")[0].status == (
+        "ignored"
+    )
+
+
+def test_an_unknown_key_names_the_releases_that_refuse_and_those_that_drop(
+    tmp_path: Path,
+) -> None:
+    [diag] = findings(tmp_path, "0.15.0", ["--kv-transfer-config", '{"kv_conector": "x"}'])
+    assert (diag.code, diag.severity.name) == ("RL354", "ERROR")
+    assert diag.message.startswith(
+        "`kv_conector` is not a key of `--kv-transfer-config` in vllm 0.15.0 to "
+    )
+    assert ": 0.16.0 to " in diag.message and "(0.15.0 to 0.15.1 drops it)" in diag.message
 
 
 def test_json_key_deprecated_but_accepted_is_a_warning_naming_the_release(tmp_path: Path) -> None:

@@ -325,6 +325,21 @@ async def test_hover_on_a_flag_tells_the_releases_at_the_minimum_version(
     assert value.startswith("`hermes` for `--tool-call-parser`: accepted by vllm 0.8.5")
 
 
+async def test_hover_on_a_flag_names_each_default_of_the_recipe_s_range(
+    client: LanguageClient, tree: Path
+) -> None:
+    # --gpu-memory-utilization defaults to 0.9 in 0.8.5, 0.92 later, and None (chosen at
+    # start-up) in the newest releases: each change is named with its releases.
+    original = context_text(RECIPE).replace("Qwen2.5-7B-Instruct", "hoverdefault")
+    text = original.replace("base_args: []", 'base_args: ["--gpu-memory-utilization", "0.9"]')
+    path = _recipe_copy(tree, "hoverdefault", text.replace("qwen2.5-7b-instruct", "hoverdefault"))
+    await _open(client, path, path.read_text(encoding="utf-8"))
+    shown = await _hover(client, path, _position(text, "--gpu-memory-utilization", 4))
+    line = next(x for x in shown.split("\n\n") if x.startswith("default"))
+    assert line.startswith("default changes in the recipe's range: `0.9` (0.8.5")
+    assert ", then `0.92` (" in line and ", then `null` (" in line and line.endswith("0.34.0)")
+
+
 async def test_hover_on_a_variant_shows_the_command_of_the_unsaved_buffer(
     client: LanguageClient, tree: Path
 ) -> None:

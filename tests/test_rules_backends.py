@@ -178,7 +178,7 @@ def test_cpu_and_tpu_fall_back_and_an_unread_variable_selects_nothing(tmp_path: 
     assert fallback.pointer == ("hardware_overrides", "cpu", "extra_args", 1)
     assert fallback.message.endswith(
         "for xeon6, but in vLLM 0.20.0 only the cuda platform selects it: "
-        "vLLM refuses it or runs another backend"
+        "vLLM runs its own backend instead, so the choice does nothing there"
     )
     assert "RL370" not in found
     assert [d.pointer[-1] for d in found["RL361"]] == ["VLLM_ATTENTION_BACKEND"]
@@ -233,3 +233,54 @@ def test_moe_backends_the_source_does_not_tell_are_left_alone(tmp_path: Path) ->
         '      b200:\n        extra_args: ["--moe-backend", "flashinfer_cutedsl"]\n'
     )
     assert _findings(tmp_path, fragment)["RL373"] == []
+
+
+def test_flashmla_is_hopper_only_where_its_support_check_says_so(tmp_path: Path) -> None:
+    # To 0.11.0 FlashMLA's is_flashmla_supported() refuses every GPU but Hopper (major 9);
+    # from 0.11.1 the backend states majors 9 and 10.
+    fragment = (
+        'model:\n  min_vllm_version: "0.10.2"\n'
+        "meta:\n  hardware: {h100: verified, b200: verified}\n"
+        "hardware_overrides:\n  nvidia:\n    extra_env: {VLLM_ATTENTION_BACKEND: FLASHMLA}\n"
+    )
+    [finding] = _findings(tmp_path, fragment)["RL371"]
+    assert finding.severity is Severity.WARNING
+    hardware, reason = finding.message.split(" for ", 1)[1].split(", but in vLLM ", 1)
+    assert "b200" in hardware.split(", ") and "h100" not in hardware.split(", ")
+    assert reason.startswith(
+        "0.10.2 it supports `current_platform.get_device_capability()[0] == 9`"
+    )
+
+
+def test_a_platform_that_falls_back_warns_that_the_choice_does_nothing(tmp_path: Path) -> None:
+    # ROCm 0.10 logs "TORCH_SDPA is not supported in AMD GPUs" and runs its own backend;
+    # from 0.11.0 ROCm selects TORCH_SDPA itself.
+    fragment = (
+        'model:\n  min_vllm_version: "0.10.0"\n'
+        "meta:\n  hardware: {mi300x: verified}\n"
+        "hardware_overrides:\n  amd:\n    extra_env: {VLLM_ATTENTION_BACKEND: TORCH_SDPA}\n"
+    )
+    found = _findings(tmp_path, fragment)
+    assert found["RL370"] == []
+    [finding] = found["RL371"]
+    assert finding.severity is Severity.WARNING
+    assert finding.message.endswith(
+        "but in vLLM 0.10.0 only the cpu platform selects it: vLLM runs its "
+        "own backend instead, so the choice does nothing there"
+    )
+
+
+def test_an_out_of_tree_platform_is_never_judged(tmp_path: Path) -> None:
+    # From 0.14 vllm/platforms/tpu.py only imports tpu_inference's platform: what that plugin
+    # selects is not in vLLM's source. 0.13's in-tree TPU platform falls back.
+    def fragment(minimum: str) -> str:
+        return (
+            f'model:\n  min_vllm_version: "{minimum}"\n'
+            "meta:\n  hardware: {trillium: verified}\n"
+            'hardware_overrides:\n  tpu:\n    extra_args: ["--attention-backend", "FLASHINFER"]\n'
+        )
+
+    assert _findings(tmp_path / "new", fragment("0.14.0")) == {code: [] for code in CODES}
+    [finding] = _findings(tmp_path / "old", fragment("0.13.0"))["RL371"]
+    assert "in vLLM 0.13.0 only the " in finding.message
+    assert finding.message.endswith("so the choice does nothing there")

@@ -57,6 +57,9 @@ class FlagSpec:
     deprecation: str | None = None  # the release's own wording, when it gives one
     serve_error: str | None = None  # `vllm serve` rejects the flag before argparse (why)
     json_keys: dict[str, Any] | None = None
+    json_extra: str | None = None  # "forbid" or "ignore": what the config does with other keys
+    has_default: bool = False  # the catalog records argparse's default (which may be None)
+    default: Any = None
 
     @classmethod
     def from_json(cls, name: str, raw: dict[str, Any]) -> FlagSpec:
@@ -75,6 +78,9 @@ class FlagSpec:
             deprecation=raw["deprecated"] if isinstance(raw.get("deprecated"), str) else None,
             serve_error=raw.get("serve_error"),
             json_keys=raw.get("json_keys"),
+            json_extra=raw.get("json_extra"),
+            has_default="default" in raw,
+            default=raw.get("default"),
         )
 
 
@@ -256,18 +262,23 @@ class Catalog:
 
     # -- values ------------------------------------------------------------------
     def json_key_status(self, canonical: str, path: tuple[str, ...]) -> str:
-        """ "known", "deprecated", "unknown", or "free" (a JSON flag whose keys are not catalogued)."""
+        """ "known", "deprecated", "unknown" (the config refuses the undeclared key),
+        "ignored" (it drops it), or "free" (a JSON flag whose keys are not catalogued)."""
         spec = self.flags.get(canonical)
         keys = spec.json_keys if spec is not None else None
+        # A catalog that does not say how its release treats undeclared keys (the omni
+        # catalogs, read before this was recorded) is read as refusing them.
+        extra = (spec.json_extra if spec is not None else None) or "forbid"
         for i, part in enumerate(path):
             if keys is None:
                 return "free"
             entry = keys.get(part)
             if entry is None:
-                return "unknown"
+                return "unknown" if extra == "forbid" else "ignored"
             if entry.get("deprecated"):
                 return "deprecated"
-            keys = entry.get("keys") if i + 1 < len(path) else keys
+            if i + 1 < len(path):
+                keys, extra = entry.get("keys"), entry.get("extra", "forbid")
         return "known"
 
     def value_status(self, canonical: str, value: str) -> str:

@@ -23,6 +23,7 @@ from recipelint.flags.interp import (
     Registry,
     Tag,
 )
+from recipelint.flags.jsonkeys import class_method, constructs, undeclared_keys
 from recipelint.flags.source import SourceError, SourceTree, release_version
 from recipelint.flags.types import ClassRef, FieldInfo, Hint, TypeReader, dotted
 
@@ -47,6 +48,10 @@ class KwargsRules:
     human_int_or_auto: frozenset[str]
     # `kwargs["choices"].append(None)` beside an optional_type converter: "None" is a choice.
     none_choice: bool = False
+    # A config dataclass's JSON is handed to `cls(**json.loads(x))` (0.9.0-0.9.1), not to
+    # pydantic's validation, and a class's own `from_cli` is preferred when it has one.
+    dataclass_construct: bool = False
+    from_cli_first: bool = False
 
 
 def extract_catalog(path: Path, with_vllm: Path | None = None) -> dict[str, Any]:
@@ -163,6 +168,8 @@ class _Extractor:
             human_int=frozenset(human),
             human_int_or_auto=frozenset(auto),
             none_choice=re.search(r"""\[["']choices["']\]\.append\(None\)""", body) is not None,
+            dataclass_construct=re.search(r"\(\*\*json\.loads\(", body) is not None,
+            from_cli_first=re.search(r"""hasattr\(\w+, ["']from_cli["']\)""", body) is not None,
         )
 
     def get_kwargs(self, cls: ClassRef) -> dict[str, dict[str, Any]]:
@@ -181,6 +188,9 @@ class _Extractor:
             hints = [Hint("dict") if h.kind == "dictclass" else h for h in hints]
         kinds = {h.kind for h in hints}
         out: dict[str, Any] = {"help": info.doc, "_field": info.name}
+        default = self._field_default(info)
+        if default is not UNKNOWN:
+            out["default"] = default
         dataclass_hint = next((h for h in hints if h.kind == "dataclass"), None)
         if self.rules.dataclass_json and dataclass_hint is not None:
             out["type"] = Tag("json")
@@ -229,6 +239,27 @@ class _Extractor:
             out["choices"] = [*out["choices"], None]
             out["_none_choice"] = True
         return out
+
+    def _field_default(self, info: FieldInfo) -> Any:
+        """The value get_kwargs hands argparse as ``default``: the field's default, that of
+        ``field(default=...)``/``Field(default=...)``, or what ``default_factory`` builds."""
+        node = info.default
+        if node is None:
+            return UNKNOWN
+        if isinstance(node, ast.Call) and dotted(node.func).rsplit(".", 1)[-1] in (
+            "field",
+            "Field",
+        ):
+            found = {kw.arg: kw.value for kw in node.keywords}
+            if "default" in found:
+                node = found["default"]
+            elif node.args and dotted(node.func).endswith("Field"):
+                node = node.args[0]  # Field(None, ...): pydantic's positional default
+            elif isinstance(factory := found.get("default_factory"), ast.Name):
+                return {"list": [], "dict": {}, "set": []}.get(factory.id, UNKNOWN)
+            else:
+                return UNKNOWN
+        return self.interp.eval(node, Frame(info.module))
 
     def _forbids_extra_keys(self, ref: ClassRef | None) -> bool:
         node = self.reader.class_node(ref) if ref is not None else None
@@ -560,24 +591,121 @@ def _entry(
     soft = _soft_values(kw)
     if soft and "choices" not in entry:
         entry["values"] = soft
-    dataclass_ref = kw.get("_dataclass")
     converter = kw.get("type")
     if (
         isinstance(converter, tuple)
         and converter[:1] == ("method",)
-        and converter[2].name == "from_cli"
+        and converter[2].name in _PARSING_METHODS
     ):
         # Early releases parse config flags with `SomeConfig.from_cli`: JSON text.
         entry["type"] = "json"
-        if ex.reader.is_dataclass(converter[1]) or "BaseModel" in ex.reader.base_names(
-            converter[1]
-        ):
-            dataclass_ref = converter[1]
-    if isinstance(dataclass_ref, ClassRef) and entry.get("type") == "json":
-        entry["json_keys"] = _json_keys(ex, dataclass_ref, depth=0)
+    if entry.get("type") == "json":
+        config = _config_class(ex, arg, converter)
+        if config is not None:
+            entry["json_keys"] = _json_keys(ex, config[0], depth=0)
+            entry["json_extra"] = undeclared_keys(ex.reader, *config)
     if _is_deprecated(kw, action):
         entry["deprecated"] = _deprecation_note(kw.get("help")) or True
+    default = _default(kw, action)
+    if default is not UNKNOWN:
+        entry["default"] = default
     return entry
+
+
+def _default(kw: dict[str, Any], action: str | None) -> Any:
+    """The flag's argparse default as JSON (an enum member by its name), when it is a plain
+    value; argparse's own for a ``store_true``/``store_false`` switch without one."""
+    if "default" not in kw:
+        return {"store_true": False, "store_false": True}.get(action or "", UNKNOWN)
+    return _plain(kw["default"])
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, EnumMember):
+        return value.name
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        items = [_plain(v) for v in value]
+        return UNKNOWN if any(i is UNKNOWN for i in items) else items
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        plain = {k: _plain(v) for k, v in value.items()}
+        return UNKNOWN if any(v is UNKNOWN for v in plain.values()) else plain
+    return UNKNOWN
+
+
+# Class methods that read a config flag's text (`from_cli`) or its parsed mapping (`from_dict`).
+_PARSING_METHODS = ("from_cli", "from_json")
+
+
+def _config_class(
+    ex: _Extractor, arg: AddedArgument, converter: Any
+) -> tuple[ClassRef, bool] | None:
+    """The config class a JSON flag's value becomes, and whether the release constructs it
+    (``cls(**mapping)``) rather than having pydantic validate the JSON."""
+    reader = ex.reader
+    if isinstance(converter, tuple) and converter[:1] == ("method",):
+        cls = converter[1]
+        if reader.is_dataclass(cls) or "BaseModel" in reader.base_names(cls):
+            return cls, constructs(converter[2])
+    found = arg.kwargs.get("_dataclass")
+    if isinstance(found, ClassRef):
+        if converter != Tag("json"):
+            # The release swapped get_kwargs' converter for plain JSON (--speculative-config
+            # from 0.10.1): EngineArgs builds the class from the mapping later.
+            return found, True
+        from_cli = class_method(reader, found, "from_cli") if ex.rules.from_cli_first else None
+        if from_cli is not None:
+            return found, constructs(from_cli)
+        return found, ex.rules.dataclass_construct
+    return _built_from_mapping(ex, arg)
+
+
+def _built_from_mapping(ex: _Extractor, arg: AddedArgument) -> tuple[ClassRef, bool] | None:
+    """A plain-JSON flag whose mapping EngineArgs hands to a config class's constructor
+    (``SpeculativeConfig.from_dict(self.speculative_config)`` → ``cls(**d)``, 0.8.5-0.10.0)."""
+    dest = arg.kwargs.get("dest")
+    if not isinstance(dest, str):
+        longs = [s for s in arg.option_strings if s.startswith("--")]
+        dest = longs[0][2:].replace("-", "_") if longs else None
+    mod = ex.tree.module("vllm.engine.arg_utils")
+    if dest is None or mod is None:
+        return None
+    for node in ast.walk(mod.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        if any(_is_self_attr(k.value, dest) for k in node.keywords if k.arg is None):
+            target = node.func
+        elif (
+            isinstance(node.func, ast.Attribute)
+            and node.args
+            and _is_self_attr(node.args[0], dest)
+            and node.func.attr.startswith("from_")
+        ):
+            target = node.func.value
+        else:
+            continue
+        found = ex.reader.resolve_expr(mod.name, target)
+        if found is None or not isinstance(found[1], ast.ClassDef):
+            continue
+        cls = ClassRef(found[0], found[1].name)
+        if not ex.reader.is_dataclass(cls):
+            continue
+        if target is node.func or not isinstance(node.func, ast.Attribute):
+            return cls, True
+        method = class_method(ex.reader, cls, node.func.attr)
+        if method is not None and constructs(method):
+            return cls, True
+    return None
+
+
+def _is_self_attr(node: ast.expr, name: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == name
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    )
 
 
 def _none_is_a_choice(kw: dict[str, Any]) -> bool:
@@ -780,5 +908,7 @@ def _json_keys(ex: _Extractor, ref: ClassRef, depth: int) -> dict[str, Any]:
             )
             if nested is not None and nested != ref:
                 sub["keys"] = _json_keys(ex, nested, depth + 1)
+                # A nested mapping is validated into its own class by pydantic.
+                sub["extra"] = undeclared_keys(ex.reader, nested, constructed=False)
         keys[info.name] = sub
     return dict(sorted(keys.items()))

@@ -74,6 +74,7 @@ def extract_hardware(path: Path) -> dict[str, Any]:
         entries.update(_attention_backends(tree))
         entries.update(_quantization_limits(tree))
         entries.update(_moe_backends(tree))
+        entries.update(_selectors(tree))
         return {"version": version, "entries": dict(sorted(entries.items()))}
     finally:
         tree.close()
@@ -88,6 +89,91 @@ def _platform_modules(tree: SourceTree) -> dict[str, ast.Module]:
             if mod is not None:
                 out[name] = mod.tree
     return out
+
+
+def _selectors(tree: SourceTree) -> dict[str, dict[str, Any]]:
+    """``selector/<platform>``: what the platform's ``get_attn_backend_cls`` does with a
+    selected backend it does not handle, for MLA models and for the others: ``refused`` when
+    a ``raise`` there names the selection (``Invalid attention backend``, 0.12's ROCm), else
+    ``fallback`` (it logs "Cannot use %s backend" or nothing and returns its own). A platform
+    module without a selector, in a release whose other platforms have one, delegates to an
+    out-of-tree plugin (TPU from 0.14, ``tpu_inference``): ``{"out_of_tree": true}``."""
+    modules = _platform_modules(tree)
+    found: dict[str, ast.FunctionDef | None] = {}
+    owner: dict[str, str] = {}  # platform class name -> its platform module
+    for platform, module in modules.items():
+        found[platform] = next(
+            (
+                node
+                for node in ast.walk(module)
+                if isinstance(node, ast.FunctionDef) and node.name == "get_attn_backend_cls"
+            ),
+            None,
+        )
+        owner.update({c.name: platform for c in module.body if isinstance(c, ast.ClassDef)})
+    if not any(found.values()):
+        return {}  # selection by one selector module for every platform (to 0.6)
+    out: dict[str, dict[str, Any]] = {}
+    for platform, selector in found.items():
+        if selector is not None:
+            refusing = _refusing_paths(selector.body, mla=False)
+            if not any(
+                isinstance(node, ast.If) and _names(node.test, {"use_mla"})
+                for node in ast.walk(selector)
+            ):
+                refusing |= {"mla"} if "other" in refusing else set()  # one path for both
+            out[f"selector/{platform}"] = {
+                "mla": "refused" if "mla" in refusing else "fallback",
+                "unsupported": "refused" if "other" in refusing else "fallback",
+            }
+        elif not any(isinstance(c, ast.ClassDef) for c in modules[platform].body):
+            out[f"selector/{platform}"] = {"out_of_tree": True}
+    for platform, module in modules.items():
+        # A platform class built on another platform's (ZenCpuPlatform(CpuPlatform)) selects
+        # as that one does.
+        if found[platform] is None and f"selector/{platform}" not in out:
+            bases = [
+                dotted(base).rsplit(".", 1)[-1]
+                for c in module.body
+                if isinstance(c, ast.ClassDef)
+                for base in c.bases
+            ]
+            parent = next((owner[b] for b in bases if owner.get(b, platform) != platform), None)
+            if parent is not None and f"selector/{parent}" in out:
+                out[f"selector/{platform}"] = dict(out[f"selector/{parent}"])
+    return out
+
+
+def _refusing_paths(body: list[ast.stmt], mla: bool) -> set[str]:
+    """Which paths ("mla", "other") hold a ``raise`` that names the selected backend."""
+    out: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, ast.If) and _names(stmt.test, {"use_sparse"}):
+            out |= _refusing_paths(stmt.orelse, mla)
+            continue  # sparse attention is chosen by the model, not by the recipe
+        if isinstance(stmt, ast.If) and _names(stmt.test, {"use_mla"}):
+            out |= _refusing_paths(stmt.body, True) | _refusing_paths(stmt.orelse, mla)
+            continue
+        if isinstance(stmt, ast.If):
+            guarded = _names(stmt.test, {"selected_backend"})
+            for branch in (stmt.body, stmt.orelse):
+                out |= _refusing_paths(branch, mla)
+                if guarded and any(isinstance(s, ast.Raise) for s in branch):
+                    out.add("mla" if mla else "other")
+        elif isinstance(stmt, ast.Raise) and stmt.exc is not None:
+            if _names(stmt.exc, {"selected_backend"}):
+                out.add("mla" if mla else "other")
+        elif isinstance(stmt, (ast.For, ast.While, ast.With, ast.Try)):
+            out |= _refusing_paths(stmt.body, mla)
+    return out
+
+
+def _names(node: ast.AST, names: set[str]) -> bool:
+    return any(
+        (isinstance(n, ast.Name) and n.id in names)
+        or (isinstance(n, ast.Attribute) and n.attr in names)
+        for n in ast.walk(node)
+    )
 
 
 def _backend_enum(tree: SourceTree) -> tuple[str, ast.ClassDef] | None:
@@ -121,8 +207,64 @@ def _attention_backends(tree: SourceTree) -> dict[str, dict[str, Any]]:
         }
         if class_path:
             entry.update(_capability(reader, class_path))
+        if "capability" not in entry:
+            entry.update(_support_check(tree, member))
         out[f"attention/{member}"] = entry
     return out
+
+
+def _support_check(tree: SourceTree, member: str) -> dict[str, Any]:
+    """Before backends stated ``supports_compute_capability`` (to 0.11.0), a backend's own
+    ``is_<name>_supported()`` refused other GPUs: ``if ...get_device_capability()[0] != 9:
+    return False, "FlashMLA is only supported on Hopper devices."`` -> majors [9]."""
+    name = f"is_{member.lower()}_supported"
+    for rel in tree.paths("vllm/attention/"):
+        if f"def {name}(" not in tree.read(rel):
+            continue
+        mod = tree.module_of_path(rel)
+        function = next(
+            (
+                node
+                for node in (mod.tree.body if mod is not None else ())
+                if isinstance(node, ast.FunctionDef) and node.name == name
+            ),
+            None,
+        )
+        for stmt in function.body if function is not None else ():
+            found = _refused_capability(stmt)
+            if found:
+                return found
+    return {}
+
+
+def _refused_capability(stmt: ast.stmt) -> dict[str, Any]:
+    """``if <major> != N: return False, ...`` (or ``< N``): the capabilities the check keeps."""
+    if not (
+        isinstance(stmt, ast.If)
+        and stmt.body
+        and isinstance(stmt.body[0], ast.Return)
+        and _is_false(stmt.body[0].value)
+        and isinstance(stmt.test, ast.Compare)
+        and len(stmt.test.ops) == 1
+        and isinstance(stmt.test.comparators[0], ast.Constant)
+        and isinstance(stmt.test.comparators[0].value, int)
+    ):
+        return {}
+    left, op, bound = stmt.test.left, stmt.test.ops[0], stmt.test.comparators[0].value
+    major = ast.unparse(left)
+    if not (major.endswith("get_device_capability()[0]") or major.endswith(".major")):
+        return {}
+    if isinstance(op, ast.NotEq):
+        return {"capability": f"{major} == {bound}", "majors": [bound]}
+    if isinstance(op, ast.Lt):
+        return {"capability": f"{major} >= {bound}", "min": f"{bound}.0"}
+    return {}
+
+
+def _is_false(node: ast.expr | None) -> bool:
+    if isinstance(node, ast.Tuple) and node.elts:
+        node = node.elts[0]
+    return isinstance(node, ast.Constant) and node.value is False
 
 
 def _string(node: ast.expr) -> str:

@@ -69,6 +69,13 @@ def attention_backend(name: str, version: str) -> dict[str, Any] | None:
     return _entry(f"attention/{name.upper()}", version)
 
 
+def attention_selector(platform: str, version: str) -> dict[str, Any] | None:
+    """How the release's ``platform`` treats a selected attention backend it does not handle:
+    ``unsupported`` (and ``mla``, for MLA models) ``refused`` or ``fallback``, or
+    ``out_of_tree`` (a plugin selects: nothing is known). None: the release says nothing."""
+    return _entry(f"selector/{platform}", version)
+
+
 def backend_runs_on(
     name: str, version: str, platform: str, capability: tuple[int, int] | None = None
 ) -> Runs:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import bisect
 import functools
+import json
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from recipelint.flags.catalog import (
     Catalog,
@@ -22,7 +23,8 @@ from recipelint.flags.catalog import (
     version_key,
 )
 
-Status = Literal["ok", "deprecated", "rejected"]
+# "ignored": vLLM starts, but drops the JSON key (its config class does not declare it).
+Status = Literal["ok", "deprecated", "ignored", "rejected"]
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,8 @@ def json_key_support(
 ) -> list[ReleaseStatus]:
     """Each release's verdict on the JSON sub-key ``path`` of a config flag.
 
-    An unknown key is rejected: the config classes forbid fields they do not declare.
+    A key the release's config class does not declare is rejected where the class refuses
+    undeclared keys, and ignored where it drops them (as each release's catalog records).
     """
     out: list[ReleaseStatus] = []
     for catalog in catalogs_from(min_version, package):
@@ -112,10 +115,47 @@ def json_key_support(
             key = catalog.json_key_status(canonical, path)
             if key == "unknown":
                 status = ReleaseStatus(catalog.version, "rejected", "unknown key")
+            elif key == "ignored":
+                status = ReleaseStatus(catalog.version, "ignored", "undeclared key, dropped")
             elif key == "deprecated":
                 status = ReleaseStatus(catalog.version, "deprecated")
         out.append(status)
     return out
+
+
+@dataclass(frozen=True)
+class DefaultEra:
+    first: str
+    last: str
+    default: Any  # argparse's default in those releases
+
+
+def default_eras(
+    canonical: str, min_version: str, package: str = "vllm"
+) -> list[DefaultEra] | None:
+    """Runs of releases from ``min_version`` on that have the flag, by its default; None when
+    a release with the flag does not record one (its default is not a plain value)."""
+    return _default_eras(canonical, min_version, package)
+
+
+@functools.lru_cache(maxsize=4096)
+def _default_eras(canonical: str, min_version: str, package: str) -> list[DefaultEra] | None:
+    eras: list[DefaultEra] = []
+    for catalog in catalogs_from(min_version, package):
+        spec = catalog.flag(canonical)
+        if spec is None:
+            continue
+        if not spec.has_default:
+            return None
+        if (
+            eras
+            and eras[-1].default == spec.default
+            and type(eras[-1].default) is type(spec.default)
+        ):
+            eras[-1] = DefaultEra(eras[-1].first, catalog.version, spec.default)
+        else:
+            eras.append(DefaultEra(catalog.version, catalog.version, spec.default))
+    return eras
 
 
 def first_with(statuses: list[ReleaseStatus], status: Status) -> ReleaseStatus | None:
@@ -158,6 +198,7 @@ def json_key_life(canonical: str, path: tuple[str, ...], package: str = "vllm") 
         "known": "accepted",
         "deprecated": "deprecated",
         "unknown": "not accepted (unknown key)",
+        "ignored": "ignored (not a key of the config, which drops undeclared keys)",
         "free": "accepted (the option takes any mapping)",
     }
     eras: list[Era] = []
@@ -192,6 +233,8 @@ def describe_flag(spec: FlagSpec) -> str:
         parts.append(f"{len(spec.values)} known values")
     if spec.json_keys is not None:
         parts.append(f"{len(spec.json_keys)} JSON keys")
+    if spec.has_default:
+        parts.append(f"default {json.dumps(spec.default)}")
     if spec.aliases:
         parts.append("aliases " + ", ".join(spec.aliases))
     if spec.negations:

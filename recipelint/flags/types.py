@@ -389,6 +389,11 @@ def dotted(expr: ast.expr) -> str:
     return _dotted(expr)
 
 
+def import_base(mod: Module, node: ast.ImportFrom) -> str | None:
+    """The module an ``from X import ...`` statement of ``mod`` reads (relative ones resolved)."""
+    return _import_base(mod, node)
+
+
 def _import_base(mod: Module, node: ast.ImportFrom) -> str | None:
     if node.level == 0:
         return node.module

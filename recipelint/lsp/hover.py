@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from recipelint.lsp import knowledge, library
@@ -70,7 +71,23 @@ def flag_text(data: Any, cursor: Cursor) -> str | None:
     ]
     lines.append(_accepted(catalogs, found.known, shown.canonical))
     lines += _spec_lines(spec)
+    eras = library.default_eras(shown.canonical, catalogs.judged.version, catalogs.package)
+    if eras:
+        lines.append(_defaults(eras))
     return "\n\n".join(lines)
+
+
+def _defaults(eras: list[library.DefaultEra]) -> str:
+    """The flag's default over the recipe's range, each change named with its releases."""
+    shown = [
+        f"`{json.dumps(era.default)}` ({era.first}"
+        + ("" if era.first == era.last else f" to {era.last}")
+        + ")"
+        for era in eras
+    ]
+    if len(shown) == 1:
+        return f"default: {shown[0]}"
+    return "default changes in the recipe's range: " + ", then ".join(shown)
 
 
 def _flag_value(data: Any, cursor: Cursor) -> str:

@@ -26,6 +26,7 @@ from recipelint.flags.catalog import (
     value_span,
     version_key,
 )
+from recipelint.flags.support import DefaultEra, default_eras
 from recipelint.load import Document, LoadLimits, load_document, parse_yaml, value_at
 from recipelint.rulebook import RuleInfo, rule_url
 from recipelint.rulebook import load_catalog as load_rulebook
@@ -36,6 +37,8 @@ from recipelint.tree import RecipeTree, find_tree_root, load_tree, recipe_hf_id
 __all__ = [
     "Catalog",
     "Config",
+    "DefaultEra",
+    "default_eras",
     "ConfigError",
     "Diagnostic",
     "Document",

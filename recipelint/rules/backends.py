@@ -26,6 +26,7 @@ from recipelint.flags.catalog import newest_catalog, version_key
 from recipelint.flags.env_catalog import env_spec
 from recipelint.flags.hardware_catalog import (
     attention_backend,
+    attention_selector,
     backend_runs_on,
     load_hardware_catalog,
     moe_backend,
@@ -75,9 +76,10 @@ GENERATION_CAPABILITIES: dict[str, tuple[tuple[int, int], ...]] = {
 # Taxonomy generations that are themselves a vLLM platform.
 PLATFORM_GENERATIONS = frozenset({"cpu", "tpu", "xpu"})
 BRAND_PLATFORMS = {"NVIDIA": "cuda", "AMD": "rocm"}
-# Platforms whose attention selector logs "Cannot use <backend> backend" and runs its own
-# backend instead of failing: a selection there misleads rather than breaks (a warning).
-# CUDA validates a selected backend and ROCm raises for one it does not handle.
+# Where the hardware catalog has no per-platform reading of the release's selector (vLLM
+# before per-platform selectors), the platforms known to log "Cannot use <backend> backend"
+# and run their own backend: a selection there misleads rather than breaks (a warning).
+# Every release with platform selectors says so itself (selector/<platform> in the catalog).
 FALLBACK_PLATFORMS = frozenset({"cpu", "tpu", "xpu"})
 _SM = re.compile(r"^sm_?(\d+)(\d)[a-z]?$")
 
@@ -239,6 +241,7 @@ class Verdict:
     code: str
     reason: str
     version: str  # the first release of the recipe's range that cannot run it
+    fallback: bool = False  # the platform runs its own backend instead: the choice does nothing
 
 
 def judge(chosen: Selection, target: Target, release: str) -> Verdict | None:
@@ -249,11 +252,17 @@ def judge(chosen: Selection, target: Target, release: str) -> Verdict | None:
 
 @functools.lru_cache(maxsize=4096)
 def _first_verdict(kind: str, name: str, target: Target, release: str) -> Verdict | None:
+    """The first release that refuses the selection; else the first that only ignores it or
+    may not run it (a platform falling back in one release can refuse in a later one)."""
+    first: Verdict | None = None
     for version in _releases_from(release):
         verdict = _verdict(kind, name, target, version)
-        if verdict is not None:
+        if verdict is None:
+            continue
+        if verdict.code != WRONG_HARDWARE:
             return verdict
-    return None
+        first = first or verdict
+    return first
 
 
 @functools.cache
@@ -277,18 +286,31 @@ def _verdict(kind: str, name: str, target: Target, release: str) -> Verdict | No
     if kind == ATTENTION_ENV and env_spec(BACKEND_ENV, release) is None:
         return None  # a release that does not read the variable ignores it (RL361's finding)
     entry = attention_backend(name, release)
-    if entry is None or not entry.get("platforms"):
-        return None  # unknown to the release (RL351/RL353's) or selected by models only
-    if backend_runs_on(name, release, target.platform) == "no":
-        names = ", ".join(entry["platforms"])
-        code = WRONG_HARDWARE if target.platform in FALLBACK_PLATFORMS else WRONG_PLATFORM
-        return Verdict(code, f"only the {names} platform selects it", release)
+    selector = attention_selector(target.platform, release)
+    if entry is None or (selector is not None and selector.get("out_of_tree")):
+        return None  # unknown to the release (RL351/RL353's), or a plugin platform selects
+    platforms = entry.get("platforms")
+    if not platforms and not {"majors", "min", "max"} & entry.keys():
+        return None  # selected by models only, and no GPU limit stated
+    if platforms and backend_runs_on(name, release, target.platform) == "no":
+        names = ", ".join(platforms)
+        fallback = _falls_back(selector, name, target.platform)
+        code = WRONG_HARDWARE if fallback else WRONG_PLATFORM
+        return Verdict(code, f"only the {names} platform selects it", release, fallback)
     if target.platform != "cuda" or not target.capabilities:
         return None
     runs = {backend_runs_on(name, release, "cuda", c) for c in target.capabilities}
     if runs == {"no"}:
         return Verdict(WRONG_HARDWARE, f"it supports `{entry.get('capability')}` only", release)
     return None
+
+
+def _falls_back(selector: dict[str, Any] | None, name: str, platform: str) -> bool:
+    """Whether the platform's selector runs its own backend for one it does not handle (MLA
+    backends go through its MLA branch, which may refuse where the other branch does not)."""
+    if selector is None:
+        return platform in FALLBACK_PLATFORMS
+    return bool(selector.get("mla" if "MLA" in name.upper() else "unsupported") == "fallback")
 
 
 def _moe_verdict(name: str, target: Target, release: str) -> Verdict | None:
@@ -471,11 +493,12 @@ def _finding(entry: Reported) -> Finding:
     what = {QUANTIZATION_KIND: "quantization method", MOE_KIND: "MoE backend"}.get(
         chosen.kind, "attention backend"
     )
-    consequence = (
-        "vLLM refuses it or runs another backend"
-        if verdict.code == WRONG_HARDWARE
-        else "vLLM refuses to start"
-    )
+    if verdict.fallback:
+        consequence = "vLLM runs its own backend instead, so the choice does nothing there"
+    elif verdict.code == WRONG_HARDWARE:
+        consequence = "vLLM refuses it or runs another backend"
+    else:
+        consequence = "vLLM refuses to start"
     return Finding(
         chosen.doc,
         chosen.pointer,

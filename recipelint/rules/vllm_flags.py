@@ -35,8 +35,10 @@ from recipelint.flags.catalog import (
     version_key,
 )
 from recipelint.flags.support import (
+    DefaultEra,
     ReleaseStatus,
     catalogs_from,
+    default_eras,
     first_with,
     flag_support,
     json_key_support,
@@ -53,7 +55,22 @@ from recipelint.spelling import close_flags
 # Underscore spellings (RL304), a flag and its value in one item (RL306), a dotted
 # sub-argument without value (RL305) and JSON syntax (RL308) belong to the argument-shape
 # family (rules/args.py); this family stays silent on them to avoid double findings.
-CODES = ("RL350", "RL351", "RL352", "RL353", "RL354", "RL355", "RL356", "RL358", "RL359", "RL360")
+CODES = (
+    "RL350",
+    "RL351",
+    "RL352",
+    "RL353",
+    "RL354",
+    "RL355",
+    "RL356",
+    "RL357",
+    "RL358",
+    "RL359",
+    "RL360",
+    "RL364",
+)
+# The verdicts on a JSON key its release's config class declares.
+DECLARED = ("ok", "deprecated")
 PLUGIN_FLAGS = {
     "--tool-call-parser": "--tool-parser-plugin",
     "--reasoning-parser": "--reasoning-parser-plugin",
@@ -115,8 +132,26 @@ def _check_document(doc: Document, lists: list[ArgList], memo: VerdictMemo) -> l
         findings += [
             Finding(doc, (*arg_list.pointer, v.index), v.message, v.hint, code=v.code)
             for v in verdicts
+            if v.flag is None or _sets_default_alone(doc, lists, v.flag)
         ]
     return findings
+
+
+def _sets_default_alone(doc: Document, lists: list[ArgList], flag: str) -> bool:
+    """RL364 holds only in a recipe whose other lists do not set the flag: a default value in
+    an override may be there to replace another layer's value (last wins)."""
+    if doc.kind != "recipe":
+        return False  # a shared file's value can replace what a recipe sets
+    newest = newest_catalog("vllm-omni" if _is_omni(doc.data) else "vllm")
+    setting = [
+        arg_list
+        for arg_list in lists
+        if any(
+            isinstance(t, str) and t.startswith("-") and newest.lookup(t).canonical == flag
+            for t in arg_list.items
+        )
+    ]
+    return len(setting) == 1
 
 
 @dataclass(frozen=True)
@@ -127,6 +162,7 @@ class Verdict:
     index: int
     message: str
     hint: str | None
+    flag: str | None = None  # RL364's canonical flag: dropped where another list sets it too
 
 
 def _effective_minimum(data: dict[str, Any], pointer: Pointer, baseline: str | None) -> str | None:
@@ -398,26 +434,40 @@ class _ArgList:
         return first.version, first.note
 
     def _json_key(self, index: int, canonical: str, path: tuple[str, ...]) -> None:
-        """A JSON sub-key judged by every release of the range that has the flag."""
+        """A JSON sub-key judged by every release of the range that has the flag: an error
+        where a release refuses it, a warning where a release only drops it."""
         verdicts = self._key_verdicts(canonical, path)
-        accepted = next((v for v in verdicts if v.status != "rejected"), None)
+        declared = next((v for v in verdicts if v.status in DECLARED), None)
         key, name = ".".join(path), self.cats.package
-        if accepted is None:
+        if declared is None:
             self._key_unknown(index, canonical, key, verdicts)
             return
-        if verdicts[0].status == "rejected":
+        before = verdicts[: verdicts.index(declared)]
+        if first_with(before, "rejected") is not None:
             self._report(
                 "RL358",
                 index,
-                f"`{canonical}` key `{key}` needs {name} {accepted.version} or newer, "
+                f"`{canonical}` key `{key}` needs {name} {declared.version} or newer, "
                 f"but min_vllm_version is {self.cats.min_version}",
-                f"raise min_vllm_version to {accepted.version}",
+                f"raise min_vllm_version to {declared.version}",
             )
-        later = verdicts[verdicts.index(accepted) :]
+        elif before:
+            self._report(
+                "RL357",
+                index,
+                f"`{canonical}` key `{key}` does nothing in {name} {_span(before)}: it is "
+                f"declared from {declared.version} on, and older releases drop keys their "
+                "config does not declare",
+                f"raise min_vllm_version to {declared.version} if the setting matters",
+            )
+        later = verdicts[verdicts.index(declared) :]
         gone = first_with(later, "rejected")
+        dropped = first_with(later, "ignored")
         deprecated = first_with(later, "deprecated")
         if gone is not None:
             self._key_gone(index, canonical, key, later, gone, deprecated)
+        elif dropped is not None:
+            self._key_dropped(index, canonical, key, later, dropped)
         elif deprecated is not None:
             self._report(
                 "RL355",
@@ -431,13 +481,45 @@ class _ArgList:
     ) -> None:
         if not verdicts:
             return  # no release of the range has the flag: the flag's own finding
-        span = verdicts[0].version + (f" to {verdicts[-1].version}" if len(verdicts) > 1 else "")
+        refusing = [v for v in verdicts if v.status == "rejected"]
+        dropping = [v for v in verdicts if v.status == "ignored"]
+        where = f"`{key}` is not a key of `{canonical}` in {self.cats.package} {_span(verdicts)}"
+        if not refusing:
+            self._report(
+                "RL357",
+                index,
+                f"{where}: the config drops keys it does not declare, so it does nothing",
+                "delete it, or use a field of the config class",
+            )
+            return
+        if dropping:
+            where += (
+                f": {_span(refusing)} refuses keys its config does not declare, so vLLM "
+                f"does not start there ({_span(dropping)} drops it)"
+            )
+        else:
+            where += ": the config refuses keys it does not declare, so vLLM does not start"
+        self._report("RL354", index, where, "check the config class's fields for this release")
+
+    def _key_dropped(
+        self,
+        index: int,
+        canonical: str,
+        key: str,
+        later: list[ReleaseStatus],
+        dropped: ReleaseStatus,
+    ) -> None:
+        """A key a later release no longer declares but only drops (vLLM still starts)."""
+        at = later.index(dropped)
+        rest = [v for v in later[at:] if v.status == "ignored"]
+        for_good = len(rest) == len(later) - at
+        when = f"from {dropped.version} on" if for_good else f"in {_span(rest)}"
         self._report(
-            "RL354",
+            "RL357",
             index,
-            f"`{key}` is not a key of `{canonical}` in {self.cats.package} {span}: the config "
-            "refuses keys it does not declare, so vLLM does not start",
-            "check the config class's fields for this release",
+            f"`{canonical}` key `{key}` does nothing in {self.cats.package} {when} (last "
+            f"declared in {later[at - 1].version}): the config drops keys it does not declare",
+            "drop the key or use its replacement",
         )
 
     def _key_verdicts(self, canonical: str, path: tuple[str, ...]) -> list[ReleaseStatus]:
@@ -455,7 +537,11 @@ class _ArgList:
         deprecated: ReleaseStatus | None,
     ) -> None:
         at = later.index(gone)
-        last = later[at - 1].version
+        last_declared = next(v for v in reversed(later[:at]) if v.status in DECLARED)
+        last = last_declared.version
+        dropping = [v for v in later[:at] if v.status == "ignored"]
+        if dropping:
+            last += f"; {_span(dropping)} drops it"
         for_good = all(v.status == "rejected" for v in later[at:])
         when = f"from {gone.version} on" if for_good else f"in {gone.version}"
         warned = (
@@ -467,7 +553,7 @@ class _ArgList:
             "RL359",
             index,
             f"`{canonical}` key `{key}` is rejected by {self.cats.package} {when} "
-            f"(last accepted in {last}): vLLM does not start there",
+            f"(last declared in {last}): vLLM does not start there",
             f"{warned}drop the key or use its replacement",
         )
 
@@ -513,7 +599,29 @@ class _ArgList:
             return nxt  # a sub-argument's raw text becomes one JSON leaf; its key was checked above
         for where, value in values:
             self._value(where, hit.canonical, _as_text(value), spec, catalog)
+        if len(values) == 1 and spec.nargs is None:
+            self._default_value(index, token, hit.canonical, _as_text(values[0][1]))
         return nxt
+
+    def _default_value(self, index: int, token: str, canonical: str, value: str) -> None:
+        """RL364: a value every release of the range uses anyway when the flag is absent."""
+        start = self.key_floor or (self.cats.minimum or self.cats.newest).version
+        eras = default_eras(canonical, start, self.cats.package)
+        if not eras or len(eras) > 1 or not _is_default(value, eras[0].default):
+            return
+        era = eras[0]
+        self.findings.append(
+            Verdict(
+                "RL364",
+                index,
+                f"`{token} {value}` is what {self.cats.package} {_era_span(era)} "
+                f"{'uses' if era.first == era.last else 'use'} when the flag is not given: it "
+                "changes nothing",
+                "drop it, unless the recipe means to pin the value against a later change of "
+                "the default",
+                flag=canonical,
+            )
+        )
 
     def _value(
         self, index: int, canonical: str, value: str, spec: FlagSpec, catalog: Catalog
@@ -639,7 +747,7 @@ class _ArgList:
         for key, inner in parsed.items():
             self._json_key(index, canonical, (key,))
             verdicts = self._key_verdicts(canonical, (key,))
-            if isinstance(inner, dict) and all(v.status != "rejected" for v in verdicts):
+            if isinstance(inner, dict) and all(v.status in DECLARED for v in verdicts):
                 for sub in inner:
                     self._json_key(index, canonical, (key, sub))
 
@@ -691,6 +799,30 @@ def _value_refused_in(
     after = held[held.index(refused) :]
     taken = next((v.version for v in after if v.status != "rejected"), None)
     return refused.version, taken
+
+
+def _is_default(value: str, default: Any) -> bool:
+    """Whether argparse's text ``value`` converts to ``default`` (a number, a word)."""
+    if isinstance(default, bool):
+        return value.lower() in ("true", "false") and (value.lower() == "true") == default
+    if isinstance(default, int):
+        return re.fullmatch(r"[-+]?\d+", value.strip()) is not None and int(value) == default
+    if isinstance(default, float):
+        try:
+            return float(value) == default
+        except ValueError:
+            return False
+    return isinstance(default, str) and value == default
+
+
+def _era_span(era: DefaultEra) -> str:
+    return era.first if era.first == era.last else f"{era.first} to {era.last}"
+
+
+def _span(verdicts: list[ReleaseStatus]) -> str:
+    """The releases of a run of verdicts, as a message names them."""
+    first, last = verdicts[0].version, verdicts[-1].version
+    return first if first == last else f"{first} to {last}"
 
 
 @cache
