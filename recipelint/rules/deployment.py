@@ -134,6 +134,7 @@ class _Recipe:
     heavy: dict[str, frozenset[str]]  # variant -> hardware it may outgrow
     imaged: bool
     admitted: dict[tuple[str, str, str], bool] = field(default_factory=dict)
+    last_key: tuple[Combination, str | None, Any] | None = None
     placements: dict[tuple[str, str], Placement] = field(default_factory=dict)
     runs: dict[Any, Any] = field(default_factory=dict)
     rendered: dict[Any, tuple[Ranks, Emitted]] = field(default_factory=dict)
@@ -278,7 +279,16 @@ class _Recipe:
 
     def sharing_key(self, combo: Combination, role: str | None) -> Any:
         """What the command's args read but the hardware id (Placement.sharing_key); None when
-        the hardware is named, or the key holds no scalar."""
+        the hardware is named, or the key holds no scalar. The judge asks again for the
+        command just read: the last answer is kept."""
+        last = self.last_key
+        if last is not None and last[0] is combo and last[1] == role:
+            return last[2]
+        key = self._sharing_key(combo, role)
+        self.last_key = (combo, role, key)
+        return key
+
+    def _sharing_key(self, combo: Combination, role: str | None) -> Any:
         try:
             key = self.placement(combo).sharing_key(combo)
             hash(key)
