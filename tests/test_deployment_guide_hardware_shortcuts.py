@@ -21,7 +21,9 @@ from recipelint.rules.context import CheckContext
 from recipelint.rules.deployment import _Shared
 from recipelint.rules.guide import GuideFacts
 from recipelint.rules.guide_hardware import (
+    HEADING,
     SELECTING_TEXT,
+    GuideOutline,
     HardwareWords,
     _may_select,
     _selecting_commands,
@@ -56,6 +58,21 @@ GUIDE_LINES = st.sampled_from(
         "",
         "text\rmore -q x",
         "\x0c",
+    ]
+)
+
+
+HEADING_LINES = st.sampled_from(
+    [
+        "# H200",
+        "   ## On MI355X ##",
+        "    # code",
+        "#no",
+        "###### x #",
+        "####### seven",
+        "#",
+        "# \r",
+        "\t# tab",
     ]
 )
 
@@ -167,3 +184,21 @@ def test_emitter_ranks_are_ranks_of(lists: list[list[object]]) -> None:
     flags = newest_catalog()
     for tokens in lists + lists:  # asked again, from the kept answers
         assert repr(shared.emitter_ranks(tokens, flags)) == repr(ranks_of(tokens, flags))
+
+
+def _scanned_headings(outline: GuideOutline) -> list[tuple[int, int, str]]:
+    """The headings by one scan of the whole guide."""
+    found = []
+    for match in HEADING.finditer(outline.text):
+        number = outline.text.count("\n", 0, match.start()) + 1
+        if outline.fence_of(number) is None:
+            found.append((number, len(match.group(1)), match.group(2)))
+    return found
+
+
+@property_profile(400)
+@given(st.lists(GUIDE_LINES | HEADING_LINES, max_size=14).map("\n".join))
+def test_headings_are_the_scan_s(text: str) -> None:
+    facts = GuideFacts(text)
+    outline = GuideOutline(text, facts.blocks, HardwareWords({}, None))
+    assert outline.headings == _scanned_headings(outline)

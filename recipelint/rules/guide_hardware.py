@@ -228,14 +228,16 @@ class GuideOutline:
 
     @functools.cached_property
     def headings(self) -> list[tuple[int, int, str]]:
-        """(line, level, title) of each heading outside the blocks, in order."""
+        """(line, level, title) of each heading outside the blocks, in order.
+
+        HEADING matches within one line (no part of it crosses a "\n"), and only on a line
+        holding "#": those lines are matched one by one, not the whole guide scanned.
+        """
         found = []
-        number, position = 1, 0
-        for match in HEADING.finditer(self.text):
-            number += self.text.count("\n", position, match.start())
-            position = match.start()
-            if self.fence_of(number) is None:
-                found.append((number, len(match.group(1)), match.group(2)))
+        for index, line in enumerate(self.lines):
+            match = HEADING.match(line) if "#" in line else None
+            if match is not None and self.fence_of(index + 1) is None:
+                found.append((index + 1, len(match.group(1)), match.group(2)))
         return found
 
     def section(self, line: int) -> Section | None:
