@@ -100,6 +100,19 @@ def test_selects_is_the_pattern_s_search(text: str) -> None:
     assert _selects(text) == bool(SELECTING_TEXT.search(text))
 
 
+# `\s` is Unicode whitespace: the separators below ASCII space and the no-break space too.
+SHORT_Q_TEXT = st.text(
+    alphabet=st.sampled_from(["-", "q", " ", "=", "\t", "\n", "\x1c", "\xa0", "\u2028", "a"]),
+    max_size=12,
+)
+
+
+@property_profile(800)
+@given(SHORT_Q_TEXT)
+def test_short_options_are_the_pattern_s(text: str) -> None:
+    assert _selects(text) == bool(SELECTING_TEXT.search(text))
+
+
 def test_corpus_guides_select_alike(corpus_tree: Path) -> None:
     tree = load_tree(corpus_tree)
     read = 0

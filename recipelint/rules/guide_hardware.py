@@ -60,9 +60,9 @@ HARDWARE_SECTION = "RL607"
 SELECTING_TEXT = re.compile(
     rf"--(?:attention[-_]backend|attention[-_]config|moe[-_]backend|quantization)|\s-q[\s=]|{BACKEND_ENV}"
 )
-# What SELECTING_TEXT cannot match without: the plain substring tests spare most guides its
-# scan, which tries `\s-q` at every space of the text.
-SELECTING_PARTS = ("-q", "--attention", "--moe", BACKEND_ENV)
+# SELECTING_TEXT's long options: each starts with one of these, looked for as plain text.
+SELECTING_OPTION = re.compile(r"--(?:attention[-_]backend|attention[-_]config|moe[-_]backend)")
+OPTION_STARTS = ("--attention", "--moe")
 IMAGE_TEXT = "vllm/vllm-"
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$", re.MULTILINE)
 ENV_SELECTION = re.compile(rf"\b{BACKEND_ENV}=[\"']?([\w-]+)")
@@ -368,8 +368,25 @@ def guide_commands_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _selects(text: str) -> bool:
-    """Whether SELECTING_TEXT matches in the text."""
-    return any(part in text for part in SELECTING_PARTS) and bool(SELECTING_TEXT.search(text))
+    """Whether SELECTING_TEXT matches in the text, by plain substring tests first: the
+    pattern's scan tries its short option at every space of a guide."""
+    if BACKEND_ENV in text or "--quantization" in text:
+        return True
+    if any(start in text for start in OPTION_STARTS) and SELECTING_OPTION.search(text):
+        return True
+    return _short_q(text)
+
+
+def _short_q(text: str) -> bool:
+    """Whether `-q` stands after whitespace and before whitespace or `=` (SELECTING_TEXT's
+    short option)."""
+    at = text.find("-q", 1)
+    while at >= 0:
+        after = text[at + 2 : at + 3]
+        if after and (after.isspace() or after == "=") and text[at - 1].isspace():
+            return True
+        at = text.find("-q", at + 1)
+    return False
 
 
 def _placed_once(doc: Document, found: Iterable[Reported]) -> Iterator[Finding]:
