@@ -7,6 +7,7 @@ one. RL380-RL383 keep the ranks of an emitter's tokens per token list.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from propertyprofile import property_profile
 
 from recipelint.flags.catalog import newest_catalog
-from recipelint.resolve.deployment import ranks_of
+from recipelint.resolve.deployment import Deployment, _Placed, ranks_of
 from recipelint.rules.common import guide_text
 from recipelint.rules.context import CheckContext
 from recipelint.rules.deployment import _Shared
@@ -215,3 +216,9 @@ def test_headings_are_the_scan_s(text: str) -> None:
     facts = GuideFacts(text)
     outline = GuideOutline(text, facts.blocks, HardwareWords({}, None))
     assert outline.headings == _scanned_headings(outline)
+
+
+def test_placed_facts_are_the_deployment_s_last_fields() -> None:
+    """deployment_of hands a _Placed to Deployment by position."""
+    names = tuple(field.name for field in dataclasses.fields(Deployment))
+    assert names[-len(_Placed._fields) :] == _Placed._fields

@@ -454,18 +454,18 @@ def deployment_of(
         placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
     if allotted is None:
         allotted = emitted(catalog, recipe, combo, role, placement)
-    placed = _placed(recipe, placement)
+    # _Placed's fields are Deployment's last, in its order: given by position, not by name.
     return Deployment(
-        variant=combo.variant_key,
-        hardware=combo.hw_id,
-        strategy=combo.strategy,
-        role=role,
-        deploy_type=str(js_or(catalog.deploy_type_of(combo.strategy), "single_node")),
-        nodes=_count(allotted.nodes),
-        gpus_per_node=_count(placement.gpu_count),
-        gpus_allotted=int(allotted.gpus) if is_number(allotted.gpus) else 0,
-        ranks=ranks,
-        **placed._asdict(),
+        combo.variant_key,
+        combo.hw_id,
+        combo.strategy,
+        role,
+        str(js_or(catalog.deploy_type_of(combo.strategy), "single_node")),
+        _count(allotted.nodes),
+        _count(placement.gpu_count),
+        int(allotted.gpus) if is_number(allotted.gpus) else 0,
+        ranks,
+        *_placed(recipe, placement),
     )
 
 
