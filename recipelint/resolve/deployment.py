@@ -496,16 +496,31 @@ def _placed(recipe: dict[str, Any], placement: Placement) -> _Placed:
     key = ("deployment", placement.variant_key, placement.hw_id)
     found: _Placed | None = placement.strategy_runs.get(key)
     if found is None:
-        profile, variant, image = placement.profile, placement.variant, placement.meta.image
+        profile, image = placement.profile, placement.meta.image
         platform, arch = _host(placement)
         found = placement.strategy_runs[key] = _Placed(
             platform,
             arch,
             is_scalable(profile),
             _number(get(profile, "vram_gb")),
+            *_variant_memory(recipe, placement),
+            image_facts(image) if isinstance(image, str) else None,
+        )
+    return found
+
+
+def _variant_memory(
+    recipe: dict[str, Any], placement: Placement
+) -> tuple[float | None, float | None]:
+    """(weights, vram_minimum_gb) of the placement's variant, read once per variant: every
+    hardware it is placed on reads the same."""
+    key = ("variant-memory", placement.variant_key)
+    found: tuple[float | None, float | None] | None = placement.strategy_runs.get(key)
+    if found is None:
+        variant = placement.variant
+        found = placement.strategy_runs[key] = (
             variant_weights_gb(recipe, variant),
             _number(get(variant, "vram_minimum_gb")),
-            image_facts(image) if isinstance(image, str) else None,
         )
     return found
 
