@@ -73,7 +73,6 @@ class _Shared:
     recipes' commands are sized by a handful of emitter outputs), each GPU's room."""
 
     def __init__(self, ctx: CheckContext) -> None:
-        self.ctx = ctx
         strategies = {id(spec) for spec in ctx.strategies.values()}
         self.strategy_lists = [a for a in ctx.shared_arg_lists if id(a.doc) in strategies]
         self._sizing: dict[int, tuple[Scope, ...]] = {}
