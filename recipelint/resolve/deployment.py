@@ -454,18 +454,18 @@ def deployment_of(
         placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
     if allotted is None:
         allotted = emitted(catalog, recipe, combo, role, placement)
-    placed = _placed(recipe, placement)
+    # _Placed's fields are Deployment's last, in its order: given by position, not by name.
     return Deployment(
-        variant=combo.variant_key,
-        hardware=combo.hw_id,
-        strategy=combo.strategy,
-        role=role,
-        deploy_type=str(js_or(catalog.deploy_type_of(combo.strategy), "single_node")),
-        nodes=_count(allotted.nodes),
-        gpus_per_node=_count(placement.gpu_count),
-        gpus_allotted=int(allotted.gpus) if is_number(allotted.gpus) else 0,
-        ranks=ranks,
-        **placed._asdict(),
+        combo.variant_key,
+        combo.hw_id,
+        combo.strategy,
+        role,
+        str(js_or(catalog.deploy_type_of(combo.strategy), "single_node")),
+        _count(allotted.nodes),
+        _count(placement.gpu_count),
+        int(allotted.gpus) if is_number(allotted.gpus) else 0,
+        ranks,
+        *_placed(recipe, placement),
     )
 
 
@@ -496,16 +496,31 @@ def _placed(recipe: dict[str, Any], placement: Placement) -> _Placed:
     key = ("deployment", placement.variant_key, placement.hw_id)
     found: _Placed | None = placement.strategy_runs.get(key)
     if found is None:
-        profile, variant, image = placement.profile, placement.variant, placement.meta.image
+        profile, image = placement.profile, placement.meta.image
         platform, arch = _host(placement)
         found = placement.strategy_runs[key] = _Placed(
             platform,
             arch,
             is_scalable(profile),
             _number(get(profile, "vram_gb")),
+            *_variant_memory(recipe, placement),
+            image_facts(image) if isinstance(image, str) else None,
+        )
+    return found
+
+
+def _variant_memory(
+    recipe: dict[str, Any], placement: Placement
+) -> tuple[float | None, float | None]:
+    """(weights, vram_minimum_gb) of the placement's variant, read once per variant: every
+    hardware it is placed on reads the same."""
+    key = ("variant-memory", placement.variant_key)
+    found: tuple[float | None, float | None] | None = placement.strategy_runs.get(key)
+    if found is None:
+        variant = placement.variant
+        found = placement.strategy_runs[key] = (
             variant_weights_gb(recipe, variant),
             _number(get(variant, "vram_minimum_gb")),
-            image_facts(image) if isinstance(image, str) else None,
         )
     return found
 

@@ -43,7 +43,7 @@ from recipelint.resolve.hardware import list_compatible_hardware
 from recipelint.resolve.layers import PD_ROLES, Scope
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, planned_combinations
 from recipelint.rules.args import multiplies_ranks
-from recipelint.rules.common import Pointer, as_dict
+from recipelint.rules.common import ArgList, Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 from recipelint.rules.resolved import render_inputs
@@ -67,13 +67,45 @@ def flag_catalog(recipe: Any) -> Catalog:
     return newest_catalog()
 
 
-def _sizing_scopes(ctx: CheckContext, doc: Document, flags: Catalog) -> tuple[Scope, ...]:
+class _Shared:
+    """What every recipe of a run reads alike, worked out once per run: the strategy files'
+    lists that set a parallel size (per flag catalog), the ranks of an emitter's tokens (most
+    recipes' commands are sized by a handful of emitter outputs), each GPU's room."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        strategies = {id(spec) for spec in ctx.strategies.values()}
+        self.strategy_lists = [a for a in ctx.shared_arg_lists if id(a.doc) in strategies]
+        self._sizing: dict[int, tuple[Scope, ...]] = {}
+        self._ranks: dict[tuple[int, tuple[Any, ...]], Ranks] = {}
+        self.rooms = {hw_id: _rooms(profile) for hw_id, profile in ctx.profiles.items()}
+
+    def strategy_sizing(self, flags: Catalog) -> tuple[Scope, ...]:
+        found = self._sizing.get(id(flags))
+        if found is None:
+            found = self._sizing[id(flags)] = _sizing_of(self.strategy_lists, flags)
+        return found
+
+    def emitter_ranks(self, tokens: list[Any], flags: Catalog) -> Ranks:
+        """ranks_of, kept per token list: equal keys only for tokens of equal type and value
+        (`1`, `1.0` and `true` read differently)."""
+        key = (id(flags), tuple(t if type(t) is str else (type(t), t) for t in tokens))
+        try:
+            found = self._ranks.get(key)
+        except TypeError:  # a token no scalar: read it every time
+            return ranks_of(tokens, flags)
+        if found is None:
+            found = self._ranks[key] = ranks_of(tokens, flags)
+        return found
+
+
+def _sizing_scopes(
+    ctx: CheckContext, shared: _Shared, doc: Document, flags: Catalog
+) -> tuple[Scope, ...]:
     """The scopes of the lists that can join the recipe's commands and set a parallel size."""
-    strategies = {id(spec) for spec in ctx.strategies.values()}
-    lists = [
-        *ctx.arg_lists_of(doc),
-        *(a for a in ctx.shared_arg_lists if id(a.doc) in strategies),
-    ]
+    return _sizing_of(ctx.arg_lists_of(doc), flags) + shared.strategy_sizing(flags)
+
+
+def _sizing_of(lists: list[ArgList], flags: Catalog) -> tuple[Scope, ...]:
     return tuple(
         listed.scope
         for listed in lists
@@ -93,12 +125,15 @@ class _Recipe:
     """
 
     ctx: CheckContext
+    shared: _Shared
     catalog: RenderInputs
     doc: Document
     flags: Catalog
     sizing: tuple[Scope, ...]
     heavy: dict[str, frozenset[str]]  # variant -> hardware it may outgrow
     imaged: bool
+    admitted: dict[tuple[str, str, str], bool] = field(default_factory=dict)
+    last_key: tuple[Combination, str | None, Any] | None = None
     placements: dict[tuple[str, str], Placement] = field(default_factory=dict)
     runs: dict[Any, Any] = field(default_factory=dict)
     rendered: dict[Any, tuple[Ranks, Emitted]] = field(default_factory=dict)
@@ -114,8 +149,15 @@ class _Recipe:
         return bool(self.sizing)
 
     def sized(self, combo: Combination) -> bool:
-        """Whether a list that sets a parallel size may join the combination's commands."""
-        return any(self._admits(scope, combo) for scope in self.sizing)
+        """Whether a list that sets a parallel size may join the combination's commands (asked
+        for each of its commands and roles, worked out once)."""
+        if not self.sizing:
+            return False
+        key = (combo.variant_key, combo.strategy, combo.hw_id)
+        found = self.admitted.get(key)
+        if found is None:
+            found = self.admitted[key] = any(self._admits(scope, combo) for scope in self.sizing)
+        return found
 
     def _admits(self, scope: Scope, combo: Combination) -> bool:
         if scope.variant is not None and scope.variant != combo.variant_key:
@@ -230,13 +272,22 @@ class _Recipe:
         allotted = emitted(self.catalog, self.recipe, combo, role, placement)
         if not self.sized(combo):  # no list sets a size: the emitter's are the command's
             tokens = allotted.tokens + self._experts(combo.strategy)
-            return ranks_of(tokens, self.flags), allotted
+            return self.shared.emitter_ranks(tokens, self.flags), allotted
         args = rendered_args(self.catalog, self.recipe, combo, role, placement)
         return ranks_of(args, self.flags), allotted
 
     def sharing_key(self, combo: Combination, role: str | None) -> Any:
         """What the command's args read but the hardware id (Placement.sharing_key); None when
-        the hardware is named, or the key holds no scalar."""
+        the hardware is named, or the key holds no scalar. The judge asks again for the
+        command just read: the last answer is kept."""
+        last = self.last_key
+        if last is not None and last[0] is combo and last[1] == role:
+            return last[2]
+        key = self._sharing_key(combo, role)
+        self.last_key = (combo, role, key)
+        return key
+
+    def _sharing_key(self, combo: Combination, role: str | None) -> Any:
         try:
             key = self.placement(combo).sharing_key(combo)
             hash(key)
@@ -251,22 +302,23 @@ def deployments(ctx: CheckContext) -> Iterator[Finding]:
     if not enabled:
         return
     catalog = render_inputs(ctx)
-    sizes = [_gpu_vram(profile) for profile in ctx.profiles.values()]
+    shared = _Shared(ctx)
+    sizes = [rooms[0] for rooms in shared.rooms.values()]
     smallest = min((size for size in sizes if size is not None), default=0.0)
     for doc in ctx.recipes:
         if not isinstance(doc.data, dict) or layers.is_omni(doc.data):
             continue
         flags = flag_catalog(doc.data)
-        sizing = _sizing_scopes(ctx, doc, flags) if "RL380" in enabled else ()
+        sizing = _sizing_scopes(ctx, shared, doc, flags) if "RL380" in enabled else ()
         imaged = "RL381" in enabled and _names_a_platform(doc.data)
         heavy = (
-            _heavy_variants(doc.data, ctx.profiles, smallest, bool(sizing))
+            _heavy_variants(doc.data, ctx.profiles, shared.rooms, smallest, bool(sizing))
             if enabled & {"RL382", "RL383"}
             else {}
         )
         if not (sizing or imaged or heavy):
             continue
-        recipe = _Recipe(ctx, catalog, doc, flags, sizing, heavy, imaged)
+        recipe = _Recipe(ctx, shared, catalog, doc, flags, sizing, heavy, imaged)
         judge = _Judge(recipe, enabled)
         for combo, found, recommended in recipe.deployments():
             judge.add(combo, found, recommended)
@@ -293,8 +345,17 @@ def _gpu_vram(profile: Any) -> float | None:
     return vram / gpus if is_number(vram) and is_number(gpus) and gpus > 0 else None
 
 
+def _rooms(profile: Any) -> tuple[float | None, float | None, bool]:
+    """(one GPU's VRAM, half the node's, whether the profile is offered only where declared)."""
+    return _gpu_vram(profile), _half_node(profile), get(profile, "restricted") is True
+
+
 def _heavy_variants(
-    recipe: dict[str, Any], profiles: dict[str, Any], smallest: float, sized: bool
+    recipe: dict[str, Any],
+    profiles: dict[str, Any],
+    rooms: dict[str, tuple[float | None, float | None, bool]],
+    smallest: float,
+    sized: bool,
 ) -> dict[str, frozenset[str]]:
     """Variants whose vram_minimum_gb may exceed the room a command gives them, with the
     hardware where it may: both fit rules need the figure above the room (``smallest`` is the
@@ -314,9 +375,10 @@ def _heavy_variants(
         one_gpu = sized or declared_tp or get(variant, "tp") is not None
         outgrown = set()
         for hw_id in list_compatible_hardware(profiles, variant, recipe):
-            if get(profiles[hw_id], "restricted") is True and hw_id not in declared_hardware:
+            gpu, half_node, restricted = rooms[hw_id]
+            if restricted and hw_id not in declared_hardware:
                 continue  # offered only to recipes that declare it (resolve.plan.variant_hardware)
-            room = _gpu_vram(profiles[hw_id]) if one_gpu else _half_node(profiles[hw_id])
+            room = gpu if one_gpu else half_node
             if room is not None and declared > room:
                 outgrown.add(hw_id)
         if outgrown:

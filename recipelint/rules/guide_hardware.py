@@ -50,6 +50,7 @@ from recipelint.rules.guide import (
     GuideCommand,
     GuideFacts,
     Token,
+    _guide_commands_in,
     _guide_release,
 )
 from recipelint.rules.registry import Finding, check
@@ -59,6 +60,9 @@ HARDWARE_SECTION = "RL607"
 SELECTING_TEXT = re.compile(
     rf"--(?:attention[-_]backend|attention[-_]config|moe[-_]backend|quantization)|\s-q[\s=]|{BACKEND_ENV}"
 )
+# SELECTING_TEXT's long options: each starts with one of these, looked for as plain text.
+SELECTING_OPTION = re.compile(r"--(?:attention[-_]backend|attention[-_]config|moe[-_]backend)")
+OPTION_STARTS = ("--attention", "--moe")
 IMAGE_TEXT = "vllm/vllm-"
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$", re.MULTILINE)
 ENV_SELECTION = re.compile(rf"\b{BACKEND_ENV}=[\"']?([\w-]+)")
@@ -96,6 +100,7 @@ class HardwareWords:
         other_words = _non_hardware_words(taxonomy)
         self.unclear = {word for word, named in words.items() if named.rank and word in other_words}
         self.words = words
+        self._named: dict[str, frozenset[str] | None] = {}
         ordered = sorted(words, key=lambda word: (-len(word), word))
         self.pattern = (
             re.compile(
@@ -107,12 +112,23 @@ class HardwareWords:
 
     def named(self, text: str) -> frozenset[str] | None:
         """The profiles a text names, by its most specific words; empty when it names none,
-        None when it holds only words that may or may not mean hardware."""
+        None when it holds only words that may or may not mean hardware.
+
+        A guide's headings are asked again for every command below them: each text is read once.
+        """
+        if text not in self._named:
+            self._named[text] = self._read(text)
+        return self._named[text]
+
+    def _read(self, text: str) -> frozenset[str] | None:
         if self.pattern is None:
+            return frozenset()
+        plain = INLINE_CODE.sub(" ", text)
+        if plain.isascii() and not self._may_hold_a_word(plain.lower()):
             return frozenset()
         found: dict[int, set[str]] = {}
         unclear = False
-        for match in self.pattern.finditer(INLINE_CODE.sub(" ", text)):
+        for match in self.pattern.finditer(plain):
             word = match.group(1).lower()
             named = self.words.get(word)
             if named is None:
@@ -126,6 +142,13 @@ class HardwareWords:
         if found:
             return frozenset(found[min(found)])
         return None if unclear else frozenset()
+
+    def _may_hold_a_word(self, lowered: str) -> bool:
+        """Whether an ASCII text, lowercased, holds some word as a substring: the pattern's
+        scan tries every word at every character, and most texts name no hardware. A match
+        counts only when its lowercase is a word, and in ASCII that is the text's lowercase
+        at the same place (beyond ASCII, case folding and lower() differ: the text is scanned)."""
+        return any(word in lowered for word in self.words)
 
     def brands(self, members: Iterable[str]) -> set[Any]:
         return {get(self.profiles.get(hw_id), "brand") for hw_id in members}
@@ -205,14 +228,16 @@ class GuideOutline:
 
     @functools.cached_property
     def headings(self) -> list[tuple[int, int, str]]:
-        """(line, level, title) of each heading outside the blocks, in order."""
+        """(line, level, title) of each heading outside the blocks, in order.
+
+        HEADING matches within one line (no part of it crosses a "\n"), and only on a line
+        holding "#": those lines are matched one by one, not the whole guide scanned.
+        """
         found = []
-        number, position = 1, 0
-        for match in HEADING.finditer(self.text):
-            number += self.text.count("\n", position, match.start())
-            position = match.start()
-            if self.fence_of(number) is None:
-                found.append((number, len(match.group(1)), match.group(2)))
+        for index, line in enumerate(self.lines):
+            match = HEADING.match(line) if "#" in line else None
+            if match is not None and self.fence_of(index + 1) is None:
+                found.append((index + 1, len(match.group(1)), match.group(2)))
         return found
 
     def section(self, line: int) -> Section | None:
@@ -330,7 +355,7 @@ def guide_commands_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
         text = guide_text(doc)
         if not text or layers.is_omni(doc.data):
             continue  # an omni recipe is served through vLLM-Omni, which the catalogs do not describe
-        selecting = SELECTING_TEXT.search(text) is not None
+        selecting = _selects(text)
         if not selecting and IMAGE_TEXT not in text:
             continue  # most guides select nothing and run no vLLM image: they are not read
         run = run or Run(ctx)
@@ -340,6 +365,28 @@ def guide_commands_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
             yield from _placed_once(doc, _command_findings(doc, facts, outline, run))
         for found in _image_findings(facts, outline, run):
             yield found.placed(doc)
+
+
+def _selects(text: str) -> bool:
+    """Whether SELECTING_TEXT matches in the text, by plain substring tests first: the
+    pattern's scan tries its short option at every space of a guide."""
+    if BACKEND_ENV in text or "--quantization" in text:
+        return True
+    if any(start in text for start in OPTION_STARTS) and SELECTING_OPTION.search(text):
+        return True
+    return _short_q(text)
+
+
+def _short_q(text: str) -> bool:
+    """Whether `-q` stands after whitespace and before whitespace or `=` (SELECTING_TEXT's
+    short option)."""
+    at = text.find("-q", 1)
+    while at >= 0:
+        after = text[at + 2 : at + 3]
+        if after and (after.isspace() or after == "=") and text[at - 1].isspace():
+            return True
+        at = text.find("-q", at + 1)
+    return False
 
 
 def _placed_once(doc: Document, found: Iterable[Reported]) -> Iterator[Finding]:
@@ -372,7 +419,7 @@ def _command_findings(
 ) -> Iterator[Reported]:
     release = _guide_release(as_dict(doc.data))
     confined = Confinement(run, doc)
-    for command in facts.commands:
+    for command in _selecting_commands(facts):
         if not command.lines or not _may_select(command):
             continue
         selections = list(_guide_selections(doc, command, run.flags))
@@ -392,8 +439,41 @@ def _command_findings(
                 yield _confined_finding(selection, section, found, written)
 
 
+# Characters other than "\n" that str.splitlines() breaks lines at: where a guide holds one,
+# a block's line numbers (splitlines) and the guide's lines (split("\n")) may disagree.
+OTHER_LINE_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _selecting_commands(facts: GuideFacts) -> Iterable[GuideCommand]:
+    """The guide's commands, but those of the blocks in which nothing selects (facts.commands
+    in order, but the commands _may_select refuses anyway): most blocks select nothing, and
+    reading their commands is most of RL607's work.
+
+    A command's lines are lines of its block, each a block line with the margin put back,
+    so a block whose code (after a line break, as the line's margin would give it) holds no
+    selecting text holds no command that selects. Prose commands are read on the lines no
+    block fences, whichever blocks are read.
+    """
+    if OTHER_LINE_BREAKS.search(facts.text):
+        return facts.commands  # a block's lines may not be the guide's lines of that number
+    read: list[Block] = []
+    skipped: set[int] = set()
+    for block in facts.blocks:
+        if _selects("\n" + block.code):
+            read.append(block)
+        else:
+            count = block.code.count("\n") + 1
+            skipped.update(range(block.line - 1, block.line + count + 1))
+    commands = _guide_commands_in(facts.text, tuple(read), facts.spans)
+    return [command for command in commands if not _in(command, skipped)]
+
+
+def _in(command: GuideCommand, lines: set[int]) -> bool:
+    return bool(command.lines) and command.lines[0][0] in lines
+
+
 def _may_select(command: GuideCommand) -> bool:
-    return any(SELECTING_TEXT.search(text) for _number, text in command.lines)
+    return any(_selects(text) for _number, text in command.lines)
 
 
 def _guide_selections(
