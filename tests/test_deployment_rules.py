@@ -107,7 +107,7 @@ def test_a_host_architecture_field_decides_over_the_profile_words(tmp_path: Path
         tmp_path, {"taxonomy.yaml": taxonomy, "models/acme/demo.yaml": Fragment(recipe)}
     )
     [finding] = by_code["RL381"]
-    assert finding.message.endswith("also runs it on h100, gb200, gb300 (aarch64 hosts)")
+    assert finding.message.endswith("also runs it on `h100`, `gb200`, `gb300` (aarch64 hosts)")
 
 
 def test_weights_beyond_the_gpus_of_the_command_are_an_error_at_the_variant(
@@ -122,8 +122,8 @@ def test_weights_beyond_the_gpus_of_the_command_are_an_error_at_the_variant(
     [weights] = found["RL382"]
     assert weights.pointer == ("variants", "default")
     assert "take 200 GB" in weights.message
-    assert "h100 (80 GB of 1 GPU, single_node_tp)" in weights.message
-    assert "h200 (141 GB of 1 GPU, single_node_tp)" in weights.message
+    assert "`h100` (80 GB of 1 GPU, single_node_tp)" in weights.message
+    assert "`h200` (141 GB of 1 GPU, single_node_tp)" in weights.message
     assert "RL383" not in found  # the same command: one finding, the error
 
 
@@ -217,3 +217,25 @@ def test_the_hover_summary_is_the_deployment_of_the_rendered_command() -> None:
         "GPUs: 8 used of 8 allotted (TP 8)",
     ]
     assert "platform: cuda, host aarch64" in trays
+
+
+def test_extending_a_deployment_problem_to_another_hardware_changes_its_fingerprint(
+    tmp_path: Path,
+) -> None:
+    # The hardware a finding names is part of its cause: a change that adds a hardware on
+    # which the same command cannot run is a new finding under --new-from-rev.
+    from recipelint.baseline import fingerprint
+
+    recipe = "model:\n  docker_image: 'vllm/vllm-openai:v0.20.0-x86_64'\n"
+    taxonomy = context_text("taxonomy.yaml")
+    [before] = findings_by_code(
+        tmp_path / "a", {"taxonomy.yaml": taxonomy, "models/acme/demo.yaml": Fragment(recipe)}
+    )["RL381"]
+    with_h100 = taxonomy.replace(
+        "  h100:\n    brand: NVIDIA\n", "  h100:\n    arch: aarch64\n    brand: NVIDIA\n", 1
+    )
+    [after] = findings_by_code(
+        tmp_path / "b", {"taxonomy.yaml": with_h100, "models/acme/demo.yaml": Fragment(recipe)}
+    )["RL381"]
+    assert "`h100`" in after.message and "`h100`" not in before.message
+    assert fingerprint(before, tmp_path / "a") != fingerprint(after, tmp_path / "b")

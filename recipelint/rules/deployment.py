@@ -430,6 +430,8 @@ class _Judge:
 
     def _report(self, report: _Report, hardware: str, variant: str | None = None) -> None:
         # A finding gathers the hardware (and variants) whose problem reads and is fixed alike.
+        # Each hardware id is backticked: a fingerprint by cause counts what a message quotes,
+        # so a change that extends the problem to another hardware is a new finding.
         key = (report.code, report.pointer, report.message, report.hint)
         kept = self.reports.setdefault(key, report)
         if hardware not in kept.hardware:
@@ -482,7 +484,7 @@ class _Judge:
                 f"but {problem} on {{hardware}}",
                 _rank_hint(self.recipe, combo, found),
             ),
-            found.hardware,
+            f"`{found.hardware}`",
             found.variant,
         )
 
@@ -560,7 +562,7 @@ class _Judge:
                 f"pin it only where it runs (variants.{found.variant}.hardware_overrides.<hw>."
                 "docker_image, or a brand key of docker_image), or use a multi-architecture tag",
             ),
-            found.hardware,
+            f"`{found.hardware}`",
         )
 
     # RL382, RL383 --------------------------------------------------------------------------
@@ -574,7 +576,7 @@ class _Judge:
             return
         # One variant outgrowing several hardware is one finding: each hardware with its room.
         shards = "the whole box" if not found.scalable else _gpus(found)[len("the ") :]
-        place = f"{found.hardware} ({room:.0f} GB of {shards}, {found.strategy}{_role(found)})"
+        place = f"`{found.hardware}` ({room:.0f} GB of {shards}, {found.strategy}{_role(found)})"
         if problem == "RL382":
             weights = found.weights_gb or 0.0
             report = _Report(
