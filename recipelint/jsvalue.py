@@ -14,13 +14,7 @@ import math
 import re
 from typing import Any, Final
 
-try:  # orjson serialises ~50x faster than json's pure-Python indent path.
-    import orjson
-
-    _HAS_ORJSON = hasattr(orjson, "Fragment")
-except ImportError:  # pragma: no cover - exercised only without the dependency
-    orjson = None  # type: ignore[assignment]
-    _HAS_ORJSON = False
+import orjson  # serialises ~50x faster than json's pure-Python indent path
 
 
 class _Undefined:
@@ -351,7 +345,7 @@ def to_json_value(value: Any, raw: type | None = None) -> Any:
 
 
 class RawNumber:
-    """A preformatted JSON number literal, for the stdlib fallback writer."""
+    """A preformatted JSON number literal, for the stdlib writer (lone surrogates)."""
 
     __slots__ = ("contents",)
 
@@ -369,7 +363,7 @@ def json_number(value: float | int, raw: type | None = None) -> Any:
     if re.fullmatch(r"-?\d+", text) and abs(int(text)) < MAX_SAFE_INTEGER:
         return int(text)
     if raw is None:
-        raw = orjson.Fragment if _HAS_ORJSON else RawNumber
+        raw = orjson.Fragment
     return raw(text.encode() if raw is not RawNumber else text)
 
 
@@ -382,13 +376,10 @@ def dumps(value: Any, *, special: bool = False) -> bytes:
     ``special`` says the document may hold floats, huge integers or index-like keys
     (see :func:`has_js_specials`); it is then rewritten first.
     """
-    if _HAS_ORJSON:
-        try:
-            return orjson.dumps(
-                to_json_value(value) if special else value, option=orjson.OPT_INDENT_2
-            )
-        except TypeError:
-            pass  # lone surrogates (legal in JS strings, not in UTF-8): take the exact slow path
+    try:
+        return orjson.dumps(to_json_value(value) if special else value, option=orjson.OPT_INDENT_2)
+    except TypeError:
+        pass  # lone surrogates (legal in JS strings, not in UTF-8): take the exact slow path
     return _dumps_python(to_json_value(value, RawNumber))
 
 
