@@ -37,6 +37,21 @@ class _Undefined:
 UNDEFINED: Final = _Undefined()
 MAX_SAFE_INTEGER: Final = 2**53
 
+# What Python raises where JavaScript, reading data of a shape the code did not expect, throws
+# a TypeError (`x.startsWith is not a function`, `Cannot read properties of undefined`) or, on
+# data nested too deep, a RangeError. Upstream's try/catch around command synthesis turns one
+# into a dropped rendering (resolve/plan.py); one outside it stops the build, which recipelint
+# reports as an unrenderable recipe (publication.py). docs/upstream-behaviour.md#error-handling
+JS_TYPE_ERRORS: Final = (
+    TypeError,
+    AttributeError,
+    ValueError,
+    KeyError,
+    IndexError,
+    ArithmeticError,
+    RecursionError,
+)
+
 
 def truthy(value: Any) -> bool:
     """JS ToBoolean: only undefined, null, false, 0, -0, NaN and "" are falsy."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Related, Severity
 from recipelint.failurepointer import failing_value
 from recipelint.jsvalue import (
+    JS_TYPE_ERRORS,
     UNDEFINED,
     get,
     has_js_specials,
@@ -374,15 +375,7 @@ class Publisher:
             return outcome
         try:
             _RecipePublisher(self, doc, hf_id, globals_, outcome).run()
-        except (
-            TypeError,
-            AttributeError,
-            ValueError,
-            KeyError,
-            IndexError,
-            ArithmeticError,
-            RecursionError,
-        ) as exc:
+        except JS_TYPE_ERRORS as exc:  # a throw outside upstream's synthesis try/catch
             outcome.diagnostics.append(
                 self.diagnostic(
                     doc,

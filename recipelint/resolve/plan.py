@@ -6,7 +6,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from recipelint.jsvalue import UNDEFINED, get, js_in, js_max, js_or, nullish, truthy
+from recipelint.jsvalue import (
+    JS_TYPE_ERRORS,
+    UNDEFINED,
+    get,
+    js_in,
+    js_max,
+    js_or,
+    nullish,
+    truthy,
+)
 from recipelint.resolve.command import (
     Combination,
     Placement,
@@ -36,16 +45,8 @@ from recipelint.resolve.strategy import (
 )
 
 # Exceptions that mean "this input is not the shape synthesis expects": upstream's
-# try/catch around synthesis turns the equivalent JS TypeErrors into a skipped rendering.
-SYNTHESIS_ERRORS = (
-    RenderError,
-    TypeError,
-    AttributeError,
-    ValueError,
-    KeyError,
-    IndexError,
-    ArithmeticError,
-)
+# try/catch around synthesis turns them into a skipped rendering.
+SYNTHESIS_ERRORS = (RenderError, *JS_TYPE_ERRORS)
 
 
 @dataclass
