@@ -4,7 +4,8 @@ The recipe data arrives as plain Python values (dict/list/str/bool/None/int/floa
 The upstream compiler is JavaScript, so wherever it branches on truthiness, formats
 a value with ``String()`` or serialises with ``JSON.stringify(v, null, 2)`` we must
 reproduce the JS result, not Python's: ``{}`` and ``[]`` are truthy, ``1.0`` prints
-as ``1``, ``NaN`` serialises as ``null``, integer-like object keys come first.
+as ``1``, ``NaN`` serialises as ``null``, integer-like object keys come first
+(docs/upstream-behaviour.md#js-values; the writer: #json-output).
 """
 
 from __future__ import annotations
@@ -386,7 +387,7 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def dumps(value: Any, *, special: bool = False) -> bytes:
-    """``JSON.stringify(value, null, 2)`` as UTF-8 bytes (no trailing newline).
+    """``JSON.stringify(value, null, 2)`` as UTF-8 bytes, no trailing newline (docs/upstream-behaviour.md#json-output).
 
     ``special`` says the document may hold floats, huge integers or index-like keys
     (see :func:`has_js_specials`); it is then rewritten first.

@@ -5,6 +5,9 @@ renderings (through :mod:`recipelint.resolve`), its promoted variants and parent
 models.json and quickstart, and the findings that rendering reveals (RL70x/RL71x, RL018).
 Documents go to an :class:`~recipelint.outputmap.Output` the caller picks: `check` keeps
 only their paths (:class:`PlannedPaths`), `compile` writes them.
+
+Upstream: docs/upstream-behaviour.md#global-files, #recipe-pipeline, #promotion, #models-index and
+#last-writer-wins; a throw outside synthesis: #error-handling.
 """
 
 from __future__ import annotations

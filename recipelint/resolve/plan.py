@@ -1,4 +1,8 @@
-"""Choosing what to render for one variant: hardware list, recommended strategy, alternatives."""
+"""Choosing what to render for one variant: hardware list, recommended strategy, alternatives.
+
+Upstream: docs/upstream-behaviour.md#variant-rendering, #recommended-strategy and #kv-store; what a failed
+synthesis does: #error-handling.
+"""
 
 from __future__ import annotations
 
@@ -72,7 +76,10 @@ class HardwareRendering:
 def variant_hardware(
     catalog: RenderInputs, recipe: dict[str, Any], variant: Any
 ) -> tuple[str, list[str]]:
-    """The default hardware, then every other selectable hardware in taxonomy order."""
+    """The default hardware, then every other selectable hardware in taxonomy order.
+
+    Step 3 of docs/upstream-behaviour.md#variant-rendering.
+    """
     profiles = catalog.profiles
     declared = js_or(get(get(recipe, "meta"), "hardware"), {})
     compatible = [
@@ -414,6 +421,8 @@ def build_variant_rendering(
 ) -> HardwareRendering | None:
     """The recommended rendering and every alternative strategy for one (variant, hardware).
 
+    docs/upstream-behaviour.md#recommended-strategy (the kv_store alternatives: #kv-store).
+
     ``strategy_runs`` is shared by the calls for one recipe's hardware (Placement says why).
     Without ``documents`` each rendering is an empty mapping: which renderings exist and
     what they report are the same, but nothing is laid out.
@@ -454,6 +463,8 @@ def render_variant(
     strategy_runs: dict[Any, Any] | None = None,
 ) -> tuple[str, list[HardwareRendering]] | None:
     """Every hardware rendering of a variant, default hardware first; None when it has none there.
+
+    docs/upstream-behaviour.md#variant-rendering.
 
     Without ``documents`` the renderings are planned and judged but left empty
     (build_variant_rendering). ``strategy_runs`` is the work shared with the recipe's other
