@@ -151,10 +151,11 @@ def tests_for(module: str) -> list[str]:
     elif path.parts[1] == "resolve":
         named = [
             tests / name
-            for name in (
+            for name in (  # the quick ones first: -x stops at the first failure
+                "test_layers_steps.py",
+                "test_layers_kv.py",
                 "test_resolve.py",
                 "test_layers.py",
-                "test_layers_kv.py",
                 "test_deployment.py",
                 "test_resolve_plan_only.py",
                 "test_resolve_sharing.py",
@@ -163,8 +164,8 @@ def tests_for(module: str) -> list[str]:
     elif path.stem == "argv":
         named = [
             tests / "test_argv.py",
-            tests / "test_properties_argv.py",
             tests / "test_resolve.py",
+            tests / "test_properties_argv.py",
         ]
     else:
         named = sorted(tests.glob(f"test_{path.stem}*.py"))
