@@ -97,7 +97,55 @@ def _bare_return(node: Any) -> bool:
 DROP_RETURN = "drop-return"
 
 # Mutants judged equivalent: (module, original line, mutated line), both stripped -> why.
-EQUIVALENT: dict[tuple[str, str, str], str] = {}
+_JS = "recipelint/jsvalue.py"
+_SAFE = "-MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER"
+EQUIVALENT: dict[tuple[str, str, str], str] = {
+    (
+        _JS,
+        "elif kind is str or kind is int or kind is bool:",
+        "elif kind is str or kind is int and kind is bool:",
+    ): "js_or: a bool here is True (False returned earlier), which the else branch returns too",
+    (
+        _JS,
+        "if 0 < n <= 21:",
+        "if 0 < n <= 20:",
+    ): "_format_decimal: n = 21 with more than 21 digits cannot happen (a double has 17)",
+    (
+        _JS,
+        "return value  # type: ignore[no-any-return]",
+        "pass  # type: ignore[no-any-return]",
+    ): "js_string: a str then takes the isinstance(value, str) branch, which returns it as well",
+    (
+        _JS,
+        f"if kind is int and {_SAFE}:",
+        "if kind is int and -MAX_SAFE_INTEGER < value <= MAX_SAFE_INTEGER:",
+    ): "js_string: 2**53 is exact as a double, so str() and Number::toString print it alike",
+    (
+        _JS,
+        "return str(value)  # the renderer's GPU and node counts: exact as a double, printed alike",
+        "pass  # the renderer's GPU and node counts: exact as a double, printed alike",
+    ): "js_string: a safe integer then reaches js_number_string, which prints it alike (slower)",
+    (
+        _JS,
+        "return math.inf if number > 0 else -math.inf",
+        "return math.inf if number > 1 else -math.inf",
+    ): "_integer_as_double: only integers past 2**1024 overflow, so > 1 and > 0 agree",
+    (
+        _JS,
+        f"if kind is float or (kind is int and not {_SAFE}):",
+        "if kind is float or (kind is int and not -MAX_SAFE_INTEGER <= value < MAX_SAFE_INTEGER):",
+    ): "to_json_value: -2**53 is exact, written the same as an int or as a raw number",
+    (
+        _JS,
+        f"if type(value) is int and {_SAFE}:",
+        "if type(value) is int and -MAX_SAFE_INTEGER <= value < MAX_SAFE_INTEGER:",
+    ): "json_number: -2**53 is exact, written the same as an int or as a raw number",
+    (
+        _JS,
+        f"if type(value) is int and {_SAFE}:",
+        "if type(value) is int and -MAX_SAFE_INTEGER < value <= MAX_SAFE_INTEGER:",
+    ): "json_number: 2**53 is exact, written the same as an int or as a raw number",
+}
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,9 @@ from recipelint.jsvalue import (
     UNDEFINED,
     coalesce,
     dumps,
+    get,
     has_js_specials,
+    is_number,
     js_ceil,
     js_divide,
     js_floor,
@@ -277,3 +279,52 @@ def test_number_of_a_long_binary_string_prints_as_javascript_does() -> None:
 
 def test_math_max_of_nothing_is_minus_infinity() -> None:
     assert js_max() == -math.inf and js_max(-1, 2, 1) == 2
+
+
+# ------------------------------------------------------------------ typeof, ?.[], Number() of non-strings
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [(1, True), (1.5, True), (math.nan, True), (True, False), ("1", False), (None, False)],
+)
+def test_is_number_is_typeof_number(value: Any, number: bool) -> None:
+    assert is_number(value) is number
+
+
+def test_get_is_optional_chaining_on_parsed_data() -> None:
+    assert get({"a": None}, "a") is None  # null stays null
+    assert get({"a": 1}, "b") is UNDEFINED
+    assert get(["x"], "0") is UNDEFINED  # only mappings are read
+    assert get(None, "a") is UNDEFINED and get(UNDEFINED, "a") is UNDEFINED
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [(None, 0), (True, 1), (False, 0), ([], 0), ([" 7 "], 7), ([None], 0), (2.5, 2.5)],
+)
+def test_number_of_non_strings(value: Any, number: float) -> None:
+    assert js_number(value) == number
+
+
+@pytest.mark.parametrize("value", [UNDEFINED, {}, {"a": 1}, [1, 2], ["x"]])
+def test_number_of_what_has_no_numeric_text_is_nan(value: Any) -> None:
+    assert math.isnan(js_number(value))
+
+
+@pytest.mark.parametrize("text", ["0b101", "0x1f", "0o17", "12", " 3 ", "1e3", "2.0"])
+def test_a_safe_integer_from_a_string_is_an_int(text: str) -> None:
+    # an int, not a float: Python would write 5.0 where JSON.stringify writes 5
+    assert type(js_number(text)) is int
+
+
+def test_has_js_specials_answers_a_boolean() -> None:
+    assert has_js_specials({"a": ["b"]}) is False and has_js_specials([0.5]) is True
+
+
+def test_the_slow_writer_keeps_javascript_numbers_beside_lone_surrogates() -> None:
+    doc = {"s": "a\ud800", "n": [1e21, 1.5, 2**60, math.nan]}
+    assert dumps(doc, special=True).decode() == (
+        '{\n  "s": "a\\ud800",\n  "n": [\n    1e+21,\n    1.5,\n    1152921504606847000,\n'
+        "    null\n  ]\n}"
+    )
