@@ -145,6 +145,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         f"if type(value) is int and {_SAFE}:",
         "if type(value) is int and -MAX_SAFE_INTEGER < value <= MAX_SAFE_INTEGER:",
     ): "json_number: 2**53 is exact, written the same as an int or as a raw number",
+    (
+        "recipelint/resolve/layers.py",
+        "return []  # both are read below strategy_overrides[strategy]",
+        "pass  # both are read below strategy_overrides[strategy]",
+    ): "exact_hardware_maps: without overrides both candidates read undefined, and none is kept",
 }
 
 

@@ -248,3 +248,33 @@ def test_which_scopes_join_before_the_emitters_tokens() -> None:
 )
 def test_is_list_place(document: str, pointer: tuple[Any, ...], kind: str, listed: bool) -> None:
     assert layers.is_list_place(document, pointer, kind) is listed
+
+
+def _runs(steps: tuple[layers.Step, ...]) -> list[tuple[str, list[str]]]:
+    return [(run.kind, [step.name for step in run.steps]) for run in layers.runs(steps)]
+
+
+def test_runs_group_the_join_order_into_as_few_runs_as_their_reads_allow() -> None:
+    before, after = layers.split_at_emitter(layers.ARG_STEPS)
+    # the steps that read only the variant and the hardware are joined once per placement
+    assert _runs(before) == [
+        (layers.PLACEMENT_RUN, ["base", "variant", "variant-exact-hardware"]),
+        (layers.STRATEGY_RUN, ["strategy-file"]),
+    ]
+    assert _runs(after) == [
+        (layers.STRATEGY_RUN, ["strategy-override", "generation"]),
+        (
+            layers.COMBINATION_RUN,
+            ["exact-hardware", "features", "kv-option", "kv-store", "kv-store-role"],
+        ),
+    ]
+    env_before, env_after = layers.split_at_emitter(layers.ENV_STEPS)
+    assert [kind for kind, _ in _runs(env_before)] == [
+        layers.PLACEMENT_RUN,
+        layers.STRATEGY_RUN,
+        layers.COMBINATION_RUN,
+    ]
+    assert [names for _, names in _runs(env_after)] == [
+        ["strategy-override", "generation"],
+        ["exact-hardware"],
+    ]
