@@ -9,8 +9,8 @@ cosmic-ray's operators (a test dependency) — a flipped comparison (`==`/`!=`, 
 `is`/`is not`, …), `and`/`or` swapped, a number constant off by one — plus a dropped `return`
 (replaced by `pass`). The module's own tests (see :func:`tests_for`) then run on a scratch copy
 of the checkout, one pytest process per mutant under `nice`; a mutant is killed when they fail,
-survives when they pass, and hangs when they time out twice (counted as killed, shown apart:
-on a busy machine a slow run is not always a hanging mutant).
+survives when they pass, and hangs when they spend twice the CPU time of the unmutated run
+(counted as killed, shown apart).
 
 MODULE is a path such as recipelint/jsvalue.py; the default is every module of resolve/, argv,
 jsvalue and the rule modules. `--sample N` draws N mutants per module (seeded, so two runs draw
@@ -24,9 +24,11 @@ Hypothesis tests run `--examples` examples each (RECIPELINT_PROPERTY_EXAMPLES).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -244,28 +246,32 @@ class Workspace:
             "RECIPELINT_PROPERTY_EXAMPLES": str(examples),
         }
 
-    def run_tests(self, tests: list[str], timeout: float) -> tuple[str, float]:
-        """(PASSED, FAILED or TIMEOUT, seconds): the copy's package first on sys.path."""
-        command = ["nice", "-n", "10", sys.executable, "-m", "pytest", "-x", "-q"]
-        command += ["-o", "addopts=", "-p", "no:cacheprovider", "-W", "ignore", *tests]
-        start = time.perf_counter()
-        try:
-            done = subprocess.run(
-                command,
-                cwd=self.root,
-                env=self.env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return TIMEOUT, time.perf_counter() - start
-        return PASSED if done.returncode == 0 else FAILED, time.perf_counter() - start
+    def run_tests(self, tests: list[str], cpu_limit: float) -> tuple[str, float]:
+        """(PASSED, FAILED or TIMEOUT, CPU seconds): the copy's package first on sys.path.
 
-    def run_mutant(self, mutant: Mutant, tests: list[str], timeout: float) -> str:
-        """How the tests end on the mutant; a timeout is tried once more with twice the time
-        (on a shared machine a slow run is more often load than a mutant that hangs)."""
+        A hang is told by the CPU time the run spends (RLIMIT_CPU), not by the clock: on a
+        machine shared with other work a slow run is load, a spinning one is a hang.
+        """
+        # util-linux's prlimit and coreutils' nice, not a preexec_fn: the runs are started
+        # from threads
+        command = ["prlimit", f"--cpu={math.ceil(cpu_limit)}", "nice", "-n", "10"]
+        command += [sys.executable, "-m", "pytest", "-x", "-q", "-o", "addopts="]
+        command += ["-p", "no:cacheprovider", "-W", "ignore", *tests]
+        process = subprocess.Popen(
+            command,
+            cwd=self.root,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        cpu = usage.ru_utime + usage.ru_stime
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL):
+            return TIMEOUT, cpu
+        return PASSED if os.waitstatus_to_exitcode(status) == 0 else FAILED, cpu
+
+    def run_mutant(self, mutant: Mutant, tests: list[str], cpu_limit: float) -> str:
+        """How the tests end on the mutant."""
         target = self.root / mutant.module
         original = target.read_text(encoding="utf-8")
         mutated = MutationVisitor.mutate_code(
@@ -274,9 +280,7 @@ class Workspace:
         try:
             target.write_text(mutated, encoding="utf-8")
             self._forget(mutant.module)
-            outcome, _ = self.run_tests(tests, timeout)
-            if outcome == TIMEOUT:
-                outcome, _ = self.run_tests(tests, 2 * timeout)
+            outcome, _ = self.run_tests(tests, cpu_limit)
         finally:
             target.write_text(original, encoding="utf-8")
             self._forget(mutant.module)  # a same-size mutant could leave a stale .pyc behind
@@ -316,12 +320,12 @@ def score_module(
     workspace = pool.get()
     try:
         tests = tests_for(module, workspace.root)
-        outcome, seconds = workspace.run_tests(tests, timeout=1200)
+        outcome, seconds = workspace.run_tests(tests, cpu_limit=1200)
     finally:
         pool.put(workspace)
     if outcome != PASSED:
         sys.exit(f"mutation_bench: the tests of {module} fail before any mutation: {tests}")
-    timeout = max(4 * seconds, seconds + 60)
+    cpu_limit = 2 * seconds + 10
     score = Score(module, survivors=[])
 
     def judge(mutant: Mutant) -> None:
@@ -332,7 +336,7 @@ def score_module(
             return
         workspace = pool.get()
         try:
-            outcome = workspace.run_mutant(mutant, tests, timeout)
+            outcome = workspace.run_mutant(mutant, tests, cpu_limit)
         finally:
             pool.put(workspace)
         with lock:
