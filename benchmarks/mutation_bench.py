@@ -27,6 +27,7 @@ import argparse
 import math
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -100,55 +101,74 @@ def _bare_return(node: Any) -> bool:
 
 DROP_RETURN = "drop-return"
 
-# Mutants judged equivalent: (module, original line, mutated line), both stripped -> why.
-_JS = "recipelint/jsvalue.py"
+# Mutants judged equivalent: (module, function, original line, mutated line), the lines
+# stripped -> why. Where a function has the line twice, the original names the line before it
+# too ("previous\nline").
+_JS, _LAYERS = "recipelint/jsvalue.py", "recipelint/resolve/layers.py"
 _SAFE = "-MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER"
-EQUIVALENT: dict[tuple[str, str, str], str] = {
+_DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
+EQUIVALENT: dict[tuple[str, str, str, str], str] = {
+    (_JS, "_format_decimal", "if 0 < n <= 21:", "if 0 < n <= 20:"): _DOUBLE_TEXT,
     (
         _JS,
-        "if 0 < n <= 21:",
-        "if 0 < n <= 20:",
-    ): "_format_decimal: n = 21 with more than 21 digits cannot happen (a double has 17)",
-    (
-        _JS,
+        "js_string",
         "return value  # type: ignore[no-any-return]",
         "pass  # type: ignore[no-any-return]",
-    ): "js_string: a str then takes the isinstance(value, str) branch, which returns it as well",
+    ): "a str then takes the isinstance(value, str) branch, which returns it as well",
     (
         _JS,
+        "js_string",
         f"if kind is int and {_SAFE}:",
         "if kind is int and -MAX_SAFE_INTEGER < value <= MAX_SAFE_INTEGER:",
-    ): "js_string: 2**53 is exact as a double, so str() and Number::toString print it alike",
+    ): "2**53 is exact as a double, so str() and Number::toString print it alike",
     (
         _JS,
+        "js_string",
         "return str(value)  # the renderer's GPU and node counts: exact as a double, printed alike",
         "pass  # the renderer's GPU and node counts: exact as a double, printed alike",
-    ): "js_string: a safe integer then reaches js_number_string, which prints it alike (slower)",
+    ): "a safe integer then reaches js_number_string, which prints it alike (slower)",
     (
         _JS,
+        "_integer_as_double",
         "return math.inf if number > 0 else -math.inf",
         "return math.inf if number > 1 else -math.inf",
-    ): "_integer_as_double: only integers past 2**1024 overflow, so > 1 and > 0 agree",
+    ): "only integers past 2**1024 overflow, so > 1 and > 0 agree",
     (
         _JS,
+        "to_json_value",
         f"if kind is float or (kind is int and not {_SAFE}):",
         "if kind is float or (kind is int and not -MAX_SAFE_INTEGER <= value < MAX_SAFE_INTEGER):",
-    ): "to_json_value: -2**53 is exact, written the same as an int or as a raw number",
+    ): "-2**53 is exact: written the same as an int or as a raw number",
     (
         _JS,
+        "json_number",
         f"if type(value) is int and {_SAFE}:",
         "if type(value) is int and -MAX_SAFE_INTEGER <= value < MAX_SAFE_INTEGER:",
-    ): "json_number: -2**53 is exact, written the same as an int or as a raw number",
+    ): "-2**53 is exact: written the same as an int or as a raw number",
     (
         _JS,
+        "json_number",
         f"if type(value) is int and {_SAFE}:",
         "if type(value) is int and -MAX_SAFE_INTEGER < value <= MAX_SAFE_INTEGER:",
-    ): "json_number: 2**53 is exact, written the same as an int or as a raw number",
+    ): "2**53 is exact: written the same as an int or as a raw number",
     (
-        "recipelint/resolve/layers.py",
+        _JS,
+        "js_number",
+        "if value is UNDEFINED:\nreturn math.nan",
+        "pass",
+    ): "the UNDEFINED branch's: undefined then falls through to the last line, NaN too",
+    (
+        _JS,
+        "js_divide",
+        "return math.inf if (a > 0) == (math.copysign(1, b) > 0) else -math.inf",
+        "return math.inf if (a > 0) == (math.copysign(1, b) > -1) else -math.inf",
+    ): "copysign(1, b) is 1 or -1, and -1 > -1 is false as -1 > 0 is",
+    (
+        _LAYERS,
+        "exact_hardware_maps",
         "return []  # both are read below strategy_overrides[strategy]",
         "pass  # both are read below strategy_overrides[strategy]",
-    ): "exact_hardware_maps: without overrides both candidates read undefined, and none is kept",
+    ): "without overrides both candidates read undefined, and none is kept",
 }
 
 
@@ -160,10 +180,27 @@ class Mutant:
     line: int
     before: str  # the mutated line, as it was
     after: str  # and as the mutant has it
+    function: str  # the innermost def around it ("" at module level)
+    previous: str  # the line before it
 
     @property
     def equivalent(self) -> str | None:
-        return EQUIVALENT.get((self.module, self.before.strip(), self.after.strip()))
+        before, after = self.before.strip(), self.after.strip()
+        return EQUIVALENT.get(
+            (self.module, self.function, f"{self.previous.strip()}\n{before}", after)
+        ) or EQUIVALENT.get((self.module, self.function, before, after))
+
+
+def _function_at(lines: list[str], line: int) -> str:
+    """The name of the innermost `def` whose body holds line ``line`` (1-based)."""
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    for text in reversed(lines[: line - 1]):
+        found = re.match(r"(\s*)(?:async\s+)?def\s+(\w+)", text)
+        if found and len(found.group(1)) < indent:
+            return found.group(2)
+        if text.strip() and len(text) - len(text.lstrip()) == 0 and not text.startswith(")"):
+            return ""  # a top-level statement: module level
+    return ""
 
 
 def _operator(name: str) -> Any:
@@ -188,7 +225,14 @@ def mutants(module: str) -> list[Mutant]:
                 continue
             found.append(
                 Mutant(
-                    module, name, occurrence, line, lines[line - 1], mutated.splitlines()[line - 1]
+                    module,
+                    name,
+                    occurrence,
+                    line,
+                    lines[line - 1],
+                    mutated.splitlines()[line - 1],
+                    _function_at(lines, line),
+                    lines[line - 2] if line > 1 else "",
                 )
             )
     return found
