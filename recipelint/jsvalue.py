@@ -4,7 +4,8 @@ The recipe data arrives as plain Python values (dict/list/str/bool/None/int/floa
 The upstream compiler is JavaScript, so wherever it branches on truthiness, formats
 a value with ``String()`` or serialises with ``JSON.stringify(v, null, 2)`` we must
 reproduce the JS result, not Python's: ``{}`` and ``[]`` are truthy, ``1.0`` prints
-as ``1``, ``NaN`` serialises as ``null``, integer-like object keys come first.
+as ``1``, ``NaN`` serialises as ``null``, integer-like object keys come first
+(docs/upstream-behaviour.md#js-values; the writer: #json-output).
 """
 
 from __future__ import annotations
@@ -14,13 +15,7 @@ import math
 import re
 from typing import Any, Final
 
-try:  # orjson serialises ~50x faster than json's pure-Python indent path.
-    import orjson
-
-    _HAS_ORJSON = hasattr(orjson, "Fragment")
-except ImportError:  # pragma: no cover - exercised only without the dependency
-    orjson = None  # type: ignore[assignment]
-    _HAS_ORJSON = False
+import orjson  # serialises ~50x faster than json's pure-Python indent path
 
 
 class _Undefined:
@@ -42,6 +37,21 @@ class _Undefined:
 
 UNDEFINED: Final = _Undefined()
 MAX_SAFE_INTEGER: Final = 2**53
+
+# What Python raises where JavaScript, reading data of a shape the code did not expect, throws
+# a TypeError (`x.startsWith is not a function`, `Cannot read properties of undefined`) or, on
+# data nested too deep, a RangeError. Upstream's try/catch around command synthesis turns one
+# into a dropped rendering (resolve/plan.py); one outside it stops the build, which recipelint
+# reports as an unrenderable recipe (publication.py). docs/upstream-behaviour.md#error-handling
+JS_TYPE_ERRORS: Final = (
+    TypeError,
+    AttributeError,
+    ValueError,
+    KeyError,
+    IndexError,
+    ArithmeticError,
+    RecursionError,
+)
 
 
 def truthy(value: Any) -> bool:
@@ -351,7 +361,7 @@ def to_json_value(value: Any, raw: type | None = None) -> Any:
 
 
 class RawNumber:
-    """A preformatted JSON number literal, for the stdlib fallback writer."""
+    """A preformatted JSON number literal, for the stdlib writer (lone surrogates)."""
 
     __slots__ = ("contents",)
 
@@ -369,7 +379,7 @@ def json_number(value: float | int, raw: type | None = None) -> Any:
     if re.fullmatch(r"-?\d+", text) and abs(int(text)) < MAX_SAFE_INTEGER:
         return int(text)
     if raw is None:
-        raw = orjson.Fragment if _HAS_ORJSON else RawNumber
+        raw = orjson.Fragment
     return raw(text.encode() if raw is not RawNumber else text)
 
 
@@ -377,18 +387,15 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def dumps(value: Any, *, special: bool = False) -> bytes:
-    """``JSON.stringify(value, null, 2)`` as UTF-8 bytes (no trailing newline).
+    """``JSON.stringify(value, null, 2)`` as UTF-8 bytes, no trailing newline (docs/upstream-behaviour.md#json-output).
 
     ``special`` says the document may hold floats, huge integers or index-like keys
     (see :func:`has_js_specials`); it is then rewritten first.
     """
-    if _HAS_ORJSON:
-        try:
-            return orjson.dumps(
-                to_json_value(value) if special else value, option=orjson.OPT_INDENT_2
-            )
-        except TypeError:
-            pass  # lone surrogates (legal in JS strings, not in UTF-8): take the exact slow path
+    try:
+        return orjson.dumps(to_json_value(value) if special else value, option=orjson.OPT_INDENT_2)
+    except TypeError:
+        pass  # lone surrogates (legal in JS strings, not in UTF-8): take the exact slow path
     return _dumps_python(to_json_value(value, RawNumber))
 
 

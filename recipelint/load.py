@@ -12,6 +12,8 @@ and build the values ourselves, so that:
   refused, as js-yaml refuses it), and duplicates are errors that name both places;
 * nesting depth and alias expansion are bounded, so hostile input costs bounded
   time and memory; no tag ever constructs a Python object.
+
+Upstream: docs/upstream-behaviour.md#js-yaml.
 """
 
 from __future__ import annotations
@@ -613,7 +615,7 @@ def _resolve_timestamp(text: str) -> str | object:
 
 
 def resolve_plain_scalar(text: str) -> Any:
-    """The value js-yaml's default schema gives an untagged plain scalar."""
+    """The value js-yaml's default schema gives an untagged plain scalar (docs/upstream-behaviour.md#js-yaml)."""
     if text in _NULLS:
         return None
     if text in _TRUES:

@@ -5,6 +5,9 @@ renderings (through :mod:`recipelint.resolve`), its promoted variants and parent
 models.json and quickstart, and the findings that rendering reveals (RL70x/RL71x, RL018).
 Documents go to an :class:`~recipelint.outputmap.Output` the caller picks: `check` keeps
 only their paths (:class:`PlannedPaths`), `compile` writes them.
+
+Upstream: docs/upstream-behaviour.md#global-files, #recipe-pipeline, #promotion, #models-index and
+#last-writer-wins; a throw outside synthesis: #error-handling.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Related, Severity
 from recipelint.failurepointer import failing_value
 from recipelint.jsvalue import (
+    JS_TYPE_ERRORS,
     UNDEFINED,
     get,
     has_js_specials,
@@ -374,15 +378,7 @@ class Publisher:
             return outcome
         try:
             _RecipePublisher(self, doc, hf_id, globals_, outcome).run()
-        except (
-            TypeError,
-            AttributeError,
-            ValueError,
-            KeyError,
-            IndexError,
-            ArithmeticError,
-            RecursionError,
-        ) as exc:
+        except JS_TYPE_ERRORS as exc:  # a throw outside upstream's synthesis try/catch
             outcome.diagnostics.append(
                 self.diagnostic(
                     doc,

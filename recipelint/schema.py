@@ -30,14 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# A compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema.
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.validators import extend
-
-try:  # a compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema
-    import jsonschema_rs
-except ImportError:  # pragma: no cover - declared; without it every document takes the slow path
-    jsonschema_rs = None  # type: ignore[assignment]
 
 from recipelint.config import OVERLAY_FOLDER  # config imports this module only lazily
 from recipelint.diagnostics import Diagnostic, Severity, Span
@@ -231,8 +228,6 @@ def fast_validator_for(kind: str, overlay: str = "") -> Any:
     Formats are checked by jsonschema's own format checker (its `date` rejects year 0000,
     the compiled one does not), and patterns are translated (python_pattern_for_rust).
     """
-    if jsonschema_rs is None:
-        return None
     schema = schema_for(kind, overlay)
     try:
         translated = _rust_schema(schema)

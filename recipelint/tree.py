@@ -1,4 +1,7 @@
-"""A recipe tree on disk: which files exist, in the order the upstream compiler reads them."""
+"""A recipe tree on disk: which files exist, in the order the upstream compiler reads them.
+
+Upstream: docs/upstream-behaviour.md#reading-order and #hf-id.
+"""
 
 from __future__ import annotations
 
@@ -53,7 +56,7 @@ class RecipeTree:
 
 
 def byte_sorted(names: list[str]) -> list[str]:
-    """Node's readdirSync order: file names compared as UTF-8 bytes."""
+    """Node's readdirSync order: file names compared as UTF-8 bytes (docs/upstream-behaviour.md#reading-order)."""
     return sorted(names, key=lambda name: name.encode("utf-8", "surrogateescape"))
 
 
@@ -103,7 +106,7 @@ def place_of_document(text: bytes) -> str | None:
 
 
 def recipe_hf_id(rel: str) -> str | None:
-    """models/<org>/.../<repo>.yaml -> org/repo; upstream drops any middle folders."""
+    """models/<org>/.../<repo>.yaml -> org/repo; upstream drops any middle folders (docs/upstream-behaviour.md#hf-id)."""
     parts = rel.split("/")
     if parts and parts[0] == "models":
         parts = parts[1:]

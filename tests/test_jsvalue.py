@@ -14,7 +14,13 @@ from recipelint.jsvalue import (
     UNDEFINED,
     coalesce,
     dumps,
+    get,
     has_js_specials,
+    is_number,
+    js_ceil,
+    js_divide,
+    js_floor,
+    js_in,
     js_max,
     js_number,
     js_number_string,
@@ -154,3 +160,171 @@ def test_js_or_is_the_first_truthy_operand_else_the_last(values: list[Any]) -> N
 @given(st.integers())
 def test_js_string_of_an_integer_is_its_number_string(value: int) -> None:
     assert js_string(value) == js_number_string(value)
+
+
+# ------------------------------------------------------------------ arithmetic, `in`, Number()
+# Expected values are what JavaScript computes (`a / b`, `Math.floor`, `key in obj`, `Number(s)`).
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "text"),
+    [
+        (1, 0, "Infinity"),
+        (-1, 0, "-Infinity"),
+        (1, -0.0, "-Infinity"),  # the sign of a zero divisor counts
+        (-1, -0.0, "Infinity"),
+        (math.inf, 0, "Infinity"),
+        (0, 0, "NaN"),
+        (-0.0, 0, "NaN"),
+        (math.nan, 0, "NaN"),
+        (6, 4, "1.5"),
+        (7, -2, "-3.5"),
+        (1, 3, "0.3333333333333333"),
+        (0, 5, "0"),
+    ],
+)
+def test_js_divide_is_ieee_division(a: float, b: float, text: str) -> None:
+    assert js_number_string(js_divide(a, b)) == text
+
+
+def test_js_divide_gives_an_integer_when_javascript_prints_one() -> None:
+    quotient = js_divide(6, 3)
+    assert quotient == 2 and type(quotient) is int  # String(6 / 3) is "2", not "2.0"
+    assert js_string(js_divide(8, 2)) == "4"
+
+
+@pytest.mark.parametrize(
+    ("value", "floor", "ceil"),
+    [
+        (1.5, 1, 2),
+        (-1.5, -2, -1),
+        (0.5, 0, 1),
+        (-0.5, -1, 0),
+        (2.999, 2, 3),
+        (-0.0001, -1, 0),
+        (3, 3, 3),
+        (-4, -4, -4),
+    ],
+)
+def test_js_floor_and_ceil_round_fractions_as_math_floor_and_ceil(
+    value: float, floor: int, ceil: int
+) -> None:
+    assert js_floor(value) == floor and js_ceil(value) == ceil
+    assert js_string(js_floor(value)) == str(floor)  # an integer, printed without a point
+    assert js_string(js_ceil(value)) == str(ceil)
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf])
+def test_js_floor_and_ceil_keep_infinities(value: float) -> None:
+    assert js_floor(value) == value and js_ceil(value) == value  # Math.floor(Infinity)
+
+
+def test_js_floor_and_ceil_keep_nan() -> None:
+    assert math.isnan(js_floor(math.nan)) and math.isnan(js_ceil(math.nan))
+
+
+@pytest.mark.parametrize(
+    ("key", "array", "found"),
+    [
+        ("0", ["a"], True),
+        ("1", ["a", "b"], True),
+        ("1", ["a"], False),  # past the end
+        ("0", [], False),
+        ("01", ["a", "b"], False),  # not a canonical index
+        ("1.0", ["a", "b"], False),
+        ("-1", ["a"], False),
+        ("a", ["a"], False),  # `in` asks for keys, not elements
+        ("h100", ["h100"], False),
+    ],
+)
+def test_js_in_on_a_list_asks_for_an_index(key: str, array: list[Any], found: bool) -> None:
+    assert js_in(key, array) is found
+
+
+def test_js_in_on_a_mapping_asks_for_a_key() -> None:
+    assert js_in("h100", {"h100": None}) and not js_in("h200", {"h100": 1})
+
+
+@pytest.mark.parametrize(
+    ("target", "shown"), [("abc", "abc"), (5, "5"), (None, "null"), (True, "true")]
+)
+def test_js_in_on_a_primitive_throws_a_type_error(target: Any, shown: str) -> None:
+    with pytest.raises(TypeError, match=f"search for 'a' in {shown}$"):
+        js_in("a", target)  # "Cannot use 'in' operator to search for 'a' in abc"
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("0b101", 5),
+        ("0B11", 3),
+        (" 0b11 ", 3),
+        ("0o17", 15),
+        ("0x1f", 31),
+        ("0b" + "1" * 60, 1152921504606846976),  # past 2**53: the nearest double
+    ],
+)
+def test_number_reads_binary_octal_and_hex_strings(text: str, number: int) -> None:
+    assert js_number(text) == number
+
+
+@pytest.mark.parametrize("text", ["0b2", "0b", "-0b1", "+0b1", "0b1_0", "0O8", "0x", "0b1.1"])
+def test_number_of_a_malformed_or_signed_radix_string_is_nan(text: str) -> None:
+    assert math.isnan(js_number(text))
+
+
+def test_number_of_a_long_binary_string_prints_as_javascript_does() -> None:
+    assert js_number_string(js_number("0b" + "1" * 60)) == "1152921504606847000"
+
+
+def test_math_max_of_nothing_is_minus_infinity() -> None:
+    assert js_max() == -math.inf and js_max(-1, 2, 1) == 2
+
+
+# ------------------------------------------------------------------ typeof, ?.[], Number() of non-strings
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [(1, True), (1.5, True), (math.nan, True), (True, False), ("1", False), (None, False)],
+)
+def test_is_number_is_typeof_number(value: Any, number: bool) -> None:
+    assert is_number(value) is number
+
+
+def test_get_is_optional_chaining_on_parsed_data() -> None:
+    assert get({"a": None}, "a") is None  # null stays null
+    assert get({"a": 1}, "b") is UNDEFINED
+    assert get(["x"], "0") is UNDEFINED  # only mappings are read
+    assert get(None, "a") is UNDEFINED and get(UNDEFINED, "a") is UNDEFINED
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [(None, 0), (True, 1), (False, 0), ([], 0), ([" 7 "], 7), ([None], 0), (2.5, 2.5)],
+)
+def test_number_of_non_strings(value: Any, number: float) -> None:
+    assert js_number(value) == number
+
+
+@pytest.mark.parametrize("value", [UNDEFINED, {}, {"a": 1}, [1, 2], ["x"]])
+def test_number_of_what_has_no_numeric_text_is_nan(value: Any) -> None:
+    assert math.isnan(js_number(value))
+
+
+@pytest.mark.parametrize("text", ["0b101", "0x1f", "0o17", "12", " 3 ", "1e3", "2.0"])
+def test_a_safe_integer_from_a_string_is_an_int(text: str) -> None:
+    # an int, not a float: Python would write 5.0 where JSON.stringify writes 5
+    assert type(js_number(text)) is int
+
+
+def test_has_js_specials_answers_a_boolean() -> None:
+    assert has_js_specials({"a": ["b"]}) is False and has_js_specials([0.5]) is True
+
+
+def test_the_slow_writer_keeps_javascript_numbers_beside_lone_surrogates() -> None:
+    doc = {"s": "a\ud800", "n": [1e21, 1.5, 2**60, math.nan]}
+    assert dumps(doc, special=True).decode() == (
+        '{\n  "s": "a\\ud800",\n  "n": [\n    1e+21,\n    1.5,\n    1152921504606847000,\n'
+        "    null\n  ]\n}"
+    )

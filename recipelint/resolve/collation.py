@@ -1,4 +1,7 @@
-"""A sort key approximating ICU root collation, which `localeCompare` uses upstream."""
+"""A sort key approximating ICU root collation, which `localeCompare` uses upstream.
+
+Upstream sorts the fallback default hardware by it (docs/upstream-behaviour.md#default-hardware).
+"""
 
 from __future__ import annotations
 

@@ -4,6 +4,9 @@
 hardware, node count, features, PD nodes, kv deployment) -> the JSON document the
 API publishes for it. It raises :class:`RenderError` where upstream's synthesis
 throws (upstream then drops that rendering with a warning).
+
+Upstream: docs/upstream-behaviour.md#layer-order, #parallelism-flags, #env-layers and #deploy-types;
+the documents' shape: #rendering-documents; the throws: #error-handling.
 """
 
 from __future__ import annotations
@@ -156,7 +159,7 @@ class Combination(NamedTuple):
 
 
 def spread(source: Any) -> list[Any]:
-    """`...source` in an array literal: arrays as they are, strings as characters."""
+    """`...source` in an array literal: arrays as they are, strings as characters (docs/upstream-behaviour.md#js-values)."""
     kind = type(source)
     if kind is list:
         listed: list[Any] = source

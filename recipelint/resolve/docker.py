@@ -1,4 +1,7 @@
-"""The container image for a (recipe, variant, hardware) and the `docker run` wrappers."""
+"""The container image for a (recipe, variant, hardware) and the `docker run` wrappers.
+
+Upstream: docs/upstream-behaviour.md#docker-image, #docker-run and #docker-env-unquoted.
+"""
 
 from __future__ import annotations
 
@@ -124,7 +127,10 @@ def image_key(variant: Any, profile: Any, hw_id: str | None) -> tuple[bool, ...]
 def docker_meta(
     recipe: dict[str, Any], variant: Any, profile: Any, hw_id: str | None
 ) -> DockerMeta:
-    """Image precedence: exact-hardware variant pin, variant image, model image, brand default."""
+    """Image precedence: exact-hardware variant pin, variant image, model image, brand default.
+
+    docs/upstream-behaviour.md#docker-image.
+    """
     model = get(recipe, "model")
     nightly = get(model, "nightly_required") is True
     defaults = _NIGHTLY_IMAGES if nightly else _DEFAULT_IMAGES

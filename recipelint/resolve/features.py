@@ -1,4 +1,7 @@
-"""Features: which are on by default, which mode each uses, and the args they add."""
+"""Features: which are on by default, which mode each uses, and the args they add.
+
+Upstream: docs/upstream-behaviour.md#default-features, #feature-args, #companions, #feature-mode-validation.
+"""
 
 from __future__ import annotations
 
@@ -24,7 +27,10 @@ def _iterable_names(value: Any) -> list[Any]:
 
 
 def default_features(recipe: Recipe, hw_id: str, variant_key: str) -> list[str]:
-    """Every feature, minus opt-ins (recipe-wide and per exact hardware), unless the variant forces it."""
+    """Every feature, minus opt-ins (recipe-wide and per exact hardware), unless the variant forces it.
+
+    docs/upstream-behaviour.md#default-features.
+    """
     opt_in = set(_iterable_names(get(recipe, "opt_in_features")))
     opt_in.update(_iterable_names(get(get(recipe, "hardware_opt_in_features"), hw_id)))
     forced = js_or(get(get(get(recipe, "variants"), variant_key), "default_modes"), {})
@@ -252,7 +258,10 @@ def companions(recipe: Recipe, enabled: list[str], strategy: str) -> list[dict[s
 
 
 def feature_mode_problems(recipe: Recipe) -> list[tuple[tuple[Any, ...], str]]:
-    """Cross-reference errors between features' modes and variants (upstream aborts on any)."""
+    """Cross-reference errors between features' modes and variants (upstream aborts on any).
+
+    docs/upstream-behaviour.md#feature-mode-validation.
+    """
     problems: list[tuple[tuple[Any, ...], str]] = []
     features = js_or(get(recipe, "features"), {})
     variants = js_or(get(recipe, "variants"), {})

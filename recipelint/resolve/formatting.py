@@ -1,4 +1,7 @@
-"""From an arg list to the `vllm serve` command line and argv: recipelint.argv dedupes, this lays out."""
+"""From an arg list to the `vllm serve` command line and argv: recipelint.argv dedupes, this lays out.
+
+Upstream: docs/upstream-behaviour.md#formatting (after #last-wins-dedupe).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Which hardware a variant can land on, and which one it lands on by default."""
+"""Which hardware a variant can land on, and which one it lands on by default.
+
+Upstream: docs/upstream-behaviour.md#hardware-keyspaces, #compatible-hardware, #default-hardware and
+#non-scalable-hardware.
+"""
 
 from __future__ import annotations
 
@@ -37,7 +41,10 @@ def gpu_count_of(profile: Any, fallback: int = 1) -> Any:
 
 
 def hardware_keyed_value(table: Any, profile: Any, hw_id: str | None) -> Any:
-    """Exact id, then generation, then lower-case brand, then `default` (skipping nulls)."""
+    """Exact id, then generation, then lower-case brand, then `default` (skipping nulls).
+
+    The first keyspace of docs/upstream-behaviour.md#hardware-keyspaces.
+    """
     if not isinstance(table, (dict, list)) or not truthy(table):
         return UNDEFINED
     if type(table) is not dict:
@@ -155,7 +162,10 @@ def _selectable(recipe: Recipe, variant: Any, hw_id: str, profile: Any, constrai
 
 
 def list_compatible_hardware(profiles: dict[str, Any], variant: Any, recipe: Recipe) -> list[str]:
-    """Precision-compatible, not opted out, allowed by the variant: in taxonomy order."""
+    """Precision-compatible, not opted out, allowed by the variant: in taxonomy order.
+
+    docs/upstream-behaviour.md#compatible-hardware.
+    """
     constraint = precision_constraint(variant)
     opted = get(get(recipe, "meta"), "hardware")  # is_hardware_supported's table, read once
     supported = get(variant, "supported_hardware")  # is_variant_hardware_supported's list
@@ -184,7 +194,10 @@ def pick_default_hardware(profiles: dict[str, Any], variant: Any, recipe: Recipe
 def default_among(
     profiles: dict[str, Any], variant: Any, recipe: Recipe, candidates: list[str]
 ) -> str:
-    """The default hardware among the selectable, unrestricted (or declared) candidates, in taxonomy order."""
+    """The default hardware among the selectable, unrestricted (or declared) candidates, in taxonomy order.
+
+    docs/upstream-behaviour.md#default-hardware.
+    """
     constraint = precision_constraint(variant)
     candidates = list(candidates)  # sorted below
     authored = get(get(recipe, "meta"), "default_hardware")
@@ -211,7 +224,7 @@ def runs_on(profile: Any, variant: Any, hw_id: str) -> bool:
 
 
 def pick_fitting_variant(recipe: Recipe, profile: Any, hw_id: str) -> str | None:
-    """On a box that cannot scale out: the largest variant that fits it."""
+    """On a box that cannot scale out: the largest variant that fits it (docs/upstream-behaviour.md#non-scalable-hardware)."""
     variants = js_or(get(recipe, "variants"), {})
     fitting = [(key, v) for key, v in variants.items() if runs_on(profile, v, hw_id)]
     if not fitting:

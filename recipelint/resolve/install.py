@@ -1,4 +1,7 @@
-"""The `model.install` block the API publishes: pip, docker and extras commands."""
+"""The `model.install` block the API publishes: pip, docker and extras commands.
+
+Upstream: docs/upstream-behaviour.md#install-synthesis.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """The argument and environment layers of a recipe's commands: where each list lives, its scope, the join order.
 
+Upstream's order: docs/upstream-behaviour.md#layer-order (args) and #env-layers.
+
 Upstream builds a `vllm serve` command by concatenating lists found at fixed places of
 the recipe (and of the strategy file, the kv_store file and the taxonomy's kv_offload
 option), in a fixed order, around the parallelism flags the strategy emitter writes;
@@ -391,7 +393,10 @@ class Selection:
 
 
 def generation_key(table: Any, gen: Any, nvidia: bool) -> tuple[Any, Any]:
-    """(key, value) that `table[gen] || (nvidia ? table.nvidia : null)` reads; key None when neither."""
+    """(key, value) that `table[gen] || (nvidia ? table.nvidia : null)` reads; key None when neither.
+
+    The generation keyspace of docs/upstream-behaviour.md#hardware-keyspaces.
+    """
     if not nullish(gen):
         key = js_string(gen)
         value = get(table, key)
@@ -831,6 +836,6 @@ GENERATION_LAYERS = _layer_names(tuple(step for step in ARG_STEPS if "generation
 
 
 def is_omni(recipe: Any) -> bool:
-    """`meta.tasks` includes "omni": upstream serves the recipe through vLLM-Omni and renders no command."""
+    """`meta.tasks` includes "omni": upstream renders no command (docs/upstream-behaviour.md#omni-recipes)."""
     tasks = js_or(get(get(recipe, "meta"), "tasks"), [])
     return isinstance(tasks, (list, str)) and "omni" in tasks

@@ -1,4 +1,8 @@
-"""Choosing what to render for one variant: hardware list, recommended strategy, alternatives."""
+"""Choosing what to render for one variant: hardware list, recommended strategy, alternatives.
+
+Upstream: docs/upstream-behaviour.md#variant-rendering, #recommended-strategy and #kv-store; what a failed
+synthesis does: #error-handling.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from recipelint.jsvalue import UNDEFINED, get, js_in, js_max, js_or, nullish, truthy
+from recipelint.jsvalue import (
+    JS_TYPE_ERRORS,
+    UNDEFINED,
+    get,
+    js_in,
+    js_max,
+    js_or,
+    nullish,
+    truthy,
+)
 from recipelint.resolve.command import (
     Combination,
     Placement,
@@ -36,16 +49,8 @@ from recipelint.resolve.strategy import (
 )
 
 # Exceptions that mean "this input is not the shape synthesis expects": upstream's
-# try/catch around synthesis turns the equivalent JS TypeErrors into a skipped rendering.
-SYNTHESIS_ERRORS = (
-    RenderError,
-    TypeError,
-    AttributeError,
-    ValueError,
-    KeyError,
-    IndexError,
-    ArithmeticError,
-)
+# try/catch around synthesis turns them into a skipped rendering.
+SYNTHESIS_ERRORS = (RenderError, *JS_TYPE_ERRORS)
 
 
 @dataclass
@@ -71,7 +76,10 @@ class HardwareRendering:
 def variant_hardware(
     catalog: RenderInputs, recipe: dict[str, Any], variant: Any
 ) -> tuple[str, list[str]]:
-    """The default hardware, then every other selectable hardware in taxonomy order."""
+    """The default hardware, then every other selectable hardware in taxonomy order.
+
+    Step 3 of docs/upstream-behaviour.md#variant-rendering.
+    """
     profiles = catalog.profiles
     declared = js_or(get(get(recipe, "meta"), "hardware"), {})
     compatible = [
@@ -413,6 +421,8 @@ def build_variant_rendering(
 ) -> HardwareRendering | None:
     """The recommended rendering and every alternative strategy for one (variant, hardware).
 
+    docs/upstream-behaviour.md#recommended-strategy (the kv_store alternatives: #kv-store).
+
     ``strategy_runs`` is shared by the calls for one recipe's hardware (Placement says why).
     Without ``documents`` each rendering is an empty mapping: which renderings exist and
     what they report are the same, but nothing is laid out.
@@ -453,6 +463,8 @@ def render_variant(
     strategy_runs: dict[Any, Any] | None = None,
 ) -> tuple[str, list[HardwareRendering]] | None:
     """Every hardware rendering of a variant, default hardware first; None when it has none there.
+
+    docs/upstream-behaviour.md#variant-rendering.
 
     Without ``documents`` the renderings are planned and judged but left empty
     (build_variant_rendering). ``strategy_runs`` is the work shared with the recipe's other

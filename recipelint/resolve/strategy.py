@@ -1,4 +1,8 @@
-"""Which serving strategies a recipe offers on a hardware, and at how many nodes."""
+"""Which serving strategies a recipe offers on a hardware, and at how many nodes.
+
+Upstream: docs/upstream-behaviour.md#compatible-strategies, #node-counts, #recommended-strategy, #pd-pools
+and #kv-store.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +29,10 @@ def listed_strategies(recipe: Recipe) -> list[Any]:
 
 
 def effective_compatible(recipe: Recipe) -> list[Any]:
-    """`compatible_strategies`, then strategies granted `supported` somewhere in `strategy_hardware`."""
+    """`compatible_strategies`, then strategies granted `supported` somewhere in `strategy_hardware`.
+
+    docs/upstream-behaviour.md#compatible-strategies.
+    """
     listed = listed_strategies(recipe)
     table = js_or(get(recipe, "strategy_hardware"), {})
     if type(table) is not dict:
@@ -67,7 +74,10 @@ def _floor_from_block(block: Any, key: str) -> Any:
 
 
 def min_gpus(recipe: Recipe, key: str, hw_id: str | None) -> Any:
-    """The recipe's GPU floor (`strategy_min_gpus`) for a strategy or a PD pool mode."""
+    """The recipe's GPU floor (`strategy_min_gpus`) for a strategy or a PD pool mode.
+
+    docs/upstream-behaviour.md#node-counts.
+    """
     cfg = get(recipe, "strategy_min_gpus")
     if cfg is None or cfg is UNDEFINED:
         return 0
@@ -100,6 +110,8 @@ def recommend_strategy(
 ) -> str:
     """The recipe's preferred strategy at a node count (the hardware does not matter).
 
+    docs/upstream-behaviour.md#recommended-strategy.
+
     ``compatible`` is ``effective_compatible(recipe)`` when the caller already has it.
     """
     if compatible is None:
@@ -128,7 +140,10 @@ _TP = re.compile(r"(?:^|_)tp(?:_pp|_dp)?$")
 
 
 def pd_pool_modes(recipe: Recipe) -> list[str]:
-    """PD pool parallelism modes, from the strategy-name suffixes, narrowed by `pool_modes`."""
+    """PD pool parallelism modes, from the strategy-name suffixes, narrowed by `pool_modes`.
+
+    docs/upstream-behaviour.md#pd-pools.
+    """
     modes: set[str] = set()
     for name in effective_compatible(recipe):
         if name == "pd_cluster" or type(name) is not str:
@@ -157,7 +172,10 @@ SKIP = "skip"
 def pick_pd_nodes(
     profile: Any, variant: Any, recipe: Recipe, strategies: dict[str, Any], hw_id: str
 ) -> Any:
-    """Per-role node counts for PD: None (co-located), {prefill, decode}, or SKIP (> 4 nodes)."""
+    """Per-role node counts for PD: None (co-located), {prefill, decode}, or SKIP (> 4 nodes).
+
+    docs/upstream-behaviour.md#pd-pools.
+    """
     if pd_fits_single_node(profile, variant):
         return None
     node_vram = get(profile, "vram_gb")

@@ -1,0 +1,462 @@
+#!/usr/bin/env python3
+"""Mutation score of the modules that reproduce upstream: do the tests notice a planted bug?
+
+usage: python benchmarks/mutation_bench.py [MODULE ...] [--sample N] [--seed S] [--jobs J]
+                                           [--examples N] [--survivors]
+
+Opt-in (minutes per module): each mutant is one classic bug planted in one module, made with
+cosmic-ray's operators (a test dependency) — a flipped comparison (`==`/`!=`, `<`/`<=`, `<`/`>=`,
+`is`/`is not`, …), `and`/`or` swapped, a number constant off by one — plus a dropped `return`
+(replaced by `pass`). The module's own tests (see :func:`tests_for`) then run on a scratch copy
+of the checkout, one pytest process per mutant under `nice`; a mutant is killed when they fail,
+survives when they pass, and hangs when they spend twice the CPU time of the unmutated run
+(counted as killed, shown apart).
+
+MODULE is a path such as recipelint/jsvalue.py; the default is every module of resolve/, argv,
+jsvalue and the rule modules. `--sample N` draws N mutants per module (seeded, so two runs draw
+the same ones while the module is unchanged). The score is (killed + hung) / (mutants -
+equivalent), where :data:`EQUIVALENT` lists the mutants judged to behave exactly as the original
+(each with why); `--survivors` prints every surviving mutant's line so it can be judged: a test,
+or an entry there.
+Hypothesis tests run `--examples` examples each (RECIPELINT_PROPERTY_EXAMPLES).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from queue import Queue
+from typing import Any
+
+try:
+    import parso
+    from cosmic_ray.ast import ast_nodes, get_ast
+    from cosmic_ray.mutating import MutationVisitor
+    from cosmic_ray.operators.operator import Example, Operator
+    from cosmic_ray.plugins import get_operator
+except ImportError:  # a test dependency: say how to get it rather than fail with a traceback
+    sys.exit(
+        "mutation_bench: cosmic-ray is missing; install the test extra: pip install -e '.[test]'"
+    )
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+# The classic mutants: a comparison flipped to its negation or its boundary twin, and/or
+# swapped, a number off by one (cosmic-ray's NumberReplacer gives n+1 and n-1).
+_FLIPS = (
+    "Eq_NotEq",
+    "NotEq_Eq",
+    "Lt_LtE",
+    "Lt_GtE",
+    "LtE_Lt",
+    "LtE_Gt",
+    "Gt_GtE",
+    "Gt_LtE",
+    "GtE_Gt",
+    "GtE_Lt",
+    "Is_IsNot",
+    "IsNot_Is",
+)
+OPERATORS = (
+    *(f"core/ReplaceComparisonOperator_{flip}" for flip in _FLIPS),
+    "core/ReplaceAndWithOr",
+    "core/ReplaceOrWithAnd",
+    "core/NumberReplacer",
+)
+
+
+class DropReturn(Operator):
+    """A `return` statement replaced by `pass`: the function falls through (or returns None)."""
+
+    def mutation_positions(self, node: Any) -> Iterator[tuple[Any, Any]]:
+        if node.type == "return_stmt" or (node.type == "keyword" and _bare_return(node)):
+            yield node.start_pos, node.end_pos
+
+    def mutate(self, node: Any, index: int) -> Any:
+        return parso.parse(node.get_first_leaf().prefix + "pass")
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (Example("def f():\n    return 1\n", "def f():\n    pass\n"),)
+
+
+def _bare_return(node: Any) -> bool:
+    """`return` alone is a keyword leaf, not a return_stmt node."""
+    return bool(node.value == "return" and node.parent.type != "return_stmt")
+
+
+DROP_RETURN = "drop-return"
+
+# Mutants judged equivalent: (module, function, original line, mutated line), the lines
+# stripped -> why. Where a function has the line twice, the original names the line before it
+# too ("previous\nline").
+_JS, _LAYERS = "recipelint/jsvalue.py", "recipelint/resolve/layers.py"
+_SAFE = "-MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER"
+_DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
+EQUIVALENT: dict[tuple[str, str, str, str], str] = {
+    (_JS, "_format_decimal", "if 0 < n <= 21:", "if 0 < n <= 20:"): _DOUBLE_TEXT,
+    (
+        _JS,
+        "js_string",
+        "return value  # type: ignore[no-any-return]",
+        "pass  # type: ignore[no-any-return]",
+    ): "a str then takes the isinstance(value, str) branch, which returns it as well",
+    (
+        _JS,
+        "js_string",
+        f"if kind is int and {_SAFE}:",
+        "if kind is int and -MAX_SAFE_INTEGER < value <= MAX_SAFE_INTEGER:",
+    ): "2**53 is exact as a double, so str() and Number::toString print it alike",
+    (
+        _JS,
+        "js_string",
+        "return str(value)  # the renderer's GPU and node counts: exact as a double, printed alike",
+        "pass  # the renderer's GPU and node counts: exact as a double, printed alike",
+    ): "a safe integer then reaches js_number_string, which prints it alike (slower)",
+    (
+        _JS,
+        "_integer_as_double",
+        "return math.inf if number > 0 else -math.inf",
+        "return math.inf if number > 1 else -math.inf",
+    ): "only integers past 2**1024 overflow, so > 1 and > 0 agree",
+    (
+        _JS,
+        "to_json_value",
+        f"if kind is float or (kind is int and not {_SAFE}):",
+        "if kind is float or (kind is int and not -MAX_SAFE_INTEGER <= value < MAX_SAFE_INTEGER):",
+    ): "-2**53 is exact: written the same as an int or as a raw number",
+    (
+        _JS,
+        "json_number",
+        f"if type(value) is int and {_SAFE}:",
+        "if type(value) is int and -MAX_SAFE_INTEGER <= value < MAX_SAFE_INTEGER:",
+    ): "-2**53 is exact: written the same as an int or as a raw number",
+    (
+        _JS,
+        "json_number",
+        f"if type(value) is int and {_SAFE}:",
+        "if type(value) is int and -MAX_SAFE_INTEGER < value <= MAX_SAFE_INTEGER:",
+    ): "2**53 is exact: written the same as an int or as a raw number",
+    (
+        _JS,
+        "js_number",
+        "if value is UNDEFINED:\nreturn math.nan",
+        "pass",
+    ): "the UNDEFINED branch's: undefined then falls through to the last line, NaN too",
+    (
+        _JS,
+        "js_divide",
+        "return math.inf if (a > 0) == (math.copysign(1, b) > 0) else -math.inf",
+        "return math.inf if (a > 0) == (math.copysign(1, b) > -1) else -math.inf",
+    ): "copysign(1, b) is 1 or -1, and -1 > -1 is false as -1 > 0 is",
+    (
+        _LAYERS,
+        "exact_hardware_maps",
+        "return []  # both are read below strategy_overrides[strategy]",
+        "pass  # both are read below strategy_overrides[strategy]",
+    ): "without overrides both candidates read undefined, and none is kept",
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    module: str  # relative to the project
+    operator: str
+    occurrence: int
+    line: int
+    before: str  # the mutated line, as it was
+    after: str  # and as the mutant has it
+    function: str  # the innermost def around it ("" at module level)
+    previous: str  # the line before it
+
+    @property
+    def equivalent(self) -> str | None:
+        before, after = self.before.strip(), self.after.strip()
+        return EQUIVALENT.get(
+            (self.module, self.function, f"{self.previous.strip()}\n{before}", after)
+        ) or EQUIVALENT.get((self.module, self.function, before, after))
+
+
+def _function_at(lines: list[str], line: int) -> str:
+    """The name of the innermost `def` whose body holds line ``line`` (1-based)."""
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    for text in reversed(lines[: line - 1]):
+        found = re.match(r"(\s*)(?:async\s+)?def\s+(\w+)", text)
+        if found and len(found.group(1)) < indent:
+            return found.group(2)
+        if text.strip() and len(text) - len(text.lstrip()) == 0 and not text.startswith(")"):
+            return ""  # a top-level statement: module level
+    return ""
+
+
+def _operator(name: str) -> Any:
+    return DropReturn() if name == DROP_RETURN else get_operator(name)()
+
+
+def mutants(module: str) -> list[Mutant]:
+    """Every mutant of one module, in source order within each operator."""
+    source = (PROJECT / module).read_text(encoding="utf-8")
+    lines = source.splitlines()
+    found = []
+    for name in (*OPERATORS, DROP_RETURN):
+        operator = _operator(name)
+        positions = [
+            start
+            for node in ast_nodes(get_ast(source))
+            for start, _end in operator.mutation_positions(node)
+        ]
+        for occurrence, (line, _column) in enumerate(positions):
+            mutated = MutationVisitor.mutate_code(source, operator, occurrence)
+            if mutated is None or mutated == source:
+                continue
+            found.append(
+                Mutant(
+                    module,
+                    name,
+                    occurrence,
+                    line,
+                    lines[line - 1],
+                    mutated.splitlines()[line - 1],
+                    _function_at(lines, line),
+                    lines[line - 2] if line > 1 else "",
+                )
+            )
+    return found
+
+
+def tests_for(module: str, root: Path = PROJECT) -> list[str]:
+    """The test files that speak for a module: its own, named after it, and the shared ones."""
+    path = Path(module)
+    tests = root / "tests"
+    if path.parts[1] == "rules":
+        named = sorted(tests.glob(f"test_rules_{path.stem}*.py")) + [tests / "test_catalog.py"]
+    elif path.parts[1] == "resolve":
+        named = [
+            tests / name
+            for name in (  # the quick ones first: -x stops at the first failure
+                "test_layers_steps.py",
+                "test_layers_kv.py",
+                "test_resolve.py",
+                "test_layers.py",
+                "test_deployment.py",
+                "test_resolve_plan_only.py",
+                "test_resolve_sharing.py",
+            )
+        ]
+    elif path.stem == "argv":
+        named = [
+            tests / "test_argv.py",
+            tests / "test_resolve.py",
+            tests / "test_properties_argv.py",
+        ]
+    else:
+        named = sorted(tests.glob(f"test_{path.stem}*.py"))
+    return [str(test.relative_to(root)) for test in named if test.is_file()]
+
+
+PASSED, FAILED, TIMEOUT = "passed", "failed", "timeout"
+
+
+class Workspace:
+    """A scratch copy of the checkout that one mutant at a time is written into."""
+
+    def __init__(self, root: Path, examples: int) -> None:
+        self.root = root / "checkout"
+        shutil.copytree(
+            PROJECT,
+            self.root,
+            ignore=shutil.ignore_patterns(
+                ".git", ".venv", "__pycache__", ".*_cache", ".hypothesis", "*.egg-info"
+            ),
+        )
+        self.pycache = root / "pycache"
+        self.env = {
+            **os.environ,
+            "PYTHONPYCACHEPREFIX": str(self.pycache),
+            "RECIPELINT_PROPERTY_EXAMPLES": str(examples),
+        }
+
+    def run_tests(self, tests: list[str], cpu_limit: float) -> tuple[str, float]:
+        """(PASSED, FAILED or TIMEOUT, CPU seconds): the copy's package first on sys.path.
+
+        A hang is told by the CPU time the run spends (RLIMIT_CPU), not by the clock: on a
+        machine shared with other work a slow run is load, a spinning one is a hang.
+        """
+        # util-linux's prlimit and coreutils' nice, not a preexec_fn: the runs are started
+        # from threads
+        command = ["prlimit", f"--cpu={math.ceil(cpu_limit)}", "nice", "-n", "10"]
+        command += [sys.executable, "-m", "pytest", "-x", "-q", "-o", "addopts="]
+        command += ["-p", "no:cacheprovider", "-W", "ignore", *tests]
+        process = subprocess.Popen(
+            command,
+            cwd=self.root,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        cpu = usage.ru_utime + usage.ru_stime
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL):
+            return TIMEOUT, cpu
+        return PASSED if os.waitstatus_to_exitcode(status) == 0 else FAILED, cpu
+
+    def run_mutant(self, mutant: Mutant, tests: list[str], cpu_limit: float) -> str:
+        """How the tests end on the mutant."""
+        target = self.root / mutant.module
+        original = target.read_text(encoding="utf-8")
+        mutated = MutationVisitor.mutate_code(
+            original, _operator(mutant.operator), mutant.occurrence
+        )
+        try:
+            target.write_text(mutated, encoding="utf-8")
+            self._forget(mutant.module)
+            outcome, _ = self.run_tests(tests, cpu_limit)
+        finally:
+            target.write_text(original, encoding="utf-8")
+            self._forget(mutant.module)  # a same-size mutant could leave a stale .pyc behind
+        return outcome
+
+    def _forget(self, module: str) -> None:
+        # PYTHONPYCACHEPREFIX mirrors the source folder's absolute path, without __pycache__
+        folder = self.pycache / (self.root / module).parent.relative_to("/")
+        for stale in folder.glob(f"{Path(module).stem}.*.pyc"):
+            stale.unlink()
+
+
+@dataclass
+class Score:
+    module: str
+    total: int = 0
+    killed: int = 0  # the tests failed
+    timeouts: int = 0  # the tests hung, twice: counted as killed, shown apart
+    equivalent: int = 0
+    survivors: list[Mutant] | None = None
+
+    @property
+    def percent(self) -> float:
+        judged = self.total - self.equivalent
+        return 100.0 * (self.killed + self.timeouts) / judged if judged else 100.0
+
+
+def score_module(
+    module: str, pool: Queue[Workspace], args: argparse.Namespace, lock: threading.Lock
+) -> Score:
+    found = mutants(module)
+    if args.sample and len(found) > args.sample:
+        found = sorted(
+            random.Random(f"{args.seed}:{module}").sample(found, args.sample),
+            key=lambda m: (m.line, m.operator, m.occurrence),
+        )
+    workspace = pool.get()
+    try:
+        tests = tests_for(module, workspace.root)
+        outcome, seconds = workspace.run_tests(tests, cpu_limit=1200)
+    finally:
+        pool.put(workspace)
+    if outcome != PASSED:
+        sys.exit(f"mutation_bench: the tests of {module} fail before any mutation: {tests}")
+    cpu_limit = 2 * seconds + 10
+    score = Score(module, survivors=[])
+
+    def judge(mutant: Mutant) -> None:
+        if mutant.equivalent:
+            with lock:
+                score.total += 1
+                score.equivalent += 1
+            return
+        workspace = pool.get()
+        try:
+            outcome = workspace.run_mutant(mutant, tests, cpu_limit)
+        finally:
+            pool.put(workspace)
+        with lock:
+            score.total += 1
+            if outcome == FAILED:
+                score.killed += 1
+            elif outcome == TIMEOUT:
+                score.timeouts += 1
+            else:
+                assert score.survivors is not None
+                score.survivors.append(mutant)
+
+    with ThreadPoolExecutor(args.jobs) as executor:
+        list(executor.map(judge, found))
+    assert score.survivors is not None
+    score.survivors.sort(key=lambda m: m.line)
+    return score
+
+
+DEFAULT_MODULES = (
+    "recipelint/argv.py",
+    "recipelint/jsvalue.py",
+    "recipelint/resolve",
+    "recipelint/rules",
+)
+
+
+def expand(modules: list[str]) -> list[str]:
+    out = []
+    for name in modules:
+        path = PROJECT / name
+        if path.is_dir():
+            out += [
+                str(p.relative_to(PROJECT))
+                for p in sorted(path.glob("*.py"))
+                if p.name != "__init__.py"
+            ]
+        elif path.is_file():
+            out.append(name)
+        else:
+            sys.exit(f"mutation_bench: no module {name}")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", default=list(DEFAULT_MODULES))
+    parser.add_argument("--sample", type=int, default=0, help="mutants per module (0: all)")
+    parser.add_argument("--seed", default="0")
+    parser.add_argument("--jobs", type=int, default=1, help="mutants tested at once")
+    parser.add_argument("--examples", type=int, default=50, help="examples per property test")
+    parser.add_argument("--survivors", action="store_true", help="print each surviving mutant")
+    args = parser.parse_args()
+    modules = expand(args.modules)
+    lock = threading.Lock()
+    with tempfile.TemporaryDirectory(prefix="mutation-bench-") as scratch:
+        pool: Queue[Workspace] = Queue()
+        for index in range(args.jobs):
+            pool.put(Workspace(Path(scratch) / str(index), args.examples))
+        header = f"{'module':42} {'mutants':>7} {'equiv':>5} {'killed':>6} {'hung':>4} {'score':>6}"
+        print(header + "  seconds")
+        for module in modules:
+            start = time.perf_counter()
+            score = score_module(module, pool, args, lock)
+            seconds = time.perf_counter() - start
+            print(
+                f"{module:42} {score.total:7} {score.equivalent:5} {score.killed:6}"
+                f" {score.timeouts:4} {score.percent:5.1f}%  {seconds:.0f}",
+                flush=True,
+            )
+            for mutant in (score.survivors or []) if args.survivors else []:
+                print(f"    survived {module}:{mutant.line} [{mutant.operator}]")
+                print(
+                    f"      - {mutant.before.strip()}\n      + {mutant.after.strip()}", flush=True
+                )
+
+
+if __name__ == "__main__":
+    main()
