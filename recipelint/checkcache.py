@@ -1,10 +1,12 @@
-"""The check cache: a tree's parsed documents kept between runs of `recipelint check`.
+"""The check cache: what a check derives from one file, kept between runs of `recipelint check`.
 
 As ruff keeps `.ruff_cache/`, a check keeps `.recipelint_cache/` at the tree root (with its
 own `.gitignore`), or the folder `--cache-dir` / `RECIPELINT_CACHE_DIR` names. One file per
 document, named by a SHA-256 over recipelint's version and code, the document's place
 (path, rel, kind), the load limits and the file's bytes: an unchanged file is never parsed
-again, a changed one misses and is parsed as before.
+again, a changed one misses and is parsed as before. Beside the documents it keeps each
+document's schema findings, its rule findings that read no other file (recipelint.rulecache),
+and each recipe's planned rendering under everything else rendering reads.
 
 An entry is a pickle, so it is code as much as data: each one is signed with an HMAC key
 kept in the user's own cache folder, and an entry whose signature does not match (damaged,
@@ -20,18 +22,28 @@ import hmac
 import os
 import pickle
 import shutil
-from dataclasses import astuple
+from dataclasses import astuple, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import recipelint
 from recipelint.atomicfile import write_atomic
 from recipelint.config import OVERLAY_FOLDER, Config
 from recipelint.diagnostics import Diagnostic
 from recipelint.load import Document, LoadLimits
+from recipelint.packagedata import RULE_CATALOG, SCHEMAS, data_folder
+
+if TYPE_CHECKING:
+    from recipelint.publication import RecipeOutcome
+    from recipelint.tree import RecipeTree
+
+# One entry per document: the findings of each rule check (by "module:qualname") that ran on
+# it alone, or None for a check that read another file and runs again every time.
+RuleEntry = dict[str, list[Diagnostic] | None]
 
 CACHE_FOLDER = ".recipelint_cache"
 # Bumped when an entry's layout changes.
-FORMAT = b"recipelint-check-cache-1"
+FORMAT = b"recipelint-check-cache-2"
 _KEY_BYTES = 32
 _SIGNATURE_BYTES = hashlib.sha256().digest_size
 
@@ -43,6 +55,53 @@ def code_fingerprint() -> bytes:
     package = Path(recipelint.__file__).parent
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.digest()
+
+
+@functools.lru_cache(maxsize=1)
+def data_fingerprint() -> bytes:
+    """The code and every data file a finding can come from: the rule catalog (severities,
+    vLLM's flag and backend catalogs) and the schemas."""
+    digest = hashlib.sha256(code_fingerprint())
+    for package in (RULE_CATALOG, SCHEMAS):
+        folder = Path(str(data_folder(package)))
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.digest()
+
+
+def _document_digest(digest: hashlib._Hash, doc: Document | None) -> None:
+    """A document's place, usability and text (a missing one as such)."""
+    if doc is None:
+        digest.update(b"-\0")
+        return
+    place = f"{doc.path}\0{doc.rel}\0{doc.kind}\0{doc.usable}\0"
+    digest.update(place.encode("utf-8", "surrogateescape"))
+    stored = doc.stored_text
+    text = stored if isinstance(stored, bytes) else stored.encode("utf-8", "surrogatepass")
+    digest.update(len(text).to_bytes(8, "big") + text)
+
+
+def rules_context(tree: RecipeTree, config: Config) -> bytes:
+    """What a rule check that reads one recipe alone may also depend on: the code and its
+    data, the configuration, and whether the tree has its tree-wide files at all (a check
+    may ask whether there is a taxonomy without reading it)."""
+    digest = hashlib.sha256(FORMAT + b"\0rules\0" + data_fingerprint())
+    digest.update(repr(replace(config, origins={})).encode("utf-8", "surrogateescape"))
+    digest.update(f"\0{tree.root}\0{tree.taxonomy is None}\0{tree.platforms is None}".encode())
+    return digest.digest()
+
+
+def rendering_context(tree: RecipeTree, config: Config) -> bytes:
+    """Everything besides a recipe's own document that planning its rendering reads: the
+    code, the tree-wide files, every recipe's place (related recipes are looked up by id)
+    and the rendering limit."""
+    digest = hashlib.sha256(FORMAT + b"\0rendering\0" + data_fingerprint())
+    digest.update(f"\0{tree.root}\0{config.max_renderings}\0".encode())
+    for doc in (tree.taxonomy, tree.platforms, *tree.strategies, *tree.kv_stores):
+        _document_digest(digest, doc)
+    rels = "\0".join(doc.rel for doc in tree.recipes)
+    digest.update(rels.encode("utf-8", "surrogateescape"))
     return digest.digest()
 
 
@@ -160,6 +219,35 @@ class DocumentCache:
         stored = doc.stored_text
         text = stored if isinstance(stored, bytes) else stored.encode("utf-8", "surrogatepass")
         digest.update(text)
+        return digest.hexdigest()
+
+    def rule_findings(self, doc: Document, context: bytes) -> RuleEntry | None:
+        """The findings of each rule check on ``doc`` alone from an earlier run, if any."""
+        found = self._load(self._entry_name(b"rules", doc, context))
+        if isinstance(found, dict) and all(
+            isinstance(key, str)
+            and (value is None or all(isinstance(d, Diagnostic) for d in value))
+            for key, value in found.items()
+        ):
+            return found
+        return None
+
+    def keep_rule_findings(self, doc: Document, context: bytes, entry: RuleEntry) -> None:
+        self._store(self._entry_name(b"rules", doc, context), entry)
+
+    def rendering(self, doc: Document, context: bytes) -> RecipeOutcome | None:
+        """The recipe's planned rendering (paths and findings) from an earlier run, if any."""
+        from recipelint.publication import RecipeOutcome
+
+        found = self._load(self._entry_name(b"rendering", doc, context))
+        return found if isinstance(found, RecipeOutcome) else None
+
+    def keep_rendering(self, doc: Document, context: bytes, outcome: RecipeOutcome) -> None:
+        self._store(self._entry_name(b"rendering", doc, context), outcome)
+
+    def _entry_name(self, what: bytes, doc: Document, context: bytes) -> str:
+        digest = hashlib.sha256(FORMAT + b"\0" + what + b"\0" + context)
+        _document_digest(digest, doc)
         return digest.hexdigest()
 
     def _load(self, name: str) -> object | None:

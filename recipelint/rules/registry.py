@@ -90,6 +90,20 @@ def check(*codes: str) -> Callable[[CheckFunction], CheckFunction]:
     return register
 
 
+def check_id(function: CheckFunction) -> str:
+    """A check's name across runs (the check cache keeps findings under it)."""
+    return f"{function.__module__}:{function.__qualname__}"
+
+
+def registered_check(name: str) -> RegisteredCheck:
+    """The check named ``name`` (:func:`check_id`), importing its family alone."""
+    import_own(name.partition(":")[0])
+    for function, codes in _REGISTRY.items():
+        if check_id(function) == name:
+            return RegisteredCheck(function, codes)
+    raise KeyError(name)
+
+
 def registered_checks() -> list[RegisteredCheck]:
     """Every family's checks, in family order; a family module that is missing is a broken
     install (:class:`recipelint.lazy.BrokenInstallError`), never a family left out."""
