@@ -22,6 +22,7 @@ import hmac
 import os
 import pickle
 import shutil
+import time
 from dataclasses import astuple, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,25 +49,47 @@ _KEY_BYTES = 32
 _SIGNATURE_BYTES = hashlib.sha256().digest_size
 
 
-@functools.lru_cache(maxsize=1)
-def code_fingerprint() -> bytes:
-    """A digest of recipelint's installed sources: any code change invalidates every entry."""
-    digest = hashlib.sha256(recipelint.__version__.encode())
+# A file changed this recently may change again within its timestamps' resolution unseen:
+# its stat record is not trusted to stand for its bytes (as git treats "racily clean" files).
+_SETTLED_SECONDS = 2.0
+
+
+def _fingerprinted_files() -> list[tuple[Path, str]]:
+    """Every file a finding can come from: recipelint's sources, the rule catalog (severities,
+    vLLM's flag and backend catalogs) and the schemas, each with a stable name."""
     package = Path(recipelint.__file__).parent
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    files = [
+        (path, "code/" + path.relative_to(package).as_posix()) for path in package.rglob("*.py")
+    ]
+    for data in (RULE_CATALOG, SCHEMAS):
+        folder = Path(str(data_folder(data)))
+        files += [
+            (path, f"{data}/{path.relative_to(folder).as_posix()}")
+            for path in folder.rglob("*")
+            if path.is_file()
+        ]
+    return sorted(files, key=lambda item: item[1])
+
+
+def content_fingerprint(files: list[tuple[Path, str]]) -> bytes:
+    """A digest of recipelint's version and the bytes of ``files``."""
+    digest = hashlib.sha256(recipelint.__version__.encode())
+    for path, name in files:
+        digest.update(name.encode("utf-8", "surrogateescape") + b"\0" + path.read_bytes())
     return digest.digest()
 
 
-@functools.lru_cache(maxsize=1)
-def data_fingerprint() -> bytes:
-    """The code and every data file a finding can come from: the rule catalog (severities,
-    vLLM's flag and backend catalogs) and the schemas."""
-    digest = hashlib.sha256(code_fingerprint())
-    for package in (RULE_CATALOG, SCHEMAS):
-        folder = Path(str(data_folder(package)))
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+def stat_record(files: list[tuple[Path, str]]) -> bytes | None:
+    """Each file's size, inode and change times (any write changes its ctime, which no tool
+    sets back); None while some file is too fresh for them to be trusted."""
+    now = time.time()
+    digest = hashlib.sha256(recipelint.__version__.encode())
+    for path, name in files:
+        info = path.stat()
+        if now - max(info.st_mtime, info.st_ctime) < _SETTLED_SECONDS:
+            return None
+        record = f"{name}\0{info.st_size}\0{info.st_ino}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\n"
+        digest.update(record.encode("utf-8", "surrogateescape"))
     return digest.digest()
 
 
@@ -82,21 +105,21 @@ def _document_digest(digest: hashlib._Hash, doc: Document | None) -> None:
     digest.update(len(text).to_bytes(8, "big") + text)
 
 
-def rules_context(tree: RecipeTree, config: Config) -> bytes:
+def rules_context(tree: RecipeTree, config: Config, fingerprint: bytes) -> bytes:
     """What a rule check that reads one recipe alone may also depend on: the code and its
     data, the configuration, and whether the tree has its tree-wide files at all (a check
     may ask whether there is a taxonomy without reading it)."""
-    digest = hashlib.sha256(FORMAT + b"\0rules\0" + data_fingerprint())
+    digest = hashlib.sha256(FORMAT + b"\0rules\0" + fingerprint)
     digest.update(repr(replace(config, origins={})).encode("utf-8", "surrogateescape"))
     digest.update(f"\0{tree.root}\0{tree.taxonomy is None}\0{tree.platforms is None}".encode())
     return digest.digest()
 
 
-def rendering_context(tree: RecipeTree, config: Config) -> bytes:
+def rendering_context(tree: RecipeTree, config: Config, fingerprint: bytes) -> bytes:
     """Everything besides a recipe's own document that planning its rendering reads: the
     code, the tree-wide files, every recipe's place (related recipes are looked up by id)
     and the rendering limit."""
-    digest = hashlib.sha256(FORMAT + b"\0rendering\0" + data_fingerprint())
+    digest = hashlib.sha256(FORMAT + b"\0rendering\0" + fingerprint)
     digest.update(f"\0{tree.root}\0{config.max_renderings}\0".encode())
     for doc in (tree.taxonomy, tree.platforms, *tree.strategies, *tree.kv_stores):
         _document_digest(digest, doc)
@@ -173,6 +196,28 @@ class DocumentCache:
         self.folder = folder
         self._key = key
         self._ready = False
+        self._fingerprint: bytes | None = None
+
+    def fingerprint(self) -> bytes:
+        """The digest of recipelint's code and data every entry is kept under (any change
+        invalidates them all). Reading all those files costs more than the rest of a warm
+        check of one file: their digest is kept in the cache under their stat record."""
+        if self._fingerprint is None:
+            files = _fingerprinted_files()
+            record = stat_record(files)
+            name = None if record is None else self._plain_name(b"fingerprint", record)
+            kept = None if name is None else self._load(name)
+            if isinstance(kept, bytes):
+                self._fingerprint = kept
+            else:
+                self._fingerprint = content_fingerprint(files)
+                if name is not None:
+                    self._store(name, self._fingerprint)
+        return self._fingerprint
+
+    @staticmethod
+    def _plain_name(what: bytes, body: bytes) -> str:
+        return hashlib.sha256(FORMAT + b"\0" + what + b"\0" + body).hexdigest()
 
     @classmethod
     def open(cls, folder: Path) -> DocumentCache | None:
@@ -180,7 +225,7 @@ class DocumentCache:
         return None if key is None else cls(folder, key)
 
     def _name(self, path: Path, rel: str, kind: str, limits: LoadLimits, raw: bytes) -> str:
-        digest = hashlib.sha256(FORMAT + b"\0" + code_fingerprint())
+        digest = hashlib.sha256(FORMAT + b"\0" + self.fingerprint())
         place = f"{path}\0{rel}\0{kind}\0{astuple(limits)!r}\0"
         digest.update(place.encode("utf-8", "surrogateescape"))
         digest.update(raw)
@@ -213,7 +258,7 @@ class DocumentCache:
     def _findings_name(self, doc: Document, context: bytes) -> str:
         # A document's schema findings are a function of its place, kind and text, the
         # tree's schema overlays (``context``) and the code: nothing else is read.
-        digest = hashlib.sha256(FORMAT + b"\0schema\0" + code_fingerprint() + context)
+        digest = hashlib.sha256(FORMAT + b"\0schema\0" + self.fingerprint() + context)
         place = f"\0{doc.path}\0{doc.rel}\0{doc.kind}\0{doc.usable}\0"
         digest.update(place.encode("utf-8", "surrogateescape"))
         stored = doc.stored_text

@@ -241,12 +241,13 @@ class _CacheKeys:
     schema: bytes | None
 
     @classmethod
-    def of(cls, tree: RecipeTree, config: Config) -> _CacheKeys:
+    def of(cls, tree: RecipeTree, config: Config, cache: DocumentCache) -> _CacheKeys:
         from recipelint.checkcache import rendering_context, rules_context, schema_context
 
+        fingerprint = cache.fingerprint()
         return cls(
-            rules_context(tree, config),
-            rendering_context(tree, config),
+            rules_context(tree, config, fingerprint),
+            rendering_context(tree, config, fingerprint),
             schema_context(tree.root, config),
         )
 
@@ -309,7 +310,7 @@ def run_checks(
     of every command; the findings are the same, in the same order.
     """
     config = config or Config()
-    keys = _CacheKeys.of(tree, config) if cache is not None else None
+    keys = _CacheKeys.of(tree, config, cache) if cache is not None else None
     with frozen_heap(), few_full_collections():
         context = CheckContext(tree, config, focus)
         recipes = context.recipes
