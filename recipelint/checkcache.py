@@ -115,6 +115,19 @@ def rules_context(tree: RecipeTree, config: Config, fingerprint: bytes) -> bytes
     return digest.digest()
 
 
+def shared_rules_context(tree: RecipeTree, rules: bytes) -> bytes:
+    """What a rule check that reads one recipe and the tree-wide files may depend on: what
+    ``rules`` (:func:`rules_context`) covers, those files' places and texts, and every
+    recipe's place (the ids the tree publishes)."""
+    digest = hashlib.sha256(FORMAT + b"\0shared-rules\0" + rules)
+    for doc in (tree.taxonomy, tree.platforms, *tree.strategies, *tree.kv_stores):
+        _document_digest(digest, doc)
+    digest.update(f"\0{len(tree.strategies)}\0{len(tree.kv_stores)}\0".encode())
+    rels = "\0".join(doc.rel for doc in tree.recipes)
+    digest.update(rels.encode("utf-8", "surrogateescape"))
+    return digest.digest()
+
+
 def rendering_context(tree: RecipeTree, config: Config, fingerprint: bytes) -> bytes:
     """Everything besides a recipe's own document that planning its rendering reads: the
     code, the tree-wide files, every recipe's place (related recipes are looked up by id)
@@ -266,9 +279,10 @@ class DocumentCache:
         digest.update(text)
         return digest.hexdigest()
 
-    def rule_findings(self, doc: Document, context: bytes) -> RuleEntry | None:
-        """The findings of each rule check on ``doc`` alone from an earlier run, if any."""
-        found = self._load(self._entry_name(b"rules", doc, context))
+    def rule_findings(self, doc: Document, context: bytes, what: bytes) -> RuleEntry | None:
+        """The findings of each rule check on ``doc`` from an earlier run, if any (``what``
+        tells the checks that read the document alone from those that read tree-wide files)."""
+        found = self._load(self._entry_name(what, doc, context))
         if isinstance(found, dict) and all(
             isinstance(key, str)
             and (value is None or all(isinstance(d, Diagnostic) for d in value))
@@ -277,8 +291,10 @@ class DocumentCache:
             return found
         return None
 
-    def keep_rule_findings(self, doc: Document, context: bytes, entry: RuleEntry) -> None:
-        self._store(self._entry_name(b"rules", doc, context), entry)
+    def keep_rule_findings(
+        self, doc: Document, context: bytes, what: bytes, entry: RuleEntry
+    ) -> None:
+        self._store(self._entry_name(what, doc, context), entry)
 
     def rendering(self, doc: Document, context: bytes) -> RecipeOutcome | None:
         """The recipe's planned rendering (paths and findings) from an earlier run, if any."""

@@ -90,7 +90,9 @@ def _validated(docs: list[Document]) -> list[Diagnostic]:
 
 
 def _rule_problems(
-    context: CheckContext, cache: DocumentCache | None = None, key: bytes | None = None
+    context: CheckContext,
+    cache: DocumentCache | None = None,
+    key: tuple[bytes, bytes] | None = None,
 ) -> list[Diagnostic]:
     """Every enabled check called once; with a check ``cache``, a recipe's findings of the
     checks that read it alone come from there (recipelint.rulecache)."""
@@ -236,17 +238,23 @@ def _unused(
 class _CacheKeys:
     """What each stage's cache entries are kept under, besides a document's own text."""
 
-    rules: bytes
+    rules: tuple[bytes, bytes]
     rendering: bytes
     schema: bytes | None
 
     @classmethod
     def of(cls, tree: RecipeTree, config: Config, cache: DocumentCache) -> _CacheKeys:
-        from recipelint.checkcache import rendering_context, rules_context, schema_context
+        from recipelint.checkcache import (
+            rendering_context,
+            rules_context,
+            schema_context,
+            shared_rules_context,
+        )
 
         fingerprint = cache.fingerprint()
+        rules = rules_context(tree, config, fingerprint)
         return cls(
-            rules_context(tree, config, fingerprint),
+            (rules, shared_rules_context(tree, rules)),
             rendering_context(tree, config, fingerprint),
             schema_context(tree.root, config),
         )

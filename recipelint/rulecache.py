@@ -13,7 +13,8 @@ run again until one of those changes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -58,25 +59,43 @@ class _PathOnly:
 
 
 class _GuardedTree:
-    """A tree that shows its root and whether its tree-wide files exist; all else trips."""
+    """A tree that shows its root and whether its tree-wide files exist (with ``shared``,
+    the files themselves); every other read trips."""
 
-    def __init__(self, tree: RecipeTree, wire: _Tripwire) -> None:
+    def __init__(self, tree: RecipeTree, wire: _Tripwire, shared: bool) -> None:
         self.root = tree.root
-        self.taxonomy = None if tree.taxonomy is None else _PathOnly(tree.taxonomy.path, wire)
-        self.platforms = None if tree.platforms is None else _PathOnly(tree.platforms.path, wire)
+        self.taxonomy: Document | _PathOnly | None
+        self.platforms: Document | _PathOnly | None
+        if shared:
+            self.taxonomy, self.platforms = tree.taxonomy, tree.platforms
+            self.strategies, self.kv_stores = tree.strategies, tree.kv_stores
+        else:
+            self.taxonomy = _path_only(tree.taxonomy, wire)
+            self.platforms = _path_only(tree.platforms, wire)
         self._wire = wire
 
     def __getattr__(self, name: str) -> NoReturn:
         self._wire.trip(f"tree.{name}")
 
 
-class FileContext(CheckContext):
-    """A check context over some recipes alone, with every read of the rest tripping."""
+def _path_only(doc: Document | None, wire: _Tripwire) -> _PathOnly | None:
+    return None if doc is None else _PathOnly(doc.path, wire)
 
-    def __init__(self, tree: RecipeTree, config: Config, docs: list[Document]) -> None:
+
+class FileContext(CheckContext):
+    """A check context over some recipes alone, with every read of the rest tripping; with
+    ``shared``, the tree-wide files (taxonomy, platforms, strategies, kv stores) and what is
+    built from them may be read, other recipes still may not."""
+
+    def __init__(
+        self, tree: RecipeTree, config: Config, docs: list[Document], shared: bool = False
+    ) -> None:
         self.wire = _Tripwire()
+        self.shared = shared
+        self.whole = tree
         paths = {doc.path for doc in docs}
-        super().__init__(_GuardedTree(tree, self.wire), config, paths.__contains__)  # type: ignore[arg-type]
+        guarded = _GuardedTree(tree, self.wire, shared)
+        super().__init__(guarded, config, paths.__contains__)  # type: ignore[arg-type]
         self._docs = docs
 
     @property
@@ -91,15 +110,59 @@ class FileContext(CheckContext):
     def _trip(self, name: str) -> NoReturn:
         self.wire.trip(name)
 
+    def _tree_wide(name: str) -> property:  # type: ignore[misc]  # noqa: N805 - builds properties
+        inherited = getattr(CheckContext, name)
+
+        def read(self: FileContext) -> object:
+            if not self.shared:
+                self._trip(name)
+            if name not in self.__dict__:
+                self.__dict__[name] = inherited.func(self)
+            return self.__dict__[name]
+
+        return property(read)
+
     all_recipes = property(lambda self: self._trip("all_recipes"))
-    profiles = property(lambda self: self._trip("profiles"))
-    strategies = property(lambda self: self._trip("strategies"))
-    kv_stores = property(lambda self: self._trip("kv_stores"))
-    hf_ids = property(lambda self: self._trip("hf_ids"))
-    generations = property(lambda self: self._trip("generations"))
-    brands = property(lambda self: self._trip("brands"))
-    hardware_groups = property(lambda self: self._trip("hardware_groups"))
-    shared_arg_lists = property(lambda self: self._trip("shared_arg_lists"))
+
+    @property
+    def hf_ids(self) -> Mapping[str, Document]:  # type: ignore[override]
+        """With ``shared``, which ids the tree's recipes publish (their paths are in the key),
+        but not the recipes themselves."""
+        if not self.shared:
+            self._trip("hf_ids")
+        if "hf_ids" not in self.__dict__:
+            self.__dict__["hf_ids"] = _KeysOnly(CheckContext(self.whole).hf_ids, self.wire)
+        found: Mapping[str, Document] = self.__dict__["hf_ids"]
+        return found
+
+    profiles = _tree_wide("profiles")
+    strategies = _tree_wide("strategies")
+    kv_stores = _tree_wide("kv_stores")
+    generations = _tree_wide("generations")
+    brands = _tree_wide("brands")
+    hardware_groups = _tree_wide("hardware_groups")
+    shared_arg_lists = _tree_wide("shared_arg_lists")
+
+
+class _KeysOnly(Mapping[str, Document]):
+    """A mapping whose keys may be read, not its values (other recipes)."""
+
+    def __init__(self, mapping: Mapping[str, Document], wire: _Tripwire) -> None:
+        self._keys = set(mapping)
+        self._order = list(mapping)
+        self._wire = wire
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __getitem__(self, key: str) -> NoReturn:
+        self._wire.trip("hf_ids[]")
 
 
 def _alone(
@@ -117,59 +180,142 @@ def _alone(
     return found
 
 
+def _each_alone(
+    checks: list[RegisteredCheck], context: FileContext, convert: Convert
+) -> dict[Path, RuleEntry]:
+    """Each recipe's findings of each check. The checks run on all the recipes at once; one
+    that trips on some recipe runs again on each recipe alone, so a recipe's entry does not
+    depend on which recipes were looked at with it."""
+    docs = context.recipes
+    entries = _entries(docs, _alone(checks, context, convert))
+    tripped = [c for c in checks if entries[docs[0].path][check_id(c.function)] is None]
+    if len(docs) > 1 and tripped:
+        for doc in docs:
+            one = FileContext(context.whole, context.config, [doc], context.shared)
+            entries[doc.path].update(_entries([doc], _alone(tripped, one, convert))[doc.path])
+    return entries
+
+
 def _entries(
     docs: list[Document], found: dict[str, list[Diagnostic] | None]
 ) -> dict[Path, RuleEntry]:
+    """Each recipe's share of the findings; a check that reported on another file (a
+    tree-wide one) is not kept for any."""
     entries: dict[Path, RuleEntry] = {doc.path: {} for doc in docs}
     for cid, diagnostics in found.items():
-        by_path: dict[Path, list[Diagnostic]] = {path: [] for path in entries}
+        by_path: dict[Path, list[Diagnostic]] | None = {path: [] for path in entries}
         for diag in diagnostics or ():
+            if by_path is None or diag.path not in by_path:
+                by_path = None
+                break
             by_path[diag.path].append(diag)
         for path, entry in entries.items():
-            entry[cid] = None if diagnostics is None else by_path[path]
+            entry[cid] = (
+                None if diagnostics is None or by_path is None else _canonical(by_path[path])
+            )
     return entries
+
+
+def _canonical(found: list[Diagnostic]) -> list[Diagnostic]:
+    """Findings in one order whatever order a check found them in (a set's order changes from
+    one process to the next), so that an entry written again is written alike."""
+    return sorted(found, key=lambda diag: (diag.sort_key(), repr(diag)))
+
+
+# The levels of a recipe's rule findings: those of checks that read the recipe alone, then
+# those of checks that read also the tree-wide files (kept under those files' texts too).
+_LEVELS = ((b"rules", False), (b"rules-shared", True))
 
 
 def cached_rule_problems(
     context: CheckContext,
     cache: DocumentCache,
-    key: bytes,
+    keys: tuple[bytes, bytes],
     enabled_checks: Callable[[], list[RegisteredCheck]],
     convert: Convert,
 ) -> list[Diagnostic]:
     """The rule stage with per-recipe findings from the cache: each check runs on the whole
     tree only for the files in focus whose findings it cannot take from there."""
-    tree, config = context.tree, context.config
-    recipes = context.recipes
-    entries = {doc.path: cache.rule_findings(doc, key) for doc in recipes}
-    missed = [doc for doc in recipes if entries[doc.path] is None]
+    tree = context.tree
+    # Per recipe in focus, the checks still to answer for it (None: every enabled check).
+    pending: dict[Path, set[str] | None] = {doc.path: None for doc in context.recipes}
+    found: list[Diagnostic] = []
+    served: dict[str, set[Path]] = {}
+    checks: list[RegisteredCheck] | None = None
+    for (what, shared), key in zip(_LEVELS, keys, strict=True):
+        docs = [doc for doc in context.recipes if pending[doc.path] != set()]
+        entries = {doc.path: cache.rule_findings(doc, key, what) for doc in docs}
+        missed = [doc for doc in docs if entries[doc.path] is None]
+        if missed:
+            checks = checks if checks is not None else enabled_checks()
+            level = _Level(what, key, shared)
+            entries.update(_looked_at(missed, pending, checks, context, level, cache, convert))
+        for path, entry in entries.items():
+            still: set[str] = set()
+            asked_here = pending[path]
+            for cid in list(entry or ()) if asked_here is None else asked_here:
+                kept = (entry or {}).get(cid)
+                if kept is None:
+                    still.add(cid)
+                else:
+                    served.setdefault(cid, set()).add(path)
+                    found += kept
+            pending[path] = still
+    wanted: dict[str, set[Path]] = {}
+    for path, cids in pending.items():
+        for cid in cids or ():
+            wanted.setdefault(cid, set()).add(path)
     # Other files in focus (tree-wide files, unusable recipes) are never cached.
     others = [
-        doc.path for doc in tree.documents() if context.focus(doc.path) and doc.path not in entries
+        doc.path for doc in tree.documents() if context.focus(doc.path) and doc.path not in pending
     ]
-    checks: list[RegisteredCheck] | None = None
-    if missed:
-        checks = enabled_checks()
-        fresh = _entries(missed, _alone(checks, FileContext(tree, config, missed), convert))
-        for doc in missed:
-            cache.keep_rule_findings(doc, key, fresh[doc.path])
-        entries.update(fresh)
-    if others and checks is None:
-        checks = enabled_checks()
-    found: list[Diagnostic] = []
-    wanted: dict[str, set[Path]] = {}
-    served: dict[str, set[Path]] = {}
-    for path, entry in entries.items():
-        for cid, kept in (entry or {}).items():
-            if kept is None:
-                wanted.setdefault(cid, set()).add(path)
-            else:
-                served.setdefault(cid, set()).add(path)
-                found += kept
-    for registered in checks or ():
-        wanted.setdefault(check_id(registered.function), set()).update(others)
+    if others:
+        checks = checks if checks is not None else enabled_checks()
+        for registered in checks:
+            wanted.setdefault(check_id(registered.function), set()).update(others)
     found += _run_on(context, wanted, served, checks, convert)
     return found
+
+
+@dataclass(frozen=True)
+class _Level:
+    what: bytes
+    key: bytes
+    shared: bool
+
+
+def _looked_at(
+    missed: list[Document],
+    pending: dict[Path, set[str] | None],
+    checks: list[RegisteredCheck],
+    context: CheckContext,
+    level: _Level,
+    cache: DocumentCache,
+    convert: Convert,
+) -> dict[Path, RuleEntry]:
+    """The checks ``missed`` recipes ask for, run on them alone, and kept in the cache."""
+    asked = _union(pending[doc.path] for doc in missed)
+    todo = [c for c in checks if asked is None or check_id(c.function) in asked]
+    alone = FileContext(context.tree, context.config, missed, level.shared)
+    fresh = _each_alone(todo, alone, convert)
+    for doc in missed:
+        # Only the checks this recipe asked for: its entry is the same whichever other
+        # recipes were looked at with it.
+        own = pending[doc.path]
+        entry = {c: v for c, v in fresh[doc.path].items() if own is None or c in own}
+        fresh[doc.path] = entry
+        cache.keep_rule_findings(doc, level.key, level.what, entry)
+    return fresh
+
+
+def _union(sets: Iterable[set[str] | None]) -> set[str] | None:
+    """The checks asked for by any of ``sets`` (None: every check)."""
+    union: set[str] = set()
+    for one in sets:
+        if one is None:
+            return None
+        union |= one
+    return union
 
 
 def _run_on(
