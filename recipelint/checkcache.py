@@ -141,6 +141,21 @@ def rendering_context(tree: RecipeTree, config: Config, fingerprint: bytes) -> b
     return digest.digest()
 
 
+def stage_context(tree: RecipeTree, rendering: bytes, focused: list[Path]) -> bytes:
+    """Everything the rendering stage's findings depend on: what ``rendering``
+    (:func:`rendering_context`) covers, every recipe's document (which recipes share an
+    output folder with the named ones is read from them), the files named, and what the
+    tree's loader reported."""
+    digest = hashlib.sha256(FORMAT + b"\0rendering-stage\0" + rendering)
+    for doc in tree.recipes:
+        _document_digest(digest, doc)
+    named = "\0".join(str(path) for path in focused)
+    digest.update(
+        f"\0{len(tree.recipes)}\0{named}\0{tree.problems!r}".encode("utf-8", "surrogateescape")
+    )
+    return digest.digest()
+
+
 def cache_disabled() -> bool:
     """`RECIPELINT_NO_CACHE=1` turns the cache off (as `--no-cache` does)."""
     return os.environ.get("RECIPELINT_NO_CACHE", "") not in ("", "0")
@@ -305,6 +320,16 @@ class DocumentCache:
 
     def keep_rendering(self, doc: Document, context: bytes, outcome: RecipeOutcome) -> None:
         self._store(self._entry_name(b"rendering", doc, context), outcome)
+
+    def stage_findings(self, key: bytes) -> list[Diagnostic] | None:
+        """The rendering stage's findings from an earlier run on the same inputs, if any."""
+        found = self._load(self._plain_name(b"rendering-stage", key))
+        if isinstance(found, list) and all(isinstance(d, Diagnostic) for d in found):
+            return found
+        return None
+
+    def keep_stage_findings(self, key: bytes, found: list[Diagnostic]) -> None:
+        self._store(self._plain_name(b"rendering-stage", key), found)
 
     def _entry_name(self, what: bytes, doc: Document, context: bytes) -> str:
         digest = hashlib.sha256(FORMAT + b"\0" + what + b"\0" + context)

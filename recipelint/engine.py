@@ -260,6 +260,17 @@ class _CacheKeys:
         )
 
 
+def _stage_key(
+    tree: RecipeTree, focus: Focus, cache: DocumentCache | None, keys: _CacheKeys | None
+) -> bytes | None:
+    if cache is None or keys is None:
+        return None
+    from recipelint.checkcache import stage_context
+
+    named = [doc.path for doc in tree.documents() if focus(doc.path)]
+    return stage_context(tree, keys.rendering, named)
+
+
 class _CachedPlans:
     """The rendering stage's recipes, each planned now or taken from the check cache.
 
@@ -322,7 +333,13 @@ def run_checks(
     with frozen_heap(), few_full_collections():
         context = CheckContext(tree, config, focus)
         recipes = context.recipes
-        compile_stage = RenderingStage(tree, config, focus) if rendering_wanted(config) else None
+        stage_key = _stage_key(tree, focus, cache, keys) if rendering_wanted(config) else None
+        kept_stage = cache.stage_findings(stage_key) if cache and stage_key else None
+        compile_stage = (
+            RenderingStage(tree, config, focus)
+            if rendering_wanted(config) and kept_stage is None
+            else None
+        )
         planned = _CachedPlans(compile_stage, cache, keys.rendering if keys else None)
         helpers = jobs - 1 if len(planned.missed) >= PARALLEL_MIN_RECIPES else 0
         # Rendering is the largest stage and needs nothing more: helpers start on it at once,
@@ -344,7 +361,9 @@ def run_checks(
                 keys.schema if keys else None,
             )
             rendered = planned.merged(rendering.results())
-    compiled = compile_stage.diagnostics(rendered) if compile_stage else []
+    compiled = compile_stage.diagnostics(rendered) if compile_stage else kept_stage or []
+    if cache is not None and stage_key is not None and kept_stage is None:
+        cache.keep_stage_findings(stage_key, compiled)
     broken = _broken_inputs(tree, schema)
     shown = {doc.path for doc in broken}
     loaded = _kept(tree.all_problems(), config, tree.root)
