@@ -23,6 +23,7 @@ import os
 import pickle
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import astuple, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -207,6 +208,21 @@ def schema_context(root: Path, config: Config) -> bytes | None:
         except OSError:
             return None
     return b"\0".join(hashlib.sha256(part).digest() for part in parts)
+
+
+def kept_value(what: bytes, source: bytes, compute: Callable[[], object]) -> object:
+    """``compute()``, kept in the user's cache under ``what`` and the ``source`` it is made
+    from (signed as check cache entries are); computed afresh when the cache is off."""
+    key = None if cache_disabled() else signing_key()
+    if key is None:
+        return compute()
+    store = DocumentCache(_key_file().parent / "values", key)
+    name = DocumentCache._plain_name(what + b"\0" + recipelint.__version__.encode(), source)
+    kept = store._load(name)
+    if kept is None:
+        kept = compute()
+        store._store(name, kept)
+    return kept
 
 
 def remove_cache(folder: Path) -> bool:
