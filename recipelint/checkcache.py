@@ -259,6 +259,15 @@ class DocumentCache:
                     self._store(name, self._fingerprint)
         return self._fingerprint
 
+    def kept(self, what: bytes, compute: Callable[[], object]) -> object:
+        """``compute()``, a function of recipelint's code alone, kept under its fingerprint."""
+        name = self._plain_name(what, self.fingerprint())
+        found = self._load(name)
+        if found is None:
+            found = compute()
+            self._store(name, found)
+        return found
+
     @staticmethod
     def _plain_name(what: bytes, body: bytes) -> str:
         return hashlib.sha256(FORMAT + b"\0" + what + b"\0" + body).hexdigest()

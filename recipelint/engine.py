@@ -24,7 +24,7 @@ from recipelint.renderstage import wanted as rendering_wanted
 from recipelint.rulebook import RuleInfo, load_catalog
 from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext, Focus, everything
-from recipelint.rules.registry import Finding, RegisteredCheck, registered_checks
+from recipelint.rules.registry import Finding, RegisteredCheck, family_codes, registered_checks
 from recipelint.tree import RecipeTree
 
 if TYPE_CHECKING:
@@ -104,14 +104,21 @@ def _rule_problems(
     from recipelint.rulecache import cached_rule_problems
 
     return cached_rule_problems(
-        context, cache, key, lambda: _enabled_checks(context.config), _check_problems
+        context, cache, key, lambda: _enabled_checks(context.config, cache), _check_problems
     )
 
 
-def _enabled_checks(config: Config) -> list[RegisteredCheck]:
+def _enabled_checks(config: Config, cache: DocumentCache | None = None) -> list[RegisteredCheck]:
+    """The checks that report an enabled code. With a check cache, which module's checks
+    report which codes is kept there, and families a `--select` leaves out stay unimported."""
+    modules = None
+    if cache is not None:
+        manifest = cache.kept(b"family-codes", family_codes)
+        if isinstance(manifest, dict):
+            modules = [m for m, codes in manifest.items() if any(map(config.is_enabled, codes))]
     return [
         registered
-        for registered in registered_checks()
+        for registered in registered_checks(modules)
         if any(config.is_enabled(code) for code in registered.codes)
     ]
 

@@ -104,9 +104,24 @@ def registered_check(name: str) -> RegisteredCheck:
     raise KeyError(name)
 
 
-def registered_checks() -> list[RegisteredCheck]:
-    """Every family's checks, in family order; a family module that is missing is a broken
+def registered_checks(modules: Iterable[str] | None = None) -> list[RegisteredCheck]:
+    """Every family's checks, in family order (with ``modules``, only the checks defined
+    there, the other families left unimported); a family module that is missing is a broken
     install (:class:`recipelint.lazy.BrokenInstallError`), never a family left out."""
-    for module in FAMILY_MODULES:
+    wanted = None if modules is None else set(modules)
+    for module in FAMILY_MODULES if wanted is None else sorted(wanted):
         import_own(module)
-    return [RegisteredCheck(function, codes) for function, codes in _REGISTRY.items()]
+    return [
+        RegisteredCheck(function, codes)
+        for function, codes in _REGISTRY.items()
+        if wanted is None or function.__module__ in wanted
+    ]
+
+
+def family_codes() -> dict[str, tuple[str, ...]]:
+    """The rule codes the checks of each module report (every family imported to find out)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for registered in registered_checks():
+        module = registered.function.__module__
+        found[module] = found.get(module, ()) + registered.codes
+    return found
