@@ -299,10 +299,10 @@ def _looked_at(
     alone = FileContext(context.tree, context.config, missed, level.shared)
     fresh = _each_alone(todo, alone, convert)
     for doc in missed:
-        # Only the checks this recipe asked for: its entry is the same whichever other
-        # recipes were looked at with it.
+        # Only the checks this recipe asked for, in one order: its entry is the same
+        # whichever other recipes were looked at with it and families imported before.
         own = pending[doc.path]
-        entry = {c: v for c, v in fresh[doc.path].items() if own is None or c in own}
+        entry = {c: v for c, v in sorted(fresh[doc.path].items()) if own is None or c in own}
         fresh[doc.path] = entry
         cache.keep_rule_findings(doc, level.key, level.what, entry)
     return fresh

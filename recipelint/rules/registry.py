@@ -124,4 +124,4 @@ def family_codes() -> dict[str, tuple[str, ...]]:
     for registered in registered_checks():
         module = registered.function.__module__
         found[module] = found.get(module, ()) + registered.codes
-    return found
+    return dict(sorted(found.items()))
