@@ -75,7 +75,7 @@ def test_a_warm_check_of_an_unchanged_file_imports_no_stage_it_takes_from_the_ca
     assert "recipelint.rules.guide" in cold
     warm = _imported(tree, recipe)
     assert not warm & {"recipelint.schema", "recipelint.publication", "jsonschema"}
-    # Only the families of checks that read other recipes (RL210's slugs) run again.
+    # Only the family of the one check that reads other recipes (duplicate slugs) runs again.
     assert not {m for m in warm if m.startswith("recipelint.rules.")} - {
         "recipelint.rules.common",
         "recipelint.rules.context",
