@@ -55,6 +55,16 @@ _SIGNATURE_BYTES = hashlib.sha256().digest_size
 _SETTLED_SECONDS = 2.0
 
 
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> bytes:
+    """A digest of recipelint's installed sources (the compile cache keys its entries by it)."""
+    digest = hashlib.sha256(recipelint.__version__.encode())
+    package = Path(recipelint.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.digest()
+
+
 def _fingerprinted_files() -> list[tuple[Path, str]]:
     """Every file a finding can come from: recipelint's sources, the rule catalog (severities,
     vLLM's flag and backend catalogs) and the schemas, each with a stable name."""
