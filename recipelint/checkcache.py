@@ -1,10 +1,12 @@
-"""The check cache: a tree's parsed documents kept between runs of `recipelint check`.
+"""The check cache: what a check derives from one file, kept between runs of `recipelint check`.
 
 As ruff keeps `.ruff_cache/`, a check keeps `.recipelint_cache/` at the tree root (with its
 own `.gitignore`), or the folder `--cache-dir` / `RECIPELINT_CACHE_DIR` names. One file per
 document, named by a SHA-256 over recipelint's version and code, the document's place
 (path, rel, kind), the load limits and the file's bytes: an unchanged file is never parsed
-again, a changed one misses and is parsed as before.
+again, a changed one misses and is parsed as before. Beside the documents it keeps each
+document's schema findings, its rule findings that read no other file (recipelint.rulecache),
+and each recipe's planned rendering under everything else rendering reads.
 
 An entry is a pickle, so it is code as much as data: each one is signed with an HMAC key
 kept in the user's own cache folder, and an entry whose signature does not match (damaged,
@@ -20,29 +22,148 @@ import hmac
 import os
 import pickle
 import shutil
-from dataclasses import astuple
+import time
+from collections.abc import Callable
+from dataclasses import astuple, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import recipelint
 from recipelint.atomicfile import write_atomic
 from recipelint.config import OVERLAY_FOLDER, Config
 from recipelint.diagnostics import Diagnostic
 from recipelint.load import Document, LoadLimits
+from recipelint.packagedata import RULE_CATALOG, SCHEMAS, data_folder
+
+if TYPE_CHECKING:
+    from recipelint.publication import RecipeOutcome
+    from recipelint.tree import RecipeTree
+
+# One entry per document: the findings of each rule check (by "module:qualname") that ran on
+# it alone, or None for a check that read another file and runs again every time.
+RuleEntry = dict[str, list[Diagnostic] | None]
 
 CACHE_FOLDER = ".recipelint_cache"
 # Bumped when an entry's layout changes.
-FORMAT = b"recipelint-check-cache-1"
+FORMAT = b"recipelint-check-cache-2"
 _KEY_BYTES = 32
 _SIGNATURE_BYTES = hashlib.sha256().digest_size
 
 
+# A file changed this recently may change again within its timestamps' resolution unseen:
+# its stat record is not trusted to stand for its bytes (as git treats "racily clean" files).
+_SETTLED_SECONDS = 2.0
+
+
 @functools.lru_cache(maxsize=1)
 def code_fingerprint() -> bytes:
-    """A digest of recipelint's installed sources: any code change invalidates every entry."""
+    """A digest of recipelint's installed sources (the compile cache keys its entries by it)."""
     digest = hashlib.sha256(recipelint.__version__.encode())
     package = Path(recipelint.__file__).parent
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.digest()
+
+
+def _fingerprinted_files() -> list[tuple[Path, str]]:
+    """Every file a finding can come from: recipelint's sources, the rule catalog (severities,
+    vLLM's flag and backend catalogs) and the schemas, each with a stable name."""
+    package = Path(recipelint.__file__).parent
+    files = [
+        (path, "code/" + path.relative_to(package).as_posix()) for path in package.rglob("*.py")
+    ]
+    for data in (RULE_CATALOG, SCHEMAS):
+        folder = Path(str(data_folder(data)))
+        files += [
+            (path, f"{data}/{path.relative_to(folder).as_posix()}")
+            for path in folder.rglob("*")
+            if path.is_file()
+        ]
+    return sorted(files, key=lambda item: item[1])
+
+
+def content_fingerprint(files: list[tuple[Path, str]]) -> bytes:
+    """A digest of recipelint's version and the bytes of ``files``."""
+    digest = hashlib.sha256(recipelint.__version__.encode())
+    for path, name in files:
+        digest.update(name.encode("utf-8", "surrogateescape") + b"\0" + path.read_bytes())
+    return digest.digest()
+
+
+def stat_record(files: list[tuple[Path, str]]) -> bytes | None:
+    """Each file's size, inode and change times (any write changes its ctime, which no tool
+    sets back); None while some file is too fresh for them to be trusted."""
+    now = time.time()
+    digest = hashlib.sha256(recipelint.__version__.encode())
+    for path, name in files:
+        info = path.stat()
+        if now - max(info.st_mtime, info.st_ctime) < _SETTLED_SECONDS:
+            return None
+        record = f"{name}\0{info.st_size}\0{info.st_ino}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\n"
+        digest.update(record.encode("utf-8", "surrogateescape"))
+    return digest.digest()
+
+
+def _document_digest(digest: hashlib._Hash, doc: Document | None) -> None:
+    """A document's place, usability and text (a missing one as such)."""
+    if doc is None:
+        digest.update(b"-\0")
+        return
+    place = f"{doc.path}\0{doc.rel}\0{doc.kind}\0{doc.usable}\0"
+    digest.update(place.encode("utf-8", "surrogateescape"))
+    stored = doc.stored_text
+    text = stored if isinstance(stored, bytes) else stored.encode("utf-8", "surrogatepass")
+    digest.update(len(text).to_bytes(8, "big") + text)
+
+
+def rules_context(tree: RecipeTree, config: Config, fingerprint: bytes) -> bytes:
+    """What a rule check that reads one recipe alone may also depend on: the code and its
+    data, the configuration, and whether the tree has its tree-wide files at all (a check
+    may ask whether there is a taxonomy without reading it)."""
+    digest = hashlib.sha256(FORMAT + b"\0rules\0" + fingerprint)
+    digest.update(repr(replace(config, origins={})).encode("utf-8", "surrogateescape"))
+    digest.update(f"\0{tree.root}\0{tree.taxonomy is None}\0{tree.platforms is None}".encode())
+    return digest.digest()
+
+
+def shared_rules_context(tree: RecipeTree, rules: bytes) -> bytes:
+    """What a rule check that reads one recipe and the tree-wide files may depend on: what
+    ``rules`` (:func:`rules_context`) covers, those files' places and texts, and every
+    recipe's place (the ids the tree publishes)."""
+    digest = hashlib.sha256(FORMAT + b"\0shared-rules\0" + rules)
+    for doc in (tree.taxonomy, tree.platforms, *tree.strategies, *tree.kv_stores):
+        _document_digest(digest, doc)
+    digest.update(f"\0{len(tree.strategies)}\0{len(tree.kv_stores)}\0".encode())
+    rels = "\0".join(doc.rel for doc in tree.recipes)
+    digest.update(rels.encode("utf-8", "surrogateescape"))
+    return digest.digest()
+
+
+def rendering_context(tree: RecipeTree, config: Config, fingerprint: bytes) -> bytes:
+    """Everything besides a recipe's own document that planning its rendering reads: the
+    code, the tree-wide files, every recipe's place (related recipes are looked up by id)
+    and the rendering limit."""
+    digest = hashlib.sha256(FORMAT + b"\0rendering\0" + fingerprint)
+    digest.update(f"\0{tree.root}\0{config.max_renderings}\0".encode())
+    for doc in (tree.taxonomy, tree.platforms, *tree.strategies, *tree.kv_stores):
+        _document_digest(digest, doc)
+    rels = "\0".join(doc.rel for doc in tree.recipes)
+    digest.update(rels.encode("utf-8", "surrogateescape"))
+    return digest.digest()
+
+
+def stage_context(tree: RecipeTree, rendering: bytes, focused: list[Path]) -> bytes:
+    """Everything the rendering stage's findings depend on: what ``rendering``
+    (:func:`rendering_context`) covers, every recipe's document (which recipes share an
+    output folder with the named ones is read from them), the files named, and what the
+    tree's loader reported."""
+    digest = hashlib.sha256(FORMAT + b"\0rendering-stage\0" + rendering)
+    for doc in tree.recipes:
+        _document_digest(digest, doc)
+    named = "\0".join(str(path) for path in focused)
+    digest.update(
+        f"\0{len(tree.recipes)}\0{named}\0{tree.problems!r}".encode("utf-8", "surrogateescape")
+    )
     return digest.digest()
 
 
@@ -99,6 +220,21 @@ def schema_context(root: Path, config: Config) -> bytes | None:
     return b"\0".join(hashlib.sha256(part).digest() for part in parts)
 
 
+def kept_value(what: bytes, source: bytes, compute: Callable[[], object]) -> object:
+    """``compute()``, kept in the user's cache under ``what`` and the ``source`` it is made
+    from (signed as check cache entries are); computed afresh when the cache is off."""
+    key = None if cache_disabled() else signing_key()
+    if key is None:
+        return compute()
+    store = DocumentCache(_key_file().parent / "values", key)
+    name = DocumentCache._plain_name(what + b"\0" + recipelint.__version__.encode(), source)
+    kept = store._load(name)
+    if kept is None:
+        kept = compute()
+        store._store(name, kept)
+    return kept
+
+
 def remove_cache(folder: Path) -> bool:
     """Remove a cache folder (`recipelint clean`); whether there was one."""
     if not folder.is_dir() or folder.is_symlink():
@@ -114,6 +250,37 @@ class DocumentCache:
         self.folder = folder
         self._key = key
         self._ready = False
+        self._fingerprint: bytes | None = None
+
+    def fingerprint(self) -> bytes:
+        """The digest of recipelint's code and data every entry is kept under (any change
+        invalidates them all). Reading all those files costs more than the rest of a warm
+        check of one file: their digest is kept in the cache under their stat record."""
+        if self._fingerprint is None:
+            files = _fingerprinted_files()
+            record = stat_record(files)
+            name = None if record is None else self._plain_name(b"fingerprint", record)
+            kept = None if name is None else self._load(name)
+            if isinstance(kept, bytes):
+                self._fingerprint = kept
+            else:
+                self._fingerprint = content_fingerprint(files)
+                if name is not None:
+                    self._store(name, self._fingerprint)
+        return self._fingerprint
+
+    def kept(self, what: bytes, compute: Callable[[], object]) -> object:
+        """``compute()``, a function of recipelint's code alone, kept under its fingerprint."""
+        name = self._plain_name(what, self.fingerprint())
+        found = self._load(name)
+        if found is None:
+            found = compute()
+            self._store(name, found)
+        return found
+
+    @staticmethod
+    def _plain_name(what: bytes, body: bytes) -> str:
+        return hashlib.sha256(FORMAT + b"\0" + what + b"\0" + body).hexdigest()
 
     @classmethod
     def open(cls, folder: Path) -> DocumentCache | None:
@@ -121,7 +288,7 @@ class DocumentCache:
         return None if key is None else cls(folder, key)
 
     def _name(self, path: Path, rel: str, kind: str, limits: LoadLimits, raw: bytes) -> str:
-        digest = hashlib.sha256(FORMAT + b"\0" + code_fingerprint())
+        digest = hashlib.sha256(FORMAT + b"\0" + self.fingerprint())
         place = f"{path}\0{rel}\0{kind}\0{astuple(limits)!r}\0"
         digest.update(place.encode("utf-8", "surrogateescape"))
         digest.update(raw)
@@ -154,12 +321,54 @@ class DocumentCache:
     def _findings_name(self, doc: Document, context: bytes) -> str:
         # A document's schema findings are a function of its place, kind and text, the
         # tree's schema overlays (``context``) and the code: nothing else is read.
-        digest = hashlib.sha256(FORMAT + b"\0schema\0" + code_fingerprint() + context)
+        digest = hashlib.sha256(FORMAT + b"\0schema\0" + self.fingerprint() + context)
         place = f"\0{doc.path}\0{doc.rel}\0{doc.kind}\0{doc.usable}\0"
         digest.update(place.encode("utf-8", "surrogateescape"))
         stored = doc.stored_text
         text = stored if isinstance(stored, bytes) else stored.encode("utf-8", "surrogatepass")
         digest.update(text)
+        return digest.hexdigest()
+
+    def rule_findings(self, doc: Document, context: bytes, what: bytes) -> RuleEntry | None:
+        """The findings of each rule check on ``doc`` from an earlier run, if any (``what``
+        tells the checks that read the document alone from those that read tree-wide files)."""
+        found = self._load(self._entry_name(what, doc, context))
+        if isinstance(found, dict) and all(
+            isinstance(key, str)
+            and (value is None or all(isinstance(d, Diagnostic) for d in value))
+            for key, value in found.items()
+        ):
+            return found
+        return None
+
+    def keep_rule_findings(
+        self, doc: Document, context: bytes, what: bytes, entry: RuleEntry
+    ) -> None:
+        self._store(self._entry_name(what, doc, context), entry)
+
+    def rendering(self, doc: Document, context: bytes) -> RecipeOutcome | None:
+        """The recipe's planned rendering (paths and findings) from an earlier run, if any."""
+        from recipelint.publication import RecipeOutcome
+
+        found = self._load(self._entry_name(b"rendering", doc, context))
+        return found if isinstance(found, RecipeOutcome) else None
+
+    def keep_rendering(self, doc: Document, context: bytes, outcome: RecipeOutcome) -> None:
+        self._store(self._entry_name(b"rendering", doc, context), outcome)
+
+    def stage_findings(self, key: bytes) -> list[Diagnostic] | None:
+        """The rendering stage's findings from an earlier run on the same inputs, if any."""
+        found = self._load(self._plain_name(b"rendering-stage", key))
+        if isinstance(found, list) and all(isinstance(d, Diagnostic) for d in found):
+            return found
+        return None
+
+    def keep_stage_findings(self, key: bytes, found: list[Diagnostic]) -> None:
+        self._store(self._plain_name(b"rendering-stage", key), found)
+
+    def _entry_name(self, what: bytes, doc: Document, context: bytes) -> str:
+        digest = hashlib.sha256(FORMAT + b"\0" + what + b"\0" + context)
+        _document_digest(digest, doc)
         return digest.hexdigest()
 
     def _load(self, name: str) -> object | None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from recipelint.collector import few_full_collections, frozen_heap
 from recipelint.config import Config
@@ -24,7 +24,7 @@ from recipelint.renderstage import wanted as rendering_wanted
 from recipelint.rulebook import RuleInfo, load_catalog
 from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext, Focus, everything
-from recipelint.rules.registry import Finding, registered_checks
+from recipelint.rules.registry import Finding, RegisteredCheck, family_codes, registered_checks
 from recipelint.tree import RecipeTree
 
 if TYPE_CHECKING:
@@ -89,22 +89,51 @@ def _validated(docs: list[Document]) -> list[Diagnostic]:
     return list(validate_documents(docs))
 
 
-def _rule_problems(context: CheckContext) -> list[Diagnostic]:
-    """Every check function called once; each finding kept under its code when that is enabled."""
+def _rule_problems(
+    context: CheckContext,
+    cache: DocumentCache | None = None,
+    key: tuple[bytes, bytes] | None = None,
+) -> list[Diagnostic]:
+    """Every enabled check called once; with a check ``cache``, a recipe's findings of the
+    checks that read it alone come from there (recipelint.rulecache)."""
+    if cache is None or key is None:
+        found: list[Diagnostic] = []
+        for registered in _enabled_checks(context.config):
+            found += _check_problems(registered, context)
+        return found
+    from recipelint.rulecache import cached_rule_problems
+
+    return cached_rule_problems(
+        context, cache, key, lambda: _enabled_checks(context.config, cache), _check_problems
+    )
+
+
+def _enabled_checks(config: Config, cache: DocumentCache | None = None) -> list[RegisteredCheck]:
+    """The checks that report an enabled code. With a check cache, which module's checks
+    report which codes is kept there, and families a `--select` leaves out stay unimported."""
+    modules = None
+    if cache is not None:
+        manifest = cache.kept(b"family-codes", family_codes)
+        if isinstance(manifest, dict):
+            modules = [m for m, codes in manifest.items() if any(map(config.is_enabled, codes))]
+    return [
+        registered
+        for registered in registered_checks(modules)
+        if any(config.is_enabled(code) for code in registered.codes)
+    ]
+
+
+def _check_problems(registered: RegisteredCheck, context: CheckContext) -> list[Diagnostic]:
+    """One check's findings, each under its code when that is enabled."""
     catalog = load_catalog()
-    found = []
-    for registered in registered_checks():
-        enabled = [code for code in registered.codes if context.config.is_enabled(code)]
-        if not enabled:
-            continue
-        severities = {code: _severity(catalog.get(code)) for code in enabled}
-        for finding in registered.function(context):
-            found += [
-                _to_diagnostic(finding, code, severities[code])
-                for code in registered.codes_of(finding)
-                if code in severities
-            ]
-    return found
+    enabled = [code for code in registered.codes if context.config.is_enabled(code)]
+    severities = {code: _severity(catalog.get(code)) for code in enabled}
+    return [
+        _to_diagnostic(finding, code, severities[code])
+        for finding in registered.function(context)
+        for code in registered.codes_of(finding)
+        if code in severities
+    ]
 
 
 def _severity(info: RuleInfo | None) -> Severity:
@@ -212,6 +241,81 @@ def _unused(
                 )
 
 
+@dataclass(frozen=True)
+class _CacheKeys:
+    """What each stage's cache entries are kept under, besides a document's own text."""
+
+    rules: tuple[bytes, bytes]
+    rendering: bytes
+    schema: bytes | None
+
+    @classmethod
+    def of(cls, tree: RecipeTree, config: Config, cache: DocumentCache) -> _CacheKeys:
+        from recipelint.checkcache import (
+            rendering_context,
+            rules_context,
+            schema_context,
+            shared_rules_context,
+        )
+
+        fingerprint = cache.fingerprint()
+        rules = rules_context(tree, config, fingerprint)
+        return cls(
+            (rules, shared_rules_context(tree, rules)),
+            rendering_context(tree, config, fingerprint),
+            schema_context(tree.root, config),
+        )
+
+
+def _stage_key(
+    tree: RecipeTree, focus: Focus, cache: DocumentCache | None, keys: _CacheKeys | None
+) -> bytes | None:
+    if cache is None or keys is None:
+        return None
+    from recipelint.checkcache import stage_context
+
+    named = [doc.path for doc in tree.documents() if focus(doc.path)]
+    return stage_context(tree, keys.rendering, named)
+
+
+class _CachedPlans:
+    """The rendering stage's recipes, each planned now or taken from the check cache.
+
+    A recipe's planned rendering reads only itself and what ``key`` covers, and is replayed
+    in tree order with the others, so overwrites between recipes are found as without a cache.
+    """
+
+    def __init__(
+        self, stage: RenderingStage | None, cache: DocumentCache | None, key: bytes | None
+    ) -> None:
+        self.stage = stage
+        self.cache = cache if key is not None else None
+        self.key = key or b""
+        recipes = stage.recipes if stage is not None else []
+        self.kept: list[Any] = [
+            self.cache.rendering(doc, self.key) if self.cache is not None else None
+            for doc in recipes
+        ]
+        self.missed = [doc for doc, kept in zip(recipes, self.kept, strict=True) if kept is None]
+
+    def tasks(self, pieces: int) -> list[Callable[[], list[Any]]]:
+        if self.stage is None or not self.missed:
+            return []
+        return self.stage.tasks(pieces, self.missed)
+
+    def merged(self, results: Iterable[list[Any]]) -> list[list[Any]]:
+        """Every recipe's outcome in tree order, the fresh ones kept for the next run."""
+        fresh = iter([outcome for outcomes in results for outcome in outcomes])
+        merged = []
+        for doc_index, kept in enumerate(self.kept):
+            if kept is None:
+                kept = next(fresh)
+                if self.cache is not None and self.stage is not None:
+                    self.cache.keep_rendering(self.stage.recipes[doc_index], self.key, kept)
+            merged.append(kept)
+        return [merged]
+
+
 # Below this many recipes a check is quick anyway, and forking helpers would only add to it.
 PARALLEL_MIN_RECIPES = 16
 
@@ -232,18 +336,24 @@ def run_checks(
     of every command; the findings are the same, in the same order.
     """
     config = config or Config()
-    if cache is not None:
-        from recipelint.checkcache import schema_context
+    keys = _CacheKeys.of(tree, config, cache) if cache is not None else None
     with frozen_heap(), few_full_collections():
         context = CheckContext(tree, config, focus)
         recipes = context.recipes
-        compile_stage = RenderingStage(tree, config, focus) if rendering_wanted(config) else None
-        helpers = jobs - 1 if len(recipes) >= PARALLEL_MIN_RECIPES else 0
+        stage_key = _stage_key(tree, focus, cache, keys) if rendering_wanted(config) else None
+        kept_stage = cache.stage_findings(stage_key) if cache and stage_key else None
+        compile_stage = (
+            RenderingStage(tree, config, focus)
+            if rendering_wanted(config) and kept_stage is None
+            else None
+        )
+        planned = _CachedPlans(compile_stage, cache, keys.rendering if keys else None)
+        helpers = jobs - 1 if len(planned.missed) >= PARALLEL_MIN_RECIPES else 0
         # Rendering is the largest stage and needs nothing more: helpers start on it at once,
         # while this process sets up and runs the rule and schema stages, then joins them.
-        compile_tasks = compile_stage.tasks(8 * jobs if helpers else 1) if compile_stage else []
+        compile_tasks = planned.tasks(8 * jobs if helpers else 1)
         with SharedTasks(compile_tasks, helpers) as rendering:
-            rules = _rule_problems(context)
+            rules = _rule_problems(context, cache, keys.rules if keys else None)
             # The rules' indexes and per-run caches go before this process renders: the
             # rendering then reuses their memory instead of adding to the peak.
             del context
@@ -255,10 +365,12 @@ def run_checks(
                     if doc.usable and (focus(doc.path) or doc.kind != "recipe")
                 ],
                 cache,
-                schema_context(tree.root, config) if cache is not None else None,
+                keys.schema if keys else None,
             )
-            rendered = rendering.results()
-    compiled = compile_stage.diagnostics(rendered) if compile_stage else []
+            rendered = planned.merged(rendering.results())
+    compiled = compile_stage.diagnostics(rendered) if compile_stage else kept_stage or []
+    if cache is not None and stage_key is not None and kept_stage is None:
+        cache.keep_stage_findings(stage_key, compiled)
     broken = _broken_inputs(tree, schema)
     shown = {doc.path for doc in broken}
     loaded = _kept(tree.all_problems(), config, tree.root)

@@ -48,8 +48,10 @@ class RenderingStage:
         self.globals = self.publisher.publish_globals(self.paths)
         self.recipes = _with_neighbours(tree.recipes, focus) if self.globals is not None else []
 
-    def tasks(self, pieces: int) -> list[Task]:
-        return [functools.partial(self._plan, chunk) for chunk in _chunks(self.recipes, pieces)]
+    def tasks(self, pieces: int, recipes: list[Document] | None = None) -> list[Task]:
+        """The planning of ``recipes`` (default: all of them) in at most ``pieces`` runs."""
+        todo = self.recipes if recipes is None else recipes
+        return [functools.partial(self._plan, chunk) for chunk in _chunks(todo, pieces)]
 
     def _plan(self, recipes: list[Document]) -> list[Any]:
         assert self.globals is not None  # no recipes are planned without the tree-wide files

@@ -183,9 +183,19 @@ def catalog_files() -> list[tuple[str, str]]:
 
 @functools.cache
 def load_catalog() -> dict[str, RuleInfo]:
-    """Every rule by code. The catalog is our own trusted data, so a plain YAML load is fine."""
+    """Every rule by code; parsed once per catalog text and kept in the user's cache, which
+    a one-file check would otherwise spend a good part of its time on."""
+    from recipelint.checkcache import kept_value
+
+    files = catalog_files()
+    kept = kept_value(b"rule-catalog", repr(files).encode(), lambda: _parsed_catalog(files))
+    return kept if isinstance(kept, dict) else _parsed_catalog(files)
+
+
+def _parsed_catalog(files: list[tuple[str, str]]) -> dict[str, RuleInfo]:
+    """The catalog is our own trusted data, so a plain YAML load is fine."""
     rules: dict[str, RuleInfo] = {}
-    for name, text in catalog_files():
+    for name, text in files:
         data = yaml.load(text, Loader=yaml.CSafeLoader) or {}
         family, title = str(data.get("family", name)), str(data.get("title", ""))
         for entry in data.get("rules") or []:

@@ -63,16 +63,16 @@ def test_damaged_and_foreign_entries_are_ignored_and_rewritten(
     _check(tree)
     entries = sorted(_entries(tree))
     intact = {p: p.read_bytes() for p in entries}
-    # Damaged: a byte of the body changed (the signature no longer matches).
-    damaged = entries[0]
-    body = bytearray(intact[damaged])
-    body[-1] ^= 0xFF
-    damaged.write_bytes(bytes(body))
-    # Truncated, and empty.
-    entries[1].write_bytes(intact[entries[1]][:10])
-    entries[2].write_bytes(b"")
+    # Every entry spoilt, in turn: damaged (a byte of the body changed, so the signature no
+    # longer matches), truncated, or empty. (An entry a run does not need is not read: a
+    # whole rendering stage kept spares reading each recipe's plan. Spoiling them all makes
+    # every one needed.)
+    for index, entry in enumerate(entries):
+        body = bytearray(intact[entry])
+        body[-1] ^= 0xFF
+        entry.write_bytes((bytes(body), intact[entry][:10], b"")[index % 3])
     assert _check(tree) == cold
-    for path in entries[:3]:
+    for path in entries:
         assert path.read_bytes() == intact[path], "a bad entry is rewritten"
     # Foreign: signed with another user's key, every entry is a miss and rewritten.
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "someone-else"))

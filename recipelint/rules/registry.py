@@ -90,9 +90,38 @@ def check(*codes: str) -> Callable[[CheckFunction], CheckFunction]:
     return register
 
 
-def registered_checks() -> list[RegisteredCheck]:
-    """Every family's checks, in family order; a family module that is missing is a broken
+def check_id(function: CheckFunction) -> str:
+    """A check's name across runs (the check cache keeps findings under it)."""
+    return f"{function.__module__}:{function.__qualname__}"
+
+
+def registered_check(name: str) -> RegisteredCheck:
+    """The check named ``name`` (:func:`check_id`), importing its family alone."""
+    import_own(name.partition(":")[0])
+    for function, codes in _REGISTRY.items():
+        if check_id(function) == name:
+            return RegisteredCheck(function, codes)
+    raise KeyError(name)
+
+
+def registered_checks(modules: Iterable[str] | None = None) -> list[RegisteredCheck]:
+    """Every family's checks, in family order (with ``modules``, only the checks defined
+    there, the other families left unimported); a family module that is missing is a broken
     install (:class:`recipelint.lazy.BrokenInstallError`), never a family left out."""
-    for module in FAMILY_MODULES:
+    wanted = None if modules is None else set(modules)
+    for module in FAMILY_MODULES if wanted is None else sorted(wanted):
         import_own(module)
-    return [RegisteredCheck(function, codes) for function, codes in _REGISTRY.items()]
+    return [
+        RegisteredCheck(function, codes)
+        for function, codes in _REGISTRY.items()
+        if wanted is None or function.__module__ in wanted
+    ]
+
+
+def family_codes() -> dict[str, tuple[str, ...]]:
+    """The rule codes the checks of each module report (every family imported to find out)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for registered in registered_checks():
+        module = registered.function.__module__
+        found[module] = found.get(module, ()) + registered.codes
+    return dict(sorted(found.items()))

@@ -1,0 +1,101 @@
+"""A check imports only what runs: with the check cache warm, an unchanged file's check
+imports neither the schema stage, the rendering machinery, nor a rule family whose
+findings came from the cache; a `--select` leaves the other families unimported; the
+language server and the compile machinery are never imported."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+WATCHED = (
+    "recipelint.rules.",
+    "recipelint.schema",
+    "recipelint.publication",
+    "recipelint.lsp",
+    "recipelint.compilation",
+    "recipelint.emit",
+    "jsonschema",
+)
+FAMILIES_LEFT_BY_RL30 = (
+    "recipelint.rules.guide",
+    "recipelint.rules.versions",
+    "recipelint.rules.security",
+    "recipelint.rules.references",
+)
+
+
+@pytest.fixture
+def tree(embedded_tree: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "tree"
+    shutil.copytree(embedded_tree, copy)
+    return copy
+
+
+def _imported(tree: Path, *args: str) -> set[str]:
+    """The watched modules a `recipelint check` run (in a fresh process) imported."""
+    code = (
+        "import json, sys\nfrom recipelint.cli import main\n"
+        "try:\n"
+        f"    main(['check', '-q', '-j', '1', *{list(args)!r}])\n"
+        "except SystemExit:\n    pass\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({WATCHED!r}))))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "RECIPELINT_NO_CACHE"}
+    env["XDG_CACHE_HOME"] = str(tree.parent / "user-cache")
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    modules: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return set(modules)
+
+
+def _recipe(tree: Path) -> str:
+    return str(sorted((tree / "models").rglob("*.yaml"))[0].relative_to(tree))
+
+
+def test_a_warm_check_of_an_unchanged_file_imports_no_stage_it_takes_from_the_cache(
+    tree: Path,
+) -> None:
+    recipe = _recipe(tree)
+    cold = _imported(tree, recipe)
+    assert {"recipelint.schema", "recipelint.publication"} <= cold
+    assert "recipelint.rules.guide" in cold
+    warm = _imported(tree, recipe)
+    assert not warm & {"recipelint.schema", "recipelint.publication", "jsonschema"}
+    # Only the family of the one check that reads other recipes (duplicate slugs) runs again.
+    assert not {m for m in warm if m.startswith("recipelint.rules.")} - {
+        "recipelint.rules.common",
+        "recipelint.rules.context",
+        "recipelint.rules.registry",
+        "recipelint.rules.references",
+    }
+
+
+def test_a_select_leaves_the_other_families_unimported(tree: Path) -> None:
+    recipe = _recipe(tree)
+    _imported(tree, recipe)  # the cache learns which module reports which codes
+    edited = tree / recipe
+    edited.write_text(edited.read_text(encoding="utf-8") + "# an edit\n", encoding="utf-8")
+    selected = _imported(tree, "--select", "RL30", recipe)
+    assert "recipelint.rules.args" in selected
+    assert not selected & set(FAMILIES_LEFT_BY_RL30)
+
+
+def test_a_check_never_imports_the_language_server_or_the_compile(tree: Path) -> None:
+    for args in ([_recipe(tree)], ["--no-cache", "."], ["."]):
+        imported = _imported(tree, *args)
+        assert not {m for m in imported if m.startswith(("recipelint.lsp", "recipelint.emit"))}
+        assert "recipelint.compilation" not in imported
