@@ -260,13 +260,10 @@ def _key_continuing_a_value(
 ) -> SyntaxProblem | None:
     """A key that libyaml read as more of the plain text on the line above: that line lacks
     its own colon, or this key is indented deeper than the key above it."""
-    above_number = _content_line_above(lines, number)
-    if above_number is None:
+    line_above = _line_above(lines, number)
+    if line_above is None:
         return None
-    above_line = lines[above_number]
-    above_start = _LINE_START.match(above_line)
-    assert above_start is not None
-    above_key = _KEY.match(above_line, above_start.end())
+    above_number, above_start, above_key = line_above
     if above_key is None:
         # A line of a block scalar's text needs no colon, nor does a list item unless this
         # key sits beside its text, as the next key of a mapping item.
@@ -296,13 +293,10 @@ def _key_left_its_block(
     """The key on line ``number`` holds a value on its own line yet the key below it sits
     deeper: when the key before it stands at that deeper column, the block goes on around
     it and this one line was dedented out of it."""
-    before_number = _content_line_above(lines, number)
-    if before_number is None:
+    line_before = _line_above(lines, number)
+    if line_before is None:
         return None
-    before_line = lines[before_number]
-    before_start = _LINE_START.match(before_line)
-    assert before_start is not None
-    before = _KEY.match(before_line, before_start.end())
+    _, before_start, before = line_before
     if before is None or before_start.end() != column or before_start.group(2):
         return None
     name, sibling, key_column = key.group(1), before.group(1), key.start()
@@ -332,6 +326,19 @@ def _in_block_scalar(lines: Lines, number: int) -> bool:
         key = _KEY.match(line, start.end())
         return key is not None and _BLOCK_SCALAR.match(line[key.end() :].strip()) is not None
     return False
+
+
+def _line_above(
+    lines: Lines, number: int
+) -> tuple[int, re.Match[str], re.Match[str] | None] | None:
+    """The nearest line of content above ``number``: its number, its start (indent and
+    list dash) and the key written there, if any."""
+    above = _content_line_above(lines, number)
+    if above is None:
+        return None
+    start = _LINE_START.match(lines[above])
+    assert start is not None  # the pattern matches the empty string
+    return above, start, _KEY.match(lines[above], start.end())
 
 
 def _content_line_above(lines: Lines, number: int) -> int | None:

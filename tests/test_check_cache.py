@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from treehelp import python_in
 
 from recipelint.checkcache import CACHE_FOLDER
 
@@ -22,15 +23,7 @@ def _check(tree: Path, *args: str, cache: bool = True) -> str:
     env.pop("RECIPELINT_CACHE_DIR", None)
     if not cache:
         env["RECIPELINT_NO_CACHE"] = "1"
-    done = subprocess.run(
-        [sys.executable, "-m", "recipelint", "check", "--format", "json", "-j", "1", *args],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = python_in(tree, ["-m", "recipelint", "check", "--format", "json", "-j", "1", *args], env)
     assert done.returncode in (0, 1), done.stderr
     return done.stdout
 
@@ -139,15 +132,7 @@ def test_a_warm_check_of_one_file_does_not_load_the_schema_stage(tree: Path) -> 
     env = {k: v for k, v in os.environ.items() if k not in ("RECIPELINT_NO_CACHE",)}
 
     def schema_loaded() -> str:
-        done = subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=tree,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        done = python_in(tree, ["-c", code], env)
         return done.stdout.strip().splitlines()[-1]
 
     assert schema_loaded() == "SCHEMA"  # cold: every document is validated

@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from treehelp import python_in
 
 WATCHED = (
     "recipelint.rules.",
@@ -49,15 +48,7 @@ def _imported(tree: Path, *args: str) -> set[str]:
     )
     env = {k: v for k, v in os.environ.items() if k != "RECIPELINT_NO_CACHE"}
     env["XDG_CACHE_HOME"] = str(tree.parent / "user-cache")
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = python_in(tree, ["-c", code], env)
     modules: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
     return set(modules)
 

@@ -24,6 +24,8 @@ import copy
 import functools
 import json
 import shutil
+import subprocess
+import sys
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -201,3 +203,19 @@ def findings_by_code(
     for finding in tree_findings(root, documents, config):
         grouped[finding.code].append(finding)
     return dict(grouped)
+
+
+def python_in(
+    tree: Path, argv: Sequence[str], env: Mapping[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """This interpreter run in a fresh process in ``tree`` (``argv`` after the interpreter),
+    with exactly ``env``, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, *argv],
+        cwd=tree,
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
