@@ -15,33 +15,15 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import statistics
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import DEFAULT_TREE, PROJECT, Sample, run_once  # noqa: E402
+from bench import DEFAULT_TREE, PROJECT, Sample, median_of  # noqa: E402
 
 RECIPELINT = [sys.executable, "-m", "recipelint"]
 SCHEMA = PROJECT / "schemas" / "recipe.schema.json"
-
-
-def median(command: list[str], runs: int, cwd: Path, before: Callable[[], None]) -> Sample:
-    before()
-    run_once(command, cwd)  # warm-up: bytecode and file caches (and, warm, the check cache)
-    samples = []
-    for _ in range(runs):
-        before()
-        samples.append(run_once(command, cwd))
-    return Sample(
-        statistics.median(s.wall for s in samples),
-        statistics.median(s.user for s in samples),
-        statistics.median(s.system for s in samples),
-        max(s.peak_mb for s in samples),
-        max(s.status for s in samples),
-    )
 
 
 def main() -> int:
@@ -71,16 +53,19 @@ def main() -> int:
         one = [*RECIPELINT, "check", "-q", args.recipe]
         whole = [*RECIPELINT, "check", "-q", "."]
         rows: list[tuple[str, Sample]] = [
-            ("--help", median([*RECIPELINT, "--help"], args.runs, tree, nothing)),
-            ("one file, cold (--no-cache)", median([*one, "--no-cache"], args.runs, tree, nothing)),
-            ("one file, warm", median(one, args.runs, tree, nothing)),
-            ("one file, warm after editing it", median(one, args.runs, tree, edit_one)),
+            ("--help", median_of([*RECIPELINT, "--help"], args.runs, tree, nothing)),
+            (
+                "one file, cold (--no-cache)",
+                median_of([*one, "--no-cache"], args.runs, tree, nothing),
+            ),
+            ("one file, warm", median_of(one, args.runs, tree, nothing)),
+            ("one file, warm after editing it", median_of(one, args.runs, tree, edit_one)),
             (
                 "whole tree, cold (--no-cache)",
-                median([*whole, "--no-cache"], args.runs, tree, nothing),
+                median_of([*whole, "--no-cache"], args.runs, tree, nothing),
             ),
-            ("whole tree, first run (cache empty)", median(whole, args.runs, tree, no_cache)),
-            ("whole tree, warm after editing one", median(whole, args.runs, tree, edit_one)),
+            ("whole tree, first run (cache empty)", median_of(whole, args.runs, tree, no_cache)),
+            ("whole tree, warm after editing one", median_of(whole, args.runs, tree, edit_one)),
         ]
         edited.write_bytes(original)
         validator = shutil.which("check-jsonschema") or str(
@@ -88,7 +73,9 @@ def main() -> int:
         )
         if Path(validator).exists():
             command = [validator, "--schemafile", str(SCHEMA), args.recipe]
-            rows.append(("check-jsonschema, one file", median(command, args.runs, tree, nothing)))
+            rows.append(
+                ("check-jsonschema, one file", median_of(command, args.runs, tree, nothing))
+            )
         else:
             print("check-jsonschema is not installed: its row is left out", file=sys.stderr)
     print(f"medians of {args.runs} runs, tree {args.tree}, recipe {args.recipe}")
