@@ -124,15 +124,9 @@ def _is_pydantic(reader: TypeReader, ref: ClassRef) -> bool:
     """A pydantic model or dataclass: its __init__ validates instead of refusing keywords."""
     if "BaseModel" in reader.base_names(ref):
         return True
-    for current in reader.mro(ref):
-        node = reader.class_node(current)
-        if node is None:
-            continue
-        for decorator in node.decorator_list:
-            target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            if _from_pydantic(reader, current.module, target):
-                return True
-    return False
+    return any(
+        _from_pydantic(reader, current.module, target) for current, target in reader.decorators(ref)
+    )
 
 
 def _from_pydantic(reader: TypeReader, module: str, target: ast.expr) -> bool:

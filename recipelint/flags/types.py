@@ -11,6 +11,7 @@ enum, a dict subclass, or an opaque non-builtin type.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from recipelint.flags.source import Module, SourceTree
@@ -156,18 +157,20 @@ class TypeReader:
             names |= self.base_names(parent) if parent != ref else set()
         return names
 
-    def is_dataclass(self, ref: ClassRef) -> bool:
+    def decorators(self, ref: ClassRef) -> Iterator[tuple[ClassRef, ast.expr]]:
+        """What decorates the class and each of its bases (nearest first), with the class it
+        decorates; a call (`@dataclass(frozen=True)`) stands as the decorator it calls."""
         for current in self.mro(ref):
             node = self.class_node(current)
-            if node is None:
-                continue
-            for deco in node.decorator_list:
-                target = deco.func if isinstance(deco, ast.Call) else deco
-                if _dotted(target).rsplit(".", 1)[-1] in _DATACLASS_DECORATORS or _dotted(
-                    target
-                ).endswith("dataclasses.dataclass"):
-                    return True
-        return False
+            for decorator in node.decorator_list if node is not None else ():
+                yield current, decorator.func if isinstance(decorator, ast.Call) else decorator
+
+    def is_dataclass(self, ref: ClassRef) -> bool:
+        return any(
+            _dotted(target).rsplit(".", 1)[-1] in _DATACLASS_DECORATORS
+            or _dotted(target).endswith("dataclasses.dataclass")
+            for _, target in self.decorators(ref)
+        )
 
     def is_enum(self, ref: ClassRef) -> bool:
         return any(n.endswith("Enum") for n in self.base_names(ref))
