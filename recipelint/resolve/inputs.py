@@ -1,0 +1,125 @@
+"""What a rendering reads besides the recipe: the hardware taxonomy, profiles and strategies.
+
+`RenderInputs` holds them (with what each hardware's profile reads as, so renderings of
+hardware that read alike can be shared); `Combination` names one rendering (variant,
+strategy, hardware, node count, features, PD nodes, kv deployment).
+
+Upstream: docs/upstream-behaviour.md#layer-order.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from recipelint.jsvalue import (
+    UNDEFINED,
+    get,
+    js_or,
+)
+from recipelint.resolve.hardware import (
+    generation_of,
+    gpu_count_of,
+    is_scalable,
+)
+
+NVL4_ONLY_ENV = (
+    "VLLM_USE_NCCL_SYMM_MEM",
+    "NCCL_CUMEM_ENABLE",
+    "NCCL_MNNVL_ENABLE",
+    "NCCL_NVLS_ENABLE",
+    "UCX_NET_DEVICES",
+)
+NVL4_HARDWARE = frozenset({"gb200", "gb300"})
+
+
+class HardwareFacts(NamedTuple):
+    profile: Any  # the taxonomy's profile ({} when it has none)
+    gen: Any  # generation_of(profile)
+    nvidia: bool
+    gpu_count: Any  # gpu_count_of(profile)
+    scalable: bool
+    reading: tuple[Any, ...] | None  # see _profile_reading
+
+
+# The profile fields a rendering reads (its VRAM reaches it only through the plan's node
+# counts and the single_node_tp size, which key a shared rendering themselves).
+_READ_PROFILE_FIELDS = ("brand", "generation", "gpu_generation", "gpu_count")
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None), type(UNDEFINED)})
+
+
+def typed(value: Any) -> tuple[Any, Any]:
+    """A scalar as a key that only equal JS values share: `1`, `1.0` and `true` compare equal
+    in Python, and `0.0` equals `-0.0`."""
+    kind = type(value)
+    return (kind, value.hex()) if kind is float else (kind, value)
+
+
+def _profile_reading(hw_id: str, profile: Any) -> tuple[Any, ...] | None:
+    """What a rendering reads of a hardware besides its id and VRAM, as a key; None when a
+    field is no scalar (such a hardware shares nothing)."""
+    values = [get(profile, name) for name in _READ_PROFILE_FIELDS]
+    if any(type(value) not in _SCALAR_TYPES for value in values):
+        return None
+    return (hw_id in NVL4_HARDWARE, *map(typed, values))
+
+
+@dataclass(frozen=True)
+class RenderInputs:
+    """The tree-wide inputs every rendering reads."""
+
+    taxonomy: Any
+    profiles: dict[str, Any]
+    strategies: dict[str, Any]  # serving strategies and kv deployments, by name
+
+    @functools.cached_property
+    def deploy_types(self) -> dict[str, Any]:
+        """Each strategy's raw `deploy_type` (undefined when its spec has none)."""
+        return {name: get(spec, "deploy_type") for name, spec in self.strategies.items()}
+
+    def deploy_type_of(self, name: Any) -> Any:
+        """`strategies[name]?.deploy_type`: undefined for an unknown (or non-string) name."""
+        return self.deploy_types.get(name, UNDEFINED) if type(name) is str else UNDEFINED
+
+    @functools.cached_property
+    def _hardware(self) -> dict[str, HardwareFacts]:
+        return {}
+
+    def hardware(self, hw_id: str) -> HardwareFacts:
+        """What renderings read of a hardware profile, worked out once per hardware id."""
+        found = self._hardware.get(hw_id)
+        if found is None:
+            profile = js_or(self.profiles.get(hw_id, UNDEFINED), {})
+            found = self._hardware[hw_id] = HardwareFacts(
+                profile,
+                generation_of(profile),
+                get(profile, "brand") == "NVIDIA",
+                gpu_count_of(profile),
+                is_scalable(profile),
+                _profile_reading(hw_id, profile),
+            )
+        return found
+
+    @functools.cached_property
+    def kv_ids(self) -> list[str]:
+        return [
+            name
+            for name, spec in self.strategies.items()
+            if get(spec, "deploy_type") == "kv_store_lb"
+        ]
+
+
+class Combination(NamedTuple):
+    """What to render: every choice the compiler makes before synthesis.
+
+    A tuple, immutable and cheap to make: the plan makes one per rendering.
+    """
+
+    variant_key: str
+    strategy: str
+    hw_id: str
+    node_count: float | int = 1  # a JS number: node counts come from arithmetic on YAML values
+    features: tuple[str, ...] = ()
+    pd_nodes: dict[str, Any] | None = None
+    kv_offload: str | None = None
