@@ -12,7 +12,8 @@ from treehelp import Fragment, findings_by_code
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.flags.support import first_with, value_support
 from recipelint.load import parse_yaml
-from recipelint.rules.guide import CommandJudge, guide_commands
+from recipelint.rules.guide_flags import CommandJudge
+from recipelint.rules.guide_shell import guide_commands
 
 RECIPE = "models/acme/demo.yaml"
 CODES = ("RL604", "RL605", "RL606")

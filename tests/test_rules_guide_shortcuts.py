@@ -17,17 +17,10 @@ from hypothesis import strategies as st
 from propertyprofile import property_profile
 
 from recipelint.rules.common import guide_text
-from recipelint.rules.guide import (
-    PYTHON,
-    GuideFacts,
-    _guide_release,
-    _judge,
-    _lines_holding,
-    _model_arguments,
-    _package,
-    dedented,
-    fenced_blocks,
-)
+from recipelint.rules.guide import GuideFacts, _package
+from recipelint.rules.guide_flags import _guide_release, _judge
+from recipelint.rules.guide_markdown import PYTHON, _lines_holding, dedented, fenced_blocks
+from recipelint.rules.guide_python import _model_arguments
 from recipelint.rules.versions import GUIDE_MINIMUM, guide_minimums
 from recipelint.tree import load_tree
 

@@ -14,7 +14,7 @@ import pytest
 from recipelint import engine
 from recipelint.config import Config
 from recipelint.diagnostics import Diagnostic
-from recipelint.rules import guide
+from recipelint.rules import guide, guide_shell
 from recipelint.tree import load_tree
 
 SHARED_READINGS = (
@@ -60,7 +60,7 @@ def test_a_command_places_its_words_where_the_guide_writes_them() -> None:
     text = (
         "```bash\nvllm serve org/model \\\n  --max-model-len 4096 --tensor_parallel_size 2\n```\n"
     )
-    [command] = list(guide.guide_commands(text))
+    [command] = list(guide_shell.guide_commands(text))
     assert command.words == ("org/model", "--max-model-len", "4096", "--tensor_parallel_size", "2")
     assert [(t.text, t.line, t.column) for t in command.args] == [
         ("org/model", 2, 11),

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from recipelint.config import Config
 from recipelint.engine import run_checks
-from recipelint.rules.guide import _shell_words
+from recipelint.rules.guide_shell import _shell_words
 from recipelint.tree import load_tree
 
 SHELL_TEXT = st.text(

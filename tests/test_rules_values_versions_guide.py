@@ -6,7 +6,8 @@ from pathlib import Path
 
 from treehelp import BlockYaml, Fragment, checked, findings_by_code
 
-from recipelint.rules.guide import fenced_blocks, model_arguments, syntax_error
+from recipelint.rules.guide_markdown import fenced_blocks
+from recipelint.rules.guide_python import model_arguments, syntax_error
 from recipelint.rules.values import expected_vram, parameter_billions
 from recipelint.rules.variants import precision_words
 from recipelint.rules.versions import IMAGE_REFERENCE, parse_version, split_image

@@ -43,16 +43,10 @@ from recipelint.rules.backends import (
 )
 from recipelint.rules.common import ArgList, Pointer, arg_units, as_dict, guide_text
 from recipelint.rules.context import CheckContext
-from recipelint.rules.guide import (
-    INLINE_CODE,
-    SHELL,
-    Block,
-    GuideCommand,
-    GuideFacts,
-    Token,
-    _guide_commands_in,
-    _guide_release,
-)
+from recipelint.rules.guide import GuideFacts
+from recipelint.rules.guide_flags import _guide_release
+from recipelint.rules.guide_markdown import SHELL, Block
+from recipelint.rules.guide_shell import INLINE_CODE, GuideCommand, Token, _guide_commands_in
 from recipelint.rules.registry import Finding, check
 
 HARDWARE_SECTION = "RL607"

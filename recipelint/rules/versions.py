@@ -383,7 +383,7 @@ class GuideClaims:
     @classmethod
     def of(cls, guide: str) -> GuideClaims:
         # Imported here: the guide's reader is needed only once an image disagrees.
-        from recipelint.rules.guide import SHELL, fenced_blocks
+        from recipelint.rules.guide_markdown import SHELL, fenced_blocks
 
         lines = guide.split("\n")
         aliases: set[str] = set()
@@ -428,7 +428,7 @@ class GuideClaims:
 
 def _block_commands(code: str) -> Iterator[tuple[int, int, list[str]]]:
     """Each command of a shell block: its first and last line offsets and its words."""
-    from recipelint.rules.guide import _logical_spans
+    from recipelint.rules.guide_shell import _logical_spans
 
     for start, end, command in _logical_spans(code):
         for part in re.split(r"&&|\|\||;|\|", command):
