@@ -38,16 +38,11 @@ from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
+from recipelint.rules.commandplan import EXACT_STEPS, Assembler, CommandChoice
 from recipelint.rules.common import Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.environment import minimum_release
-from recipelint.rules.registry import Finding, check
-from recipelint.rules.resolved import (
-    EXACT_STEPS,
-    Assembler,
-    CommandChoice,
-    resolved_commands,
-)
+from recipelint.rules.registry import Finding
 
 WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION, MOE = "RL370", "RL371", "RL372", "RL373"
 CODES = (WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION, MOE)
@@ -396,10 +391,6 @@ class BackendJudge:
 def backend_judge(ctx: CheckContext, inputs: RenderInputs) -> BackendJudge | None:
     """The judge of this run's commands, None when none of its rules is enabled."""
     return BackendJudge(inputs) if any(ctx.config.is_enabled(c) for c in CODES) else None
-
-
-# The one check that plans commands reports these rules too.
-check(*CODES)(resolved_commands)
 
 
 def _recipe_findings(

@@ -43,10 +43,10 @@ from recipelint.resolve.hardware import list_compatible_hardware
 from recipelint.resolve.layers import PD_ROLES, Scope
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, planned_combinations
 from recipelint.rules.args import multiplies_ranks
+from recipelint.rules.commandplan import render_inputs
 from recipelint.rules.common import ArgList, Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
-from recipelint.rules.resolved import render_inputs
 from recipelint.rules.versions import recipe_images
 
 CODES = ("RL380", "RL381", "RL382", "RL383")

@@ -27,7 +27,7 @@ from recipelint.resolve import layers
 from recipelint.resolve.docker import docker_meta, split_image
 from recipelint.resolve.hardware import generation_of
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
-from recipelint.rules import backends, resolved
+from recipelint.rules import backends, commandplan, resolved
 from recipelint.rules.backends import (
     ATTENTION,
     ATTENTION_ENV,
@@ -335,7 +335,7 @@ class Run:
 
     def __init__(self, ctx: CheckContext):
         self.ctx = ctx
-        self.inputs = resolved.render_inputs(ctx)
+        self.inputs = commandplan.render_inputs(ctx)
         taxonomy = ctx.tree.taxonomy.data if ctx.tree.taxonomy is not None else None
         self.profiles = ctx.profiles
         self.words = HardwareWords(self.profiles, taxonomy)
