@@ -133,9 +133,9 @@ def _layer_class(hw_id: str, profile: Any, keys: set[Any]) -> Any:
     )
 
 
-def command_choices(catalog: RenderInputs, recipe: dict[str, Any]) -> Iterator[CommandChoice]:
+def command_choices(inputs: RenderInputs, recipe: dict[str, Any]) -> Iterator[CommandChoice]:
     """Every (variant, hardware, serving strategy, PD role) the compiler can render, one hardware per class."""
-    mentioned = _mentioned(recipe, catalog.profiles, set())
+    mentioned = _mentioned(recipe, inputs.profiles, set())
     # Asked once per recipe rather than per variant: a hardware's class, the strategies offered
     # on it (which do not depend on the variant) and a strategy's PD roles.
     classes: dict[str, Any] = {}
@@ -145,13 +145,13 @@ def command_choices(catalog: RenderInputs, recipe: dict[str, Any]) -> Iterator[C
     for variant_key, variant in as_dict(recipe.get("variants")).items():
         if not truthy(variant):
             continue
-        _default, hardware = variant_hardware(catalog, recipe, variant)
+        _default, hardware = variant_hardware(inputs, recipe, variant)
         members: dict[Any, list[str]] = {}
         for hw_id in hardware:
             hw_class = classes.get(hw_id)
             if hw_class is None:
                 hw_class = classes[hw_id] = _hardware_class(
-                    hw_id, catalog.profiles.get(hw_id, {}), mentioned
+                    hw_id, inputs.profiles.get(hw_id, {}), mentioned
                 )
             members.setdefault(hw_class, []).append(hw_id)
         layer_keys: set[Any] = set()
@@ -162,12 +162,12 @@ def command_choices(catalog: RenderInputs, recipe: dict[str, Any]) -> Iterator[C
             strategies = offered.get(hw_id)
             if strategies is None:
                 strategies = offered[hw_id] = strategies_on(
-                    catalog, compatible, catalog.profiles.get(hw_id, {}), hw_id
+                    inputs, compatible, inputs.profiles.get(hw_id, {}), hw_id
                 )
             for strategy in strategies:
                 roles = roles_of.get(strategy)
                 if roles is None:
-                    pd = get(catalog.strategies[strategy], "deploy_type") == "pd_cluster"
+                    pd = get(inputs.strategies[strategy], "deploy_type") == "pd_cluster"
                     roles = roles_of[strategy] = PD_ROLES if pd else (None,)
                 for role in roles:
                     if (layer_class, strategy, role) not in layer_keys:
@@ -187,12 +187,12 @@ class Compatible:
 
 
 def strategies_on(
-    catalog: RenderInputs, compatible: Compatible, profile: Any, hw_id: str
+    inputs: RenderInputs, compatible: Compatible, profile: Any, hw_id: str
 ) -> list[str]:
     recipe, scalable = compatible.recipe, is_scalable(profile)
     offered = []
     for strategy in compatible.strategies:
-        spec = catalog.strategies.get(strategy)
+        spec = inputs.strategies.get(strategy)
         deploy = get(spec, "deploy_type")
         if spec is None or deploy == "kv_store_lb":
             continue
@@ -243,11 +243,11 @@ class Assembler:
     def __init__(
         self,
         ctx: CheckContext,
-        catalog: RenderInputs,
+        inputs: RenderInputs,
         doc: Document,
         strategy_parts: dict[tuple[Any, ...], Any] | None = None,
     ):
-        self.ctx, self.catalog, self.doc = ctx, catalog, doc
+        self.ctx, self.inputs, self.doc = ctx, inputs, doc
         self.recipe: dict[str, Any] = doc.data
         # Parts of a command's layers, each kept under exactly what its step reads (see layers()).
         self._parts: dict[tuple[Any, ...], Any] = {}
@@ -276,7 +276,7 @@ class Assembler:
                 self._hardware_keys = _mode_hardware_keys(
                     self.recipe, _hardware_keys(self.recipe, set())
                 )
-            profile = self.catalog.profiles.get(hw_id, {})
+            profile = self.inputs.profiles.get(hw_id, {})
             found = self._classes[hw_id] = _layer_class(hw_id, profile, self._hardware_keys)
         return found
 
@@ -408,7 +408,7 @@ class Assembler:
         """(generation, is NVIDIA) of a hardware's profile, as a Selection holds them."""
         found = self._facts.get(hw_id)
         if found is None:
-            profile = self.catalog.profiles.get(hw_id, {})
+            profile = self.inputs.profiles.get(hw_id, {})
             found = self._facts[hw_id] = (generation_of(profile), is_nvidia(profile))
         return found
 
@@ -426,7 +426,7 @@ class Assembler:
         if found is None:
             enabled = default_features(self.recipe, hw_id, variant_key)
             variant = get(get(self.recipe, "variants"), variant_key)
-            profile = self.catalog.profiles.get(hw_id, {})
+            profile = self.inputs.profiles.get(hw_id, {})
             resolver = FeatureResolver(self.recipe, variant, variant_key, profile, hw_id)
             found = self._parts[key] = (enabled, resolver, _strategy_limited(self.recipe, enabled))
         return found
@@ -469,14 +469,14 @@ def planned_recipes(ctx: CheckContext) -> Iterator[Document]:
 
 def plan_of(
     ctx: CheckContext,
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     doc: Document,
     strategy_parts: dict[tuple[Any, ...], Any] | None = None,
 ) -> tuple[Assembler, list[CommandChoice]] | None:
-    assembler = Assembler(ctx, catalog, doc, strategy_parts)
+    assembler = Assembler(ctx, inputs, doc, strategy_parts)
     try:
         # Real recipes plan a few hundred at most; the cap bounds the cost of a hostile file.
-        combos = list(itertools.islice(command_choices(catalog, doc.data), MAX_COMBINATIONS))
+        combos = list(itertools.islice(command_choices(inputs, doc.data), MAX_COMBINATIONS))
     except SYNTHESIS_ERRORS:
         return None  # the compiler reports recipes it cannot plan
     return assembler, combos

@@ -334,16 +334,16 @@ class _Reach:
     the compiler could fall back to it), so that whatever it calls unread is unread.
     """
 
-    def __init__(self, catalog: RenderInputs, recipe: dict[str, Any], hardware: list[str]):
-        self.catalog, self.recipe, self.hardware = catalog, recipe, hardware
+    def __init__(self, inputs: RenderInputs, recipe: dict[str, Any], hardware: list[str]):
+        self.inputs, self.recipe, self.hardware = inputs, recipe, hardware
         self._on: dict[str, list[str]] | None = None
 
     def variant_hardware(self, variant_key: str) -> list[str]:
         """The hardware a variant's commands are rendered for: its own, and a box that cannot
         scale out where the plan falls back to it as the largest variant that fits."""
         variant = get(get(self.recipe, "variants"), variant_key)
-        own = variant_hardware(self.catalog, self.recipe, variant)[1] if truthy(variant) else []
-        profiles = self.catalog.profiles
+        own = variant_hardware(self.inputs, self.recipe, variant)[1] if truthy(variant) else []
+        profiles = self.inputs.profiles
         return own + [
             hw_id
             for hw_id in self.hardware
@@ -359,20 +359,20 @@ class _Reach:
         return self._on.get(strategy, [])
 
     def _rendered_strategies(self) -> dict[str, list[str]]:
-        catalog, compatible = self.catalog, Compatible(self.recipe)
+        inputs, compatible = self.inputs, Compatible(self.recipe)
         fallbacks = {recommend_strategy(self.recipe, nodes) for nodes in (1, 2)}
         on: dict[str, list[str]] = {}
         for hw_id in self.hardware:
-            profile = catalog.profiles.get(hw_id, {})
-            rendered = set(strategies_on(catalog, compatible, profile, hw_id))
+            profile = inputs.profiles.get(hw_id, {})
+            rendered = set(strategies_on(inputs, compatible, profile, hw_id))
             if not rendered:
                 rendered = set(fallbacks)  # the recommendation is rendered even when not offered
-            if _kv_store_offered(catalog, self.recipe, profile, hw_id):
+            if _kv_store_offered(inputs, self.recipe, profile, hw_id):
                 # A Mooncake instance serves with a compatible strategy, strategy_hardware aside.
                 rendered.update(
                     s
                     for s in compatible.strategies
-                    if catalog.deploy_type_of(s) in ("single_node", "multi_node")
+                    if inputs.deploy_type_of(s) in ("single_node", "multi_node")
                 )
             for strategy in rendered:
                 on.setdefault(strategy, []).append(hw_id)
@@ -380,20 +380,20 @@ class _Reach:
 
 
 def _kv_store_offered(
-    catalog: RenderInputs, recipe: dict[str, Any], profile: Any, hw_id: str
+    inputs: RenderInputs, recipe: dict[str, Any], profile: Any, hw_id: str
 ) -> bool:
     if not is_scalable(profile) or not is_kv_store_brand_supported(profile):
         return False
     opted = get(recipe, "kv_cache_strategy_hardware")
-    return any(get(get(opted, kv), hw_id) != "unsupported" for kv in catalog.kv_ids)
+    return any(get(get(opted, kv), hw_id) != "unsupported" for kv in inputs.kv_ids)
 
 
-def recipe_hardware(catalog: RenderInputs, recipe: dict[str, Any]) -> list[str]:
+def recipe_hardware(inputs: RenderInputs, recipe: dict[str, Any]) -> list[str]:
     """Every hardware some variant of the recipe is rendered for, in taxonomy order."""
     found: dict[str, None] = {}
     for variant in as_dict(recipe.get("variants")).values():
         if truthy(variant):
-            found.update(dict.fromkeys(variant_hardware(catalog, recipe, variant)[1]))
+            found.update(dict.fromkeys(variant_hardware(inputs, recipe, variant)[1]))
     return list(found)
 
 
@@ -428,8 +428,8 @@ def bound_wildcards(pointer: Pointer) -> dict[str, tuple[int, Any]] | None:
 class _Judge:
     """RL342 for one recipe: the keys and blocks whose lists no rendered command reads."""
 
-    def __init__(self, ctx: CheckContext, catalog: RenderInputs, doc: Document, reach: _Reach):
-        self.ctx, self.catalog, self.doc, self.reach = ctx, catalog, doc, reach
+    def __init__(self, ctx: CheckContext, inputs: RenderInputs, doc: Document, reach: _Reach):
+        self.ctx, self.inputs, self.doc, self.reach = ctx, inputs, doc, reach
         refs = import_own("recipelint.rules.references")
         self._refs = refs
         self.spaces = {ref.pointer: ref.space for ref in refs.hardware_refs(doc.data)}
@@ -448,7 +448,7 @@ class _Judge:
             hardware = self.reach.strategy_hardware(name)
             if not hardware:
                 return _Dead(pointer[: index + 1], self._never_rendered(name))
-            deploy = self.catalog.deploy_type_of(name)
+            deploy = self.inputs.deploy_type_of(name)
             if role is not None and deploy != "pd_cluster":
                 return _Dead(
                     pointer[: role[0] + 1],
@@ -483,7 +483,7 @@ class _Judge:
         kinds = self._refs.key_kinds(key, self.ctx)
         if not self._refs.accepts(space, key, kinds) or (space.default and key == "default"):
             return None  # a key the table cannot read is RL201/RL202's finding
-        profiles = self.catalog.profiles
+        profiles = self.inputs.profiles
         if any(_names(key, space, hw_id, profiles.get(hw_id, {})) for hw_id in hardware):
             return None
         shown = ", ".join(hardware[:4]) + (", …" if len(hardware) > 4 else "")
@@ -528,19 +528,19 @@ def _scoped(pointer: Pointer) -> bool:
 def lists_rendered_nowhere(ctx: CheckContext) -> Iterator[Finding]:
     """RL342: an override whose args or env no rendered command reads (the inverse of the
     layers the combinations join: docs/upstream-behaviour.md#layer-order)."""
-    catalog: RenderInputs | None = None
+    inputs: RenderInputs | None = None
     for doc in planned_recipes(ctx):
         pointers = [p for p in _recipe_lists(ctx, doc) if _scoped(p)]
         if not pointers:
             continue
-        catalog = catalog or render_inputs(ctx)
+        inputs = inputs or render_inputs(ctx)
         try:
-            hardware = recipe_hardware(catalog, doc.data)
+            hardware = recipe_hardware(inputs, doc.data)
         except SYNTHESIS_ERRORS:
             continue
         if not hardware:
             continue  # a recipe rendered for no hardware at all is another rule's finding
-        judge = _Judge(ctx, catalog, doc, _Reach(catalog, doc.data, hardware))
+        judge = _Judge(ctx, inputs, doc, _Reach(inputs, doc.data, hardware))
         found: dict[Pointer, tuple[str, list[Pointer]]] = {}
         for pointer in pointers:
             dead = judge.dead(pointer)
