@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
 from pathlib import Path
 
 import yaml
@@ -9,7 +11,9 @@ from treehelp import CONTEXT, Fragment, findings_by_code
 
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.flags.hardware import attention_backend, backend_runs_on
+from recipelint.rules import backends, resolved
 from recipelint.rules.backends import Target, target_of
+from recipelint.rules.registry import registered_checks
 
 RECIPE = "models/acme/demo.yaml"
 CODES = ("RL370", "RL371", "RL372", "RL373")
@@ -284,3 +288,17 @@ def test_an_out_of_tree_platform_is_never_judged(tmp_path: Path) -> None:
     [finding] = _findings(tmp_path / "old", fragment("0.13.0"))["RL371"]
     assert "in vLLM 0.13.0 only the " in finding.message
     assert finding.message.endswith("so the choice does nothing there")
+
+
+def test_the_backend_rules_are_registered_where_their_check_is_defined() -> None:
+    """RL370-RL373 are reported by the check that plans commands once for them and RL340/RL341:
+    registered in its own module, and backends never imports that module back."""
+    reporting = [entry for entry in registered_checks() if set(backends.CODES) & set(entry.codes)]
+    assert [entry.function for entry in reporting] == [resolved.resolved_commands]
+    assert set(backends.CODES) <= set(reporting[0].codes)
+    imported = {
+        node.module
+        for node in ast.walk(ast.parse(inspect.getsource(backends)))
+        if isinstance(node, ast.ImportFrom)
+    }
+    assert "recipelint.rules.resolved" not in imported

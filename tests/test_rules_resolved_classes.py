@@ -14,12 +14,12 @@ import pytest
 
 from recipelint.config import Config
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
-from recipelint.rules import resolved
+from recipelint.rules import commandplan
 from recipelint.rules.context import CheckContext
 from recipelint.tree import load_tree
 
 
-class _ByHardwareId(resolved.Assembler):
+class _ByHardwareId(commandplan.Assembler):
     """Parts kept under the exact hardware id, as before layer classes."""
 
     def layer_class(self, hw_id: str) -> Any:
@@ -27,7 +27,7 @@ class _ByHardwareId(resolved.Assembler):
 
 
 def _signature(
-    assembler: resolved.Assembler, combo: resolved.CommandChoice
+    assembler: commandplan.Assembler, combo: commandplan.CommandChoice
 ) -> tuple[Any, ...] | str:
     try:
         return tuple((id(layer.items), layer.pointer) for layer in assembler.layers(combo))
@@ -41,9 +41,9 @@ def test_layers_do_not_depend_on_which_hardware_of_a_class(
 ) -> None:
     root: Path = request.getfixturevalue(which)
     ctx = CheckContext(load_tree(root), Config())
-    catalog = resolved.render_inputs(ctx)
+    catalog = commandplan.render_inputs(ctx)
     checked = 0
-    plans = (resolved._plan_of(ctx, catalog, doc) for doc in resolved._planned_recipes(ctx))
+    plans = (commandplan.plan_of(ctx, catalog, doc) for doc in commandplan.planned_recipes(ctx))
     for shared, combos in filter(None, plans):
         exact = _ByHardwareId(ctx, catalog, shared.doc)
         first: dict[tuple[Any, ...], Any] = {}

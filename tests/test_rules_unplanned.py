@@ -21,7 +21,7 @@ from test_properties_recipes import RENDER_PROFILE, recipes, to_yaml, with_recip
 from recipelint.config import Config
 from recipelint.load import Document
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
-from recipelint.rules import resolved
+from recipelint.rules import commandplan, resolved
 from recipelint.rules.backends import backend_judge
 from recipelint.rules.context import CheckContext
 from recipelint.tree import RecipeTree, load_tree
@@ -29,8 +29,8 @@ from recipelint.tree import RecipeTree, load_tree
 
 def _unplanned_find_nothing(ctx: CheckContext, doc: Document) -> int:
     """Plans ``doc`` whatever the tests say; returns how many commands were assembled."""
-    catalog = resolved.render_inputs(ctx)
-    plan = resolved._plan_of(ctx, catalog, doc)
+    catalog = commandplan.render_inputs(ctx)
+    plan = commandplan.plan_of(ctx, catalog, doc)
     if plan is None:
         return 0
     assembler, combos = plan
@@ -60,7 +60,7 @@ def _unplanned_find_nothing(ctx: CheckContext, doc: Document) -> int:
 
 def _each_recipe(tree: RecipeTree) -> int:
     ctx = CheckContext(tree, Config())
-    return sum(_unplanned_find_nothing(ctx, doc) for doc in resolved._planned_recipes(ctx))
+    return sum(_unplanned_find_nothing(ctx, doc) for doc in commandplan.planned_recipes(ctx))
 
 
 @pytest.mark.parametrize("which", ["corpus_tree", "edge_tree", "embedded_tree"])

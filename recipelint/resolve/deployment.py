@@ -436,7 +436,7 @@ def _count(value: Any) -> int:
 
 
 def deployment_of(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     combo: Combination,
     role: str | None,
@@ -450,17 +450,17 @@ def deployment_of(
     ``allotted`` is what :func:`recipelint.resolve.command.emitted` gives the command, when the
     caller has it. Raises what rendering the combination's parallelism raises.
     """
-    if placement is None or not placement.serves(catalog, recipe, combo):
-        placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
+    if placement is None or not placement.serves(inputs, recipe, combo):
+        placement = Placement(inputs, recipe, combo.variant_key, combo.hw_id)
     if allotted is None:
-        allotted = emitted(catalog, recipe, combo, role, placement)
+        allotted = emitted(inputs, recipe, combo, role, placement)
     # _Placed's fields are Deployment's last, in its order: given by position, not by name.
     return Deployment(
         combo.variant_key,
         combo.hw_id,
         combo.strategy,
         role,
-        str(js_or(catalog.deploy_type_of(combo.strategy), "single_node")),
+        str(js_or(inputs.deploy_type_of(combo.strategy), "single_node")),
         _count(allotted.nodes),
         _count(placement.gpu_count),
         int(allotted.gpus) if is_number(allotted.gpus) else 0,
@@ -526,7 +526,7 @@ def _variant_memory(
 
 
 def deployment_of_argv(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     combo: Combination,
     role: str | None,
@@ -535,7 +535,7 @@ def deployment_of_argv(
 ) -> Deployment:
     """deployment_of for a rendered argv (before or after dedupe), read with ``flags``: the
     catalog of the release the recipe's range starts at."""
-    return deployment_of(catalog, recipe, combo, role, ranks_of(tokens, flags))
+    return deployment_of(inputs, recipe, combo, role, ranks_of(tokens, flags))
 
 
 def variant_weights_gb(recipe: Any, variant: Any) -> float | None:

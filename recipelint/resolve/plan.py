@@ -74,13 +74,13 @@ class HardwareRendering:
 
 
 def variant_hardware(
-    catalog: RenderInputs, recipe: dict[str, Any], variant: Any
+    inputs: RenderInputs, recipe: dict[str, Any], variant: Any
 ) -> tuple[str, list[str]]:
     """The default hardware, then every other selectable hardware in taxonomy order.
 
     Step 3 of docs/upstream-behaviour.md#variant-rendering.
     """
-    profiles = catalog.profiles
+    profiles = inputs.profiles
     declared = js_or(get(get(recipe, "meta"), "hardware"), {})
     compatible = [
         hw
@@ -132,8 +132,8 @@ def _attempt(combo: Combination, placement: Placement, documents: bool) -> Rende
 class _RecipePlan:
     """What the plan reads of a recipe alone, worked out once for all its hardware."""
 
-    def __init__(self, catalog: RenderInputs, recipe: dict[str, Any]) -> None:
-        self.catalog, self.recipe = catalog, recipe
+    def __init__(self, inputs: RenderInputs, recipe: dict[str, Any]) -> None:
+        self.inputs, self.recipe = inputs, recipe
         self.compatible = effective_compatible(recipe)
         # Without these tables nothing the plan offers reads the hardware id, only its GPUs
         # and brand; without strategy_min_gpus each strategy's node floor is its deploy type's.
@@ -165,7 +165,7 @@ class _RecipePlan:
 
     def _pick_kv_serving(self, nodes: float | int) -> str | None:
         """strategy_hardware is not consulted."""
-        strategies, deploy_types = self.catalog.strategies, self.catalog.deploy_types
+        strategies, deploy_types = self.inputs.strategies, self.inputs.deploy_types
 
         def usable(name: Any) -> bool:
             if type(name) is not str or name not in strategies:
@@ -185,13 +185,13 @@ class _RecipePlan:
         gpus = get(profile, "gpu_count")
         if not self.id_blind or (type(gpus) is not int and type(gpus) is not float):
             return _compatible_strategies(
-                self.catalog, self.recipe, profile, hw_id, scalable, self.compatible
+                self.inputs, self.recipe, profile, hw_id, scalable, self.compatible
             )
         key = (type(gpus), gpus, scalable, is_kv_store_brand_supported(profile))
         found = self._offered.get(key)
         if found is None:
             found = self._offered[key] = _compatible_strategies(
-                self.catalog, self.recipe, profile, hw_id, scalable, self.compatible
+                self.inputs, self.recipe, profile, hw_id, scalable, self.compatible
             )
         return found
 
@@ -209,18 +209,18 @@ class _RecipePlan:
 
 
 def _recipe_plan(
-    catalog: RenderInputs, recipe: dict[str, Any], strategy_runs: dict[Any, Any] | None
+    inputs: RenderInputs, recipe: dict[str, Any], strategy_runs: dict[Any, Any] | None
 ) -> _RecipePlan:
     if strategy_runs is None:
-        return _RecipePlan(catalog, recipe)
+        return _RecipePlan(inputs, recipe)
     found: _RecipePlan | None = strategy_runs.get("plan")
     if found is None:
-        found = strategy_runs["plan"] = _RecipePlan(catalog, recipe)
+        found = strategy_runs["plan"] = _RecipePlan(inputs, recipe)
     return found
 
 
 def _compatible_strategies(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     profile: Any,
     hw_id: str,
@@ -229,11 +229,11 @@ def _compatible_strategies(
 ) -> list[str]:
     """The strategies offered on this hardware; ``compatible`` is effective_compatible(recipe)."""
     gpus = get(profile, "gpu_count")
-    candidates = list(dict.fromkeys(compatible + catalog.kv_ids))
+    candidates = list(dict.fromkeys(compatible + inputs.kv_ids))
     listed = listed_strategies(recipe)
     kept = []
     for name in candidates:
-        deploy = catalog.deploy_type_of(name)
+        deploy = inputs.deploy_type_of(name)
         if deploy == "kv_store_lb":
             opted_out = (
                 get(get(get(recipe, "kv_cache_strategy_hardware"), name), hw_id) == "unsupported"
@@ -255,7 +255,7 @@ class _HardwarePlan:
 
     def __init__(
         self,
-        catalog: RenderInputs,
+        inputs: RenderInputs,
         recipe: dict[str, Any],
         variant_key: str,
         variant: Any,
@@ -263,16 +263,16 @@ class _HardwarePlan:
         profile: Any,
         shared: _RecipePlan,
     ) -> None:
-        self.catalog, self.recipe, self.variant_key, self.variant = (
-            catalog,
+        self.inputs, self.recipe, self.variant_key, self.variant = (
+            inputs,
             recipe,
             variant_key,
             variant,
         )
         self.hw_id, self.profile, self.shared = hw_id, profile, shared
         self.gpus = gpus = get(profile, "gpu_count")
-        self.scalable = catalog.hardware(hw_id).scalable
-        self._deploy_types = catalog.deploy_types
+        self.scalable = inputs.hardware(hw_id).scalable
+        self._deploy_types = inputs.deploy_types
         self.compatible = shared.compatible  # effective_compatible(recipe)
         # No GPU floor to read: every strategy needs one node (two for a multi-node one).
         self._floors_only = shared.min_gpus_unset and (type(gpus) is int or type(gpus) is float)
@@ -300,7 +300,7 @@ class _HardwarePlan:
 
     def pd_nodes(self) -> Any:
         return pick_pd_nodes(
-            self.profile, self.variant, self.recipe, self.catalog.strategies, self.hw_id
+            self.profile, self.variant, self.recipe, self.inputs.strategies, self.hw_id
         )
 
     def recommended(self, compatible: list[str], problems: Problems) -> tuple[str, float | int]:
@@ -347,7 +347,7 @@ class _HardwarePlan:
 
 
 def _plan_for(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     variant_key: str,
     hw_id: str,
@@ -358,17 +358,17 @@ def _plan_for(
     variant = get(variants, variant_key)
     if not truthy(variant):
         return None
-    profile = catalog.hardware(hw_id).profile
-    if not catalog.hardware(hw_id).scalable and not fits_single_node(profile, variant):
+    profile = inputs.hardware(hw_id).profile
+    if not inputs.hardware(hw_id).scalable and not fits_single_node(profile, variant):
         fitting = pick_fitting_variant(recipe, profile, hw_id)
         if fitting is None:
             return None
         variant_key, variant = fitting, variants[fitting]
-    return _HardwarePlan(catalog, recipe, variant_key, variant, hw_id, profile, shared)
+    return _HardwarePlan(inputs, recipe, variant_key, variant, hw_id, profile, shared)
 
 
 def _recommended_combination(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     variant_key: str,
     hw_id: str,
@@ -377,8 +377,8 @@ def _recommended_combination(
 ) -> tuple[_HardwarePlan, Combination, list[str]] | None:
     """(the plan, the recommended combination, the strategies offered) for one (variant,
     hardware); None when nothing is rendered there."""
-    shared = _recipe_plan(catalog, recipe, strategy_runs)
-    plan = _plan_for(catalog, recipe, variant_key, hw_id, shared)
+    shared = _recipe_plan(inputs, recipe, strategy_runs)
+    plan = _plan_for(inputs, recipe, variant_key, hw_id, shared)
     if plan is None:
         return None
     compatible = shared.offered(plan.profile, hw_id, plan.scalable)
@@ -391,14 +391,14 @@ def _recommended_combination(
 
 
 def hardware_combinations(
-    catalog: RenderInputs, recipe: dict[str, Any], variant_key: str, hw_id: str
+    inputs: RenderInputs, recipe: dict[str, Any], variant_key: str, hw_id: str
 ) -> tuple[str, dict[str, Combination]] | None:
     """What build_variant_rendering renders for one (variant, hardware), before rendering it:
     the recommended strategy's name, and the combination of every strategy offered there by
     name, the recommended one first (a kv_store one as its serving strategy with that kv
     deployment). None when nothing is rendered there. Renderings that fail are not told apart.
     """
-    planned = _recommended_combination(catalog, recipe, variant_key, hw_id, Problems(), None)
+    planned = _recommended_combination(inputs, recipe, variant_key, hw_id, Problems(), None)
     if planned is None:
         return None
     plan, combo, compatible = planned
@@ -411,7 +411,7 @@ def hardware_combinations(
 
 
 def build_variant_rendering(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     variant_key: str,
     hw_id: str,
@@ -427,17 +427,17 @@ def build_variant_rendering(
     Without ``documents`` each rendering is an empty mapping: which renderings exist and
     what they report are the same, but nothing is laid out.
     """
-    planned = _recommended_combination(catalog, recipe, variant_key, hw_id, problems, strategy_runs)
+    planned = _recommended_combination(inputs, recipe, variant_key, hw_id, problems, strategy_runs)
     if planned is None:
         return None
     plan, combo, compatible = planned
     name, features = combo.strategy, combo.features
     # Every strategy below renders the same variant on the same hardware.
-    placement = Placement(catalog, recipe, plan.variant_key, hw_id, strategy_runs)
+    placement = Placement(inputs, recipe, plan.variant_key, hw_id, strategy_runs)
     recommended = _try_render(combo, problems, placement, documents)
     if recommended is None:
         return None
-    spec = catalog.strategies.get(name) if type(name) is str else None
+    spec = inputs.strategies.get(name) if type(name) is str else None
     if spec is not None:
         recommended["strategy_spec"] = spec
     recommended["hardware_profile"] = plan.profile
@@ -455,7 +455,7 @@ def build_variant_rendering(
 
 
 def render_variant(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     variant_key: str,
     problems: Problems,
@@ -475,13 +475,13 @@ def render_variant(
         return None
     if is_omni(recipe):
         return None
-    default_hw, hw_ids = variant_hardware(catalog, recipe, variant)
+    default_hw, hw_ids = variant_hardware(inputs, recipe, variant)
     rendered = []
     if strategy_runs is None:
         strategy_runs = {}
     for hw_id in hw_ids:
         built = build_variant_rendering(
-            catalog, recipe, variant_key, hw_id, problems, strategy_runs, documents
+            inputs, recipe, variant_key, hw_id, problems, strategy_runs, documents
         )
         if built is not None:
             rendered.append(built)
@@ -491,7 +491,7 @@ def render_variant(
 
 
 def planned_combinations(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     variant_key: str,
     strategy_runs: dict[Any, Any] | None = None,
@@ -511,10 +511,10 @@ def planned_combinations(
     if not truthy(variant) or is_omni(recipe):
         return
     runs = strategy_runs if strategy_runs is not None else {}
-    for hw_id in variant_hardware(catalog, recipe, variant)[1]:
+    for hw_id in variant_hardware(inputs, recipe, variant)[1]:
         if hardware is not None and not hardware(hw_id):
             continue
-        planned = _recommended_combination(catalog, recipe, variant_key, hw_id, Problems(), runs)
+        planned = _recommended_combination(inputs, recipe, variant_key, hw_id, Problems(), runs)
         if planned is None:
             continue
         plan, combo, compatible = planned

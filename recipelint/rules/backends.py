@@ -38,16 +38,11 @@ from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
+from recipelint.rules.commandplan import EXACT_STEPS, Assembler, CommandChoice
 from recipelint.rules.common import Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.environment import minimum_release
-from recipelint.rules.registry import Finding, check
-from recipelint.rules.resolved import (
-    EXACT_STEPS,
-    Assembler,
-    CommandChoice,
-    resolved_commands,
-)
+from recipelint.rules.registry import Finding
 
 WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION, MOE = "RL370", "RL371", "RL372", "RL373"
 CODES = (WRONG_PLATFORM, WRONG_HARDWARE, QUANTIZATION, MOE)
@@ -120,7 +115,7 @@ def _generations(profile: Any) -> set[str]:
 
 
 @dataclass(frozen=True)
-class Selection:
+class BackendChoice:
     """A backend or quantization method a command selects, and where it is written."""
 
     kind: str  # ATTENTION, ATTENTION_ENV, QUANTIZATION_KIND or MOE_KIND
@@ -130,7 +125,7 @@ class Selection:
     spelled: str  # how the command selects it, for the message
 
 
-def _arg_selections(catalog: FlagCatalog, layer: Any) -> Iterator[Selection]:
+def _arg_selections(catalog: FlagCatalog, layer: Any) -> Iterator[BackendChoice]:
     for unit in layer.units:
         hit = catalog.lookup(unit.name)
         if hit.canonical not in SELECTING:
@@ -140,18 +135,18 @@ def _arg_selections(catalog: FlagCatalog, layer: Any) -> Iterator[Selection]:
             continue
         at = layer.at(unit.index if unit.value_index is None else unit.value_index)
         if hit.canonical == "--attention-backend":
-            yield Selection(ATTENTION, value, layer.doc, at, f"--attention-backend {value}")
+            yield BackendChoice(ATTENTION, value, layer.doc, at, f"--attention-backend {value}")
         elif hit.canonical == "--quantization":
-            yield Selection(QUANTIZATION_KIND, value, layer.doc, at, f"{unit.name} {value}")
+            yield BackendChoice(QUANTIZATION_KIND, value, layer.doc, at, f"{unit.name} {value}")
         elif hit.canonical == "--moe-backend":
             # vLLM's parser lower-cases the choice and turns dashes into underscores.
             name = value.lower().replace("-", "_")
-            yield Selection(MOE_KIND, name, layer.doc, at, f"{unit.name} {value}")
+            yield BackendChoice(MOE_KIND, name, layer.doc, at, f"{unit.name} {value}")
         elif hit.canonical == "--attention-config":
             backend = _config_backend(hit.json_path, value)
             if backend is not None:
                 shown = f"{unit.name} backend {backend}"
-                yield Selection(ATTENTION, backend, layer.doc, at, shown)
+                yield BackendChoice(ATTENTION, backend, layer.doc, at, shown)
 
 
 def _config_backend(path: tuple[str, ...], value: str) -> str | None:
@@ -168,12 +163,12 @@ def _config_backend(path: tuple[str, ...], value: str) -> str | None:
     return backend if isinstance(backend, str) else None
 
 
-def _env_selections(layer: layers.Layer, doc: Document) -> Iterator[Selection]:
+def _env_selections(layer: layers.Layer, doc: Document) -> Iterator[BackendChoice]:
     items = layer.items
     value = items.get(BACKEND_ENV) if isinstance(items, dict) else None
     if isinstance(value, str) and value:
         pointer = (*layer.pointer, BACKEND_ENV)
-        yield Selection(ATTENTION_ENV, value, doc, pointer, f"{BACKEND_ENV}={value}")
+        yield BackendChoice(ATTENTION_ENV, value, doc, pointer, f"{BACKEND_ENV}={value}")
 
 
 # The env steps whose lists can be the recipe's (the strategy file's are judged with no
@@ -195,7 +190,7 @@ SelectionMemo = dict[Any, Any]
 
 def _selections(
     assembler: Assembler, combo: CommandChoice, flags: FlagCatalog, memo: SelectionMemo
-) -> Iterator[Selection]:
+) -> Iterator[BackendChoice]:
     """What the combination's own recipe layers select (strategy files are judged with no hardware)."""
     for arg_layer in assembler.layers(combo):
         if arg_layer.doc is assembler.doc:
@@ -209,7 +204,7 @@ def _selections(
 
 def _env_step_selections(
     assembler: Assembler, combo: CommandChoice, memo: SelectionMemo
-) -> Iterator[Selection]:
+) -> Iterator[BackendChoice]:
     """What the recipe's env layers select, each step's read once per what that step reads."""
     hw_class = assembler.layer_class(combo.hw_id)
     reads = assembler.reads(combo, hw_class)
@@ -244,7 +239,7 @@ class Verdict:
     fallback: bool = False  # the platform runs its own backend instead: the choice does nothing
 
 
-def judge(chosen: Selection, target: Target, release: str) -> Verdict | None:
+def judge(chosen: BackendChoice, target: Target, release: str) -> Verdict | None:
     """Why a release from ``release`` on cannot run the selection on ``target``, the first
     one that cannot; None when every one can, or the catalog cannot tell."""
     return _first_verdict(chosen.kind, chosen.name, target, release)
@@ -339,7 +334,7 @@ def _release_of(recipe: Any, variant: str) -> str:
 @dataclass
 class Reported:
     verdict: Verdict
-    chosen: Selection
+    chosen: BackendChoice
     release: str
     hardware: list[str]
 
@@ -398,10 +393,6 @@ def backend_judge(ctx: CheckContext, inputs: RenderInputs) -> BackendJudge | Non
     return BackendJudge(inputs) if any(ctx.config.is_enabled(c) for c in CODES) else None
 
 
-# The one check that plans commands reports these rules too.
-check(*CODES)(resolved_commands)
-
-
 def _recipe_findings(
     assembler: Assembler,
     combos: list[CommandChoice],
@@ -414,7 +405,7 @@ def _recipe_findings(
     releases: dict[str, str] = {}
     memo: SelectionMemo = {}
     # Combinations of one layer class select the very same: their selections are read once.
-    commands: dict[tuple[Any, ...], list[Selection]] = {}
+    commands: dict[tuple[Any, ...], list[BackendChoice]] = {}
     for combo in combos:
         members = [
             (member, _target(member, inputs, targets)) for member in combo.members or (combo.hw_id,)
@@ -451,7 +442,7 @@ def _target(member: str, inputs: RenderInputs, targets: dict[str, Target | None]
 
 def _judge_member(
     found: dict[tuple[Pointer, str, str], Reported],
-    chosen: list[Selection],
+    chosen: list[BackendChoice],
     target: Target | None,
     member: str,
     release: str,
@@ -467,7 +458,9 @@ def _judge_member(
                 entry.hardware.append(member)
 
 
-def _written_selections(ctx: CheckContext, doc: Document, flags: FlagCatalog) -> list[Selection]:
+def _written_selections(
+    ctx: CheckContext, doc: Document, flags: FlagCatalog
+) -> list[BackendChoice]:
     """What the recipe's own lists select, wherever they sit: every command's selections
     are among these (_selections reads the recipe's lists the same way)."""
     chosen = [
@@ -479,7 +472,7 @@ def _written_selections(ctx: CheckContext, doc: Document, flags: FlagCatalog) ->
         value = values.get(BACKEND_ENV)
         if isinstance(value, str) and value:
             shown = f"{BACKEND_ENV}={value}"
-            chosen.append(Selection(ATTENTION_ENV, value, doc, (*pointer, BACKEND_ENV), shown))
+            chosen.append(BackendChoice(ATTENTION_ENV, value, doc, (*pointer, BACKEND_ENV), shown))
     return chosen
 
 

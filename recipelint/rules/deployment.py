@@ -43,10 +43,10 @@ from recipelint.resolve.hardware import list_compatible_hardware
 from recipelint.resolve.layers import PD_ROLES, Scope
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, planned_combinations
 from recipelint.rules.args import multiplies_ranks
+from recipelint.rules.commandplan import render_inputs
 from recipelint.rules.common import ArgList, Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
-from recipelint.rules.resolved import render_inputs
 from recipelint.rules.versions import recipe_images
 
 CODES = ("RL380", "RL381", "RL382", "RL383")
@@ -126,7 +126,7 @@ class _Recipe:
 
     ctx: CheckContext
     shared: _Shared
-    catalog: RenderInputs
+    inputs: RenderInputs
     doc: Document
     flags: Catalog
     sizing: tuple[Scope, ...]
@@ -172,7 +172,7 @@ class _Recipe:
         found = self.placements.get(key)
         if found is None:
             found = self.placements[key] = Placement(
-                self.catalog, self.recipe, combo.variant_key, combo.hw_id, self.runs
+                self.inputs, self.recipe, combo.variant_key, combo.hw_id, self.runs
             )
         return found
 
@@ -207,7 +207,7 @@ class _Recipe:
             seen: set[str] = set()
             sizing = self._sizing_of(variant)
             for combo, recommended in planned_combinations(
-                self.catalog,
+                self.inputs,
                 self.recipe,
                 variant,
                 self.runs,
@@ -223,7 +223,7 @@ class _Recipe:
                 )
                 if not wanted:
                     continue
-                pd = self.catalog.deploy_type_of(combo.strategy) == "pd_cluster"
+                pd = self.inputs.deploy_type_of(combo.strategy) == "pd_cluster"
                 for role in PD_ROLES if pd else (None,):
                     count += 1
                     if count > MAX_COMMANDS:
@@ -252,7 +252,7 @@ class _Recipe:
         placement = self.placement(combo)
         try:
             ranks, allotted = self._rendered(combo, role)
-            return deployment_of(self.catalog, self.recipe, combo, role, ranks, placement, allotted)
+            return deployment_of(self.inputs, self.recipe, combo, role, ranks, placement, allotted)
         except SYNTHESIS_ERRORS:
             return None  # the compile reports what it cannot render
 
@@ -269,11 +269,11 @@ class _Recipe:
 
     def _read_ranks(self, combo: Combination, role: str | None) -> tuple[Ranks, Emitted]:
         placement = self.placement(combo)
-        allotted = emitted(self.catalog, self.recipe, combo, role, placement)
+        allotted = emitted(self.inputs, self.recipe, combo, role, placement)
         if not self.sized(combo):  # no list sets a size: the emitter's are the command's
             tokens = allotted.tokens + self._experts(combo.strategy)
             return self.shared.emitter_ranks(tokens, self.flags), allotted
-        args = rendered_args(self.catalog, self.recipe, combo, role, placement)
+        args = rendered_args(self.inputs, self.recipe, combo, role, placement)
         return ranks_of(args, self.flags), allotted
 
     def sharing_key(self, combo: Combination, role: str | None) -> Any:
@@ -301,7 +301,7 @@ def deployments(ctx: CheckContext) -> Iterator[Finding]:
     enabled = {code for code in CODES if ctx.config.is_enabled(code)}
     if not enabled:
         return
-    catalog = render_inputs(ctx)
+    inputs = render_inputs(ctx)
     shared = _Shared(ctx)
     sizes = [rooms[0] for rooms in shared.rooms.values()]
     smallest = min((size for size in sizes if size is not None), default=0.0)
@@ -318,7 +318,7 @@ def deployments(ctx: CheckContext) -> Iterator[Finding]:
         )
         if not (sizing or imaged or heavy):
             continue
-        recipe = _Recipe(ctx, shared, catalog, doc, flags, sizing, heavy, imaged)
+        recipe = _Recipe(ctx, shared, inputs, doc, flags, sizing, heavy, imaged)
         judge = _Judge(recipe, enabled)
         for combo, found, recommended in recipe.deployments():
             judge.add(combo, found, recommended)
@@ -494,7 +494,7 @@ class _Judge:
         """The authored list item that set the last parallel size of the command, if any."""
         recipe = self.recipe
         try:
-            before, emitted, after = command_parts(recipe.catalog, recipe.recipe, combo, role)
+            before, emitted, after = command_parts(recipe.inputs, recipe.recipe, combo, role)
         except SYNTHESIS_ERRORS:
             return None
         tokens: list[Any] = []
@@ -660,7 +660,7 @@ def _allotment(found: Deployment) -> str:
 def _rank_hint(recipe: _Recipe, combo: Combination, found: Deployment) -> str:
     try:
         alone = ranks_of(
-            emitted(recipe.catalog, recipe.recipe, combo, found.role).tokens, recipe.flags
+            emitted(recipe.inputs, recipe.recipe, combo, found.role).tokens, recipe.flags
         )
     except SYNTHESIS_ERRORS:
         alone = Ranks()

@@ -27,7 +27,7 @@ from recipelint.resolve import layers
 from recipelint.resolve.docker import docker_meta, split_image
 from recipelint.resolve.hardware import generation_of
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
-from recipelint.rules import backends, resolved
+from recipelint.rules import backends, commandplan, resolved
 from recipelint.rules.backends import (
     ATTENTION,
     ATTENTION_ENV,
@@ -35,7 +35,7 @@ from recipelint.rules.backends import (
     BRAND_PLATFORMS,
     MOE_KIND,
     QUANTIZATION_KIND,
-    Selection,
+    BackendChoice,
     Target,
     Verdict,
     judge,
@@ -329,7 +329,7 @@ class Run:
 
     def __init__(self, ctx: CheckContext):
         self.ctx = ctx
-        self.inputs = resolved.render_inputs(ctx)
+        self.inputs = commandplan.render_inputs(ctx)
         taxonomy = ctx.tree.taxonomy.data if ctx.tree.taxonomy is not None else None
         self.profiles = ctx.profiles
         self.words = HardwareWords(self.profiles, taxonomy)
@@ -472,7 +472,7 @@ def _may_select(command: GuideCommand) -> bool:
 
 def _guide_selections(
     doc: Document, command: GuideCommand, flags: FlagCatalog
-) -> Iterator[tuple[Selection, Token]]:
+) -> Iterator[tuple[BackendChoice, Token]]:
     """What a guide command selects, each with the word of the guide that selects it."""
     items: list[Any] = list(command.words)
     listed = ArgList(doc, layers.BASE_ARGS.layer_at(items), arg_units(items))
@@ -481,12 +481,12 @@ def _guide_selections(
     for number, text in command.lines:
         for match in ENV_SELECTION.finditer(text):
             spelled = f"{BACKEND_ENV}={match.group(1)}"
-            chosen = Selection(ATTENTION_ENV, match.group(1), doc, ("guide",), spelled)
+            chosen = BackendChoice(ATTENTION_ENV, match.group(1), doc, ("guide",), spelled)
             yield chosen, Token(spelled, number, match.start())
 
 
 def _refused_everywhere(
-    selection: Selection, section: Section | None, run: Run, release: str
+    selection: BackendChoice, section: Section | None, run: Run, release: str
 ) -> Verdict | None:
     """The verdict when every hardware of the section refuses the selection (a section for
     a generation spans parts that may differ: only a refusal by all of them is sure)."""
@@ -511,7 +511,7 @@ def _hardware_names(section: Section, run: Run) -> str:
 
 
 def _selection_finding(
-    selection: Selection,
+    selection: BackendChoice,
     section: Section | None,
     verdict: Verdict,
     run: Run,
@@ -573,7 +573,7 @@ def _at(written: Token) -> tuple[int, int, int]:
     return written.line, written.column, len(written.text)
 
 
-def _what(selection: Selection) -> str:
+def _what(selection: BackendChoice) -> str:
     return {QUANTIZATION_KIND: "quantization method", MOE_KIND: "MoE backend"}.get(
         selection.kind, "attention backend"
     )
@@ -596,7 +596,7 @@ class Confinement:
         self.run, self.doc = run, doc
 
     @functools.cached_property
-    def written(self) -> list[Selection]:
+    def written(self) -> list[BackendChoice]:
         return backends._written_selections(self.run.ctx, self.doc, self.run.flags)
 
     @functools.cached_property
@@ -609,7 +609,7 @@ class Confinement:
 
     def beyond(
         self,
-        selection: Selection,
+        selection: BackendChoice,
         section: Section | None,
         model: str | None,
         image_brands: frozenset[str] | None,
@@ -652,7 +652,7 @@ class Confinement:
                 found = (found or set()) | set(hardware)
         return found
 
-    def _generation(self, selection: Selection) -> tuple[str, str] | None:
+    def _generation(self, selection: BackendChoice) -> tuple[str, str] | None:
         """(generation, a place) when every list of the recipe selecting it is for hardware
         of that one generation; None when one is not, or none selects it."""
         family = _family(selection)
@@ -704,14 +704,14 @@ def _command_model(words: tuple[str, ...]) -> str | None:
     return None
 
 
-def _family(selection: Selection) -> tuple[str, str]:
+def _family(selection: BackendChoice) -> tuple[str, str]:
     """What a selection selects, however spelled (an attention backend by option or variable)."""
     kind = ATTENTION if selection.kind == ATTENTION_ENV else selection.kind
     return kind, selection.name.lower()
 
 
 def _confined_finding(
-    selection: Selection, section: Section | None, beyond: Beyond, written: Token
+    selection: BackendChoice, section: Section | None, beyond: Beyond, written: Token
 ) -> Reported:
     shown = ", ".join(beyond.others[:4]) + (", …" if len(beyond.others) > 4 else "")
     where = f"under “{section.title}”" if section is not None else "under no hardware heading"

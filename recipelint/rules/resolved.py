@@ -10,17 +10,14 @@ are the recipe's own list objects, so their source is known by identity.
 
 from __future__ import annotations
 
-import itertools
-import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from recipelint.jsvalue import UNDEFINED, get, js_string, nullish, truthy
+from recipelint.jsvalue import get, js_string, nullish, truthy
 from recipelint.lazy import import_own
 from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
-from recipelint.resolve.features import FeatureResolver, default_features
 from recipelint.resolve.hardware import (
     generation_of,
     is_kv_store_brand_supported,
@@ -28,430 +25,33 @@ from recipelint.resolve.hardware import (
     is_scalable,
     pick_fitting_variant,
 )
-from recipelint.resolve.layers import ARG_STEPS, EMITTER, PD_ROLES
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
 from recipelint.resolve.strategy import (
     effective_compatible,
-    is_reachable,
-    is_supported_on_hardware,
-    listed_strategies,
     recommend_strategy,
+)
+from recipelint.rules import backends
+from recipelint.rules.commandplan import (
+    Assembler,
+    CommandChoice,
+    Compatible,
+    plan_of,
+    planned_recipes,
+    render_inputs,
+    replaced_layers,
+    strategies_on,
 )
 from recipelint.rules.common import (
     ArgList,
     ArgUnit,
     Pointer,
-    arg_list,
     as_dict,
 )
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 
-MAX_COMBINATIONS = 2000
 
-
-class CommandChoice(NamedTuple):  # a tuple: thousands are made per run, and cheaply
-    """One command a rule walks: a variant on a hardware with a strategy (and a PD role)."""
-
-    variant: str
-    hw_id: str  # the representative of every hardware in `members`
-    strategy: str
-    role: str | None
-    members: tuple[str, ...] = ()
-
-
-def render_inputs(ctx: CheckContext) -> RenderInputs:
-    taxonomy = (
-        ctx.tree.taxonomy.data if ctx.tree.taxonomy is not None and ctx.tree.taxonomy.usable else {}
-    )
-    specs = {name: doc.data for name, doc in {**ctx.strategies, **ctx.kv_stores}.items()}
-    return RenderInputs(taxonomy, ctx.profiles, specs)
-
-
-def _mentioned(value: Any, profiles: dict[str, Any], found: set[str]) -> set[str]:
-    """Profile ids the recipe uses as keys or values anywhere: only those make a hardware special."""
-    pending = [value]
-    while pending:  # a walk without a call per value: recipes hold thousands of them
-        value = pending.pop()
-        if isinstance(value, dict):
-            found.update(key for key in value if key in profiles)
-            pending.extend(value.values())
-        elif isinstance(value, list):
-            pending.extend(value)
-        elif isinstance(value, str) and value in profiles:
-            found.add(value)
-    return found
-
-
-def _hardware_class(hw_id: str, profile: Any, mentioned: set[str]) -> Any:
-    """Hardware the recipe never names gets the same layers as any other of its generation and size."""
-    if hw_id in mentioned:
-        return hw_id
-    return (
-        generation_of(profile),
-        get(profile, "brand"),
-        get(profile, "gpu_count"),
-        is_scalable(profile),
-    )
-
-
-# Tables the argument layers look up by exact hardware id, generation or lower-case brand,
-# wherever they sit (recipe, variants, strategy overrides and their PD roles, features).
-HARDWARE_TABLES = frozenset({"hardware_overrides", "hardware_opt_in_features"})
-
-
-def _hardware_keys(value: Any, found: set[Any], table: bool = False) -> set[Any]:
-    """Keys of every HARDWARE_TABLES table in ``value`` (a key elsewhere never selects a layer)."""
-    if isinstance(value, dict):
-        if table:
-            found.update(value)
-        for key, item in value.items():
-            if isinstance(item, (dict, list)):
-                _hardware_keys(item, found, key in HARDWARE_TABLES)
-    elif isinstance(value, list):
-        for item in value:
-            if isinstance(item, (dict, list)):
-                _hardware_keys(item, found)
-    return found
-
-
-def _mode_hardware_keys(recipe: dict[str, Any], found: set[Any]) -> set[Any]:
-    """Keys of each feature mode's `hardware` table (which marks a mode unsupported there)."""
-    for feature in as_dict(recipe.get("features")).values():
-        for mode in as_dict(as_dict(feature).get("modes")).values():
-            found.update(as_dict(as_dict(mode).get("hardware")))
-    return found
-
-
-def _layer_class(hw_id: str, profile: Any, keys: set[Any]) -> Any:
-    """All the layers read of a hardware; two hardware of one class get the very same layers.
-
-    The layers look a hardware up by its id, its generation and its lower-case brand, and
-    also ask whether it is NVIDIA: a key no table holds reads nothing. Anything unusual
-    (a non-string generation or brand) keeps the hardware in a class of its own.
-    """
-    gen, brand = generation_of(profile), get(profile, "brand")
-    if hw_id in keys or type(gen) is not str or type(brand) is not str:
-        return hw_id
-    brand_key = brand.lower()
-    return (
-        gen if gen in keys else None,
-        brand == "NVIDIA",
-        brand_key if brand_key in keys else None,
-    )
-
-
-def command_choices(catalog: RenderInputs, recipe: dict[str, Any]) -> Iterator[CommandChoice]:
-    """Every (variant, hardware, serving strategy, PD role) the compiler can render, one hardware per class."""
-    mentioned = _mentioned(recipe, catalog.profiles, set())
-    # Asked once per recipe rather than per variant: a hardware's class, the strategies offered
-    # on it (which do not depend on the variant) and a strategy's PD roles.
-    classes: dict[str, Any] = {}
-    offered: dict[str, list[str]] = {}
-    roles_of: dict[str, tuple[str | None, ...]] = {}
-    compatible = _Compatible(recipe)
-    for variant_key, variant in as_dict(recipe.get("variants")).items():
-        if not truthy(variant):
-            continue
-        _default, hardware = variant_hardware(catalog, recipe, variant)
-        members: dict[Any, list[str]] = {}
-        for hw_id in hardware:
-            hw_class = classes.get(hw_id)
-            if hw_class is None:
-                hw_class = classes[hw_id] = _hardware_class(
-                    hw_id, catalog.profiles.get(hw_id, {}), mentioned
-                )
-            members.setdefault(hw_class, []).append(hw_id)
-        layer_keys: set[Any] = set()
-        for hw_class, group in members.items():
-            hw_id = group[0]
-            # Layers depend on the hardware only through the keys they read: its id, generation and brand.
-            layer_class = hw_class if isinstance(hw_class, str) else hw_class[:2]
-            strategies = offered.get(hw_id)
-            if strategies is None:
-                strategies = offered[hw_id] = _strategies_on(
-                    catalog, compatible, catalog.profiles.get(hw_id, {}), hw_id
-                )
-            for strategy in strategies:
-                roles = roles_of.get(strategy)
-                if roles is None:
-                    pd = get(catalog.strategies[strategy], "deploy_type") == "pd_cluster"
-                    roles = roles_of[strategy] = PD_ROLES if pd else (None,)
-                for role in roles:
-                    if (layer_class, strategy, role) not in layer_keys:
-                        layer_keys.add((layer_class, strategy, role))
-                        yield CommandChoice(variant_key, hw_id, strategy, role, tuple(group))
-
-
-class _Compatible:
-    """What the strategies offered on a hardware read of the recipe alone, read once per recipe."""
-
-    def __init__(self, recipe: dict[str, Any]) -> None:
-        self.recipe = recipe
-        self.strategies = list(
-            dict.fromkeys(s for s in effective_compatible(recipe) if isinstance(s, str))
-        )
-        self.listed = listed_strategies(recipe)
-
-
-def _strategies_on(
-    catalog: RenderInputs, compatible: _Compatible, profile: Any, hw_id: str
-) -> list[str]:
-    recipe, scalable = compatible.recipe, is_scalable(profile)
-    offered = []
-    for strategy in compatible.strategies:
-        spec = catalog.strategies.get(strategy)
-        deploy = get(spec, "deploy_type")
-        if spec is None or deploy == "kv_store_lb":
-            continue
-        if not scalable and (strategy.startswith("multi_node_") or strategy == "pd_cluster"):
-            continue
-        if is_supported_on_hardware(
-            recipe, strategy, profile, hw_id, compatible.listed
-        ) and is_reachable(recipe, strategy, deploy, get(profile, "gpu_count"), hw_id):
-            offered.append(strategy)
-    return offered
-
-
-# Steps that read a hardware's lists by its exact id.
-EXACT_STEPS = frozenset({"variant-exact-hardware", "exact-hardware"})
-GENERATION_STEP = next(step for step in ARG_STEPS if step.name == "generation")
-# The layers a rule sees: the join order without the emitter's tokens. A check plans no
-# kv_store deployment, so the kv steps add nothing here.
-RULE_STEPS = tuple(
-    (step, tuple(sorted(step.reads)))
-    for step in ARG_STEPS
-    if step is not EMITTER and "kv" not in step.reads
-)
-
-
-def _reader(names: tuple[str, ...]) -> Callable[[dict[str, Any]], Any]:
-    """What a step's part is kept under, read from Assembler.reads: the values of ``names``."""
-    return operator.itemgetter(*names) if names else lambda reads: None
-
-
-def _reads_strategy_file_only(step: layers.Step) -> bool:
-    """Whether a step reads only the strategy file: its parts are the same for every recipe."""
-    return step.reads <= {"strategy", "role"} and all(
-        place.document != layers.RECIPE for place in step.places
-    )
-
-
-# Each rule step with whether it reads exact hardware ids, whether its parts are the same for
-# every recipe, and the reader of its part's key.
-RULE_KEYS = tuple(
-    (step, step.name in EXACT_STEPS, _reads_strategy_file_only(step), _reader(names))
-    for step, names in RULE_STEPS
-)
-
-
-class Assembler:
-    """The authored argument layers of one recipe's commands, in upstream order (resolve.layers)."""
-
-    def __init__(
-        self,
-        ctx: CheckContext,
-        catalog: RenderInputs,
-        doc: Document,
-        strategy_parts: dict[tuple[Any, ...], Any] | None = None,
-    ):
-        self.ctx, self.catalog, self.doc = ctx, catalog, doc
-        self.recipe: dict[str, Any] = doc.data
-        # Parts of a command's layers, each kept under exactly what its step reads (see layers()).
-        self._parts: dict[tuple[Any, ...], Any] = {}
-        # Parts of the steps that read only a strategy file: shared by the recipes of a run.
-        self._strategy_parts = strategy_parts if strategy_parts is not None else {}
-        self._classes: dict[str, Any] = {}  # hw_id -> its _layer_class
-        self._hardware_keys: set[Any] | None = None
-        self._strategy_tables: dict[str, bool] = {}
-        self._facts: dict[str, tuple[Any, bool]] = {}
-
-    def has_generation_table(self, strategy: str) -> bool:
-        """Whether strategy_overrides[strategy].hardware_overrides has any key: without one the
-        strategy sets no generation layer (resolve.layers.strategy_generation reads nothing)."""
-        found = self._strategy_tables.get(strategy)
-        if found is None:
-            overrides = get(get(self.recipe, "strategy_overrides"), strategy)
-            table = get(overrides, "hardware_overrides")
-            found = self._strategy_tables[strategy] = type(table) is dict and bool(table)
-        return found
-
-    def layer_class(self, hw_id: str) -> Any:
-        """The hardware's _layer_class in this recipe: what its layers are kept under."""
-        found = self._classes.get(hw_id)
-        if found is None:
-            if self._hardware_keys is None:
-                self._hardware_keys = _mode_hardware_keys(
-                    self.recipe, _hardware_keys(self.recipe, set())
-                )
-            profile = self.catalog.profiles.get(hw_id, {})
-            found = self._classes[hw_id] = _layer_class(hw_id, profile, self._hardware_keys)
-        return found
-
-    def _own(self, found: list[layers.Layer], strategy: str) -> list[ArgList]:
-        """The non-empty lists among a step's layers, with the document each is in."""
-        out = []
-        for layer in found:
-            if type(layer.items) is not list or not layer.items:
-                continue
-            if layer.document == layers.RECIPE:
-                out.append(arg_list(self.doc, layer, self.ctx.units))
-            else:
-                doc = self.ctx.strategies.get(strategy)  # the only other document a rule step reads
-                if doc is not None and isinstance(doc.data, dict):
-                    out.append(arg_list(doc, layer, self.ctx.units))
-        return out
-
-    def selection(self, combo: CommandChoice) -> layers.Selection:
-        """What the layers read of a combination (the features only when a step asks)."""
-        recipe, variant_key, hw_id = self.recipe, combo.variant, combo.hw_id
-        gen, nvidia = self._profile_facts(hw_id)
-        variant = get(get(recipe, "variants"), variant_key)
-
-        def features(strategy: str, kv_composing: bool) -> list[layers.Layer]:
-            enabled, resolver, _filtered = self._features(
-                variant_key, hw_id, self.layer_class(hw_id)
-            )
-            return resolver.layers_for(enabled, strategy, kv_composing)
-
-        spec = self.ctx.strategies.get(
-            combo.strategy
-        )  # the strategy file (a kv_store is no serving strategy)
-        return layers.Selection(
-            recipe,
-            variant_key,
-            variant,
-            hw_id,
-            gen,
-            nvidia,
-            combo.strategy,
-            spec.data if spec is not None else UNDEFINED,
-            get(get(recipe, "strategy_overrides"), combo.strategy),
-            features,
-        )
-
-    def reads(self, combo: CommandChoice, hw_class: Any) -> dict[str, Any]:
-        """What each name of a step's `reads` stands for in this combination, as parts are kept under it."""
-        # Strategies differ in the features step only through the enabled features' `strategies` allow-lists.
-        filtered = self._features(combo.variant, combo.hw_id, hw_class)[2]
-        return {
-            "variant": combo.variant,
-            "hardware": hw_class,
-            "generation": self._generation(combo.hw_id),
-            "strategy": combo.strategy,
-            "role": combo.role,
-            "features": (combo.variant, hw_class, combo.strategy if filtered else None),
-            "kv": None,
-        }  # a check plans no kv_store deployment
-
-    def layers(self, combo: CommandChoice) -> list[ArgList]:
-        """The layers in command order; each step's part is assembled once per what it reads.
-
-        Parts that read the hardware are kept under its layer class, not its id: they are
-        computed for the first hardware of a class and are the same for the others.
-        """
-        hw_class = self.layer_class(combo.hw_id)
-        parts = self._parts  # the hot path: plain lookups, a part is computed only on a miss
-        whole = ("command", combo.variant, hw_class, combo.strategy, combo.role)  # RL341 asks again
-        out: list[ArgList] | None = parts.get(whole)
-        if out is not None:
-            return out
-        reads = self.reads(combo, hw_class)
-        # A hardware of a class (not its own id) is named by no hardware table: its exact layers are empty.
-        by_id = type(hw_class) is str
-        sel: layers.Selection | None = None
-        out = []
-        for step, exact, wide, reader in RULE_KEYS:
-            if step is GENERATION_STEP:  # RL341's own split of it keeps its parts under fewer keys
-                strategy_layer, kept, _key = self.generation_layers(combo)
-                out += strategy_layer + kept
-                continue
-            if exact and not by_id:
-                continue
-            key = (step.name, reader(reads))
-            kept_in = self._strategy_parts if wide else parts
-            part = kept_in.get(key)
-            if part is None:
-                sel = sel or self.selection(combo)
-                part = kept_in[key] = self._own(step.layers(sel, combo.role), combo.strategy)
-            out += part
-        parts[whole] = out
-        return out
-
-    def generation_layers(self, combo: CommandChoice) -> tuple[list[ArgList], list[ArgList], Any]:
-        """(strategy generation layer, recipe+variant generation layers, the key the strategy layer used).
-
-        `so.hardware_overrides[gen] || nvidia` replaces the recipe's and the variant's generation
-        layers when it is set (resolve.layers.hardware_maps).
-        """
-        if not self.has_generation_table(combo.strategy):
-            return [], _replaced_layers(self, combo), None
-        key = ("strategy-generation", combo.strategy, *self._generation(combo.hw_id))
-        found = self._parts.get(key)
-        if found is None:
-            picked, mapping = layers.strategy_generation(self.selection(combo))
-            if truthy(mapping):
-                layer = layers.STRATEGY_HW_ARGS.layer_at(
-                    get(mapping, "extra_args"), strategy=combo.strategy, hardware=picked
-                )
-                found = (True, self._own([layer], combo.strategy), picked)
-            else:
-                found = (False, [], None)
-            self._parts[key] = found
-        is_set, strategy_layer, picked = found
-        if is_set:
-            return strategy_layer, [], picked
-        return [], _replaced_layers(self, combo), None
-
-    def _generation(self, hw_id: str) -> tuple[Any, bool]:
-        """(generation, is NVIDIA): all a generation layer reads of a hardware (resolve.layers.generation_key)."""
-        key = ("generation-of", hw_id)
-        found = self._parts.get(key)
-        if found is None:
-            gen, nvidia = self._profile_facts(hw_id)
-            found = self._parts[key] = (js_string(gen) if not nullish(gen) else None, nvidia)
-        return found
-
-    def _profile_facts(self, hw_id: str) -> tuple[Any, bool]:
-        """(generation, is NVIDIA) of a hardware's profile, as a Selection holds them."""
-        found = self._facts.get(hw_id)
-        if found is None:
-            profile = self.catalog.profiles.get(hw_id, {})
-            found = self._facts[hw_id] = (generation_of(profile), is_nvidia(profile))
-        return found
-
-    def _features(
-        self, variant_key: str, hw_id: str, hw_class: Any
-    ) -> tuple[list[str], FeatureResolver, bool]:
-        """(enabled features, their resolver, whether any is limited to some strategies).
-
-        Which features are on reads the variant and the hardware, not the strategy; the
-        resolver keeps each feature's layer, the same for every strategy. A failure is not
-        kept: it is raised again next time.
-        """
-        key = ("features-of", variant_key, hw_class)
-        found = self._parts.get(key)
-        if found is None:
-            enabled = default_features(self.recipe, hw_id, variant_key)
-            variant = get(get(self.recipe, "variants"), variant_key)
-            profile = self.catalog.profiles.get(hw_id, {})
-            resolver = FeatureResolver(self.recipe, variant, variant_key, profile, hw_id)
-            found = self._parts[key] = (enabled, resolver, _strategy_limited(self.recipe, enabled))
-        return found
-
-
-def _strategy_limited(recipe: dict[str, Any], enabled: list[str]) -> bool:
-    """Whether an enabled feature has a non-empty `strategies` allow-list (see FeatureResolver._gate)."""
-    features = get(recipe, "features")
-    for name in enabled:
-        feature = get(features, name)
-        allow = get(feature, "strategies") if truthy(feature) else None
-        if type(allow) is list and allow:
-            return True
-    return False
-
-
-@check("RL340", "RL341")
+@check("RL340", "RL341", "RL370", "RL371", "RL372", "RL373")  # backends.CODES
 def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
     """RL340 (a value replaced by a later layer) and RL341 (a generation override that drops
     args) from one walk over the planned combinations; the backend rules (RL370-RL373,
@@ -462,20 +62,19 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
     collector walked again and again.
     """
     shadowed, replaced = ctx.config.is_enabled("RL340"), ctx.config.is_enabled("RL341")
-    catalog = render_inputs(ctx)
-    backends = import_own("recipelint.rules.backends").backend_judge(ctx, catalog)
-    if not (shadowed or replaced or backends):
+    inputs = render_inputs(ctx)
+    judge = backends.backend_judge(ctx, inputs)
+    if not (shadowed or replaced or judge):
         return
     strategy_parts: dict[tuple[Any, ...], Any] = {}
     strategy_values = _strategy_values(ctx) if shadowed else {}
-    for doc in _planned_recipes(ctx):
+    for doc in planned_recipes(ctx):
         # Most recipes give none of these rules anything to find: they are not planned at all.
         shadows = shadowed and may_shadow(ctx.arg_lists_of(doc), strategy_values)
         replaces = replaced and has_generation_tables(doc.data)
-        refusing = backends.refusing(ctx, doc) if backends is not None else frozenset()
-        judged = backends is not None and bool(refusing)
+        refusing = judge.refusing(ctx, doc) if judge is not None else frozenset()
         plan = (
-            _plan_of(ctx, catalog, doc, strategy_parts) if shadows or replaces or judged else None
+            plan_of(ctx, inputs, doc, strategy_parts) if shadows or replaces or refusing else None
         )
         if plan is None:
             continue
@@ -484,8 +83,8 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
             yield from _shadowed_values(assembler, combos)
         if replaces:
             yield from _strategy_override_replaces(assembler, combos)
-        if judged:
-            yield from backends.findings(assembler, combos, refusing)
+        if judge is not None and refusing:
+            yield from judge.findings(assembler, combos, refusing)
 
 
 StrategyValues = dict[str, list[Any]]
@@ -533,28 +132,6 @@ def has_generation_tables(recipe: dict[str, Any]) -> bool:
         and bool(table)
         for override in overrides.values()
     )
-
-
-def _planned_recipes(ctx: CheckContext) -> Iterator[Document]:
-    # omni recipes get no renderings (docs/upstream-behaviour.md#omni-recipes)
-    return (
-        doc for doc in ctx.recipes if isinstance(doc.data, dict) and not layers.is_omni(doc.data)
-    )
-
-
-def _plan_of(
-    ctx: CheckContext,
-    catalog: RenderInputs,
-    doc: Document,
-    strategy_parts: dict[tuple[Any, ...], Any] | None = None,
-) -> tuple[Assembler, list[CommandChoice]] | None:
-    assembler = Assembler(ctx, catalog, doc, strategy_parts)
-    try:
-        # Real recipes plan a few hundred at most; the cap bounds the cost of a hostile file.
-        combos = list(itertools.islice(command_choices(catalog, doc.data), MAX_COMBINATIONS))
-    except SYNTHESIS_ERRORS:
-        return None  # the compiler reports recipes it cannot plan
-    return assembler, combos
 
 
 def _where(doc: Document, pointer: Pointer, index: int) -> str:
@@ -670,7 +247,7 @@ def _strategy_override_replaces(
             strategy_layer, _kept, key = assembler.generation_layers(combo)
             if key is None:
                 continue
-            replaced = _replaced_layers(assembler, combo)
+            replaced = replaced_layers(assembler, combo)
             command = {_setting(unit) for layer in assembler.layers(combo) for unit in layer.units}
         except SYNTHESIS_ERRORS:
             continue
@@ -737,23 +314,6 @@ def _replacement_finding(
     )
 
 
-def _replaced_layers(assembler: Assembler, combo: CommandChoice) -> list[ArgList]:
-    """The recipe and variant generation layers the strategy's generation override displaces."""
-    key = ("replaced", combo.variant, *assembler._generation(combo.hw_id))
-    found = assembler._parts.get(key)
-    if found is None:
-        maps = layers.recipe_generation_maps(assembler.selection(combo))
-        found = assembler._parts[key] = assembler._own(
-            [
-                place.layer_at(get(mapping, "extra_args"), **bound)
-                for place, bound, mapping in maps
-                if bound["hardware"] is not None
-            ],
-            combo.strategy,
-        )
-    return found
-
-
 # ---------------------------------------------------------------- RL342: lists no command reads
 
 RENDERS_NOWHERE = "RL342"
@@ -774,16 +334,16 @@ class _Reach:
     the compiler could fall back to it), so that whatever it calls unread is unread.
     """
 
-    def __init__(self, catalog: RenderInputs, recipe: dict[str, Any], hardware: list[str]):
-        self.catalog, self.recipe, self.hardware = catalog, recipe, hardware
+    def __init__(self, inputs: RenderInputs, recipe: dict[str, Any], hardware: list[str]):
+        self.inputs, self.recipe, self.hardware = inputs, recipe, hardware
         self._on: dict[str, list[str]] | None = None
 
     def variant_hardware(self, variant_key: str) -> list[str]:
         """The hardware a variant's commands are rendered for: its own, and a box that cannot
         scale out where the plan falls back to it as the largest variant that fits."""
         variant = get(get(self.recipe, "variants"), variant_key)
-        own = variant_hardware(self.catalog, self.recipe, variant)[1] if truthy(variant) else []
-        profiles = self.catalog.profiles
+        own = variant_hardware(self.inputs, self.recipe, variant)[1] if truthy(variant) else []
+        profiles = self.inputs.profiles
         return own + [
             hw_id
             for hw_id in self.hardware
@@ -799,20 +359,20 @@ class _Reach:
         return self._on.get(strategy, [])
 
     def _rendered_strategies(self) -> dict[str, list[str]]:
-        catalog, compatible = self.catalog, _Compatible(self.recipe)
+        inputs, compatible = self.inputs, Compatible(self.recipe)
         fallbacks = {recommend_strategy(self.recipe, nodes) for nodes in (1, 2)}
         on: dict[str, list[str]] = {}
         for hw_id in self.hardware:
-            profile = catalog.profiles.get(hw_id, {})
-            rendered = set(_strategies_on(catalog, compatible, profile, hw_id))
+            profile = inputs.profiles.get(hw_id, {})
+            rendered = set(strategies_on(inputs, compatible, profile, hw_id))
             if not rendered:
                 rendered = set(fallbacks)  # the recommendation is rendered even when not offered
-            if _kv_store_offered(catalog, self.recipe, profile, hw_id):
+            if _kv_store_offered(inputs, self.recipe, profile, hw_id):
                 # A Mooncake instance serves with a compatible strategy, strategy_hardware aside.
                 rendered.update(
                     s
                     for s in compatible.strategies
-                    if catalog.deploy_type_of(s) in ("single_node", "multi_node")
+                    if inputs.deploy_type_of(s) in ("single_node", "multi_node")
                 )
             for strategy in rendered:
                 on.setdefault(strategy, []).append(hw_id)
@@ -820,20 +380,20 @@ class _Reach:
 
 
 def _kv_store_offered(
-    catalog: RenderInputs, recipe: dict[str, Any], profile: Any, hw_id: str
+    inputs: RenderInputs, recipe: dict[str, Any], profile: Any, hw_id: str
 ) -> bool:
     if not is_scalable(profile) or not is_kv_store_brand_supported(profile):
         return False
     opted = get(recipe, "kv_cache_strategy_hardware")
-    return any(get(get(opted, kv), hw_id) != "unsupported" for kv in catalog.kv_ids)
+    return any(get(get(opted, kv), hw_id) != "unsupported" for kv in inputs.kv_ids)
 
 
-def recipe_hardware(catalog: RenderInputs, recipe: dict[str, Any]) -> list[str]:
+def recipe_hardware(inputs: RenderInputs, recipe: dict[str, Any]) -> list[str]:
     """Every hardware some variant of the recipe is rendered for, in taxonomy order."""
     found: dict[str, None] = {}
     for variant in as_dict(recipe.get("variants")).values():
         if truthy(variant):
-            found.update(dict.fromkeys(variant_hardware(catalog, recipe, variant)[1]))
+            found.update(dict.fromkeys(variant_hardware(inputs, recipe, variant)[1]))
     return list(found)
 
 
@@ -868,8 +428,8 @@ def bound_wildcards(pointer: Pointer) -> dict[str, tuple[int, Any]] | None:
 class _Judge:
     """RL342 for one recipe: the keys and blocks whose lists no rendered command reads."""
 
-    def __init__(self, ctx: CheckContext, catalog: RenderInputs, doc: Document, reach: _Reach):
-        self.ctx, self.catalog, self.doc, self.reach = ctx, catalog, doc, reach
+    def __init__(self, ctx: CheckContext, inputs: RenderInputs, doc: Document, reach: _Reach):
+        self.ctx, self.inputs, self.doc, self.reach = ctx, inputs, doc, reach
         refs = import_own("recipelint.rules.references")
         self._refs = refs
         self.spaces = {ref.pointer: ref.space for ref in refs.hardware_refs(doc.data)}
@@ -888,7 +448,7 @@ class _Judge:
             hardware = self.reach.strategy_hardware(name)
             if not hardware:
                 return _Dead(pointer[: index + 1], self._never_rendered(name))
-            deploy = self.catalog.deploy_type_of(name)
+            deploy = self.inputs.deploy_type_of(name)
             if role is not None and deploy != "pd_cluster":
                 return _Dead(
                     pointer[: role[0] + 1],
@@ -923,7 +483,7 @@ class _Judge:
         kinds = self._refs.key_kinds(key, self.ctx)
         if not self._refs.accepts(space, key, kinds) or (space.default and key == "default"):
             return None  # a key the table cannot read is RL201/RL202's finding
-        profiles = self.catalog.profiles
+        profiles = self.inputs.profiles
         if any(_names(key, space, hw_id, profiles.get(hw_id, {})) for hw_id in hardware):
             return None
         shown = ", ".join(hardware[:4]) + (", …" if len(hardware) > 4 else "")
@@ -968,19 +528,19 @@ def _scoped(pointer: Pointer) -> bool:
 def lists_rendered_nowhere(ctx: CheckContext) -> Iterator[Finding]:
     """RL342: an override whose args or env no rendered command reads (the inverse of the
     layers the combinations join: docs/upstream-behaviour.md#layer-order)."""
-    catalog: RenderInputs | None = None
-    for doc in _planned_recipes(ctx):
+    inputs: RenderInputs | None = None
+    for doc in planned_recipes(ctx):
         pointers = [p for p in _recipe_lists(ctx, doc) if _scoped(p)]
         if not pointers:
             continue
-        catalog = catalog or render_inputs(ctx)
+        inputs = inputs or render_inputs(ctx)
         try:
-            hardware = recipe_hardware(catalog, doc.data)
+            hardware = recipe_hardware(inputs, doc.data)
         except SYNTHESIS_ERRORS:
             continue
         if not hardware:
             continue  # a recipe rendered for no hardware at all is another rule's finding
-        judge = _Judge(ctx, catalog, doc, _Reach(catalog, doc.data, hardware))
+        judge = _Judge(ctx, inputs, doc, _Reach(inputs, doc.data, hardware))
         found: dict[Pointer, tuple[str, list[Pointer]]] = {}
         for pointer in pointers:
             dead = judge.dead(pointer)
