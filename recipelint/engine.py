@@ -1,7 +1,13 @@
 """Runs every stage of `recipelint check` over a tree and returns its diagnostics.
 
-load problems -> schema validation -> rule checks -> configuration (select,
-ignore, severity, per-file ignores) -> inline suppressions.
+The stages run in this order: rendering starts first (in forked helpers when ``jobs`` > 1),
+then the rule checks, then schema validation, then this process joins the rendering. The
+rules run before the schema so that their indexes are freed before this process renders.
+No stage reads another's findings while it runs; they are combined afterwards: load
+problems, schema findings, rule and rendering findings (a broken tree-wide file explains
+away what depends on it; a rule's more precise finding stands in for a schema type error;
+a rule finding about a value the schema rejects is dropped), then the configuration
+(select, ignore, severity, per-file ignores), then inline suppressions, sorted by position.
 """
 
 from __future__ import annotations
