@@ -11,11 +11,9 @@ a file of its tree (CheckOptions.stdin_filename/stdin_text), and ``--show-settin
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,9 +31,10 @@ from recipelint.config import (
     ConfigError,
     ConfigFileError,
     describe_settings,
+    discover_config_file,
     load_config,
     read_explicit_config,
-    set_config_file,
+    tree_overlay_with,
 )
 from recipelint.diagnostics import Diagnostic
 from recipelint.tree import find_tree_root
@@ -264,19 +263,17 @@ def run_check(paths: tuple[Path, ...] | list[Path], options: CheckOptions) -> Ch
     return result
 
 
-@contextlib.contextmanager
-def _lent_configuration(base_root: Path, root: Path, config: Config) -> Iterator[None]:
-    """The base tree is extracted without the folders above it: a configuration found there
-    (or named by --config) is lent to it, so its schema overlays apply to the base as well."""
+def _base_config(base_root: Path, root: Path, config: Config) -> Config:
+    """The checked tree's configuration with the base tree's schema overlays. The base is
+    extracted without the folders above it: a configuration found there (or named by
+    --config) is lent to it, so its schema overlays apply to the base as well."""
     source = config.source
     lent = source is not None and (config.explicit or source.parent != root)
-    if lent:
-        set_config_file(base_root, source)
     try:
-        yield
-    finally:
-        if lent:
-            set_config_file(base_root, None)
+        found = read_explicit_config(source) if lent and source else discover_config_file(base_root)
+    except ConfigError:
+        found = None  # the configuration error is reported by the checked tree itself
+    return replace(config, overlay=tree_overlay_with(base_root, found))
 
 
 def _base_fingerprints(root: Path, targets: list[Path], options: CheckOptions) -> Counter[str]:
@@ -309,10 +306,10 @@ def _base_fingerprints(root: Path, targets: list[Path], options: CheckOptions) -
             base_targets = [t for t in base_targets if t.exists()]
             if not base_targets or any(t == root for t in targets):
                 base_targets = [base_root]
-            with _lent_configuration(base_root, root, config):
-                # The base is a scratch copy: nothing of it is worth keeping.
-                base_options = replace(options, use_cache=False)
-                checked = check_tree(base_root, base_targets, base_options, config)
+            # The base is a scratch copy: nothing of it is worth keeping.
+            base_options = replace(options, use_cache=False)
+            base_config = _base_config(base_root, root, config)
+            checked = check_tree(base_root, base_targets, base_options, base_config)
             return fingerprints(checked.diagnostics, base_root)
     except RevisionError as exc:
         raise CheckError(str(exc)) from None

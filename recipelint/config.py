@@ -44,17 +44,51 @@ import fnmatch
 import json
 import os
 import re
-import sys
-import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from recipelint.diagnostics import Diagnostic, Severity, Span
+# Re-exported: callers find the configuration's names here.
+from recipelint.configfile import (
+    CONFIG_FILES as CONFIG_FILES,
+)
+from recipelint.configfile import (
+    NO_OVERLAY as NO_OVERLAY,
+)
+from recipelint.configfile import (
+    OVERLAY_FOLDER as OVERLAY_FOLDER,
+)
+from recipelint.configfile import (
+    ConfigError as ConfigError,
+)
+from recipelint.configfile import (
+    ConfigFile as ConfigFile,
+)
+from recipelint.configfile import (
+    ConfigFileError as ConfigFileError,
+)
+from recipelint.configfile import (
+    TreeOverlay as TreeOverlay,
+)
+from recipelint.configfile import (
+    config_diagnostic as config_diagnostic,
+)
+from recipelint.configfile import (
+    discover_config_file as discover_config_file,
+)
+from recipelint.configfile import (
+    discovery_folders as discovery_folders,
+)
+from recipelint.configfile import (
+    locate as locate,
+)
+from recipelint.configfile import (
+    read_explicit_config as read_explicit_config,
+)
+from recipelint.diagnostics import Severity
 from recipelint.load import LoadLimits
 
-CONFIG_FILES = (".recipelint.toml", "pyproject.toml")
 # Where a setting's value came from when no file and no option set it.
 DEFAULT_ORIGIN = "default"
 COMMAND_LINE = "command line"
@@ -73,8 +107,12 @@ class Config:
     # RECIPELINT_DOCS_URL's, else no link (recipelint.rulebook.docs_url).
     docs_url: str | None = None
     # The `schema` table as written (schema name -> inline overlay or overlay file); the
-    # overlays themselves are read and applied by recipelint.schema.tree_overlay.
+    # overlays themselves are read by recipelint.schema.overlay into ``overlay``.
     schema: dict[str, Any] = field(default_factory=dict)
+    # The tree's schema overlays (this table's and the tree's schemas/ folder's), read by
+    # load_config; validation takes them from here. Derived from the files, not a setting:
+    # not compared and not in the repr (rule cache keys are made of the settings' repr).
+    overlay: TreeOverlay = field(default=NO_OVERLAY, compare=False, repr=False)
     # Per setting name (SETTING_NAMES), where its value came from: the config file's path or
     # COMMAND_LINE; a name not here has its default. Not compared: it describes, it does not configure.
     origins: dict[str, str] = field(default_factory=dict, compare=False)
@@ -103,43 +141,6 @@ class SelectorError(ValueError):
 
 def _matches(code: str, prefixes: tuple[str, ...]) -> bool:
     return any(code.startswith(prefix.upper()) for prefix in prefixes)
-
-
-class ConfigError(Exception):
-    """A configuration that cannot be used; ``diagnostics`` holds every problem found, first one first."""
-
-    def __init__(self, diagnostic: Diagnostic, diagnostics: Sequence[Diagnostic] = ()):
-        super().__init__(diagnostic.message)
-        self.diagnostic = diagnostic
-        self.diagnostics = tuple(diagnostics) or (diagnostic,)
-
-
-def _fail(path: Path, message: str, where: Span = Span(1, 1)) -> ConfigError:
-    return ConfigError(config_diagnostic(path, message, where))
-
-
-def config_diagnostic(path: Path, message: str, where: Span = Span(1, 1)) -> Diagnostic:
-    return Diagnostic(
-        path, where, "RL016", Severity.ERROR, message, "see the configuration section of the README"
-    )
-
-
-def locate(text: str, *needles: str) -> Span:
-    """Where the first of ``needles`` is written in a TOML text (tomllib keeps no positions).
-
-    A needle is a key or a value as written, bare or quoted; the first line holding it
-    wins, and 1:1 is the answer when none is found.
-    """
-    for needle in needles:
-        pattern = re.compile(rf"(?<![\w-])['\"]?{re.escape(needle)}['\"]?(?![\w-])")
-        for number, line in enumerate(text.splitlines(), start=1):
-            match = pattern.search(line)
-            if match:
-                return Span(number, match.start() + 1, number, match.end() + 1)
-    return Span(1, 1)
-
-
-# ----------------------------------------------------------------------------- rule selectors
 
 
 def parse_code_selectors(values: Iterable[str]) -> tuple[str, ...]:
@@ -232,158 +233,20 @@ def _schema_table(table: dict[str, Any]) -> dict[str, Any]:
     return dict(schema) if isinstance(schema, dict) else {}
 
 
-@dataclass(frozen=True)
-class ConfigFile:
-    """The configuration file of a tree and its recipelint table (the text is kept for positions)."""
-
-    path: Path
-    text: str
-    table: dict[str, Any]
-
-
-class ConfigFileError(ConfigError):
-    """The file named by --config cannot be used at all (missing, unreadable, not TOML, no table).
-
-    A ConfigError, so code that reports configuration problems as RL016 never lets it
-    escape; ``run_check`` looks at the file first and turns this into a usage error.
-    """
-
-
-# Tree root (absolute) -> the file --config named for it. schema.tree_overlay reads the
-# configuration of a tree from its root alone (per document, deep in the check), so the
-# explicit choice has to be found from the root too; load_config sets or clears it.
-_EXPLICIT: dict[str, Path] = {}
-
-
-def _root_key(tree_root: Path | str) -> str:
-    return os.path.abspath(tree_root)
-
-
-def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-        return text, tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError, RecursionError) as exc:
-        # RecursionError: the file comes with the pull request and may nest arrays 100,000 deep.
-        raise _fail(path, f"cannot read the configuration: {exc}") from None
-
-
-def _table_of(path: Path, document: dict[str, Any], whole: bool) -> Any:
-    """[tool.recipelint], or the whole document of a file that is recipelint's alone."""
-    tool = document.get("tool", {})
-    table = tool.get("recipelint") if isinstance(tool, dict) else None
-    return document if table is None and whole else table
-
-
-def _config_in(folder: Path) -> ConfigFile | None:
-    """The config file of one folder: .recipelint.toml, else a pyproject.toml with a recipelint table."""
-    for name in CONFIG_FILES:
-        path = folder / name
-        if not path.is_file():
-            continue
-        if name == "pyproject.toml" and not _mentions_recipelint(path):
-            continue
-        text, document = _read_toml(path)
-        table = _table_of(path, document, whole=name != "pyproject.toml")
-        if table is not None:
-            if not isinstance(table, dict):  # the file comes with the pull request: any shape
-                raise _fail(path, "[tool.recipelint] must be a table")
-            return ConfigFile(path, text, table)
-    return None
-
-
-def _mentions_recipelint(path: Path) -> bool:
-    """A cheap look before parsing: most pyproject.toml files on the way up are other tools'.
-
-    A recipelint table is written with the word in it (a key spelt with escapes is not
-    worth a TOML parse of every project file a pre-commit run passes).
-    """
-    try:
-        return b"recipelint" in path.read_bytes()
-    except OSError:
-        return True  # let the parse report it
-
-
-def discovery_folders(tree_root: Path) -> list[Path]:
-    """The folders searched for a configuration: the tree root and its parents up to the
-    repository root (the first folder holding .git, a folder or a worktree's file)."""
-    start = Path(os.path.abspath(tree_root))
-    folders: list[Path] = []
-    for folder in (start, *start.parents):
-        folders.append(folder)
-        if (folder / ".git").exists():
-            break
-    return folders
-
-
-def discover_config_file(tree_root: Path) -> ConfigFile | None:
-    """The nearest configuration at or above the tree root, within its repository (ruff's rule)."""
-    for folder in discovery_folders(tree_root):
-        found = _config_in(folder)
-        if found is not None:
-            return found
-    return None
-
-
-def read_explicit_config(path: Path) -> ConfigFile:
-    """The file --config names; ConfigFileError naming it when it cannot serve as one.
-
-    A pyproject.toml must have a [tool.recipelint] table (without one the option would
-    silently mean "defaults"); any other file is recipelint's alone, like .recipelint.toml.
-    """
-    if not path.is_file():
-        what = "is a folder, not a file" if path.is_dir() else "does not exist"
-        raise ConfigFileError(config_diagnostic(path, f"the configuration file {path} {what}"))
-    try:
-        text, document = _read_toml(path)
-    except ConfigError as exc:
-        raise ConfigFileError(
-            config_diagnostic(path, f"{path}: {exc.diagnostic.message}")
-        ) from None
-    table = _table_of(path, document, whole=path.name != "pyproject.toml")
-    if table is None:
-        raise ConfigFileError(config_diagnostic(path, f"{path} has no [tool.recipelint] table"))
-    if not isinstance(table, dict):
-        raise ConfigFileError(config_diagnostic(path, f"{path}: [tool.recipelint] must be a table"))
-    return ConfigFile(path, text, table)
-
-
-def read_config_file(tree_root: Path) -> ConfigFile | None:
-    """The configuration of the tree at ``tree_root``: the --config file given for it, else
-    the discovered one; None when there is none (defaults apply)."""
-    explicit = _EXPLICIT.get(_root_key(tree_root))
-    if explicit is not None:
-        return read_explicit_config(explicit)
-    return discover_config_file(tree_root)
-
-
-def set_config_file(tree_root: Path, config_file: Path | None) -> None:
-    """Make ``config_file`` the tree's configuration for this process (None: discover again)."""
-    key = _root_key(tree_root)
-    if config_file is None:
-        _EXPLICIT.pop(key, None)
-    else:
-        _EXPLICIT[key] = Path(os.path.abspath(config_file))
-    _forget_overlays(key)
-
-
-def _forget_overlays(key: str) -> None:
-    # tree_overlay caches a tree's overlays on the stat signatures of the files at its root
-    # only; a configuration found above the root or named by --config is not among them, so
-    # the entry is dropped whenever the configuration is (re)loaded. Re-reading costs ~1 ms.
-    schema = sys.modules.get("recipelint.schema")  # nothing is cached before it is imported
-    if schema is not None:
-        schema._OVERLAYS.pop(key, None)
-
-
-# The folder of a tree that holds its schema overlays (schemas/<name>.schema.json|yaml).
-OVERLAY_FOLDER = "schemas"
-
-
 def _may_have_overlays(tree_root: Path, table: dict[str, Any] | None) -> bool:
     """Cheap test before importing the schema stage (jsonschema): `compile` needs it only
     when the tree declares overlays (a `schema` setting, valid or not, or the folder)."""
     return (table is not None and "schema" in table) or (Path(tree_root) / OVERLAY_FOLDER).is_dir()
+
+
+def tree_overlay_with(tree_root: Path, found: ConfigFile | None) -> TreeOverlay:
+    """The schema overlays of the tree at ``tree_root`` under the configuration ``found``
+    (None: no configuration file), problems included; NO_OVERLAY when it declares none."""
+    if not _may_have_overlays(tree_root, found.table if found else None):
+        return NO_OVERLAY
+    from recipelint.schema.overlay import read_tree_overlay
+
+    return read_tree_overlay(Path(tree_root), found)
 
 
 def load_config(tree_root: Path, config_file: Path | None = None) -> Config:
@@ -391,23 +254,18 @@ def load_config(tree_root: Path, config_file: Path | None = None) -> Config:
 
     ``config_file`` (``--config``) replaces discovery; a file that cannot serve at all is
     ConfigFileError. The schema overlays (``schema`` here and the tree's ``schemas/``
-    folder) are validated too, so a broken overlay stops the check rather than being
-    silently left out.
+    folder) are read into the Config and validated too, so a broken overlay stops the
+    check rather than being silently left out.
     """
     found = read_explicit_config(config_file) if config_file is not None else None
-    set_config_file(tree_root, config_file)
     found = found or discover_config_file(tree_root)
     config = _parse(found.table, found.path, found.text) if found else Config()
     if config_file is not None:
         config = replace(config, explicit=True)
-    if not _may_have_overlays(tree_root, found.table if found else None):
-        return config
-    from recipelint.schema import tree_overlay
-
-    problems = tree_overlay(tree_root).problems
-    if problems:
-        raise ConfigError(problems[0], problems)
-    return config
+    overlay = tree_overlay_with(tree_root, found)
+    if overlay.problems:
+        raise ConfigError(overlay.problems[0], overlay.problems)
+    return replace(config, overlay=overlay) if overlay is not NO_OVERLAY else config
 
 
 # ----------------------------------------------------------------------------- --show-settings
@@ -447,7 +305,7 @@ def settings(config: Config) -> list[Setting]:
         "docs-url": config.docs_url or "",
     }
     found = [Setting(name, values[name], config.origin(name)) for name in SETTING_NAMES]
-    from recipelint.schema import SCHEMA_FILES
+    from recipelint.schema.builtin import SCHEMA_FILES
 
     found += [
         Setting(f"schema.{kind}", config.schema[kind], config.origin(f"schema.{kind}"))
@@ -509,7 +367,7 @@ def describe_settings(config: Config, tree_root: Path | None = None) -> str:
 
 def _overlay_files(tree_root: Path) -> list[str]:
     """The tree's schemas/ overlay files: settings too, though they live beside the data."""
-    from recipelint.schema import SCHEMA_FILES
+    from recipelint.schema.builtin import SCHEMA_FILES
 
     folder = tree_root / OVERLAY_FOLDER
     names = sorted(

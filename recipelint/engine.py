@@ -1,7 +1,13 @@
 """Runs every stage of `recipelint check` over a tree and returns its diagnostics.
 
-load problems -> schema validation -> rule checks -> configuration (select,
-ignore, severity, per-file ignores) -> inline suppressions.
+The stages run in this order: rendering starts first (in forked helpers when ``jobs`` > 1),
+then the rule checks, then schema validation, then this process joins the rendering. The
+rules run before the schema so that their indexes are freed before this process renders.
+No stage reads another's findings while it runs; they are combined afterwards: load
+problems, schema findings, rule and rendering findings (a broken tree-wide file explains
+away what depends on it; a rule's more precise finding stands in for a schema type error;
+a rule finding about a value the schema rejects is dropped), then the configuration
+(select, ignore, severity, per-file ignores), then inline suppressions, sorted by position.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from recipelint.collector import few_full_collections, frozen_heap
 from recipelint.config import Config
+from recipelint.configfile import TreeOverlay
 from recipelint.diagnostics import Diagnostic, Related, Severity, Span
 from recipelint.lazy import import_own
 from recipelint.load import Document
@@ -64,29 +71,33 @@ def _to_diagnostic(finding: Finding, code: str, severity: Severity) -> Diagnosti
 
 
 def _schema_problems(
-    docs: list[Document], cache: DocumentCache | None = None, context: bytes | None = None
+    docs: list[Document],
+    overlay: TreeOverlay,
+    cache: DocumentCache | None = None,
+    context: bytes | None = None,
 ) -> list[Diagnostic]:
-    """Each document's schema findings, from the check cache when its text was seen before.
+    """Each document's schema findings (with the tree's ``overlay``), from the check cache
+    when its text was seen before.
 
     The schema stage (and jsonschema) is imported only when some document needs it.
     """
     if cache is None or context is None:
-        return _validated(docs)
+        return _validated(docs, overlay)
     found: list[Diagnostic] = []
     for doc in docs:
         kept = cache.schema_findings(doc, context)
         if kept is None:
-            kept = _validated([doc])
+            kept = _validated([doc], overlay)
             cache.keep_schema_findings(doc, context, kept)
         found += kept
     return found
 
 
-def _validated(docs: list[Document]) -> list[Diagnostic]:
+def _validated(docs: list[Document], overlay: TreeOverlay) -> list[Diagnostic]:
     # Imported on first use, as the rule families are; missing, it is a broken install
     # (BrokenInstallError), never a stage quietly left out.
     validate_documents = import_own("recipelint.schema").validate_documents
-    return list(validate_documents(docs))
+    return list(validate_documents(docs, overlay))
 
 
 def _rule_problems(
@@ -364,6 +375,7 @@ def run_checks(
                     for doc in tree.documents()
                     if doc.usable and (focus(doc.path) or doc.kind != "recipe")
                 ],
+                config.overlay,
                 cache,
                 keys.schema if keys else None,
             )

@@ -45,7 +45,6 @@ def tree_schema_text(kind: str, tree: Path, config_file: Path | None = None) -> 
     when ``tree`` is inside no recipe tree.
     """
     from recipelint.config import load_config
-    from recipelint.schema import tree_overlay
     from recipelint.tree import find_tree_root
 
     root = find_tree_root(tree)
@@ -54,8 +53,8 @@ def tree_schema_text(kind: str, tree: Path, config_file: Path | None = None) -> 
             f"{tree} is not inside a recipe tree "
             "(no folder above it holds taxonomy.yaml and models/)"
         )
-    load_config(root, config_file)  # validates the configuration and every overlay (ConfigError)
-    patches = tree_overlay(root).patches.get(kind, "")
+    # load_config validates the configuration and every overlay (ConfigError).
+    patches = load_config(root, config_file).overlay.patches.get(kind, "")
     if not patches:
         return builtin_schema_text(kind)
     return json.dumps(overlaid_schema(kind, patches), indent=2, ensure_ascii=False) + "\n"

@@ -1,28 +1,23 @@
 """The `--fix` of RL321: an argument or env value rewritten with the ASCII its lookalikes pass for.
 
 The edit replaces the one scalar the finding points at, in its own quoting style, and
-states the new value as the intended change to the data, so :mod:`recipelint.fix`
+states the new value as the intended change to the data, so recipelint.fix
 applies it only when re-reading the edited file gives exactly that.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from recipelint.diagnostics import Diagnostic
+from recipelint.fixedit import Fix, Source, at, replace_scalar
 from recipelint.load import Document
 from recipelint.resolve.layers import is_list_place
 from recipelint.rules.typography import corrected
 
-if TYPE_CHECKING:
-    from recipelint.fix import Fix, Source
-
 
 def fix_typographic_lookalike(doc: Document, diag: Diagnostic, source: Source) -> Fix | None:
     """RL321: the scalar at the finding, spelt in ASCII."""
-    # fix.py's fixer table imports this module: its helpers are read when a fix is made.
-    from recipelint.fix import Fix, at, replace_scalar
-
     pointer = diag.pointer
     if not pointer:
         return None

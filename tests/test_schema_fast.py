@@ -138,7 +138,7 @@ def test_translated_patterns_match_what_python_matches(pattern: str) -> None:
     "pattern", [r"^\d+$", r"^\w$", r"a.b", r"\bx", r"(?i)x", r"[]a]", r"[[a]]", "x\\"]
 )
 def test_patterns_the_translation_cannot_vouch_for_are_refused(pattern: str) -> None:
-    from recipelint.schema import _Untranslatable
+    from recipelint.schema.validators import _Untranslatable
 
     with pytest.raises(_Untranslatable):
         python_pattern_for_rust(pattern)

@@ -68,11 +68,12 @@ def test_a_missing_rule_family_is_an_internal_error(
 def test_a_missing_schema_stage_is_an_internal_error(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from recipelint.configfile import NO_OVERLAY
     from recipelint.engine import _schema_problems
 
     _missing(monkeypatch, "recipelint.schema")
     with pytest.raises(BrokenInstallError, match=r"recipelint\.schema"):
-        _schema_problems([])
+        _schema_problems([], NO_OVERLAY)
     assert main(["check", str(RECIPE)]) == 2
     err = capsys.readouterr().err
     assert "internal error" in err and "recipelint.schema" in err

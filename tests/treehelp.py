@@ -144,7 +144,15 @@ def checked(
 def check_tree(
     root: Path, config: Config | None = None, focus: Focus = everything
 ) -> list[Diagnostic]:
-    """Every finding of the tree already at ``root`` (built, then changed by the test)."""
+    """Every finding of the tree already at ``root`` (built, then changed by the test).
+
+    Without ``config``: the default settings with the tree's schema overlays (as its
+    configuration file and schemas/ folder declare them), so overlay tests need no config.
+    """
+    if config is None:
+        from recipelint.schema import tree_overlay
+
+        config = Config(overlay=tree_overlay(root))
     return run_checks(load_tree(root), config, focus=focus)
 
 
@@ -192,7 +200,7 @@ def tree_findings(
     """The findings in ``documents``, checked in the context tree built at ``root``."""
     build_context(root)
     written = set(write_documents(root, documents))
-    return [d for d in run_checks(load_tree(root), config) if d.path in written]
+    return [d for d in check_tree(root, config) if d.path in written]
 
 
 def findings_by_code(

@@ -1,0 +1,82 @@
+"""The schema stage's entry point: a loaded document validated against its kind's schema
+with its tree's overlay, as sorted, de-duplicated findings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from recipelint.configfile import NO_OVERLAY, TreeOverlay
+
+# A compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema.
+from recipelint.diagnostics import Diagnostic
+from recipelint.load import Document
+from recipelint.schema.builtin import SCHEMA_FILES, load_schema
+from recipelint.schema.dates import _written_dates
+from recipelint.schema.messages import SchemaFinding, _Context, _diagnose
+from recipelint.schema.overlay import _tree_root, tree_overlay
+from recipelint.schema.validators import error_validator_for, known_valid, schema_for
+
+# ----------------------------------------------------------------------------- entry point
+
+
+def _context(doc: Document, overlay: str = "") -> _Context:
+    root = schema_for(doc.kind, overlay)
+    defs = load_schema(doc.kind).get(
+        "$defs", {}
+    )  # RL105/RL106 patterns: built in, an overlay cannot change them
+    return _Context(
+        doc,
+        root,
+        defs.get("version", {}).get("pattern"),
+        defs.get("date", {}).get("pattern"),
+        overlay,
+    )
+
+
+def document_overlay(doc: Document) -> TreeOverlay:
+    """The overlays of the tree a document belongs to (found from its path and tree-relative
+    name) under the configuration discovery finds: for a document validated on its own."""
+    root = _tree_root(doc)
+    return tree_overlay(root) if root is not None else NO_OVERLAY
+
+
+def schema_findings(doc: Document, overlay: TreeOverlay | None = None) -> list[SchemaFinding]:
+    """Schema findings with their pointers, sorted by position; empty for unparsed files or other kinds."""
+    if not doc.usable or doc.kind not in SCHEMA_FILES:
+        return []
+    patches = (overlay or document_overlay(doc)).patches.get(doc.kind, "")
+    ctx = _context(doc, patches)
+    found: list[SchemaFinding] = []
+    if not known_valid(doc, patches):
+        for error in error_validator_for(doc.kind, patches).iter_errors(doc.data):
+            found.extend(_diagnose(ctx, error))
+    found.extend(_written_dates(ctx))
+    unique: dict[tuple[Any, ...], SchemaFinding] = {}
+    for finding in found:
+        d = finding.diagnostic
+        unique.setdefault((d.code, d.span, d.message), finding)
+    return sorted(unique.values(), key=lambda f: f.diagnostic.sort_key())
+
+
+def validate_documents(docs: Iterable[Document], overlay: TreeOverlay) -> list[Diagnostic]:
+    """validate_document for each document of one tree, whose overlays are ``overlay``
+    (the Config's: load_config read them)."""
+    found: list[Diagnostic] = []
+    for doc in docs:
+        found += validate_document(doc, overlay)
+    return found
+
+
+def validate_document(doc: Document, overlay: TreeOverlay | None = None) -> list[Diagnostic]:
+    """Schema diagnostics for one loaded document (the `check` pipeline's schema stage).
+
+    The problems of the tree's overlays come with every document's (the check keeps one
+    copy of each): they are about the overlay files, whichever document is checked.
+    """
+    if not doc.usable or doc.kind not in SCHEMA_FILES:
+        return []
+    overlay = overlay or document_overlay(doc)
+    return [finding.diagnostic for finding in schema_findings(doc, overlay)] + list(
+        overlay.problems
+    )
