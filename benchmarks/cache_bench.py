@@ -14,6 +14,7 @@ install check-jsonschema) validates the same recipe with recipelint's own recipe
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -32,6 +33,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--recipe", default="models/openai/gpt-oss-120b.yaml")
     args = parser.parse_args()
+    # A user's install keeps its bytecode: measured without it, every run would compile the
+    # package's modules again and the figures would show that instead of the check.
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        print("PYTHONDONTWRITEBYTECODE is set: the runs are measured without it", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="recipelint-cache-bench-") as scratch:
         tree = Path(scratch) / "tree"
         shutil.copytree(args.tree, tree)
