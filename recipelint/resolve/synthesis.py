@@ -195,19 +195,13 @@ class _Synthesis(Selection):
                 out += ["--data-parallel-start-rank", s(normalize_number(rank * dp_local))]
             return out
         if multi and parallelism == "tp_pp":
-            out = [
+            sizes = [
                 "--tensor-parallel-size",
                 s(self.gpu_count),
                 "--pipeline-parallel-size",
                 s(nodes),
-                "--nnodes",
-                s(nodes),
-                "--node-rank",
-                s(rank),
-                "--master-addr",
-                address,
             ]
-            return out + ["--headless"] if rank > 0 else out
+            return _ranked_nodes(sizes, nodes, rank, address)
         if multi and parallelism == "tp_dp":
             out = [
                 "--tensor-parallel-size",
@@ -221,17 +215,9 @@ class _Synthesis(Selection):
             ]
             return out + ["--data-parallel-start-rank", s(rank)] if node_role == "worker" else out
         if multi:
-            out = [
-                "--tensor-parallel-size",
-                s(self.total_gpus),
-                "--nnodes",
-                s(nodes),
-                "--node-rank",
-                s(rank),
-                "--master-addr",
-                address,
-            ]
-            return out + ["--headless"] if rank > 0 else out
+            return _ranked_nodes(
+                ["--tensor-parallel-size", s(self.total_gpus)], nodes, rank, address
+            )
         if deploy == "pd_cluster":
             return self._pd_parallel_args(role or "")
         return [flag, s(self.single_node_tp)]
@@ -464,3 +450,17 @@ def _length(value: Any) -> int:
 def _follower_ranks(nodes: Any) -> list[int]:
     count = js_or(nodes, 1)
     return list(range(1, _length(count - 1) + 1)) if is_number(count) else []
+
+
+def _ranked_nodes(sizes: list[str], nodes: Any, rank: int, address: str) -> list[str]:
+    """The parallel sizes, then the torch-style node flags; every node but the first is headless."""
+    out = [
+        *sizes,
+        "--nnodes",
+        js_string(nodes),
+        "--node-rank",
+        js_string(rank),
+        "--master-addr",
+        address,
+    ]
+    return out + ["--headless"] if rank > 0 else out
