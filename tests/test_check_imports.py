@@ -90,3 +90,19 @@ def test_a_check_never_imports_the_language_server_or_the_compile(tree: Path) ->
         imported = _imported(tree, *args)
         assert not {m for m in imported if m.startswith(("recipelint.lsp", "recipelint.emit"))}
         assert "recipelint.compilation" not in imported
+
+
+def test_the_schema_stage_imports_jsonschema_only_to_list_errors(embedded_tree: Path) -> None:
+    # A valid document is answered by the compiled validator: jsonschema stays unimported
+    # until a document has errors to word.
+    code = (
+        "import sys\nfrom pathlib import Path\n"
+        "from recipelint.load import load_document\n"
+        "from recipelint.schema import NO_OVERLAY, validate_document\n"
+        "path = Path('strategies/single_node_tp.yaml')\n"
+        "doc = load_document(path, path.as_posix(), 'strategy')\n"
+        "assert validate_document(doc, NO_OVERLAY) == []\n"
+        "print('jsonschema' in sys.modules)"
+    )
+    done = python_in(embedded_tree, ["-c", code], os.environ)
+    assert done.stdout.strip().splitlines()[-1:] == ["False"], done.stderr

@@ -13,10 +13,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-# A compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema.
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from recipelint.configfile import OVERLAY_FOLDER
 from recipelint.diagnostics import Diagnostic, Severity, Span
@@ -36,6 +33,11 @@ from recipelint.schema.builtin import (
 )
 from recipelint.schema.validators import error_validator_for, schema_for
 from recipelint.schema.wording import _one_line, _shown, _suggest, _suggest_key, json_type
+
+if TYPE_CHECKING:
+    # Errors come only from jsonschema's validator, which imports it: a check whose
+    # documents are all valid (or cached) never does.
+    from jsonschema.exceptions import ValidationError
 
 # ----------------------------------------------------------------------------- schema walking
 
@@ -226,6 +228,8 @@ def _keyword_value(error: ValidationError) -> Any:
 
 
 def _synthetic_type_error(root: dict[str, Any], error: ValidationError) -> ValidationError:
+    from jsonschema.exceptions import ValidationError
+
     types: set[str] = set()
     for branch in _keyword_value(error):
         types |= _branch_types(root, branch) or set()

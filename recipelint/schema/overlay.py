@@ -20,11 +20,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-# A compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema.
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+from typing import TYPE_CHECKING, Any
 
 from recipelint.configfile import (
     NO_OVERLAY,
@@ -40,6 +36,10 @@ from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.load import Document, load_document
 from recipelint.schema.builtin import _JSON_TYPE_NAMES, SCHEMA_FILES, load_schema
 from recipelint.schema.wording import _one_line, _shown, _suggest_key, json_type
+
+if TYPE_CHECKING:
+    # jsonschema is imported where an overlay fragment is checked: most trees have none.
+    from jsonschema import Draft202012Validator
 
 # ----------------------------------------------------------------------------- tree overlays
 #
@@ -551,6 +551,8 @@ def _pointer_text(pointer: Sequence[Any]) -> str:
 
 @functools.cache
 def _metaschema_validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(Draft202012Validator.META_SCHEMA)
 
 
@@ -560,6 +562,8 @@ def _fragment_problems(
     """An added fragment must be valid JSON Schema, its $refs local and resolvable, its patterns regexes."""
     fragment = value if pointer[-2:-1] and pointer[-2] in _NAME_MAPS else {pointer[-1]: value}
     offset = pointer if fragment is value else pointer[:-1]
+    from jsonschema.exceptions import best_match
+
     error = best_match(_metaschema_validator().iter_errors(fragment))
     if error is not None:
         at = offset + tuple(error.absolute_path)

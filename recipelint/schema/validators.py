@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # A compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema.
 import jsonschema_rs
-from jsonschema import Draft202012Validator
-from jsonschema.validators import extend
 
 from recipelint.load import Document
 from recipelint.schema.builtin import load_schema
 from recipelint.schema.overlay import _overlaid
+
+if TYPE_CHECKING:
+    # jsonschema is imported only where it runs (listing a document's errors, checking a
+    # format): a check of valid or cached documents never pays for it.
+    from jsonschema import Draft202012Validator
 
 
 # Overlays are keyed by their canonical JSON ("" = none), so a tree without one shares the
@@ -31,6 +34,8 @@ def schema_for(kind: str, overlay: str = "") -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=64)
 def validator_for(kind: str, overlay: str = "") -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     schema = schema_for(kind, overlay)
     return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
@@ -153,13 +158,15 @@ def fast_validator_for(kind: str, overlay: str = "") -> Any:
         return None
 
 
-def _conforms(checker: Any, name: str, value: Any) -> bool:
-    return bool(checker.conforms(value, name))
+def _conforms(name: str, value: Any) -> bool:
+    # Imported when a value is first checked: a schema naming a format need not import it.
+    from jsonschema import Draft202012Validator
+
+    return bool(Draft202012Validator.FORMAT_CHECKER.conforms(value, name))
 
 
 def _format_callbacks(schema: Any) -> dict[str, Callable[..., bool]]:
-    checker = Draft202012Validator.FORMAT_CHECKER
-    return {name: functools.partial(_conforms, checker, name) for name in _formats(schema, set())}
+    return {name: functools.partial(_conforms, name) for name in _formats(schema, set())}
 
 
 class _Acceptance:
@@ -215,6 +222,8 @@ def _only_local_definitions(node: Any) -> bool:
 
 def _pruning_keywords(acceptance: _Acceptance) -> dict[str, Callable[..., Any]]:
     """jsonschema's own keywords that descend into values, given only the values that fail."""
+    from jsonschema import Draft202012Validator
+
     keywords = Draft202012Validator.VALIDATORS
     properties, additional, items = (
         keywords["properties"],
@@ -262,6 +271,9 @@ def _pruning_keywords(acceptance: _Acceptance) -> dict[str, Callable[..., Any]]:
 def error_validator_for(kind: str, overlay: str = "") -> Draft202012Validator:
     """jsonschema's validator of a kind, for the errors of a document: the same errors as
     validator_for's, found without descending into the values the compiled validator accepts."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import extend
+
     schema = schema_for(kind, overlay)
     if fast_validator_for(kind, overlay) is None or not _only_local_definitions(schema):
         return validator_for(kind, overlay)
