@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 RuleEntry = dict[str, list[Diagnostic] | None]
 
 CACHE_FOLDER = ".recipelint_cache"
+# The tree's quickstart pages, which the rendering stage's closing files read (publication.py).
+QUICKSTART_FOLDER = "quickstart"
 # Bumped when an entry's layout changes.
 FORMAT = b"recipelint-check-cache-2"
 _KEY_BYTES = 32
@@ -155,8 +157,8 @@ def rendering_context(tree: RecipeTree, config: Config, fingerprint: bytes) -> b
 def stage_context(tree: RecipeTree, rendering: bytes, focused: list[Path]) -> bytes:
     """Everything the rendering stage's findings depend on: what ``rendering``
     (:func:`rendering_context`) covers, every recipe's document (which recipes share an
-    output folder with the named ones is read from them), the files named, and what the
-    tree's loader reported."""
+    output folder with the named ones is read from them), the files named, what the
+    tree's loader reported, and the quickstart folder."""
     digest = hashlib.sha256(FORMAT + b"\0rendering-stage\0" + rendering)
     for doc in tree.recipes:
         _document_digest(digest, doc)
@@ -164,7 +166,29 @@ def stage_context(tree: RecipeTree, rendering: bytes, focused: list[Path]) -> by
     digest.update(
         f"\0{len(tree.recipes)}\0{named}\0{tree.problems!r}".encode("utf-8", "surrogateescape")
     )
+    _folder_digest(digest, tree.root / QUICKSTART_FOLDER)
     return digest.digest()
+
+
+def _folder_digest(digest: hashlib._Hash, folder: Path) -> None:
+    """Every entry of one flat folder: its name, what it is, where a link points (its
+    confinement depends on that) and a file's bytes. The closing files read it from disk,
+    outside the tree's documents, so a stage entry must be keyed by it too."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError as exc:
+        digest.update(f"\0no folder: {type(exc).__name__}\0".encode())
+        return
+    for entry in entries:
+        name = entry.name.encode("utf-8", "surrogateescape")
+        link = os.readlink(entry.path) if entry.is_symlink() else ""
+        target = os.path.realpath(entry.path)
+        where = f"\0{entry.is_dir()}\0{link}\0{target}\0".encode("utf-8", "surrogateescape")
+        try:
+            body = Path(entry.path).read_bytes() if entry.is_file() else b""
+        except OSError as exc:
+            body = f"unreadable: {type(exc).__name__}".encode()
+        digest.update(name + where + len(body).to_bytes(8, "big") + body)
 
 
 def cache_disabled() -> bool:

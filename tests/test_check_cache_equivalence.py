@@ -216,3 +216,21 @@ def tree_config_of(root: Path) -> Config:
     from recipelint.checking import tree_config
 
     return tree_config(root, CheckOptions())
+
+
+def test_a_warm_check_sees_an_edit_of_a_quickstart_file(
+    caching: None, embedded_tree: Path, tmp_path: Path
+) -> None:
+    # quickstart/ is read only by the rendering stage's closing files: its cached findings
+    # must be keyed by those files too.
+    tree = tmp_path / "tree"
+    shutil.copytree(embedded_tree, tree)
+    cache = tmp_path / "cache"
+    (tree / "quickstart").mkdir()
+    page = tree / "quickstart" / "h200.yaml"
+    page.write_text("hardware_profile: h200\ntitle: q\n", encoding="utf-8")
+    assert _report(tree, tree, cache) == _report(tree, tree, None)
+    page.write_text("hardware_profile: ../h200\ntitle: q\n", encoding="utf-8")
+    cold = _report(tree, tree, None)
+    assert "quickstart" in cold
+    assert _report(tree, tree, cache) == cold
