@@ -5,6 +5,7 @@ and a warm run agree."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -86,7 +87,42 @@ def _remove(path: Path, at: int, tree: Path) -> None:
         path.unlink()
 
 
+# What a date edit writes: a day, one that is not a calendar day, a year jsonschema's
+# date format rejects, a timestamp, and a quoted string that is no date.
+DATES = ("2026-01-15", "2026-02-30", "0000-01-01", "2026-11-29T10:00:00Z", "'2026-13-01'")
+
+
+def _date(path: Path, at: int, tree: Path) -> None:
+    """A date rewritten, in the file picked or else (a file without dates) in a recipe."""
+    if "date_" not in path.read_text(encoding="utf-8"):
+        recipes = sorted((tree / "models").rglob("*.yaml"))
+        path = recipes[at % len(recipes)]
+    text = path.read_text(encoding="utf-8")
+    places = list(re.finditer(r"(date_\w+: )(\S+)", text))
+    if places:
+        place = places[at % len(places)]
+        new = DATES[at % len(DATES)]
+        path.write_text(text[: place.start(2)] + new + text[place.end(2) :], encoding="utf-8")
+
+
+# What a quickstart page's hardware_profile becomes: a profile, an unsafe path, a folder.
+PROFILES = ("h200", "../h200", "a/b", "b200")
+
+
+def _quickstart(path: Path, at: int, tree: Path) -> None:
+    """A quickstart page written, rewritten or removed: read only by the rendering stage."""
+    folder = tree / "quickstart"
+    folder.mkdir(exist_ok=True)
+    page = folder / f"page-{at % 2}.yaml"
+    if page.exists() and at % 3 == 0:
+        page.unlink()
+    else:
+        page.write_text(f"hardware_profile: {PROFILES[at % len(PROFILES)]}\n", encoding="utf-8")
+
+
 EDITS: dict[str, Callable[[Path, int, Path], None]] = {
+    "date": _date,
+    "quickstart": _quickstart,
     "comment": _append("# an edit\n"),
     "break-yaml": _append("key: [unclosed\n"),
     "flag": lambda p, at, t: _replace_nth(p, "- --", "- --tensor_parallel_size=2\n    - --", at),
