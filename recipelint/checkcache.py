@@ -244,18 +244,23 @@ def schema_context(root: Path, config: Config) -> bytes | None:
     return b"\0".join(hashlib.sha256(part).digest() for part in parts)
 
 
+def user_values() -> DocumentCache | None:
+    """The user's own cache of values that do not belong to one tree (the rule catalog,
+    format verdicts), signed as check cache entries are; None when the cache is off."""
+    key = None if cache_disabled() else signing_key()
+    return None if key is None else DocumentCache(_key_file().parent / "values", key)
+
+
 def kept_value(what: bytes, source: bytes, compute: Callable[[], object]) -> object:
     """``compute()``, kept in the user's cache under ``what`` and the ``source`` it is made
-    from (signed as check cache entries are); computed afresh when the cache is off."""
-    key = None if cache_disabled() else signing_key()
-    if key is None:
+    from; computed afresh when the cache is off."""
+    store = user_values()
+    if store is None:
         return compute()
-    store = DocumentCache(_key_file().parent / "values", key)
-    name = DocumentCache._plain_name(what + b"\0" + recipelint.__version__.encode(), source)
-    kept = store._load(name)
+    kept = store.value(what, source)
     if kept is None:
         kept = compute()
-        store._store(name, kept)
+        store.keep_value(what, source, kept)
     return kept
 
 
@@ -301,6 +306,16 @@ class DocumentCache:
             found = compute()
             self._store(name, found)
         return found
+
+    def value(self, what: bytes, source: bytes) -> object | None:
+        """A value kept under ``what`` and the ``source`` it was made from by this version."""
+        return self._load(self._value_name(what, source))
+
+    def keep_value(self, what: bytes, source: bytes, value: object) -> None:
+        self._store(self._value_name(what, source), value)
+
+    def _value_name(self, what: bytes, source: bytes) -> str:
+        return self._plain_name(what + b"\0" + recipelint.__version__.encode(), source)
 
     @staticmethod
     def _plain_name(what: bytes, body: bytes) -> str:

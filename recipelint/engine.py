@@ -82,22 +82,25 @@ def _schema_problems(
     The schema stage (and jsonschema) is imported only when some document needs it.
     """
     if cache is None or context is None:
-        return _validated(docs, overlay)
+        return [diag for found in _validated(docs, overlay) for diag in found]
+    kept = [cache.schema_findings(doc, context) for doc in docs]
+    missed = [doc for doc, found in zip(docs, kept, strict=True) if found is None]
+    fresh = iter(_validated(missed, overlay) if missed else [])
     found: list[Diagnostic] = []
-    for doc in docs:
-        kept = cache.schema_findings(doc, context)
-        if kept is None:
-            kept = _validated([doc], overlay)
-            cache.keep_schema_findings(doc, context, kept)
-        found += kept
+    for doc, entry in zip(docs, kept, strict=True):
+        if entry is None:
+            entry = next(fresh)
+            cache.keep_schema_findings(doc, context, entry)
+        found += entry
     return found
 
 
-def _validated(docs: list[Document], overlay: TreeOverlay) -> list[Diagnostic]:
+def _validated(docs: list[Document], overlay: TreeOverlay) -> list[list[Diagnostic]]:
     # Imported on first use, as the rule families are; missing, it is a broken install
-    # (BrokenInstallError), never a stage quietly left out.
-    validate_documents = import_own("recipelint.schema").validate_documents
-    return list(validate_documents(docs, overlay))
+    # (BrokenInstallError), never a stage quietly left out. One call for every document:
+    # what the stage learns on the way (format verdicts) is kept once.
+    validate_each = import_own("recipelint.schema").validate_each
+    return list(validate_each(docs, overlay))
 
 
 def _rule_problems(

@@ -106,3 +106,14 @@ def test_the_schema_stage_imports_jsonschema_only_to_list_errors(embedded_tree: 
     )
     done = python_in(embedded_tree, ["-c", code], os.environ)
     assert done.stdout.strip().splitlines()[-1:] == ["False"], done.stderr
+
+
+def test_a_warm_check_of_an_edited_valid_recipe_does_not_import_jsonschema(tree: Path) -> None:
+    # Its dates were seen before: jsonschema's verdicts on them are kept in the user's cache.
+    recipe = _recipe(tree)
+    _imported(tree, ".")
+    edited = tree / recipe
+    edited.write_text(edited.read_text(encoding="utf-8") + "# an edit\n", encoding="utf-8")
+    imported = _imported(tree, ".")
+    assert "recipelint.schema" in imported
+    assert "jsonschema" not in imported

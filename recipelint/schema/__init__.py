@@ -3,6 +3,7 @@
 One module per job: :mod:`.builtin` (the built-in schemas and the RL1xx codes),
 :mod:`.validators` (validator building, with the ECMA-to-Rust regex translation),
 :mod:`.messages` and :mod:`.wording` (error messages), :mod:`.dates` (YAML dates),
+:mod:`.formats` (format verdicts, kept between runs),
 :mod:`.overlay` (a tree's schema overlays, TOML included) and :mod:`.check` (the entry
 point). The public names are importable from here.
 """
@@ -28,6 +29,7 @@ from recipelint.schema.check import (
     schema_findings,
     validate_document,
     validate_documents,
+    validate_each,
 )
 from recipelint.schema.messages import MAX_DEDENT_LEVELS, SchemaFinding
 from recipelint.schema.overlay import CONFIG_CODE, OVERLAY_CODE, read_tree_overlay, tree_overlay
@@ -74,5 +76,6 @@ __all__ = [
     "tree_overlay",
     "validate_document",
     "validate_documents",
+    "validate_each",
     "validator_for",
 ]

@@ -13,6 +13,7 @@ from recipelint.diagnostics import Diagnostic
 from recipelint.load import Document
 from recipelint.schema.builtin import SCHEMA_FILES, load_schema
 from recipelint.schema.dates import _written_dates
+from recipelint.schema.formats import format_verdicts
 from recipelint.schema.messages import SchemaFinding, _Context, _diagnose
 from recipelint.schema.overlay import _tree_root, tree_overlay
 from recipelint.schema.validators import error_validator_for, known_valid, schema_for
@@ -62,9 +63,14 @@ def schema_findings(doc: Document, overlay: TreeOverlay | None = None) -> list[S
 def validate_documents(docs: Iterable[Document], overlay: TreeOverlay) -> list[Diagnostic]:
     """validate_document for each document of one tree, whose overlays are ``overlay``
     (the Config's: load_config read them)."""
-    found: list[Diagnostic] = []
-    for doc in docs:
-        found += validate_document(doc, overlay)
+    return [diag for found in validate_each(docs, overlay) for diag in found]
+
+
+def validate_each(docs: Iterable[Document], overlay: TreeOverlay) -> list[list[Diagnostic]]:
+    """validate_document's findings for each document, in order; the format verdicts
+    learnt on the way are kept for the next run."""
+    found = [validate_document(doc, overlay) for doc in docs]
+    format_verdicts().save()
     return found
 
 

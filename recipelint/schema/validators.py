@@ -16,6 +16,7 @@ import jsonschema_rs
 
 from recipelint.load import Document
 from recipelint.schema.builtin import load_schema
+from recipelint.schema.formats import format_verdicts
 from recipelint.schema.overlay import _overlaid
 
 if TYPE_CHECKING:
@@ -159,10 +160,8 @@ def fast_validator_for(kind: str, overlay: str = "") -> Any:
 
 
 def _conforms(name: str, value: Any) -> bool:
-    # Imported when a value is first checked: a schema naming a format need not import it.
-    from jsonschema import Draft202012Validator
-
-    return bool(Draft202012Validator.FORMAT_CHECKER.conforms(value, name))
+    # jsonschema's verdict, remembered between runs: most checks then never import it.
+    return format_verdicts().conforms(name, value)
 
 
 def _format_callbacks(schema: Any) -> dict[str, Callable[..., bool]]:
