@@ -99,10 +99,11 @@ REVIEWED_ERRORS: dict[tuple[str, str], tuple[int, str]] = {
         NEWER_THAN_MINIMUM + ": deepseek_v32 tool parser and tokenizer mode 0.13.0",
     ),
     ("models/deepseek-ai/DeepSeek-V4-Flash.yaml", "RL358"): (
-        16,
+        13,
         NEWER_THAN_MINIMUM
-        + ": --moe-backend b12x 0.29.0, --linear-backend 0.22.0/b12x 0.28.0, speculative keys 0.21.0;"
-        + " b12x also under the three 0.20.0 variants' --linear-backend (the value is younger still)",
+        + ": --moe-backend b12x 0.29.0, --linear-backend b12x 0.28.0, speculative keys 0.21.0;"
+        + " the three 0.20.0 variants' --linear-backend (0.22.0) is reported at its b12x value,"
+        + " which is younger still",
     ),
     ("models/deepseek-ai/DeepSeek-V4-Flash.yaml", "RL359"): (
         6,
@@ -166,16 +167,18 @@ REVIEWED_ERRORS: dict[tuple[str, str], tuple[int, str]] = {
         "--tool-call-parser-plugin is a typo of --tool-parser-plugin",
     ),
     ("models/openai/gpt-oss-120b.yaml", "RL358"): (
-        5,
+        4,
         NEWER_THAN_MINIMUM
         + ": -cc alias 0.12.0, openai tool parser 0.10.2, --attention-backend 0.13.0,"
-        + " -cc key pass_config.fuse_rope_kvcache 0.17.0 (later than the alias)",
+        + " -cc key pass_config.fuse_rope_kvcache 0.17.0 (reported at the key alone: it is"
+        + " later than the alias)",
     ),
     ("models/openai/gpt-oss-20b.yaml", "RL358"): (
-        5,
+        4,
         NEWER_THAN_MINIMUM
         + ": -cc alias 0.12.0, openai tool parser 0.10.2, --attention-backend 0.13.0,"
-        + " -cc key pass_config.fuse_rope_kvcache 0.17.0 (later than the alias)",
+        + " -cc key pass_config.fuse_rope_kvcache 0.17.0 (reported at the key alone: it is"
+        + " later than the alias)",
     ),
     ("models/stepfun-ai/Step-3.5-Flash.yaml", "RL358"): (
         2,
@@ -212,6 +215,10 @@ REVIEWED_ERRORS: dict[tuple[str, str], tuple[int, str]] = {
 # the guide-command rules' (tests/test_rules_corpus.py lists them by file). RL373: the MoE
 # backend rule's one finding, reviewed in REVIEWED_ERRORS. RL342 and RL607: reviewed in
 # tests/test_rules_corpus.py.
+# RL358 68 -> 63: a flag younger than the minimum whose value or JSON key is younger still is
+# reported once, at the value or key (DeepSeek-V4-Flash's three --linear-backend b12x, the two
+# gpt-oss -cc.pass_config.fuse_rope_kvcache); each removed finding named a release the kept one
+# supersedes, so no cause goes unreported.
 TOTALS: dict[tuple[str, str], int] = {
     ("RL101", "error"): 2,
     ("RL103", "error"): 3,
@@ -234,7 +241,7 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL350", "error"): 2,
     ("RL353", "warning"): 8,
     ("RL355", "warning"): 8,
-    ("RL358", "error"): 68,
+    ("RL358", "error"): 63,
     ("RL359", "error"): 10,
     ("RL361", "warning"): 1,
     ("RL372", "error"): 3,

@@ -260,7 +260,9 @@ class _ArgList:
             self._unknown(index, token, at_min or at_new)
             return index + 2 if self._is_value(index + 1) else index + 1
         assert hit.canonical is not None and catalog is not None
+        before = len(self.findings)
         self.key_floor = self._versions(index, token, hit.canonical, at_min, at_new)
+        flag_finding = before if self.key_floor is not None else None
         spec = catalog.flags[hit.canonical]
         start = self.key_floor or (self.cats.minimum or self.cats.newest).version
         refusal = _serve_refusal(hit.canonical, start, self.cats.package)
@@ -273,7 +275,15 @@ class _ArgList:
                 "drop it: the command already names the model",
             )
         self._spelling(index, token, hit, catalog, refused=refusal is not None)
-        return self._values(index, token, hit, spec, catalog)
+        after = self._values(index, token, hit, spec, catalog)
+        if flag_finding is not None and any(
+            f.code == "RL358" for f in self.findings[flag_finding + 1 :]
+        ):
+            # A value or JSON key needs a release later still (each is judged from the flag's
+            # first release): its finding names the release to raise to, so the flag's own
+            # would report the same cause twice.
+            del self.findings[flag_finding]
+        return after
 
     def _unknown(self, index: int, token: str, hit: Lookup) -> None:
         name = self.cats.package
