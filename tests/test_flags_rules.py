@@ -215,6 +215,23 @@ def test_parser_plugin_lowers_to_info(tmp_path: Path) -> None:
     assert [(d.code, d.severity.name) for d in diags] == [("RL360", "INFO")]
 
 
+def test_parser_next_to_a_misspelt_plugin_flag_is_the_plugins(tmp_path: Path) -> None:
+    # The misspelt plugin flag is RL350's error; the parser name it was meant to register is
+    # not a typo of a built-in parser, so it stays RL360's info, naming the flag as spelled.
+    args = ["--tool-call-parser-plugin", "p.py", "--tool-call-parser", "nemotron_json"]
+    diags = findings(tmp_path, "0.17.0", args)
+    assert [(d.code, d.pointer[-1]) for d in diags] == [("RL350", 0), ("RL360", 3)]
+    assert diags[1].message.endswith(
+        "loaded with `--tool-call-parser-plugin` (once spelled `--tool-parser-plugin`)"
+    )
+    # An abbreviation argparse expands to the plugin flag loads it too.
+    args = ["--reasoning-parser-plug", "p.py", "--reasoning-parser", "mine"]
+    assert "RL353" not in codes(findings(tmp_path, "0.17.0", args))
+    # An unrelated unknown flag does not.
+    args = ["--tool-parser-dir", "p", "--tool-call-parser", "nemotron_json"]
+    assert "RL353" in codes(findings(tmp_path, "0.17.0", args))
+
+
 def test_json_value_keys(tmp_path: Path) -> None:
     diags = findings(
         tmp_path, "0.17.0", ["--speculative-config", '{"method": "mtp", "num_spec_tokens": 2}']

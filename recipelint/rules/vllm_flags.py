@@ -88,7 +88,7 @@ class Catalogs:
 
 # An argument list's verdicts, by what they depend on: the list's items (their repr tells
 # `1` from `"1"` and `true`), the minimum release, omni or not, and the plugins the document loads.
-VerdictMemo = dict[tuple[str, str | None, bool, frozenset[str]], list["Verdict"]]
+VerdictMemo = dict[tuple[str, str | None, bool, frozenset[tuple[str, str]]], list["Verdict"]]
 
 
 @check(*CODES)
@@ -116,11 +116,7 @@ def _check_document(doc: Document, lists: list[ArgList], memo: VerdictMemo) -> l
         doc.data
     )  # a file of omni args, even one upstream would not render
     baseline = _min_version(doc.data)
-    plugins = frozenset(
-        flag
-        for flag, plugin in PLUGIN_FLAGS.items()
-        if any(t.split("=", 1)[0] == plugin for t in tokens)
-    )
+    plugins = _plugins_loaded(tokens, _catalogs(None, omni).newest)
     findings: list[Finding] = []
     for arg_list in lists:
         minimum = _effective_minimum(doc.data, arg_list.pointer, baseline)
@@ -135,6 +131,24 @@ def _check_document(doc: Document, lists: list[ArgList], memo: VerdictMemo) -> l
             if v.flag is None or _sets_default_alone(doc, lists, v.flag)
         ]
     return findings
+
+
+def _plugins_loaded(tokens: list[str], newest: Catalog) -> frozenset[tuple[str, str]]:
+    """(parser flag, plugin flag as spelled) for each parser plugin the document loads. A
+    flag no release knows whose closest spelling is the plugin flag (`--tool-call-parser-plugin`)
+    counts too: it is RL350's error, and the parser name it was meant to register is expected
+    from that plugin, not a typo of a built-in one."""
+    loaded: dict[str, str] = {}
+    for token in tokens:
+        spelled = token.split("=", 1)[0]
+        if not spelled.startswith("--"):
+            continue
+        hit = newest.lookup(spelled)
+        meant = hit.canonical if hit.known else next(iter(close_flags(newest, spelled)), None)
+        for flag, plugin in PLUGIN_FLAGS.items():
+            if meant == plugin:
+                loaded.setdefault(flag, spelled)
+    return frozenset(loaded.items())
 
 
 def _sets_default_alone(doc: Document, lists: list[ArgList], flag: str) -> bool:
@@ -214,8 +228,10 @@ def _catalogs(minimum_version: str | None, omni: bool) -> Catalogs:
 
 
 class _ArgList:
-    def __init__(self, items: list[Any], cats: Catalogs, plugins: frozenset[str]) -> None:
-        self.items, self.cats, self.plugins = items, cats, plugins
+    def __init__(
+        self, items: list[Any], cats: Catalogs, plugins: frozenset[tuple[str, str]]
+    ) -> None:
+        self.items, self.cats, self.plugins = items, cats, dict(plugins)
         self.findings: list[Verdict] = []
         # The first release whose parser reads the option being checked: a JSON key is judged
         # from there, so an alias younger than its flag (`-cc`) is not reported again per key.
@@ -658,11 +674,17 @@ class _ArgList:
                 f"raise min_vllm_version to {newer}",
             )
         elif plugin and status == "unknown":
+            spelled = self.plugins[canonical]
+            loaded_with = (
+                spelled
+                if spelled == PLUGIN_FLAGS[canonical]
+                else f"`{spelled}` (once spelled `{PLUGIN_FLAGS[canonical]}`)"
+            )
             self._report(
                 "RL360",
                 index,
                 f"`{value}` is not a built-in {canonical[2:]} of {catalog.package} "
-                f"{catalog.version}; it is expected from the plugin loaded with {PLUGIN_FLAGS[canonical]}",
+                f"{catalog.version}; it is expected from the plugin loaded with {loaded_with}",
             )
         elif status == "bad":
             self._report(
