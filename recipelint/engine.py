@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from recipelint.adoption import NONE_UNADOPTED, Unadopted, unadopted_requirements
 from recipelint.collector import few_full_collections, frozen_heap
 from recipelint.config import Config
 from recipelint.configfile import TreeOverlay
@@ -75,29 +76,34 @@ def _schema_problems(
     overlay: TreeOverlay,
     cache: DocumentCache | None = None,
     context: bytes | None = None,
+    unadopted: Unadopted = NONE_UNADOPTED,
 ) -> list[Diagnostic]:
-    """Each document's schema findings (with the tree's ``overlay``), from the check cache
-    when its text was seen before.
+    """Each document's schema findings (with the tree's ``overlay`` and the requirements
+    the tree has not adopted), from the check cache when its text was seen before.
 
     The schema stage (and jsonschema) is imported only when some document needs it.
     """
     if cache is None or context is None:
-        return _validated(docs, overlay)
+        return _validated(docs, overlay, unadopted)
+    if unadopted:  # the same text is judged differently in a tree that has not adopted a key
+        context += b"\0unadopted " + repr(sorted(unadopted)).encode()
     found: list[Diagnostic] = []
     for doc in docs:
         kept = cache.schema_findings(doc, context)
         if kept is None:
-            kept = _validated([doc], overlay)
+            kept = _validated([doc], overlay, unadopted)
             cache.keep_schema_findings(doc, context, kept)
         found += kept
     return found
 
 
-def _validated(docs: list[Document], overlay: TreeOverlay) -> list[Diagnostic]:
+def _validated(
+    docs: list[Document], overlay: TreeOverlay, unadopted: Unadopted = NONE_UNADOPTED
+) -> list[Diagnostic]:
     # Imported on first use, as the rule families are; missing, it is a broken install
     # (BrokenInstallError), never a stage quietly left out.
     validate_documents = import_own("recipelint.schema").validate_documents
-    return list(validate_documents(docs, overlay))
+    return list(validate_documents(docs, overlay, unadopted))
 
 
 def _rule_problems(
@@ -378,6 +384,7 @@ def run_checks(
                 config.overlay,
                 cache,
                 keys.schema if keys else None,
+                unadopted_requirements(tree.documents()),
             )
             rendered = planned.merged(rendering.results())
     compiled = compile_stage.diagnostics(rendered) if compile_stage else kept_stage or []
