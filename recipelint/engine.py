@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from recipelint.adoption import NONE_UNADOPTED, Unadopted, unadopted_requirements
 from recipelint.collector import few_full_collections, frozen_heap
 from recipelint.config import Config
 from recipelint.configfile import TreeOverlay
@@ -75,17 +76,20 @@ def _schema_problems(
     overlay: TreeOverlay,
     cache: DocumentCache | None = None,
     context: bytes | None = None,
+    unadopted: Unadopted = NONE_UNADOPTED,
 ) -> list[Diagnostic]:
-    """Each document's schema findings (with the tree's ``overlay``), from the check cache
-    when its text was seen before.
+    """Each document's schema findings (with the tree's ``overlay`` and the requirements
+    the tree has not adopted), from the check cache when its text was seen before.
 
     The schema stage (and jsonschema) is imported only when some document needs it.
     """
     if cache is None or context is None:
-        return [diag for found in _validated(docs, overlay) for diag in found]
+        return [diag for found in _validated(docs, overlay, unadopted) for diag in found]
+    if unadopted:  # the same text is judged differently in a tree that has not adopted a key
+        context += b"\0unadopted " + repr(sorted(unadopted)).encode()
     kept = [cache.schema_findings(doc, context) for doc in docs]
     missed = [doc for doc, found in zip(docs, kept, strict=True) if found is None]
-    fresh = iter(_validated(missed, overlay) if missed else [])
+    fresh = iter(_validated(missed, overlay, unadopted) if missed else [])
     found: list[Diagnostic] = []
     for doc, entry in zip(docs, kept, strict=True):
         if entry is None:
@@ -95,12 +99,14 @@ def _schema_problems(
     return found
 
 
-def _validated(docs: list[Document], overlay: TreeOverlay) -> list[list[Diagnostic]]:
+def _validated(
+    docs: list[Document], overlay: TreeOverlay, unadopted: Unadopted = NONE_UNADOPTED
+) -> list[list[Diagnostic]]:
     # Imported on first use, as the rule families are; missing, it is a broken install
     # (BrokenInstallError), never a stage quietly left out. One call for every document:
     # what the stage learns on the way (format verdicts) is kept once.
     validate_each = import_own("recipelint.schema").validate_each
-    return list(validate_each(docs, overlay))
+    return list(validate_each(docs, overlay, unadopted))
 
 
 def _rule_problems(
@@ -381,6 +387,7 @@ def run_checks(
                 config.overlay,
                 cache,
                 keys.schema if keys else None,
+                unadopted_requirements(tree.documents()),
             )
             rendered = planned.merged(rendering.results())
     compiled = compile_stage.diagnostics(rendered) if compile_stage else kept_stage or []

@@ -153,13 +153,15 @@ def test_json_key_unknown_in_every_release_is_an_error(tmp_path: Path) -> None:
 
 
 def test_json_key_of_a_younger_alias_is_judged_from_the_alias_on(tmp_path: Path) -> None:
-    # -cc arrives in 0.12.0 (reported once); a key older than that adds nothing, a younger one does.
+    # -cc arrives in 0.12.0 (reported once); a key older than that adds nothing. A younger key
+    # (0.17.0) is the one finding: raising the minimum to the alias's release would not be enough.
     assert codes(findings(tmp_path, "0.10.0", ["-cc.use_inductor_graph_partition=True"])) == [
         "RL358"
     ]
-    diags = findings(tmp_path, "0.10.0", ["-cc.pass_config.fuse_rope_kvcache=True"])
-    assert codes(diags) == ["RL358", "RL358"]
-    assert any("needs vllm 0.17.0 or newer" in d.message for d in diags)
+    [diag] = findings(tmp_path, "0.10.0", ["-cc.pass_config.fuse_rope_kvcache=True"])
+    assert diag.code == "RL358" and diag.message.startswith(
+        "`--compilation-config` key `pass_config.fuse_rope_kvcache` needs vllm 0.17.0 or newer"
+    )
 
 
 def test_soft_value_the_newest_release_no_longer_lists_is_a_warning(tmp_path: Path) -> None:
@@ -211,6 +213,23 @@ def test_parser_plugin_lowers_to_info(tmp_path: Path) -> None:
         tmp_path, "0.17.0", ["--reasoning-parser-plugin", "p.py", "--reasoning-parser", "mine"]
     )
     assert [(d.code, d.severity.name) for d in diags] == [("RL360", "INFO")]
+
+
+def test_parser_next_to_a_misspelt_plugin_flag_is_the_plugins(tmp_path: Path) -> None:
+    # The misspelt plugin flag is RL350's error; the parser name it was meant to register is
+    # not a typo of a built-in parser, so it stays RL360's info, naming the flag as spelled.
+    args = ["--tool-call-parser-plugin", "p.py", "--tool-call-parser", "nemotron_json"]
+    diags = findings(tmp_path, "0.17.0", args)
+    assert [(d.code, d.pointer[-1]) for d in diags] == [("RL350", 0), ("RL360", 3)]
+    assert diags[1].message.endswith(
+        "loaded with `--tool-call-parser-plugin` (once spelled `--tool-parser-plugin`)"
+    )
+    # An abbreviation argparse expands to the plugin flag loads it too.
+    args = ["--reasoning-parser-plug", "p.py", "--reasoning-parser", "mine"]
+    assert "RL353" not in codes(findings(tmp_path, "0.17.0", args))
+    # An unrelated unknown flag does not.
+    args = ["--tool-parser-dir", "p", "--tool-call-parser", "nemotron_json"]
+    assert "RL353" in codes(findings(tmp_path, "0.17.0", args))
 
 
 def test_json_value_keys(tmp_path: Path) -> None:
@@ -369,12 +388,16 @@ def test_value_refused_by_a_release_between_minimum_and_newest(tmp_path: Path) -
 
 def test_value_younger_than_its_younger_flag_names_its_own_release(tmp_path: Path) -> None:
     # --linear-backend arrives in 0.22.0, its b12x value in 0.28.0: raising the minimum to the
-    # flag's release would not be enough.
+    # flag's release would not be enough. One finding, at the value: the flag's own would
+    # report the same cause (the minimum is too old) a second time.
     diags = findings(tmp_path, "0.20.0", ["--linear-backend", "b12x"])
-    assert [(d.code, d.pointer[-1]) for d in diags] == [("RL358", 0), ("RL358", 1)]
-    assert diags[1].message == (
+    assert [(d.code, d.pointer[-1]) for d in diags] == [("RL358", 1)]
+    assert diags[0].message == (
         "`--linear-backend b12x` needs vllm 0.28.0 or newer, but min_vllm_version is 0.20.0"
     )
+    # A flag younger than the minimum with a value as old as the flag is reported at the flag.
+    diags = findings(tmp_path, "0.20.0", ["--linear-backend", "auto"])
+    assert [(d.code, d.pointer[-1]) for d in diags if d.code == "RL358"] == [("RL358", 0)]
 
 
 def test_flag_deprecation_names_the_first_release_of_the_range_that_deprecates_it(

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from treehelp import CONTEXT, check_tree, checked, context_text
 
+from recipelint.config import Config
+
 pytestmark = pytest.mark.skipif(
     not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
 )
@@ -107,9 +109,27 @@ def test_images_and_model_ids_in_every_form(tmp_path: Path) -> None:
     found = findings(tmp_path, {RECIPE: recipe(variant_extra=extra)})
     assert {p for code, _, p in found if code == "RL753"} == {
         ("variants", "default", "model_id"),
-        ("variants", "default", "docker_image", "nvidia"),
         ("variants", "default", "docker_image", "cu130"),
     }
+
+
+def test_an_image_that_is_only_split_is_rl404s_finding(tmp_path: Path) -> None:
+    # A space and no shell syntax: the image is no image reference, which RL404 reports;
+    # RL753 would repeat that cause. With RL404 off, RL753 still reports it.
+    extra = '    docker_image: {nvidia: "docker pull vllm/vllm-openai:v0.20.0"}\n'
+    pointer = ("variants", "default", "docker_image", "nvidia")
+    diags = [
+        d
+        for d in checked(tmp_path / "on", {RECIPE: recipe(variant_extra=extra)})
+        if d.code in ("RL404", "RL753")
+    ]
+    assert [(d.code, d.pointer) for d in diags] == [("RL404", pointer)]
+    root = tmp_path / "off"
+    checked(root, {RECIPE: recipe(variant_extra=extra)})
+    diags = check_tree(root, Config(ignore=("RL404",)))
+    assert [(d.code, d.pointer) for d in diags if d.code in ("RL404", "RL753")] == [
+        ("RL753", pointer)
+    ]
 
 
 def test_strategy_and_kv_store_files_are_checked(tmp_path: Path) -> None:

@@ -128,7 +128,10 @@ def shell_hazards(ctx: CheckContext) -> Iterator[Finding]:
             ]
             yield from _env_values_that_execute(doc, env_maps)
             yield from _env_names_that_are_not_identifiers(doc, env_maps)
-            yield from _bare_words_that_execute(doc, entries)
+            images_judged = ctx.config.is_enabled("RL404") and not ctx.config.is_ignored_for(
+                "RL404", doc.rel
+            )
+            yield from _bare_words_that_execute(doc, entries, images_judged)
         # A control character in the joined text is one in some key or value, and only there.
         if CONTROL.search("".join(texts)):
             yield from _terminal_controls(doc, _collect(doc.data, (), []))
@@ -227,9 +230,35 @@ def _words(entries: list[Entry]) -> Iterator[tuple[Pointer, str, str]]:
                     yield inner, "container image", item
 
 
-def _bare_words_that_execute(doc: Document, entries: list[Entry]) -> Iterator[Finding]:
+def _image_field(doc: Document, pointer: Pointer) -> bool:
+    """A recipe's docker_image field that RL404 judges as an image reference: the model's
+    or a variant's (a string or a brand/CUDA map of strings), or a hardware override's."""
+    if doc.kind != "recipe" or "docker_image" not in pointer:
+        return False
+    at = pointer.index("docker_image")
+    head = pointer[:at]
+    return (
+        head == ("model",)
+        or (len(head) == 2 and head[0] == "variants")
+        or (
+            len(head) == 4
+            and head[0] == "variants"
+            and head[2] == "hardware_overrides"
+            and at == len(pointer) - 1
+        )
+    )
+
+
+def _bare_words_that_execute(
+    doc: Document, entries: list[Entry], images_judged: bool
+) -> Iterator[Finding]:
+    """RL753. An image that would only be split (a space or a quote, nothing a shell runs) is
+    no image reference: where RL404 is on and judges that field, its finding is the one
+    cause, and this would repeat it."""
     for pointer, what, text in _words(entries):
-        if EXECUTES.search(text) or SPLITS.search(text):
+        if EXECUTES.search(text) or (
+            SPLITS.search(text) and not (images_judged and _image_field(doc, pointer))
+        ):
             yield Finding(
                 doc,
                 pointer,

@@ -88,7 +88,7 @@ class Catalogs:
 
 # An argument list's verdicts, by what they depend on: the list's items (their repr tells
 # `1` from `"1"` and `true`), the minimum release, omni or not, and the plugins the document loads.
-VerdictMemo = dict[tuple[str, str | None, bool, frozenset[str]], list["Verdict"]]
+VerdictMemo = dict[tuple[str, str | None, bool, frozenset[tuple[str, str]]], list["Verdict"]]
 
 
 @check(*CODES)
@@ -116,11 +116,7 @@ def _check_document(doc: Document, lists: list[ArgList], memo: VerdictMemo) -> l
         doc.data
     )  # a file of omni args, even one upstream would not render
     baseline = _min_version(doc.data)
-    plugins = frozenset(
-        flag
-        for flag, plugin in PLUGIN_FLAGS.items()
-        if any(t.split("=", 1)[0] == plugin for t in tokens)
-    )
+    plugins = _plugins_loaded(tokens, _catalogs(None, omni).newest)
     findings: list[Finding] = []
     for arg_list in lists:
         minimum = _effective_minimum(doc.data, arg_list.pointer, baseline)
@@ -135,6 +131,24 @@ def _check_document(doc: Document, lists: list[ArgList], memo: VerdictMemo) -> l
             if v.flag is None or _sets_default_alone(doc, lists, v.flag)
         ]
     return findings
+
+
+def _plugins_loaded(tokens: list[str], newest: Catalog) -> frozenset[tuple[str, str]]:
+    """(parser flag, plugin flag as spelled) for each parser plugin the document loads. A
+    flag no release knows whose closest spelling is the plugin flag (`--tool-call-parser-plugin`)
+    counts too: it is RL350's error, and the parser name it was meant to register is expected
+    from that plugin, not a typo of a built-in one."""
+    loaded: dict[str, str] = {}
+    for token in tokens:
+        spelled = token.split("=", 1)[0]
+        if not spelled.startswith("--"):
+            continue
+        hit = newest.lookup(spelled)
+        meant = hit.canonical if hit.known else next(iter(close_flags(newest, spelled)), None)
+        for flag, plugin in PLUGIN_FLAGS.items():
+            if meant == plugin:
+                loaded.setdefault(flag, spelled)
+    return frozenset(loaded.items())
 
 
 def _sets_default_alone(doc: Document, lists: list[ArgList], flag: str) -> bool:
@@ -214,8 +228,10 @@ def _catalogs(minimum_version: str | None, omni: bool) -> Catalogs:
 
 
 class _ArgList:
-    def __init__(self, items: list[Any], cats: Catalogs, plugins: frozenset[str]) -> None:
-        self.items, self.cats, self.plugins = items, cats, plugins
+    def __init__(
+        self, items: list[Any], cats: Catalogs, plugins: frozenset[tuple[str, str]]
+    ) -> None:
+        self.items, self.cats, self.plugins = items, cats, dict(plugins)
         self.findings: list[Verdict] = []
         # The first release whose parser reads the option being checked: a JSON key is judged
         # from there, so an alias younger than its flag (`-cc`) is not reported again per key.
@@ -260,7 +276,9 @@ class _ArgList:
             self._unknown(index, token, at_min or at_new)
             return index + 2 if self._is_value(index + 1) else index + 1
         assert hit.canonical is not None and catalog is not None
+        before = len(self.findings)
         self.key_floor = self._versions(index, token, hit.canonical, at_min, at_new)
+        flag_finding = before if self.key_floor is not None else None
         spec = catalog.flags[hit.canonical]
         start = self.key_floor or (self.cats.minimum or self.cats.newest).version
         refusal = _serve_refusal(hit.canonical, start, self.cats.package)
@@ -273,7 +291,15 @@ class _ArgList:
                 "drop it: the command already names the model",
             )
         self._spelling(index, token, hit, catalog, refused=refusal is not None)
-        return self._values(index, token, hit, spec, catalog)
+        after = self._values(index, token, hit, spec, catalog)
+        if flag_finding is not None and any(
+            f.code == "RL358" for f in self.findings[flag_finding + 1 :]
+        ):
+            # A value or JSON key needs a release later still (each is judged from the flag's
+            # first release): its finding names the release to raise to, so the flag's own
+            # would report the same cause twice.
+            del self.findings[flag_finding]
+        return after
 
     def _unknown(self, index: int, token: str, hit: Lookup) -> None:
         name = self.cats.package
@@ -648,11 +674,17 @@ class _ArgList:
                 f"raise min_vllm_version to {newer}",
             )
         elif plugin and status == "unknown":
+            spelled = self.plugins[canonical]
+            loaded_with = (
+                spelled
+                if spelled == PLUGIN_FLAGS[canonical]
+                else f"`{spelled}` (once spelled `{PLUGIN_FLAGS[canonical]}`)"
+            )
             self._report(
                 "RL360",
                 index,
                 f"`{value}` is not a built-in {canonical[2:]} of {catalog.package} "
-                f"{catalog.version}; it is expected from the plugin loaded with {PLUGIN_FLAGS[canonical]}",
+                f"{catalog.version}; it is expected from the plugin loaded with {loaded_with}",
             )
         elif status == "bad":
             self._report(

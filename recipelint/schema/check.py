@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from recipelint.adoption import NONE_UNADOPTED, Unadopted
 from recipelint.configfile import NO_OVERLAY, TreeOverlay
 
 # A compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema.
@@ -21,7 +22,7 @@ from recipelint.schema.validators import error_validator_for, known_valid, schem
 # ----------------------------------------------------------------------------- entry point
 
 
-def _context(doc: Document, overlay: str = "") -> _Context:
+def _context(doc: Document, overlay: str = "", unadopted: Unadopted = NONE_UNADOPTED) -> _Context:
     root = schema_for(doc.kind, overlay)
     defs = load_schema(doc.kind).get(
         "$defs", {}
@@ -32,6 +33,7 @@ def _context(doc: Document, overlay: str = "") -> _Context:
         defs.get("version", {}).get("pattern"),
         defs.get("date", {}).get("pattern"),
         overlay,
+        unadopted,
     )
 
 
@@ -42,12 +44,15 @@ def document_overlay(doc: Document) -> TreeOverlay:
     return tree_overlay(root) if root is not None else NO_OVERLAY
 
 
-def schema_findings(doc: Document, overlay: TreeOverlay | None = None) -> list[SchemaFinding]:
-    """Schema findings with their pointers, sorted by position; empty for unparsed files or other kinds."""
+def schema_findings(
+    doc: Document, overlay: TreeOverlay | None = None, unadopted: Unadopted = NONE_UNADOPTED
+) -> list[SchemaFinding]:
+    """Schema findings with their pointers, sorted by position; empty for unparsed files or other kinds.
+    ``unadopted``: the required keys its tree does not use yet (recipelint.adoption)."""
     if not doc.usable or doc.kind not in SCHEMA_FILES:
         return []
     patches = (overlay or document_overlay(doc)).patches.get(doc.kind, "")
-    ctx = _context(doc, patches)
+    ctx = _context(doc, patches, unadopted)
     found: list[SchemaFinding] = []
     if not known_valid(doc, patches):
         for error in error_validator_for(doc.kind, patches).iter_errors(doc.data):
@@ -60,21 +65,28 @@ def schema_findings(doc: Document, overlay: TreeOverlay | None = None) -> list[S
     return sorted(unique.values(), key=lambda f: f.diagnostic.sort_key())
 
 
-def validate_documents(docs: Iterable[Document], overlay: TreeOverlay) -> list[Diagnostic]:
+def validate_documents(
+    docs: Iterable[Document], overlay: TreeOverlay, unadopted: Unadopted = NONE_UNADOPTED
+) -> list[Diagnostic]:
     """validate_document for each document of one tree, whose overlays are ``overlay``
-    (the Config's: load_config read them)."""
-    return [diag for found in validate_each(docs, overlay) for diag in found]
+    (the Config's: load_config read them) and whose unadopted requirements are ``unadopted``
+    (computed from the whole tree: recipelint.adoption.unadopted_requirements)."""
+    return [diag for found in validate_each(docs, overlay, unadopted) for diag in found]
 
 
-def validate_each(docs: Iterable[Document], overlay: TreeOverlay) -> list[list[Diagnostic]]:
+def validate_each(
+    docs: Iterable[Document], overlay: TreeOverlay, unadopted: Unadopted = NONE_UNADOPTED
+) -> list[list[Diagnostic]]:
     """validate_document's findings for each document, in order; the format verdicts
     learnt on the way are kept for the next run."""
-    found = [validate_document(doc, overlay) for doc in docs]
+    found = [validate_document(doc, overlay, unadopted) for doc in docs]
     format_verdicts().save()
     return found
 
 
-def validate_document(doc: Document, overlay: TreeOverlay | None = None) -> list[Diagnostic]:
+def validate_document(
+    doc: Document, overlay: TreeOverlay | None = None, unadopted: Unadopted = NONE_UNADOPTED
+) -> list[Diagnostic]:
     """Schema diagnostics for one loaded document (the `check` pipeline's schema stage).
 
     The problems of the tree's overlays come with every document's (the check keeps one
@@ -83,6 +95,6 @@ def validate_document(doc: Document, overlay: TreeOverlay | None = None) -> list
     if not doc.usable or doc.kind not in SCHEMA_FILES:
         return []
     overlay = overlay or document_overlay(doc)
-    return [finding.diagnostic for finding in schema_findings(doc, overlay)] + list(
+    return [finding.diagnostic for finding in schema_findings(doc, overlay, unadopted)] + list(
         overlay.problems
     )

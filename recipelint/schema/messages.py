@@ -270,6 +270,8 @@ class _Context:
     version_pattern: str | None
     date_pattern: str | None
     overlay: str = ""
+    # Required keys the tree has not adopted (recipelint.adoption): not reported missing.
+    unadopted: frozenset[tuple[str, tuple[str | int, ...]]] = frozenset()
 
     def diagnostic(
         self, code: str, span: Span, message: str, hint: str | None, pointer: Sequence[str | int]
@@ -534,6 +536,8 @@ def _missing_keys(
     for key in _keyword_value(error):
         if isinstance(error.instance, dict) and key in error.instance:
             continue
+        if (ctx.doc.kind, (*path, key)) in ctx.unadopted:
+            continue  # a requirement the tree predates
         described = _described(_resolve(ctx.root, schema.get("properties", {}).get(key)))
         hint = f"add '{key}': {described}" if described else f"add '{key}'"
         yield ctx.diagnostic(
