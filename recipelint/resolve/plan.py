@@ -497,6 +497,7 @@ def planned_combinations(
     strategy_runs: dict[Any, Any] | None = None,
     alternatives: bool = True,
     hardware: Callable[[str], bool] | None = None,
+    hardware_of: Callable[[Any, Any], tuple[str, list[str]]] | None = None,
 ) -> Iterator[tuple[Combination, bool]]:
     """The combinations render_variant renders for a variant, without rendering any: the plan's
     choices (hardware, strategy, node count, features, PD nodes, variant substitution on hardware
@@ -505,13 +506,19 @@ def planned_combinations(
 
     A combination whose rendering would fail is still given (its alternatives too). Without
     ``alternatives`` only the recommended ones are given; with ``hardware``, only those of the
-    hardware it accepts (the others are not planned at all).
+    hardware it accepts (the others are not planned at all). ``hardware_of`` answers
+    variant_hardware (recipe, variant) where a caller keeps its answers.
     """
     variant = get(get(recipe, "variants"), variant_key)
     if not truthy(variant) or is_omni(recipe):
         return
     runs = strategy_runs if strategy_runs is not None else {}
-    for hw_id in variant_hardware(inputs, recipe, variant)[1]:
+    ordered = (
+        hardware_of(recipe, variant)[1]
+        if hardware_of is not None
+        else variant_hardware(inputs, recipe, variant)[1]
+    )
+    for hw_id in ordered:
         if hardware is not None and not hardware(hw_id):
             continue
         planned = _recommended_combination(inputs, recipe, variant_key, hw_id, Problems(), runs)

@@ -40,6 +40,8 @@ from recipelint.rules.common import (
 from recipelint.rules.context import CheckContext
 
 MAX_COMBINATIONS = 2000
+# resolve.plan.variant_hardware of a recipe and one of its variants.
+HardwareOf = Callable[[Any, Any], tuple[str, list[str]]]
 
 
 class CommandChoice(NamedTuple):  # a tuple: thousands are made per run, and cheaply
@@ -53,11 +55,8 @@ class CommandChoice(NamedTuple):  # a tuple: thousands are made per run, and che
 
 
 def render_inputs(ctx: CheckContext) -> RenderInputs:
-    taxonomy = (
-        ctx.tree.taxonomy.data if ctx.tree.taxonomy is not None and ctx.tree.taxonomy.usable else {}
-    )
-    specs = {name: doc.data for name, doc in {**ctx.strategies, **ctx.kv_stores}.items()}
-    return RenderInputs(taxonomy, ctx.profiles, specs)
+    """The run's render inputs (CheckContext.render_inputs, built once and shared)."""
+    return ctx.render_inputs
 
 
 def _mentioned(value: Any, profiles: dict[str, Any], found: set[str]) -> set[str]:
@@ -133,8 +132,12 @@ def _layer_class(hw_id: str, profile: Any, keys: set[Any]) -> Any:
     )
 
 
-def command_choices(inputs: RenderInputs, recipe: dict[str, Any]) -> Iterator[CommandChoice]:
-    """Every (variant, hardware, serving strategy, PD role) the compiler can render, one hardware per class."""
+def command_choices(
+    inputs: RenderInputs, recipe: dict[str, Any], hardware_of: HardwareOf | None = None
+) -> Iterator[CommandChoice]:
+    """Every (variant, hardware, serving strategy, PD role) the compiler can render, one hardware
+    per class. ``hardware_of`` answers variant_hardware for the recipe's variants (a run's
+    CheckContext.variant_hardware keeps its answers for the other rules)."""
     mentioned = _mentioned(recipe, inputs.profiles, set())
     # Asked once per recipe rather than per variant: a hardware's class, the strategies offered
     # on it (which do not depend on the variant) and a strategy's PD roles.
@@ -145,7 +148,11 @@ def command_choices(inputs: RenderInputs, recipe: dict[str, Any]) -> Iterator[Co
     for variant_key, variant in as_dict(recipe.get("variants")).items():
         if not truthy(variant):
             continue
-        _default, hardware = variant_hardware(inputs, recipe, variant)
+        _default, hardware = (
+            hardware_of(recipe, variant)
+            if hardware_of is not None
+            else variant_hardware(inputs, recipe, variant)
+        )
         members: dict[Any, list[str]] = {}
         for hw_id in hardware:
             hw_class = classes.get(hw_id)
@@ -476,7 +483,8 @@ def plan_of(
     assembler = Assembler(ctx, inputs, doc, strategy_parts)
     try:
         # Real recipes plan a few hundred at most; the cap bounds the cost of a hostile file.
-        combos = list(itertools.islice(command_choices(inputs, doc.data), MAX_COMBINATIONS))
+        choices = command_choices(inputs, doc.data, ctx.variant_hardware)
+        combos = list(itertools.islice(choices, MAX_COMBINATIONS))
     except SYNTHESIS_ERRORS:
         return None  # the compiler reports recipes it cannot plan
     return assembler, combos

@@ -16,6 +16,7 @@ from typing import Any
 from recipelint.config import Config
 from recipelint.load import Document
 from recipelint.resolve import layers
+from recipelint.resolve.inputs import RenderInputs
 from recipelint.rules.common import (
     ArgList,
     Pointer,
@@ -43,6 +44,12 @@ class CheckContext:
     config: Config = field(default_factory=Config)
     # Findings are wanted only for these files; per-file checks skip the others.
     focus: Focus = everything
+
+    # What one check works out for a later one (a guide's parsed blocks, ...), taken by the
+    # check that reads it: each is worked out once per run, not once per check.
+    handed_over: dict[Any, Any] = field(default_factory=dict)
+    # (recipe, variant, resolve.plan.variant_hardware of them) by the ids of the two.
+    _variant_hardware: dict[tuple[int, int], Any] = field(default_factory=dict)
 
     def in_focus(self, doc: Document) -> bool:
         return self.focus(doc.path)
@@ -111,6 +118,30 @@ class CheckContext:
         if key is None or key == "default":
             return None
         return self.hardware_groups.get(key, frozenset())
+
+    @cached_property
+    def render_inputs(self) -> RenderInputs:
+        """What every rendering reads besides the recipe, built once per run: the hardware
+        facts and deploy types it works out are then shared by every rule that renders."""
+        taxonomy = self.tree.taxonomy
+        data = taxonomy.data if taxonomy is not None and taxonomy.usable else {}
+        specs = {name: doc.data for name, doc in {**self.strategies, **self.kv_stores}.items()}
+        return RenderInputs(data, self.profiles, specs)
+
+    def variant_hardware(self, recipe: Any, variant: Any) -> tuple[str, list[str]]:
+        """resolve.plan.variant_hardware with the run's render inputs, worked out once per
+        recipe and variant (several rule families ask for it); callers only read the list.
+        A failure is not kept: it is raised again next time."""
+        key = (id(recipe), id(variant))
+        found = self._variant_hardware.get(key)
+        if found is None:
+            from recipelint.resolve.plan import variant_hardware
+
+            # the recipe and variant are kept with the answer: their ids stay theirs
+            answer = variant_hardware(self.render_inputs, recipe, variant)
+            found = self._variant_hardware[key] = (recipe, variant, answer)
+        answer = found[2]
+        return answer[0], answer[1]
 
     @cached_property
     def units(self) -> SharedUnits:

@@ -43,7 +43,6 @@ from recipelint.resolve.hardware import list_compatible_hardware
 from recipelint.resolve.layers import PD_ROLES, Scope
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, planned_combinations
 from recipelint.rules.args import multiplies_ranks
-from recipelint.rules.commandplan import render_inputs
 from recipelint.rules.common import ArgList, Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
@@ -213,6 +212,7 @@ class _Recipe:
                 self.runs,
                 alternatives=bool(sizing),
                 hardware=self._judged_hardware(variant, sizing),
+                hardware_of=self.ctx.variant_hardware,
             ):
                 first = combo.hw_id not in seen
                 seen.add(combo.hw_id)
@@ -301,7 +301,7 @@ def deployments(ctx: CheckContext) -> Iterator[Finding]:
     enabled = {code for code in CODES if ctx.config.is_enabled(code)}
     if not enabled:
         return
-    inputs = render_inputs(ctx)
+    inputs = ctx.render_inputs
     shared = _Shared(ctx)
     sizes = [rooms[0] for rooms in shared.rooms.values()]
     smallest = min((size for size in sizes if size is not None), default=0.0)

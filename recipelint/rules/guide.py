@@ -50,6 +50,11 @@ from recipelint.rules.guide_shell import (
 from recipelint.rules.registry import Finding, check
 
 SERVED_MODEL_NAME = "--served-model-name"
+# RL607 (recipelint.rules.guide_hardware) reads the same guides after these rules: each
+# guide's facts are handed over to it in CheckContext.handed_over under this key.
+GUIDE_FACTS = "guide-facts"
+# The code of RL607, whose check takes the facts handed over.
+HARDWARE_SECTION = "RL607"
 
 
 def served_models(data: dict[str, Any], arg_lists: list[ArgList]) -> set[str]:
@@ -63,6 +68,13 @@ def served_models(data: dict[str, Any], arg_lists: list[ArgList]) -> set[str]:
                 value = unit.inline_value if unit.inline_value is not None else unit.value
                 names += value.split() if isinstance(value, str) else []
     return {n for n in names if isinstance(n, str) and n}
+
+
+def guide_facts(ctx: CheckContext, text: str) -> GuideFacts:
+    """The facts of a guide that guide_blocks read (and handed over) this run, else new ones."""
+    handed: dict[str, GuideFacts] = ctx.handed_over.get(GUIDE_FACTS, {})
+    found = handed.pop(text, None)
+    return found if found is not None else GuideFacts(text)
 
 
 class GuideFacts:
@@ -121,17 +133,21 @@ def _recent_facts(guide: str) -> GuideFacts:
 @check("RL601", "RL602", "RL603", "RL604", "RL605", "RL606")
 def guide_blocks(ctx: CheckContext) -> Iterator[Finding]:
     """RL601-RL606 from one reading of each guide: its blocks, Python facts and serve commands
-    are worked out once, for every rule, and dropped with the recipe (none outlives the run)."""
+    are worked out once, for every rule, and handed over to RL607 when it runs (none outlives
+    the run)."""
     enabled = ctx.config.is_enabled
     parse, names = enabled("RL601"), enabled("RL602") or enabled("RL603")
     flags = any(enabled(code) for code in (UNKNOWN_FLAG, REJECTED, UNDERSCORED))
     # A guide may show a related recipe's command.
     siblings = {hf_id.lower() for hf_id in ctx.hf_ids} if names else set()
+    handed = ctx.handed_over.setdefault(GUIDE_FACTS, {}) if enabled(HARDWARE_SECTION) else None
     for doc in ctx.recipes:
         text = guide_text(doc)
         if not text:
             continue
         guide = _recent_facts(text)
+        if handed is not None:
+            handed[text] = guide
         if parse:
             yield from _parse_failures(doc, guide)
         if names:

@@ -26,8 +26,8 @@ from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.docker import docker_meta, split_image
 from recipelint.resolve.hardware import generation_of
-from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
-from recipelint.rules import backends, commandplan, resolved
+from recipelint.resolve.plan import SYNTHESIS_ERRORS
+from recipelint.rules import backends, resolved
 from recipelint.rules.backends import (
     ATTENTION,
     ATTENTION_ENV,
@@ -43,13 +43,12 @@ from recipelint.rules.backends import (
 )
 from recipelint.rules.common import ArgList, Pointer, arg_units, as_dict, guide_text
 from recipelint.rules.context import CheckContext
-from recipelint.rules.guide import GuideFacts
+from recipelint.rules.guide import GUIDE_FACTS, HARDWARE_SECTION, GuideFacts, guide_facts
 from recipelint.rules.guide_flags import _guide_release
 from recipelint.rules.guide_markdown import SHELL, Block
 from recipelint.rules.guide_shell import INLINE_CODE, GuideCommand, Token, _guide_commands_in
 from recipelint.rules.registry import Finding, check
 
-HARDWARE_SECTION = "RL607"
 # Words of a guide that can make RL607 find anything: without one, the guide is not read.
 SELECTING_TEXT = re.compile(
     rf"--(?:attention[-_]backend|attention[-_]config|moe[-_]backend|quantization)|\s-q[\s=]|{BACKEND_ENV}"
@@ -329,7 +328,7 @@ class Run:
 
     def __init__(self, ctx: CheckContext):
         self.ctx = ctx
-        self.inputs = commandplan.render_inputs(ctx)
+        self.inputs = ctx.render_inputs
         taxonomy = ctx.tree.taxonomy.data if ctx.tree.taxonomy is not None else None
         self.profiles = ctx.profiles
         self.words = HardwareWords(self.profiles, taxonomy)
@@ -353,12 +352,13 @@ def guide_commands_for_hardware(ctx: CheckContext) -> Iterator[Finding]:
         if not selecting and IMAGE_TEXT not in text:
             continue  # most guides select nothing and run no vLLM image: they are not read
         run = run or Run(ctx)
-        facts = GuideFacts(text)
+        facts = guide_facts(ctx, text)
         outline = GuideOutline(text, facts.blocks, run.words)
         if selecting:
             yield from _placed_once(doc, _command_findings(doc, facts, outline, run))
         for found in _image_findings(facts, outline, run):
             yield found.placed(doc)
+    ctx.handed_over.pop(GUIDE_FACTS, None)  # the guides RL607 did not read
 
 
 def _selects(text: str) -> bool:
@@ -603,7 +603,7 @@ class Confinement:
     def hardware(self) -> list[str]:
         """Every hardware the recipe is rendered for."""
         try:
-            return resolved.recipe_hardware(self.run.inputs, as_dict(self.doc.data))
+            return resolved.recipe_hardware(self.run.ctx, as_dict(self.doc.data))
         except SYNTHESIS_ERRORS:
             return []
 
@@ -646,7 +646,7 @@ class Confinement:
                 continue
             if checkpoint.lower() == model.lower():
                 try:
-                    hardware = variant_hardware(self.run.inputs, data, variant)[1]
+                    hardware = self.run.ctx.variant_hardware(data, variant)[1]
                 except SYNTHESIS_ERRORS:
                     return None
                 found = (found or set()) | set(hardware)
@@ -685,7 +685,7 @@ class Confinement:
         if layers.VARIANT in bound and not bound.keys() - {layers.VARIANT}:
             variant = get(get(self.doc.data, "variants"), bound[layers.VARIANT][1])
             try:
-                hardware = variant_hardware(self.run.inputs, as_dict(self.doc.data), variant)[1]
+                hardware = self.run.ctx.variant_hardware(as_dict(self.doc.data), variant)[1]
             except SYNTHESIS_ERRORS:
                 return None
             return {generation_of(profiles.get(hw_id)) for hw_id in hardware}

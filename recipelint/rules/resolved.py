@@ -25,7 +25,7 @@ from recipelint.resolve.hardware import (
     is_scalable,
     pick_fitting_variant,
 )
-from recipelint.resolve.plan import SYNTHESIS_ERRORS, variant_hardware
+from recipelint.resolve.plan import SYNTHESIS_ERRORS
 from recipelint.resolve.strategy import (
     effective_compatible,
     recommend_strategy,
@@ -37,7 +37,6 @@ from recipelint.rules.commandplan import (
     Compatible,
     plan_of,
     planned_recipes,
-    render_inputs,
     replaced_layers,
     strategies_on,
 )
@@ -62,7 +61,7 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
     collector walked again and again.
     """
     shadowed, replaced = ctx.config.is_enabled("RL340"), ctx.config.is_enabled("RL341")
-    inputs = render_inputs(ctx)
+    inputs = ctx.render_inputs
     judge = backends.backend_judge(ctx, inputs)
     if not (shadowed or replaced or judge):
         return
@@ -334,15 +333,15 @@ class _Reach:
     the compiler could fall back to it), so that whatever it calls unread is unread.
     """
 
-    def __init__(self, inputs: RenderInputs, recipe: dict[str, Any], hardware: list[str]):
-        self.inputs, self.recipe, self.hardware = inputs, recipe, hardware
+    def __init__(self, ctx: CheckContext, recipe: dict[str, Any], hardware: list[str]):
+        self.ctx, self.inputs, self.recipe, self.hardware = ctx, ctx.render_inputs, recipe, hardware
         self._on: dict[str, list[str]] | None = None
 
     def variant_hardware(self, variant_key: str) -> list[str]:
         """The hardware a variant's commands are rendered for: its own, and a box that cannot
         scale out where the plan falls back to it as the largest variant that fits."""
         variant = get(get(self.recipe, "variants"), variant_key)
-        own = variant_hardware(self.inputs, self.recipe, variant)[1] if truthy(variant) else []
+        own = self.ctx.variant_hardware(self.recipe, variant)[1] if truthy(variant) else []
         profiles = self.inputs.profiles
         return own + [
             hw_id
@@ -388,12 +387,12 @@ def _kv_store_offered(
     return any(get(get(opted, kv), hw_id) != "unsupported" for kv in inputs.kv_ids)
 
 
-def recipe_hardware(inputs: RenderInputs, recipe: dict[str, Any]) -> list[str]:
+def recipe_hardware(ctx: CheckContext, recipe: dict[str, Any]) -> list[str]:
     """Every hardware some variant of the recipe is rendered for, in taxonomy order."""
     found: dict[str, None] = {}
     for variant in as_dict(recipe.get("variants")).values():
         if truthy(variant):
-            found.update(dict.fromkeys(variant_hardware(inputs, recipe, variant)[1]))
+            found.update(dict.fromkeys(ctx.variant_hardware(recipe, variant)[1]))
     return list(found)
 
 
@@ -533,14 +532,14 @@ def lists_rendered_nowhere(ctx: CheckContext) -> Iterator[Finding]:
         pointers = [p for p in _recipe_lists(ctx, doc) if _scoped(p)]
         if not pointers:
             continue
-        inputs = inputs or render_inputs(ctx)
+        inputs = inputs or ctx.render_inputs
         try:
-            hardware = recipe_hardware(inputs, doc.data)
+            hardware = recipe_hardware(ctx, doc.data)
         except SYNTHESIS_ERRORS:
             continue
         if not hardware:
             continue  # a recipe rendered for no hardware at all is another rule's finding
-        judge = _Judge(ctx, inputs, doc, _Reach(inputs, doc.data, hardware))
+        judge = _Judge(ctx, inputs, doc, _Reach(ctx, doc.data, hardware))
         found: dict[Pointer, tuple[str, list[Pointer]]] = {}
         for pointer in pointers:
             dead = judge.dead(pointer)
