@@ -6,7 +6,7 @@ Upstream: docs/upstream-behaviour.md#hardware-keyspaces, #compatible-hardware, #
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from recipelint.jsvalue import UNDEFINED, coalesce, get, is_number, js_in, js_or, truthy
 from recipelint.resolve.collation import icu_root_key
@@ -97,18 +97,8 @@ def precision_constraint(variant: Any) -> Any:
 
 
 def matches_constraint(profile: Any, constraint: Any) -> bool:
-    if not truthy(constraint):
-        return True
-    brand = get(constraint, "brand")
-    if truthy(brand) and get(profile, "brand") != brand:
-        return False
-    generation = get(constraint, "generation")
-    if truthy(generation):
-        profile_gen = js_or(get(profile, "generation"), get(profile, "gpu_generation"))
-        gens = profile_gen if type(profile_gen) is list else [profile_gen]
-        if generation not in gens:
-            return False
-    return True
+    wanted = _Wanted.of(constraint)
+    return wanted is None or wanted.matches(profile)
 
 
 def is_hardware_supported(recipe: Recipe, hw_id: str) -> bool:
@@ -170,13 +160,43 @@ def list_compatible_hardware(profiles: dict[str, Any], variant: Any, recipe: Rec
     opted = get(get(recipe, "meta"), "hardware")  # is_hardware_supported's table, read once
     supported = get(variant, "supported_hardware")  # is_variant_hardware_supported's list
     allowed = supported if type(supported) is list and supported else None
+    # matches_constraint with the constraint read once: most variants constrain nothing
+    wanted = _Wanted.of(constraint)
     return [
         hw
         for hw, p in profiles.items()
-        if matches_constraint(p, constraint)
+        if (wanted is None or wanted.matches(p))
         and get(opted, hw) != "unsupported"
         and (allowed is None or hw in allowed)
     ]
+
+
+class _Wanted(NamedTuple):
+    """What a truthy precision constraint asks of a profile, read once for every profile."""
+
+    brand: Any  # UNDEFINED (or falsy) when any brand will do
+    generation: Any
+
+    @classmethod
+    def of(cls, constraint: Any) -> _Wanted | None:
+        """None when the constraint holds for every profile (matches_constraint's first test)."""
+        if not truthy(constraint):
+            return None
+        return cls(get(constraint, "brand"), get(constraint, "generation"))
+
+    def matches(self, profile: Any) -> bool:
+        """Whether the profile has the brand and the generation asked for (upstream's
+        matchesConstraint, docs/upstream-behaviour.md#compatible-hardware)."""
+        brand = self.brand
+        if truthy(brand) and get(profile, "brand") != brand:
+            return False
+        generation = self.generation
+        if truthy(generation):
+            profile_gen = js_or(get(profile, "generation"), get(profile, "gpu_generation"))
+            gens = profile_gen if type(profile_gen) is list else [profile_gen]
+            if generation not in gens:
+                return False
+        return True
 
 
 def pick_default_hardware(profiles: dict[str, Any], variant: Any, recipe: Recipe) -> str:

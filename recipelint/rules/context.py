@@ -47,9 +47,11 @@ class CheckContext:
 
     # What one check works out for a later one (a guide's parsed blocks, ...), taken by the
     # check that reads it: each is worked out once per run, not once per check.
-    handed_over: dict[Any, Any] = field(default_factory=dict)
+    handed_over: dict[Any, Any] = field(default_factory=dict, init=False, repr=False)
     # (recipe, variant, resolve.plan.variant_hardware of them) by the ids of the two.
-    _variant_hardware: dict[tuple[int, int], Any] = field(default_factory=dict)
+    _variant_hardware: dict[tuple[int, int], Any] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     def in_focus(self, doc: Document) -> bool:
         return self.focus(doc.path)
