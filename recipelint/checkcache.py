@@ -30,12 +30,13 @@ from typing import TYPE_CHECKING
 
 import recipelint
 from recipelint.atomicfile import write_atomic
-from recipelint.config import OVERLAY_FOLDER, Config
+from recipelint.configfile import OVERLAY_FOLDER
 from recipelint.diagnostics import Diagnostic
 from recipelint.load import Document, LoadLimits
 from recipelint.packagedata import RULE_CATALOG, SCHEMAS, data_folder
 
 if TYPE_CHECKING:
+    from recipelint.config import Config
     from recipelint.publication import RecipeOutcome
     from recipelint.tree import RecipeTree
 

@@ -18,16 +18,10 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
 
-from recipelint.config import (
-    ConfigError,
-    SelectorError,
-    closest_code,
-    config_diagnostic,
-    locate,
-    parse_code_selectors,
-)
+from recipelint.configfile import ConfigError, config_diagnostic, locate
 from recipelint.diagnostics import Severity
 from recipelint.load import LoadLimits
+from recipelint.selectors import SelectorError, closest_code, parse_code_selectors
 
 LIMIT_NAMES = ("max-file-bytes", "max-depth", "max-nodes", "max-renderings")
 

@@ -36,6 +36,9 @@ class Span:
 
 
 UNKNOWN_SPAN = Span(1, 1)
+# The notice that checks were held back for a cause outside the file (a broken taxonomy):
+# the engine emits it and the reports fold its copies into one.
+CHECKS_SKIPPED = "RL020"
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from recipelint.adoption import NONE_UNADOPTED, Unadopted, unadopted_requirement
 from recipelint.collector import few_full_collections, frozen_heap
 from recipelint.config import Config
 from recipelint.configfile import TreeOverlay
-from recipelint.diagnostics import Diagnostic, Related, Severity, Span
+from recipelint.diagnostics import CHECKS_SKIPPED, Diagnostic, Related, Severity, Span
 from recipelint.lazy import import_own
 from recipelint.load import Document
 from recipelint.parallel import SharedTasks
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
 SUPPRESSION = re.compile(r"#\s*recipelint:\s*disable=([A-Za-z0-9_, -]+)")
 UNUSED_SUPPRESSION = "RL015"
-CHECKS_SKIPPED = "RL020"
 # Schema codes that say a value itself is wrong (not RL103, which is about a missing sibling):
 # whatever rules or rendering then say about that value or anything inside it is an echo.
 VALUE_SCHEMA_CODES = frozenset({"RL101", "RL102", "RL104", "RL105", "RL106", "RL107"})

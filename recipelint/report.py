@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.diagnostics import CHECKS_SKIPPED, Diagnostic, Severity
 
 # C0/C1 controls except tab and newline, plus ESC sequences: a recipe must not drive the terminal.
 _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -251,8 +251,6 @@ def format_github(
 def _one_skip_notice(diagnostics: Sequence[Diagnostic], root: Path) -> list[Diagnostic]:
     """Checks skipped for one cause (a broken taxonomy) are one annotation naming how many
     files it holds back: a notice on every recipe buries the pull request's own findings."""
-    from recipelint.engine import CHECKS_SKIPPED
-
     skipped: dict[tuple[str, str | None], list[Diagnostic]] = {}
     for diag in diagnostics:
         if diag.code == CHECKS_SKIPPED:

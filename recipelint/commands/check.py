@@ -14,7 +14,6 @@ from recipelint.checking import CheckError, CheckOptions, CheckResult, group_by_
 from recipelint.checking import show_settings as settings_report
 from recipelint.commands.options import format_option, input_options
 from recipelint.commands.output import write_report
-from recipelint.config import parse_code_selectors
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.exitcodes import EXIT_FINDINGS, EXIT_OK
 from recipelint.report import (
@@ -26,6 +25,7 @@ from recipelint.report import (
     summary_line,
     use_color,
 )
+from recipelint.selectors import parse_code_selectors
 
 if TYPE_CHECKING:
     from recipelint.fix import Changes

@@ -14,8 +14,8 @@ import click
 
 from recipelint.checking import CheckError, CheckOptions, CheckResult, run_check
 from recipelint.commands.options import config_file_option
-from recipelint.config import parse_code_selectors
 from recipelint.jobsummary import diff_markdown, findings_markdown, known_markdown
+from recipelint.selectors import parse_code_selectors
 
 
 def _check(paths: tuple[Path, ...], options: CheckOptions) -> CheckResult:
