@@ -39,9 +39,9 @@ def _selectors(value: Any) -> tuple[str, ...]:
 
 def _rule_code(code: str) -> str:
     """An exact catalog code (severity_for looks codes up exactly: a prefix would do nothing)."""
-    from recipelint.rulebook import load_catalog
+    from recipelint.rulebook import load_rulebook
 
-    known = sorted(load_catalog())
+    known = sorted(load_rulebook())
     if code.upper() not in known:
         suggestion = closest_code(code, known)
         message = f"'severity': '{code}' is not a rule code" + (

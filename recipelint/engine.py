@@ -29,7 +29,7 @@ from recipelint.load import Document
 from recipelint.parallel import SharedTasks
 from recipelint.renderstage import COMPILE_CODES, RenderingStage
 from recipelint.renderstage import wanted as rendering_wanted
-from recipelint.rulebook import RuleInfo, load_catalog
+from recipelint.rulebook import RuleInfo, load_rulebook
 from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext, Focus, everything
 from recipelint.rules.registry import Finding, RegisteredCheck, family_codes, registered_checks
@@ -144,7 +144,7 @@ def _enabled_checks(config: Config, cache: DocumentCache | None = None) -> list[
 
 def _check_problems(registered: RegisteredCheck, context: CheckContext) -> list[Diagnostic]:
     """One check's findings, each under its code when that is enabled."""
-    catalog = load_catalog()
+    catalog = load_rulebook()
     enabled = [code for code in registered.codes if context.config.is_enabled(code)]
     severities = {code: _severity(catalog.get(code)) for code in enabled}
     return [
@@ -547,7 +547,7 @@ def _merged(kinds: dict[str, None]) -> list[str]:
 
 
 def _catalog_severity(code: str, default: Severity) -> Severity:
-    info = load_catalog().get(code)
+    info = load_rulebook().get(code)
     return info.severity if info else default
 
 

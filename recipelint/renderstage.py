@@ -27,9 +27,11 @@ COMPILE_CODES = ("RL70", "RL71", "RL018")
 
 def wanted(config: Config) -> bool:
     """Whether the configuration enables any code only rendering finds (`--select RL706` too)."""
-    from recipelint.rulebook import load_catalog
+    from recipelint.rulebook import load_rulebook
 
-    return any(config.is_enabled(code) for code in load_catalog() if code.startswith(COMPILE_CODES))
+    return any(
+        config.is_enabled(code) for code in load_rulebook() if code.startswith(COMPILE_CODES)
+    )
 
 
 class RenderingStage:

@@ -182,7 +182,7 @@ def catalog_files() -> list[tuple[str, str]]:
 
 
 @functools.cache
-def load_catalog() -> dict[str, RuleInfo]:
+def load_rulebook() -> dict[str, RuleInfo]:
     """Every rule by code; parsed once per catalog text and kept in the user's cache, which
     a one-file check would otherwise spend a good part of its time on."""
     from recipelint.checkcache import kept_value
@@ -207,7 +207,7 @@ def _parsed_catalog(files: list[tuple[str, str]]) -> dict[str, RuleInfo]:
 
 
 def rule_info(code: str) -> RuleInfo | None:
-    return load_catalog().get(code.upper())
+    return load_rulebook().get(code.upper())
 
 
 def find_rule(code_or_name: str) -> RuleInfo | None:
@@ -215,4 +215,4 @@ def find_rule(code_or_name: str) -> RuleInfo | None:
     info = rule_info(wanted)
     if info:
         return info
-    return next((r for r in load_catalog().values() if r.name == wanted.lower()), None)
+    return next((r for r in load_rulebook().values() if r.name == wanted.lower()), None)

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from recipelint import __version__
 from recipelint.diagnostics import Diagnostic, Severity, Span
-from recipelint.rulebook import RuleInfo, load_catalog, rule_url, rules_page_url
+from recipelint.rulebook import RuleInfo, load_rulebook, rule_url, rules_page_url
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 # Relative artifact URIs are relative to %SRCROOT%, the base a caller gives (the report
@@ -95,7 +95,7 @@ def build_sarif(
     """The SARIF log of a check; ``docs_url`` is the configured documentation base
     (rulebook.docs_url): without one no rule and not the tool carries a link."""
     base = Path(os.path.realpath(base or Path.cwd()))
-    catalog = load_catalog()
+    catalog = load_rulebook()
     codes = sorted({d.code for d in diagnostics} | set(catalog))
     rules = [_rule_descriptor(catalog[c], docs_url) if c in catalog else {"id": c} for c in codes]
     index = {rule["id"]: n for n, rule in enumerate(rules)}

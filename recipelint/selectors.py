@@ -24,9 +24,9 @@ def parse_code_selectors(values: Iterable[str]) -> tuple[str, ...]:
     with raises SelectorError (a ValueError) naming it, with a did-you-mean where a code
     is close: a typo must not turn the check into one that silently runs nothing.
     """
-    from recipelint.rulebook import load_catalog
+    from recipelint.rulebook import load_rulebook
 
-    codes = sorted(load_catalog())
+    codes = sorted(load_rulebook())
     selected: list[str] = []
     given = False
     for value in values:
@@ -57,9 +57,9 @@ def _unknown_selector(written: str, code: str, codes: list[str]) -> str:
 
 def closest_code(written: str, codes: list[str]) -> str | None:
     """The code a mistyped selector probably meant: a rule's name, a letter O for a zero, one slip."""
-    from recipelint.rulebook import load_catalog
+    from recipelint.rulebook import load_rulebook
 
-    by_name = {info.name: known for known, info in load_catalog().items()}
+    by_name = {info.name: known for known, info in load_rulebook().items()}
     if written.strip().lower() in by_name:
         return by_name[written.strip().lower()]
     code = written.strip().upper()

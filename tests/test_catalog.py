@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from catalog_harness import CONTEXT, run_example
 
-from recipelint.rulebook import Example, load_catalog
+from recipelint.rulebook import Example, load_rulebook
 from recipelint.ruleexamples import fragment_changes
 
-CATALOG = load_catalog()
+CATALOG = load_rulebook()
 EXAMPLES = [
     pytest.param(info.code, kind, example, id=f"{info.code}-{kind}-{n}")
     for info in CATALOG.values()

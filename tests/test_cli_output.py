@@ -24,7 +24,7 @@ from treehelp import Fragment, write_documents
 from recipelint.cli import cli, main
 from recipelint.progress import Progress
 from recipelint.report import use_color
-from recipelint.rulebook import DOCS_URL, DOCS_URL_VARIABLE, PROJECT_URL, load_catalog, rule_url
+from recipelint.rulebook import DOCS_URL, DOCS_URL_VARIABLE, PROJECT_URL, load_rulebook, rule_url
 from recipelint.ruledocs import reference_markdown
 
 RECIPE = "models/acme/demo.yaml"
@@ -158,7 +158,7 @@ def test_statistics_text_is_ruffs_table(tree: Path) -> None:
     assert [(-count, code) for count, code, _, _ in table] == sorted(
         (-c, code) for c, code, _, _ in table
     )
-    catalog = load_catalog()
+    catalog = load_rulebook()
     for _count, code, fixable, name in table:
         assert name == catalog[code].name and fixable == catalog[code].autofix
     assert (2, "RL304", True, "flag-underscore-spelling") in table
@@ -169,7 +169,7 @@ def test_statistics_text_is_ruffs_table(tree: Path) -> None:
 
 def test_statistics_mark_rules_without_a_fix_with_an_empty_box(tree: Path) -> None:
     write_documents(tree, {RECIPE: STUCK})  # RL303 has a safe fix, RL306 none
-    catalog = load_catalog()
+    catalog = load_rulebook()
     assert catalog["RL303"].autofix and not catalog["RL306"].autofix
     done = run("check", "models/acme", "--statistics")
     assert done.stdout.splitlines() == [
@@ -180,7 +180,7 @@ def test_statistics_mark_rules_without_a_fix_with_an_empty_box(tree: Path) -> No
 
 def test_statistics_without_any_fix_have_no_fix_column(embedded_tree: Path) -> None:
     lines = run("check", str(embedded_tree), "--statistics").stdout.splitlines()
-    catalog = load_catalog()
+    catalog = load_rulebook()
     rows = [line.split("\t") for line in lines]
     assert rows and not any(catalog[code].autofix for _, code, _ in rows)
     # ruff's widths: the count as wide as the largest, the name right after the code's tab.
@@ -316,7 +316,7 @@ def test_json_findings_name_their_rule(tree: Path) -> None:
     records = json.loads(run("check", "models/acme", "--format", "json").stdout)
     assert records
     for record in records:
-        assert record["name"] == load_catalog()[record["code"]].name
+        assert record["name"] == load_rulebook()[record["code"]].name
         assert record["url"] is None  # no documentation base configured: no dead link
         assert record["fixable"] is True
         assert {"fingerprint", "related"} <= set(record)
@@ -325,7 +325,7 @@ def test_json_findings_name_their_rule(tree: Path) -> None:
 def test_rules_json_is_the_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(DOCS_URL_VARIABLE, "https://example.org/docs")
     entries = json.loads(run("rules", "--format", "json").stdout)
-    catalog = load_catalog()
+    catalog = load_rulebook()
     assert [entry["code"] for entry in entries] == list(catalog)
     for entry in entries:
         info = catalog[entry["code"]]
@@ -412,7 +412,7 @@ def test_commands_print_no_progress_when_stderr_is_not_a_terminal(
 def test_the_rules_page_is_generated_from_the_catalog() -> None:
     """docs/rules.md is the catalog's markdown, and each finding's `url` lands on an anchor there."""
     page = PROJECT_ROOT / "docs" / "rules.md"
-    catalog = list(load_catalog().values())
+    catalog = list(load_rulebook().values())
     text = page.read_text(encoding="utf-8")
     assert text == reference_markdown(catalog), (
         "docs/rules.md is stale; regenerate it: recipelint rules --format markdown > docs/rules.md"
@@ -424,5 +424,5 @@ def test_the_rules_page_is_generated_from_the_catalog() -> None:
 
 def test_the_rules_page_command_writes_the_page() -> None:
     assert run("rules", "--format", "markdown").stdout == reference_markdown(
-        list(load_catalog().values())
+        list(load_rulebook().values())
     )

@@ -22,7 +22,7 @@ from recipelint.engine import run_checks
 from recipelint.fix import ALL_FIXERS, FIXERS, fix_paths
 from recipelint.jsvalue import js_string
 from recipelint.resolve.formatting import shell_quote
-from recipelint.rulebook import load_catalog
+from recipelint.rulebook import load_rulebook
 from recipelint.tree import load_tree
 
 FIXED_CODES = {"RL301", "RL303", "RL304", "RL503", "RL551"}
@@ -112,7 +112,7 @@ def only_inside(before: str, after: str, ranges: list[tuple[int, int]]) -> bool:
 def test_the_catalog_marks_exactly_the_rules_whose_fixer_runs() -> None:
     """FIXERS follows the catalog's `autofix`, so the `[*]` marks and `--fix` agree; a rule
     marked without a fixer in ALL_FIXERS would promise a fix nothing makes."""
-    catalog = load_catalog()
+    catalog = load_rulebook()
     marked = {code for code, info in catalog.items() if info.autofix}
     assert marked <= set(ALL_FIXERS), (
         f"catalog rules marked autofix without a fixer: {sorted(marked - set(ALL_FIXERS))}"

@@ -9,7 +9,7 @@ from catalog_harness import DEMO_RECIPE
 from treehelp import CONTEXT, Fragment, findings_by_code
 
 from recipelint.load import parse_yaml
-from recipelint.rulebook import DEFAULT_EXAMPLE_PATH, Example, load_catalog
+from recipelint.rulebook import DEFAULT_EXAMPLE_PATH, Example, load_rulebook
 from recipelint.ruledocs import explain_text
 from recipelint.ruleexamples import (
     ExampleError,
@@ -109,7 +109,7 @@ def test_each_base_document_alone_has_no_findings(tmp_path: Path, path: str, res
 
 
 def test_explain_prints_the_merged_file_and_names_what_the_fragment_changes() -> None:
-    info = load_catalog()["RL304"]
+    info = load_rulebook()["RL304"]
     text = explain_text(info)
     failing = info.failing[0]
     assert failing.is_fragment

@@ -22,7 +22,7 @@ from conftest import EMBEDDED_TREE
 from test_github_format import _hostile_tree
 
 from recipelint.diagnostics import Diagnostic, Related, Severity, Span
-from recipelint.rulebook import load_catalog
+from recipelint.rulebook import load_rulebook
 from recipelint.sarif import build_sarif
 
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
@@ -113,7 +113,7 @@ def test_rule_metadata_comes_from_the_catalog(
 ) -> None:
     document, _, _ = hostile
     by_id = {rule["id"]: rule for rule in document["runs"][0]["tool"]["driver"]["rules"]}
-    catalog = load_catalog()
+    catalog = load_rulebook()
     assert set(catalog) <= set(by_id)
     for code, info in catalog.items():
         rule = by_id[code]
@@ -170,7 +170,7 @@ def test_the_tool_and_each_rule_link_the_configured_documentation(tmp_path: Path
     document = build_sarif([diag], base=tmp_path, docs_url=base)
     driver = document["runs"][0]["tool"]["driver"]
     assert driver["informationUri"] == f"{base}/rules.md"
-    catalog = load_catalog()
+    catalog = load_rulebook()
     for rule in driver["rules"]:
         if rule["id"] in catalog:
             assert rule["helpUri"] == f"{base}/rules.md#{rule['id'].lower()}"

@@ -10,7 +10,7 @@ from catalog_harness import CONTEXT, run_example
 
 from recipelint.diagnostics import Severity
 from recipelint.load import parse_yaml
-from recipelint.rulebook import Example, load_catalog
+from recipelint.rulebook import Example, load_rulebook
 from recipelint.schema import CODES, OVERLAY_FOLDER, validate_document
 
 CATALOG = Path(__file__).resolve().parent.parent / "rules" / "RL1xx-structure.yaml"
@@ -26,7 +26,7 @@ def kind_of(path: str) -> str:
 
 def example_of(entry: dict, kind: str) -> Example:
     """The entry's example as the rulebook reads it (a fragment merged into its base)."""
-    return getattr(load_catalog()[entry["code"]], kind)[0]
+    return getattr(load_rulebook()[entry["code"]], kind)[0]
 
 
 def codes_for(example: Example, tmp_path: Path) -> list[str]:

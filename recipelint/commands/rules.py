@@ -11,7 +11,7 @@ import json
 import click
 
 from recipelint.commands.options import format_option
-from recipelint.rulebook import find_rule, load_catalog
+from recipelint.rulebook import find_rule, load_rulebook
 from recipelint.ruledocs import explain_text, reference_markdown, rule_record
 
 
@@ -23,7 +23,7 @@ from recipelint.ruledocs import explain_text, reference_markdown, rule_record
 )
 def rules_command(output_format: str = "text") -> None:
     """List every rule: code, default severity, name and summary ([fix]: --fix repairs it)."""
-    catalog = load_catalog().values()
+    catalog = load_rulebook().values()
     if output_format == "json":
         click.echo(
             json.dumps([rule_record(info) for info in catalog], indent=2, ensure_ascii=False)

@@ -28,8 +28,7 @@ from recipelint.flags.catalog import (
 )
 from recipelint.flags.support import DefaultEra, default_eras
 from recipelint.load import Document, LoadLimits, load_document, parse_yaml, value_at
-from recipelint.rulebook import RuleInfo, rule_url
-from recipelint.rulebook import load_catalog as load_rulebook
+from recipelint.rulebook import RuleInfo, load_rulebook, rule_url
 from recipelint.spelling import close_flags
 from recipelint.tree import RecipeTree, find_tree_root, load_tree, recipe_hf_id
 
