@@ -56,17 +56,17 @@ def _workload(tree_root: Path) -> tuple[Any, list[dict[str, Any]]]:
             continue
         data = js_ordered(doc.data) if has_js_specials(doc.data) else doc.data
         recipes.append({**data, "hf_id": hf_id})
-    return globals_.catalog, recipes
+    return globals_.inputs, recipes
 
 
-def _render_all(catalog: Any, recipes: list[dict[str, Any]]) -> int:
+def _render_all(inputs: Any, recipes: list[dict[str, Any]]) -> int:
     from recipelint.resolve.plan import Problems, render_variant
 
     renderings = 0
     for recipe in recipes:
         problems = Problems()
         for variant_key in _variants_rendered(recipe):
-            rendered = render_variant(catalog, recipe, variant_key, problems)
+            rendered = render_variant(inputs, recipe, variant_key, problems)
             if rendered is not None:
                 renderings += sum(1 + len(hw.alternatives) for hw in rendered[1])
     return renderings
@@ -78,9 +78,9 @@ def main() -> None:
     options = parser.parse_args()
     import recipelint
 
-    catalog, recipes = _workload(options.tree)
+    inputs, recipes = _workload(options.tree)
     start = time.process_time()
-    renderings = _render_all(catalog, recipes)
+    renderings = _render_all(inputs, recipes)
     seconds = time.process_time() - start
     per = seconds / renderings * 1e6 if renderings else 0.0
     print(f"recipelint: {Path(recipelint.__file__).parent}")

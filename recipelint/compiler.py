@@ -81,13 +81,13 @@ def compile_tree(
 
 @functools.lru_cache(maxsize=8)
 def _loaded_tree(root: str, signature: tuple[Any, ...]) -> tuple[RecipeTree, RenderInputs]:
-    """The loaded tree and its catalog, reused while no file in the tree changes."""
+    """The loaded tree and its render inputs, reused while no file in the tree changes."""
     tree = load_tree(Path(root))
     compiler = Compiler[OutputMap](tree)
     globals_ = compiler.prepare()
     if globals_ is None:
         raise ValueError(f"{root}: the tree has no usable taxonomy.yaml")
-    return tree, globals_.catalog
+    return tree, globals_.inputs
 
 
 def _tree_signature(root: Path) -> tuple[Any, ...]:
@@ -124,7 +124,7 @@ def render_combination(
     from recipelint.resolve.strategy import nodes_for_strategy
 
     root = Path(tree).resolve()
-    loaded, catalog = _loaded_tree(str(root), _tree_signature(root))
+    loaded, inputs = _loaded_tree(str(root), _tree_signature(root))
     doc = next((d for d in loaded.recipes if recipe_hf_id(d.rel) == hf_id and d.usable), None)
     if doc is None:
         raise LookupError(f"no recipe {hf_id} in {tree}")
@@ -133,12 +133,12 @@ def render_combination(
     if features is None:
         features = default_features(recipe, hardware, variant)
     if node_count is None:
-        profile = catalog.profiles.get(hardware, {})
-        floor = 2 if get(catalog.strategies.get(strategy), "deploy_type") == "multi_node" else 1
+        profile = inputs.profiles.get(hardware, {})
+        floor = 2 if get(inputs.strategies.get(strategy), "deploy_type") == "multi_node" else 1
         node_count = max(
             floor, nodes_for_strategy(recipe, strategy, get(profile, "gpu_count"), hardware)
         )
     combo = Combination(
         variant, strategy, hardware, node_count, tuple(features), pd_nodes, kv_offload
     )
-    return render_command(catalog, recipe, combo)
+    return render_command(inputs, recipe, combo)

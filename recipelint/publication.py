@@ -193,7 +193,7 @@ def _index_entry(parent: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class Globals:
-    catalog: RenderInputs
+    inputs: RenderInputs
     special: bool  # any tree-wide input holds values orjson would print differently
 
 
@@ -521,7 +521,7 @@ class _RecipePublisher:
         self.outcome = outcome
         self.doc = doc
         self.hf_id = hf_id
-        self.catalog = globals_.catalog
+        self.inputs = globals_.inputs
         own_special = has_js_specials(doc.data)
         self.data = js_ordered(doc.data) if own_special else doc.data
         self.special = globals_.special or own_special
@@ -596,7 +596,7 @@ class _RecipePublisher:
             return None
         self.outcome.writes.remove_tree(base)
         rendered = render_variant(
-            self.catalog,
+            self.inputs,
             recipe,
             variant_key,
             self.problems,

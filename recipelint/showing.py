@@ -51,7 +51,7 @@ class Loaded:
     """The tree and the recipe a `show` is about."""
 
     tree: RecipeTree
-    catalog: RenderInputs
+    inputs: RenderInputs
     doc: Document
     hf_id: str
 
@@ -86,7 +86,7 @@ def find_recipe(model: str, tree_path: Path | None, cwd: Path) -> Loaded:
     hf_id = recipe_hf_id(doc.rel)
     if not doc.usable or not isinstance(doc.data, dict) or hf_id is None:
         raise ShowError(f"{doc.rel} does not load as a recipe: run `recipelint check {doc.rel}`")
-    return Loaded(tree, prepared.catalog, doc, hf_id)
+    return Loaded(tree, prepared.inputs, doc, hf_id)
 
 
 def _recipe_doc(tree: RecipeTree, path: Path | None, model: str) -> Document:
@@ -117,7 +117,7 @@ def choose(
 ) -> Choice:
     """The combination the compiler renders for the variant, hardware and strategy asked for,
     each defaulting to what it publishes first (the recommended command)."""
-    catalog, recipe = loaded.catalog, loaded.recipe
+    inputs, recipe = loaded.inputs, loaded.recipe
     if layers.is_omni(recipe):
         raise ShowError(
             f"{loaded.hf_id} is served through vLLM-Omni: the compiler renders no command for it"
@@ -125,8 +125,8 @@ def choose(
     variants = [key for key, value in _mapping(recipe.get("variants")).items() if value]
     variant = _pick("variant", variant, variants, "default" if "default" in variants else None)
     try:
-        default_hw, hardware_ids = variant_hardware(catalog, recipe, recipe["variants"][variant])
-        offered = {hw: hardware_combinations(catalog, recipe, variant, hw) for hw in hardware_ids}
+        default_hw, hardware_ids = variant_hardware(inputs, recipe, recipe["variants"][variant])
+        offered = {hw: hardware_combinations(inputs, recipe, variant, hw) for hw in hardware_ids}
     except SYNTHESIS_ERRORS as exc:
         raise RenderFailed(f"variant {variant} cannot be planned: {exc}") from None
     rendered_on = [hw for hw, plan in offered.items() if plan is not None]
@@ -450,7 +450,7 @@ def build_view(loaded: Loaded, choice: Choice) -> ShowView:
     """The rendering of ``choice`` with every command's tokens attributed."""
     combo = choice.combination
     try:
-        _doc, commands = attributed_commands(loaded.catalog, loaded.recipe, combo)
+        _doc, commands = attributed_commands(loaded.inputs, loaded.recipe, combo)
         deployments = _deployments(loaded, combo, commands)
     except SYNTHESIS_ERRORS as exc:
         raise RenderFailed(
@@ -471,7 +471,7 @@ def _deployments(
         DeploymentSection(
             command.label,
             deployment_of_argv(
-                loaded.catalog, loaded.recipe, combo, command.role, command.args.deduped(), flags
+                loaded.inputs, loaded.recipe, combo, command.role, command.args.deduped(), flags
             ),
         )
         for command in commands

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given
 from test_properties_recipes import (
     RENDER_PROFILE,
-    base_catalog,
+    base_inputs,
     recipes,
     to_yaml,
     with_recipe,
@@ -40,7 +40,7 @@ from recipelint.resolve.command import (
 from recipelint.resolve.features import default_features
 from recipelint.resolve.formatting import RenderError
 
-CATALOG = base_catalog()
+INPUTS = base_inputs()
 
 
 def _argvs(doc: dict[str, Any], multi: bool) -> Iterator[tuple[str | None, str | None, list[Any]]]:
@@ -61,12 +61,12 @@ def _argvs(doc: dict[str, Any], multi: bool) -> Iterator[tuple[str | None, str |
 
 def _combinations(recipe: dict[str, Any]) -> Iterator[Combination]:
     """Every variant x hardware x serving strategy the tree offers, plus each one composed with a kv_store."""
-    kv_ids = CATALOG.kv_ids[:1]
+    kv_ids = INPUTS.kv_ids[:1]
     for variant in recipe["variants"]:
-        for hw_id in CATALOG.profiles:
+        for hw_id in INPUTS.profiles:
             features = tuple(default_features(recipe, hw_id, variant))
             for strategy in recipe["compatible_strategies"]:
-                deploy = CATALOG.deploy_type_of(strategy)
+                deploy = INPUTS.deploy_type_of(strategy)
                 if deploy is layers.UNDEFINED or deploy == "kv_store_lb":
                     continue
                 nodes = 2 if deploy == "multi_node" else 1
@@ -89,11 +89,11 @@ def test_rendered_args_are_the_joined_layers_and_the_emitters_tokens(
     static = {(layer.pointer, layer.scope) for layer in layers.lists(recipe)}
     for combo in _combinations(recipe):
         try:
-            rendered = render_command(CATALOG, recipe, combo)
+            rendered = render_command(INPUTS, recipe, combo)
         except RenderError:
             continue  # upstream drops the rendering too
         for role, node_role, argv in _argvs(rendered, combo.node_count > 1):
-            before, emitter, after = command_parts(CATALOG, recipe, combo, role, node_role)
+            before, emitter, after = command_parts(INPUTS, recipe, combo, role, node_role)
             assert argv[3:] == dedupe_tokens(_spread(before) + emitter + _spread(after)), (
                 combo,
                 role,
@@ -114,9 +114,9 @@ def _assigned(found: list[layers.Layer], env: dict[str, Any]) -> dict[str, Any]:
 def _expected_env(
     recipe: dict[str, Any], combo: Combination, role: str | None, pd: bool
 ) -> dict[str, Any]:
-    before, after = env_parts(CATALOG, recipe, combo, role)
+    before, after = env_parts(INPUTS, recipe, combo, role)
     env = _assigned(before, {})
-    env.update(pinned_devices(CATALOG, recipe, combo, role))
+    env.update(pinned_devices(INPUTS, recipe, combo, role))
     env = _assigned(after, env)
     if pd and combo.hw_id not in NVL4_HARDWARE:  # NVLink-only variables leave other PD clusters
         for key in NVL4_ONLY_ENV:
@@ -140,16 +140,16 @@ def test_the_renderer_spreads_the_layers_and_assigns_the_env_layers_in_order(
     for combo in _combinations(recipe):
         key = (combo.variant_key, combo.hw_id)
         if key not in placements:
-            placements[key] = Placement(CATALOG, recipe, *key, strategy_runs)
+            placements[key] = Placement(INPUTS, recipe, *key, strategy_runs)
         placement = placements[key]
         try:
-            rendered = render_command(CATALOG, recipe, combo, None, placement)
+            rendered = render_command(INPUTS, recipe, combo, None, placement)
         except RenderError:
             continue
         pd = rendered["deploy_type"] == "pd_cluster"
         for role, node_role, _argv in _argvs(rendered, combo.node_count > 1):
-            args, env = rendered_layers(CATALOG, recipe, combo, role, node_role, 1, placement)
-            before, emitter, after = command_parts(CATALOG, recipe, combo, role, node_role)
+            args, env = rendered_layers(INPUTS, recipe, combo, role, node_role, 1, placement)
+            before, emitter, after = command_parts(INPUTS, recipe, combo, role, node_role)
             assert args == _spread(before) + emitter + _spread(after), (combo, role, node_role)
             assert list(env.items()) == list(_expected_env(recipe, combo, role, pd).items()), (
                 combo,

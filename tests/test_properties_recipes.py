@@ -83,11 +83,11 @@ BASE_TREE = context_in_memory(TAXONOMY)
 RENDER_PROFILE = settings(PROFILE, max_examples=max(1, PROFILE.max_examples // 2))
 
 
-def base_catalog() -> RenderInputs:
+def base_inputs() -> RenderInputs:
     """What the renderer reads of BASE_TREE's tree-wide files."""
     found = Compiler(BASE_TREE).prepare()
     assert found is not None
-    return found.catalog
+    return found.inputs
 
 
 def with_recipe(text: str) -> tuple[RecipeTree, Document]:

@@ -140,8 +140,8 @@ def test_judged_renderings_fail_and_report_as_rendered_ones_do(generated: dict[s
     recipe = doc.data
     for variant_key in recipe["variants"]:
         rendered_problems, judged_problems = Problems(), Problems()
-        rendered = render_variant(globals_.catalog, recipe, variant_key, rendered_problems)
-        judged = render_variant(globals_.catalog, recipe, variant_key, judged_problems, False)
+        rendered = render_variant(globals_.inputs, recipe, variant_key, rendered_problems)
+        judged = render_variant(globals_.inputs, recipe, variant_key, judged_problems, False)
         assert judged_problems == rendered_problems, variant_key
         assert (judged is None) == (rendered is None), variant_key
         if judged is not None and rendered is not None:

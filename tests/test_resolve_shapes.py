@@ -16,7 +16,7 @@ from unittest.mock import patch
 
 import pytest
 from hypothesis import given
-from test_properties_recipes import RENDER_PROFILE, base_catalog, recipes, to_yaml, with_recipe
+from test_properties_recipes import RENDER_PROFILE, base_inputs, recipes, to_yaml, with_recipe
 
 from recipelint.compilation import Compiler
 from recipelint.compiler import OutputMap
@@ -25,7 +25,7 @@ from recipelint.resolve.formatting import RenderError
 from recipelint.resolve.plan import Problems, render_variant
 from recipelint.tree import load_tree
 
-INPUTS = base_catalog()
+INPUTS = base_inputs()
 
 
 def _outcome(placement: Placement, combo: Combination, documents: bool) -> Any:
@@ -72,6 +72,6 @@ def test_renderer_and_checker_judge_the_corpora_alike(shared_dir: Path, corpus: 
         combo
         for doc in tree.recipes
         if doc.usable and isinstance(doc.data.get("variants"), dict)
-        for combo in _outcomes_agree(found.catalog, doc.data)
+        for combo in _outcomes_agree(found.inputs, doc.data)
     ]
     assert seen

@@ -18,7 +18,7 @@ from unittest.mock import patch
 from hypothesis import given
 from test_properties_recipes import (
     RENDER_PROFILE,
-    base_catalog,
+    base_inputs,
     recipes,
     to_yaml,
     with_recipe,
@@ -33,7 +33,7 @@ from recipelint.resolve.plan import (
     variant_hardware,
 )
 
-CATALOG = base_catalog()
+INPUTS = base_inputs()
 
 
 def _twins(catalog: RenderInputs) -> RenderInputs:
@@ -52,7 +52,7 @@ def _twins(catalog: RenderInputs) -> RenderInputs:
     return RenderInputs(catalog.taxonomy, ordered, catalog.strategies)
 
 
-TWINS = _twins(CATALOG)
+TWINS = _twins(INPUTS)
 
 
 def _unshared(
@@ -89,7 +89,7 @@ def _shared_equals_unshared(catalog: RenderInputs, generated: dict[str, Any]) ->
 @RENDER_PROFILE
 @given(recipes())
 def test_shared_work_renders_what_unshared_work_does(generated: dict[str, Any]) -> None:
-    _shared_equals_unshared(CATALOG, generated)
+    _shared_equals_unshared(INPUTS, generated)
 
 
 @RENDER_PROFILE

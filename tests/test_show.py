@@ -297,7 +297,7 @@ def test_every_recommended_command_of_the_corpus_is_the_compiled_one(
         )
         if recommended is None:
             continue  # omni recipes and recipes without a default variant publish none
-        loaded = Loaded(first.tree, first.catalog, doc, hf_id)
+        loaded = Loaded(first.tree, first.inputs, doc, hf_id)
         view = build_view(loaded, choose(loaded, None, None, None))
         commands = [
             section.command for section in view.sections if isinstance(section, CommandSection)

@@ -21,7 +21,7 @@ from test_properties_recipes import (
     HARDWARE,
     HF_ID,
     RENDER_PROFILE,
-    base_catalog,
+    base_inputs,
     recipes,
     to_yaml,
     with_recipe,
@@ -33,7 +33,7 @@ from recipelint.compiler import Compiler, OutputMap
 from recipelint.resolve.attribution import AttributedCommand, Token
 from recipelint.showing import CommandSection, Loaded, build_view, choose
 
-CATALOG = base_catalog()
+INPUTS = base_inputs()
 
 
 def _published(files: OutputMap, hardware: str) -> dict[str, Any]:
@@ -79,7 +79,7 @@ def test_show_keeps_the_rendered_argv_and_attributes_each_token_to_its_list(
 ) -> None:
     tree, doc = with_recipe(to_yaml(generated))
     files = Compiler[OutputMap](tree).run().files
-    loaded = Loaded(tree, CATALOG, doc, HF_ID)
+    loaded = Loaded(tree, INPUTS, doc, HF_ID)
     for hardware in HARDWARE:
         for strategy, rendering in _published(files, hardware).items():
             view = build_view(loaded, choose(loaded, "default", hardware, strategy))

@@ -204,7 +204,7 @@ class _TreeInputs:
     """The tree-wide inputs of every rendering, kept while those documents stay the same ones."""
 
     documents: tuple[Document, ...] = ()
-    catalog: Any = None
+    inputs: Any = None
 
     @classmethod
     def of(cls, tree: RecipeTree) -> Any:
@@ -217,8 +217,8 @@ class _TreeInputs:
         if not same:
             prepared = Compiler(tree).prepare()
             cls.documents = current
-            cls.catalog = prepared.catalog if prepared is not None else None
-        return cls.catalog
+            cls.inputs = prepared.inputs if prepared is not None else None
+        return cls.inputs
 
 
 def render(
@@ -231,8 +231,8 @@ def render(
     """
     from recipelint.resolve.command import render_command
 
-    catalog, recipe, combo = _combination(tree, doc, variant, hardware, strategy)
-    rendered: dict[str, Any] = _rendering(lambda: render_command(catalog, recipe, combo))
+    inputs, recipe, combo = _combination(tree, doc, variant, hardware, strategy)
+    rendered: dict[str, Any] = _rendering(lambda: render_command(inputs, recipe, combo))
     return rendered
 
 
@@ -247,15 +247,15 @@ def deployment_lines(
     from recipelint.resolve.layers import PD_ROLES
     from recipelint.rules.deployment import flag_catalog
 
-    catalog, recipe, combo = _combination(tree, doc, variant, hardware, strategy)
+    inputs, recipe, combo = _combination(tree, doc, variant, hardware, strategy)
     flags = flag_catalog(recipe)
-    pd = catalog.deploy_type_of(strategy) == "pd_cluster"
+    pd = inputs.deploy_type_of(strategy) == "pd_cluster"
     lines: list[str] = []
     for role in PD_ROLES if pd else (None,):
 
         def summary(role: str | None = role) -> list[str]:
-            tokens = dedupe_tokens(rendered_args(catalog, recipe, combo, role))
-            return deployment_of_argv(catalog, recipe, combo, role, tokens, flags).describe()
+            tokens = dedupe_tokens(rendered_args(inputs, recipe, combo, role))
+            return deployment_of_argv(inputs, recipe, combo, role, tokens, flags).describe()
 
         lines += _rendering(summary)
     return lines
@@ -270,20 +270,20 @@ def _combination(
     from recipelint.resolve.features import default_features
     from recipelint.resolve.strategy import nodes_for_strategy
 
-    catalog = _TreeInputs.of(tree)
+    inputs = _TreeInputs.of(tree)
     hf_id = recipe_hf_id(doc.rel)
-    if catalog is None or not doc.usable or not isinstance(doc.data, dict) or hf_id is None:
+    if inputs is None or not doc.usable or not isinstance(doc.data, dict) or hf_id is None:
         raise RenderFailure("the recipe or the tree's taxonomy cannot be read")
     recipe = {**doc.data, "hf_id": hf_id}
 
     def combination() -> Any:
         features = default_features(recipe, hardware, variant)
-        floor = 2 if get(catalog.strategies.get(strategy), "deploy_type") == "multi_node" else 1
-        gpus = get(catalog.profiles.get(hardware, {}), "gpu_count")
+        floor = 2 if get(inputs.strategies.get(strategy), "deploy_type") == "multi_node" else 1
+        gpus = get(inputs.profiles.get(hardware, {}), "gpu_count")
         nodes = max(floor, nodes_for_strategy(recipe, strategy, gpus, hardware))
         return Combination(variant, strategy, hardware, nodes, tuple(features), None, None)
 
-    return catalog, recipe, _rendering(combination)
+    return inputs, recipe, _rendering(combination)
 
 
 def _rendering(work: Any) -> Any:
@@ -338,11 +338,11 @@ def item_fates(
     from recipelint import showing
     from recipelint.resolve.layers import RECIPE
 
-    catalog = _TreeInputs.of(tree)
+    inputs = _TreeInputs.of(tree)
     hf_id = recipe_hf_id(doc.rel)
-    if catalog is None or not doc.usable or not isinstance(doc.data, dict) or hf_id is None:
+    if inputs is None or not doc.usable or not isinstance(doc.data, dict) or hf_id is None:
         raise RenderFailure("the recipe or the tree's taxonomy cannot be read")
-    loaded = showing.Loaded(tree, catalog, doc, hf_id)
+    loaded = showing.Loaded(tree, inputs, doc, hf_id)
     asked: list[tuple[str | None, str | None]] = [
         (hardware, strategy),
         (hardware, None),

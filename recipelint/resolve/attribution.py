@@ -233,21 +233,21 @@ def _field(line: _Line, name: str) -> Any:
 
 
 def attributed_commands(
-    catalog: RenderInputs, recipe: dict[str, Any], combo: Combination
+    inputs: RenderInputs, recipe: dict[str, Any], combo: Combination
 ) -> tuple[dict[str, Any], list[AttributedCommand]]:
     """(the rendered document, each of its `vllm serve` lines with where its tokens come from).
 
     Raises what rendering raises (RenderError where upstream's synthesis throws).
     """
-    doc = render_command(catalog, recipe, combo)
+    doc = render_command(inputs, recipe, combo)
     pd = doc.get("deploy_type") == "pd_cluster"
     commands = []
     for line in _lines(doc):
         before, emitter, after = command_parts(
-            catalog, recipe, combo, line.role, line.node_role, line.node_rank
+            inputs, recipe, combo, line.role, line.node_role, line.node_rank
         )
-        env_before, env_after = env_parts(catalog, recipe, combo, line.role)
-        pinned = pinned_devices(catalog, recipe, combo, line.role)
+        env_before, env_after = env_parts(inputs, recipe, combo, line.role)
+        pinned = pinned_devices(inputs, recipe, combo, line.role)
         commands.append(
             AttributedCommand(
                 line.label,

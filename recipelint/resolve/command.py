@@ -81,7 +81,7 @@ __all__ = [
 
 
 def render_command(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     combo: Combination,
     problems: list[Any] | None = None,
@@ -94,8 +94,8 @@ def render_command(
     the same way and adds a (pointer, message) pair to ``problems``. A ``placement``
     for the combination's variant and hardware saves recomputing what it shares.
     """
-    if placement is None or not placement.serves(catalog, recipe, combo):
-        placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
+    if placement is None or not placement.serves(inputs, recipe, combo):
+        placement = Placement(inputs, recipe, combo.variant_key, combo.hw_id)
     return render_placed(placement, combo, problems)
 
 
@@ -143,7 +143,7 @@ class Rendered(NamedTuple):
 def placed_rendering(placement: Placement, combo: Combination, documents: bool) -> Rendered:
     """The combination rendered on the placement (laid out, or without ``documents`` only
     judged); raises RenderError where upstream's synthesis throws."""
-    synth = _Synthesis(placement.catalog, placement.recipe, combo, placement)
+    synth = _Synthesis(placement.inputs, placement.recipe, combo, placement)
     meta = placement.meta
     shape = _shape(synth)
     doc = SHAPES[shape](synth, meta, LayOut() if documents else Judge())
@@ -151,7 +151,7 @@ def placed_rendering(placement: Placement, combo: Combination, documents: bool) 
 
 
 def rendered_layers(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     combo: Combination,
     role: str | None = None,
@@ -164,9 +164,9 @@ def rendered_layers(
     Raises what rendering raises; a ``placement`` shares what it joined with the renderings
     that used it, as in render_command.
     """
-    if placement is None or not placement.serves(catalog, recipe, combo):
-        placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
-    synth = _Synthesis(catalog, recipe, combo, placement)
+    if placement is None or not placement.serves(inputs, recipe, combo):
+        placement = Placement(inputs, recipe, combo.variant_key, combo.hw_id)
+    synth = _Synthesis(inputs, recipe, combo, placement)
     return synth.build_args(role, node_role, node_rank), synth.build_env(role)
 
 
@@ -180,7 +180,7 @@ class Emitted(NamedTuple):
 
 
 def emitted(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     combo: Combination,
     role: str | None = None,
@@ -191,10 +191,10 @@ def emitted(
     Raises what rendering the parallelism tokens raises. A single-node deploy type runs on one
     node whatever node count the plan gave it (its tokens never span nodes).
     """
-    if placement is None or not placement.serves(catalog, recipe, combo):
-        placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
+    if placement is None or not placement.serves(inputs, recipe, combo):
+        placement = Placement(inputs, recipe, combo.variant_key, combo.hw_id)
     # The tokens read no feature: the features' layers are not joined
-    synth = _Synthesis(catalog, recipe, combo._replace(features=()), placement)
+    synth = _Synthesis(inputs, recipe, combo._replace(features=()), placement)
     tokens = synth._parallel_args(role, None, 1)
     if synth.deploy == "pd_cluster" and role:
         pool_nodes = synth._pool_nodes(role)
@@ -204,31 +204,31 @@ def emitted(
 
 
 def rendered_args(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     combo: Combination,
     role: str | None = None,
     placement: Placement | None = None,
 ) -> list[Any]:
     """The head node's args before dedupe, as rendered_layers gives them, without the env."""
-    if placement is None or not placement.serves(catalog, recipe, combo):
-        placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
-    return _Synthesis(catalog, recipe, combo, placement).build_args(role, None, 1)
+    if placement is None or not placement.serves(inputs, recipe, combo):
+        placement = Placement(inputs, recipe, combo.variant_key, combo.hw_id)
+    return _Synthesis(inputs, recipe, combo, placement).build_args(role, None, 1)
 
 
 def _layered_synthesis(
-    catalog: RenderInputs, recipe: dict[str, Any], combo: Combination
+    inputs: RenderInputs, recipe: dict[str, Any], combo: Combination
 ) -> _Synthesis:
     """A fresh synthesis of the combination that yields the rules' view: a Layer for each list."""
     synth = _Synthesis(
-        catalog, recipe, combo, Placement(catalog, recipe, combo.variant_key, combo.hw_id)
+        inputs, recipe, combo, Placement(inputs, recipe, combo.variant_key, combo.hw_id)
     )
     synth.bare = False
     return synth
 
 
 def command_parts(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     combo: Combination,
     role: str | None = None,
@@ -239,7 +239,7 @@ def command_parts(
 
     The rendered args are these spread in order, then deduplicated (resolve.formatting).
     """
-    synth = _layered_synthesis(catalog, recipe, combo)
+    synth = _layered_synthesis(inputs, recipe, combo)
     synth.features = synth.placement.features.layers_for(
         combo.features, combo.strategy, synth.kv_composing
     )
@@ -252,20 +252,20 @@ def command_parts(
 
 
 def env_parts(
-    catalog: RenderInputs, recipe: dict[str, Any], combo: Combination, role: str | None = None
+    inputs: RenderInputs, recipe: dict[str, Any], combo: Combination, role: str | None = None
 ) -> tuple[list[Layer], list[Layer]]:
     """(env layers before the PD device pinning, env layers after it), per resolve.layers."""
-    synth = _layered_synthesis(catalog, recipe, combo)
+    synth = _layered_synthesis(inputs, recipe, combo)
     before, after = split_at_emitter(ENV_STEPS)
     return layers(synth, role, before), layers(synth, role, after)
 
 
 def pinned_devices(
-    catalog: RenderInputs, recipe: dict[str, Any], combo: Combination, role: str | None
+    inputs: RenderInputs, recipe: dict[str, Any], combo: Combination, role: str | None
 ) -> dict[str, Any]:
     """The variables PD device pinning sets for a role (none outside a PD cluster's roles)."""
-    placement = Placement(catalog, recipe, combo.variant_key, combo.hw_id)
-    synth = _Synthesis(catalog, recipe, combo, placement)
+    placement = Placement(inputs, recipe, combo.variant_key, combo.hw_id)
+    synth = _Synthesis(inputs, recipe, combo, placement)
     env: dict[str, Any] = {}
     if synth.deploy_type == "pd_cluster" and role:
         synth._pin_pd_devices(env, role)

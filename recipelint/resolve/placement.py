@@ -88,8 +88,8 @@ class StrategyFacts(NamedTuple):
     parallelism: Any
 
 
-def _strategy_facts(catalog: RenderInputs, overrides: Any, strategy: str) -> StrategyFacts:
-    spec = catalog.strategies.get(strategy, UNDEFINED)
+def _strategy_facts(inputs: RenderInputs, overrides: Any, strategy: str) -> StrategyFacts:
+    spec = inputs.strategies.get(strategy, UNDEFINED)
     if not truthy(spec):
         spec = {}
     deploy_type = spec.get("deploy_type", UNDEFINED) if type(spec) is dict else UNDEFINED
@@ -104,7 +104,7 @@ def _strategy_facts(catalog: RenderInputs, overrides: Any, strategy: str) -> Str
 
 
 def _kv_option(
-    catalog: RenderInputs,
+    inputs: RenderInputs,
     recipe: dict[str, Any],
     profile: Any,
     kv_offload: str,
@@ -112,7 +112,7 @@ def _kv_option(
     deploy_type: Any,
 ) -> Any:
     """`taxonomy.kv_offload[kv]` behind its strategy, recipe and brand gates."""
-    option = get(get(catalog.taxonomy, "kv_offload"), kv_offload)
+    option = get(get(inputs.taxonomy, "kv_offload"), kv_offload)
     if not truthy(option):
         return None
     if deploy_type in ("pd_cluster", "kv_store_lb"):
@@ -143,21 +143,21 @@ class Placement:
 
     def __init__(
         self,
-        catalog: RenderInputs,
+        inputs: RenderInputs,
         recipe: dict[str, Any],
         variant_key: str,
         hw_id: str,
         strategy_runs: dict[Any, Any] | None = None,
     ) -> None:
-        self.catalog, self.recipe, self.variant_key, self.hw_id = (
-            catalog,
+        self.inputs, self.recipe, self.variant_key, self.hw_id = (
+            inputs,
             recipe,
             variant_key,
             hw_id,
         )
         variants = get(recipe, "variants")
         self.variant = js_or(get(variants, variant_key), get(variants, "default"), {})
-        facts = catalog.hardware(hw_id)
+        facts = inputs.hardware(hw_id)
         self.profile, self.gen, self.nvidia, self.gpu_count = facts[:4]
         self._reading = facts.reading
         self._shared_reading: Any = UNDEFINED  # sharing_key's reading, once asked
@@ -231,7 +231,7 @@ class Placement:
         found: StrategyFacts | None = self.strategy_runs.get(key)
         if found is None:
             found = self.strategy_runs[key] = _strategy_facts(
-                self.catalog, self.strategy_overrides, strategy
+                self.inputs, self.strategy_overrides, strategy
             )
         return found
 
@@ -240,7 +240,7 @@ class Placement:
         key = ("kv", kv_offload)
         found: tuple[Any, Any] | None = self.strategy_runs.get(key)
         if found is None:
-            kv = self.catalog.strategies.get(kv_offload, UNDEFINED) if kv_offload else UNDEFINED
+            kv = self.inputs.strategies.get(kv_offload, UNDEFINED) if kv_offload else UNDEFINED
             if get(kv, "deploy_type") != "kv_store_lb":
                 kv = None
             instances = js_or(get(kv, "default_instances"), 2) if kv is not None else 2
@@ -248,13 +248,11 @@ class Placement:
         return found
 
     def kv_option(self, kv_offload: str, strategy: str, deploy_type: Any) -> Any:
-        return _kv_option(
-            self.catalog, self.recipe, self.profile, kv_offload, strategy, deploy_type
-        )
+        return _kv_option(self.inputs, self.recipe, self.profile, kv_offload, strategy, deploy_type)
 
-    def serves(self, catalog: RenderInputs, recipe: dict[str, Any], combo: Combination) -> bool:
+    def serves(self, inputs: RenderInputs, recipe: dict[str, Any], combo: Combination) -> bool:
         return (
-            catalog is self.catalog
+            inputs is self.inputs
             and recipe is self.recipe
             and combo.variant_key == self.variant_key
             and combo.hw_id == self.hw_id

@@ -59,7 +59,7 @@ class _Synthesis(Selection):
     """One combination being rendered: the bare Selection its layers read, plus what the emitter needs."""
 
     __slots__ = (
-        "catalog",
+        "inputs",
         "combo",
         "placement",
         "problems",
@@ -79,12 +79,12 @@ class _Synthesis(Selection):
 
     def __init__(
         self,
-        catalog: RenderInputs,
+        inputs: RenderInputs,
         recipe: dict[str, Any],
         combo: Combination,
         placement: Placement,
     ) -> None:
-        self.catalog, self.recipe, self.combo, self.placement = catalog, recipe, combo, placement
+        self.inputs, self.recipe, self.combo, self.placement = inputs, recipe, combo, placement
         self.problems: list[Any] = []  # (pointer, message): renders, but is invalid
         self._layers: dict[str | None, Any] = {}  # role -> (args before, args after the emitter)
         self.variant_key, self.hw_id, self.strategy = combo.variant_key, combo.hw_id, combo.strategy
