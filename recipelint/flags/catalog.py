@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from pathlib import Path
 from typing import Any, Literal
 
 import orjson
@@ -364,7 +365,28 @@ def _raw_catalog(version: str, package: str) -> dict[str, Any]:
 @cache
 def options_of_type(types: frozenset[str], package: str = "vllm") -> frozenset[str]:
     """Option strings (aliases too) whose value some catalogued release of ``package`` parses
-    as one of ``types``; read from the raw catalogs, without building every release's specs."""
+    as one of ``types``; read from the raw catalogs, without building every release's specs.
+
+    Parsing every release's catalog costs a check of one recipe more than the check itself:
+    the answer is kept in the user's cache under the catalog files' stat records."""
+    from recipelint.checkcache import kept_value, stat_record
+
+    folder = Path(str(_catalog_dir()))
+    files = [
+        (folder / f"{package}-{version}.json", version) for version in available_versions(package)
+    ]
+    try:
+        record = stat_record(files)
+    except OSError:
+        record = None  # not a folder of files (a zipped install): read them every time
+    if record is None:
+        return _options_of_type(types, package)
+    source = repr((sorted(types), package)).encode() + b"\0" + record
+    kept = kept_value(b"options-of-type", source, lambda: _options_of_type(types, package))
+    return kept if isinstance(kept, frozenset) else _options_of_type(types, package)
+
+
+def _options_of_type(types: frozenset[str], package: str) -> frozenset[str]:
     found: set[str] = set()
     for version in available_versions(package):
         for name, entry in _raw_catalog(version, package)["flags"].items():
