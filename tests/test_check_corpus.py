@@ -220,6 +220,8 @@ REVIEWED_ERRORS: dict[tuple[str, str], tuple[int, str]] = {
 # of a built-in one; the misspelt flag stays RL350's error.
 # RL753 1 -> 0: MiniMax-M3's docker_image holding a whole `docker pull …` command has a space
 # and no shell syntax: it is no image reference, which RL404 (kept, 1) reports; RL753 repeated it.
+# RL706 warning 2 -> 1: Phi-4-multimodal-instruct's file-level copy of the finding on
+# Phi-4-mini-instruct's 'multimodal' variant is left out where the variant's is shown.
 TOTALS: dict[tuple[str, str], int] = {
     ("RL101", "error"): 2,
     ("RL103", "error"): 3,
@@ -267,7 +269,7 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL606", "info"): 29,
     ("RL607", "warning"): 3,
     ("RL706", "info"): 3,
-    ("RL706", "warning"): 2,
+    ("RL706", "warning"): 1,
     ("RL707", "warning"): 1,
 }
 
