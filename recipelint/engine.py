@@ -404,7 +404,21 @@ def run_checks(
         diag for diag in loaded + schema + derived + notes if focus(diag.path) or diag.path in shown
     ]
     found = _apply_suppressions(found, tree, config, focus)
-    return sorted(_collapse_items(set(found)), key=Diagnostic.sort_key)
+    return sorted(_collapse_items(_without_mirrors(set(found))), key=Diagnostic.sort_key)
+
+
+def _without_mirrors(diagnostics: set[Diagnostic]) -> set[Diagnostic]:
+    """A file-level finding that mirrors a finding of the same code in another file (its related
+    place, such as RL706 on the standalone recipe a variant collides with) is for a check
+    that does not show that place; where both are shown, the precise one is the cause's
+    one finding."""
+    shown = {(d.path, d.code, d.pointer) for d in diagnostics}
+    return {
+        d
+        for d in diagnostics
+        if d.pointer
+        or not any(r.path != d.path and (r.path, d.code, r.pointer) in shown for r in d.related)
+    }
 
 
 def _kept(diagnostics: Iterable[Diagnostic], config: Config, root: Path) -> list[Diagnostic]:

@@ -220,6 +220,11 @@ REVIEWED_ERRORS: dict[tuple[str, str], tuple[int, str]] = {
 # of a built-in one; the misspelt flag stays RL350's error.
 # RL753 1 -> 0: MiniMax-M3's docker_image holding a whole `docker pull …` command has a space
 # and no shell syntax: it is no image reference, which RL404 (kept, 1) reports; RL753 repeated it.
+# RL706 warning 2 -> 1: Phi-4-multimodal-instruct's file-level copy of the finding on
+# Phi-4-mini-instruct's 'multimodal' variant is left out where the variant's is shown.
+# RL353 7 -> 6, RL360 2 -> 3: `--quantization ascend` in Qwen3.8-27B's ascend_w8a8 variant,
+# whose supported_hardware is only the Ascend NPU (no built-in platform; vllm-ascend registers
+# that method).
 TOTALS: dict[tuple[str, str], int] = {
     ("RL101", "error"): 2,
     ("RL103", "error"): 3,
@@ -240,7 +245,7 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL341", "warning"): 2,
     ("RL342", "warning"): 1,
     ("RL350", "error"): 2,
-    ("RL353", "warning"): 7,
+    ("RL353", "warning"): 6,
     ("RL355", "warning"): 8,
     ("RL358", "error"): 63,
     ("RL359", "error"): 10,
@@ -250,7 +255,7 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL380", "error"): 1,
     ("RL382", "error"): 9,
     ("RL383", "warning"): 14,
-    ("RL360", "info"): 2,
+    ("RL360", "info"): 3,
     # Reviewed: --generation-config auto (Muse-Glimmer-30B, 0.27.0+) and --tokenizer-mode auto
     # (Kimi-K2-Instruct, 0.12.0+) are the default of every release of their range.
     ("RL364", "info"): 6,
@@ -267,7 +272,7 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL606", "info"): 29,
     ("RL607", "warning"): 3,
     ("RL706", "info"): 3,
-    ("RL706", "warning"): 2,
+    ("RL706", "warning"): 1,
     ("RL707", "warning"): 1,
 }
 

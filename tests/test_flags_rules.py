@@ -457,3 +457,35 @@ def test_an_unknown_flag_gets_no_far_fetched_did_you_mean(tmp_path: Path) -> Non
     [diag] = findings(tmp_path, "0.20.0", ["--kv-cache-size", "4"])
     assert diag.code == "RL350"
     assert diag.hint == "check the flag name in `vllm serve --help`"
+
+
+def test_a_value_for_an_out_of_tree_platform_only_is_the_plugins(tmp_path: Path) -> None:
+    # vllm-ascend registers `--quantization ascend`; no built-in platform runs its NPUs, so
+    # a list that runs only there gets RL360's info, not RL353's typo warning.
+    from treehelp import base_recipe, context_text, findings_by_code
+
+    taxonomy = context_text("taxonomy.yaml").replace(
+        "hardware_profiles:\n",
+        "hardware_profiles:\n  npu_x:\n    brand: Huawei\n    generation: npu\n"
+        '    display_name: "NPU X"\n    description: "An NPU"\n    gpu_count: 1\n'
+        "    vram_gb: 64\n    multi_node: false\n",
+        1,
+    )
+    recipe = base_recipe()
+    recipe["variants"]["npu"] = {
+        "model_id": "acme/demo-w8a8",
+        "precision": "int8",
+        "vram_minimum_gb": 20,
+        "supported_hardware": ["npu_x"],
+        "extra_args": ["--quantization", "ascend"],
+    }
+    recipe["variants"]["gpu"] = {
+        "model_id": "acme/demo-w8a8-gpu",
+        "precision": "int8",
+        "vram_minimum_gb": 20,
+        "supported_hardware": ["h100"],
+        "extra_args": ["--quantization", "ascend"],
+    }
+    found = findings_by_code(tmp_path, {"taxonomy.yaml": taxonomy, "models/acme/demo.yaml": recipe})
+    assert [d.pointer[:2] for d in found.get("RL360", [])] == [("variants", "npu")]
+    assert [d.pointer[:2] for d in found.get("RL353", [])] == [("variants", "gpu")]

@@ -47,7 +47,8 @@ from recipelint.flags.support import (
 from recipelint.load import Document
 from recipelint.resolve.layers import is_omni
 from recipelint.rules.args import every_arg_list
-from recipelint.rules.common import ArgList, Pointer
+from recipelint.rules.backends import target_of
+from recipelint.rules.common import ArgList, Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 from recipelint.spelling import close_flags
@@ -87,8 +88,9 @@ class Catalogs:
 
 
 # An argument list's verdicts, by what they depend on: the list's items (their repr tells
-# `1` from `"1"` and `true`), the minimum release, omni or not, and the plugins the document loads.
-VerdictMemo = dict[tuple[str, str | None, bool, frozenset[tuple[str, str]]], list["Verdict"]]
+# `1` from `"1"` and `true`), the minimum release, omni or not, the plugins the document loads,
+# and whether the list runs only on out-of-tree platforms.
+VerdictMemo = dict[tuple[str, str | None, bool, frozenset[tuple[str, str]], bool], list["Verdict"]]
 
 
 @check(*CODES)
@@ -96,7 +98,7 @@ def vllm_flags(ctx: CheckContext) -> Iterator[Finding]:
     memo: VerdictMemo = {}  # copies of a recipe, and lists repeated across recipes, are read once
     for doc, lists in _lists_by_document(every_arg_list(ctx)):
         if doc.usable and isinstance(doc.data, dict):
-            yield from _check_document(doc, lists, memo)
+            yield from _check_document(doc, lists, memo, ctx.profiles)
 
 
 # -- document level ------------------------------------------------------------------
@@ -110,7 +112,9 @@ def _lists_by_document(lists: list[ArgList]) -> list[tuple[Document, list[ArgLis
     return list(grouped.values())
 
 
-def _check_document(doc: Document, lists: list[ArgList], memo: VerdictMemo) -> list[Finding]:
+def _check_document(
+    doc: Document, lists: list[ArgList], memo: VerdictMemo, profiles: dict[str, Any]
+) -> list[Finding]:
     tokens = [t for arg_list in lists for t in arg_list.items if isinstance(t, str)]
     omni = "--omni" in tokens or _is_omni(
         doc.data
@@ -120,17 +124,38 @@ def _check_document(doc: Document, lists: list[ArgList], memo: VerdictMemo) -> l
     findings: list[Finding] = []
     for arg_list in lists:
         minimum = _effective_minimum(doc.data, arg_list.pointer, baseline)
-        key = (repr(arg_list.items), minimum, omni, plugins)
+        out_of_tree = _out_of_tree_only(doc.data, arg_list.pointer, profiles)
+        key = (repr(arg_list.items), minimum, omni, plugins, out_of_tree)
         verdicts = memo.get(key)
         if verdicts is None:
             catalogs = _catalogs(minimum, omni)
-            verdicts = memo[key] = _ArgList(arg_list.items, catalogs, plugins).check()
+            verdicts = memo[key] = _ArgList(arg_list.items, catalogs, plugins, out_of_tree).check()
         findings += [
             Finding(doc, (*arg_list.pointer, v.index), v.message, v.hint, code=v.code)
             for v in verdicts
             if v.flag is None or _sets_default_alone(doc, lists, v.flag)
         ]
     return findings
+
+
+def _out_of_tree_only(data: dict[str, Any], pointer: Pointer, profiles: dict[str, Any]) -> bool:
+    """Whether an argument list runs only on hardware no built-in vLLM platform runs (a
+    platform plugin's, such as vllm-ascend's NPUs): a hardware override's list, or a
+    variant's whose supported_hardware names only such profiles. A platform plugin registers
+    values of its own (`--quantization ascend`) that no catalog of vLLM can see."""
+    if len(pointer) < 3 or pointer[0] != "variants":
+        return False
+    if len(pointer) >= 4 and pointer[2] == "hardware_overrides":
+        hardware: Any = [pointer[3]]
+    else:
+        variant = as_dict(as_dict(data.get("variants")).get(str(pointer[1])))
+        hardware = variant.get("supported_hardware")
+    if not isinstance(hardware, list) or not hardware:
+        return False
+    return all(
+        isinstance(hw, str) and hw in profiles and target_of(profiles[hw]) is None
+        for hw in hardware
+    )
 
 
 def _plugins_loaded(tokens: list[str], newest: Catalog) -> frozenset[tuple[str, str]]:
@@ -229,9 +254,14 @@ def _catalogs(minimum_version: str | None, omni: bool) -> Catalogs:
 
 class _ArgList:
     def __init__(
-        self, items: list[Any], cats: Catalogs, plugins: frozenset[tuple[str, str]]
+        self,
+        items: list[Any],
+        cats: Catalogs,
+        plugins: frozenset[tuple[str, str]],
+        out_of_tree: bool = False,
     ) -> None:
         self.items, self.cats, self.plugins = items, cats, dict(plugins)
+        self.out_of_tree = out_of_tree
         self.findings: list[Verdict] = []
         # The first release whose parser reads the option being checked: a JSON key is judged
         # from there, so an alias younger than its flag (`-cc`) is not reported again per key.
@@ -685,6 +715,14 @@ class _ArgList:
                 index,
                 f"`{value}` is not a built-in {canonical[2:]} of {catalog.package} "
                 f"{catalog.version}; it is expected from the plugin loaded with {loaded_with}",
+            )
+        elif self.out_of_tree and status == "unknown":
+            self._report(
+                "RL360",
+                index,
+                f"`{value}` is not a built-in value of `{canonical}` in {catalog.package} "
+                f"{catalog.version}; this list runs only on hardware of an out-of-tree "
+                "platform, whose plugin may register it",
             )
         elif status == "bad":
             self._report(
