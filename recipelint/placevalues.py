@@ -14,6 +14,7 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
+from recipelint.cachesize import TEXT_KEYED_ENTRIES
 from recipelint.resolve.layers import (
     ARGS,
     FEATURE,
@@ -47,7 +48,7 @@ def _literals(kind: str) -> frozenset[str]:
     return frozenset(part for pattern in _patterns(kind) for part in pattern) - _WILDCARDS
 
 
-@functools.cache
+@functools.lru_cache(maxsize=TEXT_KEYED_ENTRIES)
 def _step(kind: str, alive: tuple[int, ...], depth: int, key: str) -> tuple[tuple[int, ...], bool]:
     """The patterns (by index) a pointer may still follow once ``key`` stands at ``depth``
     (a wildcard taking any key), and whether one of them ends there. A loose test: only

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import orjson
 
+from recipelint.cachesize import TEXT_KEYED_ENTRIES
 from recipelint.flags.catalog import version_key
 from recipelint.packagedata import RULE_CATALOG, data_folder
 
@@ -165,7 +166,7 @@ def _release_index() -> dict[str, int]:
     return {version: index for index, version in enumerate(env_releases())}
 
 
-@cache
+@lru_cache(maxsize=TEXT_KEYED_ENTRIES)
 def env_eras(name: str) -> tuple[EnvSpec, ...]:
     """A variable's life: each run of releases that reads it one way, oldest first."""
     raw = load_env_catalog()["variables"].get(name, ())

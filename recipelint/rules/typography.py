@@ -18,9 +18,10 @@ import json
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
+from recipelint.cachesize import TEXT_KEYED_ENTRIES
 from recipelint.load import Document
 from recipelint.resolve import layers
 from recipelint.rules.common import Pointer
@@ -46,7 +47,7 @@ class Lookalike:
         return f"{self.label} ({f'ASCII `{self.ascii}`' if self.ascii else 'invisible'})"
 
 
-@cache
+@lru_cache(maxsize=TEXT_KEYED_ENTRIES)
 def ascii_lookalike(char: str) -> str | None:
     """The ASCII text ``char`` passes for, or None when it is ASCII or passes for nothing."""
     if char.isascii():

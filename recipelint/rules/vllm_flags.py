@@ -18,10 +18,11 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from recipelint.cachesize import TEXT_KEYED_ENTRIES
 from recipelint.flags.catalog import (
     Catalog,
     FlagSpec,
@@ -822,7 +823,7 @@ class _ArgList:
                     self._json_key(index, canonical, (key, sub))
 
 
-@cache
+@lru_cache(maxsize=TEXT_KEYED_ENTRIES)
 def _serve_refusal(canonical: str, start: str, package: str) -> tuple[str, str] | None:
     """(release, reason) of the first release from ``start`` whose `vllm serve` refuses the flag."""
     for catalog in catalogs_from(start, package):
@@ -832,7 +833,7 @@ def _serve_refusal(canonical: str, start: str, package: str) -> tuple[str, str] 
     return None
 
 
-@cache
+@lru_cache(maxsize=TEXT_KEYED_ENTRIES)
 def _spelling_refused_between(token: str, start: str, package: str) -> tuple[str, ...]:
     """The releases after ``start`` and before the newest whose parser does not read ``token``."""
     between = catalogs_from(start, package)[1:-1]
@@ -852,7 +853,7 @@ def _release_runs(refused: tuple[str, ...], package: str) -> str:
     return ", ".join(run[0] if len(run) == 1 else f"{run[0]} to {run[-1]}" for run in runs)
 
 
-@cache
+@lru_cache(maxsize=TEXT_KEYED_ENTRIES)
 def _value_refused_in(
     canonical: str, value: str, start: str, package: str
 ) -> tuple[str | None, str | None]:
@@ -895,7 +896,7 @@ def _span(verdicts: list[ReleaseStatus]) -> str:
     return first if first == last else f"{first} to {last}"
 
 
-@cache
+@lru_cache(maxsize=TEXT_KEYED_ENTRIES)
 def _key_verdicts(
     canonical: str, path: tuple[str, ...], start: str, package: str
 ) -> tuple[ReleaseStatus, ...]:
