@@ -12,20 +12,20 @@ from yaml._yaml import CParser
 
 from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Span
 from recipelint.yaml_builder import (
+    Builder,
     LoadLimits,
     Pointer,
-    _Builder,
 )
 from recipelint.yaml_positions import (
-    _BLOCK_KEY_PREFIX,
-    _LINE_BREAK,
-    _block_scalar_starts,
-    _field_width,
-    _flow_scalar_starts,
-    _same_start,
-    _SourceMap,
-    _Starts,
-    _yaml_text,
+    BLOCK_KEY_PREFIX,
+    LINE_BREAK,
+    SourceMap,
+    Starts,
+    block_scalar_starts,
+    field_width,
+    flow_scalar_starts,
+    same_start,
+    yaml_text,
 )
 
 
@@ -137,12 +137,12 @@ class Document:
         if entry is None:
             return ""
         text = self.text
-        width = _field_width(text)
+        width = field_width(text)
         mask = (1 << width) - 1
-        indexed = _yaml_text(text)
+        indexed = yaml_text(text)
         start, end = (entry >> width) & mask, entry & mask
         written = indexed[start:end]
-        if end > len(indexed) or _LINE_BREAK.search(written):
+        if end > len(indexed) or LINE_BREAK.search(written):
             return ""
         return written
 
@@ -161,7 +161,7 @@ class Document:
             return None  # a list item, or a merged key (which carries the merge value's place)
         line, column = self._map.position(key)
         before = self._map.lines[line - 1][: column - 1]
-        return column if _BLOCK_KEY_PREFIX.fullmatch(before) else None
+        return column if BLOCK_KEY_PREFIX.fullmatch(before) else None
 
     def _nearest(self, pointer: Pointer) -> int | None:
         spans = self._positions()
@@ -175,14 +175,14 @@ class Document:
         limits = self._positions_limits
         if limits is not None:
             self._positions_limits = None
-            builder = _Builder(limits, self.text)
+            builder = Builder(limits, self.text)
             builder.build(iter(CParser(self.text).get_event, None))
             self._spans = builder.spans
         return self._spans
 
     @functools.cached_property
-    def _map(self) -> _SourceMap:
-        return _SourceMap(self._source)
+    def _map(self) -> SourceMap:
+        return SourceMap(self._source)
 
     def source_line(self, line: int) -> str:
         lines = self.text.splitlines()
@@ -214,28 +214,28 @@ class Document:
         line, column, written = starts[line_index]  # type: ignore[misc]
         segment = self._map.lines[line - 1][column - 1 : column - 1 + written]
         wanted = expected[line_index]
-        if not (segment == wanted if starts.literal else _same_start(segment, wanted)):
+        if not (segment == wanted if starts.literal else same_start(segment, wanted)):
             return node  # the mapping does not account for the value: do not guess
         written = len(segment) if starts.literal else min(len(segment.rstrip(" \t")), len(wanted))
         if end is None or not 0 <= start <= end <= written:
             start, end = 0, written
         return Span(line, column + start, line, column + end)
 
-    def _scalar_line_starts(self, pointer: Pointer, node: Span) -> _Starts | None:
+    def _scalar_line_starts(self, pointer: Pointer, node: Span) -> Starts | None:
         # A guide's findings each ask for one of its lines: the guide is mapped once.
-        memo: dict[Pointer, _Starts | None] = self.__dict__.setdefault("_scalar_starts", {})
+        memo: dict[Pointer, Starts | None] = self.__dict__.setdefault("_scalar_starts", {})
         if pointer not in memo:
             memo[pointer] = self._mapped_scalar_line_starts(pointer, node)
         return memo[pointer]
 
-    def _mapped_scalar_line_starts(self, pointer: Pointer, node: Span) -> _Starts | None:
+    def _mapped_scalar_line_starts(self, pointer: Pointer, node: Span) -> Starts | None:
         lines = self._map.lines
         if node.end_line is None or not 0 < node.line <= len(lines):
             return None
         header = lines[node.line - 1][node.column - 1 :]
         if header[:1] in ("|", ">"):
-            return _block_scalar_starts(lines, node, header, self._parent_indent(pointer, node))
-        return _flow_scalar_starts(lines, node, header)
+            return block_scalar_starts(lines, node, header, self._parent_indent(pointer, node))
+        return flow_scalar_starts(lines, node, header)
 
     def _parent_indent(self, pointer: Pointer, node: Span) -> int:
         """The indentation an explicit indentation indicator counts from (the enclosing block's)."""

@@ -36,17 +36,17 @@ from recipelint.syntaxerrors import explain
 from recipelint.yaml_builder import (
     DEFAULT_LIMITS,
     YAML_TAG,
+    Builder,
     LoadError,
     LoadLimits,
     Pointer,
-    _Builder,
 )
 from recipelint.yaml_positions import (
-    _LINE_BREAKS,
+    LINE_BREAKS,
     pack_entry,
 )
 from recipelint.yaml_scalars import (
-    _NO_VALUE,
+    NO_VALUE,
     resolve_plain_scalar,
 )
 
@@ -82,7 +82,7 @@ def _position_of_offset(text: str, offset: int) -> Span:
     return Span(line, column)
 
 
-def _decode(raw: bytes, doc: Document) -> str | None:
+def decode_source(raw: bytes, doc: Document) -> str | None:
     nul = raw.find(b"\x00")
     if nul >= 0:
         span = _position_of_offset(raw[:nul].decode("utf-8", "replace"), nul)
@@ -118,7 +118,7 @@ def _indenting_tab(text: str, mark: Any, message: str) -> Span | None:
     tab itself, so the tab is taken at the mark, else as the first tab of the mark's line
     prefix (spaces, tabs, block indicators) when the message is about a tab.
     """
-    lines = _LINE_BREAKS.split(text)
+    lines = LINE_BREAKS.split(text)
     if not 0 <= mark.line < len(lines):
         return None
     line = lines[mark.line]
@@ -160,7 +160,7 @@ def parse_yaml(
             Span(1, 1),
             "split the file or raise the limit in the recipelint configuration",
         )
-    builder = _Builder(limits, text, positions)
+    builder = Builder(limits, text, positions)
     try:
         data = builder.build(iter(CParser(text).get_event, None))
     except LoadError as exc:
@@ -191,7 +191,7 @@ def parse_yaml(
                 tab,
                 TAB_FIX,
             )
-        explained = explain(text, _LINE_BREAKS.split(text), exc)
+        explained = explain(text, LINE_BREAKS.split(text), exc)
         if explained is not None:
             return _error(doc, "RL001", explained.message, explained.span, explained.hint)
         return _error(doc, "RL001", f"YAML syntax error: {message}", span)
@@ -202,7 +202,7 @@ def parse_yaml(
         doc._spans = builder.spans
     else:
         doc._positions_limits = limits
-    if builder.result is _NO_VALUE:
+    if builder.result is NO_VALUE:
         return _error(
             doc,
             "RL006",
@@ -258,7 +258,7 @@ def load_document(
             Span(1, 1),
             "split the file or raise the limit in the recipelint configuration",
         )
-    text = _decode(raw, doc)
+    text = decode_source(raw, doc)
     if text is None:
         return doc
     return parse_yaml(text, path=path, kind=kind, rel=doc.rel, limits=limits)

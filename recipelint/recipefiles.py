@@ -16,7 +16,7 @@ from pathlib import Path
 
 from recipelint.diagnostics import Diagnostic
 from recipelint.load import DEFAULT_LIMITS, Document, LoadLimits, load_document, parse_yaml
-from recipelint.tree import RecipeTree, _Walker, recipe_hf_id
+from recipelint.tree import RecipeTree, Walker, recipe_hf_id
 
 
 class RecipeFile:
@@ -84,7 +84,7 @@ def tree_and_recipe_files(
     folder, …): :func:`load_tree` then reads it whole and reports the problem its own way."""
     root = Path(os.path.abspath(root))
     problems: list[Diagnostic] = []
-    walker = _Walker(root, problems)
+    walker = Walker(root, problems)
     taxonomy, platforms = root / "taxonomy.yaml", root / "platforms.yaml"
     if not taxonomy.is_file() or walker.escapes(taxonomy) or walker.escapes(platforms):
         return None

@@ -22,7 +22,7 @@ from recipelint.load import (
     DEFAULT_LIMITS,
     Document,
     LoadLimits,
-    _decode,
+    decode_source,
     load_document,
     parse_yaml,
     read_within,
@@ -120,7 +120,7 @@ def recipe_hf_id(rel: str) -> str | None:
     return f"{parts[0]}/{repo}"
 
 
-class _Walker:
+class Walker:
     """Lists files inside the tree without ever following a link out of it."""
 
     def __init__(self, root: Path, problems: list[Diagnostic]):
@@ -260,7 +260,7 @@ def _special_kind(mode: int) -> str:
 
 def confined_files(root: Path, folder: Path, suffix: str, problems: list[Diagnostic]) -> list[Path]:
     """The files of one flat folder of the tree, with the walker's confinement (links, names)."""
-    return _Walker(Path(os.path.abspath(root)), problems).flat(folder, suffix)
+    return Walker(Path(os.path.abspath(root)), problems).flat(folder, suffix)
 
 
 def _rel(root: Path, path: Path) -> str:
@@ -282,7 +282,7 @@ def _text_document(
     """A document from memory, with a file's checks: size, NUL bytes and UTF-8 (RL003/RL004), BOM."""
     if isinstance(text, bytes):
         doc = Document(path=path, rel=rel, kind=kind, text="")
-        decoded = _decode(text, doc)
+        decoded = decode_source(text, doc)
         if decoded is None:
             return doc
         text = decoded
@@ -346,7 +346,7 @@ def load_tree(
     """
     root = Path(os.path.abspath(root))
     tree = RecipeTree(root=root)
-    walker = _Walker(root, tree.problems)
+    walker = Walker(root, tree.problems)
     new = Path(os.path.abspath(override[0])) if override is not None else None
 
     def load(path: Path, kind: str, rel: str | None = None) -> Document:

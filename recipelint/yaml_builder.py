@@ -15,15 +15,15 @@ import yaml
 from recipelint.diagnostics import Span
 from recipelint.jsvalue import js_string
 from recipelint.yaml_positions import (
-    _field_width,
-    _yaml_text,
+    field_width,
     pack_entry,
+    yaml_text,
 )
 from recipelint.yaml_scalars import (
-    _EXPLICIT_SCALAR_TAGS,
-    _MAY_RESOLVE,
-    _NO_VALUE,
-    _intern,
+    EXPLICIT_SCALAR_TAGS,
+    MAY_RESOLVE,
+    NO_VALUE,
+    intern_string,
     resolve_plain_scalar,
 )
 
@@ -120,7 +120,7 @@ class _Frame:
         self.first_node = first_node
         self.key_frame_parent = False
         # mapping state
-        self.key: Any = _NO_VALUE
+        self.key: Any = NO_VALUE
         self.key_marks: Marks = _NO_MARKS
         self.key_is_merge = False
         self.explicit_keys: dict[str, Marks] = {}  # key -> the marks of its explicit entry
@@ -129,7 +129,7 @@ class _Frame:
 _NO_MARKS: Marks = (None, None)
 
 
-class _Builder:
+class Builder:
     """Turns libyaml events into js-yaml values, recording where every node is written.
 
     Every event passes through here (hundreds of thousands for a large tree), so each
@@ -142,8 +142,8 @@ class _Builder:
         # recipes report nothing, and the one that does reads its text again (Document._positions).
         self.positions = positions
         self.max_nodes = limits.max_nodes
-        self.width = _field_width(text)  # bits per offset in a packed entry (see pack_entry)
-        indexed = _yaml_text(text)
+        self.width = field_width(text)  # bits per offset in a packed entry (see pack_entry)
+        indexed = yaml_text(text)
         self.end = len(indexed)
         # At the end of the stream libyaml moves its marks to the start of a new line when
         # the last line is not terminated; such a mark is kept as one past the end.
@@ -153,7 +153,7 @@ class _Builder:
         self.stack: list[_Frame] = []
         self.top: _Frame | None = None  # the innermost open container
         self.nodes = 0
-        self.result: Any = _NO_VALUE
+        self.result: Any = NO_VALUE
         self.documents = 0
 
     def build(self, events: Iterable[Any]) -> Any:
@@ -173,7 +173,7 @@ class _Builder:
             handler = handlers.get(type(event))
             if handler is not None:
                 handler(event)
-        return None if self.result is _NO_VALUE else self.result
+        return None if self.result is NO_VALUE else self.result
 
     def _document(self, event: yaml.DocumentStartEvent) -> None:
         self.documents += 1
@@ -191,15 +191,15 @@ class _Builder:
         tag, value = event.tag, event.value
         plain = tag is None and not event.style  # libyaml's style of a plain scalar is ""
         if plain:
-            if value[:1] in _MAY_RESOLVE:
+            if value[:1] in MAY_RESOLVE:
                 value = resolve_plain_scalar(value)
         elif tag is not None:
             value = self._tagged_value(event, tag)
         if type(value) is str:
             # Recipes repeat keys and values across the tree; one copy of each is kept.
-            value = _intern(value)
+            value = intern_string(value)
         frame = self.top
-        if frame is not None and frame.is_map and frame.key is _NO_VALUE:
+        if frame is not None and frame.is_map and frame.key is NO_VALUE:
             frame.key_is_merge = plain and value == "<<"
             marks = (event.start_mark, event.end_mark)
             frame.key = value if type(value) is str else _mapping_key(value, marks)
@@ -213,12 +213,12 @@ class _Builder:
         if tag == "!" or tag == YAML_TAG + "str":
             return event.value
         short = tag[len(YAML_TAG) :] if tag.startswith(YAML_TAG) else None
-        resolver = _EXPLICIT_SCALAR_TAGS.get(short or "")
+        resolver = EXPLICIT_SCALAR_TAGS.get(short or "")
         span = _span(event.start_mark, event.end_mark)
         if resolver is None:
             raise self._unsupported_tag(tag, span)
         value = resolver(event.value)
-        if value is _NO_VALUE:
+        if value is NO_VALUE:
             raise LoadError("RL001", f"cannot read {event.value!r} as !!{short}", span)
         return value
 
@@ -243,7 +243,7 @@ class _Builder:
                 "flatten the structure; the upstream compiler refuses it too",
             )
         parent = self.top
-        in_key = parent is not None and parent.is_map and parent.key is _NO_VALUE
+        in_key = parent is not None and parent.is_map and parent.key is NO_VALUE
         if parent is None or in_key or not self.positions:
             pointer: Pointer = ()
         elif parent.is_map:
@@ -276,7 +276,7 @@ class _Builder:
         value, weight = self.anchors[event.anchor]
         self._count(weight, marks)
         frame = self.top
-        if frame is not None and frame.is_map and frame.key is _NO_VALUE:
+        if frame is not None and frame.is_map and frame.key is NO_VALUE:
             frame.key_is_merge = False
             self._set_key(value, marks)
         else:
@@ -334,7 +334,7 @@ class _Builder:
             container.append(value)  # type: ignore[union-attr]
             return
         key, key_marks = frame.key, frame.key_marks
-        frame.key, frame.key_marks = _NO_VALUE, _NO_MARKS
+        frame.key, frame.key_marks = NO_VALUE, _NO_MARKS
         if frame.key_is_merge:
             frame.key_is_merge = False
             self._merge(frame, value, (start_mark, end_mark))

@@ -11,16 +11,16 @@ from typing import Any, overload
 
 from recipelint.diagnostics import Span
 
-_LINE_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+LINE_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
-_LINE_BREAK = re.compile("[\r\n\x85\u2028\u2029]")
+LINE_BREAK = re.compile("[\r\n\x85\u2028\u2029]")
 
 
 _UTF8_LINE_BREAKS = re.compile(b"\r\n|[\r\n]|\xc2\x85|\xe2\x80[\xa8\xa9]")
 
 
-_BLOCK_KEY_PREFIX = re.compile(r"(?: *- +)* *")
+BLOCK_KEY_PREFIX = re.compile(r"(?: *- +)* *")
 
 
 _BLOCK_HEADER = re.compile(r"^[|>](?:[-+]?([1-9])?|([1-9])[-+])(?:[ \t]|$)")
@@ -29,13 +29,13 @@ _BLOCK_HEADER = re.compile(r"^[|>](?:[-+]?([1-9])?|([1-9])[-+])(?:[ \t]|$)")
 LineStart = tuple[int, int, int] | None  # (line, column, written length) where a value line begins
 
 
-def _field_width(text: str) -> int:
+def field_width(text: str) -> int:
     """Bits one packed offset takes in a document of this text (offsets run to one past its
     end, where libyaml's end of stream may sit: see _Builder.offset)."""
     return (len(text) + 2).bit_length()
 
 
-def _yaml_text(text: str) -> str:
+def yaml_text(text: str) -> str:
     """The text libyaml indexes: without a leading byte-order mark, which it neither counts
     nor indexes (its offsets, and the columns of the first line, start after it)."""
     return text[1:] if text.startswith("\ufeff") else text
@@ -53,7 +53,7 @@ def _line_starts(text: str | bytes) -> array[int]:
     starts = array("I" if len(text) < 2**32 - 2 else "q")
     if isinstance(text, str):
         others: tuple[Any, ...] = ("\r",) if text.isascii() else ("\r", "\x85", "\u2028", "\u2029")
-        breaks: re.Pattern[Any] = _LINE_BREAKS
+        breaks: re.Pattern[Any] = LINE_BREAKS
     else:
         others = (b"\r", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
         breaks = _UTF8_LINE_BREAKS
@@ -99,7 +99,7 @@ class _Lines(Sequence[str]):
         end = self.starts[stop] if stop < len(self.starts) else None
         piece = self._source[self.starts[first] : end]
         text = piece if isinstance(piece, str) else piece.decode("utf-8")
-        return _LINE_BREAKS.split(text)[: stop - first]
+        return LINE_BREAKS.split(text)[: stop - first]
 
     def _line(self, index: int) -> str:
         last = index + 1 == len(self.starts)
@@ -111,15 +111,15 @@ class _Lines(Sequence[str]):
         return line[:-2] if line.endswith("\r\n") else line[:-1]
 
 
-class _SourceMap:
+class SourceMap:
     """Positions of one document's text: packed entries and offsets -> 1-based line and column."""
 
     def __init__(self, source: str | bytes) -> None:
         self.lines = _Lines(source)
         text = source if isinstance(source, str) else source.decode("utf-8")
-        self._width = _field_width(text)
+        self._width = field_width(text)
         self._mask = (1 << self._width) - 1
-        indexed = _yaml_text(text)
+        indexed = yaml_text(text)
         same = indexed is source
         self._starts = self.lines.starts if same else _line_starts(indexed)
         self._end = len(indexed)
@@ -154,21 +154,21 @@ class _SourceMap:
         return key_start - 1
 
 
-class _Starts(list[LineStart]):
+class Starts(list[LineStart]):
     """The start of every value line of one scalar; literal lines are copied verbatim."""
 
     literal: bool = False
 
 
-def _same_start(segment: str, wanted: str) -> bool:
+def same_start(segment: str, wanted: str) -> bool:
     """A folded or flow line begins with the written text of its first source line."""
     text = segment.rstrip(" \t")
     return wanted.startswith(text) if text else not wanted
 
 
-def _block_scalar_starts(
+def block_scalar_starts(
     lines: Sequence[str], node: Span, header: str, parent: int
-) -> _Starts | None:
+) -> Starts | None:
     """Value lines of a `|` or `>` scalar: its content lines follow the header at one indentation."""
     match = _BLOCK_HEADER.match(header)
     if not match or node.end_line is None:
@@ -180,7 +180,7 @@ def _block_scalar_starts(
     indent = parent + int(digit) if digit else _auto_indent(content)
     if indent is None:
         return None
-    starts = _Starts()
+    starts = Starts()
     starts.literal = header[0] == "|"
     previous: str | None = None  # the kind of the last non-empty line: "text" or "spaced"
     empties = 0
@@ -216,7 +216,7 @@ def _auto_indent(content: Sequence[str]) -> int | None:
     return None
 
 
-def _flow_scalar_starts(lines: Sequence[str], node: Span, header: str) -> _Starts | None:
+def flow_scalar_starts(lines: Sequence[str], node: Span, header: str) -> Starts | None:
     """Value lines of a plain or quoted scalar: breaks fold to spaces, each empty line keeps one."""
     quote = header[:1] if header[:1] in ("'", '"') else ""
     last = min(node.end_line or node.line, len(lines))
@@ -232,7 +232,7 @@ def _flow_scalar_starts(lines: Sequence[str], node: Span, header: str) -> _Start
         )
         return number, column, max(0, stop - column)
 
-    starts = _Starts([place(node.line, node.column + len(quote))])
+    starts = Starts([place(node.line, node.column + len(quote))])
     empties = 0
     for number in range(node.line + 1, last + 1):
         raw = lines[number - 1]

@@ -18,7 +18,7 @@ from propertyprofile import property_profile
 
 from recipelint.rules.common import guide_text
 from recipelint.rules.guide import GuideFacts, _package
-from recipelint.rules.guide_flags import _guide_release, _judge
+from recipelint.rules.guide_flags import command_judge, guide_release
 from recipelint.rules.guide_markdown import PYTHON, _lines_holding, dedented, fenced_blocks
 from recipelint.rules.guide_python import _model_arguments
 from recipelint.rules.versions import GUIDE_MINIMUM, guide_minimums
@@ -160,7 +160,7 @@ def test_an_option_that_takes_no_word_says_the_same_whatever_follows(corpus_tree
     for doc in load_tree(corpus_tree).recipes:
         guide = guide_text(doc) if doc.usable else None
         for command in GuideFacts(guide).commands if guide else ():
-            judge = _judge(_guide_release(doc.data), _package(doc, command))
+            judge = command_judge(guide_release(doc.data), _package(doc, command))
             for word in command.words:
                 if judge.reads_next_word(word):
                     continue

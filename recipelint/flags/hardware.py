@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from recipelint.flags.hardware_catalog import (
-    _CUDA_CAPABILITIES,
+    CUDA_CAPABILITIES,
     HARDWARE_CATALOG,
     Runs,
     attention_backend,
@@ -395,9 +395,9 @@ _PLATFORM_CHECKS = {
     "is_tpu": {"tpu"},
 }
 Capabilities = frozenset[tuple[int, int]]
-_ALL_CAPABILITIES: Capabilities = frozenset(_CUDA_CAPABILITIES)
+_ALL_CAPABILITIES: Capabilities = frozenset(CUDA_CAPABILITIES)
 # A kernel's device check read: the platforms it allows (None: not stated) and, when CUDA
-# only, the capabilities it allows among _CUDA_CAPABILITIES.
+# only, the capabilities it allows among CUDA_CAPABILITIES.
 Device = tuple[frozenset[str] | None, Capabilities]
 
 
@@ -621,7 +621,7 @@ def _capabilities_of(expr: ast.expr) -> Capabilities | None:
             "is_device_capability_family": lambda c: c[0] == wanted[0],
             "has_device_capability": lambda c: c >= wanted,
         }
-        return frozenset(c for c in _CUDA_CAPABILITIES if tests[name](c))
+        return frozenset(c for c in CUDA_CAPABILITIES if tests[name](c))
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         # Only a single check is exact enough to negate: a conjunction's reading is an
         # upper bound, whose complement would claim too much.

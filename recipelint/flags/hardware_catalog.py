@@ -17,7 +17,7 @@ from recipelint.packagedata import RULE_CATALOG, data_folder
 
 HARDWARE_CATALOG = "vllm-hardware.json"
 # CUDA capabilities a MoE kernel's device check is evaluated on: the GPUs vLLM names.
-_CUDA_CAPABILITIES = (
+CUDA_CAPABILITIES = (
     (7, 0), (7, 5), (8, 0), (8, 6), (8, 7), (8, 9), (9, 0),
     (10, 0), (10, 3), (11, 0), (12, 0), (12, 1),
 )  # fmt: skip
@@ -124,7 +124,7 @@ def moe_backend_runs_on(
     listed = {_version_pair(c) for c in entry["capabilities"]}
     if capability in listed:
         return "yes"
-    return "no" if capability in _CUDA_CAPABILITIES else "unknown"
+    return "no" if capability in CUDA_CAPABILITIES else "unknown"
 
 
 def quantization_on(method: str, version: str, platform: str) -> Runs:

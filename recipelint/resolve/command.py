@@ -44,11 +44,11 @@ from recipelint.resolve.shapes import (
     SHAPES,
     Judge,
     LayOut,
-    _shape,
+    shape_of,
 )
 from recipelint.resolve.synthesis import (
     MAX_RENDERED_ITEMS,
-    _Synthesis,
+    Synthesis,
 )
 
 __all__ = [
@@ -143,9 +143,9 @@ class Rendered(NamedTuple):
 def placed_rendering(placement: Placement, combo: Combination, documents: bool) -> Rendered:
     """The combination rendered on the placement (laid out, or without ``documents`` only
     judged); raises RenderError where upstream's synthesis throws."""
-    synth = _Synthesis(placement.inputs, placement.recipe, combo, placement)
+    synth = Synthesis(placement.inputs, placement.recipe, combo, placement)
     meta = placement.meta
-    shape = _shape(synth)
+    shape = shape_of(synth)
     doc = SHAPES[shape](synth, meta, LayOut() if documents else Judge())
     return Rendered(doc, synth.problems, meta.image is UNDEFINED)
 
@@ -166,7 +166,7 @@ def rendered_layers(
     """
     if placement is None or not placement.serves(inputs, recipe, combo):
         placement = Placement(inputs, recipe, combo.variant_key, combo.hw_id)
-    synth = _Synthesis(inputs, recipe, combo, placement)
+    synth = Synthesis(inputs, recipe, combo, placement)
     return synth.build_args(role, node_role, node_rank), synth.build_env(role)
 
 
@@ -194,7 +194,7 @@ def emitted(
     if placement is None or not placement.serves(inputs, recipe, combo):
         placement = Placement(inputs, recipe, combo.variant_key, combo.hw_id)
     # The tokens read no feature: the features' layers are not joined
-    synth = _Synthesis(inputs, recipe, combo._replace(features=()), placement)
+    synth = Synthesis(inputs, recipe, combo._replace(features=()), placement)
     tokens = synth._parallel_args(role, None, 1)
     if synth.deploy == "pd_cluster" and role:
         pool_nodes = synth._pool_nodes(role)
@@ -213,14 +213,14 @@ def rendered_args(
     """The head node's args before dedupe, as rendered_layers gives them, without the env."""
     if placement is None or not placement.serves(inputs, recipe, combo):
         placement = Placement(inputs, recipe, combo.variant_key, combo.hw_id)
-    return _Synthesis(inputs, recipe, combo, placement).build_args(role, None, 1)
+    return Synthesis(inputs, recipe, combo, placement).build_args(role, None, 1)
 
 
 def _layered_synthesis(
     inputs: RenderInputs, recipe: dict[str, Any], combo: Combination
-) -> _Synthesis:
+) -> Synthesis:
     """A fresh synthesis of the combination that yields the rules' view: a Layer for each list."""
-    synth = _Synthesis(
+    synth = Synthesis(
         inputs, recipe, combo, Placement(inputs, recipe, combo.variant_key, combo.hw_id)
     )
     synth.bare = False
@@ -265,7 +265,7 @@ def pinned_devices(
 ) -> dict[str, Any]:
     """The variables PD device pinning sets for a role (none outside a PD cluster's roles)."""
     placement = Placement(inputs, recipe, combo.variant_key, combo.hw_id)
-    synth = _Synthesis(inputs, recipe, combo, placement)
+    synth = Synthesis(inputs, recipe, combo, placement)
     env: dict[str, Any] = {}
     if synth.deploy_type == "pd_cluster" and role:
         synth._pin_pd_devices(env, role)

@@ -58,7 +58,7 @@ def assign(target: dict[str, Any], source: Any) -> None:
         raise RenderError(f"expected a mapping of environment variables, got {js_string(source)}")
 
 
-def _spread_steps(
+def spread_steps(
     args: list[Any], steps: tuple[Step, ...], sel: Selection, role: str | None
 ) -> None:
     for step in steps:
@@ -66,7 +66,7 @@ def _spread_steps(
             args += items if type(items) is list else spread(items)
 
 
-def _assign_steps(
+def assign_steps(
     env: dict[str, Any], steps: tuple[Step, ...], sel: Selection, role: str | None
 ) -> None:
     for step in steps:
@@ -369,7 +369,7 @@ class Placement:
         found: list[Any] | None = self._joined.get(run.number)
         if found is None:
             found = []
-            _spread_steps(found, run.steps, sel, None)
+            spread_steps(found, run.steps, sel, None)
             self._joined[run.number] = found
         return found
 
@@ -382,7 +382,7 @@ class Placement:
         found: dict[str, Any] | None = self._joined.get(run.number)
         if found is None:
             found = {}
-            _assign_steps(found, run.steps, sel, None)
+            assign_steps(found, run.steps, sel, None)
             self._joined[run.number] = found = self._interned_env(found)
         return found
 
@@ -393,7 +393,7 @@ class Placement:
         found: list[Any] | None = self.strategy_runs.get(key)
         if found is None:
             found = []
-            _spread_steps(found, run.steps, sel, role)
+            spread_steps(found, run.steps, sel, role)
             self.strategy_runs[key] = found
         return found
 
@@ -403,7 +403,7 @@ class Placement:
         found: dict[str, Any] | None = self.strategy_runs.get(key)
         if found is None:
             found = {}
-            _assign_steps(found, run.steps, sel, role)
+            assign_steps(found, run.steps, sel, role)
             self.strategy_runs[key] = found = self._interned_env(found)
         return found
 

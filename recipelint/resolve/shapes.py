@@ -27,9 +27,9 @@ from recipelint.jsvalue import (
 from recipelint.resolve.docker import DockerMeta, DockerWrapper
 from recipelint.resolve.features import companions
 from recipelint.resolve.synthesis import (
-    _follower_ranks,
-    _length,
-    _Synthesis,
+    Synthesis,
+    array_length,
+    follower_ranks,
 )
 
 PD_PORTS = {"prefill": 8001, "decode": 8002}
@@ -47,7 +47,7 @@ class Walker(Protocol):
     """
 
     def command(
-        self, synth: _Synthesis, role: str | None, node_role: str | None, node_rank: int = 1
+        self, synth: Synthesis, role: str | None, node_role: str | None, node_rank: int = 1
     ) -> Command | None:
         """The command line and argv, or None when the command is only judged."""
 
@@ -56,7 +56,7 @@ class LayOut:
     """Builds every command line and the document."""
 
     def command(
-        self, synth: _Synthesis, role: str | None, node_role: str | None, node_rank: int = 1
+        self, synth: Synthesis, role: str | None, node_role: str | None, node_rank: int = 1
     ) -> Command | None:
         return synth.command(role, node_role, node_rank)
 
@@ -65,7 +65,7 @@ class Judge:
     """Works out and judges every command without laying any out."""
 
     def command(
-        self, synth: _Synthesis, role: str | None, node_role: str | None, node_rank: int = 1
+        self, synth: Synthesis, role: str | None, node_role: str | None, node_rank: int = 1
     ) -> Command | None:
         synth.check_command(role, node_role, node_rank)
         return None
@@ -76,7 +76,7 @@ def _all_laid_out(commands: list[Command | None]) -> list[Command] | None:
     return laid_out if len(laid_out) == len(commands) else None
 
 
-def _shape(synth: _Synthesis) -> int:
+def shape_of(synth: Synthesis) -> int:
     """Which of SHAPES walks the combination."""
     if synth.deploy == "pd_cluster":
         return 0
@@ -86,7 +86,7 @@ def _shape(synth: _Synthesis) -> int:
 
 
 def _base(
-    synth: _Synthesis, meta: DockerMeta, deploy_type: str, env: dict[str, Any]
+    synth: Synthesis, meta: DockerMeta, deploy_type: str, env: dict[str, Any]
 ) -> dict[str, Any]:
     combo = synth.combo
     base = {
@@ -102,7 +102,7 @@ def _base(
     return base
 
 
-def _single_node(synth: _Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
+def _single_node(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
     laid_out = walker.command(synth, None, None)
     env, docker = synth.env(None, meta)
     extra = _companions(synth)
@@ -121,7 +121,7 @@ def _single_node(synth: _Synthesis, meta: DockerMeta, walker: Walker) -> dict[st
     return out
 
 
-def _kv_companion(synth: _Synthesis) -> dict[str, Any] | None:
+def _kv_companion(synth: Synthesis) -> dict[str, Any] | None:
     """The kv offload option's companion command, when it has one."""
     option = synth.kv_option
     if option is None or not truthy(get(get(option, "companion"), "command")):
@@ -143,7 +143,7 @@ def _kv_companion(synth: _Synthesis) -> dict[str, Any] | None:
     }
 
 
-def _companions(synth: _Synthesis) -> list[dict[str, Any]]:
+def _companions(synth: Synthesis) -> list[dict[str, Any]]:
     """The enabled features' companion commands; which features have one is worked out once
     for the recipe's renderings (most have none)."""
     enabled = synth.combo.features
@@ -162,10 +162,10 @@ def _companions(synth: _Synthesis) -> list[dict[str, Any]]:
     return companions(synth.recipe, having, synth.combo.strategy) if having else []
 
 
-def _multi_node(synth: _Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
+def _multi_node(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
     head_laid_out = walker.command(synth, None, "head")
     workers_laid_out = _all_laid_out(
-        [walker.command(synth, None, "worker", r) for r in _follower_ranks(synth.combo.node_count)]
+        [walker.command(synth, None, "worker", r) for r in follower_ranks(synth.combo.node_count)]
     )
     env, docker = synth.env(None, meta)  # the head and every worker share the env and the image
     if head_laid_out is None or workers_laid_out is None:
@@ -194,7 +194,7 @@ def _multi_node(synth: _Synthesis, meta: DockerMeta, walker: Walker) -> dict[str
     return out
 
 
-def _pd_role_meta(synth: _Synthesis, role: str) -> dict[str, Any]:
+def _pd_role_meta(synth: Synthesis, role: str) -> dict[str, Any]:
     """The role metadata upstream reports; it does not snap to `pool_modes` (unlike the args)."""
     so_role = js_or(get(synth.overrides, role), {})
     role_cfg = js_or(get(synth.spec, role), {})
@@ -222,7 +222,7 @@ def _pd_role_meta(synth: _Synthesis, role: str) -> dict[str, Any]:
     }
 
 
-def _pd(synth: _Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
+def _pd(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
     roles, router_lines = _pd_router(synth)
     rendered = {}
     for role in ("prefill", "decode"):
@@ -245,7 +245,7 @@ def _pd(synth: _Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
     return out
 
 
-def _pd_router(synth: _Synthesis) -> tuple[dict[str, dict[str, Any]], list[str]]:
+def _pd_router(synth: Synthesis) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Each pool's metadata and the router's command lines."""
     strategy = synth.spec
     policy = js_or(get(get(strategy, "router"), "policy"), "round_robin")
@@ -260,7 +260,7 @@ def _pd_router(synth: _Synthesis) -> tuple[dict[str, dict[str, Any]], list[str]]
         port = PD_PORTS[role]
         endpoints += [
             f"    {flag} http://${role.upper()}_NODE_{i + 1}:{port} \\"
-            for i in range(_length(count))
+            for i in range(array_length(count))
         ]
     intra = coalesce(
         get(get(synth.overrides, "router"), "intra_node_data_parallel_size"),
@@ -277,7 +277,7 @@ def _pd_router(synth: _Synthesis) -> tuple[dict[str, dict[str, Any]], list[str]]
     return roles, router_lines
 
 
-def _brand_install(synth: _Synthesis, raw: Any) -> Any:
+def _brand_install(synth: Synthesis, raw: Any) -> Any:
     if isinstance(raw, (dict, list)):
         brand = get(synth.profile, "brand")
         key = "amd" if brand == "AMD" else "nvidia" if brand == "NVIDIA" else None
@@ -295,7 +295,7 @@ def _kv_router(kv: Any, instances: Any) -> dict[str, Any] | None:
         f"vllm-router --policy {js_string(js_or(get(router, 'policy'), 'cache_aware'))} \\",
         *[
             f"    --backend-url http://$VLLM_INSTANCE_{i + 1}:{js_string(port)} \\"
-            for i in range(_length(instances))
+            for i in range(array_length(instances))
         ],
         "    --host $ROUTER_HOST \\",
         "    --port $ROUTER_PORT \\",
@@ -341,7 +341,7 @@ class _KvParts(NamedTuple):
     mooncake_config_note: Any
 
 
-def _kv_parts(synth: _Synthesis) -> _KvParts:
+def _kv_parts(synth: Synthesis) -> _KvParts:
     """The parts of a kv deployment that read only its spec, so the renderings of one recipe
     share them (as they share the specs' own mappings)."""
     key = ("kv-parts", synth.combo.kv_offload)
@@ -375,13 +375,13 @@ _NO_KV_WORKERS = dict.fromkeys(
 )
 
 
-def _kv(synth: _Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
+def _kv(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
     """A Mooncake deployment: the serving strategy's commands plus router, master and store."""
     combo = synth.combo
     multi = synth.deploy_type == "multi_node" and combo.node_count > 1
     laid_out = walker.command(synth, None, "head" if multi else None)
     workers_laid_out = _all_laid_out(
-        [walker.command(synth, None, "worker", r) for r in _follower_ranks(combo.node_count)]
+        [walker.command(synth, None, "worker", r) for r in follower_ranks(combo.node_count)]
         if multi
         else []
     )
@@ -421,5 +421,5 @@ def _kv(synth: _Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
     return out
 
 
-# By _shape: the walk that judges a combination and, given LayOut, lays it out.
+# By shape_of: the walk that judges a combination and, given LayOut, lays it out.
 SHAPES = (_pd, _kv, _multi_node, _single_node)

@@ -1,4 +1,4 @@
-"""One combination's arguments and environment: `_Synthesis`, the port of upstream's synthesis.
+"""One combination's arguments and environment: `Synthesis`, the port of upstream's synthesis.
 
 It reads the layers for a role and node rank, merges them, and lays out (or only judges)
 the serve command line and the env; it raises RenderError where upstream throws.
@@ -44,10 +44,10 @@ from recipelint.resolve.layers import (
 )
 from recipelint.resolve.placement import (
     Placement,
-    _assign_steps,
-    _spread_steps,
     assign,
+    assign_steps,
     spread,
+    spread_steps,
 )
 
 # The join orders split at the emitter's tokens, in runs.
@@ -55,7 +55,7 @@ _ARGS_BEFORE, _ARGS_AFTER = (runs(part) for part in split_at_emitter(ARG_STEPS))
 _ENV_BEFORE, _ENV_AFTER = (runs(part) for part in split_at_emitter(ENV_STEPS))
 
 
-class _Synthesis(Selection):
+class Synthesis(Selection):
     """One combination being rendered: the bare Selection its layers read, plus what the emitter needs."""
 
     __slots__ = (
@@ -162,7 +162,7 @@ class _Synthesis(Selection):
             else:
                 steps = run.by_presence[self.presence]
                 if steps:
-                    _spread_steps(args, steps, self, role)
+                    spread_steps(args, steps, self, role)
         return args
 
     def _parallel_args(self, role: str | None, node_role: str | None, node_rank: int) -> list[Any]:
@@ -395,13 +395,13 @@ class _Synthesis(Selection):
             else:
                 steps = run.by_presence[self.presence]
                 if steps:
-                    _assign_steps(env, steps, self, role)
+                    assign_steps(env, steps, self, role)
 
     def _pin_pd_devices(self, env: dict[str, Any], role: str) -> None:
         pool_nodes = self._pool_nodes(role)
         gpus = self.gpu_count
         if pool_nodes >= 1:
-            env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in range(_length(gpus)))
+            env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in range(array_length(gpus)))
             if pool_nodes >= 2:
                 env["GLOO_SOCKET_IFNAME"] = "$IFACE_NAME"
                 env["NCCL_SOCKET_IFNAME"] = "$IFACE_NAME"
@@ -409,10 +409,10 @@ class _Synthesis(Selection):
         half = js_floor(gpus / 2)
         if half > 0:
             ids = (
-                range(_length(half))
+                range(array_length(half))
                 if role == "prefill"
-                # _length(half) is half itself here, bounded like every other rendered count
-                else range(_length(half), _length(half) + _length(gpus - half))
+                # array_length(half) is half itself here, bounded like every other rendered count
+                else range(array_length(half), array_length(half) + array_length(gpus - half))
             )
             env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in ids)
 
@@ -436,7 +436,7 @@ class _Synthesis(Selection):
 MAX_RENDERED_ITEMS = 4096
 
 
-def _length(value: Any) -> int:
+def array_length(value: Any) -> int:
     """`Array.from({length: v})`: how many GPUs, nodes or endpoints to list."""
     if not is_number(value) or value != value or value <= 0:
         return 0
@@ -447,9 +447,9 @@ def _length(value: Any) -> int:
     return int(value)
 
 
-def _follower_ranks(nodes: Any) -> list[int]:
+def follower_ranks(nodes: Any) -> list[int]:
     count = js_or(nodes, 1)
-    return list(range(1, _length(count - 1) + 1)) if is_number(count) else []
+    return list(range(1, array_length(count - 1) + 1)) if is_number(count) else []
 
 
 def _ranked_nodes(sizes: list[str], nodes: Any, rank: int, address: str) -> list[str]:

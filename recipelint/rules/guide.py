@@ -21,9 +21,9 @@ from recipelint.rules.guide_flags import (
     UNDERSCORED,
     UNKNOWN_FLAG,
     Cause,
-    _judge,
-    _structured_causes,
+    command_judge,
     command_release,
+    structured_causes,
 )
 from recipelint.rules.guide_markdown import (
     PLACEHOLDER,
@@ -35,17 +35,17 @@ from recipelint.rules.guide_markdown import (
 )
 from recipelint.rules.guide_python import (
     PythonFacts,
-    _notebook_style,
-    _python_facts,
-    _syntax_verdict,
+    notebook_style,
+    python_facts,
+    syntax_verdict,
 )
 from recipelint.rules.guide_shell import (
     GuideCommand,
     Spans,
-    _commands,
-    _guide_commands_in,
-    _serve_names,
-    _spans,
+    guide_commands_in,
+    logical_line_spans,
+    logical_lines,
+    serve_names,
 )
 from recipelint.rules.registry import Finding, check
 
@@ -86,13 +86,13 @@ class GuideFacts:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._spans: dict[str, Spans] = {}
+        self.logical_line_spans: dict[str, Spans] = {}
 
     def spans(self, code: str) -> Spans:
         """A block's logical lines, which RL603 and RL604-RL606 both read."""
-        found = self._spans.get(code)
+        found = self.logical_line_spans.get(code)
         if found is None:
-            found = self._spans[code] = _spans(code)
+            found = self.logical_line_spans[code] = logical_line_spans(code)
         return found
 
     @functools.cached_property
@@ -103,9 +103,9 @@ class GuideFacts:
     def python(self) -> tuple[tuple[Block, PythonFacts], ...]:
         """The Python blocks meant to run as a module (not transcripts), with their facts."""
         return tuple(
-            (block, _python_facts(block.code))
+            (block, python_facts(block.code))
             for block in self.blocks
-            if block.language in PYTHON and not _notebook_style(block.code)
+            if block.language in PYTHON and not notebook_style(block.code)
         )
 
     @functools.cached_property
@@ -113,13 +113,13 @@ class GuideFacts:
         """Names the guide's own `vllm serve` lines make available (the model or --served-model-name)."""
         names: set[str] = set()
         for block in self.blocks:
-            for command in _commands(block.code):
-                names.update(_serve_names(command))
+            for command in logical_lines(block.code):
+                names.update(serve_names(command))
         return frozenset(names)
 
     @functools.cached_property
     def commands(self) -> tuple[GuideCommand, ...]:
-        return tuple(_guide_commands_in(self.text, self.blocks, self.spans))
+        return tuple(guide_commands_in(self.text, self.blocks, self.spans))
 
 
 # The language server checks the buffer being typed in after every keystroke, its guide mostly
@@ -161,7 +161,7 @@ def guide_blocks(ctx: CheckContext) -> Iterator[Finding]:
 def _parse_failures(doc: Document, guide: GuideFacts) -> Iterator[Finding]:
     """RL601: a python block that does not parse."""
     for block, (refusal, _models) in guide.python:
-        error = _syntax_verdict(block.code, refusal)
+        error = syntax_verdict(block.code, refusal)
         if error is not None:
             yield Finding(
                 doc,
@@ -301,10 +301,10 @@ def _serve_flag_verdicts(
     for command in guide.commands:
         package = _package(doc, command)
         release, claim = command_release(doc.data, command, package)
-        for verdict in _judge(release, package, claim).findings(command):
+        for verdict in command_judge(release, package, claim).findings(command):
             if verdict.cause is not None:
                 if structured is None:
-                    structured = _structured_causes(doc.data, arg_lists)
+                    structured = structured_causes(doc.data, arg_lists)
                 if verdict.cause in structured:
                     continue
             finding = verdict.placed(doc)

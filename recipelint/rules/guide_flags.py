@@ -42,7 +42,7 @@ from recipelint.spelling import close_flags
 UNKNOWN_FLAG, REJECTED, UNDERSCORED = "RL604", "RL605", "RL606"
 
 
-def _guide_release(data: dict[str, Any]) -> str:
+def guide_release(data: dict[str, Any]) -> str:
     """The release a guide's commands are first judged at: the recipe's minimum, else the newest."""
     return _release(as_dict(data.get("model")).get("min_vllm_version")) or available_versions()[-1]
 
@@ -394,7 +394,7 @@ class CommandJudge:
 
 
 @functools.cache
-def _judge(release: str, package: str, claim: Claim = RECIPE_CLAIM) -> CommandJudge:
+def command_judge(release: str, package: str, claim: Claim = RECIPE_CLAIM) -> CommandJudge:
     return CommandJudge(release, package, claim)
 
 
@@ -410,13 +410,13 @@ def option_reading(
     claim: Claim = RECIPE_CLAIM,
 ) -> OptionReading:
     """What an option of a guide command says at a release (see CommandJudge.reading)."""
-    return _judge(release, package, claim).reading(text, after, via_image)
+    return command_judge(release, package, claim).reading(text, after, via_image)
 
 
 @functools.lru_cache(maxsize=16384)
 def reads_next_word(release: str, package: str, text: str) -> bool:
     """Whether the reading of a guide command's option depends on the word after it."""
-    return _judge(release, package).reads_next_word(text)
+    return command_judge(release, package).reads_next_word(text)
 
 
 def _refusal(statuses: list[ReleaseStatus], release: str, claim: Claim = RECIPE_CLAIM) -> str:
@@ -493,14 +493,14 @@ def _releases_knowing(name: str, package: str) -> tuple[str, ...]:
     )
 
 
-def _structured_causes(data: dict[str, Any], arg_lists: list[ArgList]) -> frozenset[Cause]:
+def structured_causes(data: dict[str, Any], arg_lists: list[ArgList]) -> frozenset[Cause]:
     """What the recipe's own argument lists are refused for, read as the guide's commands are:
     a guide command passing the same option for the same cause repeats the structured rule's
     finding (RL358, RL359, RL350), which names the place to fix."""
     package = "vllm-omni" if is_omni(data) else "vllm"
     found: set[Cause] = set()
     for arg_list in arg_lists:
-        judge = _judge(_list_release(data, arg_list.pointer), package)
+        judge = command_judge(_list_release(data, arg_list.pointer), package)
         for unit in arg_list.units:
             for text, after in _unit_spellings(unit.flag, unit.value):
                 _used, verdicts = judge.reading(text, after, False)

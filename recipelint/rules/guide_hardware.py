@@ -44,9 +44,9 @@ from recipelint.rules.backends import (
 from recipelint.rules.common import ArgList, Pointer, arg_units, as_dict, guide_text
 from recipelint.rules.context import CheckContext
 from recipelint.rules.guide import GUIDE_FACTS, HARDWARE_SECTION, GuideFacts, guide_facts
-from recipelint.rules.guide_flags import _guide_release
+from recipelint.rules.guide_flags import guide_release
 from recipelint.rules.guide_markdown import SHELL, Block
-from recipelint.rules.guide_shell import INLINE_CODE, GuideCommand, Token, _guide_commands_in
+from recipelint.rules.guide_shell import INLINE_CODE, GuideCommand, Token, guide_commands_in
 from recipelint.rules.registry import Finding, check
 
 # Words of a guide that can make RL607 find anything: without one, the guide is not read.
@@ -411,7 +411,7 @@ class Reported:
 def _command_findings(
     doc: Document, facts: GuideFacts, outline: GuideOutline, run: Run
 ) -> Iterator[Reported]:
-    release = _guide_release(as_dict(doc.data))
+    release = guide_release(as_dict(doc.data))
     confined = Confinement(run, doc)
     for command in _selecting_commands(facts):
         if not command.lines or not _may_select(command):
@@ -458,7 +458,7 @@ def _selecting_commands(facts: GuideFacts) -> Iterable[GuideCommand]:
         else:
             count = block.code.count("\n") + 1
             skipped.update(range(block.line - 1, block.line + count + 1))
-    commands = _guide_commands_in(facts.text, tuple(read), facts.spans)
+    commands = guide_commands_in(facts.text, tuple(read), facts.spans)
     return [command for command in commands if not _in(command, skipped)]
 
 

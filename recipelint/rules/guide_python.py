@@ -10,7 +10,7 @@ from collections.abc import Iterator
 PythonFacts = tuple[BaseException | None, tuple[tuple[str, int], ...]]
 
 
-def _python_facts(code: str) -> PythonFacts:
+def python_facts(code: str) -> PythonFacts:
     """(CPython's refusal of a block or None, its model_arguments): RL601 and RL602 read the same blocks.
 
     Only these facts are kept, not the syntax tree: thousands of nodes kept alive per
@@ -87,10 +87,10 @@ def _written_on(node: ast.AST, lines: list[int]) -> bool:
 
 def syntax_error(code: str) -> tuple[str, int] | None:
     """libcst's verdict on a block: (message, line) when it does not parse."""
-    return _syntax_verdict(code, _python_facts(code)[0])
+    return syntax_verdict(code, python_facts(code)[0])
 
 
-def _syntax_verdict(code: str, refusal: BaseException | None) -> tuple[str, int] | None:
+def syntax_verdict(code: str, refusal: BaseException | None) -> tuple[str, int] | None:
     """libcst's verdict on a block CPython refused (``refusal``), or None.
 
     CPython's own parser answers first (it is fast, and code it accepts libcst
@@ -131,10 +131,10 @@ def _too_deep(code: str, refusal: BaseException) -> bool:
 
 def model_arguments(code: str) -> tuple[tuple[str, int], ...]:
     """(value, line) of every string literal passed as `model=` to a call."""
-    return _python_facts(code)[1]
+    return python_facts(code)[1]
 
 
-def _notebook_style(code: str) -> bool:
+def notebook_style(code: str) -> bool:
     """Interactive transcripts and notebook shell escapes are not meant to parse as a module."""
     marks = (">>>", "!", "%", "$ ")
     if not any(mark in code for mark in marks):

@@ -16,7 +16,7 @@ from recipelint.rules.guide_markdown import (
 )
 
 
-def _commands(code: str) -> Iterator[str]:
+def logical_lines(code: str) -> Iterator[str]:
     """Logical shell lines: backslash continuations joined."""
     yield from re.sub(r"\\\s*\n", " ", code).splitlines()
 
@@ -24,14 +24,14 @@ def _commands(code: str) -> Iterator[str]:
 SERVED_NAME = re.compile(r"--served-model-name(?:=|\s+)[\"']?([^\s\"']+)")
 
 
-def _serve_names(command: str) -> set[str]:
+def serve_names(command: str) -> set[str]:
     match = SERVE.search(command) if "vllm" in command else None  # SERVE needs the word
     if not match:
         return set()
     return {match.group(1).strip("\"'"), *SERVED_NAME.findall(command[match.start() :])}
 
 
-def _logical_spans(code: str) -> Iterator[tuple[int, int, str]]:
+def logical_spans(code: str) -> Iterator[tuple[int, int, str]]:
     """(offsets of the first and last physical lines, logical line): continuations joined."""
     start, parts = 0, list[str]()
     for offset, line in enumerate(code.splitlines()):
@@ -106,8 +106,8 @@ class GuideCommand:
 Spans = tuple[tuple[int, int, str], ...]
 
 
-def _spans(code: str) -> Spans:
-    return tuple(_logical_spans(code))
+def logical_line_spans(code: str) -> Spans:
+    return tuple(logical_spans(code))
 
 
 def _shell_commands(spans: Spans) -> Iterator[tuple[int, int, str]]:
@@ -193,10 +193,10 @@ def _placed(words: tuple[str, ...], lines: tuple[tuple[int, str], ...]) -> tuple
 
 def guide_commands(guide: str) -> Iterator[GuideCommand]:
     """The serve commands of a guide: in shell (or unlabelled) blocks and in prose code spans."""
-    return _guide_commands_in(guide, fenced_blocks(guide), _spans)
+    return guide_commands_in(guide, fenced_blocks(guide), logical_line_spans)
 
 
-def _guide_commands_in(
+def guide_commands_in(
     guide: str, blocks: tuple[Block, ...], spans: Callable[[str], Spans]
 ) -> Iterator[GuideCommand]:
     raw = guide.split("\n")

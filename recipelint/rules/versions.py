@@ -428,9 +428,9 @@ class GuideClaims:
 
 def _block_commands(code: str) -> Iterator[tuple[int, int, list[str]]]:
     """Each command of a shell block: its first and last line offsets and its words."""
-    from recipelint.rules.guide_shell import _logical_spans
+    from recipelint.rules.guide_shell import logical_spans
 
-    for start, end, command in _logical_spans(code):
+    for start, end, command in logical_spans(code):
         for part in re.split(r"&&|\|\||;|\|", command):
             words = _words(part)
             if words:

@@ -45,15 +45,15 @@ CODES: dict[str, str] = {
 }
 
 # Keywords that step into a child of the instance (they extend the instance path).
-_CHILD_KEYWORDS = {
+CHILD_KEYWORDS = {
     "properties",
     "patternProperties",
     "additionalProperties",
     "items",
     "prefixItems",
 }
-_MAP_KEYWORDS = {"patternProperties", "additionalProperties"}
-_NAMED_KEYWORDS = {
+MAP_KEYWORDS = {"patternProperties", "additionalProperties"}
+NAMED_KEYWORDS = {
     "properties",
     "patternProperties",
     "prefixItems",
@@ -62,7 +62,7 @@ _NAMED_KEYWORDS = {
     "allOf",
     "$defs",
 }
-_JSON_TYPE_NAMES = {
+JSON_TYPE_NAMES = {
     "object": "a mapping",
     "array": "a list",
     "string": "a string",
@@ -71,7 +71,7 @@ _JSON_TYPE_NAMES = {
     "boolean": "true or false",
     "null": "null",
 }
-_YAML_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+YAML_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 
 
 # ----------------------------------------------------------------------------- loading

@@ -13,21 +13,23 @@ from recipelint.configfile import NO_OVERLAY, TreeOverlay
 from recipelint.diagnostics import Diagnostic
 from recipelint.load import Document
 from recipelint.schema.builtin import SCHEMA_FILES, load_schema
-from recipelint.schema.dates import _written_dates
+from recipelint.schema.dates import written_dates
 from recipelint.schema.formats import format_verdicts
-from recipelint.schema.messages import SchemaFinding, _Context, _diagnose
-from recipelint.schema.overlay import _tree_root, tree_overlay
+from recipelint.schema.messages import ErrorContext, SchemaFinding, diagnose
+from recipelint.schema.overlay import tree_overlay, tree_root
 from recipelint.schema.validators import error_validator_for, known_valid, schema_for
 
 # ----------------------------------------------------------------------------- entry point
 
 
-def _context(doc: Document, overlay: str = "", unadopted: Unadopted = NONE_UNADOPTED) -> _Context:
+def _context(
+    doc: Document, overlay: str = "", unadopted: Unadopted = NONE_UNADOPTED
+) -> ErrorContext:
     root = schema_for(doc.kind, overlay)
     defs = load_schema(doc.kind).get(
         "$defs", {}
     )  # RL105/RL106 patterns: built in, an overlay cannot change them
-    return _Context(
+    return ErrorContext(
         doc,
         root,
         defs.get("version", {}).get("pattern"),
@@ -40,7 +42,7 @@ def _context(doc: Document, overlay: str = "", unadopted: Unadopted = NONE_UNADO
 def document_overlay(doc: Document) -> TreeOverlay:
     """The overlays of the tree a document belongs to (found from its path and tree-relative
     name) under the configuration discovery finds: for a document validated on its own."""
-    root = _tree_root(doc)
+    root = tree_root(doc)
     return tree_overlay(root) if root is not None else NO_OVERLAY
 
 
@@ -56,8 +58,8 @@ def schema_findings(
     found: list[SchemaFinding] = []
     if not known_valid(doc, patches):
         for error in error_validator_for(doc.kind, patches).iter_errors(doc.data):
-            found.extend(_diagnose(ctx, error))
-    found.extend(_written_dates(ctx))
+            found.extend(diagnose(ctx, error))
+    found.extend(written_dates(ctx))
     unique: dict[tuple[Any, ...], SchemaFinding] = {}
     for finding in found:
         d = finding.diagnostic

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 # A compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema.
-from recipelint.schema.builtin import _YAML_DATE, INVALID_DATE
-from recipelint.schema.messages import SchemaFinding, _Context, _resolve
+from recipelint.schema.builtin import INVALID_DATE, YAML_DATE
+from recipelint.schema.messages import ErrorContext, SchemaFinding, resolve_ref
 from recipelint.schema.validators import schema_for
 
 # ----------------------------------------------------------------------------- dates in the source
@@ -45,7 +45,7 @@ class _DateSchema:
             return cached[1]
         # A $ref cycle in progress: assume it can (never prunes wrongly).
         self._holds[id(schema)] = (schema, True)
-        resolved = _resolve(self.root, schema)
+        resolved = resolve_ref(self.root, schema)
         holds = False
         if isinstance(resolved, dict):
             extra = resolved.get("additionalProperties")
@@ -60,7 +60,7 @@ class _DateSchema:
         cached = self._plans.get(id(schema))
         if cached is not None and cached[0] is schema:
             return cached[1]
-        resolved = _resolve(self.root, schema) if self.may_hold(schema) else None
+        resolved = resolve_ref(self.root, schema) if self.may_hold(schema) else None
         plan = None
         if isinstance(resolved, dict):
             properties = resolved.get("properties", {})
@@ -101,7 +101,7 @@ def _date_schema(kind: str, overlay: str = "") -> _DateSchema:
     return _DateSchema(schema_for(kind, overlay))
 
 
-def _written_dates(ctx: _Context) -> Iterator[SchemaFinding]:
+def written_dates(ctx: ErrorContext) -> Iterator[SchemaFinding]:
     """Dates js-yaml silently changes: 2026-02-30 rolls over, a timestamp shifts to UTC."""
     dates = _date_schema(ctx.doc.kind, ctx.overlay)
     for pointer in dates.pointers(dates.root, ctx.doc.data, ()):
@@ -112,7 +112,7 @@ def _written_dates(ctx: _Context) -> Iterator[SchemaFinding]:
         if not written or written == value:
             continue
         span = ctx.doc.span(pointer)
-        if _YAML_DATE.match(written):
+        if YAML_DATE.match(written):
             message = f"'{pointer[-1]}' is {written}, which is not a calendar day (the compiler reads it as {value})"
         else:
             message = f"'{pointer[-1]}' is the timestamp {written}; the compiler keeps only its UTC day, {value}"

@@ -19,20 +19,20 @@ from recipelint.configfile import OVERLAY_FOLDER
 from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.load import Document, value_at
 from recipelint.schema.builtin import (
-    _CHILD_KEYWORDS,
-    _JSON_TYPE_NAMES,
-    _MAP_KEYWORDS,
-    _NAMED_KEYWORDS,
+    CHILD_KEYWORDS,
     INVALID_DATE,
     INVALID_ENUM,
     INVALID_TYPE,
     INVALID_VALUE,
     INVALID_VERSION,
+    JSON_TYPE_NAMES,
+    MAP_KEYWORDS,
     MISSING_KEY,
+    NAMED_KEYWORDS,
     UNKNOWN_KEY,
 )
 from recipelint.schema.validators import error_validator_for, schema_for
-from recipelint.schema.wording import _one_line, _shown, _suggest, _suggest_key, json_type
+from recipelint.schema.wording import json_type, one_line, shown_value, suggest, suggest_key
 
 if TYPE_CHECKING:
     # Errors come only from jsonschema's validator, which imports it: a check whose
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 # ----------------------------------------------------------------------------- schema walking
 
 
-def _resolve(root: dict[str, Any], schema: Any) -> Any:
+def resolve_ref(root: dict[str, Any], schema: Any) -> Any:
     """Follow local ``$ref``s; sibling keywords of a ``$ref`` (title, description) win."""
     seen = 0
     while isinstance(schema, dict) and "$ref" in schema and seen < 32:
@@ -76,28 +76,28 @@ def _steps(
     i = 0
     while i < len(tokens) and len(steps) < len(instance_path):
         token = tokens[i]
-        current = _resolve(root, current)
+        current = resolve_ref(root, current)
         if not isinstance(current, dict):
             break
         if token == "$ref":
             i += 1
             continue
-        if token in _NAMED_KEYWORDS and i + 1 < len(tokens):
+        if token in NAMED_KEYWORDS and i + 1 < len(tokens):
             sub = current.get(token)
             name = tokens[i + 1]
             current = sub[name] if isinstance(sub, (dict, list)) else {}
-            if token in _CHILD_KEYWORDS:
+            if token in CHILD_KEYWORDS:
                 steps.append(
                     _Step(
-                        instance_path[len(steps)], token in _MAP_KEYWORDS, _resolve(root, current)
+                        instance_path[len(steps)], token in MAP_KEYWORDS, resolve_ref(root, current)
                     )
                 )
             i += 2
             continue
         current = current.get(token, {})
-        if token in _CHILD_KEYWORDS:
+        if token in CHILD_KEYWORDS:
             steps.append(
-                _Step(instance_path[len(steps)], token in _MAP_KEYWORDS, _resolve(root, current))
+                _Step(instance_path[len(steps)], token in MAP_KEYWORDS, resolve_ref(root, current))
             )
         i += 1
     return steps
@@ -154,7 +154,7 @@ def _subject(steps: Sequence[_Step], kind: str) -> str:
 
 def _branch_types(root: dict[str, Any], schema: Any, depth: int = 0) -> set[str] | None:
     """JSON types a (sub)schema accepts; None means any."""
-    schema = _resolve(root, schema)
+    schema = resolve_ref(root, schema)
     if not isinstance(schema, dict) or depth > 8:
         return None
     if "type" in schema:
@@ -184,9 +184,7 @@ def _accepts(types: set[str] | None, value: Any) -> bool:
 
 
 def _type_phrase(types: Sequence[str]) -> str:
-    names = [
-        _JSON_TYPE_NAMES.get(t, t) for t in sorted(set(types), key=list(_JSON_TYPE_NAMES).index)
-    ]
+    names = [JSON_TYPE_NAMES.get(t, t) for t in sorted(set(types), key=list(JSON_TYPE_NAMES).index)]
     if "integer" in types and "number" in types:
         names.remove("an integer")
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
@@ -264,7 +262,7 @@ class SchemaFinding:
 
 
 @dataclass(frozen=True)
-class _Context:
+class ErrorContext:
     doc: Document
     root: dict[str, Any]
     version_pattern: str | None
@@ -277,7 +275,7 @@ class _Context:
         self, code: str, span: Span, message: str, hint: str | None, pointer: Sequence[str | int]
     ) -> SchemaFinding:
         at = tuple(pointer)
-        message, hint = _one_line(message), _one_line(hint) if hint is not None else None
+        message, hint = one_line(message), one_line(hint) if hint is not None else None
         return SchemaFinding(
             at, Diagnostic(self.doc.path, span, code, Severity.ERROR, message, hint, at)
         )
@@ -289,7 +287,7 @@ def _described(schema: Any) -> str | None:
 
 
 def _unknown_keys(
-    ctx: _Context, error: ValidationError, steps: list[_Step]
+    ctx: ErrorContext, error: ValidationError, steps: list[_Step]
 ) -> Iterator[SchemaFinding]:
     schema = error.schema if isinstance(error.schema, dict) else {}
     allowed = sorted(schema.get("properties", {}))
@@ -300,7 +298,7 @@ def _unknown_keys(
     for key in instance:
         if key in allowed or any(p.search(key) for p in patterns):
             continue
-        suggestion = _suggest_key(key, allowed)
+        suggestion = suggest_key(key, allowed)
         misplaced = None if suggestion else _misplaced(ctx, path + (key,))
         if suggestion:
             message = f"unknown key '{key}' in {where} (did you mean '{suggestion}'?)"
@@ -400,7 +398,7 @@ def _value_or_absent(data: Any, pointer: Sequence[str | int]) -> Any:
     return value_at(data, pointer, _ABSENT)
 
 
-def _misplaced(ctx: _Context, path: tuple[str | int, ...]) -> _Misplaced | None:
+def _misplaced(ctx: ErrorContext, path: tuple[str | int, ...]) -> _Misplaced | None:
     """Whether the key at ``path`` is explained by its indentation (None: it is not, or cannot be told)."""
     doc = ctx.doc
     key = path[-1] if path else None
@@ -458,7 +456,7 @@ def _previous_key(
     return best[1] if best else None
 
 
-def _fits(ctx: _Context, owner: tuple[str | int, ...], key: str, value: Any) -> bool:
+def _fits(ctx: ErrorContext, owner: tuple[str | int, ...], key: str, value: Any) -> bool:
     """Whether ``key: value`` is a valid entry of the mapping at ``owner``."""
     schema = _schema_at(ctx.root, ctx.doc.data, owner)
     entry = _entry_schema(schema, key) if schema is not None else None
@@ -517,7 +515,7 @@ def _shape_branch(
     root: dict[str, Any], schema: Any, value: Any, depth: int = 0
 ) -> dict[str, Any] | None:
     """``schema`` resolved, with anyOf/oneOf reduced to the one branch that accepts ``value``'s type."""
-    schema = _resolve(root, schema)
+    schema = resolve_ref(root, schema)
     if not isinstance(schema, dict) or depth > 8:
         return None
     for keyword in ("anyOf", "oneOf"):
@@ -528,7 +526,7 @@ def _shape_branch(
 
 
 def _missing_keys(
-    ctx: _Context, error: ValidationError, steps: list[_Step]
+    ctx: ErrorContext, error: ValidationError, steps: list[_Step]
 ) -> Iterator[SchemaFinding]:
     schema = error.schema if isinstance(error.schema, dict) else {}
     path = tuple(error.absolute_path)
@@ -538,7 +536,7 @@ def _missing_keys(
             continue
         if (ctx.doc.kind, (*path, key)) in ctx.unadopted:
             continue  # a requirement the tree predates
-        described = _described(_resolve(ctx.root, schema.get("properties", {}).get(key)))
+        described = _described(resolve_ref(ctx.root, schema.get("properties", {}).get(key)))
         hint = f"add '{key}': {described}" if described else f"add '{key}'"
         yield ctx.diagnostic(
             MISSING_KEY, ctx.doc.span(path), f"missing required key '{key}' in {where}", hint, path
@@ -562,14 +560,14 @@ def _type_hint(expected: Sequence[str], value: Any) -> str | None:
     return None
 
 
-def _wrong_type(ctx: _Context, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
+def _wrong_type(ctx: ErrorContext, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
     expected = (
         _keyword_value(error)
         if isinstance(_keyword_value(error), list)
         else [_keyword_value(error)]
     )
     path = tuple(error.absolute_path)
-    message = f"{_subject(steps, ctx.doc.kind)} must be {_type_phrase(expected)}, not {_shown(error.instance)}"
+    message = f"{_subject(steps, ctx.doc.kind)} must be {_type_phrase(expected)}, not {shown_value(error.instance)}"
     hint = _type_hint(expected, error.instance)
     misplaced = _misplaced(ctx, path)
     if misplaced:
@@ -577,16 +575,16 @@ def _wrong_type(ctx: _Context, error: ValidationError, steps: list[_Step]) -> Sc
     return ctx.diagnostic(INVALID_TYPE, ctx.doc.span(path), message, hint, path)
 
 
-def _bad_enum(ctx: _Context, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
+def _bad_enum(ctx: ErrorContext, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
     allowed = [_keyword_value(error)] if error.validator == "const" else list(_keyword_value(error))
     path = tuple(error.absolute_path)
     listed = ", ".join(json.dumps(v) if not isinstance(v, str) else v for v in allowed)
-    message = (
-        f"{_subject(steps, ctx.doc.kind)} is {_shown(error.instance)}; expected one of: {listed}"
-    )
+    message = f"{_subject(steps, ctx.doc.kind)} is {shown_value(error.instance)}; expected one of: {listed}"
     if len(allowed) == 1:
-        message = f"{_subject(steps, ctx.doc.kind)} is {_shown(error.instance)}; expected {listed}"
-    suggestion = _suggest(error.instance, allowed) if isinstance(error.instance, str) else None
+        message = (
+            f"{_subject(steps, ctx.doc.kind)} is {shown_value(error.instance)}; expected {listed}"
+        )
+    suggestion = suggest(error.instance, allowed) if isinstance(error.instance, str) else None
     hint = f"did you mean '{suggestion}'?" if suggestion else None
     return ctx.diagnostic(INVALID_ENUM, ctx.doc.span(path), message, hint, path)
 
@@ -595,7 +593,7 @@ def _in_property_names(error: ValidationError) -> bool:
     return "propertyNames" in error.absolute_schema_path
 
 
-def _bad_key_name(ctx: _Context, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
+def _bad_key_name(ctx: ErrorContext, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
     path = tuple(error.absolute_path)
     key = str(error.instance)
     schema = error.schema if isinstance(error.schema, dict) else {}
@@ -606,7 +604,7 @@ def _bad_key_name(ctx: _Context, error: ValidationError, steps: list[_Step]) -> 
     )
 
 
-def _pattern_code(ctx: _Context, error: ValidationError) -> str:
+def _pattern_code(ctx: ErrorContext, error: ValidationError) -> str:
     if error.validator == "pattern" and _keyword_value(error) == ctx.version_pattern:
         return INVALID_VERSION
     if error.validator == "pattern" and _keyword_value(error) == ctx.date_pattern:
@@ -618,7 +616,7 @@ def _pattern_code(ctx: _Context, error: ValidationError) -> str:
 
 def _value_message(error: ValidationError, subject: str) -> str:
     value, limit = error.instance, _keyword_value(error)
-    shown = _shown(value)
+    shown = shown_value(value)
     messages = {
         "minimum": f"{subject} is {value}; it must be at least {limit}",
         "maximum": f"{subject} is {value}; it must be at most {limit}",
@@ -637,14 +635,14 @@ def _value_message(error: ValidationError, subject: str) -> str:
     return messages.get(str(error.validator), f"{subject} is not valid: {error.message}")
 
 
-def _bad_value(ctx: _Context, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
+def _bad_value(ctx: ErrorContext, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
     path = tuple(error.absolute_path)
     code = _pattern_code(ctx, error)
     subject = _subject(steps, ctx.doc.kind)
     if code == INVALID_VERSION:
-        message = f"{subject} is {_shown(error.instance)}, not a version X.Y.Z"
+        message = f"{subject} is {shown_value(error.instance)}, not a version X.Y.Z"
     elif code == INVALID_DATE:
-        message = f"{subject} is {_shown(error.instance)}, not a calendar date YYYY-MM-DD"
+        message = f"{subject} is {shown_value(error.instance)}, not a calendar date YYYY-MM-DD"
     else:
         message = _value_message(error, subject)
         form = _described(error.schema) if error.validator == "pattern" else None
@@ -654,12 +652,12 @@ def _bad_value(ctx: _Context, error: ValidationError, steps: list[_Step]) -> Sch
     return ctx.diagnostic(code, ctx.doc.span(path), message, _described(field_schema), path)
 
 
-def _diagnose(ctx: _Context, raw: ValidationError) -> Iterator[SchemaFinding]:
+def diagnose(ctx: ErrorContext, raw: ValidationError) -> Iterator[SchemaFinding]:
     for error in _flatten(ctx.root, raw):
         yield from _diagnose_one(ctx, error)
 
 
-def _diagnose_one(ctx: _Context, error: ValidationError) -> Iterator[SchemaFinding]:
+def _diagnose_one(ctx: ErrorContext, error: ValidationError) -> Iterator[SchemaFinding]:
     steps = _steps(ctx.root, error.absolute_schema_path, list(error.absolute_path))
     if _in_property_names(error):
         yield _bad_key_name(ctx, error, steps)

@@ -34,8 +34,8 @@ from recipelint.configfile import (
 )
 from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.load import Document, load_document
-from recipelint.schema.builtin import _JSON_TYPE_NAMES, SCHEMA_FILES, load_schema
-from recipelint.schema.wording import _one_line, _shown, _suggest_key, json_type
+from recipelint.schema.builtin import JSON_TYPE_NAMES, SCHEMA_FILES, load_schema
+from recipelint.schema.wording import json_type, one_line, shown_value, suggest_key
 
 if TYPE_CHECKING:
     # jsonschema is imported where an overlay fragment is checked: most trees have none.
@@ -161,7 +161,7 @@ def tree_overlay(root: Path | str) -> TreeOverlay:
     return read_tree_overlay(Path(root), found)
 
 
-def _tree_root(doc: Document) -> str | None:
+def tree_root(doc: Document) -> str | None:
     """The tree root a document was loaded from: its path without its tree-relative name."""
     path, rel = os.fspath(doc.path), doc.rel
     if not rel or not path.endswith(rel) or path[-len(rel) - 1 : -len(rel)] not in ("/", os.sep):
@@ -185,8 +185,8 @@ def _problem(
         source.locate(pointer, at_key),
         source.code,
         Severity.ERROR,
-        _one_line(message),
-        _one_line(hint),
+        one_line(message),
+        one_line(hint),
         pointer,
     )
 
@@ -483,7 +483,7 @@ def _merge(
                         merge.source,
                         here,
                         f"the overlay changes the built-in value at {_pointer_text(here)}"
-                        f" ({_shown(old)}); an overlay may only add",
+                        f" ({shown_value(old)}); an overlay may only add",
                         _replace_hint(key, old),
                     )
                 )
@@ -512,7 +512,7 @@ def _refusal(
     if in_map:
         if at and at[-1] in _ADDABLE_MAPS:
             return None
-        close = _suggest_key(str(key), [str(k) for k in base])
+        close = suggest_key(str(key), [str(k) for k in base])
         return (
             f"'{key}' is not a definition of the built-in {kind} schema (at {where})"
             + (f" (did you mean '{close}'?)" if close else ""),
@@ -569,7 +569,7 @@ def _fragment_problems(
         at = offset + tuple(error.absolute_path)
         reason = error.message[:160]
         if at and at[-1] == "type" and isinstance(error.instance, str):
-            reason = f"'{error.instance[:40]}' is not a JSON type ({', '.join(_JSON_TYPE_NAMES)})"
+            reason = f"'{error.instance[:40]}' is not a JSON type ({', '.join(JSON_TYPE_NAMES)})"
         return [
             _problem(
                 source,
@@ -640,7 +640,7 @@ def _resolves(root: dict[str, Any], ref: str) -> bool:
     return isinstance(target, (dict, bool))
 
 
-def _overlaid(kind: str, overlay: str) -> dict[str, Any]:
+def overlaid(kind: str, overlay: str) -> dict[str, Any]:
     """The built-in schema with the (already validated) patches of ``overlay`` merged in."""
     schema = copy.deepcopy(load_schema(kind))
     for patch in json.loads(overlay):

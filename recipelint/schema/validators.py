@@ -17,7 +17,7 @@ import jsonschema_rs
 from recipelint.load import Document
 from recipelint.schema.builtin import load_schema
 from recipelint.schema.formats import format_verdicts
-from recipelint.schema.overlay import _overlaid
+from recipelint.schema.overlay import overlaid
 
 if TYPE_CHECKING:
     # jsonschema is imported only where it runs (listing a document's errors, checking a
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 @functools.lru_cache(maxsize=64)
 def schema_for(kind: str, overlay: str = "") -> dict[str, Any]:
     """The schema of a kind with a tree's overlay merged in (tree_overlay gives ``overlay``)."""
-    return _overlaid(kind, overlay) if overlay else load_schema(kind)
+    return overlaid(kind, overlay) if overlay else load_schema(kind)
 
 
 @functools.lru_cache(maxsize=64)

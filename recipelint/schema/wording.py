@@ -29,7 +29,7 @@ def json_type(value: Any) -> str:
     return "unknown"
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
     """A short, YAML-like rendering of a value for messages."""
     kind = json_type(value)
     if kind == "string":
@@ -48,7 +48,7 @@ _CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     """Keys and values quoted from the document, with line breaks and control characters escaped,
     so every schema message is one printable line whatever the document holds."""
     return _CONTROL_CHARACTERS.sub(
@@ -56,7 +56,7 @@ def _one_line(text: str) -> str:
     )
 
 
-def _suggest(word: str, choices: Sequence[Any]) -> str | None:
+def suggest(word: str, choices: Sequence[Any]) -> str | None:
     texts = [str(choice) for choice in choices if isinstance(choice, str)]
     lowered = {text.lower(): text for text in texts}
     if word.lower() in lowered and lowered[word.lower()] != word:
@@ -83,7 +83,7 @@ def _edits(a: str, b: str) -> int:
     return previous[-1]
 
 
-def _suggest_key(key: str, allowed: Sequence[str]) -> str | None:
+def suggest_key(key: str, allowed: Sequence[str]) -> str | None:
     """A known key the unknown one is a misspelling of: same up to case and -/_, or one slip
     (two on a key of 8+ characters). Anything further may be a new field with its own
     meaning, and naming a different key would send the author the wrong way."""
