@@ -112,3 +112,10 @@ def test_every_finding_names_a_code_its_check_reports(
     monkeypatch.setattr(registry, "_REGISTRY", wrapped)
     assert engine.run_checks(load_tree(corpus_tree))
     assert strays == []
+
+
+def test_every_family_module_registers_a_check() -> None:
+    """A listed family that registers nothing is imported by every check for nothing, and
+    a module missing from the list would have its checks silently never run."""
+    families = {entry.function.__module__ for entry in registered_checks()}
+    assert families == set(registry.FAMILY_MODULES)

@@ -21,12 +21,13 @@ from recipelint.rules.common import Pointer
 if TYPE_CHECKING:
     from recipelint.rules.context import CheckContext
 
-# Imported on demand so that `recipelint check` of one file pays only for what runs.
+# Imported on demand so that `recipelint check` of one file pays only for what runs. Only
+# modules that register a check belong here: helpers (backends, commandplan, guide_*) are
+# imported by the families that use them.
 FAMILY_MODULES: tuple[str, ...] = (
     "recipelint.rules.references",
     "recipelint.rules.args",
     "recipelint.rules.vllm_flags",
-    "recipelint.rules.backends",
     "recipelint.rules.resolved",
     "recipelint.rules.versions",
     "recipelint.rules.variants",
