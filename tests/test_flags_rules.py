@@ -489,3 +489,13 @@ def test_a_value_for_an_out_of_tree_platform_only_is_the_plugins(tmp_path: Path)
     found = findings_by_code(tmp_path, {"taxonomy.yaml": taxonomy, "models/acme/demo.yaml": recipe})
     assert [d.pointer[:2] for d in found.get("RL360", [])] == [("variants", "npu")]
     assert [d.pointer[:2] for d in found.get("RL353", [])] == [("variants", "gpu")]
+
+
+def test_a_value_sharing_only_a_long_tail_gets_no_did_you_mean(tmp_path: Path) -> None:
+    """`B12X_MLA_SPARSE` and `XPU_MLA_SPARSE` share two words of three: another backend,
+    not a typo of this one, so the hint lists the known values instead of proposing it."""
+    [diag] = findings(tmp_path, "0.25.0", ["--attention-backend", "B12X_MLA_SPARSE"])
+    assert diag.code == "RL353" and diag.hint is not None
+    assert "XPU_MLA_SPARSE" not in diag.hint and diag.hint.startswith("known values: ")
+    [typo] = findings(tmp_path, "0.25.0", ["--attention-backend", "FLASH_ATTN_MLAA"])
+    assert typo.hint == "did you mean `FLASH_ATTN_MLA`?"

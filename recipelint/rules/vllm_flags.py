@@ -52,7 +52,7 @@ from recipelint.rules.backends import target_of
 from recipelint.rules.common import ArgList, Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
-from recipelint.spelling import close_flags
+from recipelint.spelling import close_flags, tight_matches
 
 # Underscore spellings (RL304), a flag and its value in one item (RL306), a dotted
 # sub-argument without value (RL305) and JSON syntax (RL308) belong to the argument-shape
@@ -990,7 +990,9 @@ def _value_hint(spec: FlagSpec, value: str) -> str | None:
             "human_int": "give an integer such as 8192 or 128k",
             "human_int_or_auto": "give an integer such as 8192 or 128k, or auto",
         }.get(spec.type or "")
-    close = difflib.get_close_matches(value, known, n=1, cutoff=0.6)
+    # difflib rates values alike that share a long tail (`B12X_MLA_SPARSE`, `XPU_MLA_SPARSE`):
+    # only a candidate a typo away is proposed, otherwise the known values are listed.
+    close = tight_matches(value, difflib.get_close_matches(value, known, n=3, cutoff=0.6))
     if close:
         return f"did you mean `{close[0]}`?"
     shown = ", ".join(known[:8]) + (", …" if len(known) > 8 else "")
