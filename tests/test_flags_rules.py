@@ -370,20 +370,24 @@ def test_flag_refused_by_a_release_between_minimum_and_newest(tmp_path: Path) ->
     assert [(d.severity.name, d.message) for d in diags] == [
         (
             "ERROR",
-            "`--disable-log-requests` is rejected by vllm 0.17.0 to 0.32.0, though 0.12.0 and "
-            "0.34.0 accept it: vLLM does not start there; deprecated from vllm 0.12.0 (vLLM says:"
-            " [DEPRECATED] Disable logging requests.)",
+            "`--disable-log-requests` is rejected by vllm 0.17.0 to 0.32.0, though 0.12.0 to "
+            "0.16.0 and 0.33.0 to 0.34.0 accept it: vLLM does not start there; deprecated from "
+            "vllm 0.12.0 (vLLM says: [DEPRECATED] Disable logging requests.)",
         )
     ]
 
 
 def test_value_refused_by_a_release_between_minimum_and_newest(tmp_path: Path) -> None:
     # None is a choice where the converter maps the text to None: 0.23 and 0.31+, not 0.24-0.30.
+    # Every refusing release is named, and the hint raises the minimum past the last of them:
+    # 0.25.0, past the first, still refuses it.
     [diag] = findings(tmp_path, "0.23.0", ["--safetensors-load-strategy", "None"])
     assert (diag.code, diag.severity.name) == ("RL351", "ERROR")
-    assert diag.message.startswith(
-        "`None` is not accepted by `--safetensors-load-strategy` in vllm 0.24.0, though 0.23.0"
+    assert diag.message == (
+        "`None` is not accepted by `--safetensors-load-strategy` in vllm 0.24.0 to 0.30.0, "
+        "though 0.23.0 and 0.31.0 to 0.34.0 take it: vLLM does not start there"
     )
+    assert diag.hint == ("raise min_vllm_version past 0.30.0, or use a value every release takes")
 
 
 def test_value_younger_than_its_younger_flag_names_its_own_release(tmp_path: Path) -> None:

@@ -410,13 +410,15 @@ class _ArgList:
     def _refused_between(self, index: int, token: str) -> None:
         """A spelling the minimum and the newest release read but releases between them do not."""
         assert self.cats.minimum is not None
-        refused = _spelling_refused_between(token, self.cats.minimum.version, self.cats.package)
+        package = self.cats.package
+        refused = _spelling_refused_between(token, self.cats.minimum.version, package)
         if refused:
+            taking = _others_of_range(refused, self.cats.minimum.version, package)
             self._report(
                 "RL359",
                 index,
-                f"`{token}` is rejected by {self.cats.package} {_release_runs(refused, self.cats.package)}, though "
-                f"{self.cats.minimum.version} and {self.cats.newest.version} accept it: "
+                f"`{token}` is rejected by {package} {_release_runs(refused, package)}, though "
+                f"{_release_runs(taking, package, last=' and ')} accept it: "
                 "vLLM does not start there",
                 f"raise min_vllm_version past {refused[-1]}, or spell it as every release reads it",
             )
@@ -758,10 +760,13 @@ class _ArgList:
         if self.cats.minimum is None or newest.value_status(canonical, value) != "ok":
             return
         start = self.key_floor or self.cats.minimum.version
-        refused, taken = _value_refused_in(canonical, value, start, self.cats.package)
-        if refused is None or taken is None:
+        package = self.cats.package
+        refusing, taken = _value_refused_in(canonical, value, start, package)
+        if not refusing or taken is None:
             return
-        if refused == start:  # under a flag younger than the minimum: the value is younger still
+        if (
+            refusing[0] == start
+        ):  # under a flag younger than the minimum: the value is younger still
             self._report(
                 "RL358",
                 index,
@@ -770,12 +775,14 @@ class _ArgList:
                 f"raise min_vllm_version to {taken}",
             )
             return
+        taking = _others_of_range(refusing, start, package)
         self._report(
             "RL351",
             index,
-            f"`{value}` is not accepted by `{canonical}` in {self.cats.package} {refused}, "
-            f"though {start} and {newest.version} take it: vLLM does not start there",
-            f"raise min_vllm_version past {refused}, or use a value every release takes",
+            f"`{value}` is not accepted by `{canonical}` in {package} "
+            f"{_release_runs(refusing, package)}, though "
+            f"{_release_runs(taking, package, last=' and ')} take it: vLLM does not start there",
+            f"raise min_vllm_version past {refusing[-1]}, or use a value every release takes",
         )
 
     def _value_removed(self, index: int, canonical: str, value: str) -> None:
@@ -840,25 +847,33 @@ def _spelling_refused_between(token: str, start: str, package: str) -> tuple[str
     return tuple(c.version for c in between if not c.lookup(token).known)
 
 
-def _release_runs(refused: tuple[str, ...], package: str) -> str:
-    """Refused releases as `A to B` runs of consecutive catalogued releases."""
+def _release_runs(releases: tuple[str, ...], package: str, last: str = ", ") -> str:
+    """Releases as `A to B` runs of consecutive catalogued releases; ``last`` joins the last
+    run to the others."""
     versions = available_versions(package)
     runs: list[list[str]] = []
-    for version in refused:
+    for version in releases:
         at = versions.index(version) if version in versions else -1
         if runs and at > 0 and versions[at - 1] == runs[-1][-1]:
             runs[-1].append(version)
         else:
             runs.append([version])
-    return ", ".join(run[0] if len(run) == 1 else f"{run[0]} to {run[-1]}" for run in runs)
+    texts = [run[0] if len(run) == 1 else f"{run[0]} to {run[-1]}" for run in runs]
+    return last.join([", ".join(texts[:-1]), texts[-1]] if len(texts) > 1 else texts)
+
+
+def _others_of_range(refused: tuple[str, ...], start: str, package: str) -> tuple[str, ...]:
+    """The releases from ``start`` to the newest that are not among ``refused``: a refusal
+    between them is stated beside the releases on either side that accept."""
+    return tuple(c.version for c in catalogs_from(start, package) if c.version not in refused)
 
 
 @lru_cache(maxsize=TEXT_KEYED_ENTRIES)
 def _value_refused_in(
     canonical: str, value: str, start: str, package: str
-) -> tuple[str | None, str | None]:
-    """The first release from ``start`` that has the flag but refuses the value, and the
-    first one after it that takes the value again (None when none does)."""
+) -> tuple[tuple[str, ...], str | None]:
+    """The releases from ``start`` that have the flag but refuse the value, and the first one
+    after the first of them that takes the value again (None when none does)."""
     flags = flag_support(canonical, start, package)
     values = value_support(canonical, value, start, package)
     held = [
@@ -866,10 +881,10 @@ def _value_refused_in(
     ]
     refused = first_with(held, "rejected")
     if refused is None:
-        return None, None
+        return (), None
     after = held[held.index(refused) :]
     taken = next((v.version for v in after if v.status != "rejected"), None)
-    return refused.version, taken
+    return tuple(v.version for v in held if v.status == "rejected"), taken
 
 
 def _is_default(value: str, default: Any) -> bool:
