@@ -503,3 +503,15 @@ def test_a_value_sharing_only_a_long_tail_gets_no_did_you_mean(tmp_path: Path) -
     assert "XPU_MLA_SPARSE" not in diag.hint and diag.hint.startswith("known values: ")
     [typo] = findings(tmp_path, "0.25.0", ["--attention-backend", "FLASH_ATTN_MLAA"])
     assert typo.hint == "did you mean `FLASH_ATTN_MLA`?"
+
+
+def test_a_deprecation_quotes_the_newest_release_s_wording(tmp_path: Path) -> None:
+    """0.33.0 says `--mamba-cache-mode` "will be removed in v0.33.0", 0.34.0 that it will be
+    removed in v0.34.0 and still accepts it: the newest word is quoted, and named as its."""
+    [diag] = findings(tmp_path, "0.17.1", ["--mamba-cache-mode", "align"])
+    assert (diag.code, diag.message) == (
+        "RL355",
+        "`--mamba-cache-mode` is deprecated in vllm 0.33.0; vllm 0.34.0 says: "
+        "--mamba-cache-mode is deprecated and will be removed in v0.34.0.",
+    )
+    assert diag.hint == "delete it: vLLM names no replacement; 0.34.0 still accepts it"

@@ -423,13 +423,17 @@ class _ArgList:
                 f"raise min_vllm_version past {refused[-1]}, or spell it as every release reads it",
             )
 
-    def _fold_deprecation(self, index: int, release: str, note: str | None, hint: str) -> bool:
+    def _fold_deprecation(
+        self, index: int, release: str, wording: tuple[str, str | None], hint: str
+    ) -> bool:
         """RL355 on a spelling RL359 already reports: one finding says the whole range, from the
-        release that deprecates it to those that refuse it, and what vLLM says to do."""
+        release that deprecates it to those that refuse it, and what vLLM (``wording``: who
+        says it, and the note) says to do."""
         found = next((f for f in self.findings if f.code == "RL359" and f.index == index), None)
         if found is None:
             return False
-        said = f" (vLLM says: {note.strip()})" if note and note.strip() else ""
+        sayer, note = wording
+        said = f" ({sayer} says: {note.strip()})" if note and note.strip() else ""
         message = f"{found.message}; deprecated from {self.cats.package} {release}{said}"
         self.findings[self.findings.index(found)] = Verdict("RL359", index, message, hint)
         return True
@@ -442,13 +446,15 @@ class _ArgList:
             deprecated = self._deprecation(hit.canonical, catalog)
             if deprecated is not None:
                 version, note = deprecated
+                said_by, note = self._latest_word(hit.canonical, version, note)
+                sayer = "vLLM" if said_by == version else f"{catalog.package} {said_by}"
                 hint = _deprecation_hint(hit.canonical, note, self.cats.newest)
-                if not self._fold_deprecation(index, version, note, hint):
+                if not self._fold_deprecation(index, version, (sayer, note), hint):
                     self._report(
                         "RL355",
                         index,
                         f"`{hit.canonical}` is deprecated in {catalog.package} {version}"
-                        + (f"; vLLM says: {note}" if note else ""),
+                        + (f"; {sayer} says: {note}" if note else ""),
                         hint,
                     )
         if hit.via == "abbreviation":
@@ -491,6 +497,20 @@ class _ArgList:
         if first is None:
             return self.cats.newest.version, newest.deprecation
         return first.version, first.note
+
+    def _latest_word(
+        self, canonical: str, version: str, note: str | None
+    ) -> tuple[str, str | None]:
+        """The newest release's deprecation wording when it differs from the first's: a note
+        that says "will be removed in v0.33.0" beside a 0.34.0 that still accepts the flag is
+        out of date, and 0.34.0's own note says what vLLM says now."""
+        newest = self.cats.newest
+        spec = newest.flags.get(canonical)
+        if spec is None or not spec.deprecated or not spec.deprecation:
+            return version, note
+        if (note or "").strip() == spec.deprecation.strip():
+            return version, note
+        return newest.version, spec.deprecation
 
     def _json_key(self, index: int, canonical: str, path: tuple[str, ...]) -> None:
         """A JSON sub-key judged by every release of the range that has the flag: an error
