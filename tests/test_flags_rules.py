@@ -318,6 +318,8 @@ def test_json_key_deprecated_in_the_range_is_a_warning(tmp_path: Path) -> None:
     assert diag.message == (
         "`--kernel-config` key `enable_cutedsl_warmup` is deprecated in vllm 0.28.0"
     )
+    # What to do, not where to read about it: the newest release still takes the key.
+    assert diag.hint == "drop the key; vllm 0.34.0 still accepts it"
     # A key that supersedes deprecated ones is not itself deprecated where it arrives.
     args = ["--attention-config", '{"mla_prefill_backend": "FLASHINFER"}']
     assert findings(tmp_path, "0.21.0", args) == []

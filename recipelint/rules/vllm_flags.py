@@ -552,7 +552,7 @@ class _ArgList:
                 "RL355",
                 index,
                 f"`{canonical}` key `{key}` is deprecated in {name} {deprecated.version}",
-                "see the release notes for its replacement",
+                f"drop the key; {name} {later[-1].version} still accepts it",
             )
 
     def _key_unknown(
