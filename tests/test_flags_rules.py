@@ -517,3 +517,12 @@ def test_a_deprecation_quotes_the_newest_release_s_wording(tmp_path: Path) -> No
         "--mamba-cache-mode is deprecated and will be removed in v0.34.0.",
     )
     assert diag.hint == "delete it: vLLM names no replacement; 0.34.0 still accepts it"
+
+
+def test_a_removed_json_key_s_hint_proposes_no_unnamed_replacement(tmp_path: Path) -> None:
+    """The catalogs record no successor of a key, so the hint says to drop it and why, not
+    to "use its replacement" that nothing names."""
+    args = ["--attention-config", '{"use_fp4_indexer_cache": true}']
+    [diag] = findings(tmp_path, "0.25.0", args)
+    assert diag.code == "RL359"
+    assert diag.hint == "deprecated from 0.28.0; drop the key: no release after 0.29.0 declares it"

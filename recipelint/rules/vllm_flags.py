@@ -598,7 +598,9 @@ class _ArgList:
             index,
             f"`{canonical}` key `{key}` does nothing in {self.cats.package} {when} (last "
             f"declared in {later[at - 1].version}): the config drops keys it does not declare",
-            "drop the key or use its replacement",
+            f"drop the key: no release after {later[at - 1].version} declares it"
+            if for_good
+            else "drop the key, or raise min_vllm_version past the releases that drop it",
         )
 
     def _key_verdicts(self, canonical: str, path: tuple[str, ...]) -> list[ReleaseStatus]:
@@ -633,7 +635,7 @@ class _ArgList:
             index,
             f"`{canonical}` key `{key}` is rejected by {self.cats.package} {when} "
             f"(last declared in {last}): vLLM does not start there",
-            f"{warned}drop the key or use its replacement",
+            f"{warned}drop the key: no release after {last_declared.version} declares it",
         )
 
     def _values(self, index: int, token: str, hit: Lookup, spec: FlagSpec, catalog: Catalog) -> int:
