@@ -318,6 +318,8 @@ def test_json_key_deprecated_in_the_range_is_a_warning(tmp_path: Path) -> None:
     assert diag.message == (
         "`--kernel-config` key `enable_cutedsl_warmup` is deprecated in vllm 0.28.0"
     )
+    # What to do, not where to read about it: the newest release still takes the key.
+    assert diag.hint == "drop the key; vllm 0.34.0 still accepts it"
     # A key that supersedes deprecated ones is not itself deprecated where it arrives.
     args = ["--attention-config", '{"mla_prefill_backend": "FLASHINFER"}']
     assert findings(tmp_path, "0.21.0", args) == []
@@ -370,20 +372,24 @@ def test_flag_refused_by_a_release_between_minimum_and_newest(tmp_path: Path) ->
     assert [(d.severity.name, d.message) for d in diags] == [
         (
             "ERROR",
-            "`--disable-log-requests` is rejected by vllm 0.17.0 to 0.32.0, though 0.12.0 and "
-            "0.34.0 accept it: vLLM does not start there; deprecated from vllm 0.12.0 (vLLM says:"
-            " [DEPRECATED] Disable logging requests.)",
+            "`--disable-log-requests` is rejected by vllm 0.17.0 to 0.32.0, though 0.12.0 to "
+            "0.16.0 and 0.33.0 to 0.34.0 accept it: vLLM does not start there; deprecated from "
+            "vllm 0.12.0 (vLLM says: [DEPRECATED] Disable logging requests.)",
         )
     ]
 
 
 def test_value_refused_by_a_release_between_minimum_and_newest(tmp_path: Path) -> None:
     # None is a choice where the converter maps the text to None: 0.23 and 0.31+, not 0.24-0.30.
+    # Every refusing release is named, and the hint raises the minimum past the last of them:
+    # 0.25.0, past the first, still refuses it.
     [diag] = findings(tmp_path, "0.23.0", ["--safetensors-load-strategy", "None"])
     assert (diag.code, diag.severity.name) == ("RL351", "ERROR")
-    assert diag.message.startswith(
-        "`None` is not accepted by `--safetensors-load-strategy` in vllm 0.24.0, though 0.23.0"
+    assert diag.message == (
+        "`None` is not accepted by `--safetensors-load-strategy` in vllm 0.24.0 to 0.30.0, "
+        "though 0.23.0 and 0.31.0 to 0.34.0 take it: vLLM does not start there"
     )
+    assert diag.hint == ("raise min_vllm_version past 0.30.0, or use a value every release takes")
 
 
 def test_value_younger_than_its_younger_flag_names_its_own_release(tmp_path: Path) -> None:
@@ -489,3 +495,34 @@ def test_a_value_for_an_out_of_tree_platform_only_is_the_plugins(tmp_path: Path)
     found = findings_by_code(tmp_path, {"taxonomy.yaml": taxonomy, "models/acme/demo.yaml": recipe})
     assert [d.pointer[:2] for d in found.get("RL360", [])] == [("variants", "npu")]
     assert [d.pointer[:2] for d in found.get("RL353", [])] == [("variants", "gpu")]
+
+
+def test_a_value_sharing_only_a_long_tail_gets_no_did_you_mean(tmp_path: Path) -> None:
+    """`B12X_MLA_SPARSE` and `XPU_MLA_SPARSE` share two words of three: another backend,
+    not a typo of this one, so the hint lists the known values instead of proposing it."""
+    [diag] = findings(tmp_path, "0.25.0", ["--attention-backend", "B12X_MLA_SPARSE"])
+    assert diag.code == "RL353" and diag.hint is not None
+    assert "XPU_MLA_SPARSE" not in diag.hint and diag.hint.startswith("known values: ")
+    [typo] = findings(tmp_path, "0.25.0", ["--attention-backend", "FLASH_ATTN_MLAA"])
+    assert typo.hint == "did you mean `FLASH_ATTN_MLA`?"
+
+
+def test_a_deprecation_quotes_the_newest_release_s_wording(tmp_path: Path) -> None:
+    """0.33.0 says `--mamba-cache-mode` "will be removed in v0.33.0", 0.34.0 that it will be
+    removed in v0.34.0 and still accepts it: the newest word is quoted, and named as its."""
+    [diag] = findings(tmp_path, "0.17.1", ["--mamba-cache-mode", "align"])
+    assert (diag.code, diag.message) == (
+        "RL355",
+        "`--mamba-cache-mode` is deprecated in vllm 0.33.0; vllm 0.34.0 says: "
+        "--mamba-cache-mode is deprecated and will be removed in v0.34.0.",
+    )
+    assert diag.hint == "delete it: vLLM names no replacement; 0.34.0 still accepts it"
+
+
+def test_a_removed_json_key_s_hint_proposes_no_unnamed_replacement(tmp_path: Path) -> None:
+    """The catalogs record no successor of a key, so the hint says to drop it and why, not
+    to "use its replacement" that nothing names."""
+    args = ["--attention-config", '{"use_fp4_indexer_cache": true}']
+    [diag] = findings(tmp_path, "0.25.0", args)
+    assert diag.code == "RL359"
+    assert diag.hint == "deprecated from 0.28.0; drop the key: no release after 0.29.0 declares it"

@@ -160,3 +160,14 @@ def test_an_unrelated_name_gets_no_did_you_mean(tmp_path: Path) -> None:
     found = findings_by_code(tmp_path, _env('    VLLM_USE_TRITON_FLASH: "1"\n'))["RL361"]
     assert found and found[0].hint is not None
     assert "VLLM_USE_TRITON_AWQ" not in found[0].hint
+
+
+def test_a_variable_vllm_dropped_is_to_be_deleted_not_swapped_for_a_neighbour(
+    tmp_path: Path,
+) -> None:
+    """A name releases read is no misspelling: a variable one edit away is another setting
+    (FP4 is not INT4), so the hint says to delete it, as for a flag vLLM removed."""
+    last = (env_span("VLLM_USE_FLASHINFER_MOE_FP4") or ("", ""))[1]
+    values = '    VLLM_USE_FLASHINFER_MOE_FP4: "1"\n'
+    found = findings_by_code(tmp_path, _env(values, "0.25.0"))["RL361"]
+    assert found[0].hint == f"delete it: no release after vLLM {last} reads it"

@@ -301,3 +301,25 @@ def test_the_same_option_refused_for_another_cause_is_still_reported(tmp_path: P
     found = findings_by_code(tmp_path, {RECIPE: recipe})
     assert found.get("RL358", []) == []
     assert len(found.get("RL605", [])) == 1
+
+
+def test_a_guide_hint_says_what_acts_on_each_shape_of_refusal(tmp_path: Path) -> None:
+    """Raising the minimum helps a flag that is younger than it, not one later releases
+    refuse: the hint names the release to raise to, the one to raise past, or says to drop
+    the option, as the releases say."""
+    younger = "```bash\nvllm serve acme/demo --attention-backend FLASH_ATTN\n```"
+    [finding] = _findings(tmp_path / "younger", younger, "0.11.0")["RL605"]
+    assert finding.hint == (
+        "raise min_vllm_version to 0.13.0, or write the form vLLM 0.11.0 accepts"
+    )
+    removed = "```bash\nvllm serve acme/demo --swap-space 4\n```"
+    [finding] = _findings(tmp_path / "removed", removed, "0.10.0")["RL605"]
+    assert finding.hint == (
+        "drop it, or write the form later releases accept: no release after vLLM 0.17.1 "
+        "runs it, so raising min_vllm_version does not help"
+    )
+    between = "```bash\nvllm serve acme/demo --disable-log-requests\n```"
+    [finding] = _findings(tmp_path / "between", between, "0.16.0")["RL605"]
+    assert finding.hint == (
+        "raise min_vllm_version past 0.32.0, or write the form every release from 0.16.0 on accepts"
+    )

@@ -79,11 +79,19 @@ def test_mode_hardware_reads_no_brand_while_mode_overrides_do(tmp_path: Path) ->
     )
 
 
-def test_unknown_hardware_gets_a_suggestion(tmp_path: Path) -> None:
-    data = recipe(meta__hardware={"h2000": "verified"})
+def test_unknown_hardware_gets_a_suggestion_beside_adding_its_profile(tmp_path: Path) -> None:
+    """A hardware id one character from a known one may be another product (`h20` and `h200`,
+    `a100` and `h100`, `mi350x` and `mi355x`): the hint offers the known id only beside
+    adding the unknown one's profile."""
+    data = recipe(meta__hardware={"h2000": "verified", "zz9": "verified"})
     documents = {"models/acme/demo.yaml": BlockYaml(data)}
-    hits = [d for d in checked(tmp_path, documents) if d.code == "RL201"]
-    assert len(hits) == 1 and hits[0].hint == "did you mean `h200`?"
+    hits = {d.pointer[-1]: d.hint for d in checked(tmp_path, documents) if d.code == "RL201"}
+    assert hits == {
+        "h2000": "did you mean `h200`? If `h2000` is hardware taxonomy.yaml does not "
+        "describe, add its profile there instead",
+        "zz9": "if `zz9` is hardware taxonomy.yaml does not describe, add its profile there; "
+        "otherwise remove it",
+    }
 
 
 def test_min_gpus_reads_strategies_and_exact_ids_only(tmp_path: Path) -> None:

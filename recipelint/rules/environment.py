@@ -181,9 +181,13 @@ def _unknown(doc: Document, pointer: Pointer, name: str, release: str | None) ->
             f"`{name}` was read by vLLM {span[0]} to {span[1]} only; "
             f"no release{since} reads it, so setting it does nothing"
         )
+        # A name releases read is no misspelling: a neighbour one edit away is another
+        # setting (FP4 is not INT4), so nothing is proposed in its place.
+        hint = f"delete it: no release after vLLM {span[1]} reads it"
     else:
         message = f"no vLLM release{since} reads `{name}`: setting it does nothing"
-    return Finding(doc, pointer, message, _did_you_mean(name, release), at_key=True, code=UNKNOWN)
+        hint = _did_you_mean(name, release)
+    return Finding(doc, pointer, message, hint, at_key=True, code=UNKNOWN)
 
 
 def _did_you_mean(name: str, release: str | None) -> str:

@@ -335,21 +335,11 @@ class CommandJudge:
         cause: Cause | None = None,
     ) -> OptionVerdict:
         claim = self.claim
-        if claim.image is not None:
-            hint = (
-                f"write the form vLLM {self.release} accepts, or run an image of a release that "
-                "accepts it (`recipelint flags history FLAG` shows each release's reading)"
-            )
-        else:
-            hint = (
-                f"write the form every release from {claim.minimum} on accepts, or raise "
-                f"{claim.minimum} (`recipelint flags history FLAG` shows each release's reading)"
-            )
         return OptionVerdict(
             REJECTED,
             f"the guide's serve command passes `{shown}`, "
             f"{_refusal(statuses, self.release, claim)}",
-            hint,
+            _refusal_hint(statuses, self.release, claim),
             on_value,
             length,
             cause,
@@ -443,6 +433,37 @@ def _refusal(statuses: list[ReleaseStatus], release: str, claim: Claim = RECIPE_
         f"which vLLM {_runs(statuses, refused)} refuse{why}, though {claim.holder} claims every "
         f"release from {release} on"
     )
+
+
+def _refusal_hint(statuses: list[ReleaseStatus], release: str, claim: Claim) -> str:
+    """What acts on the refusal ``_refusal`` states: raising the minimum helps only where
+    the releases that refuse come first."""
+    refused = [i for i, s in enumerate(statuses) if s.status == "rejected"]
+    accepted = [i for i, s in enumerate(statuses) if s.status != "rejected"]
+    history = "(`recipelint flags history FLAG` shows each release's reading)"
+    if claim.image is not None:
+        return (
+            f"write the form vLLM {release} accepts, or run an image of a release that "
+            f"accepts it {history}"
+        )
+    if not accepted:
+        return f"write the form every release from {release} on accepts {history}"
+    if refused[0] == 0 and refused[-1] < accepted[0]:
+        return (
+            f"raise {claim.minimum} to {statuses[accepted[0]].version}, or write the form "
+            f"vLLM {release} accepts"
+        )
+    if refused[-1] == len(statuses) - 1 and accepted[-1] < refused[0]:
+        return (
+            "drop it, or write the form later releases accept: no release after vLLM "
+            f"{statuses[accepted[-1]].version} runs it, so raising {claim.minimum} does not help"
+        )
+    if refused[-1] < accepted[-1] and refused[0] > 0:
+        return (
+            f"raise {claim.minimum} past {statuses[refused[-1]].version}, or write the form "
+            f"every release from {release} on accepts"
+        )
+    return f"write the form every release from {release} on accepts {history}"
 
 
 def _runs(statuses: list[ReleaseStatus], indices: list[int]) -> str:

@@ -29,6 +29,11 @@ MAX_SUGGESTION_INPUT = 200
 
 
 def suggestion(name: str, known: Iterable[str]) -> str | None:
+    close = closest_name(name, known)
+    return f"did you mean `{close}`?" if close else None
+
+
+def closest_name(name: str, known: Iterable[str]) -> str | None:
     if len(name) > MAX_SUGGESTION_INPUT:
         return None  # no id is this long; fuzzy matching it only costs time
     return _closest(name, tuple(sorted(known)))
@@ -36,13 +41,14 @@ def suggestion(name: str, known: Iterable[str]) -> str | None:
 
 @functools.lru_cache(maxsize=4096)
 def _closest(name: str, known: tuple[str, ...]) -> str | None:
-    """The hint for a name among sorted candidates (kept: a tree repeats the same dead links)."""
+    """The closest of sorted candidates (kept: a tree repeats the same dead links)."""
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
-    return f"did you mean `{close[0]}`?" if close else None
+    return close[0] if close else None
 
 
 class Suggester:
-    """Fuzzy hints for one document, up to a budget: a file of thousands of typos stays fast."""
+    """The closest known name for one document, up to a budget: a file of thousands of typos
+    stays fast."""
 
     def __init__(self, known: Iterable[str], budget: int = 50):
         self.known, self.budget = sorted(known), budget
@@ -51,7 +57,7 @@ class Suggester:
         if self.budget <= 0:
             return None
         self.budget -= 1
-        return suggestion(name, self.known)
+        return closest_name(name, self.known)
 
 
 # --- hardware keyspaces ---------------------------------------------------------
@@ -300,12 +306,22 @@ def hardware_keys(ctx: CheckContext) -> Iterator[Finding]:
                     ref.pointer,
                     f"`{ref.key}` in {ref.place} names no hardware profile, generation or brand "
                     "in taxonomy.yaml",
-                    suggest(ref.key),
+                    _unknown_hardware_hint(ref, suggest(ref.key)),
                     at_key=ref.at_key,
                     code="RL201",
                 )
         yield from _min_gpu_findings(ctx, doc)
         yield from _precision_hardware(ctx, doc)
+
+
+def _unknown_hardware_hint(ref: HardwareRef, close: str | None) -> str:
+    """Both readings of an unknown hardware key: a hardware id one character from a known one
+    is as often another product (`h20` beside `h200`, `a100` beside `h100`) as a typo."""
+    add = "add its profile there" if ref.space.exact else "add a profile of it there"
+    other = f"`{ref.key}` is hardware taxonomy.yaml does not describe, {add}"
+    if close:
+        return f"did you mean `{close}`? If {other} instead"
+    return f"if {other}; otherwise remove it"
 
 
 def _keyspace_hint(ref: HardwareRef, ctx: CheckContext) -> str:

@@ -52,7 +52,7 @@ from recipelint.rules.backends import target_of
 from recipelint.rules.common import ArgList, Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
-from recipelint.spelling import close_flags
+from recipelint.spelling import close_flags, tight_matches
 
 # Underscore spellings (RL304), a flag and its value in one item (RL306), a dotted
 # sub-argument without value (RL305) and JSON syntax (RL308) belong to the argument-shape
@@ -410,24 +410,30 @@ class _ArgList:
     def _refused_between(self, index: int, token: str) -> None:
         """A spelling the minimum and the newest release read but releases between them do not."""
         assert self.cats.minimum is not None
-        refused = _spelling_refused_between(token, self.cats.minimum.version, self.cats.package)
+        package = self.cats.package
+        refused = _spelling_refused_between(token, self.cats.minimum.version, package)
         if refused:
+            taking = _others_of_range(refused, self.cats.minimum.version, package)
             self._report(
                 "RL359",
                 index,
-                f"`{token}` is rejected by {self.cats.package} {_release_runs(refused, self.cats.package)}, though "
-                f"{self.cats.minimum.version} and {self.cats.newest.version} accept it: "
+                f"`{token}` is rejected by {package} {_release_runs(refused, package)}, though "
+                f"{_release_runs(taking, package, last=' and ')} accept it: "
                 "vLLM does not start there",
                 f"raise min_vllm_version past {refused[-1]}, or spell it as every release reads it",
             )
 
-    def _fold_deprecation(self, index: int, release: str, note: str | None, hint: str) -> bool:
+    def _fold_deprecation(
+        self, index: int, release: str, wording: tuple[str, str | None], hint: str
+    ) -> bool:
         """RL355 on a spelling RL359 already reports: one finding says the whole range, from the
-        release that deprecates it to those that refuse it, and what vLLM says to do."""
+        release that deprecates it to those that refuse it, and what vLLM (``wording``: who
+        says it, and the note) says to do."""
         found = next((f for f in self.findings if f.code == "RL359" and f.index == index), None)
         if found is None:
             return False
-        said = f" (vLLM says: {note.strip()})" if note and note.strip() else ""
+        sayer, note = wording
+        said = f" ({sayer} says: {note.strip()})" if note and note.strip() else ""
         message = f"{found.message}; deprecated from {self.cats.package} {release}{said}"
         self.findings[self.findings.index(found)] = Verdict("RL359", index, message, hint)
         return True
@@ -440,13 +446,15 @@ class _ArgList:
             deprecated = self._deprecation(hit.canonical, catalog)
             if deprecated is not None:
                 version, note = deprecated
+                said_by, note = self._latest_word(hit.canonical, version, note)
+                sayer = "vLLM" if said_by == version else f"{catalog.package} {said_by}"
                 hint = _deprecation_hint(hit.canonical, note, self.cats.newest)
-                if not self._fold_deprecation(index, version, note, hint):
+                if not self._fold_deprecation(index, version, (sayer, note), hint):
                     self._report(
                         "RL355",
                         index,
                         f"`{hit.canonical}` is deprecated in {catalog.package} {version}"
-                        + (f"; vLLM says: {note}" if note else ""),
+                        + (f"; {sayer} says: {note}" if note else ""),
                         hint,
                     )
         if hit.via == "abbreviation":
@@ -490,6 +498,20 @@ class _ArgList:
             return self.cats.newest.version, newest.deprecation
         return first.version, first.note
 
+    def _latest_word(
+        self, canonical: str, version: str, note: str | None
+    ) -> tuple[str, str | None]:
+        """The newest release's deprecation wording when it differs from the first's: a note
+        that says "will be removed in v0.33.0" beside a 0.34.0 that still accepts the flag is
+        out of date, and 0.34.0's own note says what vLLM says now."""
+        newest = self.cats.newest
+        spec = newest.flags.get(canonical)
+        if spec is None or not spec.deprecated or not spec.deprecation:
+            return version, note
+        if (note or "").strip() == spec.deprecation.strip():
+            return version, note
+        return newest.version, spec.deprecation
+
     def _json_key(self, index: int, canonical: str, path: tuple[str, ...]) -> None:
         """A JSON sub-key judged by every release of the range that has the flag: an error
         where a release refuses it, a warning where a release only drops it."""
@@ -530,7 +552,7 @@ class _ArgList:
                 "RL355",
                 index,
                 f"`{canonical}` key `{key}` is deprecated in {name} {deprecated.version}",
-                "see the release notes for its replacement",
+                f"drop the key; {name} {later[-1].version} still accepts it",
             )
 
     def _key_unknown(
@@ -576,7 +598,9 @@ class _ArgList:
             index,
             f"`{canonical}` key `{key}` does nothing in {self.cats.package} {when} (last "
             f"declared in {later[at - 1].version}): the config drops keys it does not declare",
-            "drop the key or use its replacement",
+            f"drop the key: no release after {later[at - 1].version} declares it"
+            if for_good
+            else "drop the key, or raise min_vllm_version past the releases that drop it",
         )
 
     def _key_verdicts(self, canonical: str, path: tuple[str, ...]) -> list[ReleaseStatus]:
@@ -611,7 +635,7 @@ class _ArgList:
             index,
             f"`{canonical}` key `{key}` is rejected by {self.cats.package} {when} "
             f"(last declared in {last}): vLLM does not start there",
-            f"{warned}drop the key or use its replacement",
+            f"{warned}drop the key: no release after {last_declared.version} declares it",
         )
 
     def _values(self, index: int, token: str, hit: Lookup, spec: FlagSpec, catalog: Catalog) -> int:
@@ -758,10 +782,13 @@ class _ArgList:
         if self.cats.minimum is None or newest.value_status(canonical, value) != "ok":
             return
         start = self.key_floor or self.cats.minimum.version
-        refused, taken = _value_refused_in(canonical, value, start, self.cats.package)
-        if refused is None or taken is None:
+        package = self.cats.package
+        refusing, taken = _value_refused_in(canonical, value, start, package)
+        if not refusing or taken is None:
             return
-        if refused == start:  # under a flag younger than the minimum: the value is younger still
+        if (
+            refusing[0] == start
+        ):  # under a flag younger than the minimum: the value is younger still
             self._report(
                 "RL358",
                 index,
@@ -770,12 +797,14 @@ class _ArgList:
                 f"raise min_vllm_version to {taken}",
             )
             return
+        taking = _others_of_range(refusing, start, package)
         self._report(
             "RL351",
             index,
-            f"`{value}` is not accepted by `{canonical}` in {self.cats.package} {refused}, "
-            f"though {start} and {newest.version} take it: vLLM does not start there",
-            f"raise min_vllm_version past {refused}, or use a value every release takes",
+            f"`{value}` is not accepted by `{canonical}` in {package} "
+            f"{_release_runs(refusing, package)}, though "
+            f"{_release_runs(taking, package, last=' and ')} take it: vLLM does not start there",
+            f"raise min_vllm_version past {refusing[-1]}, or use a value every release takes",
         )
 
     def _value_removed(self, index: int, canonical: str, value: str) -> None:
@@ -840,25 +869,33 @@ def _spelling_refused_between(token: str, start: str, package: str) -> tuple[str
     return tuple(c.version for c in between if not c.lookup(token).known)
 
 
-def _release_runs(refused: tuple[str, ...], package: str) -> str:
-    """Refused releases as `A to B` runs of consecutive catalogued releases."""
+def _release_runs(releases: tuple[str, ...], package: str, last: str = ", ") -> str:
+    """Releases as `A to B` runs of consecutive catalogued releases; ``last`` joins the last
+    run to the others."""
     versions = available_versions(package)
     runs: list[list[str]] = []
-    for version in refused:
+    for version in releases:
         at = versions.index(version) if version in versions else -1
         if runs and at > 0 and versions[at - 1] == runs[-1][-1]:
             runs[-1].append(version)
         else:
             runs.append([version])
-    return ", ".join(run[0] if len(run) == 1 else f"{run[0]} to {run[-1]}" for run in runs)
+    texts = [run[0] if len(run) == 1 else f"{run[0]} to {run[-1]}" for run in runs]
+    return last.join([", ".join(texts[:-1]), texts[-1]] if len(texts) > 1 else texts)
+
+
+def _others_of_range(refused: tuple[str, ...], start: str, package: str) -> tuple[str, ...]:
+    """The releases from ``start`` to the newest that are not among ``refused``: a refusal
+    between them is stated beside the releases on either side that accept."""
+    return tuple(c.version for c in catalogs_from(start, package) if c.version not in refused)
 
 
 @lru_cache(maxsize=TEXT_KEYED_ENTRIES)
 def _value_refused_in(
     canonical: str, value: str, start: str, package: str
-) -> tuple[str | None, str | None]:
-    """The first release from ``start`` that has the flag but refuses the value, and the
-    first one after it that takes the value again (None when none does)."""
+) -> tuple[tuple[str, ...], str | None]:
+    """The releases from ``start`` that have the flag but refuse the value, and the first one
+    after the first of them that takes the value again (None when none does)."""
     flags = flag_support(canonical, start, package)
     values = value_support(canonical, value, start, package)
     held = [
@@ -866,10 +903,10 @@ def _value_refused_in(
     ]
     refused = first_with(held, "rejected")
     if refused is None:
-        return None, None
+        return (), None
     after = held[held.index(refused) :]
     taken = next((v.version for v in after if v.status != "rejected"), None)
-    return refused.version, taken
+    return tuple(v.version for v in held if v.status == "rejected"), taken
 
 
 def _is_default(value: str, default: Any) -> bool:
@@ -990,7 +1027,9 @@ def _value_hint(spec: FlagSpec, value: str) -> str | None:
             "human_int": "give an integer such as 8192 or 128k",
             "human_int_or_auto": "give an integer such as 8192 or 128k, or auto",
         }.get(spec.type or "")
-    close = difflib.get_close_matches(value, known, n=1, cutoff=0.6)
+    # difflib rates values alike that share a long tail (`B12X_MLA_SPARSE`, `XPU_MLA_SPARSE`):
+    # only a candidate a typo away is proposed, otherwise the known values are listed.
+    close = tight_matches(value, difflib.get_close_matches(value, known, n=3, cutoff=0.6))
     if close:
         return f"did you mean `{close[0]}`?"
     shown = ", ".join(known[:8]) + (", …" if len(known) > 8 else "")
