@@ -120,10 +120,14 @@ def _document_digest(digest: hashlib._Hash, doc: Document | None) -> None:
     digest.update(b"-\0" if doc is None else text_digest(doc))
 
 
+def _place(doc: Document) -> str:
+    return f"{doc.path}\0{doc.rel}\0{doc.kind}\0{doc.usable}\0"
+
+
 def text_digest(doc: Document) -> bytes:
     """The digest of a document's place, usability and text, worked out once per text: the
     entry names and contexts of a run hash each recipe's text again otherwise (six times)."""
-    place = f"{doc.path}\0{doc.rel}\0{doc.kind}\0{doc.usable}\0"
+    place = _place(doc)
     stored = doc.stored_text
     kept = doc.__dict__.get(_TEXT_DIGEST)
     if kept is not None and kept[0] is stored and kept[1] == place:
@@ -367,7 +371,7 @@ class DocumentCache:
         doc = self._unpickled(self._bundle(name).get(_DOCUMENT))
         if not isinstance(doc, Document):
             return None
-        self._bundle_of[id(doc)] = (doc, name)
+        self._owns(doc, name)
         return doc
 
     def put(self, doc: Document, limits: LoadLimits, raw: bytes) -> None:
@@ -376,8 +380,16 @@ class DocumentCache:
         doc.__dict__.pop("_map", None)
         doc.__dict__.pop(_TEXT_DIGEST, None)
         name = self._name(doc.path, doc.rel, doc.kind, limits, raw)
-        self._bundle_of[id(doc)] = (doc, name)
         self._keep_in(name, _DOCUMENT, doc)
+        self._owns(doc, name)
+
+    def _owns(self, doc: Document, name: str) -> None:
+        """Keep what is derived from ``doc`` in bundle ``name``. The name, a digest of the
+        document's place and bytes (and of the code that parsed them), is its text_digest
+        too: its text need not be hashed again."""
+        self._bundle_of[id(doc)] = (doc, name)
+        place = _place(doc)
+        doc.__dict__[_TEXT_DIGEST] = (doc.stored_text, place, bytes.fromhex(name))
 
     def _bundle(self, name: str) -> dict[str, bytes]:
         """The bundle of the document entry ``name``, read once (empty when missing or bad)."""
