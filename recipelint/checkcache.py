@@ -6,7 +6,9 @@ document, named by a SHA-256 over recipelint's version and code, the document's 
 (path, rel, kind), the load limits and the file's bytes: an unchanged file is never parsed
 again, a changed one misses and is parsed as before. Beside the documents it keeps each
 document's schema findings, its rule findings that read no other file (recipelint.rulecache),
-and each recipe's planned rendering under everything else rendering reads.
+and each recipe's planned rendering under everything else rendering reads. What is kept of one
+document lives in one file with it, its bundle (a warm run reads one file per document, not
+five), written once at the end of the run (``flush``); a value is unpickled only when asked.
 
 An entry is a pickle, so it is code as much as data: each one is signed with an HMAC key
 kept in the user's own cache folder, and an entry whose signature does not match (damaged,
@@ -48,9 +50,15 @@ CACHE_FOLDER = ".recipelint_cache"
 # The tree's quickstart pages, which the rendering stage's closing files read (publication.py).
 QUICKSTART_FOLDER = "quickstart"
 # Bumped when an entry's layout changes.
-FORMAT = b"recipelint-check-cache-2"
+FORMAT = b"recipelint-check-cache-3"
 _KEY_BYTES = 32
 _SIGNATURE_BYTES = hashlib.sha256().digest_size
+# A document's bundle keeps the values of the contexts a run asked for and, beside them, at
+# most this many others (older contexts: a taxonomy since edited, another configuration).
+MAX_BUNDLED = 16
+_DOCUMENT = "document"
+# Where a document keeps its text_digest (with the text and place it is of).
+_TEXT_DIGEST = "_text_digest"
 
 
 # A file changed this recently may change again within its timestamps' resolution unseen:
@@ -109,14 +117,27 @@ def stat_record(files: list[tuple[Path, str]]) -> bytes | None:
 
 def _document_digest(digest: hashlib._Hash, doc: Document | None) -> None:
     """A document's place, usability and text (a missing one as such)."""
-    if doc is None:
-        digest.update(b"-\0")
-        return
-    place = f"{doc.path}\0{doc.rel}\0{doc.kind}\0{doc.usable}\0"
-    digest.update(place.encode("utf-8", "surrogateescape"))
+    digest.update(b"-\0" if doc is None else text_digest(doc))
+
+
+def _place(doc: Document) -> str:
+    return f"{doc.path}\0{doc.rel}\0{doc.kind}\0{doc.usable}\0"
+
+
+def text_digest(doc: Document) -> bytes:
+    """The digest of a document's place, usability and text, worked out once per text: the
+    entry names and contexts of a run hash each recipe's text again otherwise (six times)."""
+    place = _place(doc)
     stored = doc.stored_text
+    kept = doc.__dict__.get(_TEXT_DIGEST)
+    if kept is not None and kept[0] is stored and kept[1] == place:
+        return kept[2]  # type: ignore[no-any-return]
     text = stored if isinstance(stored, bytes) else stored.encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(place.encode("utf-8", "surrogateescape"))
     digest.update(len(text).to_bytes(8, "big") + text)
+    found = digest.digest()
+    doc.__dict__[_TEXT_DIGEST] = (stored, place, found)
+    return found
 
 
 def rules_context(tree: RecipeTree, config: Config, fingerprint: bytes) -> bytes:
@@ -281,6 +302,12 @@ class DocumentCache:
         self._key = key
         self._ready = False
         self._fingerprint: bytes | None = None
+        # Bundles by name (a value pickled under each entry name), the documents read or
+        # parsed this run with their bundle's name (by id, the document kept so that its id
+        # stays its own), and the bundles to write.
+        self._bundles: dict[str, dict[str, bytes]] = {}
+        self._bundle_of: dict[int, tuple[Document, str]] = {}
+        self._changed: set[str] = set()
 
     def fingerprint(self) -> bytes:
         """The digest of recipelint's code and data every entry is kept under (any change
@@ -340,39 +367,105 @@ class DocumentCache:
     def get(
         self, path: Path, rel: str, kind: str, limits: LoadLimits, raw: bytes
     ) -> Document | None:
-        doc = self._load(self._name(path, rel, kind, limits, raw))
-        return doc if isinstance(doc, Document) else None
+        name = self._name(path, rel, kind, limits, raw)
+        doc = self._unpickled(self._bundle(name).get(_DOCUMENT))
+        if not isinstance(doc, Document):
+            return None
+        self._owns(doc, name)
+        return doc
 
     def put(self, doc: Document, limits: LoadLimits, raw: bytes) -> None:
-        # The source map is rebuilt from the text when asked: it is not worth its bytes.
+        # The source map is rebuilt from the text when asked: it is not worth its bytes; the
+        # text's digest is worked out again in each run.
         doc.__dict__.pop("_map", None)
-        self._store(self._name(doc.path, doc.rel, doc.kind, limits, raw), doc)
+        doc.__dict__.pop(_TEXT_DIGEST, None)
+        name = self._name(doc.path, doc.rel, doc.kind, limits, raw)
+        self._keep_in(name, _DOCUMENT, doc)
+        self._owns(doc, name)
+
+    def _owns(self, doc: Document, name: str) -> None:
+        """Keep what is derived from ``doc`` in bundle ``name``. The name, a digest of the
+        document's place and bytes (and of the code that parsed them), is its text_digest
+        too: its text need not be hashed again."""
+        self._bundle_of[id(doc)] = (doc, name)
+        place = _place(doc)
+        doc.__dict__[_TEXT_DIGEST] = (doc.stored_text, place, bytes.fromhex(name))
+
+    def _bundle(self, name: str) -> dict[str, bytes]:
+        """The bundle of the document entry ``name``, read once (empty when missing or bad)."""
+        bundle = self._bundles.get(name)
+        if bundle is None:
+            kept = self._load(name)
+            if not isinstance(kept, dict) or not all(
+                type(key) is str and type(value) is bytes for key, value in kept.items()
+            ):
+                kept = {}
+            bundle = self._bundles[name] = kept
+        return bundle
+
+    def _keep_in(self, name: str, entry: str, value: object) -> None:
+        bundle = self._bundle(name)
+        bundle.pop(entry, None)  # the newest last: the oldest go first when the bundle is full
+        bundle[entry] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        self._changed.add(name)
+
+    @staticmethod
+    def _unpickled(body: bytes | None) -> object | None:
+        if body is None:
+            return None
+        try:
+            value: object = pickle.loads(body)  # noqa: S301 - inside a signed bundle
+        except Exception:  # noqa: BLE001 - a value of an older layout is a miss
+            return None
+        return value
+
+    def _bundled(self, doc: Document, entry: str) -> object | None:
+        """The value kept under ``entry`` for ``doc``: in its bundle when the document was read
+        or parsed through this cache, else in an entry of its own."""
+        owner = self._bundle_of.get(id(doc))
+        if owner is None or owner[0] is not doc:
+            return self._load(entry)
+        return self._unpickled(self._bundle(owner[1]).get(entry))
+
+    def _keep_bundled(self, doc: Document, entry: str, value: object) -> None:
+        owner = self._bundle_of.get(id(doc))
+        if owner is None or owner[0] is not doc:
+            self._store(entry, value)
+        else:
+            self._keep_in(owner[1], entry, value)
+
+    def flush(self) -> None:
+        """Write the bundles this run added to, each with the document, the values this run
+        kept and the newest MAX_BUNDLED others."""
+        for name in sorted(self._changed):
+            bundle = self._bundles[name]
+            older = [entry for entry in bundle if entry != _DOCUMENT][:-MAX_BUNDLED]
+            for entry in older:
+                del bundle[entry]
+            self._store(name, bundle)
+        self._changed.clear()
 
     def schema_findings(self, doc: Document, context: bytes) -> list[Diagnostic] | None:
         """The schema stage's findings on ``doc`` from an earlier run, if there was one."""
-        found = self._load(self._findings_name(doc, context))
+        found = self._bundled(doc, self._findings_name(doc, context))
         if isinstance(found, list) and all(isinstance(d, Diagnostic) for d in found):
             return found
         return None
 
     def keep_schema_findings(self, doc: Document, context: bytes, found: list[Diagnostic]) -> None:
-        self._store(self._findings_name(doc, context), found)
+        self._keep_bundled(doc, self._findings_name(doc, context), found)
 
     def _findings_name(self, doc: Document, context: bytes) -> str:
         # A document's schema findings are a function of its place, kind and text, the
         # tree's schema overlays (``context``) and the code: nothing else is read.
         digest = hashlib.sha256(FORMAT + b"\0schema\0" + self.fingerprint() + context)
-        place = f"\0{doc.path}\0{doc.rel}\0{doc.kind}\0{doc.usable}\0"
-        digest.update(place.encode("utf-8", "surrogateescape"))
-        stored = doc.stored_text
-        text = stored if isinstance(stored, bytes) else stored.encode("utf-8", "surrogatepass")
-        digest.update(text)
+        digest.update(text_digest(doc))
         return digest.hexdigest()
 
     def rule_findings(self, doc: Document, context: bytes, what: bytes) -> RuleEntry | None:
         """The findings of each rule check on ``doc`` from an earlier run, if any (``what``
         tells the checks that read the document alone from those that read tree-wide files)."""
-        found = self._load(self._entry_name(what, doc, context))
+        found = self._bundled(doc, self._entry_name(what, doc, context))
         if isinstance(found, dict) and all(
             isinstance(key, str)
             and (value is None or all(isinstance(d, Diagnostic) for d in value))
@@ -384,17 +477,17 @@ class DocumentCache:
     def keep_rule_findings(
         self, doc: Document, context: bytes, what: bytes, entry: RuleEntry
     ) -> None:
-        self._store(self._entry_name(what, doc, context), entry)
+        self._keep_bundled(doc, self._entry_name(what, doc, context), entry)
 
     def rendering(self, doc: Document, context: bytes) -> RecipeOutcome | None:
         """The recipe's planned rendering (paths and findings) from an earlier run, if any."""
         from recipelint.publication import RecipeOutcome
 
-        found = self._load(self._entry_name(b"rendering", doc, context))
+        found = self._bundled(doc, self._entry_name(b"rendering", doc, context))
         return found if isinstance(found, RecipeOutcome) else None
 
     def keep_rendering(self, doc: Document, context: bytes, outcome: RecipeOutcome) -> None:
-        self._store(self._entry_name(b"rendering", doc, context), outcome)
+        self._keep_bundled(doc, self._entry_name(b"rendering", doc, context), outcome)
 
     def stage_findings(self, key: bytes) -> list[Diagnostic] | None:
         """The rendering stage's findings from an earlier run on the same inputs, if any."""

@@ -208,6 +208,8 @@ def check_tree(
     with few_full_collections():
         tree = load_tree(root, config.limits, override=_stdin_override(root, options), cache=cache)
         found = run_checks(tree, config, focus=focus, jobs=options.jobs, cache=cache)
+    if cache is not None:
+        cache.flush()
     sources = {doc.path: doc.stored_text for doc in tree.documents()}
     files = sum(1 for doc in tree.documents() if focus(doc.path))
     return TreeCheck(root, found, files, sources, config.docs_url, targets)

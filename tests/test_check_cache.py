@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from treehelp import python_in
 
-from recipelint.checkcache import CACHE_FOLDER
+from recipelint.checkcache import CACHE_FOLDER, MAX_BUNDLED, DocumentCache
+from recipelint.load import DEFAULT_LIMITS, parse_yaml
 
 
 def _check(tree: Path, *args: str, cache: bool = True) -> str:
@@ -71,6 +72,29 @@ def test_damaged_and_foreign_entries_are_ignored_and_rewritten(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "someone-else"))
     assert _check(tree) == cold
     assert all(p.read_bytes() != intact[p] for p in entries)
+
+
+def test_what_is_kept_of_a_document_is_one_file(tree: Path) -> None:
+    # Its parse, schema findings, rule findings and plan: a warm run opens one file per
+    # document, plus the few entries about the whole tree.
+    _check(tree)
+    documents = [p for p in tree.rglob("*.yaml") if CACHE_FOLDER not in p.parts]
+    assert len(documents) <= len(_entries(tree)) <= len(documents) + 4
+
+
+def test_a_bundle_keeps_a_bounded_number_of_older_values(tmp_path: Path) -> None:
+    cache = DocumentCache(tmp_path / "cache", b"k" * 32)
+    raw = b"model: {}\n"
+    doc = parse_yaml(raw.decode(), tmp_path / "models/a/b.yaml", "recipe", "models/a/b.yaml")
+    cache.put(doc, DEFAULT_LIMITS, raw)
+    for context in range(MAX_BUNDLED + 5):
+        cache.keep_schema_findings(doc, str(context).encode(), [])
+    cache.flush()
+    reread = DocumentCache(tmp_path / "cache", b"k" * 32)
+    kept = reread.get(doc.path, doc.rel, doc.kind, DEFAULT_LIMITS, raw)
+    assert kept is not None
+    found = [reread.schema_findings(kept, str(c).encode()) for c in range(MAX_BUNDLED + 5)]
+    assert found == [None] * 5 + [[]] * MAX_BUNDLED, "the oldest values go first"
 
 
 def test_no_cache_and_cache_dir(tree: Path, tmp_path: Path) -> None:

@@ -180,6 +180,9 @@ class _Acceptance:
 
     def __init__(self, schema: dict[str, Any]) -> None:
         self._defs = _rust_schema(schema.get("$defs", {}))
+        # The definitions each definition names: a subschema is compiled beside only those
+        # it reaches (converting every definition for each compile was most of its cost).
+        self._refs: dict[str, set[str] | None] = {}
         self._formats = _format_callbacks(schema)
         # id(subschema) -> (subschema, its compiled validator or None); the subschema is
         # kept so that its id stays its own.
@@ -198,12 +201,55 @@ class _Acceptance:
         if not isinstance(subschema, dict) or "$defs" in subschema:
             return None
         try:
-            translated = {**_rust_schema(subschema), "$defs": self._defs}
+            translated = {**_rust_schema(subschema), "$defs": self._defs_of(subschema)}
             return jsonschema_rs.Draft202012Validator(
                 translated, validate_formats=True, formats=self._formats
             )
         except Exception:  # noqa: BLE001 - untranslatable or not compilable: never skipped
             return None
+
+    def _defs_of(self, subschema: Any) -> Any:
+        """The definitions the subschema reaches through its references, or all of them
+        when a reference names none by its plain name."""
+        reached = self._reaching(_definition_refs(subschema, set()))
+        if reached is None:
+            return self._defs
+        return {name: self._defs[name] for name in self._defs if name in reached}
+
+    def _reaching(self, names: set[str]) -> set[str] | None:
+        found: set[str] = set()
+        waiting = list(names)
+        while waiting:
+            name = waiting.pop()
+            if name in found:
+                continue
+            refs = self._refs_of(name)
+            if refs is None:
+                return None
+            found.add(name)
+            waiting += refs
+        return found
+
+    def _refs_of(self, name: str) -> set[str] | None:
+        """The definitions one definition names directly; None for a name that is none."""
+        if name not in self._refs:
+            known = isinstance(self._defs, dict) and name in self._defs
+            self._refs[name] = _definition_refs(self._defs[name], set()) if known else None
+        return self._refs[name]
+
+
+def _definition_refs(node: Any, found: set[str]) -> set[str]:
+    """The first segment after `#/$defs/` of every reference in ``node``, as written."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            found.add(ref[len("#/$defs/") :].split("/", 1)[0])
+        for value in node.values():
+            _definition_refs(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _definition_refs(value, found)
+    return found
 
 
 def _only_local_definitions(node: Any) -> bool:
