@@ -135,13 +135,17 @@ class _Flags(Mapping[str, FlagSpec]):
     def __repr__(self) -> str:
         return repr(dict(self))
 
+    def raw_items(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Each flag's JSON entry, no FlagSpec built."""
+        return iter(self._raw.items())
+
 
 @dataclass
 class Catalog:
     package: str
     version: str
     spelling: dict[str, Any]
-    flags: Mapping[str, FlagSpec]
+    flags: _Flags
     _options: dict[str, tuple[str, Via, bool]] = field(default_factory=dict, repr=False)
     # Caches of answers derived from the fields above (not part of a catalog's value).
     _lookups: dict[str, Lookup] = field(default_factory=dict, repr=False, compare=False)
@@ -389,7 +393,8 @@ def options_of_type(types: frozenset[str], package: str = "vllm") -> frozenset[s
 def _options_of_type(types: frozenset[str], package: str) -> frozenset[str]:
     found: set[str] = set()
     for version in available_versions(package):
-        for name, entry in _raw_catalog(version, package)["flags"].items():
+        # The loaded catalog, not its file again: a check loads every release's catalog anyway.
+        for name, entry in load_catalog(version, package).flags.raw_items():
             if entry.get("type") in types:
                 found.update((name, *entry.get("aliases", ())))
     return frozenset(found)
