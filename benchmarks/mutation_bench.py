@@ -257,6 +257,11 @@ def tests_for(module: str, root: Path = PROJECT) -> list[str]:
                 "test_resolve_sharing.py",
             )
         ]
+        named += [  # and the module's own, named after it (tests/test_resolve_shapes.py)
+            test
+            for test in sorted(tests.glob(f"test_resolve_{path.stem}*.py"))
+            if test not in named
+        ]
     elif path.stem == "argv":
         named = [
             tests / "test_argv.py",
