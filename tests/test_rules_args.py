@@ -85,6 +85,10 @@ def test_co_occurrence_of_layers(tmp_path: Path) -> None:
     assert co_occur(
         Scope("variant-hw", "v", hardware="h100"), Scope("variant-hw", "v", hardware="hopper"), ctx
     )
+    # The recipe's and the variant's generation lists are two maps: both land on a hopper GPU.
+    assert co_occur(
+        Scope("recipe-hw", hardware="hopper"), Scope("variant-hw", "v", hardware="hopper"), ctx
+    )
     # Disjoint hardware never meets.
     assert not co_occur(
         Scope("recipe-hw", hardware="hopper"), Scope("variant-hw", "v", hardware="b200"), ctx
