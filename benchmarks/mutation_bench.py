@@ -105,6 +105,7 @@ DROP_RETURN = "drop-return"
 # stripped -> why. Where a function has the line twice, the original names the line before it
 # too ("previous\nline").
 _JS, _LAYERS = "recipelint/jsvalue.py", "recipelint/resolve/layers.py"
+_STRATEGY = "recipelint/resolve/strategy.py"
 _SAFE = "-MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER"
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
@@ -169,6 +170,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "return []  # both are read below strategy_overrides[strategy]",
         "pass  # both are read below strategy_overrides[strategy]",
     ): "without overrides both candidates read undefined, and none is kept",
+    (
+        _STRATEGY,
+        "min_gpus",
+        "if cfg is None or cfg is UNDEFINED:",
+        "if cfg is None and cfg is UNDEFINED:",
+    ): "a null or absent floor then reads as a block without keys: max(0, 0), 0 as well",
 }
 
 
@@ -256,6 +263,11 @@ def tests_for(module: str, root: Path = PROJECT) -> list[str]:
                 "test_resolve_plan_only.py",
                 "test_resolve_sharing.py",
             )
+        ]
+        named += [  # and the module's own, named after it (tests/test_resolve_shapes.py)
+            test
+            for test in sorted(tests.glob(f"test_resolve_{path.stem}*.py"))
+            if test not in named
         ]
     elif path.stem == "argv":
         named = [

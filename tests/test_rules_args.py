@@ -77,6 +77,18 @@ def test_co_occurrence_of_layers(tmp_path: Path) -> None:
         Scope("strategy-hw", strategy="single_node_tp", hardware="b200"),
         ctx,
     )
+    # A variant's exact-GPU list and its generation list are not one key of one map: on an h100
+    # both land in the command (the exact one before the emitter, the generation one after it).
+    assert co_occur(
+        Scope("variant-hw", "v", hardware="hopper"), Scope("variant-hw", "v", hardware="h100"), ctx
+    )
+    assert co_occur(
+        Scope("variant-hw", "v", hardware="h100"), Scope("variant-hw", "v", hardware="hopper"), ctx
+    )
+    # The recipe's and the variant's generation lists are two maps: both land on a hopper GPU.
+    assert co_occur(
+        Scope("recipe-hw", hardware="hopper"), Scope("variant-hw", "v", hardware="hopper"), ctx
+    )
     # Disjoint hardware never meets.
     assert not co_occur(
         Scope("recipe-hw", hardware="hopper"), Scope("variant-hw", "v", hardware="b200"), ctx
@@ -221,6 +233,19 @@ def test_flag_with_only_trailing_whitespace_is_reported_not_a_crash(tmp_path: Pa
     ]
     hints = [d.hint for d in check_tree(tmp_path) if d.code == "RL306"]
     assert hints == ['remove the trailing whitespace: "-A"']
+
+
+def test_a_flag_and_its_value_in_one_item_names_the_flag_dedupe_cannot_match(
+    tmp_path: Path,
+) -> None:
+    data = recipe()
+    data["model"]["base_args"] = ["--max-model-len 8192"]
+    assert codes(tmp_path, data, "RL306") == [
+        "`--max-model-len 8192` is one argv item: vLLM receives a single unknown option "
+        "`--max-model-len 8192` in argv and docker_argv, and dedupe cannot match `--max-model-len`"
+    ]
+    hints = [d.hint for d in check_tree(tmp_path) if d.code == "RL306"]
+    assert hints == ['split it into two items: "--max-model-len", "8192"']
 
 
 def test_a_flag_and_its_dotted_value_in_one_item_is_one_finding(tmp_path: Path) -> None:
