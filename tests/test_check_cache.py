@@ -127,7 +127,7 @@ def test_a_warm_check_of_one_file_does_not_load_the_schema_stage(tree: Path) -> 
     code = (
         "import sys\nfrom recipelint.cli import main\n"
         f"main(['check', '-q', '-j', '1', {recipe!r}])\n"
-        "print('SCHEMA' if 'recipelint.schema' in sys.modules else 'NONE')"
+        "print('SCHEMA' if 'recipelint.schema.check' in sys.modules else 'NONE')"
     )
     env = {k: v for k, v in os.environ.items() if k not in ("RECIPELINT_NO_CACHE",)}
 
