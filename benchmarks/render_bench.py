@@ -41,9 +41,9 @@ def _variants_rendered(recipe: dict[str, Any]) -> list[str]:
 
 def _workload(tree_root: Path) -> tuple[Any, list[dict[str, Any]]]:
     """(the tree's render inputs, its recipes as the compile renders them)."""
-    from recipelint.compilation import Compiler
+    from recipelint.compile.compilation import Compiler
     from recipelint.jsvalue import has_js_specials, js_ordered
-    from recipelint.tree import load_tree, recipe_hf_id
+    from recipelint.read.tree import load_tree, recipe_hf_id
 
     tree = load_tree(tree_root)
     globals_ = Compiler(tree).prepare()

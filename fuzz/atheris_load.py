@@ -29,7 +29,7 @@ with atheris.instrument_imports(include=["recipelint", "invariant"]):
     from invariant import SLOTS, FuzzTree, exercise
     from structured import structured_mutation
 
-    import recipelint.compiler  # noqa: F401  (instrumented before the first input)
+    import recipelint.compile.compiler  # noqa: F401  (instrumented before the first input)
 
 _FUZZ: FuzzTree | None = None
 

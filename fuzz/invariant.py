@@ -17,12 +17,12 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from recipelint.config import Config
+from recipelint.check.engine import run_checks
+from recipelint.configuration.config import Config
 from recipelint.diagnostics import Diagnostic
-from recipelint.engine import run_checks
-from recipelint.load import Document, load_document
-from recipelint.report import format_github, format_json, format_sarif, format_text
-from recipelint.tree import RecipeTree, load_tree
+from recipelint.read.load import Document, load_document
+from recipelint.read.tree import RecipeTree, load_tree
+from recipelint.report.formats import format_github, format_json, format_sarif, format_text
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 EMBEDDED_TREE = PROJECT_ROOT / "recipes"
@@ -127,7 +127,7 @@ def check_reports(diagnostics: list[Diagnostic], sources: dict[Path, str]) -> No
 
 
 def check_compile(tree: RecipeTree) -> None:
-    from recipelint.compiler import Compiler
+    from recipelint.compile.compiler import Compiler
 
     result = Compiler(tree).run()
     for diag in result.diagnostics:

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from invariant import RECIPE_SLOT, Slot, seed_files
 
-from recipelint.load import parse_yaml
+from recipelint.read.load import parse_yaml
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 from mutations import HOSTILE_STRINGS, ODD_VALUES, _get, _paths, _set
 
-from recipelint.load import parse_yaml
+from recipelint.read.load import parse_yaml
 
 KEYS = (
     "meta",

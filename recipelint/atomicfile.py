@@ -3,7 +3,7 @@
 A file is written under a temporary name beside its destination and renamed over it, so
 a reader sees the old bytes or the new ones, never part of them, and a write that fails
 (a full disk) leaves the destination as it was. While a run writes a temporary file (or
-a compile its staging folder, :mod:`recipelint.emit`) it holds an flock on it; the kernel
+a compile its staging folder, :mod:`recipelint.compile.emit`) it holds an flock on it; the kernel
 releases the lock when the process dies, however it dies. Temporary files are made, and
 leftovers swept, under a lock on their folder, so a sweep never meets a live run's file
 before that run has locked it: an unlocked leftover belongs to a run that is gone.

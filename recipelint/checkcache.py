@@ -5,7 +5,7 @@ own `.gitignore`), or the folder `--cache-dir` / `RECIPELINT_CACHE_DIR` names. O
 document, named by a SHA-256 over recipelint's version and code, the document's place
 (path, rel, kind), the load limits and the file's bytes: an unchanged file is never parsed
 again, a changed one misses and is parsed as before. Beside the documents it keeps each
-document's schema findings, its rule findings that read no other file (recipelint.rulecache),
+document's schema findings, its rule findings that read no other file (recipelint.check.rulecache),
 and each recipe's planned rendering under everything else rendering reads. What is kept of one
 document lives in one file with it, its bundle (a warm run reads one file per document, not
 five), written once at the end of the run (``flush``); a value is unpickled only when asked.
@@ -32,15 +32,15 @@ from typing import TYPE_CHECKING
 
 import recipelint
 from recipelint.atomicfile import write_atomic
-from recipelint.configfile import OVERLAY_FOLDER
 from recipelint.diagnostics import Diagnostic
-from recipelint.load import Document, LoadLimits
 from recipelint.packagedata import RULE_CATALOG, SCHEMAS, data_folder
+from recipelint.read.configfile import OVERLAY_FOLDER
+from recipelint.read.load import Document, LoadLimits
 
 if TYPE_CHECKING:
-    from recipelint.config import Config
-    from recipelint.publication import RecipeOutcome
-    from recipelint.tree import RecipeTree
+    from recipelint.compile.publication import RecipeOutcome
+    from recipelint.configuration.config import Config
+    from recipelint.read.tree import RecipeTree
 
 # One entry per document: the findings of each rule check (by "module:qualname") that ran on
 # it alone, or None for a check that read another file and runs again every time.
@@ -479,12 +479,11 @@ class DocumentCache:
     ) -> None:
         self._keep_bundled(doc, self._entry_name(what, doc, context), entry)
 
-    def rendering(self, doc: Document, context: bytes) -> RecipeOutcome | None:
-        """The recipe's planned rendering (paths and findings) from an earlier run, if any."""
-        from recipelint.publication import RecipeOutcome
-
-        found = self._bundled(doc, self._entry_name(b"rendering", doc, context))
-        return found if isinstance(found, RecipeOutcome) else None
+    def rendering(self, doc: Document, context: bytes) -> object | None:
+        """What an earlier run kept as the recipe's planned rendering, if anything. The check
+        stage tells a ``RecipeOutcome`` from anything else: the cache sits below the compile
+        stage and does not import it."""
+        return self._bundled(doc, self._entry_name(b"rendering", doc, context))
 
     def keep_rendering(self, doc: Document, context: bytes, outcome: RecipeOutcome) -> None:
         self._keep_bundled(doc, self._entry_name(b"rendering", doc, context), outcome)

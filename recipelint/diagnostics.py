@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -77,3 +78,17 @@ class Diagnostic:
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (str(self.path), self.span.line, self.span.column, self.code, self.message)
+
+
+def display_path(path: Path, base: Path | None = None) -> str:
+    """The path relative to the current directory when it is below it, else as given.
+
+    File names come with the pull request: bytes that are not UTF-8 become U+FFFD, so a
+    name cannot make a report invalid UTF-8. Each format escapes the rest by its own rules.
+    """
+    base = base or Path.cwd()
+    try:
+        shown = os.path.relpath(path, base) if path.is_absolute() else str(path)
+    except ValueError:
+        shown = str(path)
+    return shown.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

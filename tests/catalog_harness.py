@@ -11,9 +11,9 @@ from typing import Any
 
 from treehelp import CONTEXT, base_recipe, build_context, tree_findings
 
-from recipelint.config import Config
+from recipelint.configuration.config import Config
 from recipelint.diagnostics import Diagnostic
-from recipelint.rulebook import Example
+from recipelint.rulebook.catalog import Example
 
 __all__ = ["CONTEXT", "DEMO_RECIPE", "build_context", "run_example"]
 

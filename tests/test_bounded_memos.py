@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from recipelint import placevalues
 from recipelint.cachesize import TEXT_KEYED_ENTRIES
+from recipelint.compile import placevalues
 from recipelint.flags import env_catalog
 from recipelint.rules import typography, vllm_flags
 

@@ -13,12 +13,12 @@ from conftest import SKIP_REASON
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recipelint.cache import RecipeCache, _decode, _encode, tree_fingerprint
 from recipelint.cli import main
-from recipelint.compiler import Compiler
-from recipelint.config import Config
+from recipelint.compile.cache import RecipeCache, _decode, _encode, tree_fingerprint
+from recipelint.compile.compiler import Compiler
+from recipelint.configuration.config import Config
 from recipelint.jsvalue import UNDEFINED
-from recipelint.tree import load_tree
+from recipelint.read.tree import load_tree
 
 PROJECT = Path(__file__).resolve().parent.parent
 EMBEDDED = PROJECT / "recipes"

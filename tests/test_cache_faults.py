@@ -12,8 +12,8 @@ import pytest
 from test_cache import EMBEDDED, _copy_tree, _published
 
 from recipelint import atomicfile
-from recipelint.cache import RecipeCache, RecipeOutcome
 from recipelint.cli import main
+from recipelint.compile.cache import RecipeCache, RecipeOutcome
 
 KILLED_WRITER = textwrap.dedent(
     """

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from catalog_harness import CONTEXT, run_example
 
-from recipelint.rulebook import Example, load_rulebook
-from recipelint.ruleexamples import fragment_changes
+from recipelint.rulebook.catalog import Example, load_rulebook
+from recipelint.rulebook.examples import fragment_changes
 
 CATALOG = load_rulebook()
 EXAMPLES = [

@@ -15,7 +15,7 @@ import pytest
 from treehelp import python_in
 
 from recipelint.checkcache import CACHE_FOLDER, MAX_BUNDLED, DocumentCache
-from recipelint.load import DEFAULT_LIMITS, parse_yaml
+from recipelint.read.load import DEFAULT_LIMITS, parse_yaml
 
 
 def _check(tree: Path, *args: str, cache: bool = True) -> str:
@@ -151,7 +151,7 @@ def test_a_warm_check_of_one_file_does_not_load_the_schema_stage(tree: Path) -> 
     code = (
         "import sys\nfrom recipelint.cli import main\n"
         f"main(['check', '-q', '-j', '1', {recipe!r}])\n"
-        "print('SCHEMA' if 'recipelint.schema' in sys.modules else 'NONE')"
+        "print('SCHEMA' if 'recipelint.schema.check' in sys.modules else 'NONE')"
     )
     env = {k: v for k, v in os.environ.items() if k not in ("RECIPELINT_NO_CACHE",)}
 

@@ -16,11 +16,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from propertyprofile import property_profile
 
-from recipelint.checking import CheckOptions, run_check
-from recipelint.config import Config
-from recipelint.report import format_json
-from recipelint.rulecache import FileContext, TreeWideRead
-from recipelint.tree import load_tree
+from recipelint.check.checking import CheckOptions, run_check
+from recipelint.check.rulecache import FileContext, TreeWideRead
+from recipelint.configuration.config import Config
+from recipelint.read.tree import load_tree
+from recipelint.report.formats import format_json
 
 
 def _report(tree: Path, target: Path, cache: Path | None) -> str:
@@ -249,7 +249,7 @@ def test_a_check_that_catches_every_exception_cannot_hide_a_tripped_read(
 
 
 def tree_config_of(root: Path) -> Config:
-    from recipelint.checking import tree_config
+    from recipelint.check.checking import tree_config
 
     return tree_config(root, CheckOptions())
 

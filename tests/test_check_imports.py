@@ -16,10 +16,10 @@ from treehelp import python_in
 WATCHED = (
     "recipelint.rules.",
     "recipelint.schema",
-    "recipelint.publication",
+    "recipelint.compile.publication",
     "recipelint.lsp",
-    "recipelint.compilation",
-    "recipelint.emit",
+    "recipelint.compile.compilation",
+    "recipelint.compile.emit",
     "jsonschema",
 )
 FAMILIES_LEFT_BY_RL30 = (
@@ -62,10 +62,10 @@ def test_a_warm_check_of_an_unchanged_file_imports_no_stage_it_takes_from_the_ca
 ) -> None:
     recipe = _recipe(tree)
     cold = _imported(tree, recipe)
-    assert {"recipelint.schema", "recipelint.publication"} <= cold
+    assert {"recipelint.schema.check", "recipelint.compile.publication"} <= cold
     assert "recipelint.rules.guide" in cold
     warm = _imported(tree, recipe)
-    assert not warm & {"recipelint.schema", "recipelint.publication", "jsonschema"}
+    assert not warm & {"recipelint.schema.check", "recipelint.compile.publication", "jsonschema"}
     # Only the family of the one check that reads other recipes (duplicate slugs) runs again.
     assert not {m for m in warm if m.startswith("recipelint.rules.")} - {
         "recipelint.rules.common",
@@ -88,8 +88,10 @@ def test_a_select_leaves_the_other_families_unimported(tree: Path) -> None:
 def test_a_check_never_imports_the_language_server_or_the_compile(tree: Path) -> None:
     for args in ([_recipe(tree)], ["--no-cache", "."], ["."]):
         imported = _imported(tree, *args)
-        assert not {m for m in imported if m.startswith(("recipelint.lsp", "recipelint.emit"))}
-        assert "recipelint.compilation" not in imported
+        assert not {
+            m for m in imported if m.startswith(("recipelint.lsp", "recipelint.compile.emit"))
+        }
+        assert "recipelint.compile.compilation" not in imported
 
 
 def test_the_schema_stage_imports_jsonschema_only_to_list_errors(embedded_tree: Path) -> None:
@@ -97,8 +99,9 @@ def test_the_schema_stage_imports_jsonschema_only_to_list_errors(embedded_tree: 
     # until a document has errors to word.
     code = (
         "import sys\nfrom pathlib import Path\n"
-        "from recipelint.load import load_document\n"
-        "from recipelint.schema import NO_OVERLAY, validate_document\n"
+        "from recipelint.read.load import load_document\n"
+        "from recipelint.read.configfile import NO_OVERLAY\n"
+        "from recipelint.schema.check import validate_document\n"
         "path = Path('strategies/single_node_tp.yaml')\n"
         "doc = load_document(path, path.as_posix(), 'strategy')\n"
         "assert validate_document(doc, NO_OVERLAY) == []\n"
@@ -115,5 +118,5 @@ def test_a_warm_check_of_an_edited_valid_recipe_does_not_import_jsonschema(tree:
     edited = tree / recipe
     edited.write_text(edited.read_text(encoding="utf-8") + "# an edit\n", encoding="utf-8")
     imported = _imported(tree, ".")
-    assert "recipelint.schema" in imported
+    assert "recipelint.schema.check" in imported
     assert "jsonschema" not in imported

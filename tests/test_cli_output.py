@@ -23,9 +23,15 @@ from treehelp import Fragment, write_documents
 
 from recipelint.cli import cli, main
 from recipelint.progress import Progress
-from recipelint.report import use_color
-from recipelint.rulebook import DOCS_URL, DOCS_URL_VARIABLE, PROJECT_URL, load_rulebook, rule_url
-from recipelint.ruledocs import reference_markdown
+from recipelint.report.formats import use_color
+from recipelint.rulebook.catalog import (
+    DOCS_URL,
+    DOCS_URL_VARIABLE,
+    PROJECT_URL,
+    load_rulebook,
+    rule_url,
+)
+from recipelint.rulebook.docs import reference_markdown
 
 RECIPE = "models/acme/demo.yaml"
 # Three fixable infos (two RL304, one RL303) and nothing else in this recipe.
@@ -340,7 +346,7 @@ def test_rules_json_is_the_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_project_urls_are_defined_once() -> None:
-    """pyproject's [project.urls] and recipelint.rulebook say the same (one must follow the other)."""
+    """pyproject's [project.urls] and recipelint.rulebook.catalog say the same (one must follow the other)."""
     urls = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
         "urls"
     ]

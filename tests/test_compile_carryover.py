@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from catalog_harness import CONTEXT
 
-from recipelint.carryover import spare_folder
 from recipelint.cli import main
+from recipelint.compile.carryover import spare_folder
 
 pytestmark = pytest.mark.skipif(
     not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"

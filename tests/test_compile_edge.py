@@ -22,7 +22,7 @@ import pytest
 from test_compile_parity import _expected, _mismatches
 
 from recipelint.cli import main
-from recipelint.compiler import CompileResult, compile_tree
+from recipelint.compile.compiler import CompileResult, compile_tree
 from recipelint.diagnostics import Severity
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from recipelint.compiler import CompileResult, compile_tree
+from recipelint.compile.compiler import CompileResult, compile_tree
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recipelint.compiler import Compiler, unsafe_path_reason
-from recipelint.load import Document
-from recipelint.tree import RecipeTree
+from recipelint.compile.compiler import Compiler, unsafe_path_reason
+from recipelint.read.load import Document
+from recipelint.read.tree import RecipeTree
 
 PROFILES = {
     "h200": {"brand": "NVIDIA", "generation": "hopper", "gpu_count": 8, "vram_gb": 1128},

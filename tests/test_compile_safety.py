@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recipelint.cli import main
-from recipelint.compiler import compile_tree, render_combination, unsafe_path_reason
+from recipelint.compile.compiler import compile_tree, render_combination, unsafe_path_reason
 
 TAXONOMY = """\
 hardware_profiles:
@@ -358,7 +358,7 @@ def test_render_combination_matches_the_compiled_file(tmp_path: Path) -> None:
     ],
 )
 def test_origin_remote_to_repo_slug(url: str, slug: str | None) -> None:
-    from recipelint.compiler import repo_slug
+    from recipelint.compile.compiler import repo_slug
 
     assert repo_slug(url) == slug
 
@@ -453,7 +453,7 @@ def test_strategy_without_name_and_missing_folders_are_errors(tmp_path: Path) ->
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab./\\\x00\x1f\x7f\u2028 é")), max_size=8))
 def test_the_fast_safe_path_check_never_admits_what_the_careful_one_refuses(path: str) -> None:
-    from recipelint import outputpaths
+    from recipelint.compile import outputpaths
 
     if outputpaths._plainly_safe(path):
         assert (

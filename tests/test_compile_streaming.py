@@ -17,10 +17,10 @@ from catalog_harness import CONTEXT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recipelint import emit
-from recipelint.compilation import StreamedOutput
-from recipelint.outputmap import OutputMap
-from recipelint.outputpaths import PathLedger
+from recipelint.compile import emit
+from recipelint.compile.compilation import StreamedOutput
+from recipelint.compile.outputmap import OutputMap
+from recipelint.compile.outputpaths import PathLedger
 
 COMPILE = [sys.executable, "-c", "from recipelint.cli import run; run()", "compile"]
 

@@ -15,8 +15,14 @@ import pytest
 import yaml
 from treehelp import BlockYaml, base_recipe, build_tree, write_documents, write_file
 
-from recipelint.checking import CheckError, CheckOptions, run_check, show_settings, tree_config
-from recipelint.config import (
+from recipelint.check.checking import (
+    CheckError,
+    CheckOptions,
+    run_check,
+    show_settings,
+    tree_config,
+)
+from recipelint.configuration.config import (
     Config,
     ConfigError,
     ConfigFileError,

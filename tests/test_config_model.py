@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 from catalog_harness import build_context
 
-from recipelint.config import ConfigError, load_config
+from recipelint.configuration.config import ConfigError, load_config
 from recipelint.diagnostics import Severity
-from recipelint.load import LoadLimits
+from recipelint.read.load import LoadLimits
 
 PROBE = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from recipelint.config import load_config
+    from recipelint.configuration.config import load_config
     config = load_config(Path(sys.argv[1]))
     print(config.ignore, "pydantic" in sys.modules)
     """

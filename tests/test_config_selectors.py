@@ -8,8 +8,8 @@ import pytest
 from catalog_harness import build_context
 
 from recipelint.cli import main
-from recipelint.config import ConfigError, load_config
-from recipelint.selectors import parse_code_selectors
+from recipelint.configuration.config import ConfigError, load_config
+from recipelint.configuration.selectors import parse_code_selectors
 
 
 def test_comma_lists_are_split_trimmed_and_upper_cased() -> None:

@@ -63,7 +63,7 @@ def test_no_declared_dependency_is_imported_behind_a_fallback() -> None:
 
 @pytest.mark.parametrize(
     ("missing", "module"),
-    [("orjson", "recipelint.jsvalue"), ("jsonschema_rs", "recipelint.schema")],
+    [("orjson", "recipelint.jsvalue"), ("jsonschema_rs", "recipelint.schema.validators")],
 )
 def test_a_missing_dependency_is_an_import_error(missing: str, module: str) -> None:
     script = f"import sys; sys.modules[{missing!r}] = None; import {module}"

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from propertyprofile import property_profile
 
 from recipelint.flags.catalog import newest_catalog
+from recipelint.read.tree import load_tree
 from recipelint.resolve.deployment import Deployment, _Placed, ranks_of
 from recipelint.rules.common import guide_text
 from recipelint.rules.context import CheckContext
@@ -30,7 +31,6 @@ from recipelint.rules.guide_hardware import (
     _selecting_commands,
     _selects,
 )
-from recipelint.tree import load_tree
 
 # Lines that select, name hardware, serve, fence, or break lines in other ways than "\n".
 GUIDE_LINES = st.sampled_from(

@@ -200,7 +200,7 @@ def test_the_hover_summary_is_the_deployment_of_the_rendered_command() -> None:
     from treehelp import tree_in_memory
 
     from recipelint.lsp import library
-    from recipelint.ruleexamples import merged_document
+    from recipelint.rulebook.examples import merged_document
 
     rel = "models/acme/demo.yaml"
     text = merged_document(rel, MULTI_NODE + "variants:\n  default:\n    tp: 2\n")
@@ -224,7 +224,7 @@ def test_extending_a_deployment_problem_to_another_hardware_changes_its_fingerpr
 ) -> None:
     # The hardware a finding names is part of its cause: a change that adds a hardware on
     # which the same command cannot run is a new finding under --new-from-rev.
-    from recipelint.baseline import fingerprint
+    from recipelint.report.baseline import fingerprint
 
     recipe = "model:\n  docker_image: 'vllm/vllm-openai:v0.20.0-x86_64'\n"
     taxonomy = context_text("taxonomy.yaml")

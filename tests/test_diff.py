@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from conftest import EMBEDDED_TREE
 
-from recipelint.compiler import compile_tree
-from recipelint.diffing import (
+from recipelint.compile.compiler import compile_tree
+from recipelint.report.diffing import (
     Change,
     RenderingKey,
     command_settings,

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from recipelint.tree import RecipeTree, load_tree, recipe_hf_id
+from recipelint.read.tree import RecipeTree, load_tree, recipe_hf_id
 
 SEED_HF_ID = "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16"
 SEED_SOURCE_OPTIONS = [
@@ -156,13 +156,13 @@ def _first_difference(ours: Any, seed: Any, pointer: str = "") -> str | None:
 
 
 def _compiler_available() -> bool:
-    return importlib.util.find_spec("recipelint.compiler") is not None
+    return importlib.util.find_spec("recipelint.compile.compiler") is not None
 
 
 @pytest.fixture(scope="module")
 def compiled(embedded_tree: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not _compiler_available():
-        pytest.skip("recipelint.compiler is not importable yet")
+        pytest.skip("recipelint.compile.compiler is not importable yet")
     from recipelint.cli import main
 
     out = tmp_path_factory.mktemp("embedded") / "out"

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from test_compile_safety import make_tree, recipe_text, snapshot
 
-from recipelint import emit
 from recipelint.cli import main
+from recipelint.compile import emit
 
 CACHE_OR_NOT = [[], ["--cache"]]
 

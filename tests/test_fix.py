@@ -14,16 +14,16 @@ import pytest
 from click.testing import CliRunner
 from treehelp import build_context, check_tree, write_file
 
+from recipelint.check.engine import run_checks
 from recipelint.cli import cli
-from recipelint.compiler import compile_tree
-from recipelint.config import Config
+from recipelint.compile.compiler import compile_tree
+from recipelint.configuration.config import Config
 from recipelint.diagnostics import Span
-from recipelint.engine import run_checks
-from recipelint.fix import ALL_FIXERS, FIXERS, fix_paths
+from recipelint.fix.fixers import ALL_FIXERS, FIXERS, fix_paths
 from recipelint.jsvalue import js_string
+from recipelint.read.tree import load_tree
 from recipelint.resolve.formatting import shell_quote
-from recipelint.rulebook import load_rulebook
-from recipelint.tree import load_tree
+from recipelint.rulebook.catalog import load_rulebook
 
 FIXED_CODES = {"RL301", "RL303", "RL304", "RL503", "RL551"}
 RECIPE = "models/acme/Demo-8B.yaml"

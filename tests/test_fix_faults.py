@@ -16,8 +16,9 @@ import pytest
 from test_fix import CASES, recipe
 from treehelp import build_context, write_file
 
-from recipelint import atomicfile, fix
+from recipelint import atomicfile
 from recipelint.cli import main
+from recipelint.fix import fixers as fix
 
 BODY, FIXED_BODY, TAIL = CASES["RL303"]  # `--flag=value` items that --fix splits in two
 

@@ -20,15 +20,15 @@ from test_fix import _planned_changes, line_ranges, only_inside
 from treehelp import tree_in_memory
 
 from recipelint.argv import dedupe_tokens
-from recipelint.compiler import Compiler
-from recipelint.config import Config
+from recipelint.check.engine import run_checks
+from recipelint.compile.compiler import Compiler
+from recipelint.configuration.config import Config
 from recipelint.diagnostics import Span
-from recipelint.engine import run_checks
-from recipelint.fix import ALL_FIXERS, MAX_PASSES, plan_document
+from recipelint.fix.fixers import ALL_FIXERS, MAX_PASSES, plan_document
+from recipelint.fix.structural_fix import Allowed, rewrite
 from recipelint.jsvalue import js_string
-from recipelint.load import Document, parse_yaml
-from recipelint.structural_fix import Allowed, rewrite
-from recipelint.tree import RecipeTree
+from recipelint.read.load import Document, parse_yaml
+from recipelint.read.tree import RecipeTree
 
 # Property tests over generated recipe texts, hundreds of examples each: the slow step
 # (`pytest -m slow`) runs them.

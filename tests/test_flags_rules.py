@@ -10,7 +10,7 @@ from treehelp import Fragment, findings_by_code
 
 from recipelint.diagnostics import Diagnostic
 from recipelint.flags.support import json_key_support
-from recipelint.rulebook import Example
+from recipelint.rulebook.catalog import Example
 
 pytestmark = pytest.mark.skipif(
     not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"

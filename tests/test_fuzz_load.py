@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuzz"))
 
 from mutations import alias_bombs, deep_documents, fuzz_settings, mutated_files, wide_documents  # noqa: E402
 
-from recipelint.load import DEFAULT_LIMITS, Document, parse_yaml  # noqa: E402
+from recipelint.read.load import DEFAULT_LIMITS, Document, parse_yaml  # noqa: E402
 
 # Fuzzing, hundreds of generated inputs per test: the slow step (`pytest -m slow`) runs them.
 pytestmark = pytest.mark.slow

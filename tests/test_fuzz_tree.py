@@ -61,7 +61,7 @@ def test_every_hostile_string_in_every_recipe_string(fuzz_tree: FuzzTree) -> Non
     """Deterministic sweep: each hostile payload replaces every string value of a real recipe."""
     import yaml
 
-    from recipelint.load import parse_yaml
+    from recipelint.read.load import parse_yaml
 
     seed = (fuzz_tree.root / "models/Qwen/Qwen2.5-7B-Instruct.yaml").read_text(encoding="utf-8")
     for payload in HOSTILE_STRINGS:

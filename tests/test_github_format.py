@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recipelint.diagnostics import Diagnostic, Severity, Span
-from recipelint.report import format_github, strip_controls
+from recipelint.report.formats import format_github, strip_controls
 
 # One command per line: `::level prop=value,…::data`. Property values may hold no
 # `:` or `,` (they would end the value or the property list); data may hold `::`,

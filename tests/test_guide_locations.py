@@ -14,7 +14,7 @@ import yaml
 from treehelp import base_recipe, tree_findings
 
 from recipelint.diagnostics import Span
-from recipelint.load import parse_yaml
+from recipelint.read.load import parse_yaml
 
 RECIPE = "models/acme/demo.yaml"
 

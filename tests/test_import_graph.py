@@ -8,7 +8,13 @@ run and tie the modules as firmly as a top-level one.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import grimp
+import pytest
+from importlinter.cli import lint_imports
+
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
 
 def _circles(graph: grimp.ImportGraph) -> list[list[str]]:
@@ -72,3 +78,11 @@ def test_a_planted_circle_is_found() -> None:
     graph.add_import(importer="pkg.b", imported="pkg.c")
     graph.add_import(importer="pkg.c", imported="pkg.a")
     assert _circles(graph) == [["pkg.a", "pkg.b", "pkg.c"]]
+
+
+def test_the_stages_import_downward_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """The contracts in pyproject.toml ([tool.importlinter]): the stage packages form layers
+    (commands, lsp, fix, check, report, rules | compile, configuration, rulebook, schema,
+    resolve, flags, checkcache, read), and the top-level helpers import no stage."""
+    kept = lint_imports(config_filename=str(PYPROJECT), no_cache=True, no_logo=True)
+    assert kept == 0, capsys.readouterr().out

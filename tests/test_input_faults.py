@@ -12,8 +12,8 @@ import pytest
 from test_compile_safety import make_tree, recipe_text
 
 from recipelint.cli import main
-from recipelint.outputpaths import unsafe_path_reason
-from recipelint.tree import load_tree
+from recipelint.compile.outputpaths import unsafe_path_reason
+from recipelint.read.tree import load_tree
 
 DEFAULT = "default: {precision: bf16, vram_minimum_gb: 10}"
 

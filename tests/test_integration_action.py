@@ -24,7 +24,7 @@ import yaml
 from conftest import EMBEDDED_TREE, PROJECT_ROOT
 
 from recipelint.diagnostics import Diagnostic, Severity, Span
-from recipelint.jobsummary import findings_markdown
+from recipelint.report.jobsummary import findings_markdown
 
 ACTION = PROJECT_ROOT / "action.yml"
 WORKFLOW = PROJECT_ROOT / "examples" / "recipelint-workflow.yml"
@@ -436,8 +436,8 @@ def test_the_workflow_runs_for_every_file_that_changes_a_finding() -> None:
     """The pull_request filter covers what the check reads: the tree's files, the
     configuration files discovery looks for, schema overlays, quickstart files (the
     rendering stage checks them) and the workflow itself."""
-    from recipelint.config import CONFIG_FILES, OVERLAY_FOLDER
-    from recipelint.revision import TREE_ENTRIES
+    from recipelint.configuration.config import CONFIG_FILES, OVERLAY_FOLDER
+    from recipelint.read.revision import TREE_ENTRIES
 
     text = WORKFLOW.read_text(encoding="utf-8")
     workflow = yaml.safe_load(text)

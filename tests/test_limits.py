@@ -13,8 +13,8 @@ import pytest
 from catalog_harness import CONTEXT, build_context
 
 from recipelint.cli import main
-from recipelint.config import Config, load_config
-from recipelint.load import DEFAULT_LIMITS
+from recipelint.configuration.config import Config, load_config
+from recipelint.read.load import DEFAULT_LIMITS
 
 pytestmark = pytest.mark.skipif(
     not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
@@ -120,7 +120,7 @@ def test_limit_message_names_the_configured_value(
     ],
 )
 def test_invalid_limits_are_a_configuration_error(tmp_path: Path, setting: str) -> None:
-    from recipelint.config import ConfigError
+    from recipelint.configuration.config import ConfigError
 
     tree_with(tmp_path, setting, {})
     with pytest.raises(ConfigError) as caught:
@@ -181,8 +181,8 @@ def test_max_renderings_from_config(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_renderings_limit_bounds_a_variant_bomb(tmp_path: Path) -> None:
     """Two thousand promoted variants would render ~50,000 documents; the default limit stops it."""
-    from recipelint.compiler import Compiler
-    from recipelint.tree import load_tree
+    from recipelint.compile.compiler import Compiler
+    from recipelint.read.tree import load_tree
 
     seed = (CONTEXT / PROMOTING_RECIPE).read_text(encoding="utf-8")
     head = seed[: seed.index("variants:")]

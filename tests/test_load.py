@@ -9,7 +9,7 @@ import pytest
 
 from recipelint.diagnostics import Span
 from recipelint.jsvalue import js_string
-from recipelint.load import LoadLimits, parse_yaml
+from recipelint.read.load import LoadLimits, parse_yaml
 
 
 def value(text: str):

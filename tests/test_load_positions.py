@@ -13,8 +13,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuzz"))
 
 from mutations import fuzz_settings, mutated_files  # noqa: E402
 
-from recipelint.load import DEFAULT_LIMITS, Document, LoadLimits, parse_yaml  # noqa: E402
-from recipelint.recipefiles import RecipeFile  # noqa: E402
+from recipelint.read.load import DEFAULT_LIMITS, Document, LoadLimits, parse_yaml  # noqa: E402
+from recipelint.read.recipefiles import RecipeFile  # noqa: E402
 
 EMBEDDED = Path(__file__).resolve().parent.parent / "recipes"
 

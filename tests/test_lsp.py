@@ -19,8 +19,8 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from treehelp import build_tree, context_text, write_file
 
-from recipelint.checking import CheckOptions, run_check
-from recipelint.compiler import render_combination
+from recipelint.check.checking import CheckOptions, run_check
+from recipelint.compile.compiler import render_combination
 from recipelint.flags.catalog import flag_span
 from recipelint.lsp.convert import Lines, path_uri, to_protocol
 

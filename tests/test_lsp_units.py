@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from treehelp import build_tree, context_text, write_documents, write_file
 
-from recipelint.checking import CheckOptions, run_check
+from recipelint.check.checking import CheckOptions, run_check
 from recipelint.lsp import actions, library
 from recipelint.lsp.cursor import Role, cursor_at, role_of, split_lines
 from recipelint.lsp.workspace import Workspace
@@ -375,7 +375,7 @@ def test_completion_offers_the_ids_the_tree_wide_files_define(
 
 
 def test_fix_all_gives_the_text_check_fix_writes(tree: Path) -> None:
-    from recipelint.fix import fix_tree
+    from recipelint.fix.fixers import fix_tree
     from recipelint.lsp.convert import Lines, to_protocol
 
     path = tree / RECIPE

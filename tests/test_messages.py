@@ -11,7 +11,7 @@ import pytest
 from treehelp import tree_findings, write_documents
 
 from recipelint.diagnostics import Diagnostic
-from recipelint.load import TAB_FIX, load_document
+from recipelint.read.load import TAB_FIX, load_document
 
 RECIPE = "models/acme/demo.yaml"
 

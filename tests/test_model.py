@@ -1,6 +1,6 @@
 """The pydantic models and the JSON Schemas generated from them accept the same documents.
 
-The models are the format's source (recipelint.schemagen writes the schemas); pydantic
+The models are the format's source (recipelint.schema.schemagen writes the schemas); pydantic
 validates with its own code and the checker with jsonschema, so this proves that the
 generated schema says what the models mean, validators included (uniqueness, real
 calendar days, non-empty mappings, nulls).
@@ -21,10 +21,11 @@ import pytest
 from pydantic import ValidationError
 from test_schema import KV_STORE, RECIPE, STRATEGY, TAXONOMY
 
-from recipelint.load import parse_yaml
-from recipelint.model import MODELS, Recipe, parse_document
-from recipelint.schema import SCHEMA_FILES, validator_for
-from recipelint.tree import load_tree
+from recipelint.read.load import parse_yaml
+from recipelint.read.tree import load_tree
+from recipelint.schema.builtin import SCHEMA_FILES
+from recipelint.schema.model import MODELS, Recipe, parse_document
+from recipelint.schema.validators import validator_for
 
 PLATFORMS = "platforms:\n  - id: modal\n    name: Modal\n    url: https://modal.com/docs\n    blurb: Serverless\n"
 FIXTURES = {

@@ -242,8 +242,8 @@ def test_a_reworded_message_keeps_its_fingerprint(tmp_path: Path) -> None:
     """A new release of recipelint that rewords a message keeps the baseline matching."""
     import dataclasses
 
-    from recipelint.baseline import fingerprint
     from recipelint.diagnostics import Diagnostic, Severity, Span
+    from recipelint.report.baseline import fingerprint
 
     path = tmp_path / "models" / "a.yaml"
     path.parent.mkdir(parents=True)

@@ -17,7 +17,7 @@ from treehelp import (
     tree_findings,
 )
 
-from recipelint.compiler import compile_tree
+from recipelint.compile.compiler import compile_tree
 
 RECIPE = "models/acme/demo.yaml"
 

@@ -10,9 +10,9 @@ import pytest
 from conftest import CORPUS_TREE as CORPUS
 from conftest import SKIP_REASON
 
-from recipelint import engine
+from recipelint.check import engine
 from recipelint.parallel import SharedTasks, can_fork, run_tasks
-from recipelint.tree import load_tree
+from recipelint.read.tree import load_tree
 
 PROJECT = Path(__file__).resolve().parent.parent
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from treehelp import BlockYaml, base_recipe, build_tree
 
-from recipelint.compiler import compile_tree
-from recipelint.placevalues import place_values
+from recipelint.compile.compiler import compile_tree
+from recipelint.compile.placevalues import place_values
 from recipelint.resolve.layers import ARGS, ENV
 
 RECIPE = "models/acme/demo.yaml"

@@ -24,14 +24,14 @@ from hypothesis import strategies as st
 from propertyprofile import property_profile
 from treehelp import CONTEXT, context_in_memory, context_text, tree_in_memory
 
-from recipelint.compiler import Compiler, CompileResult
+from recipelint.check.engine import run_checks
+from recipelint.compile.compiler import Compiler, CompileResult
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.engine import run_checks
 from recipelint.jsvalue import js_or
-from recipelint.load import Document, parse_yaml
+from recipelint.read.load import Document, parse_yaml
+from recipelint.read.tree import RecipeTree
 from recipelint.resolve.command import RenderInputs
-from recipelint.schema import validate_document
-from recipelint.tree import RecipeTree
+from recipelint.schema.check import validate_document
 
 # Property tests over generated recipes, hundreds of examples each: the slow step
 # (`pytest -m slow`) runs them.

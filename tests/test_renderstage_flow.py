@@ -12,20 +12,20 @@ import pytest
 from catalog_harness import CONTEXT
 
 OUTPUT_MACHINERY = (
-    "recipelint.compiler",
-    "recipelint.compilation",
-    "recipelint.outputmap",
-    "recipelint.emit",
-    "recipelint.cache",
-    "recipelint.carryover",
+    "recipelint.compile.compiler",
+    "recipelint.compile.compilation",
+    "recipelint.compile.outputmap",
+    "recipelint.compile.emit",
+    "recipelint.compile.cache",
+    "recipelint.compile.carryover",
 )
 
 PROBE = """
 import sys
 from pathlib import Path
-from recipelint.config import Config
-from recipelint.renderstage import RenderingStage
-from recipelint.tree import load_tree
+from recipelint.configuration.config import Config
+from recipelint.check.renderstage import RenderingStage
+from recipelint.read.tree import load_tree
 
 stage = RenderingStage(load_tree(Path(sys.argv[1])), Config(), lambda path: True)
 found = stage.diagnostics([task() for task in stage.tasks(3)])
@@ -42,14 +42,14 @@ def test_the_rendering_stage_uses_no_output_machinery() -> None:
     assert done.returncode == 0, done.stderr
     planned, modules = done.stdout.splitlines()
     assert int(planned) > 0
-    assert "recipelint.publication" in modules.split()
+    assert "recipelint.compile.publication" in modules.split()
     assert not set(OUTPUT_MACHINERY) & set(modules.split())
 
 
 def test_a_selection_of_one_rendering_code_runs_the_rendering_stage(tmp_path) -> None:
     from treehelp import check_tree
 
-    from recipelint.config import Config
+    from recipelint.configuration.config import Config
 
     root = tmp_path / "tree"
     shutil.copytree(CONTEXT, root)

@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 from treehelp import Fragment, write_documents
 
 from recipelint.cli import cli
-from recipelint.rulebook import DOCS_URL_VARIABLE
+from recipelint.rulebook.catalog import DOCS_URL_VARIABLE
 
 RECIPE = "models/acme/demo.yaml"
 UNDERSCORE = Fragment('model:\n  base_args: ["--max_model_len", "8192"]\n')

@@ -28,7 +28,7 @@ from test_properties_recipes import (
     with_recipe,
 )
 
-from recipelint.publication import PlannedPaths, Publisher, RecipeOutcome, WriteJournal
+from recipelint.compile.publication import PlannedPaths, Publisher, RecipeOutcome, WriteJournal
 from recipelint.resolve.plan import Problems, render_variant
 
 PLAN_PROFILE = settings(PROFILE, max_examples=max(1, PROFILE.max_examples // 2))

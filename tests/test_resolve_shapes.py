@@ -18,12 +18,12 @@ import pytest
 from hypothesis import given
 from test_properties_recipes import RENDER_PROFILE, base_inputs, recipes, to_yaml, with_recipe
 
-from recipelint.compilation import Compiler
-from recipelint.compiler import OutputMap
+from recipelint.compile.compilation import Compiler
+from recipelint.compile.compiler import OutputMap
+from recipelint.read.tree import load_tree
 from recipelint.resolve.command import Combination, Placement, Rendered, placed_rendering
 from recipelint.resolve.formatting import RenderError
 from recipelint.resolve.plan import Problems, render_variant
-from recipelint.tree import load_tree
 
 INPUTS = base_inputs()
 

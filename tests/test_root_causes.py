@@ -7,7 +7,7 @@ from typing import Any
 
 from treehelp import BlockYaml, Document, base_recipe, build_tree, check_tree, context_text
 
-from recipelint.config import Config
+from recipelint.configuration.config import Config
 
 RECIPE = "models/acme/demo.yaml"
 

@@ -8,17 +8,17 @@ import pytest
 from catalog_harness import DEMO_RECIPE
 from treehelp import CONTEXT, Fragment, findings_by_code
 
-from recipelint.load import parse_yaml
-from recipelint.rulebook import DEFAULT_EXAMPLE_PATH, Example, load_rulebook
-from recipelint.ruledocs import explain_text
-from recipelint.ruleexamples import (
+from recipelint.read.load import parse_yaml
+from recipelint.read.tree import recipe_hf_id
+from recipelint.rulebook.catalog import DEFAULT_EXAMPLE_PATH, Example, load_rulebook
+from recipelint.rulebook.docs import explain_text
+from recipelint.rulebook.examples import (
     ExampleError,
     base_document,
     file_kind,
     fragment_changes,
     merged_document,
 )
-from recipelint.tree import recipe_hf_id
 
 RECIPE = DEFAULT_EXAMPLE_PATH
 

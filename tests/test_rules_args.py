@@ -8,11 +8,11 @@ from typing import Any
 from treehelp import BlockYaml, build_context, check_tree, checked, context_text
 from treehelp import base_recipe as recipe
 
+from recipelint.read.tree import load_tree
 from recipelint.resolve.layers import Scope
 from recipelint.rules.args import co_occur
 from recipelint.rules.common import arg_units as units
 from recipelint.rules.context import CheckContext
-from recipelint.tree import load_tree
 
 
 def codes(tmp_path: Path, data: dict[str, Any], code: str) -> list[str]:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import yaml
 
+from recipelint.read.tree import load_tree
 from recipelint.rules.context import CheckContext
-from recipelint.tree import load_tree
 
 PROFILES = {
     "h100": {"brand": "NVIDIA", "generation": "hopper"},

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from recipelint.check.engine import run_checks
 from recipelint.diagnostics import Severity
-from recipelint.engine import run_checks
-from recipelint.tree import load_tree
+from recipelint.read.tree import load_tree
 
 # Codes owned by these families; RL35x–RL39x are the vLLM flag catalog's.
 FAMILY = re.compile(r"^RL(2\d\d|3[0-4]\d|[456]\d\d)$")

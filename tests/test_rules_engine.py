@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from recipelint import engine
-from recipelint.config import Config
+from recipelint.check import engine
+from recipelint.configuration.config import Config
+from recipelint.read.tree import load_tree
 from recipelint.rules import registry
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import CheckFunction, Finding, registered_checks
-from recipelint.tree import load_tree
 
 
 def _count_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:

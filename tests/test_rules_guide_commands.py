@@ -11,7 +11,7 @@ from treehelp import Fragment, findings_by_code
 
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.flags.support import first_with, value_support
-from recipelint.load import parse_yaml
+from recipelint.read.load import parse_yaml
 from recipelint.rules.guide_flags import CommandJudge
 from recipelint.rules.guide_shell import guide_commands
 

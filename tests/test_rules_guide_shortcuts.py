@@ -16,13 +16,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from propertyprofile import property_profile
 
+from recipelint.read.tree import load_tree
 from recipelint.rules.common import guide_text
 from recipelint.rules.guide import GuideFacts, _package
 from recipelint.rules.guide_flags import command_judge, guide_release
 from recipelint.rules.guide_markdown import PYTHON, _lines_holding, dedented, fenced_blocks
 from recipelint.rules.guide_python import _model_arguments
 from recipelint.rules.versions import GUIDE_MINIMUM, guide_minimums
-from recipelint.tree import load_tree
 
 
 @property_profile(500)

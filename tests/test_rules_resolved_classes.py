@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from recipelint.config import Config
+from recipelint.configuration.config import Config
+from recipelint.read.tree import load_tree
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
 from recipelint.rules import commandplan
 from recipelint.rules.context import CheckContext
-from recipelint.tree import load_tree
 
 
 class _ByHardwareId(commandplan.Assembler):

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from recipelint import engine
-from recipelint.config import Config
+from recipelint.check import engine
+from recipelint.configuration.config import Config
 from recipelint.diagnostics import Diagnostic
+from recipelint.read.tree import load_tree
 from recipelint.rules import guide, guide_shell
-from recipelint.tree import load_tree
 
 SHARED_READINGS = (
     ("RL340", "RL341", "RL370", "RL371", "RL372", "RL373"),

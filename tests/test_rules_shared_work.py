@@ -11,10 +11,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recipelint.config import Config
-from recipelint.engine import run_checks
+from recipelint.check.engine import run_checks
+from recipelint.configuration.config import Config
+from recipelint.read.tree import load_tree
 from recipelint.rules.guide_shell import _shell_words
-from recipelint.tree import load_tree
 
 SHELL_TEXT = st.text(
     alphabet=st.sampled_from(list("ab-=./ \t\r\n\x0b\x0c\xa0'\"\\#$|;&`")), max_size=40

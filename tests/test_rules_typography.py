@@ -11,9 +11,10 @@ import pytest
 from click.testing import CliRunner
 from treehelp import CONTEXT, Fragment, findings_by_code
 
+from recipelint.check.engine import run_checks
 from recipelint.cli import cli
-from recipelint.engine import run_checks
-from recipelint.ruleexamples import merged_document
+from recipelint.read.tree import load_tree
+from recipelint.rulebook.examples import merged_document
 from recipelint.rules.typography import (
     ascii_lookalike,
     ascii_spelling,
@@ -21,7 +22,6 @@ from recipelint.rules.typography import (
     lookalikes,
     mistaken_lookalikes,
 )
-from recipelint.tree import load_tree
 
 RECIPE = "models/acme/demo.yaml"
 

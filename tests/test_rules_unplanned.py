@@ -18,13 +18,13 @@ import pytest
 from hypothesis import given
 from test_properties_recipes import RENDER_PROFILE, recipes, to_yaml, with_recipe
 
-from recipelint.config import Config
-from recipelint.load import Document
+from recipelint.configuration.config import Config
+from recipelint.read.load import Document
+from recipelint.read.tree import RecipeTree, load_tree
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
 from recipelint.rules import commandplan, resolved
 from recipelint.rules.backends import backend_judge
 from recipelint.rules.context import CheckContext
-from recipelint.tree import RecipeTree, load_tree
 
 
 def _unplanned_find_nothing(ctx: CheckContext, doc: Document) -> int:

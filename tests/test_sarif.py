@@ -22,8 +22,8 @@ from conftest import EMBEDDED_TREE
 from test_github_format import _hostile_tree
 
 from recipelint.diagnostics import Diagnostic, Related, Severity, Span
-from recipelint.rulebook import load_rulebook
-from recipelint.sarif import build_sarif
+from recipelint.report.sarif import build_sarif
+from recipelint.rulebook.catalog import load_rulebook
 
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 Hostile = tuple[dict[str, Any], list[dict[str, Any]], Path]

@@ -11,14 +11,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from recipelint.diagnostics import Span
-from recipelint.load import parse_yaml
-from recipelint.schema import (
-    CODES,
-    SCHEMA_FILES,
-    load_schema,
-    schema_findings,
-    validate_document,
-)
+from recipelint.read.load import parse_yaml
+from recipelint.schema.builtin import CODES, SCHEMA_FILES, load_schema
+from recipelint.schema.check import schema_findings, validate_document
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from treehelp import base_recipe, build_context, findings_by_code
 
-from recipelint.checking import CheckOptions, run_check
+from recipelint.check.checking import CheckOptions, run_check
 
 
 def _recipe(name: str, dated: bool) -> dict[str, Any]:

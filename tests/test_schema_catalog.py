@@ -9,9 +9,11 @@ import yaml
 from catalog_harness import CONTEXT, run_example
 
 from recipelint.diagnostics import Severity
-from recipelint.load import parse_yaml
-from recipelint.rulebook import Example, load_rulebook
-from recipelint.schema import CODES, OVERLAY_FOLDER, validate_document
+from recipelint.read.configfile import OVERLAY_FOLDER
+from recipelint.read.load import parse_yaml
+from recipelint.rulebook.catalog import Example, load_rulebook
+from recipelint.schema.builtin import CODES
+from recipelint.schema.check import validate_document
 
 CATALOG = Path(__file__).resolve().parent.parent / "rules" / "RL1xx-structure.yaml"
 

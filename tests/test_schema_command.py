@@ -18,7 +18,9 @@ import yaml
 from catalog_harness import build_context
 
 from recipelint.cli import COMMANDS, main
-from recipelint.schema import SCHEMA_FILES, schema_for, tree_overlay
+from recipelint.schema.builtin import SCHEMA_FILES
+from recipelint.schema.overlay import tree_overlay
+from recipelint.schema.validators import schema_for
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 FIELD = {"$defs": {"model": {"properties": {"quant_recipe": {"type": "string"}}}}}

@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from recipelint.schema import schema_findings
-from recipelint.tree import load_tree
+from recipelint.read.tree import load_tree
+from recipelint.schema.check import schema_findings
 
 REVIEWED: dict[tuple[str, str, tuple], str] = {
     (

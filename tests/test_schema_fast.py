@@ -25,18 +25,17 @@ from test_model import (
 )
 from test_model import assert_agreement_under_mutation as assert_model_agreement
 
-from recipelint.load import parse_yaml
-from recipelint.schema import (
+from recipelint.read.load import parse_yaml
+from recipelint.read.tree import load_tree
+from recipelint.schema.builtin import SCHEMA_FILES, load_schema
+from recipelint.schema.check import schema_findings
+from recipelint.schema.validators import (
     PYTHON_SPACE,
-    SCHEMA_FILES,
     fast_validator_for,
     known_valid,
-    load_schema,
     python_pattern_for_rust,
-    schema_findings,
     validator_for,
 )
-from recipelint.tree import load_tree
 
 
 def fast_accepts(kind: str, data: Any) -> bool | None:
@@ -217,7 +216,7 @@ def test_documents_the_compiled_validator_cannot_read_go_to_jsonschema() -> None
 
 
 def test_agreement_on_every_catalog_example() -> None:
-    from recipelint.rulebook import load_rulebook
+    from recipelint.rulebook.catalog import load_rulebook
 
     checked = 0
     for code, rule in sorted(load_rulebook().items()):

@@ -9,8 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_schema import RECIPE
 
-from recipelint.load import parse_yaml
-from recipelint.schema import CODES, SCHEMA_FILES, schema_findings
+from recipelint.read.load import parse_yaml
+from recipelint.schema.builtin import CODES, SCHEMA_FILES
+from recipelint.schema.check import schema_findings
 
 KEYS = st.sampled_from(
     [

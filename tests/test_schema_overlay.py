@@ -14,15 +14,11 @@ import yaml
 from treehelp import BlockYaml, base_recipe, build_tree, check_tree, write_documents
 
 from recipelint.cli import main
-from recipelint.config import ConfigError, load_config
-from recipelint.load import load_document
-from recipelint.schema import (
-    NO_OVERLAY,
-    fast_validator_for,
-    known_valid,
-    tree_overlay,
-    validator_for,
-)
+from recipelint.configuration.config import ConfigError, load_config
+from recipelint.read.configfile import NO_OVERLAY
+from recipelint.read.load import load_document
+from recipelint.schema.overlay import tree_overlay
+from recipelint.schema.validators import fast_validator_for, known_valid, validator_for
 
 RECIPE = "models/acme/demo.yaml"
 FIELD = {

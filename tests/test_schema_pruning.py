@@ -16,8 +16,9 @@ from jsonschema.exceptions import ValidationError
 from test_model import CORPUS_SAMPLE, FIXTURES, data_of
 from test_model import assert_agreement_under_mutation as assert_model_agreement
 
-from recipelint.schema import SCHEMA_FILES, error_validator_for, validator_for
-from recipelint.tree import load_tree
+from recipelint.read.tree import load_tree
+from recipelint.schema.builtin import SCHEMA_FILES
+from recipelint.schema.validators import error_validator_for, validator_for
 
 EMBEDDED = Path(__file__).resolve().parent.parent / "recipes"
 

@@ -1,6 +1,6 @@
-"""The committed JSON Schemas are exactly what recipelint.schemagen writes from the models.
+"""The committed JSON Schemas are exactly what recipelint.schema.schemagen writes from the models.
 
-The pydantic models in recipelint/model.py are the format's one source; schemas/*.schema.json
+The pydantic models in recipelint/schema/model.py are the format's one source; schemas/*.schema.json
 are generated from them and committed (editors, the checker and the package read the files).
 A change to a model without regenerating, or an edit by hand to a schema file, fails here.
 """
@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from recipelint import schemagen
-from recipelint.schema import SCHEMA_FILES, load_schema
+from recipelint.schema import schemagen
+from recipelint.schema.builtin import SCHEMA_FILES, load_schema
 
 COMMITTED = Path(__file__).resolve().parents[1] / "schemas"
 
@@ -24,7 +24,7 @@ COMMITTED = Path(__file__).resolve().parents[1] / "schemas"
 def test_committed_schemas_are_generated_from_the_models() -> None:
     stale = schemagen.stale_files(COMMITTED)
     assert not stale, (
-        f"{stale} differ from the pydantic models in recipelint/model.py: "
+        f"{stale} differ from the pydantic models in recipelint/schema/model.py: "
         f"run `{schemagen.REGENERATE}` and commit the result (never edit the files by hand)"
     )
 

@@ -1,7 +1,7 @@
 """Compile under attack and under accidents: paths stay in OUT, kills and races leave it whole.
 
 The compiler writes a staging folder beside OUT and swaps it in with renames
-(recipelint/emit.py); these tests kill it at random moments and run two at
+(recipelint/compile/emit.py); these tests kill it at random moments and run two at
 once, then require OUT to be exactly one complete compile's output.
 """
 
@@ -90,7 +90,7 @@ def test_unsafe_hardware_id_writes_nothing_outside_out(tmp_path: Path, hw_id: st
     assert outside_entries(tmp_path) == ["tree"]  # no OUT, no staging folder, no escape.json
     assert not list(tmp_path.parent.glob("escape*"))
 
-    from recipelint.compiler import compile_tree
+    from recipelint.compile.compiler import compile_tree
 
     result = compile_tree(tree)
     assert "RL701" in {d.code for d in result.diagnostics}
@@ -119,7 +119,7 @@ def test_unsafe_folder_names_give_unsafe_hf_ids(tmp_path: Path) -> None:
         target = tree / "models" / folder / "m.yaml"
         target.parent.mkdir(parents=True)
         target.write_text(seed, encoding="utf-8")
-    from recipelint.compiler import compile_tree
+    from recipelint.compile.compiler import compile_tree
 
     result = compile_tree(tree)
     refused = sorted(d.path.parent.name for d in result.diagnostics if d.code == "RL701")
@@ -132,7 +132,7 @@ def test_unsafe_folder_names_give_unsafe_hf_ids(tmp_path: Path) -> None:
 
 def test_killed_compile_leaves_previous_output_complete(tmp_path: Path) -> None:
     """SIGKILL at random moments (seeded): OUT is the previous output or the new one, whole."""
-    from recipelint.compiler import compile_tree
+    from recipelint.compile.compiler import compile_tree
 
     tree = embedded_copy(tmp_path / "tree")
     out = tmp_path / "out"
@@ -166,7 +166,7 @@ def test_killed_compile_leaves_previous_output_complete(tmp_path: Path) -> None:
 # of the output swap: deterministic coverage of every point a random kill can only hit by luck.
 KILL_AT_STEP = """
 import os, shutil, signal, sys
-import recipelint.emit as emit
+import recipelint.compile.emit as emit
 
 target, when = int(sys.argv[1]), sys.argv[2]
 count = [0]
@@ -200,7 +200,7 @@ sys.exit(main(["compile", sys.argv[3], "-o", sys.argv[4], "-q", "--no-provenance
 
 @pytest.mark.slow
 def test_kill_at_every_step_of_the_swap_leaves_a_complete_output(tmp_path: Path) -> None:
-    from recipelint.compiler import compile_tree
+    from recipelint.compile.compiler import compile_tree
 
     tree = embedded_copy(tmp_path / "tree")
     out = tmp_path / "out"
@@ -249,7 +249,7 @@ def test_swap_is_serialised_when_two_compiles_overlap(
     second must wait for the lock instead of moving its output into the gap."""
     import threading
 
-    from recipelint import emit
+    from recipelint.compile import emit
 
     out = tmp_path / "out"
     emit.replace_folder([("models.json", b"[]\n"), ("a.json", b"0\n")], out)

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from catalog_harness import CONTEXT, build_context
 
-from recipelint.compiler import compile_tree
-from recipelint.engine import run_checks
-from recipelint.tree import load_tree
+from recipelint.check.engine import run_checks
+from recipelint.compile.compiler import compile_tree
+from recipelint.read.tree import load_tree
 
 pytestmark = pytest.mark.skipif(
     not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"

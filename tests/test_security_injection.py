@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuzz"))
 from mutations import fuzz_settings  # noqa: E402
 
 from recipelint.diagnostics import Diagnostic, Severity, Span  # noqa: E402
-from recipelint.report import format_github, format_json, format_sarif, format_text  # noqa: E402
+from recipelint.report.formats import format_github, format_json, format_sarif, format_text  # noqa: E402
 from recipelint.resolve.formatting import format_command, shell_quote  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
@@ -233,7 +233,7 @@ def _tags(html: str) -> set[str]:
 @fuzz_settings(150)
 @given(st.text(min_size=1))
 def test_markdown_code_is_one_inert_cell(text: str) -> None:
-    from recipelint.diffing import markdown_code
+    from recipelint.report.diffing import markdown_code
 
     html = _gfm(f"| a | b |\n|---|---|\n| {markdown_code(text)} | end |\n")
     assert _rows(html) == [2], html
@@ -249,7 +249,7 @@ def test_markdown_code_is_one_inert_cell(text: str) -> None:
 def test_markdown_summary_has_no_raw_html_or_broken_rows(
     names: list[str], values: list[str]
 ) -> None:
-    from recipelint.diffing import Change, CommandDiff, RenderingKey, diff_as_markdown
+    from recipelint.report.diffing import Change, CommandDiff, RenderingKey, diff_as_markdown
 
     recipe, variant, hardware, strategy = names
     key = RenderingKey(recipe, variant, hardware, strategy)
@@ -349,9 +349,9 @@ def test_command_layout_quotes_values_and_only_values() -> None:
 
 def test_compiled_commands_keep_upstream_bytes_and_rules_report_the_rest(tmp_path: Path) -> None:
     """Values are quoted where upstream quotes them; what upstream leaves bare is reported."""
-    from recipelint.compiler import compile_tree
-    from recipelint.engine import run_checks
-    from recipelint.tree import load_tree
+    from recipelint.check.engine import run_checks
+    from recipelint.compile.compiler import compile_tree
+    from recipelint.read.tree import load_tree
 
     root = build_context(tmp_path)
     seed = (CONTEXT / SEED).read_text(encoding="utf-8")

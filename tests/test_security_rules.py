@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from treehelp import CONTEXT, check_tree, checked, context_text
 
-from recipelint.config import Config
+from recipelint.configuration.config import Config
 
 pytestmark = pytest.mark.skipif(
     not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"

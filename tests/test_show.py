@@ -18,11 +18,11 @@ from conftest import EMBEDDED_TREE
 from treehelp import Fragment, build_tree
 
 from recipelint.cli import main
-from recipelint.compiler import OutputMap, compile_tree
+from recipelint.compile.compiler import OutputMap, compile_tree
 from recipelint.lsp.cursor import cursor_at, split_lines
 from recipelint.lsp.hover import hover_text
-from recipelint.showing import CommandSection, Loaded, build_view, choose, find_recipe
-from recipelint.tree import load_tree, recipe_hf_id
+from recipelint.read.tree import load_tree, recipe_hf_id
+from recipelint.report.showing import CommandSection, Loaded, build_view, choose, find_recipe
 
 RECIPE = "models/acme/demo.yaml"
 HF_ID = "acme/demo"

@@ -29,9 +29,9 @@ from test_properties_recipes import (
 from test_show import _argvs
 
 from recipelint.argv import is_flag_token, unit_fates
-from recipelint.compiler import Compiler, OutputMap
+from recipelint.compile.compiler import Compiler, OutputMap
+from recipelint.report.showing import CommandSection, Loaded, build_view, choose
 from recipelint.resolve.attribution import AttributedCommand, Token
-from recipelint.showing import CommandSection, Loaded, build_view, choose
 
 INPUTS = base_inputs()
 

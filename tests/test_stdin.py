@@ -13,10 +13,11 @@ import pytest
 from click.testing import CliRunner, Result
 from treehelp import BlockYaml, base_recipe, build_tree, stdin_check, write_documents
 
-from recipelint.checking import CheckOptions, run_check
+from recipelint.check.checking import CheckOptions, run_check
 from recipelint.cli import cli
-from recipelint.report import display_path, format_text
-from recipelint.tree import load_tree
+from recipelint.diagnostics import display_path
+from recipelint.read.tree import load_tree
+from recipelint.report.formats import format_text
 
 RECIPE = "models/acme/demo.yaml"
 

@@ -16,18 +16,18 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 from treehelp import tree_in_memory, write_file
 
-from recipelint.config import Config
-from recipelint.engine import run_checks
-from recipelint.fix import ALL_FIXERS, fix_paths, plan_document
-from recipelint.load import Document
-from recipelint.structural_fix import (
+from recipelint.check.engine import run_checks
+from recipelint.configuration.config import Config
+from recipelint.fix.fixers import ALL_FIXERS, fix_paths, plan_document
+from recipelint.fix.structural_fix import (
     Allowed,
     Indentation,
     detect_indentation,
     rename_key,
     rewrite,
 )
-from recipelint.tree import load_tree
+from recipelint.read.load import Document
+from recipelint.read.tree import load_tree
 
 REL = "models/acme/Structural-8B.yaml"
 

@@ -22,7 +22,16 @@ REPRODUCING = [
         for p in sorted((PACKAGE / "resolve").glob("*.py"))
         if p.stem not in ("__init__", "deployment")
     ),
-    *(PACKAGE / name for name in ("publication.py", "jsvalue.py", "load.py", "tree.py", "argv.py")),
+    *(
+        PACKAGE / name
+        for name in (
+            "compile/publication.py",
+            "jsvalue.py",
+            "read/load.py",
+            "read/tree.py",
+            "argv.py",
+        )
+    ),
 ]
 # From the document's name to the end of the sentence: the anchors it cites.
 _CITATION = re.compile(r"upstream-behaviour\.md((?:[^.)]|\.(?=\w))*)")

@@ -47,9 +47,9 @@ def test_import_own_names_the_missing_module(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_broken_install_error_survives_pickling() -> None:
     """It may be raised in a helper process and re-raised in the parent."""
-    error = pickle.loads(pickle.dumps(BrokenInstallError("yaml", "recipelint.load")))
-    assert (error.missing, error.wanted) == ("yaml", "recipelint.load")
-    assert "yaml" in str(error) and "recipelint.load" in str(error)
+    error = pickle.loads(pickle.dumps(BrokenInstallError("yaml", "recipelint.read.load")))
+    assert (error.missing, error.wanted) == ("yaml", "recipelint.read.load")
+    assert "yaml" in str(error) and "recipelint.read.load" in str(error)
 
 
 def test_a_missing_rule_family_is_an_internal_error(
@@ -68,11 +68,11 @@ def test_a_missing_rule_family_is_an_internal_error(
 def test_a_missing_schema_stage_is_an_internal_error(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from recipelint.configfile import NO_OVERLAY
-    from recipelint.engine import _schema_problems
+    from recipelint.check.engine import _schema_problems
+    from recipelint.read.configfile import NO_OVERLAY
 
-    _missing(monkeypatch, "recipelint.schema")
-    with pytest.raises(BrokenInstallError, match=r"recipelint\.schema"):
+    _missing(monkeypatch, "recipelint.schema.check")
+    with pytest.raises(BrokenInstallError, match=r"recipelint\.schema\.check"):
         _schema_problems([], NO_OVERLAY)
     assert main(["check", str(RECIPE)]) == 2
     err = capsys.readouterr().err
@@ -97,10 +97,10 @@ def test_a_missing_dependency_of_a_command_is_an_internal_error(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.delitem(sys.modules, "recipelint.commands.diff", raising=False)
-    _missing(monkeypatch, "recipelint.sides")
+    _missing(monkeypatch, "recipelint.report.sides")
     assert main(["diff", ".", "."]) == 2
     err = capsys.readouterr().err
-    assert "recipelint.sides" in err and "recipelint.commands.diff" in err
+    assert "recipelint.report.sides" in err and "recipelint.commands.diff" in err
 
 
 def test_an_unknown_command_is_still_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -144,12 +144,12 @@ def test_checking_one_file_imports_no_other_command() -> None:
     }
     assert not loaded & others
     assert not loaded & {
-        "recipelint.sides",
-        "recipelint.jobsummary",
-        "recipelint.diffing",
+        "recipelint.report.sides",
+        "recipelint.report.jobsummary",
+        "recipelint.report.diffing",
         "recipelint.flags.extract",
-        "recipelint.emit",
-        "recipelint.cache",
+        "recipelint.compile.emit",
+        "recipelint.compile.cache",
     }
 
 
@@ -157,12 +157,20 @@ def test_help_and_version_import_no_command_module() -> None:
     for argv in (("--help",), ("--version",)):
         loaded = _modules_after(*argv)
         assert not {m for m in loaded if m.startswith("recipelint.commands")}, argv
-        assert not loaded & {"recipelint.engine", "recipelint.checking", "recipelint.load"}, argv
+        assert not loaded & {
+            "recipelint.check.engine",
+            "recipelint.check.checking",
+            "recipelint.read.load",
+        }, argv
 
 
 def test_listing_the_rules_imports_neither_engine_nor_compiler() -> None:
     loaded = _modules_after("rules", "--format", "json")
-    assert not loaded & {"recipelint.engine", "recipelint.compiler", "recipelint.schema"}
+    assert not loaded & {
+        "recipelint.check.engine",
+        "recipelint.compile.compiler",
+        "recipelint.schema.check",
+    }
 
 
 # ---------------------------------------------------------------- defined once
@@ -190,7 +198,7 @@ def test_exit_statuses_are_defined_only_in_exitcodes() -> None:
 
 
 def test_format_choices_of_check_and_compile_are_the_formatters() -> None:
-    from recipelint.report import FORMATS, FORMATTERS
+    from recipelint.report.formats import FORMATS, FORMATTERS
 
     assert ("text", *FORMATTERS) == FORMATS
     for name in ("check", "compile"):
@@ -222,7 +230,7 @@ def test_library_modules_do_not_import_click() -> None:
 
 
 def test_summary_is_a_command_module_over_a_library_module() -> None:
-    from recipelint import jobsummary
+    from recipelint.report import jobsummary
 
     assert COMMANDS["summary"][0].startswith("recipelint.commands.summary:")
     assert not (PACKAGE / "summary.py").exists()
@@ -234,7 +242,7 @@ def test_a_side_that_is_no_tree_is_a_usage_error(
 ) -> None:
     from contextlib import ExitStack
 
-    from recipelint.sides import SideError, resolve_side
+    from recipelint.report.sides import SideError, resolve_side
 
     with ExitStack() as stack, pytest.raises(SideError, match="not a recipe tree"):
         resolve_side(str(tmp_path), None, stack, tmp_path)

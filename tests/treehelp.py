@@ -34,15 +34,15 @@ from typing import Any
 
 import yaml
 
-from recipelint.checking import CheckOptions, CheckResult, run_check
-from recipelint.config import Config
+from recipelint.check.checking import CheckOptions, CheckResult, run_check
+from recipelint.check.engine import run_checks
+from recipelint.configuration.config import Config
 from recipelint.diagnostics import Diagnostic
-from recipelint.engine import run_checks
-from recipelint.load import Document as LoadedDocument
-from recipelint.load import parse_yaml
-from recipelint.ruleexamples import base_document, merged_document
+from recipelint.read.load import Document as LoadedDocument
+from recipelint.read.load import parse_yaml
+from recipelint.read.tree import RecipeTree, load_tree
+from recipelint.rulebook.examples import base_document, merged_document
 from recipelint.rules.context import Focus, everything
-from recipelint.tree import RecipeTree, load_tree
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CONTEXT = PROJECT_ROOT / "recipes"
@@ -150,7 +150,7 @@ def check_tree(
     configuration file and schemas/ folder declare them), so overlay tests need no config.
     """
     if config is None:
-        from recipelint.schema import tree_overlay
+        from recipelint.schema.overlay import tree_overlay
 
         config = Config(overlay=tree_overlay(root))
     return run_checks(load_tree(root), config, focus=focus)

@@ -10,13 +10,20 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from recipelint.checking import CheckError, CheckOptions, CheckResult, group_by_tree, run_check
-from recipelint.checking import show_settings as settings_report
+from recipelint.check.checking import (
+    CheckError,
+    CheckOptions,
+    CheckResult,
+    group_by_tree,
+    run_check,
+)
+from recipelint.check.checking import show_settings as settings_report
 from recipelint.commands.options import format_option, input_options
 from recipelint.commands.output import write_report
+from recipelint.configuration.selectors import parse_code_selectors
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.exitcodes import EXIT_FINDINGS, EXIT_OK
-from recipelint.report import (
+from recipelint.report.formats import (
     FORMATS,
     FORMATTERS,
     STATISTICS_FORMATTERS,
@@ -25,10 +32,9 @@ from recipelint.report import (
     summary_line,
     use_color,
 )
-from recipelint.selectors import parse_code_selectors
 
 if TYPE_CHECKING:
-    from recipelint.fix import Changes
+    from recipelint.fix.fixers import Changes
 
 
 def exit_code(diagnostics: list[Diagnostic], strict: bool) -> int:
@@ -54,7 +60,7 @@ STDIN = Path("-")
 def _stdin_place(text: bytes) -> Path:
     """Where `-` without --stdin-filename puts the document: the place its content names
     (a recipe's model_id, a strategy's name, ...) in the tree around the current folder."""
-    from recipelint.tree import find_tree_root, place_of_document
+    from recipelint.read.tree import find_tree_root, place_of_document
 
     root = find_tree_root(Path.cwd())
     place = place_of_document(text)
@@ -375,8 +381,8 @@ def _apply_fixes(
     quiet: bool,
 ) -> Changes:
     """--fix writes the fixes, --diff prints them as the report; both say what per rule on stderr."""
-    from recipelint.fix import FixWriteError, fix_paths
-    from recipelint.rulebook import rule_info
+    from recipelint.fix.fixers import FixWriteError, fix_paths
+    from recipelint.rulebook.catalog import rule_info
 
     try:
         changes = fix_paths(
@@ -429,7 +435,7 @@ def _show_settings(paths: tuple[Path, ...], options: CheckOptions) -> int:
 def _write_baseline(path: Path, result: CheckResult, quiet: bool) -> int:
     """Write the findings as the baseline; with some files of a tree named (a pre-commit
     run), only their entries of the existing baseline are replaced."""
-    from recipelint.baseline import BaselineError, baseline_text, write_baseline
+    from recipelint.report.baseline import BaselineError, baseline_text, write_baseline
 
     found = [
         (diag, Path(os.path.abspath(tree.root)))
@@ -461,7 +467,7 @@ def _entries_of_unchecked_files(path: Path, result: CheckResult) -> list[dict[st
     """The existing baseline's entries for the files this run did not check, which a
     baseline written from some files of a tree keeps; without one to merge into, such a
     baseline would silently drop every other file's findings."""
-    from recipelint.baseline import read_baseline_entries
+    from recipelint.report.baseline import read_baseline_entries
 
     if str(path) == "-":
         raise click.UsageError(

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from recipelint.checkcache import cache_folder, remove_cache
-from recipelint.tree import find_tree_root
+from recipelint.read.tree import find_tree_root
 
 
 @click.command("clean")

@@ -16,18 +16,18 @@ from recipelint.commands.options import format_option
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
-    from recipelint.cache import RecipeCache
-    from recipelint.compilation import Compiler, CompileResult, FileOp, StreamedOutput
-    from recipelint.emit import Step
-    from recipelint.load import Document, LoadLimits
-    from recipelint.outputmap import OutputMap
-    from recipelint.provenance import Provenance
-    from recipelint.recipefiles import RecipeFiles
-    from recipelint.tree import RecipeTree
+    from recipelint.compile.cache import RecipeCache
+    from recipelint.compile.compilation import Compiler, CompileResult, FileOp, StreamedOutput
+    from recipelint.compile.emit import Step
+    from recipelint.compile.outputmap import OutputMap
+    from recipelint.compile.provenance import Provenance
+    from recipelint.read.load import Document, LoadLimits
+    from recipelint.read.recipefiles import RecipeFiles
+    from recipelint.read.tree import RecipeTree
 
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.exitcodes import EXIT_FINDINGS, EXIT_USAGE
-from recipelint.report import FORMATS
+from recipelint.report.formats import FORMATS
 
 
 def _provenance(
@@ -39,7 +39,7 @@ def _provenance(
     sha: str | None,
 ) -> Provenance | None:
     """Explicit --source-* options win; otherwise a git checkout fills the block; else none."""
-    from recipelint.provenance import Provenance, git_provenance
+    from recipelint.compile.provenance import Provenance, git_provenance
 
     given = any(v is not None for v in (name, repo, ref, sha))
     if no_provenance:
@@ -69,7 +69,7 @@ def _show(
     """Text findings go to stderr (stdout stays free), other formats to stdout; either
     to ``output_file`` when given."""
     from recipelint.commands.output import write_report
-    from recipelint.report import FORMATTERS, format_text
+    from recipelint.report.formats import FORMATTERS, format_text
 
     if output_format != "text":
         write_report(FORMATTERS[output_format](diagnostics), output_file)
@@ -143,8 +143,8 @@ def compile_command(
 
     Exit status: 0 compiled, 1 error findings (nothing written), 2 usage error.
     """
-    from recipelint.emit import EmitError, check_destination
-    from recipelint.tree import is_tree_root
+    from recipelint.compile.emit import EmitError, check_destination
+    from recipelint.read.tree import is_tree_root
 
     if out is None and not dry_run:
         raise click.UsageError("give the output folder with -o OUT (or use --dry-run)")
@@ -165,7 +165,7 @@ def compile_command(
     )
 
     from recipelint.collector import few_full_collections
-    from recipelint.config import ConfigError, load_config
+    from recipelint.configuration.config import ConfigError, load_config
 
     try:
         config = load_config(tree)
@@ -177,7 +177,7 @@ def compile_command(
         loaded, recipe_files = _read(tree, config.limits)
         cache = None
         if cache_dir is not None:
-            from recipelint.cache import RecipeCache, tree_fingerprint
+            from recipelint.compile.cache import RecipeCache, tree_fingerprint
 
             fingerprint = tree_fingerprint(
                 loaded,
@@ -230,8 +230,8 @@ def compile_command(
 def _read(tree: Path, limits: LoadLimits) -> tuple[RecipeTree, RecipeFiles | None]:
     """The tree with its recipes to be read one at a time; loaded whole when listing it
     found a problem (which the whole load then reports)."""
-    from recipelint.recipefiles import tree_and_recipe_files
-    from recipelint.tree import load_tree
+    from recipelint.read.recipefiles import tree_and_recipe_files
+    from recipelint.read.tree import load_tree
 
     lazy = tree_and_recipe_files(tree, limits)
     return lazy if lazy is not None else (load_tree(tree, limits), None)
@@ -258,7 +258,7 @@ class _Run:
 
     def _steps(self) -> tuple[Compiler[StreamedOutput], Iterator[FileOp]]:
         """The compiler and its writer steps, with a recipes-compiled counter on a terminal."""
-        from recipelint.compilation import Compiler, StreamedOutput, streamed_files
+        from recipelint.compile.compilation import Compiler, StreamedOutput, streamed_files
         from recipelint.progress import Progress
 
         compiler = Compiler(
@@ -277,8 +277,8 @@ class _Run:
     def publish(self, out: Path) -> tuple[CompileResult[Any], int]:
         """Write the output to ``out`` as it is compiled; (the result, files written).
         Exits with status 2 when the output cannot be written."""
-        from recipelint.compilation import CompileBlocked, CompileFailed
-        from recipelint.emit import EmitError
+        from recipelint.compile.compilation import CompileBlocked, CompileFailed
+        from recipelint.compile.emit import EmitError
 
         compiler, steps = self._steps()
         try:
@@ -295,7 +295,7 @@ class _Run:
     def _publish_from_memory(self, out: Path) -> tuple[CompileResult[Any], int]:
         """The whole output in memory, then written: for the rare tree whose writes
         cannot be replayed in order on a disk (a file later replaced by a folder)."""
-        from recipelint.emit import EmitError
+        from recipelint.compile.emit import EmitError
 
         result = self._in_memory()
         try:
@@ -307,8 +307,8 @@ class _Run:
     def _replace(self, files: Iterable[Step], out: Path) -> int:
         """emit.replace_folder; with a cache, the replaced output is kept beside OUT and
         brought up to date by the next compile."""
-        from recipelint.carryover import CarryOver
-        from recipelint.emit import replace_folder
+        from recipelint.compile.carryover import CarryOver
+        from recipelint.compile.emit import replace_folder
 
         if self.cache is None:
             return replace_folder(files, out)
@@ -316,7 +316,7 @@ class _Run:
 
     def measure(self) -> tuple[CompileResult[Any], int]:
         """Compile without writing; (the result, bytes the output would hold)."""
-        from recipelint.compilation import CompileBlocked, CompileFailed
+        from recipelint.compile.compilation import CompileBlocked, CompileFailed
 
         compiler, steps = self._steps()
         sizes: dict[str, int] = {}
@@ -335,8 +335,8 @@ class _Run:
         return _finished(compiler), sum(sizes.values())
 
     def _in_memory(self) -> CompileResult[OutputMap]:
-        from recipelint.compilation import Compiler
-        from recipelint.tree import load_tree
+        from recipelint.compile.compilation import Compiler
+        from recipelint.read.tree import load_tree
 
         whole = (
             load_tree(self.tree.root, self.recipe_files.limits) if self.recipe_files else self.tree

@@ -1,7 +1,7 @@
 """`recipelint diff BASE HEAD`: the resolved vllm commands that a change alters.
 
 Each side is a folder (a recipe tree, or a folder inside one) or a git revision of
-the repository the command runs in; :mod:`recipelint.sides` finds and compiles each
+the repository the command runs in; :mod:`recipelint.report.sides` finds and compiles each
 side (a revision's tree through `git archive`, its name checked so that it can
 neither reach a shell nor be read as an option). This module only wires the options.
 """
@@ -16,8 +16,8 @@ import click
 from recipelint.commands.options import format_option
 from recipelint.exitcodes import EXIT_FINDINGS, EXIT_OK
 from recipelint.progress import Progress
-from recipelint.revision import default_tree_path_for
-from recipelint.sides import SideError, compiled_documents, resolve_side
+from recipelint.read.revision import default_tree_path_for
+from recipelint.report.sides import SideError, compiled_documents, resolve_side
 
 # --exit-code: a changed command is diff's "finding".
 EXIT_CHANGED = EXIT_FINDINGS
@@ -67,7 +67,7 @@ def diff_command(
     renderings that appeared or disappeared.
     """
     from recipelint.commands.output import write_report
-    from recipelint.diffing import DIFF_FORMATS, diff_renderings
+    from recipelint.report.diffing import DIFF_FORMATS, diff_renderings
 
     cwd = Path.cwd()
     with ExitStack() as stack:

@@ -1,6 +1,6 @@
 """Where a command's report goes: standard output, or the file of --output-file.
 
-Shared by the commands; the formatters that make the text live in :mod:`recipelint.report`.
+Shared by the commands; the formatters that make the text live in :mod:`recipelint.report.formats`.
 """
 
 from __future__ import annotations

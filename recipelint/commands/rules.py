@@ -1,7 +1,7 @@
 """`recipelint rules` lists the rulebook; `recipelint explain CODE` (or `rule CODE`,
 ruff's verb) prints one entry.
 
-The text comes from :mod:`recipelint.ruledocs`; this module only wires the options.
+The text comes from :mod:`recipelint.rulebook.docs`; this module only wires the options.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import json
 import click
 
 from recipelint.commands.options import format_option
-from recipelint.rulebook import find_rule, load_rulebook
-from recipelint.ruledocs import explain_text, reference_markdown, rule_record
+from recipelint.rulebook.catalog import find_rule, load_rulebook
+from recipelint.rulebook.docs import explain_text, reference_markdown, rule_record
 
 
 @click.command("rules")

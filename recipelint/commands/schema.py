@@ -16,8 +16,8 @@ import click
 
 from recipelint.commands.options import config_file_option
 from recipelint.exitcodes import EXIT_FINDINGS
-from recipelint.schema import SCHEMA_FILES
-from recipelint.schemaexport import NotInTreeError, builtin_schema_text, tree_schema_text
+from recipelint.report.schemaexport import NotInTreeError, builtin_schema_text, tree_schema_text
+from recipelint.schema.builtin import SCHEMA_FILES
 
 
 @click.command("schema")
@@ -46,7 +46,7 @@ def schema_command(
             raise click.UsageError("--config applies to a tree's overlays: give --tree PATH too")
         click.echo(builtin_schema_text(kind), nl=False)
         return
-    from recipelint.config import ConfigError, ConfigFileError
+    from recipelint.configuration.config import ConfigError, ConfigFileError
 
     try:
         text = tree_schema_text(kind, tree, config_file)
@@ -55,7 +55,7 @@ def schema_command(
     except ConfigFileError as exc:
         raise click.UsageError(f"--config: {exc.diagnostic.message}") from None
     except ConfigError as exc:
-        from recipelint.report import format_text
+        from recipelint.report.formats import format_text
 
         click.echo(format_text(list(exc.diagnostics)), err=True, nl=False)
         click.echo(

@@ -1,6 +1,6 @@
 """`recipelint show MODEL`: a rendered command with the list every token came from.
 
-The work is :mod:`recipelint.showing`'s; this module wires the options to its stages and
+The work is :mod:`recipelint.report.showing`'s; this module wires the options to its stages and
 turns what was asked for but does not exist into a usage error (exit 2).
 """
 
@@ -42,7 +42,14 @@ def show_command(
     MODEL is a recipe id (org/repo) or the path of a recipe file. Without --variant,
     --hardware and --strategy it is the recipe's recommended command.
     """
-    from recipelint.showing import VIEWS, RenderFailed, ShowError, build_view, choose, find_recipe
+    from recipelint.report.showing import (
+        VIEWS,
+        RenderFailed,
+        ShowError,
+        build_view,
+        choose,
+        find_recipe,
+    )
 
     try:
         loaded = find_recipe(model, tree_path, Path.cwd())

@@ -3,7 +3,7 @@
 Counts the findings of `recipelint check` per rule and, given `--diff-base REV`
 (a pull request's base commit), appends the resolved-command changes between
 that revision and the checked-out tree. The text comes from
-:mod:`recipelint.jobsummary`; this module only wires the options to it.
+:mod:`recipelint.report.jobsummary`; this module only wires the options to it.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import click
 
-from recipelint.checking import CheckError, CheckOptions, CheckResult, run_check
+from recipelint.check.checking import CheckError, CheckOptions, CheckResult, run_check
 from recipelint.commands.options import config_file_option
-from recipelint.jobsummary import diff_markdown, findings_markdown, known_markdown
-from recipelint.selectors import parse_code_selectors
+from recipelint.configuration.selectors import parse_code_selectors
+from recipelint.report.jobsummary import diff_markdown, findings_markdown, known_markdown
 
 
 def _check(paths: tuple[Path, ...], options: CheckOptions) -> CheckResult:

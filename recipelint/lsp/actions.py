@@ -1,6 +1,6 @@
 """Code actions: each finding's safe fix and did-you-mean as quick fixes, and a suppression.
 
-A safe fix is `recipelint check --fix`'s own (recipelint.fix), applied to the buffer
+A safe fix is `recipelint check --fix`'s own (recipelint.fix.fixers), applied to the buffer
 as one minimal text edit; a did-you-mean replaces the misspelt word the finding quotes
 inside the finding's own range.
 """

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from recipelint.checking import CheckOptions, tree_config
-from recipelint.config import Config, ConfigError
+from recipelint.check.checking import CheckOptions, tree_config
+from recipelint.check.engine import SUPPRESSION, run_checks
+from recipelint.configuration.config import Config, ConfigError
 from recipelint.diagnostics import Diagnostic, Severity, Span
-from recipelint.engine import SUPPRESSION, run_checks
 from recipelint.flags.catalog import (
     Catalog,
     FlagSpec,
@@ -27,10 +27,10 @@ from recipelint.flags.catalog import (
     version_key,
 )
 from recipelint.flags.support import DefaultEra, default_eras
-from recipelint.load import Document, LoadLimits, load_document, parse_yaml, value_at
-from recipelint.rulebook import RuleInfo, load_rulebook, rule_url
+from recipelint.read.load import Document, LoadLimits, load_document, parse_yaml, value_at
+from recipelint.read.tree import RecipeTree, find_tree_root, load_tree, recipe_hf_id
+from recipelint.rulebook.catalog import RuleInfo, load_rulebook, rule_url
 from recipelint.spelling import close_flags
-from recipelint.tree import RecipeTree, find_tree_root, load_tree, recipe_hf_id
 
 # What the server reads from recipelint; the names it may use.
 __all__ = [
@@ -120,14 +120,14 @@ def read_document(root: Path, path: Path, kind: str, limits: LoadLimits) -> Docu
 
 
 def fixable_codes() -> frozenset[str]:
-    from recipelint.fix import FIXERS
+    from recipelint.fix.fixers import FIXERS
 
     return frozenset(FIXERS)
 
 
 def fixed_text(doc: Document, diagnostics: list[Diagnostic]) -> str | None:
     """The document's text with the safe fixes of these findings applied, None when none applies."""
-    from recipelint.fix import plan_document
+    from recipelint.fix.fixers import plan_document
 
     return plan_document(doc, diagnostics)
 
@@ -208,7 +208,7 @@ class _TreeInputs:
 
     @classmethod
     def of(cls, tree: RecipeTree) -> Any:
-        from recipelint.compiler import Compiler
+        from recipelint.compile.compiler import Compiler
 
         current = tuple(doc for doc in tree.documents() if doc.kind != "recipe")
         same = len(current) == len(cls.documents) and all(
@@ -226,7 +226,7 @@ def render(
 ) -> dict[str, Any]:
     """One combination of an in-memory recipe, rendered as `compile` publishes it.
 
-    Defaults as `recipelint.compiler.render_combination`: the features the hardware
+    Defaults as `recipelint.compile.compiler.render_combination`: the features the hardware
     enables by default and the strategy's own node floor.
     """
     from recipelint.resolve.command import render_command
@@ -316,7 +316,7 @@ def args_item_at(doc: Document, line: int, character: int) -> tuple[str | int, .
 
 @dataclass(frozen=True)
 class ItemFates:
-    """What the commands of one combination do with one list item (recipelint.showing)."""
+    """What the commands of one combination do with one list item (recipelint.report.showing)."""
 
     variant: str
     hardware: str
@@ -335,7 +335,7 @@ def item_fates(
     """What the commands `recipelint show` renders for the combination do with a recipe's
     list item; the hardware and then the strategy fall back to the published defaults when
     the combination is not rendered. Raises RenderFailure when nothing renders."""
-    from recipelint import showing
+    from recipelint.report import showing
     from recipelint.resolve.layers import RECIPE
 
     inputs = _TreeInputs.of(tree)

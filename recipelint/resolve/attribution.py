@@ -7,7 +7,7 @@ assigned in turn. :func:`attributed_commands` redoes that join with each token t
 its :class:`Source` (a list at a declared place and the token's index in it, or what the
 renderer writes itself) and asks :func:`recipelint.argv.unit_fates` which unit each
 dropped one lost to. Nothing is read from files: positions are the caller's business
-(recipelint.showing maps a source's pointer to its document's span).
+(recipelint.report.showing maps a source's pointer to its document's span).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any
 
 from recipelint.flags.catalog import options_of_type
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.layers import PD_ROLES, Scope, is_omni
 from recipelint.rules.common import (

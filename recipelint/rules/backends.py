@@ -34,7 +34,7 @@ from recipelint.flags.hardware_catalog import (
     quantization_on,
 )
 from recipelint.jsvalue import get
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.plan import SYNTHESIS_ERRORS

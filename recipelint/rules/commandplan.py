@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from recipelint.jsvalue import UNDEFINED, get, js_string, nullish, truthy
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.features import FeatureResolver, default_features

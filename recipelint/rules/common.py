@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from recipelint import argv
 from recipelint.diagnostics import Span
 from recipelint.jsvalue import js_string, truthy
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.layers import Scope
 

@@ -13,8 +13,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from recipelint.config import Config
-from recipelint.load import Document
+from recipelint.configuration.config import Config
+from recipelint.read.load import Document
+from recipelint.read.tree import RecipeTree, recipe_hf_id
 from recipelint.resolve import layers
 from recipelint.resolve.inputs import RenderInputs
 from recipelint.rules.common import (
@@ -26,7 +27,6 @@ from recipelint.rules.common import (
     recipe_arg_lists,
     shared_arg_lists,
 )
-from recipelint.tree import RecipeTree, recipe_hf_id
 
 Focus = Callable[[Path], bool]
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from recipelint.flags.catalog import available_versions, version_key
 from recipelint.flags.env_catalog import env_releases
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve.install import synthesize_install
 from recipelint.resolve.layers import is_omni
 from recipelint.rules.common import Pointer, as_dict

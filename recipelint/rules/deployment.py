@@ -19,7 +19,7 @@ from typing import Any
 
 from recipelint.flags.catalog import Catalog, catalog_for, newest_catalog, version_key
 from recipelint.jsvalue import get, is_number
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import (
     Combination,

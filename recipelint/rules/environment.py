@@ -26,7 +26,7 @@ from recipelint.flags.env_catalog import (
     env_releases,
     env_span,
 )
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.rules.common import Pointer, as_dict, env_mappings
 from recipelint.rules.context import CheckContext

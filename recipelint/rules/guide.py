@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve.layers import is_omni
 from recipelint.rules.common import ArgList, as_dict, as_list, guide_span, guide_text
 from recipelint.rules.context import CheckContext

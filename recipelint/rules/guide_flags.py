@@ -26,7 +26,7 @@ from recipelint.flags.support import (
     json_key_support,
     value_support,
 )
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve.layers import is_omni
 from recipelint.rules.common import ArgList, as_dict, guide_span
 from recipelint.rules.guide_shell import (

@@ -22,7 +22,7 @@ from typing import Any
 from recipelint.flags.catalog import Catalog as FlagCatalog
 from recipelint.flags.catalog import newest_catalog
 from recipelint.jsvalue import get
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.docker import docker_meta, split_image
 from recipelint.resolve.hardware import generation_of

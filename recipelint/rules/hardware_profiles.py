@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipelint.diagnostics import Related
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipelint.diagnostics import Related
-from recipelint.load import Document
+from recipelint.read.load import Document
+from recipelint.read.tree import recipe_hf_id
 from recipelint.resolve.layers import PD_ROLES
 from recipelint.rules.common import Pointer, as_dict, as_list, offered_strategies
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
-from recipelint.tree import recipe_hf_id
 
 PD_POOL_KEYS = frozenset({"tp", "tep", "dep"})
 

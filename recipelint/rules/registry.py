@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from recipelint.diagnostics import Related, Span
 from recipelint.lazy import import_own
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.rules.common import Pointer
 
 if TYPE_CHECKING:

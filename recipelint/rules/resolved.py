@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from recipelint.jsvalue import get, js_string, nullish, truthy
 from recipelint.lazy import import_own
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.hardware import (

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve.layers import ARG_KEYS, ENV, ENV_KEYS, is_list_place
 from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext

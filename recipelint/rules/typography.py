@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from recipelint.cachesize import TEXT_KEYED_ENTRIES
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.rules.common import Pointer
 from recipelint.rules.context import CheckContext

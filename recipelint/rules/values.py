@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from recipelint.jsvalue import js_string
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve.deployment import (
     VRAM_HEADROOM,
     bytes_per_param,

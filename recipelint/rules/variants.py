@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.rules.common import Pointer, Tokeniser, arg_units, as_dict, as_list
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipelint import shellwords
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve.docker import IMAGE_REFERENCE, Version, parse_version, split_image
 from recipelint.rules.common import Pointer, as_dict, guide_offset_span, guide_text
 from recipelint.rules.context import CheckContext

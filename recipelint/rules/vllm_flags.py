@@ -45,7 +45,7 @@ from recipelint.flags.support import (
     json_key_support,
     value_support,
 )
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.resolve.layers import is_omni
 from recipelint.rules.args import every_arg_list
 from recipelint.rules.backends import target_of

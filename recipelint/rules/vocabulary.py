@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Iterator
 from typing import Any
 
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.rules.common import Pointer, as_dict, as_list
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check

@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from recipelint.adoption import NONE_UNADOPTED, Unadopted
-from recipelint.configfile import NO_OVERLAY, TreeOverlay
-
 # A compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema.
 from recipelint.diagnostics import Diagnostic
-from recipelint.load import Document
+from recipelint.read.configfile import NO_OVERLAY, TreeOverlay
+from recipelint.read.load import Document
+from recipelint.schema.adoption import NONE_UNADOPTED, Unadopted
 from recipelint.schema.builtin import SCHEMA_FILES, load_schema
 from recipelint.schema.dates import written_dates
 from recipelint.schema.formats import format_verdicts
@@ -50,7 +49,7 @@ def schema_findings(
     doc: Document, overlay: TreeOverlay | None = None, unadopted: Unadopted = NONE_UNADOPTED
 ) -> list[SchemaFinding]:
     """Schema findings with their pointers, sorted by position; empty for unparsed files or other kinds.
-    ``unadopted``: the required keys its tree does not use yet (recipelint.adoption)."""
+    ``unadopted``: the required keys its tree does not use yet (recipelint.schema.adoption)."""
     if not doc.usable or doc.kind not in SCHEMA_FILES:
         return []
     patches = (overlay or document_overlay(doc)).patches.get(doc.kind, "")
@@ -72,7 +71,7 @@ def validate_documents(
 ) -> list[Diagnostic]:
     """validate_document for each document of one tree, whose overlays are ``overlay``
     (the Config's: load_config read them) and whose unadopted requirements are ``unadopted``
-    (computed from the whole tree: recipelint.adoption.unadopted_requirements)."""
+    (computed from the whole tree: recipelint.schema.adoption.unadopted_requirements)."""
     return [diag for found in validate_each(docs, overlay, unadopted) for diag in found]
 
 

@@ -15,9 +15,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from recipelint.configfile import OVERLAY_FOLDER
 from recipelint.diagnostics import Diagnostic, Severity, Span
-from recipelint.load import Document, value_at
+from recipelint.read.configfile import OVERLAY_FOLDER
+from recipelint.read.load import Document, value_at
 from recipelint.schema.builtin import (
     CHILD_KEYWORDS,
     INVALID_DATE,
@@ -268,7 +268,7 @@ class ErrorContext:
     version_pattern: str | None
     date_pattern: str | None
     overlay: str = ""
-    # Required keys the tree has not adopted (recipelint.adoption): not reported missing.
+    # Required keys the tree has not adopted (recipelint.schema.adoption): not reported missing.
     unadopted: frozenset[tuple[str, tuple[str | int, ...]]] = frozenset()
 
     def diagnostic(

@@ -5,7 +5,7 @@ configuration (inline TOML tables or overlay file paths) are merged into the bui
 schema add-only (docs/schemas.md): an overlay may add properties and keywords at places
 that exist, never change or remove what is built in. A broken overlay is an RL108 (a file)
 or RL016 (the configuration) problem. The configuration is given, never looked up here:
-:func:`recipelint.config.load_config` reads it and calls :func:`read_tree_overlay`.
+:func:`recipelint.configuration.config.load_config` reads it and calls :func:`read_tree_overlay`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from recipelint.configfile import (
+from recipelint.diagnostics import Diagnostic, Severity, Span
+from recipelint.read.configfile import (
     NO_OVERLAY,
     OVERLAY_FOLDER,
     ConfigError,
@@ -32,8 +33,7 @@ from recipelint.configfile import (
     discover_config_file,
     locate,
 )
-from recipelint.diagnostics import Diagnostic, Severity, Span
-from recipelint.load import Document, load_document
+from recipelint.read.load import Document, load_document
 from recipelint.schema.builtin import JSON_TYPE_NAMES, SCHEMA_FILES, load_schema
 from recipelint.schema.wording import json_type, one_line, shown_value, suggest_key
 
@@ -196,7 +196,7 @@ def _folder_sources(root: Path, problems: list[Diagnostic]) -> list[_Source]:
     folder = root / OVERLAY_FOLDER
     if not folder.is_dir():
         return []
-    from recipelint.tree import confined_files
+    from recipelint.read.tree import confined_files
 
     sources: list[_Source] = []
     seen: dict[str, Path] = {}

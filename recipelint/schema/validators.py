@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 # A compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema.
 import jsonschema_rs
 
-from recipelint.load import Document
+from recipelint.read.load import Document
 from recipelint.schema.builtin import load_schema
 from recipelint.schema.formats import format_verdicts
 from recipelint.schema.overlay import overlaid
