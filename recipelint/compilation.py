@@ -18,7 +18,7 @@ from recipelint.emit import Withdrawn
 from recipelint.jsvalue import dumps
 from recipelint.load import Document
 from recipelint.outputmap import OutputMap
-from recipelint.outputpaths import PathLedger
+from recipelint.outputpaths import REWRITTEN, PathLedger
 from recipelint.provenance import Provenance
 from recipelint.publication import (
     Globals,
@@ -167,11 +167,10 @@ class StreamedOutput:
         origin: str,
         data: bytes | StoredDocument | None = None,
     ) -> None:
-        ledger = self.ledger
-        existed = path in ledger.origins
-        if not ledger.write(path, origin) or self.blocked:
+        done = self.ledger.write(path, origin)
+        if not done or self.blocked:
             return
-        if existed:
+        if done == REWRITTEN:
             self._ready.append((path, None))
         else:
             folders = self._folders

@@ -195,6 +195,28 @@ def test_dry_run_writes_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tree"]
 
 
+def test_dry_run_counts_the_bytes_a_compile_leaves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Files a later promotion's `rm -rf` removes or a later write replaces are not counted."""
+    variants = (
+        "  a: {model_id: zz/Same, precision: fp8, vram_minimum_gb: 5}\n"
+        "  b: {model_id: zz/Same, precision: fp8, vram_minimum_gb: 5, supported_hardware: [b200]}\n"
+    )
+    tree = make_tree(
+        tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)}
+    )
+    assert main(["compile", str(tree), "--dry-run"]) == 0
+    said = capsys.readouterr().err.splitlines()[-1]
+    assert compile_cli(tree, tmp_path / "out") == 0
+    written = snapshot(tmp_path / "out")
+    size = sum(len(data) for data in written.values())
+    assert said == (
+        f"recipelint compile: {len(written)} files, {size} bytes rendered "
+        "(dry run, nothing written)"
+    )
+
+
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
     tree = make_tree(tmp_path / "tree")
     assert main(["compile", str(tree)]) == 2

@@ -310,29 +310,28 @@ class _Run:
         from recipelint.carryover import CarryOver
         from recipelint.emit import replace_folder
 
-        if self.cache is None:
-            return replace_folder(files, out)
-        return replace_folder(files, out, CarryOver(self.cache.folder, out))
+        # Every path passed the compile's PathLedger, which refuses the unsafe ones.
+        carry = CarryOver(self.cache.folder, out) if self.cache is not None else None
+        return replace_folder(files, out, carry, checked=True)
 
     def measure(self) -> tuple[CompileResult[Any], int]:
         """Compile without writing; (the result, bytes the output would hold)."""
         from recipelint.compilation import CompileBlocked, CompileFailed
 
         compiler, steps = self._steps()
+        # Each path's last size; the ledger says which paths the output keeps in the end
+        # (a removed folder's files are not looked for at each `rm -rf`: that was quadratic).
         sizes: dict[str, int] = {}
         try:
             for path, data in steps:
-                if data is None:
-                    for gone in [p for p in sizes if p == path or p.startswith(path + "/")]:
-                        del sizes[gone]
-                else:
+                if data is not None:
                     sizes[path] = len(data)
         except CompileFailed as failed:
             return failed.result, 0
         except CompileBlocked:
             result = self._in_memory()
             return result, sum(len(data) for _, data in result.files.items())
-        return _finished(compiler), sum(sizes.values())
+        return _finished(compiler), sum(sizes[path] for path in compiler.out.ledger.origins)
 
     def _in_memory(self) -> CompileResult[OutputMap]:
         from recipelint.compilation import Compiler
