@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 
 from recipelint.cli import main
 from recipelint.compiler import compile_tree, render_combination, unsafe_path_reason
+from recipelint.compilerun import CompileRun, read_tree
+from recipelint.emit import EmitError
+from recipelint.load import LoadLimits
 
 TAXONOMY = """\
 hardware_profiles:
@@ -215,6 +218,28 @@ def test_dry_run_counts_the_bytes_a_compile_leaves(
         f"recipelint compile: {len(written)} files, {size} bytes rendered "
         "(dry run, nothing written)"
     )
+
+
+def _compile_run(tree: Path) -> CompileRun:
+    loaded, recipe_files = read_tree(tree, LoadLimits())
+    return CompileRun(loaded, recipe_files, None, 5000)
+
+
+def test_a_compile_run_measures_the_output_it_publishes(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    measured, size = _compile_run(tree).measure()
+    published, written = _compile_run(tree).publish(tmp_path / "out")
+    files = snapshot(tmp_path / "out")
+    assert measured.ok and published.ok
+    assert (written, size) == (len(files), sum(len(data) for data in files.values()))
+
+
+def test_a_compile_run_that_cannot_write_raises_and_leaves_nothing(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(EmitError):
+        _compile_run(tree).publish(tmp_path / "file" / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "tree"]
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
