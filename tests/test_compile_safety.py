@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 
 from recipelint.cli import main
 from recipelint.compile.compiler import compile_tree, render_combination, unsafe_path_reason
+from recipelint.compile.compilerun import CompileRun, read_tree
+from recipelint.compile.emit import EmitError
+from recipelint.read.load import LoadLimits
 
 TAXONOMY = """\
 hardware_profiles:
@@ -193,6 +196,50 @@ def test_dry_run_writes_nothing(tmp_path: Path) -> None:
     assert main(["compile", str(tree), "--dry-run", "-q"]) == 0
     assert main(["compile", str(tree), "-o", str(tmp_path / "out"), "--dry-run", "-q"]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tree"]
+
+
+def test_dry_run_counts_the_bytes_a_compile_leaves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Files a later promotion's `rm -rf` removes or a later write replaces are not counted."""
+    variants = (
+        "  a: {model_id: zz/Same, precision: fp8, vram_minimum_gb: 5}\n"
+        "  b: {model_id: zz/Same, precision: fp8, vram_minimum_gb: 5, supported_hardware: [b200]}\n"
+    )
+    tree = make_tree(
+        tmp_path / "tree", {"models/org/model.yaml": recipe_text("org/model", variants)}
+    )
+    assert main(["compile", str(tree), "--dry-run"]) == 0
+    said = capsys.readouterr().err.splitlines()[-1]
+    assert compile_cli(tree, tmp_path / "out") == 0
+    written = snapshot(tmp_path / "out")
+    size = sum(len(data) for data in written.values())
+    assert said == (
+        f"recipelint compile: {len(written)} files, {size} bytes rendered "
+        "(dry run, nothing written)"
+    )
+
+
+def _compile_run(tree: Path) -> CompileRun:
+    loaded, recipe_files = read_tree(tree, LoadLimits())
+    return CompileRun(loaded, recipe_files, None, 5000)
+
+
+def test_a_compile_run_measures_the_output_it_publishes(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    measured, size = _compile_run(tree).measure()
+    published, written = _compile_run(tree).publish(tmp_path / "out")
+    files = snapshot(tmp_path / "out")
+    assert measured.ok and published.ok
+    assert (written, size) == (len(files), sum(len(data) for data in files.values()))
+
+
+def test_a_compile_run_that_cannot_write_raises_and_leaves_nothing(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "tree")
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(EmitError):
+        _compile_run(tree).publish(tmp_path / "file" / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "tree"]
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 from catalog_harness import CONTEXT
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from recipelint.compile import emit
 from recipelint.compile.compilation import StreamedOutput
 from recipelint.compile.outputmap import OutputMap
-from recipelint.compile.outputpaths import PathLedger
+from recipelint.compile.outputpaths import NEW, REFUSED, REWRITTEN, PathLedger, unsafe_path_reason
 
 COMPILE = [sys.executable, "-c", "from recipelint.cli import run; run()", "compile"]
 
@@ -85,7 +85,7 @@ def test_the_path_ledger_is_rm_rf_and_last_writer_wins(ops: list[tuple[str, str,
     model: dict[str, str] = {}
     for kind, path, value in ops:
         if kind == "write":
-            ledger.write(path, f"origin{value}")
+            assert ledger.write(path, f"origin{value}") == (REWRITTEN if path in model else NEW)
             model[path] = f"origin{value}"
         else:
             removed = ledger.remove_tree(path)
@@ -94,6 +94,24 @@ def test_the_path_ledger_is_rm_rf_and_last_writer_wins(ops: list[tuple[str, str,
             for gone in doomed:
                 del model[gone]
     assert ledger.origins == model
+
+
+# Safe and unsafe segments alike: the ledger remembers the folders and names of safe paths,
+# and no order of writes may make it accept an unsafe path or refuse a safe one.
+ANY_SEGMENTS = st.sampled_from(
+    ["a", "b.json", "", ".", "..", ".hidden", "x\\y", "t\x01", "é" * 130, "n" * 70, " "]
+)
+ANY_PATHS = st.lists(ANY_SEGMENTS, min_size=1, max_size=4).map("/".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ANY_PATHS, max_size=30))
+@example(["a", "/a", "b.json/a", "b.json//a", "b.json/./a", "a/..", "a/b.json/"])
+def test_the_path_ledger_refuses_exactly_the_unsafe_paths(paths: list[str]) -> None:
+    ledger = PathLedger()
+    for path in paths:
+        done = ledger.write(path, "origin")
+        assert (done == REFUSED) == (unsafe_path_reason(path) is not None), path
 
 
 def test_a_file_later_replaced_by_a_folder_blocks_the_stream() -> None:

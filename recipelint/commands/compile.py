@@ -7,23 +7,14 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from recipelint.commands.options import format_option
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
-
-    from recipelint.compile.cache import RecipeCache
-    from recipelint.compile.compilation import Compiler, CompileResult, FileOp, StreamedOutput
-    from recipelint.compile.emit import Step
-    from recipelint.compile.outputmap import OutputMap
     from recipelint.compile.provenance import Provenance
-    from recipelint.read.load import Document, LoadLimits
-    from recipelint.read.recipefiles import RecipeFiles
-    from recipelint.read.tree import RecipeTree
 
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.exitcodes import EXIT_FINDINGS, EXIT_USAGE
@@ -165,6 +156,7 @@ def compile_command(
     )
 
     from recipelint.collector import few_full_collections
+    from recipelint.compile.compilerun import CompileRun, read_tree
     from recipelint.configuration.config import ConfigError, load_config
 
     try:
@@ -174,7 +166,7 @@ def compile_command(
         sys.exit(EXIT_FINDINGS)
     started = time.perf_counter()
     with few_full_collections():
-        loaded, recipe_files = _read(tree, config.limits)
+        loaded, recipe_files = read_tree(tree, config.limits)
         cache = None
         if cache_dir is not None:
             from recipelint.compile.cache import RecipeCache, tree_fingerprint
@@ -187,11 +179,15 @@ def compile_command(
                 recipe_files.rels if recipe_files is not None else None,
             )
             cache = RecipeCache(cache_dir, fingerprint)
-        run = _Run(loaded, recipe_files, provenance, config.max_renderings, cache, quiet)
+        run = CompileRun(loaded, recipe_files, provenance, config.max_renderings, cache, quiet)
         if dry_run:
             result, size = run.measure()
         else:
-            result, written = run.publish(out)  # type: ignore[arg-type]  # out is set unless dry run
+            try:
+                result, written = run.publish(out)  # type: ignore[arg-type]  # set unless dry run
+            except EmitError as exc:
+                click.echo(f"recipelint compile: {exc}", err=True)
+                sys.exit(EXIT_USAGE)
     shown = result.diagnostics
     if quiet and output_format == "text":
         shown = [d for d in shown if d.severity is not Severity.INFO]
@@ -225,129 +221,6 @@ def compile_command(
             f"{time.perf_counter() - started:.1f}s{reuse}",
             err=True,
         )
-
-
-def _read(tree: Path, limits: LoadLimits) -> tuple[RecipeTree, RecipeFiles | None]:
-    """The tree with its recipes to be read one at a time; loaded whole when listing it
-    found a problem (which the whole load then reports)."""
-    from recipelint.read.recipefiles import tree_and_recipe_files
-    from recipelint.read.tree import load_tree
-
-    lazy = tree_and_recipe_files(tree, limits)
-    return lazy if lazy is not None else (load_tree(tree, limits), None)
-
-
-class _Run:
-    """One compile of a tree, streamed to its destination (or only measured)."""
-
-    def __init__(
-        self,
-        tree: RecipeTree,
-        recipe_files: RecipeFiles | None,
-        provenance: Provenance | None,
-        max_renderings: int,
-        cache: RecipeCache | None,
-        quiet: bool,
-    ) -> None:
-        self.tree = tree
-        self.recipe_files = recipe_files
-        self.provenance = provenance
-        self.max_renderings = max_renderings
-        self.cache = cache
-        self.quiet = quiet
-
-    def _steps(self) -> tuple[Compiler[StreamedOutput], Iterator[FileOp]]:
-        """The compiler and its writer steps, with a recipes-compiled counter on a terminal."""
-        from recipelint.compile.compilation import Compiler, StreamedOutput, streamed_files
-        from recipelint.progress import Progress
-
-        compiler = Compiler(
-            self.tree, self.provenance, self.max_renderings, StreamedOutput(), self.recipe_files
-        )
-        recipes: Sequence[Document] | RecipeFiles = (
-            self.recipe_files if self.recipe_files is not None else self.tree.recipes
-        )
-
-        def counted() -> Iterator[FileOp]:
-            with Progress("compiling recipes", len(recipes), quiet=self.quiet) as progress:
-                yield from streamed_files(compiler, progress.iterate(recipes), self.cache)
-
-        return compiler, counted()
-
-    def publish(self, out: Path) -> tuple[CompileResult[Any], int]:
-        """Write the output to ``out`` as it is compiled; (the result, files written).
-        Exits with status 2 when the output cannot be written."""
-        from recipelint.compile.compilation import CompileBlocked, CompileFailed
-        from recipelint.compile.emit import EmitError
-
-        compiler, steps = self._steps()
-        try:
-            written = self._replace(steps, out)
-        except CompileFailed as failed:
-            return failed.result, 0
-        except CompileBlocked:
-            return self._publish_from_memory(out)
-        except EmitError as exc:
-            click.echo(f"recipelint compile: {exc}", err=True)
-            sys.exit(EXIT_USAGE)
-        return _finished(compiler), written
-
-    def _publish_from_memory(self, out: Path) -> tuple[CompileResult[Any], int]:
-        """The whole output in memory, then written: for the rare tree whose writes
-        cannot be replayed in order on a disk (a file later replaced by a folder)."""
-        from recipelint.compile.emit import EmitError
-
-        result = self._in_memory()
-        try:
-            return result, self._replace(result.files.items(), out)
-        except EmitError as exc:
-            click.echo(f"recipelint compile: {exc}", err=True)
-            sys.exit(EXIT_USAGE)
-
-    def _replace(self, files: Iterable[Step], out: Path) -> int:
-        """emit.replace_folder; with a cache, the replaced output is kept beside OUT and
-        brought up to date by the next compile."""
-        from recipelint.compile.carryover import CarryOver
-        from recipelint.compile.emit import replace_folder
-
-        if self.cache is None:
-            return replace_folder(files, out)
-        return replace_folder(files, out, CarryOver(self.cache.folder, out))
-
-    def measure(self) -> tuple[CompileResult[Any], int]:
-        """Compile without writing; (the result, bytes the output would hold)."""
-        from recipelint.compile.compilation import CompileBlocked, CompileFailed
-
-        compiler, steps = self._steps()
-        sizes: dict[str, int] = {}
-        try:
-            for path, data in steps:
-                if data is None:
-                    for gone in [p for p in sizes if p == path or p.startswith(path + "/")]:
-                        del sizes[gone]
-                else:
-                    sizes[path] = len(data)
-        except CompileFailed as failed:
-            return failed.result, 0
-        except CompileBlocked:
-            result = self._in_memory()
-            return result, sum(len(data) for _, data in result.files.items())
-        return _finished(compiler), sum(sizes.values())
-
-    def _in_memory(self) -> CompileResult[OutputMap]:
-        from recipelint.compile.compilation import Compiler
-        from recipelint.read.tree import load_tree
-
-        whole = (
-            load_tree(self.tree.root, self.recipe_files.limits) if self.recipe_files else self.tree
-        )
-        return Compiler(whole, self.provenance, self.max_renderings).run(source=self.cache)
-
-
-def _finished(compiler: Compiler[StreamedOutput]) -> CompileResult[StreamedOutput]:
-    result = compiler.result
-    assert result is not None  # the steps were consumed to the end, so the compile finished
-    return result
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -2,6 +2,7 @@
 
 ``publication`` (what a tree publishes, planned once for ``check`` and ``compile``),
 ``compilation`` and ``compiler`` (one compile in tree order; the library entry points),
+``compilerun`` (one ``recipelint compile`` of a tree on disk, streamed or only measured),
 ``outputpaths``, ``outputmap``, ``failurepointer``, ``placevalues`` (output paths and their
 safety; in-memory output; which value a failed rendering is about), ``emit`` (the only code
 that writes compiled output), ``carryover`` and ``cache`` (``--cache``'s kept output),

@@ -15,7 +15,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from recipelint.compile.emit import Withdrawn
 from recipelint.compile.outputmap import OutputMap
-from recipelint.compile.outputpaths import PathLedger
+from recipelint.compile.outputpaths import REWRITTEN, PathLedger
 from recipelint.compile.provenance import Provenance
 from recipelint.compile.publication import (
     Globals,
@@ -167,11 +167,10 @@ class StreamedOutput:
         origin: str,
         data: bytes | StoredDocument | None = None,
     ) -> None:
-        ledger = self.ledger
-        existed = path in ledger.origins
-        if not ledger.write(path, origin) or self.blocked:
+        done = self.ledger.write(path, origin)
+        if not done or self.blocked:
             return
-        if existed:
+        if done == REWRITTEN:
             self._ready.append((path, None))
         else:
             folders = self._folders

@@ -167,14 +167,16 @@ def write_files(files: Iterable[Step], folder: Path) -> int:
     return _write_all(files, _Writer(os.fspath(folder)))
 
 
-def _write_all(files: Iterable[Step], writer: _Writer) -> int:
+def _write_all(files: Iterable[Step], writer: _Writer, checked: bool = False) -> int:
+    """Write the steps in order; ``checked`` says every path was already found safe (a
+    compile's paths all pass its PathLedger), so none is checked again."""
     # Each file is written as it comes, by this thread. Creating a file is kernel work more
     # than waiting; writer threads (four, or one with large batches) cost more CPU than they
     # saved, since after each of a file's three system calls the writing thread must win the
     # interpreter lock back from the thread rendering the documents.
     add, remove, safe = writer.add, writer.remove, _safe_relative
     for rel, data in files:
-        if not safe(rel):
+        if not checked and not safe(rel):
             raise EmitError(f"refusing to write {rel!r}: not a plain relative path")
         if data is None:
             remove(rel)
@@ -384,18 +386,22 @@ def _unlink_all(paths: list[str]) -> None:
             os.unlink(path)
 
 
-def replace_folder(files: Iterable[Step], out: Path, carry: CarryOver | None = None) -> int:
+def replace_folder(
+    files: Iterable[Step], out: Path, carry: CarryOver | None = None, checked: bool = False
+) -> int:
     """Write ``files`` to a staging folder beside ``out`` as they come, then swap it in.
 
     With ``carry`` (a compile with a cache), the staging folder is the output before the
     current one when it was kept (see :mod:`recipelint.compile.carryover`): only files whose bytes
-    changed are written, and the replaced output is kept in turn."""
+    changed are written, and the replaced output is kept in turn. ``checked`` says the
+    paths come from a compile's PathLedger, which refuses every unsafe one: they are not
+    checked again."""
     out = Path(os.path.abspath(out))
     staging, hold, spare = _new_staging(out, carry)
     try:
         writer = _writer_for(staging, carry, spare)
         try:
-            count = _write_all(files, writer)
+            count = _write_all(files, writer, checked)
             os.chmod(staging, 0o755)
         except BaseException as exc:
             remove_folder(staging)

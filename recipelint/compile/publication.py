@@ -38,7 +38,7 @@ from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.features import feature_mode_problems
 from recipelint.resolve.install import synthesize_install
 from recipelint.resolve.layers import ARGS, is_omni
-from recipelint.resolve.plan import Problems, render_variant
+from recipelint.resolve.plan import HardwareRendering, Problems, render_variant
 
 if TYPE_CHECKING:
     from recipelint.compile.provenance import Provenance
@@ -142,6 +142,9 @@ PATH_CONFLICT = "RL709"
 MISSING_INPUT = "RL710"
 TOO_MANY_RENDERINGS = "RL018"  # a resource limit, with RL003/RL009/RL010
 NO_RUNNABLE_STRATEGY = "RL711"
+
+# render_variant's answer: the default hardware and each hardware's rendering, or None.
+VariantRendering = tuple[str, list[HardwareRendering]] | None
 
 HEAD_KEYS = ("hf_id", "meta", "recommended_command")
 SYNTHESIS_ONLY_KEYS = ("strategy_overrides", "compatible_strategies", "default_strategy")
@@ -530,6 +533,10 @@ class _RecipePublisher:
         self.renderings = 0
         self.capped = False
         self.failure_pointers: dict[tuple[str, str, str], tuple[Any, ...]] = {}
+        # variant -> its rendering and the problems rendering it reported
+        self.variant_renderings: dict[
+            str, tuple[VariantRendering, list[Any], list[Any], list[Any]]
+        ] = {}
 
     def write(self, path: str, document: Any) -> None:
         self.outcome.writes.write(path, document, self.special, self.doc.rel)
@@ -595,14 +602,7 @@ class _RecipePublisher:
             self._too_many_renderings(variant_key)
             return None
         self.outcome.writes.remove_tree(base)
-        rendered = render_variant(
-            self.inputs,
-            recipe,
-            variant_key,
-            self.problems,
-            self.outcome.writes.keeps_documents,
-            self.shared_work,
-        )
+        rendered = self._rendered_variant(recipe, variant_key)
         if rendered is None:
             return None
         default_hw, by_hw = rendered
@@ -628,6 +628,36 @@ class _RecipePublisher:
             write(hw_path, hardware.recommended, special, origin)
             links[hardware.hw_id] = "/" + hw_path
         return {**by_hw[0].recommended, "by_hardware": links}
+
+    def _rendered_variant(self, recipe: dict[str, Any], variant_key: str) -> VariantRendering:
+        """render_variant, once per variant: the default variant promoted under its model_id
+        is published twice, rendered alike (nothing a rendering reads changes in between).
+        The second time its problems are reported again, as rendering it again reports them,
+        and each hardware's recommended document is a copy (the caller adds its links)."""
+        problems = self.problems
+        kept = self.variant_renderings.get(variant_key)
+        if kept is not None:
+            rendered, failed, invalid, unrunnable = kept
+            problems.failed += failed
+            problems.invalid += invalid
+            problems.unrunnable += unrunnable
+            return _copied(rendered)
+        marks = len(problems.failed), len(problems.invalid), len(problems.unrunnable)
+        rendered = render_variant(
+            self.inputs,
+            recipe,
+            variant_key,
+            problems,
+            self.outcome.writes.keeps_documents,
+            self.shared_work,
+        )
+        self.variant_renderings[variant_key] = (
+            rendered,
+            problems.failed[marks[0] :],
+            problems.invalid[marks[1] :],
+            problems.unrunnable[marks[2] :],
+        )
+        return rendered
 
     def _promote(self, recipe: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
         variants = get(recipe, "variants")
@@ -809,6 +839,17 @@ class _RecipePublisher:
                 continue
             reported.add(key)
             self.report(pointer, BROKEN_RENDERING, Severity.ERROR, message)
+
+
+def _copied(rendered: VariantRendering) -> VariantRendering:
+    """A variant's rendering whose recommended documents a second publication may change."""
+    if rendered is None:
+        return None
+    default_hw, by_hw = rendered
+    return default_hw, [
+        HardwareRendering(hardware.hw_id, dict(hardware.recommended), hardware.alternatives)
+        for hardware in by_hw
+    ]
 
 
 @dataclass

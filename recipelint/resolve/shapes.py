@@ -39,8 +39,13 @@ SERVE_PORT = 8000
 Command = tuple[str, list[Any]]
 
 
+# A command's env and the `docker run` wrapper of that env and the image.
+Environment = tuple[dict[str, Any], DockerWrapper]
+
+
 class Walker(Protocol):
-    """What a shape's walk does with each command it reaches: lay it out, or only judge it.
+    """What a shape's walk does with each command and env it reaches: lay it out, or only
+    judge it.
 
     The walk reaches every step that can raise or add a problem in upstream's order whichever
     walker it is given; only with a laying-out walker does it build the document.
@@ -51,6 +56,12 @@ class Walker(Protocol):
     ) -> Command | None:
         """The command line and argv, or None when the command is only judged."""
 
+    def env(self, synth: Synthesis, meta: DockerMeta) -> Environment | None:
+        """The env outside a PD role and its wrapper, or None when it is only judged."""
+
+    def role_env(self, synth: Synthesis, role: str, meta: DockerMeta) -> Environment | None:
+        """A PD role's env and its wrapper, or None when it is only judged."""
+
 
 class LayOut:
     """Builds every command line and the document."""
@@ -60,14 +71,30 @@ class LayOut:
     ) -> Command | None:
         return synth.command(role, node_role, node_rank)
 
+    def env(self, synth: Synthesis, meta: DockerMeta) -> Environment | None:
+        return synth.env(None, meta)
+
+    def role_env(self, synth: Synthesis, role: str, meta: DockerMeta) -> Environment | None:
+        env = synth.build_env(role)
+        return env, DockerWrapper(env, meta)
+
 
 class Judge:
-    """Works out and judges every command without laying any out."""
+    """Works out and judges every command and env without laying any out: no env is
+    assigned into one mapping or formatted for docker, which cannot raise."""
 
     def command(
         self, synth: Synthesis, role: str | None, node_role: str | None, node_rank: int = 1
     ) -> Command | None:
         synth.check_command(role, node_role, node_rank)
+        return None
+
+    def env(self, synth: Synthesis, meta: DockerMeta) -> Environment | None:
+        synth.check_env(None)
+        return None
+
+    def role_env(self, synth: Synthesis, role: str, meta: DockerMeta) -> Environment | None:
+        synth.build_env(role)  # the device pinning raises for a count beyond any deployment
         return None
 
 
@@ -104,12 +131,13 @@ def _base(
 
 def _single_node(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
     laid_out = walker.command(synth, None, None)
-    env, docker = synth.env(None, meta)
+    environment = walker.env(synth, meta)
     extra = _companions(synth)
     kv_companion = _kv_companion(synth)
-    if laid_out is None:
+    if laid_out is None or environment is None:
         return {}
     command, argv = laid_out
+    env, docker = environment
     out = _base(synth, meta, synth.deploy, env)
     out["command"] = command
     out["argv"] = argv
@@ -167,9 +195,11 @@ def _multi_node(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str,
     workers_laid_out = _all_laid_out(
         [walker.command(synth, None, "worker", r) for r in follower_ranks(synth.combo.node_count)]
     )
-    env, docker = synth.env(None, meta)  # the head and every worker share the env and the image
-    if head_laid_out is None or workers_laid_out is None:
+    # the head and every worker share the env and the image
+    environment = walker.env(synth, meta)
+    if head_laid_out is None or workers_laid_out is None or environment is None:
         return {}
+    env, docker = environment
     head_cmd, head_argv = head_laid_out
     workers = workers_laid_out
     head = docker.wrap(head_cmd, head_argv)
@@ -227,11 +257,11 @@ def _pd(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
     rendered = {}
     for role in ("prefill", "decode"):
         laid_out = walker.command(synth, role, None)
-        env = synth.build_env(role)
-        wrapper = DockerWrapper(env, meta)
-        if laid_out is None:
+        environment = walker.role_env(synth, role, meta)
+        if laid_out is None or environment is None:
             continue
         command, argv = laid_out
+        env, wrapper = environment
         doc = {"command": command, "argv": argv, "env": env, **roles[role]}
         doc.update(wrapper.wrap(command, argv, PD_PORTS[role]))
         rendered[role] = doc
@@ -385,10 +415,11 @@ def _kv(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
         if multi
         else []
     )
-    env, docker = synth.env(None, meta)  # the instance's head and workers share them
+    environment = walker.env(synth, meta)  # the instance's head and workers share them
     parts = _kv_parts(synth)
-    if laid_out is None or workers_laid_out is None:
+    if laid_out is None or workers_laid_out is None or environment is None:
         return {}
+    env, docker = environment
     command, argv = laid_out
     workers = workers_laid_out
     worker_dockers = [docker.wrap(c, a) for c, a in workers]

@@ -363,6 +363,16 @@ class Synthesis(Selection):
             found = cached[key] = (env, DockerWrapper(env, meta), pieces, meta)
         return dict(found[0]), found[1]
 
+    def check_env(self, role: str | None) -> None:
+        """Raise what env(role, ...) raises: its mappings are worked out, not assigned into
+        one nor formatted for docker (which raise nothing)."""
+        if self.deploy_type == "pd_cluster":
+            self.build_env(role)
+            return
+        pieces: list[dict[str, Any]] = []
+        self._env_pieces(pieces, _ENV_BEFORE, role)
+        self._env_pieces(pieces, _ENV_AFTER, role)
+
     def _env_pieces(
         self, pieces: list[dict[str, Any]], parts: tuple[Run, ...], role: str | None
     ) -> None:
