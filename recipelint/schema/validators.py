@@ -8,7 +8,7 @@ Validators are cached per (kind, overlay), the overlay keyed by its canonical JS
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 # A compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema.
@@ -127,16 +127,19 @@ def _rust_schema(node: Any) -> Any:
     return node
 
 
-def _formats(node: Any, found: set[str]) -> set[str]:
+def _mappings(node: Any) -> Iterator[dict[str, Any]]:
+    """Every mapping in a JSON value, itself included, depth first."""
     if isinstance(node, dict):
-        if isinstance(node.get("format"), str):
-            found.add(node["format"])
+        yield node
         for value in node.values():
-            _formats(value, found)
+            yield from _mappings(value)
     elif isinstance(node, list):
         for value in node:
-            _formats(value, found)
-    return found
+            yield from _mappings(value)
+
+
+def _formats(node: Any) -> set[str]:
+    return {m["format"] for m in _mappings(node) if isinstance(m.get("format"), str)}
 
 
 @functools.lru_cache(maxsize=64)
@@ -165,7 +168,7 @@ def _conforms(name: str, value: Any) -> bool:
 
 
 def _format_callbacks(schema: Any) -> dict[str, Callable[..., bool]]:
-    return {name: functools.partial(_conforms, name) for name in _formats(schema, set())}
+    return {name: functools.partial(_conforms, name) for name in _formats(schema)}
 
 
 class _Acceptance:
@@ -211,7 +214,7 @@ class _Acceptance:
     def _defs_of(self, subschema: Any) -> Any:
         """The definitions the subschema reaches through its references, or all of them
         when a reference names none by its plain name."""
-        reached = self._reaching(_definition_refs(subschema, set()))
+        reached = self._reaching(_definition_refs(subschema))
         if reached is None:
             return self._defs
         return {name: self._defs[name] for name in self._defs if name in reached}
@@ -234,22 +237,18 @@ class _Acceptance:
         """The definitions one definition names directly; None for a name that is none."""
         if name not in self._refs:
             known = isinstance(self._defs, dict) and name in self._defs
-            self._refs[name] = _definition_refs(self._defs[name], set()) if known else None
+            self._refs[name] = _definition_refs(self._defs[name]) if known else None
         return self._refs[name]
 
 
-def _definition_refs(node: Any, found: set[str]) -> set[str]:
+def _definition_refs(node: Any) -> set[str]:
     """The first segment after `#/$defs/` of every reference in ``node``, as written."""
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            found.add(ref[len("#/$defs/") :].split("/", 1)[0])
-        for value in node.values():
-            _definition_refs(value, found)
-    elif isinstance(node, list):
-        for value in node:
-            _definition_refs(value, found)
-    return found
+    refs = (m.get("$ref") for m in _mappings(node))
+    return {
+        ref[len("#/$defs/") :].split("/", 1)[0]
+        for ref in refs
+        if isinstance(ref, str) and ref.startswith("#/$defs/")
+    }
 
 
 def _only_local_definitions(node: Any) -> bool:
