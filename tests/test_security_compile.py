@@ -183,14 +183,14 @@ def killing(function):
     return step
 
 real_replace = emit.replace_folder
-def replace_folder(files, out):
+def replace_folder(files, out, *rest, **options):
     files = list(files)  # the writes themselves are covered by the random kills
     emit.os.rename = killing(os.rename)
     emit._exchange = killing(emit._exchange)
     if hasattr(emit, "remove_folder"):
         emit.remove_folder = killing(emit.remove_folder)
     emit.shutil.rmtree = killing(shutil.rmtree)
-    return real_replace(files, out)
+    return real_replace(files, out, *rest, **options)
 emit.replace_folder = replace_folder
 
 from recipelint.cli import main
