@@ -268,7 +268,7 @@ def schema_context(root: Path, config: Config) -> bytes | None:
 
 def user_values() -> DocumentCache | None:
     """The user's own cache of values that do not belong to one tree (the rule catalog,
-    format verdicts), signed as check cache entries are; None when the cache is off."""
+    the flag catalogs' answers), signed as check cache entries are; None when the cache is off."""
     key = None if cache_disabled() else signing_key()
     return None if key is None else DocumentCache(_key_file().parent / "values", key)
 

@@ -94,9 +94,11 @@ def test_a_check_never_imports_the_language_server_or_the_compile(tree: Path) ->
         assert "recipelint.compile.compilation" not in imported
 
 
-def test_the_schema_stage_imports_jsonschema_only_to_list_errors(embedded_tree: Path) -> None:
-    # A valid document is answered by the compiled validator: jsonschema stays unimported
-    # until a document has errors to word.
+def test_the_schema_stage_words_errors_and_checks_dates_without_jsonschema(
+    embedded_tree: Path,
+) -> None:
+    # The compiled validator answers "valid?", lists an invalid document's errors and
+    # checks its dates: jsonschema stays unimported (recipelint.schema.errors, .formats).
     code = (
         "import sys\nfrom pathlib import Path\n"
         "from recipelint.read.load import load_document\n"
@@ -105,14 +107,22 @@ def test_the_schema_stage_imports_jsonschema_only_to_list_errors(embedded_tree: 
         "path = Path('strategies/single_node_tp.yaml')\n"
         "doc = load_document(path, path.as_posix(), 'strategy')\n"
         "assert validate_document(doc, NO_OVERLAY) == []\n"
-        "print('jsonschema' in sys.modules)"
+        "doc.data['deploy_type'] = 7\n"
+        "doc.data['unknown_key'] = True\n"
+        "codes = sorted(d.code for d in validate_document(doc, NO_OVERLAY))\n"
+        "recipe = sorted(Path('models').rglob('*.yaml'))[0]\n"
+        "doc = load_document(recipe, recipe.as_posix(), 'recipe')\n"
+        "doc.data['meta']['date_added'] = '0000-01-01'\n"
+        "codes += [d.code for d in validate_document(doc, NO_OVERLAY)]\n"
+        "print(sorted(set(codes)), 'jsonschema' in sys.modules)"
     )
     done = python_in(embedded_tree, ["-c", code], os.environ)
-    assert done.stdout.strip().splitlines()[-1:] == ["False"], done.stderr
+    assert done.stdout.strip().splitlines()[-1:] == ["['RL101', 'RL104', 'RL106'] False"], (
+        done.stderr
+    )
 
 
 def test_a_warm_check_of_an_edited_valid_recipe_does_not_import_jsonschema(tree: Path) -> None:
-    # Its dates were seen before: jsonschema's verdicts on them are kept in the user's cache.
     recipe = _recipe(tree)
     _imported(tree, ".")
     edited = tree / recipe

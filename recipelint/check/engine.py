@@ -102,8 +102,7 @@ def _validated(
     docs: list[Document], overlay: TreeOverlay, unadopted: Unadopted = NONE_UNADOPTED
 ) -> list[list[Diagnostic]]:
     # Imported on first use, as the rule families are; missing, it is a broken install
-    # (BrokenInstallError), never a stage quietly left out. One call for every document:
-    # what the stage learns on the way (format verdicts) is kept once.
+    # (BrokenInstallError), never a stage quietly left out.
     validate_each = import_own("recipelint.schema.check").validate_each
     return list(validate_each(docs, overlay, unadopted))
 

@@ -6,17 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-# A compiled validator answers "valid?" ~30x faster; the messages still come from jsonschema.
 from recipelint.diagnostics import Diagnostic
 from recipelint.read.configfile import NO_OVERLAY, TreeOverlay
 from recipelint.read.load import Document
 from recipelint.schema.adoption import NONE_UNADOPTED, Unadopted
 from recipelint.schema.builtin import SCHEMA_FILES, load_schema
 from recipelint.schema.dates import written_dates
-from recipelint.schema.formats import format_verdicts
+from recipelint.schema.errors import listed_errors
 from recipelint.schema.messages import ErrorContext, SchemaFinding, diagnose
 from recipelint.schema.overlay import tree_overlay, tree_root
-from recipelint.schema.validators import error_validator_for, known_valid, schema_for
+from recipelint.schema.validators import known_valid, schema_for
 
 # ----------------------------------------------------------------------------- entry point
 
@@ -56,7 +55,7 @@ def schema_findings(
     ctx = _context(doc, patches, unadopted)
     found: list[SchemaFinding] = []
     if not known_valid(doc, patches):
-        for error in error_validator_for(doc.kind, patches).iter_errors(doc.data):
+        for error in listed_errors(doc.data, doc.kind, patches):
             found.extend(diagnose(ctx, error))
     found.extend(written_dates(ctx))
     unique: dict[tuple[Any, ...], SchemaFinding] = {}
@@ -78,11 +77,8 @@ def validate_documents(
 def validate_each(
     docs: Iterable[Document], overlay: TreeOverlay, unadopted: Unadopted = NONE_UNADOPTED
 ) -> list[list[Diagnostic]]:
-    """validate_document's findings for each document, in order; the format verdicts
-    learnt on the way are kept for the next run."""
-    found = [validate_document(doc, overlay, unadopted) for doc in docs]
-    format_verdicts().save()
-    return found
+    """validate_document's findings for each document, in order."""
+    return [validate_document(doc, overlay, unadopted) for doc in docs]
 
 
 def validate_document(

@@ -1,4 +1,5 @@
-"""Error messages: every jsonschema error becomes one Diagnostic at an exact place.
+"""Error messages: every schema error (recipelint.schema.errors) becomes one Diagnostic at an
+exact place.
 
 An unknown key points at the key, a wrong value at the value, a missing key at the mapping
 that lacks it. Errors of ``anyOf``/``oneOf`` are reduced to the branch that fits the
@@ -12,8 +13,8 @@ import functools
 import json
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import Any
 
 from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.read.configfile import OVERLAY_FOLDER
@@ -31,13 +32,9 @@ from recipelint.schema.builtin import (
     NAMED_KEYWORDS,
     UNKNOWN_KEY,
 )
-from recipelint.schema.validators import error_validator_for, schema_for
+from recipelint.schema.errors import SchemaError
+from recipelint.schema.validators import schema_for, subschema_accepts
 from recipelint.schema.wording import json_type, one_line, shown_value, suggest, suggest_key
-
-if TYPE_CHECKING:
-    # Errors come only from jsonschema's validator, which imports it: a check whose
-    # documents are all valid (or cached) never does.
-    from jsonschema.exceptions import ValidationError
 
 # ----------------------------------------------------------------------------- schema walking
 
@@ -193,7 +190,7 @@ def _type_phrase(types: Sequence[str]) -> str:
 # ----------------------------------------------------------------------------- flattening
 
 
-def _flatten(root: dict[str, Any], error: ValidationError) -> list[ValidationError]:
+def _flatten(root: dict[str, Any], error: SchemaError) -> list[SchemaError]:
     """Reduce anyOf/oneOf to the errors of the one branch that best fits the value.
 
     A branch fits when it accepts the value's JSON type; among fitting branches the one
@@ -203,7 +200,7 @@ def _flatten(root: dict[str, Any], error: ValidationError) -> list[ValidationErr
     """
     if error.validator not in ("anyOf", "oneOf") or not error.context:
         return [error]
-    branches: dict[int, list[ValidationError]] = {}
+    branches: dict[int, list[SchemaError]] = {}
     for sub in error.context:
         branches.setdefault(int(sub.relative_schema_path[0]), []).append(sub)
     fitting = [
@@ -220,30 +217,18 @@ def _flatten(root: dict[str, Any], error: ValidationError) -> list[ValidationErr
     return [flat for sub in chosen for flat in _flatten(root, sub)]
 
 
-def _keyword_value(error: ValidationError) -> Any:
+def _keyword_value(error: SchemaError) -> Any:
     """The failing keyword's value in the schema (always set on errors the validator raises)."""
     return error.validator_value
 
 
-def _synthetic_type_error(root: dict[str, Any], error: ValidationError) -> ValidationError:
-    from jsonschema.exceptions import ValidationError
-
+def _synthetic_type_error(root: dict[str, Any], error: SchemaError) -> SchemaError:
     types: set[str] = set()
     for branch in _keyword_value(error):
         types |= _branch_types(root, branch) or set()
-    synthetic = ValidationError(
-        "wrong type",
-        validator="type",
-        validator_value=sorted(types),
-        instance=error.instance,
-        schema=error.schema,
+    return replace(
+        error, validator="type", validator_value=sorted(types), context=(), message="wrong type"
     )
-    synthetic.path = error.path
-    synthetic.relative_path = error.relative_path
-    synthetic.schema_path = error.schema_path
-    synthetic.relative_schema_path = error.relative_schema_path
-    synthetic.parent = error.parent
-    return synthetic
 
 
 # ----------------------------------------------------------------------------- diagnostics
@@ -287,7 +272,7 @@ def _described(schema: Any) -> str | None:
 
 
 def _unknown_keys(
-    ctx: ErrorContext, error: ValidationError, steps: list[_Step]
+    ctx: ErrorContext, error: SchemaError, steps: list[_Step]
 ) -> Iterator[SchemaFinding]:
     schema = error.schema if isinstance(error.schema, dict) else {}
     allowed = sorted(schema.get("properties", {}))
@@ -462,14 +447,11 @@ def _fits(ctx: ErrorContext, owner: tuple[str | int, ...], key: str, value: Any)
     entry = _entry_schema(schema, key) if schema is not None else None
     if entry is None:
         return False
-    validator = error_validator_for(ctx.doc.kind, ctx.overlay)
     names = schema.get("propertyNames") if schema is not None else None
-    try:
-        if isinstance(names, dict) and not validator.evolve(schema=names).is_valid(key):
-            return False
-        return bool(validator.evolve(schema=entry).is_valid(value))
-    except Exception:  # noqa: BLE001 - a value jsonschema cannot read: no explanation rather than a traceback
+    kind, overlay = ctx.doc.kind, ctx.overlay
+    if isinstance(names, dict) and not subschema_accepts(kind, overlay, names, key):
         return False
+    return subschema_accepts(kind, overlay, entry, value)
 
 
 def _entry_schema(schema: dict[str, Any], key: str) -> Any:
@@ -526,7 +508,7 @@ def _shape_branch(
 
 
 def _missing_keys(
-    ctx: ErrorContext, error: ValidationError, steps: list[_Step]
+    ctx: ErrorContext, error: SchemaError, steps: list[_Step]
 ) -> Iterator[SchemaFinding]:
     schema = error.schema if isinstance(error.schema, dict) else {}
     path = tuple(error.absolute_path)
@@ -560,7 +542,7 @@ def _type_hint(expected: Sequence[str], value: Any) -> str | None:
     return None
 
 
-def _wrong_type(ctx: ErrorContext, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
+def _wrong_type(ctx: ErrorContext, error: SchemaError, steps: list[_Step]) -> SchemaFinding:
     expected = (
         _keyword_value(error)
         if isinstance(_keyword_value(error), list)
@@ -575,7 +557,7 @@ def _wrong_type(ctx: ErrorContext, error: ValidationError, steps: list[_Step]) -
     return ctx.diagnostic(INVALID_TYPE, ctx.doc.span(path), message, hint, path)
 
 
-def _bad_enum(ctx: ErrorContext, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
+def _bad_enum(ctx: ErrorContext, error: SchemaError, steps: list[_Step]) -> SchemaFinding:
     allowed = [_keyword_value(error)] if error.validator == "const" else list(_keyword_value(error))
     path = tuple(error.absolute_path)
     listed = ", ".join(json.dumps(v) if not isinstance(v, str) else v for v in allowed)
@@ -589,11 +571,11 @@ def _bad_enum(ctx: ErrorContext, error: ValidationError, steps: list[_Step]) -> 
     return ctx.diagnostic(INVALID_ENUM, ctx.doc.span(path), message, hint, path)
 
 
-def _in_property_names(error: ValidationError) -> bool:
+def _in_property_names(error: SchemaError) -> bool:
     return "propertyNames" in error.absolute_schema_path
 
 
-def _bad_key_name(ctx: ErrorContext, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
+def _bad_key_name(ctx: ErrorContext, error: SchemaError, steps: list[_Step]) -> SchemaFinding:
     path = tuple(error.absolute_path)
     key = str(error.instance)
     schema = error.schema if isinstance(error.schema, dict) else {}
@@ -604,7 +586,7 @@ def _bad_key_name(ctx: ErrorContext, error: ValidationError, steps: list[_Step])
     )
 
 
-def _pattern_code(ctx: ErrorContext, error: ValidationError) -> str:
+def _pattern_code(ctx: ErrorContext, error: SchemaError) -> str:
     if error.validator == "pattern" and _keyword_value(error) == ctx.version_pattern:
         return INVALID_VERSION
     if error.validator == "pattern" and _keyword_value(error) == ctx.date_pattern:
@@ -614,7 +596,7 @@ def _pattern_code(ctx: ErrorContext, error: ValidationError) -> str:
     return INVALID_VALUE
 
 
-def _value_message(error: ValidationError, subject: str) -> str:
+def _value_message(error: SchemaError, subject: str) -> str:
     value, limit = error.instance, _keyword_value(error)
     shown = shown_value(value)
     messages = {
@@ -635,7 +617,7 @@ def _value_message(error: ValidationError, subject: str) -> str:
     return messages.get(str(error.validator), f"{subject} is not valid: {error.message}")
 
 
-def _bad_value(ctx: ErrorContext, error: ValidationError, steps: list[_Step]) -> SchemaFinding:
+def _bad_value(ctx: ErrorContext, error: SchemaError, steps: list[_Step]) -> SchemaFinding:
     path = tuple(error.absolute_path)
     code = _pattern_code(ctx, error)
     subject = _subject(steps, ctx.doc.kind)
@@ -652,12 +634,12 @@ def _bad_value(ctx: ErrorContext, error: ValidationError, steps: list[_Step]) ->
     return ctx.diagnostic(code, ctx.doc.span(path), message, _described(field_schema), path)
 
 
-def diagnose(ctx: ErrorContext, raw: ValidationError) -> Iterator[SchemaFinding]:
+def diagnose(ctx: ErrorContext, raw: SchemaError) -> Iterator[SchemaFinding]:
     for error in _flatten(ctx.root, raw):
         yield from _diagnose_one(ctx, error)
 
 
-def _diagnose_one(ctx: ErrorContext, error: ValidationError) -> Iterator[SchemaFinding]:
+def _diagnose_one(ctx: ErrorContext, error: SchemaError) -> Iterator[SchemaFinding]:
     steps = _steps(ctx.root, error.absolute_schema_path, list(error.absolute_path))
     if _in_property_names(error):
         yield _bad_key_name(ctx, error, steps)

@@ -1,6 +1,7 @@
 """Validator building: a kind's schema (with a tree's overlay merged in) compiled into the
-fast `jsonschema_rs` validator that answers "valid?" (its regexes translated from ECMA to
-Rust syntax), and the `jsonschema` validator that lists the errors of an invalid document.
+fast `jsonschema_rs` validator that answers "valid?" and lists an invalid document's errors
+(its regexes translated from ECMA to Rust syntax), and the `jsonschema` validator that lists
+them where the compiled one cannot stand in for it (recipelint.schema.errors).
 
 Validators are cached per (kind, overlay), the overlay keyed by its canonical JSON.
 """
@@ -16,7 +17,7 @@ import jsonschema_rs
 
 from recipelint.read.load import Document
 from recipelint.schema.builtin import load_schema
-from recipelint.schema.formats import format_verdicts
+from recipelint.schema.formats import conforms
 from recipelint.schema.overlay import overlaid
 
 if TYPE_CHECKING:
@@ -162,13 +163,8 @@ def fast_validator_for(kind: str, overlay: str = "") -> Any:
         return None
 
 
-def _conforms(name: str, value: Any) -> bool:
-    # jsonschema's verdict, remembered between runs: most checks then never import it.
-    return format_verdicts().conforms(name, value)
-
-
 def _format_callbacks(schema: Any) -> dict[str, Callable[..., bool]]:
-    return {name: functools.partial(_conforms, name) for name in _formats(schema)}
+    return {name: functools.partial(conforms, name) for name in _formats(schema)}
 
 
 class _Acceptance:
@@ -192,13 +188,20 @@ class _Acceptance:
         self._compiled: dict[int, tuple[Any, Any]] = {}
 
     def accepts(self, subschema: Any, value: Any) -> bool:
+        return self.verdict(subschema, value) is True
+
+    def verdict(self, subschema: Any, value: Any) -> bool | None:
+        """The compiled validator's verdict; None when it has none (a subschema it cannot
+        compile, a value it cannot read)."""
         entry = self._compiled.get(id(subschema))
         if entry is None or entry[0] is not subschema:
             entry = self._compiled[id(subschema)] = (subschema, self._compile(subschema))
+        if entry[1] is None:
+            return None
         try:
-            return entry[1] is not None and bool(entry[1].is_valid(value))
+            return bool(entry[1].is_valid(value))
         except Exception:  # noqa: BLE001 - a value it cannot read: jsonschema looks at it
-            return False
+            return None
 
     def _compile(self, subschema: Any) -> Any:
         if not isinstance(subschema, dict) or "$defs" in subschema:
@@ -251,16 +254,16 @@ def _definition_refs(node: Any) -> set[str]:
     }
 
 
-def _only_local_definitions(node: Any) -> bool:
+def only_local_definitions(node: Any) -> bool:
     """Every ``$ref`` points into ``#/$defs``, so a subschema compiled beside the ``$defs`` means
     what it means in place."""
     if isinstance(node, dict):
         ref = node.get("$ref")
         if ref is not None and not (isinstance(ref, str) and ref.startswith("#/$defs/")):
             return False
-        return all(_only_local_definitions(value) for value in node.values())
+        return all(only_local_definitions(value) for value in node.values())
     if isinstance(node, list):
-        return all(_only_local_definitions(value) for value in node)
+        return all(only_local_definitions(value) for value in node)
     return True
 
 
@@ -312,6 +315,27 @@ def _pruning_keywords(acceptance: _Acceptance) -> dict[str, Callable[..., Any]]:
 
 
 @functools.lru_cache(maxsize=64)
+def _acceptance_for(kind: str, overlay: str) -> _Acceptance | None:
+    schema = schema_for(kind, overlay)
+    if fast_validator_for(kind, overlay) is None or not only_local_definitions(schema):
+        return None
+    return _Acceptance(schema)
+
+
+def subschema_accepts(kind: str, overlay: str, subschema: Any, value: Any) -> bool:
+    """Whether a subschema of a kind's schema (an object inside schema_for's answer) accepts a
+    value, as jsonschema says; asked of the compiled validator when it can answer."""
+    acceptance = _acceptance_for(kind, overlay)
+    verdict = None if acceptance is None else acceptance.verdict(subschema, value)
+    if verdict is not None:
+        return verdict
+    try:
+        return bool(validator_for(kind, overlay).evolve(schema=subschema).is_valid(value))
+    except Exception:  # noqa: BLE001 - a value jsonschema cannot read either: not accepted
+        return False
+
+
+@functools.lru_cache(maxsize=64)
 def error_validator_for(kind: str, overlay: str = "") -> Draft202012Validator:
     """jsonschema's validator of a kind, for the errors of a document: the same errors as
     validator_for's, found without descending into the values the compiled validator accepts."""
@@ -319,7 +343,7 @@ def error_validator_for(kind: str, overlay: str = "") -> Draft202012Validator:
     from jsonschema.validators import extend
 
     schema = schema_for(kind, overlay)
-    if fast_validator_for(kind, overlay) is None or not _only_local_definitions(schema):
+    if fast_validator_for(kind, overlay) is None or not only_local_definitions(schema):
         return validator_for(kind, overlay)
     keywords = _pruning_keywords(_Acceptance(schema))
     pruning: Any = extend(Draft202012Validator, keywords)  # type: ignore[no-untyped-call]
