@@ -1,19 +1,23 @@
 """The catalog's value sets against each release's own argparse code (opt-in, needs local sources).
 
 With RECIPELINT_VLLM_CACHE set (see tests/test_flags_reextract.py), the release's own
-``StoreBoolean`` action and ``nullable_str`` converter are lifted out of its sources and
-run in a real ``argparse`` parser; every probe value must be accepted exactly when the
-committed catalog says ``ok``. Those helpers import nothing beyond the standard library,
-so vLLM itself is never imported.
+``StoreBoolean`` action and ``nullable_str`` converter (``optional_type(str)`` in 0.8.5,
+which dropped ``nullable_str``) are lifted out of its sources and run in a real
+``argparse`` parser; every probe value must be accepted exactly when the committed
+catalog says ``ok``. Those helpers import nothing beyond the standard library, so vLLM
+itself is never imported.
 """
 
 from __future__ import annotations
+import __future__
 
 import argparse
 import ast
 import contextlib
 import io
+import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +43,17 @@ def _release_definition(version: str, name: str) -> Any:
             continue
         for node in ast.parse(text).body:
             if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name == name:
-                namespace: dict[str, Any] = {"argparse": argparse, "Action": argparse.Action}
+                namespace: dict[str, Any] = {
+                    "argparse": argparse,
+                    "Action": argparse.Action,
+                    "json": json,
+                    "re": re,
+                }
                 module = ast.Module(body=[node], type_ignores=[])
-                exec(compile(module, str(path), "exec"), namespace)  # noqa: S102 - stdlib-only helper
+                # Annotations stay unevaluated: they name typing helpers the module imported.
+                flags = __future__.annotations.compiler_flag
+                code = compile(module, str(path), "exec", flags=flags)
+                exec(code, namespace)  # noqa: S102 - stdlib-only helper
                 return namespace[name]
     return None
 
@@ -91,7 +103,11 @@ def test_boolean_switch_values_match_the_release_action(version: str) -> None:
 )
 def test_none_choice_matches_the_release_converter(version: str) -> None:
     convert = _release_definition(version, "nullable_str")
-    assert convert is not None
+    if convert is None:
+        # 0.8.5 replaced nullable_str with optional_type(str), which maps "None" and "" to None.
+        optional_type = _release_definition(version, "optional_type")
+        assert optional_type is not None
+        convert = optional_type(str)
     catalog = load_catalog(version)
     for name, spec in catalog.flags.items():
         if not spec.choices or "None" not in spec.choices:
