@@ -1,5 +1,11 @@
-"""The rule stage: every check function runs once, and each finding is kept under its code
-when the configuration enables that code."""
+"""The rule stage (recipelint.check.engine): every check function runs once, and each
+finding is kept under its code when the configuration enables that code.
+
+Rules that share one reading of the data (the layer rules RL340/RL341 and the backend rules
+RL370-RL373 read one plan of each recipe's commands; the guide rules RL601-RL606 read each
+guide once) report the same whichever of them are selected: selecting only some of them
+neither drops nor changes the findings of the others.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ import pytest
 
 from recipelint.check import engine
 from recipelint.configuration.config import Config
+from recipelint.diagnostics import Diagnostic
 from recipelint.read.tree import load_tree
 from recipelint.rules import registry
 from recipelint.rules.context import CheckContext
@@ -119,3 +126,32 @@ def test_every_family_module_registers_a_check() -> None:
     a module missing from the list would have its checks silently never run."""
     families = {entry.function.__module__ for entry in registered_checks()}
     assert families == set(registry.FAMILY_MODULES)
+
+
+SHARED_READINGS = (
+    ("RL340", "RL341", "RL370", "RL371", "RL372", "RL373"),
+    ("RL601", "RL602", "RL603", "RL604", "RL605", "RL606"),
+)
+
+
+def _shown(found: list[Diagnostic], codes: set[str]) -> list[tuple[str, str, int, int, str]]:
+    return sorted(
+        (d.code, str(d.path), d.span.line, d.span.column, d.message)
+        for d in found
+        if d.code in codes
+    )
+
+
+@pytest.mark.parametrize("which", ["corpus_tree", "edge_tree", "embedded_tree"])
+@pytest.mark.parametrize("codes", SHARED_READINGS)
+def test_each_rule_of_a_shared_reading_reports_alone_what_it_reports_with_the_others(
+    which: str, codes: tuple[str, ...], request: pytest.FixtureRequest
+) -> None:
+    tree = load_tree(request.getfixturevalue(which))
+    together = _shown(engine.run_checks(tree, Config(select=codes)), set(codes))
+    alone = [
+        finding
+        for code in codes
+        for finding in _shown(engine.run_checks(tree, Config(select=(code,))), {code})
+    ]
+    assert sorted(alone) == together
