@@ -1,24 +1,20 @@
-"""RL3xx: upstream's tokenisation, which layers meet in one command, parallel flags, resolved layers."""
+"""RL301–RL315 (recipelint/rules/args.py): upstream's tokenisation, which layers meet in one
+command, parallel flags, JSON values and the shape of arguments."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from treehelp import BlockYaml, build_context, check_tree, checked, context_text
+from rulehelp import codes
 from treehelp import base_recipe as recipe
+from treehelp import build_context, check_tree, checked, context_text
 
 from recipelint.read.tree import load_tree
 from recipelint.resolve.layers import Scope
 from recipelint.rules.args import co_occur
 from recipelint.rules.common import arg_units as units
 from recipelint.rules.context import CheckContext
-
-
-def codes(tmp_path: Path, data: dict[str, Any], code: str) -> list[str]:
-    """The messages of ``code`` in a tree whose one recipe is ``data``."""
-    found = checked(tmp_path, {"models/acme/demo.yaml": BlockYaml(data)})
-    return [d.message for d in found if d.code == code]
 
 
 def test_units_follow_upstream_dedupe_tokenisation() -> None:
@@ -167,47 +163,6 @@ def test_a_json_number_longer_than_python_reads_is_a_finding(tmp_path: Path) -> 
     (message,) = codes(tmp_path, data, "RL308")
     assert message.startswith("value of `--speculative-config` cannot be read as JSON (")
     assert "digits" in message
-
-
-def test_layer_shadowing_names_both_places(tmp_path: Path) -> None:
-    data = recipe()
-    data["model"]["base_args"] = ["--max-num-seqs", "256"]
-    data["hardware_overrides"] = {"hopper": {"extra_args": ["--max-num-seqs", "128"]}}
-    messages = codes(tmp_path, data, "RL340")
-    assert len(messages) == 1
-    assert (
-        "`--max-num-seqs 128` replaces `--max-num-seqs 256` from model.base_args (models/acme/demo.yaml:"
-        in messages[0]
-    )
-
-
-def test_strategy_generation_override_replacing_args(tmp_path: Path) -> None:
-    data = recipe()
-    data["hardware_overrides"] = {
-        "blackwell": {"extra_args": ["--kv-cache-dtype", "fp8", "--max-num-seqs", "8"]}
-    }
-    data["strategy_overrides"] = {
-        "single_node_tp": {
-            "hardware_overrides": {"blackwell": {"extra_args": ["--enable-prefix-caching"]}}
-        }
-    }
-    messages = codes(tmp_path / "a", data, "RL341")
-    assert len(messages) == 1 and "drops `--kv-cache-dtype`, `--max-num-seqs` of" in messages[0]
-    # Restating part of what it replaces shows the override was written as a replacement.
-    data["strategy_overrides"]["single_node_tp"]["hardware_overrides"]["blackwell"][
-        "extra_args"
-    ] = ["--kv-cache-dtype", "fp8"]
-    assert codes(tmp_path / "d", data, "RL341") == []
-    # An exact-hardware key adds instead of replacing.
-    data["strategy_overrides"]["single_node_tp"]["hardware_overrides"] = {
-        "b200": {"extra_args": ["--x", "1"]}
-    }
-    assert codes(tmp_path / "b", data, "RL341") == []
-    # A strategy the recipe does not offer renders nothing to report.
-    data["strategy_overrides"] = {
-        "multi_node_tp": {"hardware_overrides": {"blackwell": {"extra_args": []}}}
-    }
-    assert codes(tmp_path / "c", data, "RL341") == []
 
 
 def test_spelling_conflict_with_a_strategy_file_is_reported_in_the_recipe(tmp_path: Path) -> None:

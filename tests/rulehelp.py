@@ -1,0 +1,15 @@
+"""Helpers the rule tests of more than one tests/test_rules_<module>.py share (tests/treehelp.py
+builds the trees they check)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from treehelp import BlockYaml, checked
+
+
+def codes(tmp_path: Path, data: dict[str, Any], code: str) -> list[str]:
+    """The messages of ``code`` in a tree whose one recipe is ``data``."""
+    found = checked(tmp_path, {"models/acme/demo.yaml": BlockYaml(data)})
+    return [d.message for d in found if d.code == code]
