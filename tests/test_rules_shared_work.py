@@ -3,32 +3,13 @@
 from __future__ import annotations
 
 import re
-import shlex
 import shutil
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given
-from hypothesis import strategies as st
-
 from recipelint.check.engine import run_checks
 from recipelint.configuration.config import Config
 from recipelint.read.tree import load_tree
-from recipelint.rules.guide_shell import _shell_words
-
-SHELL_TEXT = st.text(
-    alphabet=st.sampled_from(list("ab-=./ \t\r\n\x0b\x0c\xa0'\"\\#$|;&`")), max_size=40
-)
-
-
-@given(SHELL_TEXT)
-def test_a_guide_line_is_split_into_the_words_shlex_reads(line: str) -> None:
-    try:
-        expected = shlex.split(line, comments=True)
-    except ValueError:
-        expected = line.split()
-    assert _shell_words(line) == expected
-
 
 MEMOISED_CODES = ("RL340", "RL341", "RL370", "RL371", "RL372", "RL373", "RL604", "RL605", "RL606")
 COPIED = (

@@ -6,8 +6,6 @@ from pathlib import Path
 
 from treehelp import BlockYaml, Fragment, checked, findings_by_code
 
-from recipelint.rules.guide_markdown import fenced_blocks
-from recipelint.rules.guide_python import model_arguments, syntax_error
 from recipelint.rules.values import expected_vram, parameter_billions
 from recipelint.rules.variants import precision_words
 from recipelint.rules.versions import IMAGE_REFERENCE, parse_version, split_image
@@ -58,22 +56,6 @@ def test_precision_words_in_draft_names() -> None:
     assert precision_words("org/Model-W8A8-eagle") == {"int8"}
 
 
-def test_fenced_blocks_keep_language_and_line() -> None:
-    guide = "## Launch\n\n```bash\nvllm serve a/b\n```\n\n  ```python\n  print(1)\n  ```\n"
-    blocks = fenced_blocks(guide)
-    assert [(b.language, b.code, b.line) for b in blocks] == [
-        ("bash", "vllm serve a/b", 4),
-        ("python", "print(1)", 8),
-    ]
-
-
-def test_python_verdicts_and_model_arguments() -> None:
-    assert syntax_error("x = f(\n") is not None
-    assert syntax_error("client.chat.completions.create(model='a/b', messages=[])\n") is None
-    code = "c.create(model='a/b')\nc.create(\n    model=\"x/y\",\n)\nc.create(model=name)\n"
-    assert model_arguments(code) == (("a/b", 1), ("x/y", 3))
-
-
 def test_draft_named_for_a_quantised_checkpoint(tmp_path) -> None:
     config = '{"method":"eagle3","model":"acme/demo-FP8-eagle3","num_speculative_tokens":3}'
     data = {
@@ -102,16 +84,6 @@ def test_draft_named_for_a_quantised_checkpoint(tmp_path) -> None:
     assert (
         len(messages) == 1 and "to variant `default`" in messages[0] and "fp8 draft" in messages[0]
     )
-
-
-def test_deeply_nested_python_is_judged_without_libcst() -> None:
-    # libcst's native parser overflows its stack on thousands of brackets; CPython's refusal is used instead.
-    assert syntax_error("(" * 5000) == ("too many nested parentheses", 1)
-    assert (
-        syntax_error("".join(" " * i + "if x:\n" for i in range(300)))[0]
-        == "too many levels of indentation"
-    )
-    assert model_arguments("[" * 5000) == ()
 
 
 def test_guide_version_pattern_is_linear_on_long_blank_runs() -> None:

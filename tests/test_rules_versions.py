@@ -1,14 +1,22 @@
-"""RL407: a recipe that claims a vLLM release newer than every catalog says what it is judged at."""
+"""RL401–RL407 (recipelint/rules/versions.py): versions and images.
+
+RL407: a recipe that claims a vLLM release newer than every catalog says what it is judged
+at. The guide's stated minimum is found by a shortcut that gives what the plain pattern gives.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+from propertyprofile import property_profile
 from treehelp import Fragment, build_tree, checked
 
 from recipelint.cli import cli
 from recipelint.flags.catalog import newest_catalog
+from recipelint.rules.versions import GUIDE_MINIMUM, guide_minimums
 
 
 def _next_minor(version: str) -> str:
@@ -53,3 +61,32 @@ def test_through_the_command_line(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output  # an info finding fails nothing
     assert "RL407" in result.output and "recipelint flags update" in result.output
+
+
+GUIDE_WORDS = st.sampled_from(
+    [
+        "vLLM >= 0.11",
+        "vllm 0.11.0 or later",
+        "VLLM: ≥ v1.2",
+        "**vLLM** version >= 0.10.1",
+        "vLlM  1.2.3 OR NEWER",
+        "pip install vllm>=0.9",
+        "vllm/vllm-openai",
+        "vllm",
+        " ",
+        "\n",
+        "*",
+        ">=",
+        "İ",
+        "ß",
+        "x",
+    ]
+)
+
+
+@property_profile(500)
+@given(st.lists(GUIDE_WORDS, max_size=16))
+def test_guide_minimums_are_the_pattern_s_matches(words: list[str]) -> None:
+    text = "".join(words)
+    expected = [(m.span(), m.groups()) for m in GUIDE_MINIMUM.finditer(text)]
+    assert [(m.span(), m.groups()) for m in guide_minimums(text)] == expected
