@@ -1,5 +1,5 @@
-"""RL380–RL383 (recipelint.rules.deployment) and RL554's precision band: where each finding is
-placed, what it says, what stays silent, and the command line on a small tree."""
+"""RL380–RL383 (recipelint.rules.deployment): where each finding is placed, what it says, what
+stays silent, and the command line on a small tree."""
 
 from __future__ import annotations
 
@@ -7,16 +7,12 @@ import contextlib
 import io
 from pathlib import Path
 
+from rulehelp import findings_of as _findings
 from treehelp import Fragment, build_tree, context_text, findings_by_code
 
 from recipelint.cli import main
-from recipelint.diagnostics import Diagnostic
 
 MULTI_NODE = "compatible_strategies: [single_node_tp, multi_node_tp, single_node_dep]\n"
-
-
-def _findings(tmp_path: Path, recipe: str, code: str) -> list[Diagnostic]:
-    return findings_by_code(tmp_path, {"models/acme/demo.yaml": Fragment(recipe)}).get(code, [])
 
 
 def test_a_strategys_own_tensor_size_that_leaves_a_multi_node_world_short_is_reported(
@@ -155,42 +151,6 @@ def test_the_command_line_reports_the_deployment_rules_on_a_small_tree(tmp_path:
     assert status == 1
     text = out.getvalue()
     assert "RL380 error" in text and "models/acme/demo.yaml" in text
-
-
-# --- RL554 ------------------------------------------------------------------------------------
-
-
-def _rl554(tmp_path: Path, variants: str, params: str = "8B") -> list[Diagnostic]:
-    recipe = (
-        f"model:\n  parameter_count: '{params}'\n  active_parameters: '{params}'\n"
-        f"variants:\n{variants}"
-    )
-    return _findings(tmp_path, recipe, "RL554")
-
-
-def test_the_band_follows_the_variants_precision(tmp_path: Path) -> None:
-    # 8B at 4 bits: the formula is 4.8 GB; a 4-bit checkpoint may need up to 3x that.
-    four_bit = "  default:\n    precision: int4\n    vram_minimum_gb: 12\n"
-    assert _rl554(tmp_path / "a", four_bit) == []
-    # 8B in bf16: 19.2 GB by the formula; 16-bit weights leave no room for 2.5x.
-    [wide] = _rl554(tmp_path / "b", "  default:\n    precision: bf16\n    vram_minimum_gb: 40\n")
-    assert "a bf16 checkpoint needs 16–29 GB" in wide.message
-
-
-def test_a_variant_serving_its_own_checkpoint_is_judged_unless_it_names_another_size(
-    tmp_path: Path,
-) -> None:
-    own = (
-        "  default:\n    precision: bf16\n    vram_minimum_gb: 20\n"
-        "  fp8:\n    model_id: acme/demo-FP8\n    precision: fp8\n    vram_minimum_gb: 40\n"
-    )
-    [finding] = _rl554(tmp_path / "a", own)
-    assert finding.pointer == ("variants", "fp8", "vram_minimum_gb")
-    sibling = (
-        "  default:\n    precision: bf16\n    vram_minimum_gb: 20\n"
-        "  small:\n    model_id: acme/demo-1.5B\n    precision: bf16\n    vram_minimum_gb: 4\n"
-    )
-    assert _rl554(tmp_path / "b", sibling) == []
 
 
 # --- the language server's hover --------------------------------------------------------------

@@ -1,7 +1,8 @@
 """RL401–RL407 (recipelint/rules/versions.py): versions and images.
 
 RL407: a recipe that claims a vLLM release newer than every catalog says what it is judged
-at. The guide's stated minimum is found by a shortcut that gives what the plain pattern gives.
+at. The order of versions, image references, and the guide's stated minimum (found by a
+shortcut that gives what the plain pattern gives, in linear time).
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from treehelp import Fragment, build_tree, checked
 
 from recipelint.cli import cli
 from recipelint.flags.catalog import newest_catalog
-from recipelint.rules.versions import GUIDE_MINIMUM, guide_minimums
+from recipelint.rules.versions import (
+    GUIDE_MINIMUM,
+    IMAGE_REFERENCE,
+    guide_minimums,
+    parse_version,
+    split_image,
+)
 
 
 def _next_minor(version: str) -> str:
@@ -90,3 +97,42 @@ def test_guide_minimums_are_the_pattern_s_matches(words: list[str]) -> None:
     text = "".join(words)
     expected = [(m.span(), m.groups()) for m in GUIDE_MINIMUM.finditer(text)]
     assert [(m.span(), m.groups()) for m in guide_minimums(text)] == expected
+
+
+def test_versions_order_pre_releases_before_releases() -> None:
+    rc, final, post = (
+        parse_version("0.25.0rc1"),
+        parse_version("v0.25.0"),
+        parse_version("0.25.0.post1"),
+    )
+    assert rc is not None and final is not None and post is not None
+    assert rc < final < post and not rc.released and final.released
+    assert parse_version("0.9.1") < parse_version("0.10.0")
+    assert parse_version("nightly") is None and parse_version(None) is None
+
+
+def test_image_references() -> None:
+    assert split_image("vllm/vllm-openai:v0.20.0") == ("vllm/vllm-openai", "v0.20.0")
+    assert split_image("quay.io/ascend/vllm-ascend:qwen3.8-a5") == (
+        "quay.io/ascend/vllm-ascend",
+        "qwen3.8-a5",
+    )
+    assert split_image("localhost:5000/x/y") == ("localhost:5000/x/y", None)
+    for bad in (
+        "docker pull vllm/vllm-openai:nightly",
+        "vllm/VLLM:latest",
+        "vllm/vllm-openai:",
+        "",
+    ):
+        assert IMAGE_REFERENCE.match(bad) is None, bad
+
+
+def test_guide_version_pattern_is_linear_on_long_blank_runs() -> None:
+    import time
+
+    from recipelint.rules.versions import GUIDE_MINIMUM
+
+    started = time.process_time()
+    assert GUIDE_MINIMUM.search("vLLM" + " " * 50_000 + "x") is None
+    assert time.process_time() - started < 1.0
+    assert GUIDE_MINIMUM.search("- **vLLM**: ≥ 0.23.0.").group(1) == "0.23.0"
