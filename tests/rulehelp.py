@@ -20,3 +20,7 @@ def codes(tmp_path: Path, data: dict[str, Any], code: str) -> list[str]:
 def findings_of(tmp_path: Path, recipe: str, code: str) -> list[Diagnostic]:
     """The findings of ``code`` in a tree whose one recipe is the fragment ``recipe``."""
     return findings_by_code(tmp_path, {"models/acme/demo.yaml": Fragment(recipe)}).get(code, [])
+
+
+# Strategies whose commands span nodes or data-parallel ranks, beside the single-node one.
+MULTI_NODE = "compatible_strategies: [single_node_tp, multi_node_tp, single_node_dep]\n"
