@@ -4,23 +4,31 @@ RL555: an omni task's example request asks for the task it is listed under and s
 The recipes here are shaped like a video model served by vLLM-Omni with two pipelines
 (`--task-type fl2va`, `--task-type ref2va`) whose presets send `"task"` in the request.
 RL554: the VRAM a variant states against the band its precision gives (the VRAM formula's
-inputs); RL551: an env value that is not a string.
+inputs); RL551: an env value that is not a string, found in the env maps a cheaper walk
+gives as visiting every node does.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from rulehelp import findings_of
+from hypothesis import given
+from propertyprofile import property_profile
+from rulehelp import DOCUMENTS, KINDS, findings_of
 from treehelp import Fragment, build_tree, findings_by_code
 
 from recipelint.cli import main
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.flags.catalog import newest_catalog
+from recipelint.resolve import layers
+from recipelint.rules.common import Pointer
 from recipelint.rules.values import (
     SERVED_TASK_FLAG,
+    env_maps,
     expected_vram,
     parameter_billions,
     requested_task,
@@ -257,3 +265,30 @@ def test_env_value_not_string_quotes_the_value_as_javascript_prints_it(tmp_path:
     recipe = Fragment("model:\n  base_env:\n    RATIO: 1.0\n    HUGE: 1.0e+21\n")
     found = findings_by_code(tmp_path, {"models/acme/demo.yaml": recipe})["RL551"]
     assert sorted(d.hint for d in found) == ['quote it: HUGE: "1e+21"', 'quote it: RATIO: "1"']
+
+
+# --- env maps, by a cheaper walk -----------------------------------------------------------
+
+
+def _plain_env_maps(
+    value: Any, kind: str, pointer: Pointer = ()
+) -> Iterator[tuple[Pointer, dict[str, Any]]]:
+    """Every node visited, scalars included."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = (*pointer, key)
+            if isinstance(item, dict) and (
+                key in layers.ENV_KEYS or layers.is_list_place(kind, here, layers.ENV)
+            ):
+                yield here, item
+            else:
+                yield from _plain_env_maps(item, kind, here)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _plain_env_maps(item, kind, (*pointer, index))
+
+
+@property_profile(300)
+@given(DOCUMENTS, KINDS)
+def test_env_maps_are_those_of_visiting_every_node(data: Any, kind: str) -> None:
+    assert list(env_maps(data, kind)) == list(_plain_env_maps(data, kind))
