@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_flags_rules import findings
+from test_rules_vllm_flags import findings
 
 
 def test_a_value_every_release_of_the_range_defaults_to_is_an_info(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""RL35x rules over small recipes, run through the real engine (catalog_harness)."""
+"""RL350–RL360 and RL364 (recipelint/rules/vllm_flags.py) over small recipes, run through the
+real engine (catalog_harness)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from catalog_harness import CONTEXT, run_example
 from treehelp import Fragment, findings_by_code
 
 from recipelint.diagnostics import Diagnostic
-from recipelint.flags.support import json_key_support
 from recipelint.rulebook.catalog import Example
 
 pytestmark = pytest.mark.skipif(
@@ -112,17 +112,6 @@ def test_a_key_a_release_drops_is_a_warning_there_not_an_error(tmp_path: Path) -
         "declare"
     )
     assert findings(tmp_path, "0.11.1", args) == []
-
-
-def test_a_key_newer_than_a_refusing_release_stays_an_error(tmp_path: Path) -> None:
-    # 0.9.0 builds the speculative config with `cls(**d)` from a plain dataclass: an
-    # undeclared key is a TypeError there, so a key 0.9.0 lacks is refused, not dropped.
-    spec = json_key_support("--speculative-config", ("enforce_eager",), "0.9.0")
-    assert spec[0].status == "rejected"
-    # 0.9.2's SpeculativeConfig is a pydantic dataclass: the same construction drops it.
-    assert json_key_support("--speculative-config", ("enforce_eager",), "0.9.2")[0].status == (
-        "ignored"
-    )
 
 
 def test_an_unknown_key_names_the_releases_that_refuse_and_those_that_drop(
