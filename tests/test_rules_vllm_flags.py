@@ -1,5 +1,6 @@
 """RL350–RL360 and RL364 (recipelint/rules/vllm_flags.py) over small recipes, run through the
-real engine (catalog_harness)."""
+real engine (catalog_harness). RL364: a flag given the value every release of the document's
+range uses by default."""
 
 from __future__ import annotations
 
@@ -515,3 +516,19 @@ def test_a_removed_json_key_s_hint_proposes_no_unnamed_replacement(tmp_path: Pat
     [diag] = findings(tmp_path, "0.25.0", args)
     assert diag.code == "RL359"
     assert diag.hint == "deprecated from 0.28.0; drop the key: no release after 0.29.0 declares it"
+
+
+# --- RL364: a flag set to its default ------------------------------------------------------
+
+
+def test_a_value_every_release_of_the_range_defaults_to_is_an_info(tmp_path: Path) -> None:
+    [diag] = findings(tmp_path, "0.17.0", ["--tensor-parallel-size", "1"])
+    assert (diag.code, diag.severity.name) == ("RL364", "INFO")
+    assert diag.message.startswith("`--tensor-parallel-size 1` is what vllm 0.17.0 to ")
+    assert diag.message.endswith(" use when the flag is not given: it changes nothing")
+    assert findings(tmp_path, "0.17.0", ["--tensor-parallel-size", "2"]) == []
+
+
+def test_a_value_whose_default_changes_in_the_range_is_not_reported(tmp_path: Path) -> None:
+    # 0.92 is the default from 0.10 on, until the newest releases choose it at start-up.
+    assert findings(tmp_path, "0.20.0", ["--gpu-memory-utilization", "0.92"]) == []
