@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rulehelp import findings_of
 from treehelp import Fragment, findings_by_code
 
 from recipelint.check import engine
@@ -339,3 +340,53 @@ def test_the_served_models_own_quantisations_and_base_builds_are_exempt(
 ) -> None:
     assert _rl603(tmp_path / "a", "acme/Demo-7B-AWQ") == []
     assert _rl603(tmp_path / "b", "newpub/Demo-7B-FP8") == []
+
+
+# --- RL601, RL602: the guide's Python client -------------------------------------------------
+
+
+CLIENT = """\
+guide: |
+  ## Using the API
+
+  ```python
+  from openai import OpenAI
+
+  client = OpenAI()
+  reply = client.chat.completions.create(
+      model="{model}",
+      messages=[{{"role": "user", "content": "Hello"}}{close}
+  )
+  ```
+"""
+
+
+def test_a_python_block_that_does_not_parse_is_reported_at_its_first_line(
+    tmp_path: Path,
+) -> None:
+    broken = CLIENT.format(model="acme/demo", close="")
+    [finding] = findings_of(tmp_path / "a", broken, "RL601")
+    assert finding.pointer == ("guide",)
+    assert finding.span.line == _line_of(tmp_path / "a", "from openai import OpenAI")
+    assert finding.message.startswith("python block in the guide does not parse: ")
+    assert finding.hint == "fix the snippet; mark illustrative fragments as ```text"
+    assert findings_of(tmp_path / "b", CLIENT.format(model="acme/demo", close="],"), "RL601") == []
+    text_block = 'guide: |\n  ```text\n  client.create(model="x"\n  ```\n'
+    assert findings_of(tmp_path / "c", text_block, "RL601") == []
+
+
+def test_a_client_model_no_command_serves_is_reported_at_the_name(tmp_path: Path) -> None:
+    unknown = CLIENT.format(model="acme/demo-Instruct", close="],")
+    [finding] = findings_of(tmp_path / "a", unknown, "RL602")
+    assert finding.pointer == ("guide",)
+    assert finding.span.line == _line_of(tmp_path / "a", 'model="acme/demo-Instruct"')
+    assert finding.message == (
+        "the guide's client asks for model `acme/demo-Instruct`, which no command of this "
+        "recipe serves: the server answers 404"
+    )
+    assert finding.hint == "pass one of the served names: `acme/demo`"
+    served = CLIENT.format(model="acme/demo", close="],")
+    assert findings_of(tmp_path / "b", served, "RL602") == []
+    variant = "variants:\n  fp8:\n    model_id: acme/demo-FP8\n    precision: fp8\n"
+    variant += "    vram_minimum_gb: 10\n" + CLIENT.format(model="acme/demo-FP8", close="],")
+    assert findings_of(tmp_path / "c", variant, "RL602") == []

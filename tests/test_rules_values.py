@@ -292,3 +292,18 @@ def _plain_env_maps(
 @given(DOCUMENTS, KINDS)
 def test_env_maps_are_those_of_visiting_every_node(data: Any, kind: str) -> None:
     assert list(env_maps(data, kind)) == list(_plain_env_maps(data, kind))
+
+
+# --- RL553: dates ----------------------------------------------------------------------------
+
+
+def test_an_update_dated_before_the_recipe_was_added_is_an_error_at_date_updated(
+    tmp_path: Path,
+) -> None:
+    dates = "meta:\n  date_added: 2026-01-10\n  date_updated: {}\n"
+    [finding] = findings_of(tmp_path / "a", dates.format("2026-01-08"), "RL553")
+    assert finding.pointer == ("meta", "date_updated")
+    assert finding.severity is Severity.ERROR
+    assert finding.message == "date_updated 2026-01-08 is earlier than date_added 2026-01-10"
+    assert findings_of(tmp_path / "b", dates.format("2026-01-10"), "RL553") == []
+    assert findings_of(tmp_path / "c", dates.format("2026-01-12"), "RL553") == []

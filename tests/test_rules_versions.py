@@ -13,9 +13,11 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 from propertyprofile import property_profile
+from rulehelp import findings_of
 from treehelp import Fragment, build_tree, checked
 
 from recipelint.cli import cli
+from recipelint.diagnostics import Severity
 from recipelint.flags.catalog import newest_catalog
 from recipelint.rules.versions import (
     GUIDE_MINIMUM,
@@ -136,3 +138,95 @@ def test_guide_version_pattern_is_linear_on_long_blank_runs() -> None:
     assert GUIDE_MINIMUM.search("vLLM" + " " * 50_000 + "x") is None
     assert time.process_time() - started < 1.0
     assert GUIDE_MINIMUM.search("- **vLLM**: ≥ 0.23.0.").group(1) == "0.23.0"
+
+
+# --- RL401-RL406: the images and versions a recipe and its guide name -----------------------
+
+
+def test_an_image_older_than_the_minimum_it_serves_is_an_error_at_the_pin(
+    tmp_path: Path,
+) -> None:
+    pinned = 'variants:\n  default:\n    min_vllm_version: "0.21.0"\n'
+    pinned += '    docker_image: "vllm/vllm-openai:{}"\n'
+    [finding] = findings_of(tmp_path / "a", pinned.format("v0.20.0"), "RL401")
+    assert finding.pointer == ("variants", "default", "docker_image")
+    assert finding.message.startswith(
+        "image `vllm/vllm-openai:v0.20.0` is vLLM 0.20.0, older than variant `default` "
+        "min_vllm_version 0.21.0"
+    )
+    assert finding.hint == "pin a tag at or above v0.21.0, or drop the pin"
+    assert findings_of(tmp_path / "b", pinned.format("v0.21.0"), "RL401") == []
+
+
+NIGHTLY = 'model:\n  min_vllm_version: "{}"\n  nightly_required: true\n  docker_image: "{}"\n'
+
+
+def test_nightly_required_with_a_released_image_is_a_warning_at_the_image(
+    tmp_path: Path,
+) -> None:
+    released = NIGHTLY.format("0.20.0", "vllm/vllm-openai:v0.21.0")
+    [finding] = findings_of(tmp_path / "a", released, "RL402")
+    assert finding.pointer == ("model", "docker_image")
+    assert finding.severity is Severity.WARNING
+    assert finding.message == (
+        "nightly_required is set for variant `default`, but its image "
+        "`vllm/vllm-openai:v0.21.0` is the released vLLM 0.21.0"
+    )
+    commit_build = NIGHTLY.format("0.99.0", "vllm/vllm-openai:nightly-8bff831f0aa2")
+    assert findings_of(tmp_path / "b", commit_build, "RL402") == []
+
+
+def test_nightly_required_with_the_latest_tag_is_an_error_and_nightly_is_not(
+    tmp_path: Path,
+) -> None:
+    [finding] = findings_of(
+        tmp_path / "a", NIGHTLY.format("0.99.0", "vllm/vllm-openai:latest"), "RL403"
+    )
+    assert finding.pointer == ("model", "docker_image")
+    assert finding.severity is Severity.ERROR
+    assert "`vllm/vllm-openai:latest` is the latest *release*" in finding.message
+    assert (
+        findings_of(tmp_path / "b", NIGHTLY.format("0.99.0", "vllm/vllm-openai:nightly"), "RL403")
+        == []
+    )
+
+
+def test_an_image_docker_would_refuse_is_an_error_at_the_field(tmp_path: Path) -> None:
+    image = 'model:\n  docker_image: "{}"\n'
+    for index, bad in enumerate(("vllm/VLLM:latest", "docker pull vllm/vllm-openai:v0.20.0")):
+        [finding] = findings_of(tmp_path / str(index), image.format(bad), "RL404")
+        assert finding.pointer == ("model", "docker_image")
+        assert finding.message.startswith(f"`{bad}` is not a valid image reference")
+    assert findings_of(tmp_path / "ok", image.format("vllm/vllm-openai:v0.20.0"), "RL404") == []
+
+
+PREREQUISITES = "guide: |\n  ## Prerequisites\n  - vLLM >= 0.22.0\n"
+
+
+def test_a_guide_minimum_no_field_states_is_a_warning_until_a_variant_states_it(
+    tmp_path: Path,
+) -> None:
+    [finding] = findings_of(tmp_path / "a", PREREQUISITES, "RL405")
+    assert finding.pointer == ("guide",)
+    assert finding.message == (
+        "the guide asks for vLLM >= 0.22.0, but no min_vllm_version field says so (they say 0.20.0)"
+    )
+    stated = 'variants:\n  default:\n    min_vllm_version: "0.22.0"\n' + PREREQUISITES
+    assert findings_of(tmp_path / "b", stated, "RL405") == []
+
+
+LAUNCH = "guide: |\n  ## Launch\n  ```bash\n  docker run --gpus all {} acme/demo\n  ```\n"
+
+
+def test_a_guide_image_no_command_uses_is_a_warning_until_the_recipe_pins_it(
+    tmp_path: Path,
+) -> None:
+    preview = "vllm/vllm-openai:demo-preview"
+    [finding] = findings_of(tmp_path / "a", LAUNCH.format(preview), "RL406")
+    assert finding.pointer == ("guide",)
+    assert finding.message == (
+        f"the guide names `{preview}`, but the recipe's docker commands use "
+        "`vllm/vllm-openai:latest`"
+    )
+    pinned = f'model:\n  docker_image: "{preview}"\n' + LAUNCH.format(preview)
+    assert findings_of(tmp_path / "b", pinned, "RL406") == []
