@@ -3,6 +3,7 @@ of a hardware profile, what an image names, and one deployment of a rendered com
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from hypothesis import given, settings
@@ -14,6 +15,8 @@ from recipelint.flags.catalog import catalog_for, newest_catalog
 from recipelint.resolve.command import Combination, RenderInputs, rendered_layers
 from recipelint.resolve.deployment import (
     RANK_OPTIONS,
+    Deployment,
+    _Placed,
     arch_of,
     deployment_of_argv,
     image_facts,
@@ -165,3 +168,9 @@ def test_the_world_size_is_the_product_of_the_last_setting_of_each_size(
         assert ranks.total == expected
         assert {option for option, _setter in ranks.set_by} == set(last)
     assert set(RANK_OPTIONS) >= set(SPELLINGS)
+
+
+def test_placed_facts_are_the_deployment_s_last_fields() -> None:
+    """deployment_of hands a _Placed to Deployment by position."""
+    names = tuple(field.name for field in dataclasses.fields(Deployment))
+    assert names[-len(_Placed._fields) :] == _Placed._fields

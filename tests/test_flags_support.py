@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -154,3 +156,14 @@ def test_a_deprecated_choice_in_a_list_of_options_does_not_deprecate_the_option(
     assert _deprecation_note("Deprecated with model runner V2.") is not None
     statuses = flag_support("--all2all-backend", "0.34.0")
     assert [status.status for status in statuses] == ["ok"]
+
+
+def test_a_key_newer_than_a_refusing_release_stays_an_error(tmp_path: Path) -> None:
+    # 0.9.0 builds the speculative config with `cls(**d)` from a plain dataclass: an
+    # undeclared key is a TypeError there, so a key 0.9.0 lacks is refused, not dropped.
+    spec = json_key_support("--speculative-config", ("enforce_eager",), "0.9.0")
+    assert spec[0].status == "rejected"
+    # 0.9.2's SpeculativeConfig is a pydantic dataclass: the same construction drops it.
+    assert json_key_support("--speculative-config", ("enforce_eager",), "0.9.2")[0].status == (
+        "ignored"
+    )

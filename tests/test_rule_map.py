@@ -29,6 +29,18 @@ def test_every_catalog_rule_is_made_by_some_function() -> None:
     assert [home.code for home in homes if not home.producers] == []
 
 
+def test_every_rule_a_rule_module_registers_is_tested_in_that_module_s_test_file() -> None:
+    """A code registered with @check in recipelint/rules/<module>.py is named in
+    tests/test_rules_<module>.py (outside its docstring): one rule's tests in one place."""
+    homes = [home for home in rule_map.rule_homes(PROJECT_ROOT) if home.home_test]
+    assert len(homes) > 80, "the rule modules' registered codes were not found"
+    missing = [
+        home.home_test for home in homes if not (PROJECT_ROOT / str(home.home_test)).is_file()
+    ]
+    assert missing == []
+    assert [(home.code, home.home_test) for home in homes if not home.tested_at_home] == []
+
+
 def _write(root: Path, files: dict[str, str]) -> None:
     for relative, text in files.items():
         path = root / relative
@@ -74,6 +86,44 @@ def test_codes_are_followed_through_names_registrations_and_returns(tmp_path: Pa
     assert homes["RL904"].producers == set()  # asking whether a rule is on makes no finding
     assert homes["RL900"].tests == {"tests/test_made.py"} == homes["RL903"].tests
     assert homes["RL900"].catalog == "rules/RL90x-demo.yaml"
+
+
+def test_the_home_test_file_is_named_after_the_registering_module(tmp_path: Path) -> None:
+    catalog = "rules:\n" + "".join(
+        f"  - code: RL91{digit}\n    name: rule-{digit}\n" for digit in range(4)
+    )
+    _write(
+        tmp_path,
+        {
+            "rules/RL91x-demo.yaml": catalog,
+            "recipelint/rules/shared.py": 'CODES = ("RL910", "RL911")\ndef both(ctx): return []\n',
+            "recipelint/rules/family.py": (
+                "from recipelint.rules.shared import CODES, both\n"
+                "check(*CODES)(both)\n"
+                '@check("RL912")\n'
+                "def own(ctx): return []\n"
+            ),
+            "recipelint/schema.py": 'def pick(error):\n    return "RL913"\n',
+            "tests/test_rules_shared.py": '"""RL910 and RL911."""\n\ndef test_it():\n    "RL910"\n',
+            "tests/test_rules_family.py": '"""RL912, named in the docstring alone."""\n',
+            "tests/test_other.py": "# RL911 RL912\n",
+        },
+    )
+    homes = {home.code: home for home in rule_map.rule_homes(tmp_path)}
+    # A function registered elsewhere is at home where it is defined.
+    assert homes["RL910"].home_test == "tests/test_rules_shared.py" == homes["RL911"].home_test
+    assert homes["RL912"].home_test == "tests/test_rules_family.py"
+    assert homes["RL913"].home_test is None  # made outside the rule registry
+    assert [code for code, home in sorted(homes.items()) if home.tested_at_home] == ["RL910"]
+    assert homes["RL911"].tests == {"tests/test_other.py"}  # a docstring tests nothing
+    rows = {
+        line.split(" | ")[0]: line for line in rule_map.render(list(homes.values())).split("\n")
+    }
+    assert rows["| RL910"].endswith("| **`tests/test_rules_shared.py`** |")
+    assert rows["| RL911"].endswith(
+        "| *home: none* (`tests/test_rules_shared.py`)<br>`tests/test_other.py` |"
+    )
+    assert rows["| RL913"].endswith("| — |")
 
 
 def _digests(root: Path) -> dict[str, str]:

@@ -1,24 +1,28 @@
-"""RL3xx: upstream's tokenisation, which layers meet in one command, parallel flags, resolved layers."""
+"""RL301–RL315 (recipelint/rules/args.py): upstream's tokenisation, which layers meet in one
+command, parallel flags, JSON values and the shape of arguments."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from treehelp import BlockYaml, build_context, check_tree, checked, context_text
+from rulehelp import codes
+from treehelp import (
+    Fragment,
+    build_context,
+    check_tree,
+    checked,
+    context_text,
+    findings_by_code,
+)
 from treehelp import base_recipe as recipe
 
+from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.read.tree import load_tree
 from recipelint.resolve.layers import Scope
 from recipelint.rules.args import co_occur
 from recipelint.rules.common import arg_units as units
 from recipelint.rules.context import CheckContext
-
-
-def codes(tmp_path: Path, data: dict[str, Any], code: str) -> list[str]:
-    """The messages of ``code`` in a tree whose one recipe is ``data``."""
-    found = checked(tmp_path, {"models/acme/demo.yaml": BlockYaml(data)})
-    return [d.message for d in found if d.code == code]
 
 
 def test_units_follow_upstream_dedupe_tokenisation() -> None:
@@ -169,47 +173,6 @@ def test_a_json_number_longer_than_python_reads_is_a_finding(tmp_path: Path) -> 
     assert "digits" in message
 
 
-def test_layer_shadowing_names_both_places(tmp_path: Path) -> None:
-    data = recipe()
-    data["model"]["base_args"] = ["--max-num-seqs", "256"]
-    data["hardware_overrides"] = {"hopper": {"extra_args": ["--max-num-seqs", "128"]}}
-    messages = codes(tmp_path, data, "RL340")
-    assert len(messages) == 1
-    assert (
-        "`--max-num-seqs 128` replaces `--max-num-seqs 256` from model.base_args (models/acme/demo.yaml:"
-        in messages[0]
-    )
-
-
-def test_strategy_generation_override_replacing_args(tmp_path: Path) -> None:
-    data = recipe()
-    data["hardware_overrides"] = {
-        "blackwell": {"extra_args": ["--kv-cache-dtype", "fp8", "--max-num-seqs", "8"]}
-    }
-    data["strategy_overrides"] = {
-        "single_node_tp": {
-            "hardware_overrides": {"blackwell": {"extra_args": ["--enable-prefix-caching"]}}
-        }
-    }
-    messages = codes(tmp_path / "a", data, "RL341")
-    assert len(messages) == 1 and "drops `--kv-cache-dtype`, `--max-num-seqs` of" in messages[0]
-    # Restating part of what it replaces shows the override was written as a replacement.
-    data["strategy_overrides"]["single_node_tp"]["hardware_overrides"]["blackwell"][
-        "extra_args"
-    ] = ["--kv-cache-dtype", "fp8"]
-    assert codes(tmp_path / "d", data, "RL341") == []
-    # An exact-hardware key adds instead of replacing.
-    data["strategy_overrides"]["single_node_tp"]["hardware_overrides"] = {
-        "b200": {"extra_args": ["--x", "1"]}
-    }
-    assert codes(tmp_path / "b", data, "RL341") == []
-    # A strategy the recipe does not offer renders nothing to report.
-    data["strategy_overrides"] = {
-        "multi_node_tp": {"hardware_overrides": {"blackwell": {"extra_args": []}}}
-    }
-    assert codes(tmp_path / "c", data, "RL341") == []
-
-
 def test_spelling_conflict_with_a_strategy_file_is_reported_in_the_recipe(tmp_path: Path) -> None:
     data = recipe()
     data["features"] = {
@@ -298,3 +261,73 @@ def test_shape_checks_cover_the_taxonomy_kv_offload_options(tmp_path: Path) -> N
         ("RL304", ("kv_offload", "simple", "args", 0)),
         ("RL313", ("kv_offload", "simple", "args", 1)),
     ]
+
+
+# --- RL301, RL303, RL307, RL311, RL312, RL315: one argument list's own items ----------------
+
+
+def _base_args(tmp_path: Path, fragment: str) -> dict[str, list[Diagnostic]]:
+    return findings_by_code(tmp_path, {"models/acme/demo.yaml": Fragment(fragment)})
+
+
+def test_a_flag_repeated_in_one_list_is_rl301_with_its_value_and_rl315_with_another(
+    tmp_path: Path,
+) -> None:
+    args = 'model:\n  base_args: ["--max-model-len", "8192", "--max-model-len", "{}"]\n'
+    same = _base_args(tmp_path / "a", args.format("8192"))
+    [repeated] = same["RL301"]
+    assert repeated.pointer == ("model", "base_args", 2) and "RL315" not in same
+    assert repeated.message == "`--max-model-len` appears twice in this list with the same value"
+    other = _base_args(tmp_path / "b", args.format("32768"))
+    [conflict] = other["RL315"]
+    assert conflict.pointer == ("model", "base_args", 2) and "RL301" not in other
+    assert conflict.message.startswith(
+        "`--max-model-len` appears twice in this list (`--max-model-len 8192` at "
+        "`model.base_args[0]`, then `--max-model-len 32768`)"
+    )
+    # Another layer repeating the flag replaces it there: no list repeats it.
+    layered = 'model:\n  base_args: ["--max-model-len", "8192"]\n'
+    layered += 'variants:\n  default:\n    extra_args: ["--max-model-len", "8192"]\n'
+    assert _base_args(tmp_path / "c", layered) == {}
+
+
+def test_a_value_after_equals_is_an_info_and_the_split_form_is_silent(tmp_path: Path) -> None:
+    [finding] = _base_args(tmp_path / "a", 'model:\n  base_args: ["--max-num-seqs=256"]\n')["RL303"]
+    assert finding.pointer == ("model", "base_args", 0)
+    assert finding.severity is Severity.INFO
+    assert finding.hint == 'split it into two items: "--max-num-seqs", "256"'
+    assert _base_args(tmp_path / "b", 'model:\n  base_args: ["--max-num-seqs", "256"]\n') == {}
+
+
+def test_a_value_starting_with_a_dash_is_reported_at_the_value(tmp_path: Path) -> None:
+    args = 'model:\n  base_args: ["--max-logprobs", "-1", "--max-num-seqs", "8"]\n'
+    [finding] = _base_args(tmp_path / "a", args)["RL307"]
+    assert finding.pointer == ("model", "base_args", 1)
+    assert finding.message.startswith("value `-1` of `--max-logprobs` starts with `-`")
+    assert finding.hint == 'write it inline: "--max-logprobs=-1"'
+    inline = _base_args(tmp_path / "b", 'model:\n  base_args: ["--max-logprobs=-1"]\n')
+    assert "RL307" not in inline
+
+
+def test_speculative_config_in_a_variant_is_reported_and_in_a_feature_is_not(
+    tmp_path: Path,
+) -> None:
+    variant = 'variants:\n  default:\n    extra_args: ["--speculative-config", "{}"]\n'
+    [finding] = _base_args(tmp_path / "a", variant)["RL311"]
+    assert finding.pointer == ("variants", "default", "extra_args", 0)
+    assert finding.message.startswith("`--speculative-config` in a variant's args")
+    feature = "features:\n  spec_decoding:\n    description: x\n"
+    feature += '    args: ["--speculative-config", "{}"]\n'
+    assert _base_args(tmp_path / "b", feature) == {}
+
+
+def test_omni_in_base_args_is_reported_whether_or_not_the_recipe_is_omni(
+    tmp_path: Path,
+) -> None:
+    args = 'model:\n  base_args: ["--omni", "--port", "8080"]\n'
+    [plain] = _base_args(tmp_path / "a", args)["RL312"]
+    assert plain.pointer == ("model", "base_args", 0)
+    assert "hands every strategy's command to vllm-omni" in plain.message
+    [omni] = _base_args(tmp_path / "b", "meta:\n  tasks: [omni]\n" + args)["RL312"]
+    assert omni.message.startswith("`--omni` in base_args is redundant")
+    assert _base_args(tmp_path / "c", 'model:\n  base_args: ["--port", "8080"]\n') == {}

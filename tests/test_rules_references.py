@@ -1,11 +1,27 @@
-"""RL2xx: keyspaces per place, cross-file references, the feature-mode rules upstream enforces."""
+"""RL201–RL214 (recipelint/rules/references.py): keyspaces per place, cross-file references,
+the feature-mode rules upstream enforces.
+
+A finding between two files reaches every named file that takes part in it (RL210):
+pre-commit names only the files a commit touches, so a new recipe that copies another one's
+slug must be reported when only the new file is checked, and each file must get the
+findings a check of the whole tree gives it, so that a baseline written from the whole tree
+matches a check of one file.
+"""
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 from typing import Any
 
-from treehelp import BlockYaml, base_recipe, checked
+import pytest
+from conftest import EMBEDDED_TREE
+from rulehelp import findings_of
+from treehelp import BlockYaml, base_recipe, checked, context_text, findings_by_code
+
+from recipelint.cli import main
+from recipelint.diagnostics import Diagnostic
 
 
 def recipe(**changes: Any) -> dict[str, Any]:
@@ -151,3 +167,197 @@ def test_related_recipe_case_mismatch_names_the_real_id(tmp_path: Path) -> None:
     }
     hits = [d for d in checked(tmp_path, documents) if d.code == "RL208"]
     assert [d.hint for d in hits] == ["the recipe is `Acme/Other` (ids are case-sensitive)"]
+
+
+# --- RL210 between files, whichever are named ----------------------------------------------
+
+
+ORIGINAL = "models/Qwen/Qwen2.5-7B-Instruct.yaml"
+# Sorts before the original (`-` < `.`): the original is the later of the two in tree order.
+COPY = "models/Qwen/Qwen2.5-7B-Instruct-Copy.yaml"
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The embedded tree with a copy of a recipe under another model_id and the same slug."""
+    root = tmp_path / "tree"
+    shutil.copytree(EMBEDDED_TREE, root)
+    text = (root / ORIGINAL).read_text(encoding="utf-8")
+    model_id = 'model_id: "Qwen/Qwen2.5-7B-Instruct"'
+    assert model_id in text
+    copy = text.replace(model_id, 'model_id: "Qwen/Qwen2.5-7B-Instruct-Copy"', 1)
+    (root / COPY).write_text(copy, encoding="utf-8")
+    monkeypatch.chdir(root)
+    return root
+
+
+def _slug_findings(capsys: pytest.CaptureFixture[str], *paths: str) -> list[tuple[str, list[str]]]:
+    """(file, files of the related places) of each RL210 finding of ``check PATHS``."""
+    status = main(["check", "--jobs", "1", "--format", "json", "--select", "RL210", *paths])
+    found = json.loads(capsys.readouterr().out)
+    assert status == (1 if found else 0)
+    return [(f["path"], [r["path"] for r in f["related"]]) for f in found]
+
+
+def test_only_the_new_copy_named_reports_the_duplicate_slug(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _slug_findings(capsys, COPY) == [(COPY, [ORIGINAL])]
+
+
+def test_only_the_untouched_original_named_reports_it_too(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _slug_findings(capsys, ORIGINAL) == [(ORIGINAL, [COPY])]
+
+
+def test_both_named_give_each_file_one_finding_as_the_whole_tree_does(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    both = _slug_findings(capsys, COPY, ORIGINAL)
+    assert both == [(COPY, [ORIGINAL]), (ORIGINAL, [COPY])]
+    assert _slug_findings(capsys, ".") == both
+
+
+def test_a_baseline_of_the_whole_tree_covers_a_check_of_the_copy(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", "--select", "RL210", "--write-baseline", "b.json", "."]) == 0
+    capsys.readouterr()
+    assert main(["check", "--select", "RL210", "--baseline", "b.json", COPY]) == 0
+    assert "1 finding was already present in b.json" in capsys.readouterr().err
+
+
+# --- RL204-RL212: names that point nowhere, and malformed modes -----------------------------
+
+
+def test_an_opt_out_for_a_kv_store_topology_that_does_not_exist_is_an_error(
+    tmp_path: Path,
+) -> None:
+    hardware = "kv_cache_strategy_hardware:\n  {}:\n    h100: unsupported\n"
+    [finding] = findings_of(tmp_path / "a", hardware.format("kv_store_mooncake"), "RL204")
+    assert finding.pointer == ("kv_cache_strategy_hardware", "kv_store_mooncake")
+    assert finding.message == (
+        "`kv_store_mooncake` is no kv_store topology: the opt-out is ignored"
+    )
+    assert (
+        findings_of(tmp_path / "b", hardware.format("kv_store_distributed_mooncake"), "RL204") == []
+    )
+
+
+def test_opt_in_features_must_be_declared_features_on_every_hardware(tmp_path: Path) -> None:
+    features = (
+        "features:\n  tool_calling:\n    description: Tool calling\n"
+        "    args: [--enable-auto-tool-choice]\n"
+    )
+    found = findings_of(
+        tmp_path / "a",
+        features + "opt_in_features: [tool_calling, tool_call]\n"
+        "hardware_opt_in_features:\n  h100: [reasoning]\n",
+        "RL205",
+    )
+    assert [(f.pointer, f.message) for f in found] == [
+        (("opt_in_features", 1), "opt-in feature `tool_call` is not declared under features"),
+        (
+            ("hardware_opt_in_features", "h100", 0),
+            "opt-in feature `reasoning` is not declared under features",
+        ),
+    ]
+    passing = features + "opt_in_features: [tool_calling]\n"
+    assert findings_of(tmp_path / "b", passing, "RL205") == []
+
+
+SPEC_DECODING = """\
+features:
+  spec_decoding:
+    description: Speculative decoding
+    default_mode: {default}
+    modes:
+      mtp:
+        label: MTP
+        variants: [{variant}]
+        args: ["--speculative-config", '{{"method":"mtp","num_speculative_tokens":1}}']
+"""
+
+
+def test_a_default_mode_naming_no_mode_is_an_error_at_the_field(tmp_path: Path) -> None:
+    failing = SPEC_DECODING.format(default="eagle", variant="default")
+    [finding] = findings_of(tmp_path / "a", failing, "RL206")
+    assert finding.pointer == ("features", "spec_decoding", "default_mode")
+    assert finding.message == (
+        "default_mode `eagle` is not a mode of spec_decoding (upstream aborts the build)"
+    )
+    passing = SPEC_DECODING.format(default="mtp", variant="default")
+    assert findings_of(tmp_path / "b", passing, "RL206") == []
+
+
+def test_a_variants_default_modes_naming_no_feature_is_an_error_at_the_key(
+    tmp_path: Path,
+) -> None:
+    modal = SPEC_DECODING.format(default="mtp", variant="default")
+    selecting = "variants:\n  default:\n    default_modes: {%s: mtp}\n"
+    [finding] = findings_of(tmp_path / "a", modal + selecting % "spec_decode", "RL206")
+    assert finding.pointer == ("variants", "default", "default_modes", "spec_decode")
+    assert finding.message == (
+        "default_modes names unknown feature `spec_decode` (upstream aborts the build)"
+    )
+    assert findings_of(tmp_path / "b", modal + selecting % "spec_decoding", "RL206") == []
+
+
+def test_a_mode_offered_to_a_variant_the_recipe_lacks_is_an_error_at_the_item(
+    tmp_path: Path,
+) -> None:
+    failing = SPEC_DECODING.format(default="mtp", variant="fp8")
+    [finding] = findings_of(tmp_path / "a", failing, "RL207")
+    assert finding.pointer == ("features", "spec_decoding", "modes", "mtp", "variants", 0)
+    assert finding.message == (
+        "mode `mtp` of spec_decoding names unknown variant `fp8` (upstream aborts the build)"
+    )
+    passing = SPEC_DECODING.format(default="mtp", variant="default")
+    assert findings_of(tmp_path / "b", passing, "RL207") == []
+
+
+def test_a_model_id_the_file_path_does_not_publish_is_an_error(tmp_path: Path) -> None:
+    [finding] = findings_of(tmp_path / "a", 'model:\n  model_id: "Acme/demo"\n', "RL209")
+    assert finding.pointer == ("model", "model_id")
+    assert finding.message == (
+        "model.model_id `Acme/demo` does not match the file path, which publishes the recipe "
+        "as `acme/demo`"
+    )
+    assert finding.hint == "rename the file to models/Acme/demo.yaml, or fix the id"
+    assert findings_of(tmp_path / "b", 'model:\n  model_id: "acme/demo"\n', "RL209") == []
+
+
+def _strategy_findings(tmp_path: Path, rel: str, name: str) -> list[Diagnostic]:
+    text = context_text("strategies/single_node_tp.yaml").replace(
+        "name: single_node_tp", f"name: {name}", 1
+    )
+    return findings_by_code(tmp_path, {rel: text}).get("RL211", [])
+
+
+def test_a_strategy_outside_the_vocabulary_or_its_file_name_is_an_error_at_its_name(
+    tmp_path: Path,
+) -> None:
+    [unlisted] = _strategy_findings(
+        tmp_path / "a", "strategies/single_node_xp.yaml", "single_node_xp"
+    )
+    assert unlisted.pointer == ("name",)
+    assert (
+        unlisted.message == "strategy `single_node_xp` is not listed in taxonomy.yaml `strategies`"
+    )
+    [renamed] = _strategy_findings(tmp_path / "b", "strategies/tp.yaml", "single_node_tp")
+    assert renamed.message.startswith("strategy file `tp.yaml` declares name `single_node_tp`")
+    assert renamed.hint == "rename the file to `single_node_tp.yaml`"
+    listed = _strategy_findings(tmp_path / "c", "strategies/single_node_tp.yaml", "single_node_tp")
+    assert listed == []
+
+
+def test_a_modal_feature_with_its_own_args_too_is_an_error_at_the_args(tmp_path: Path) -> None:
+    modal = SPEC_DECODING.format(default="mtp", variant="default")
+    both = modal.replace("    modes:\n", "    args: [--speculative-config, '{}']\n    modes:\n")
+    [finding] = findings_of(tmp_path / "a", both, "RL212")
+    assert finding.pointer == ("features", "spec_decoding", "args")
+    assert finding.message == (
+        "features.spec_decoding declares both args and modes; upstream aborts the build"
+    )
+    assert findings_of(tmp_path / "b", modal, "RL212") == []

@@ -1,14 +1,31 @@
-"""RL407: a recipe that claims a vLLM release newer than every catalog says what it is judged at."""
+"""RL401–RL407 (recipelint/rules/versions.py): versions and images.
+
+RL407: a recipe that claims a vLLM release newer than every catalog says what it is judged
+at. The order of versions, image references, and the guide's stated minimum (found by a
+shortcut that gives what the plain pattern gives, in linear time).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+from propertyprofile import property_profile
+from rulehelp import findings_of
 from treehelp import Fragment, build_tree, checked
 
 from recipelint.cli import cli
+from recipelint.diagnostics import Severity
 from recipelint.flags.catalog import newest_catalog
+from recipelint.rules.versions import (
+    GUIDE_MINIMUM,
+    IMAGE_REFERENCE,
+    guide_minimums,
+    parse_version,
+    split_image,
+)
 
 
 def _next_minor(version: str) -> str:
@@ -53,3 +70,163 @@ def test_through_the_command_line(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output  # an info finding fails nothing
     assert "RL407" in result.output and "recipelint flags update" in result.output
+
+
+GUIDE_WORDS = st.sampled_from(
+    [
+        "vLLM >= 0.11",
+        "vllm 0.11.0 or later",
+        "VLLM: ≥ v1.2",
+        "**vLLM** version >= 0.10.1",
+        "vLlM  1.2.3 OR NEWER",
+        "pip install vllm>=0.9",
+        "vllm/vllm-openai",
+        "vllm",
+        " ",
+        "\n",
+        "*",
+        ">=",
+        "İ",
+        "ß",
+        "x",
+    ]
+)
+
+
+@property_profile(500)
+@given(st.lists(GUIDE_WORDS, max_size=16))
+def test_guide_minimums_are_the_pattern_s_matches(words: list[str]) -> None:
+    text = "".join(words)
+    expected = [(m.span(), m.groups()) for m in GUIDE_MINIMUM.finditer(text)]
+    assert [(m.span(), m.groups()) for m in guide_minimums(text)] == expected
+
+
+def test_versions_order_pre_releases_before_releases() -> None:
+    rc, final, post = (
+        parse_version("0.25.0rc1"),
+        parse_version("v0.25.0"),
+        parse_version("0.25.0.post1"),
+    )
+    assert rc is not None and final is not None and post is not None
+    assert rc < final < post and not rc.released and final.released
+    assert parse_version("0.9.1") < parse_version("0.10.0")
+    assert parse_version("nightly") is None and parse_version(None) is None
+
+
+def test_image_references() -> None:
+    assert split_image("vllm/vllm-openai:v0.20.0") == ("vllm/vllm-openai", "v0.20.0")
+    assert split_image("quay.io/ascend/vllm-ascend:qwen3.8-a5") == (
+        "quay.io/ascend/vllm-ascend",
+        "qwen3.8-a5",
+    )
+    assert split_image("localhost:5000/x/y") == ("localhost:5000/x/y", None)
+    for bad in (
+        "docker pull vllm/vllm-openai:nightly",
+        "vllm/VLLM:latest",
+        "vllm/vllm-openai:",
+        "",
+    ):
+        assert IMAGE_REFERENCE.match(bad) is None, bad
+
+
+def test_guide_version_pattern_is_linear_on_long_blank_runs() -> None:
+    import time
+
+    from recipelint.rules.versions import GUIDE_MINIMUM
+
+    started = time.process_time()
+    assert GUIDE_MINIMUM.search("vLLM" + " " * 50_000 + "x") is None
+    assert time.process_time() - started < 1.0
+    assert GUIDE_MINIMUM.search("- **vLLM**: ≥ 0.23.0.").group(1) == "0.23.0"
+
+
+# --- RL401-RL406: the images and versions a recipe and its guide name -----------------------
+
+
+def test_an_image_older_than_the_minimum_it_serves_is_an_error_at_the_pin(
+    tmp_path: Path,
+) -> None:
+    pinned = 'variants:\n  default:\n    min_vllm_version: "0.21.0"\n'
+    pinned += '    docker_image: "vllm/vllm-openai:{}"\n'
+    [finding] = findings_of(tmp_path / "a", pinned.format("v0.20.0"), "RL401")
+    assert finding.pointer == ("variants", "default", "docker_image")
+    assert finding.message.startswith(
+        "image `vllm/vllm-openai:v0.20.0` is vLLM 0.20.0, older than variant `default` "
+        "min_vllm_version 0.21.0"
+    )
+    assert finding.hint == "pin a tag at or above v0.21.0, or drop the pin"
+    assert findings_of(tmp_path / "b", pinned.format("v0.21.0"), "RL401") == []
+
+
+NIGHTLY = 'model:\n  min_vllm_version: "{}"\n  nightly_required: true\n  docker_image: "{}"\n'
+
+
+def test_nightly_required_with_a_released_image_is_a_warning_at_the_image(
+    tmp_path: Path,
+) -> None:
+    released = NIGHTLY.format("0.20.0", "vllm/vllm-openai:v0.21.0")
+    [finding] = findings_of(tmp_path / "a", released, "RL402")
+    assert finding.pointer == ("model", "docker_image")
+    assert finding.severity is Severity.WARNING
+    assert finding.message == (
+        "nightly_required is set for variant `default`, but its image "
+        "`vllm/vllm-openai:v0.21.0` is the released vLLM 0.21.0"
+    )
+    commit_build = NIGHTLY.format("0.99.0", "vllm/vllm-openai:nightly-8bff831f0aa2")
+    assert findings_of(tmp_path / "b", commit_build, "RL402") == []
+
+
+def test_nightly_required_with_the_latest_tag_is_an_error_and_nightly_is_not(
+    tmp_path: Path,
+) -> None:
+    [finding] = findings_of(
+        tmp_path / "a", NIGHTLY.format("0.99.0", "vllm/vllm-openai:latest"), "RL403"
+    )
+    assert finding.pointer == ("model", "docker_image")
+    assert finding.severity is Severity.ERROR
+    assert "`vllm/vllm-openai:latest` is the latest *release*" in finding.message
+    assert (
+        findings_of(tmp_path / "b", NIGHTLY.format("0.99.0", "vllm/vllm-openai:nightly"), "RL403")
+        == []
+    )
+
+
+def test_an_image_docker_would_refuse_is_an_error_at_the_field(tmp_path: Path) -> None:
+    image = 'model:\n  docker_image: "{}"\n'
+    for index, bad in enumerate(("vllm/VLLM:latest", "docker pull vllm/vllm-openai:v0.20.0")):
+        [finding] = findings_of(tmp_path / str(index), image.format(bad), "RL404")
+        assert finding.pointer == ("model", "docker_image")
+        assert finding.message.startswith(f"`{bad}` is not a valid image reference")
+    assert findings_of(tmp_path / "ok", image.format("vllm/vllm-openai:v0.20.0"), "RL404") == []
+
+
+PREREQUISITES = "guide: |\n  ## Prerequisites\n  - vLLM >= 0.22.0\n"
+
+
+def test_a_guide_minimum_no_field_states_is_a_warning_until_a_variant_states_it(
+    tmp_path: Path,
+) -> None:
+    [finding] = findings_of(tmp_path / "a", PREREQUISITES, "RL405")
+    assert finding.pointer == ("guide",)
+    assert finding.message == (
+        "the guide asks for vLLM >= 0.22.0, but no min_vllm_version field says so (they say 0.20.0)"
+    )
+    stated = 'variants:\n  default:\n    min_vllm_version: "0.22.0"\n' + PREREQUISITES
+    assert findings_of(tmp_path / "b", stated, "RL405") == []
+
+
+LAUNCH = "guide: |\n  ## Launch\n  ```bash\n  docker run --gpus all {} acme/demo\n  ```\n"
+
+
+def test_a_guide_image_no_command_uses_is_a_warning_until_the_recipe_pins_it(
+    tmp_path: Path,
+) -> None:
+    preview = "vllm/vllm-openai:demo-preview"
+    [finding] = findings_of(tmp_path / "a", LAUNCH.format(preview), "RL406")
+    assert finding.pointer == ("guide",)
+    assert finding.message == (
+        f"the guide names `{preview}`, but the recipe's docker commands use "
+        "`vllm/vllm-openai:latest`"
+    )
+    pinned = f'model:\n  docker_image: "{preview}"\n' + LAUNCH.format(preview)
+    assert findings_of(tmp_path / "b", pinned, "RL406") == []

@@ -1,4 +1,5 @@
-"""RL390 (memory and count against the words), RL391 (unrestricted desktop), RL392 (duplicate).
+"""RL390 (memory and count against the words), RL391 (unrestricted desktop), RL392 (duplicate):
+the rules of recipelint/rules/hardware_profiles.py.
 
 Each profile here is a fragment merged into the catalog's base taxonomy, whose one profile
 is an H200 node ("141 GB HBM3e · 8-GPU HGX node", 8 GPUs, 1128 GB).

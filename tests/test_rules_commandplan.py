@@ -1,8 +1,9 @@
 """RL340/RL341 share a command's layers between hardware of one layer class.
 
-rules/resolved.py keeps the parts of a command's layers under the hardware's layer class
-(what the layers read of it) instead of its id, and RL340 walks one combination per class.
-Here every combination is assembled both ways: the layers must be the very same lists.
+rules/commandplan.py's Assembler keeps the parts of a command's layers under the hardware's
+layer class (what the layers read of it) instead of its id, and RL340 walks one combination
+per class. Here every combination is assembled both ways: the layers must be the very same
+lists.
 """
 
 from __future__ import annotations

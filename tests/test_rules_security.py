@@ -2,18 +2,25 @@
 
 The catalog examples (tests/test_catalog.py) show one failing and one passing case
 per rule; these tests pin the boundaries: quoted versus bare argument positions,
-strategy and kv_store files, every env layer, image maps, and inert messages.
+strategy and kv_store files, every env layer, image maps, and inert messages. The entries
+the rules read are those they would pick from every entry, on data of any shape.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from propertyprofile import property_profile
+from rulehelp import DOCUMENTS
 from treehelp import CONTEXT, check_tree, checked, context_text
 
 from recipelint.configuration.config import Config
+from recipelint.rules.common import Pointer
+from recipelint.rules.security import CONTROL, WORD_KEYS, _collect, _read
 
 pytestmark = pytest.mark.skipif(
     not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
@@ -163,3 +170,25 @@ def test_messages_quote_values_inertly(tmp_path: Path) -> None:
     messages = [d.message for d in checked(tmp_path, documents) if d.code in ("RL751", "RL754")]
     assert messages and all("\x1b" not in m and "\n" not in m for m in messages)
     assert any("\\x1b[2J$(id)\\n" in m for m in messages)
+
+
+# --- the entries the rules read ------------------------------------------------------------
+
+
+def _has_control(entry: tuple[Pointer, Any, Any]) -> bool:
+    _pointer, key, value = entry
+    return any(isinstance(text, str) and CONTROL.search(text) for text in (key, value))
+
+
+@property_profile(300)
+@given(DOCUMENTS)
+def test_the_command_rules_read_the_entries_they_would_pick_from_every_entry(data: Any) -> None:
+    every = _collect(data, (), [])
+    read: list[tuple[Pointer, Any, Any]] = []
+    texts: list[str] = []
+    _read(data, (), read, texts)
+    picked = [
+        entry for entry in every if isinstance(entry[2], (dict, list)) or (entry[1] in WORD_KEYS)
+    ]
+    assert read == picked
+    assert bool(CONTROL.search("".join(texts))) == any(_has_control(e) for e in every)

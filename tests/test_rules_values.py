@@ -1,21 +1,38 @@
-"""RL555: an omni task's example request asks for the task it is listed under and served as.
+"""RL551–RL555 (recipelint/rules/values.py): the values a recipe states.
 
+RL555: an omni task's example request asks for the task it is listed under and served as.
 The recipes here are shaped like a video model served by vLLM-Omni with two pipelines
 (`--task-type fl2va`, `--task-type ref2va`) whose presets send `"task"` in the request.
+RL554: the VRAM a variant states against the band its precision gives (the VRAM formula's
+inputs); RL551: an env value that is not a string, found in the env maps a cheaper walk
+gives as visiting every node does.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from propertyprofile import property_profile
+from rulehelp import DOCUMENTS, KINDS, findings_of
 from treehelp import Fragment, build_tree, findings_by_code
 
 from recipelint.cli import main
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.flags.catalog import newest_catalog
-from recipelint.rules.values import SERVED_TASK_FLAG, requested_task
+from recipelint.resolve import layers
+from recipelint.rules.common import Pointer
+from recipelint.rules.values import (
+    SERVED_TASK_FLAG,
+    env_maps,
+    expected_vram,
+    parameter_billions,
+    requested_task,
+)
 
 RECIPE = "models/acme/demo.yaml"
 HEADER = """\
@@ -192,3 +209,101 @@ def test_a_pipeline_other_than_the_keys_task_is_reported_with_the_key(tmp_path: 
         "omni task `fl2va_first` on `rtx_5090_2x` serves `--task-type ref2va`, but its key names "
         "`fl2va`: the server does not run the task the preset sends"
     )
+
+
+# --- RL554: VRAM against the precision's band ----------------------------------------------
+
+
+def _rl554(tmp_path: Path, variants: str, params: str = "8B") -> list[Diagnostic]:
+    recipe = (
+        f"model:\n  parameter_count: '{params}'\n  active_parameters: '{params}'\n"
+        f"variants:\n{variants}"
+    )
+    return findings_of(tmp_path, recipe, "RL554")
+
+
+def test_the_band_follows_the_variants_precision(tmp_path: Path) -> None:
+    # 8B at 4 bits: the formula is 4.8 GB; a 4-bit checkpoint may need up to 3x that.
+    four_bit = "  default:\n    precision: int4\n    vram_minimum_gb: 12\n"
+    assert _rl554(tmp_path / "a", four_bit) == []
+    # 8B in bf16: 19.2 GB by the formula; 16-bit weights leave no room for 2.5x.
+    [wide] = _rl554(tmp_path / "b", "  default:\n    precision: bf16\n    vram_minimum_gb: 40\n")
+    assert "a bf16 checkpoint needs 16–29 GB" in wide.message
+
+
+def test_a_variant_serving_its_own_checkpoint_is_judged_unless_it_names_another_size(
+    tmp_path: Path,
+) -> None:
+    own = (
+        "  default:\n    precision: bf16\n    vram_minimum_gb: 20\n"
+        "  fp8:\n    model_id: acme/demo-FP8\n    precision: fp8\n    vram_minimum_gb: 40\n"
+    )
+    [finding] = _rl554(tmp_path / "a", own)
+    assert finding.pointer == ("variants", "fp8", "vram_minimum_gb")
+    sibling = (
+        "  default:\n    precision: bf16\n    vram_minimum_gb: 20\n"
+        "  small:\n    model_id: acme/demo-1.5B\n    precision: bf16\n    vram_minimum_gb: 4\n"
+    )
+    assert _rl554(tmp_path / "b", sibling) == []
+
+
+def test_vram_formula_inputs() -> None:
+    assert parameter_billions("284B") == 284 and parameter_billions("2.4T") == 2400
+    assert (
+        abs(parameter_billions("350M") - 0.35) < 1e-9 and parameter_billions("Undisclosed") is None
+    )
+    assert (
+        round(expected_vram(70, "bf16"), 6) == 168 and round(expected_vram(235, "NVFP4"), 6) == 141
+    )
+    assert expected_vram(8, "q4_k_m") is None
+
+
+# --- RL551: env values that are not strings ------------------------------------------------
+
+
+def test_env_value_not_string_quotes_the_value_as_javascript_prints_it(tmp_path: Path) -> None:
+    recipe = Fragment("model:\n  base_env:\n    RATIO: 1.0\n    HUGE: 1.0e+21\n")
+    found = findings_by_code(tmp_path, {"models/acme/demo.yaml": recipe})["RL551"]
+    assert sorted(d.hint for d in found) == ['quote it: HUGE: "1e+21"', 'quote it: RATIO: "1"']
+
+
+# --- env maps, by a cheaper walk -----------------------------------------------------------
+
+
+def _plain_env_maps(
+    value: Any, kind: str, pointer: Pointer = ()
+) -> Iterator[tuple[Pointer, dict[str, Any]]]:
+    """Every node visited, scalars included."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = (*pointer, key)
+            if isinstance(item, dict) and (
+                key in layers.ENV_KEYS or layers.is_list_place(kind, here, layers.ENV)
+            ):
+                yield here, item
+            else:
+                yield from _plain_env_maps(item, kind, here)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _plain_env_maps(item, kind, (*pointer, index))
+
+
+@property_profile(300)
+@given(DOCUMENTS, KINDS)
+def test_env_maps_are_those_of_visiting_every_node(data: Any, kind: str) -> None:
+    assert list(env_maps(data, kind)) == list(_plain_env_maps(data, kind))
+
+
+# --- RL553: dates ----------------------------------------------------------------------------
+
+
+def test_an_update_dated_before_the_recipe_was_added_is_an_error_at_date_updated(
+    tmp_path: Path,
+) -> None:
+    dates = "meta:\n  date_added: 2026-01-10\n  date_updated: {}\n"
+    [finding] = findings_of(tmp_path / "a", dates.format("2026-01-08"), "RL553")
+    assert finding.pointer == ("meta", "date_updated")
+    assert finding.severity is Severity.ERROR
+    assert finding.message == "date_updated 2026-01-08 is earlier than date_added 2026-01-10"
+    assert findings_of(tmp_path / "b", dates.format("2026-01-10"), "RL553") == []
+    assert findings_of(tmp_path / "c", dates.format("2026-01-12"), "RL553") == []

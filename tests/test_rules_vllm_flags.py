@@ -1,4 +1,6 @@
-"""RL35x rules over small recipes, run through the real engine (catalog_harness)."""
+"""RL350–RL360 and RL364 (recipelint/rules/vllm_flags.py) over small recipes, run through the
+real engine (catalog_harness). RL364: a flag given the value every release of the document's
+range uses by default."""
 
 from __future__ import annotations
 
@@ -9,7 +11,6 @@ from catalog_harness import CONTEXT, run_example
 from treehelp import Fragment, findings_by_code
 
 from recipelint.diagnostics import Diagnostic
-from recipelint.flags.support import json_key_support
 from recipelint.rulebook.catalog import Example
 
 pytestmark = pytest.mark.skipif(
@@ -112,17 +113,6 @@ def test_a_key_a_release_drops_is_a_warning_there_not_an_error(tmp_path: Path) -
         "declare"
     )
     assert findings(tmp_path, "0.11.1", args) == []
-
-
-def test_a_key_newer_than_a_refusing_release_stays_an_error(tmp_path: Path) -> None:
-    # 0.9.0 builds the speculative config with `cls(**d)` from a plain dataclass: an
-    # undeclared key is a TypeError there, so a key 0.9.0 lacks is refused, not dropped.
-    spec = json_key_support("--speculative-config", ("enforce_eager",), "0.9.0")
-    assert spec[0].status == "rejected"
-    # 0.9.2's SpeculativeConfig is a pydantic dataclass: the same construction drops it.
-    assert json_key_support("--speculative-config", ("enforce_eager",), "0.9.2")[0].status == (
-        "ignored"
-    )
 
 
 def test_an_unknown_key_names_the_releases_that_refuse_and_those_that_drop(
@@ -526,3 +516,19 @@ def test_a_removed_json_key_s_hint_proposes_no_unnamed_replacement(tmp_path: Pat
     [diag] = findings(tmp_path, "0.25.0", args)
     assert diag.code == "RL359"
     assert diag.hint == "deprecated from 0.28.0; drop the key: no release after 0.29.0 declares it"
+
+
+# --- RL364: a flag set to its default ------------------------------------------------------
+
+
+def test_a_value_every_release_of_the_range_defaults_to_is_an_info(tmp_path: Path) -> None:
+    [diag] = findings(tmp_path, "0.17.0", ["--tensor-parallel-size", "1"])
+    assert (diag.code, diag.severity.name) == ("RL364", "INFO")
+    assert diag.message.startswith("`--tensor-parallel-size 1` is what vllm 0.17.0 to ")
+    assert diag.message.endswith(" use when the flag is not given: it changes nothing")
+    assert findings(tmp_path, "0.17.0", ["--tensor-parallel-size", "2"]) == []
+
+
+def test_a_value_whose_default_changes_in_the_range_is_not_reported(tmp_path: Path) -> None:
+    # 0.92 is the default from 0.10 on, until the newest releases choose it at start-up.
+    assert findings(tmp_path, "0.20.0", ["--gpu-memory-utilization", "0.92"]) == []

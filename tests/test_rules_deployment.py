@@ -1,5 +1,6 @@
-"""RL380–RL383 (recipelint.rules.deployment) and RL554's precision band: where each finding is
-placed, what it says, what stays silent, and the command line on a small tree."""
+"""RL380–RL383 (recipelint.rules.deployment): where each finding is placed, what it says, what
+stays silent, and the command line on a small tree; the ranks of an emitter's tokens, kept
+per token list, are what the plain computation gives."""
 
 from __future__ import annotations
 
@@ -7,16 +8,17 @@ import contextlib
 import io
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+from propertyprofile import property_profile
+from rulehelp import MULTI_NODE
+from rulehelp import findings_of as _findings
 from treehelp import Fragment, build_tree, context_text, findings_by_code
 
 from recipelint.cli import main
-from recipelint.diagnostics import Diagnostic
-
-MULTI_NODE = "compatible_strategies: [single_node_tp, multi_node_tp, single_node_dep]\n"
-
-
-def _findings(tmp_path: Path, recipe: str, code: str) -> list[Diagnostic]:
-    return findings_by_code(tmp_path, {"models/acme/demo.yaml": Fragment(recipe)}).get(code, [])
+from recipelint.flags.catalog import newest_catalog
+from recipelint.resolve.deployment import ranks_of
+from recipelint.rules.deployment import _Shared
 
 
 def test_a_strategys_own_tensor_size_that_leaves_a_multi_node_world_short_is_reported(
@@ -157,68 +159,6 @@ def test_the_command_line_reports_the_deployment_rules_on_a_small_tree(tmp_path:
     assert "RL380 error" in text and "models/acme/demo.yaml" in text
 
 
-# --- RL554 ------------------------------------------------------------------------------------
-
-
-def _rl554(tmp_path: Path, variants: str, params: str = "8B") -> list[Diagnostic]:
-    recipe = (
-        f"model:\n  parameter_count: '{params}'\n  active_parameters: '{params}'\n"
-        f"variants:\n{variants}"
-    )
-    return _findings(tmp_path, recipe, "RL554")
-
-
-def test_the_band_follows_the_variants_precision(tmp_path: Path) -> None:
-    # 8B at 4 bits: the formula is 4.8 GB; a 4-bit checkpoint may need up to 3x that.
-    four_bit = "  default:\n    precision: int4\n    vram_minimum_gb: 12\n"
-    assert _rl554(tmp_path / "a", four_bit) == []
-    # 8B in bf16: 19.2 GB by the formula; 16-bit weights leave no room for 2.5x.
-    [wide] = _rl554(tmp_path / "b", "  default:\n    precision: bf16\n    vram_minimum_gb: 40\n")
-    assert "a bf16 checkpoint needs 16–29 GB" in wide.message
-
-
-def test_a_variant_serving_its_own_checkpoint_is_judged_unless_it_names_another_size(
-    tmp_path: Path,
-) -> None:
-    own = (
-        "  default:\n    precision: bf16\n    vram_minimum_gb: 20\n"
-        "  fp8:\n    model_id: acme/demo-FP8\n    precision: fp8\n    vram_minimum_gb: 40\n"
-    )
-    [finding] = _rl554(tmp_path / "a", own)
-    assert finding.pointer == ("variants", "fp8", "vram_minimum_gb")
-    sibling = (
-        "  default:\n    precision: bf16\n    vram_minimum_gb: 20\n"
-        "  small:\n    model_id: acme/demo-1.5B\n    precision: bf16\n    vram_minimum_gb: 4\n"
-    )
-    assert _rl554(tmp_path / "b", sibling) == []
-
-
-# --- the language server's hover --------------------------------------------------------------
-
-
-def test_the_hover_summary_is_the_deployment_of_the_rendered_command() -> None:
-    from treehelp import tree_in_memory
-
-    from recipelint.lsp import library
-    from recipelint.rulebook.examples import merged_document
-
-    rel = "models/acme/demo.yaml"
-    text = merged_document(rel, MULTI_NODE + "variants:\n  default:\n    tp: 2\n")
-    tree, doc = tree_in_memory(rel, text)
-    lines = library.deployment_lines(tree, doc, "default", "h200", "single_node_tp")
-    assert lines[:3] == [
-        "single_node_tp on h200: 1 node × 8 GPUs",
-        "GPUs: 2 used of 8 allotted (TP 2)",
-        "platform: cuda, host x86_64",
-    ]
-    trays = library.deployment_lines(tree, doc, "default", "gb200", "multi_node_tp")
-    assert trays[:2] == [
-        "multi_node_tp on gb200: 2 nodes × 4 GPUs",
-        "GPUs: 8 used of 8 allotted (TP 8)",
-    ]
-    assert "platform: cuda, host aarch64" in trays
-
-
 def test_extending_a_deployment_problem_to_another_hardware_changes_its_fingerprint(
     tmp_path: Path,
 ) -> None:
@@ -239,3 +179,22 @@ def test_extending_a_deployment_problem_to_another_hardware_changes_its_fingerpr
     )["RL381"]
     assert "`h100`" in after.message and "`h100`" not in before.message
     assert fingerprint(before, tmp_path / "a") != fingerprint(after, tmp_path / "b")
+
+
+TOKENS = st.lists(
+    st.sampled_from(
+        ["--tensor-parallel-size", "-tp", "--data-parallel-size", "--enable-expert-parallel"]
+        + ["2", 2, 2.0, True, "", 0, "--tensor-parallel-size=4", "--no-enable-expert-parallel"]
+    ),
+    max_size=6,
+)
+
+
+@property_profile(300)
+@given(st.lists(TOKENS, min_size=1, max_size=4))
+def test_emitter_ranks_are_ranks_of(lists: list[list[object]]) -> None:
+    shared = _Shared.__new__(_Shared)
+    shared._ranks = {}
+    flags = newest_catalog()
+    for tokens in lists + lists:  # asked again, from the kept answers
+        assert repr(shared.emitter_ranks(tokens, flags)) == repr(ranks_of(tokens, flags))

@@ -1,18 +1,23 @@
-"""RL604–RL606: the options of the guide's own `vllm serve` commands, read against the flag catalogs."""
+"""RL601–RL606 (recipelint/rules/guide.py): what a recipe's guide says, read against the recipe
+and the flag catalogs.
+
+RL604–RL606: the options of the guide's own `vllm serve` commands, read against the flag
+catalogs; RL603: which other checkpoints a guide may serve without the recipe offering them;
+and each guide is read once per check.
+"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from rulehelp import findings_of
 from treehelp import Fragment, findings_by_code
 
+from recipelint.check import engine
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.flags.support import first_with, value_support
-from recipelint.read.load import parse_yaml
-from recipelint.rules.guide_flags import CommandJudge
+from recipelint.read.tree import load_tree
+from recipelint.rules import guide
 from recipelint.rules.guide_shell import guide_commands
 
 RECIPE = "models/acme/demo.yaml"
@@ -115,15 +120,6 @@ def test_other_commands_placeholders_and_other_languages_are_not_read(tmp_path: 
     assert found["RL605"] == found["RL606"] == []
 
 
-def test_commands_are_found_in_shell_blocks_and_prose_spans_only() -> None:
-    guide = (
-        "Start with `vllm serve a/b --max-model-len 10`.\n\n```text\nvllm serve a/b --x\n```\n"
-        "```console\n$ vllm serve a/b -tp 2\n```"
-    )
-    commands = [[t.text for t in c.args] for c in guide_commands(guide)]
-    assert commands == [["a/b", "-tp", "2"], ["a/b", "--max-model-len", "10"]]
-
-
 def test_a_server_image_reads_the_words_after_it_without_serve_own_refusals(
     tmp_path: Path,
 ) -> None:
@@ -150,24 +146,6 @@ def test_vllm_serve_itself_refuses_model_as_an_option_where_the_release_does(
     [finding] = _findings(tmp_path, body, "0.10.0")["RL605"]
     assert _written(tmp_path, finding) == "--model"
     assert "which vLLM 0.10.0 refuses (with `vllm serve`" in finding.message
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    st.lists(
-        st.sampled_from(
-            ["vllm serve", "docker run", "vllm/vllm-openai:x", "-m", "--", "-", "\\\n", "'", '"']
-            + ["`", "```bash\n", "\n", "--max-model-len", "=", "-cc.mode", "--x_y", "{", "$A", " "]
-        ),
-        max_size=30,
-    )
-)
-def test_any_guide_text_is_read_without_a_traceback(parts: list[str]) -> None:
-    guide = "".join(parts)
-    doc = parse_yaml(json.dumps({"model": {"min_vllm_version": "0.9.0"}, "guide": guide}))
-    for command in guide_commands(guide):
-        for package in ("vllm", "vllm-omni"):
-            [v.placed(doc) for v in CommandJudge("0.9.0", package).findings(command)]
 
 
 def test_a_short_unknown_option_gets_no_far_fetched_did_you_mean(tmp_path: Path) -> None:
@@ -323,3 +301,92 @@ def test_a_guide_hint_says_what_acts_on_each_shape_of_refusal(tmp_path: Path) ->
     assert finding.hint == (
         "raise min_vllm_version past 0.32.0, or write the form every release from 0.16.0 on accepts"
     )
+
+
+# --- one reading of each guide -------------------------------------------------------------
+
+
+def test_a_guide_is_read_once_and_not_kept_past_a_few_recent_ones(embedded_tree: Path) -> None:
+    tree = load_tree(embedded_tree)
+    guided = [doc for doc in tree.recipes if doc.usable and guide.guide_text(doc)]
+    guide._recent_facts.cache_clear()
+    engine.run_checks(tree)
+    info = guide._recent_facts.cache_info()
+    assert guided and info.hits + info.misses == len(guided)
+    assert info.currsize <= 8
+
+
+# --- RL603: a checkpoint the recipe does not offer -----------------------------------------
+
+
+def _rl603(tmp_path: Path, served_in_guide: str) -> list[str]:
+    text = (
+        'model:\n  model_id: acme/Demo-7B\n  min_vllm_version: "0.20.0"\n'
+        "variants:\n  fp8:\n    model_id: newpub/Demo-7B-FP8\n"
+        f"guide: |\n  ```bash\n  vllm serve {served_in_guide}\n  ```\n"
+    )
+    found = findings_by_code(tmp_path, {RECIPE: Fragment(text)})
+    return [d.message for d in found.get("RL603", [])]
+
+
+def test_the_old_publisher_of_a_moved_variant_is_reported(tmp_path: Path) -> None:
+    """The variant moved from oldpub to newpub; the guide still serves oldpub's checkpoint."""
+    [message] = _rl603(tmp_path / "a", "oldpub/Demo-7B-FP8")
+    assert "`vllm serve oldpub/Demo-7B-FP8`" in message
+
+
+def test_the_served_models_own_quantisations_and_base_builds_are_exempt(
+    tmp_path: Path,
+) -> None:
+    assert _rl603(tmp_path / "a", "acme/Demo-7B-AWQ") == []
+    assert _rl603(tmp_path / "b", "newpub/Demo-7B-FP8") == []
+
+
+# --- RL601, RL602: the guide's Python client -------------------------------------------------
+
+
+CLIENT = """\
+guide: |
+  ## Using the API
+
+  ```python
+  from openai import OpenAI
+
+  client = OpenAI()
+  reply = client.chat.completions.create(
+      model="{model}",
+      messages=[{{"role": "user", "content": "Hello"}}{close}
+  )
+  ```
+"""
+
+
+def test_a_python_block_that_does_not_parse_is_reported_at_its_first_line(
+    tmp_path: Path,
+) -> None:
+    broken = CLIENT.format(model="acme/demo", close="")
+    [finding] = findings_of(tmp_path / "a", broken, "RL601")
+    assert finding.pointer == ("guide",)
+    assert finding.span.line == _line_of(tmp_path / "a", "from openai import OpenAI")
+    assert finding.message.startswith("python block in the guide does not parse: ")
+    assert finding.hint == "fix the snippet; mark illustrative fragments as ```text"
+    assert findings_of(tmp_path / "b", CLIENT.format(model="acme/demo", close="],"), "RL601") == []
+    text_block = 'guide: |\n  ```text\n  client.create(model="x"\n  ```\n'
+    assert findings_of(tmp_path / "c", text_block, "RL601") == []
+
+
+def test_a_client_model_no_command_serves_is_reported_at_the_name(tmp_path: Path) -> None:
+    unknown = CLIENT.format(model="acme/demo-Instruct", close="],")
+    [finding] = findings_of(tmp_path / "a", unknown, "RL602")
+    assert finding.pointer == ("guide",)
+    assert finding.span.line == _line_of(tmp_path / "a", 'model="acme/demo-Instruct"')
+    assert finding.message == (
+        "the guide's client asks for model `acme/demo-Instruct`, which no command of this "
+        "recipe serves: the server answers 404"
+    )
+    assert finding.hint == "pass one of the served names: `acme/demo`"
+    served = CLIENT.format(model="acme/demo", close="],")
+    assert findings_of(tmp_path / "b", served, "RL602") == []
+    variant = "variants:\n  fp8:\n    model_id: acme/demo-FP8\n    precision: fp8\n"
+    variant += "    vram_minimum_gb: 10\n" + CLIENT.format(model="acme/demo-FP8", close="],")
+    assert findings_of(tmp_path / "c", variant, "RL602") == []

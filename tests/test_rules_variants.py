@@ -1,0 +1,92 @@
+"""RL501–RL503 (recipelint/rules/variants.py): a variant's checkpoint, precision and draft model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rulehelp import findings_of
+from treehelp import BlockYaml, checked
+
+from recipelint.rules.variants import precision_words
+
+
+def test_precision_words_in_draft_names() -> None:
+    assert precision_words("nvidia/Model-30B-A3B-NVFP4-DSpark") == {"nvfp4"}
+    assert precision_words("RedHatAI/Model-speculator.eagle3") == set()
+    assert precision_words("org/Model-W8A8-eagle") == {"int8"}
+
+
+def test_draft_named_for_a_quantised_checkpoint(tmp_path) -> None:
+    config = '{"method":"eagle3","model":"acme/demo-FP8-eagle3","num_speculative_tokens":3}'
+    data = {
+        "meta": {
+            "title": "Demo",
+            "slug": "demo",
+            "provider": "Acme",
+            "description": "Demo.",
+            "date_added": "2026-01-10",
+            "date_updated": "2026-01-12",
+            "tasks": ["text"],
+        },
+        "model": {"model_id": "acme/demo", "min_vllm_version": "0.20.0", "parameter_count": "8B"},
+        "features": {
+            "spec_decoding": {"description": "x", "args": ["--speculative-config", config]}
+        },
+        "variants": {
+            "default": {"precision": "bf16", "vram_minimum_gb": 20},
+            "fp8": {"model_id": "acme/demo-FP8", "precision": "fp8", "vram_minimum_gb": 10},
+        },
+        "compatible_strategies": ["single_node_tp"],
+    }
+    documents = {"models/acme/demo.yaml": BlockYaml(data)}
+    messages = [d.message for d in checked(tmp_path, documents) if d.code == "RL501"]
+    # The FP8 draft reaches the bf16 default variant (precision word) and nothing else.
+    assert (
+        len(messages) == 1 and "to variant `default`" in messages[0] and "fp8 draft" in messages[0]
+    )
+
+
+FUSED_DRAFT = """\
+features:
+  spec_decoding:
+    description: Speculative decoding
+    default_mode: mtp
+    modes:
+      mtp:
+        label: MTP
+        args: ["--speculative-config", '{"method":"mtp","num_speculative_tokens":1}']
+      dspark:
+        label: DSpark
+        variants: [dspark]
+        args: ["--speculative-config", '{"method":"dspark","num_speculative_tokens":5}']
+variants:
+  dspark:
+    model_id: "acme/demo-DSpark"
+    label: "DSpark"
+    precision: bf16
+    vram_minimum_gb: 22
+"""
+
+
+def test_a_fused_draft_variant_without_default_modes_is_reported_at_the_variant(
+    tmp_path: Path,
+) -> None:
+    [finding] = findings_of(tmp_path / "a", FUSED_DRAFT, "RL502")
+    assert finding.pointer == ("variants", "dspark")
+    assert finding.message.startswith(
+        "variant `dspark` serves a checkpoint with a fused dspark draft, but sets no default_modes"
+    )
+    assert finding.hint == "add `default_modes: {spec_decoding: dspark}` to the variant"
+    selected = FUSED_DRAFT + "    default_modes:\n      spec_decoding: dspark\n"
+    assert findings_of(tmp_path / "b", selected, "RL502") == []
+
+
+def test_a_feature_keyed_mtp_is_reported_at_the_key(tmp_path: Path) -> None:
+    feature = "features:\n  {}:\n    description: MTP\n"
+    feature += '    args: ["--speculative-config", \'{{"method":"mtp"}}\']\n'
+    [finding] = findings_of(tmp_path / "a", feature.format("mtp"), "RL503")
+    assert finding.pointer == ("features", "mtp")
+    assert finding.message == (
+        "feature key `mtp` was retired: the site and tools look for `spec_decoding`"
+    )
+    assert findings_of(tmp_path / "b", feature.format("spec_decoding"), "RL503") == []
