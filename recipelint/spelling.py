@@ -10,7 +10,6 @@ word's tail written out or cut short.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -72,6 +71,5 @@ def close_flags(catalog: Catalog, spelled: str, limit: int = 3) -> list[str]:
     key = catalog.option_key(spelled)
     found = closest_flags(catalog, spelled, limit)
     if not found:
-        pool = [o for o in catalog.option_strings() if o.startswith("--")]
-        found = difflib.get_close_matches(key, pool, n=limit, cutoff=0.6)
+        found = catalog.close_options(key, limit, 0.6)
     return tight_matches(key, found)

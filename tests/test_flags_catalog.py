@@ -361,3 +361,16 @@ def test_flags_history_names_each_default() -> None:
     assert result.exit_code == 0
     assert "default 0.9" in result.output and "default 0.92" in result.output
     assert "default null" in result.output
+
+
+def test_close_options_are_difflibs_and_kept_per_catalog() -> None:
+    import difflib
+
+    cat = load_catalog("0.11.0")
+    pool = [o for o in cat.option_strings() if o.startswith("--")]
+    first = cat.close_options("--tensor-paralel-size", 3, 0.6)
+    assert first == difflib.get_close_matches("--tensor-paralel-size", pool, 3, 0.6)
+    first.append("--changed-by-the-caller")
+    again = cat.close_options("--tensor-paralel-size", 3, 0.6)
+    assert again == first[:-1]  # the kept answer is the catalog's, not the caller's list
+    assert cat.close_options("--tensor-paralel-size", 3, 0.99) == []  # its own cutoff

@@ -150,6 +150,10 @@ class Catalog:
     # Caches of answers derived from the fields above (not part of a catalog's value).
     _lookups: dict[str, Lookup] = field(default_factory=dict, repr=False, compare=False)
     _shorthand: list[str | None] = field(default_factory=list, repr=False, compare=False)
+    # Did-you-mean candidates by (key, cutoff, limit): recipes repeat an unknown option.
+    _close: dict[tuple[str, float, int], list[str]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Catalog:
@@ -171,6 +175,17 @@ class Catalog:
     def option_strings(self) -> list[str]:
         """Every option string this release's `serve` accepts literally."""
         return sorted(self._options)
+
+    def close_options(self, key: str, limit: int, cutoff: float) -> list[str]:
+        """difflib's closest long options to the option string ``key``, closest first."""
+        wanted = (key, cutoff, limit)
+        found = self._close.get(wanted)
+        if found is None:
+            import difflib
+
+            pool = [o for o in self.option_strings() if o.startswith("--")]
+            found = self._close[wanted] = difflib.get_close_matches(key, pool, limit, cutoff)
+        return list(found)
 
     def flag(self, canonical: str) -> FlagSpec | None:
         return self.flags.get(canonical)
@@ -442,8 +457,4 @@ def value_span(flag: str, value: str, package: str = "vllm") -> tuple[str, str] 
 
 def closest_flags(catalog: Catalog, spelled: str, limit: int = 3) -> list[str]:
     """Did-you-mean candidates among this release's option strings."""
-    import difflib
-
-    key = catalog.option_key(spelled)
-    pool = [o for o in catalog.option_strings() if o.startswith("--")]
-    return difflib.get_close_matches(key, pool, n=limit, cutoff=0.75)
+    return catalog.close_options(catalog.option_key(spelled), limit, 0.75)
