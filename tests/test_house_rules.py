@@ -67,3 +67,22 @@ def test_the_pre_commit_ruff_hooks_check_every_file_with_the_pinned_ruff() -> No
         hook = hooks[hook_id]
         assert "files" not in hook and "exclude" not in hook, hook_id  # as the tests above
         assert hook["additional_dependencies"] == [f"ruff=={_test_extra()['ruff']}"], hook_id
+
+
+LONG_MODULE = 600
+REASON = "It is long because"
+
+
+def test_a_long_module_says_why_at_its_top() -> None:
+    # One job per module: a module past about 600 lines says, in its docstring, why its
+    # job does not split.
+    import ast
+
+    unexplained = []
+    for path in sorted((ROOT / "recipelint").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > LONG_MODULE:
+            doc = ast.get_docstring(ast.parse(text)) or ""
+            if REASON not in " ".join(doc.split()):
+                unexplained.append(str(path.relative_to(ROOT)))
+    assert unexplained == []

@@ -1,5 +1,8 @@
 """Runs every stage of `recipelint check` over a tree and returns its diagnostics.
 
+It is long because combining the stages' findings (root causes, schema against rule
+precedence, suppressions and unused ones) is one policy, applied in one place.
+
 The stages run in this order: rendering starts first (in forked helpers when ``jobs`` > 1),
 then the rule checks, then schema validation, then this process joins the rendering. The
 rules run before the schema so that their indexes are freed before this process renders.

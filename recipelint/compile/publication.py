@@ -1,5 +1,9 @@
 """What a tree publishes, planned once for both commands.
 
+It is long because it is upstream's recipe pipeline in upstream's order (tree-wide files,
+renderings, promotion, models index, quickstart), which the parity tests hold as a whole;
+output paths and the output map are their own modules.
+
 `check` and `compile` both go through this layer: the tree-wide files, each recipe's
 renderings (through :mod:`recipelint.resolve`), its promoted variants and parent document,
 models.json and quickstart, and the findings that rendering reveals (RL70x/RL71x, RL018).

@@ -1,5 +1,9 @@
 """`recipelint check --fix` / `--diff`: safe fixes as minimal text edits that keep everything else.
 
+It is long because every autofixable code has its fixer here, sharing the text-edit
+primitives and the re-read that verifies each fix; structural and typography fixes are their
+own modules.
+
 Token fixes (a flag's spelling, a repeated flag, an env value) are *text edits* at the exact
 source positions the loader records for the finding's pointer (libyaml marks: start and end
 of every node and key). Structural fixes, which rename or insert mapping keys, are written

@@ -1,5 +1,8 @@
 """Build a flag catalog for one vLLM (or vllm-omni) release by reading its sources.
 
+It is long because it follows how vLLM builds its parser across every catalogued release,
+each era's shape a branch; the interpreter it runs is recipelint.flags.interp.
+
 Entry point: :func:`extract_catalog`. The catalog format is described in
 ``docs/flags.md``; :mod:`recipelint.flags.catalog` reads it back.
 """

@@ -1,5 +1,8 @@
 """Which platforms (and CUDA generations) can run each attention backend and quantization method.
 
+It is long because each vLLM era names its backends and their capabilities its own way (an
+enum or `_Backend`, priority lists, capability checks), and each needs its reader.
+
 Read statically from a vLLM release, as the flag and environment catalogs are:
 
 - attention backends are the members of the release's backend enum

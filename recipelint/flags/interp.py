@@ -1,5 +1,8 @@
 """A tiny abstract interpreter for the code that builds ``vllm serve``'s parser.
 
+It is long because an abstract interpreter needs one case per Python construct that vLLM's
+parser-building code uses.
+
 vLLM builds its parser imperatively: ``subparser_init`` -> ``make_arg_parser``
 -> ``FrontendArgs.add_cli_args`` / ``EngineArgs.add_cli_args``, which call
 ``parser.add_argument(...)`` with literal keywords or with ``**kwargs`` tables

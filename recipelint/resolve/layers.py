@@ -1,5 +1,8 @@
 """The argument and environment layers of a recipe's commands: where each list lives, its scope, the join order.
 
+It is long because it is the one statement of the layer model (every place, its scope, the
+join order) and of the walks that read it: split, the model would have two homes.
+
 Upstream's order: docs/upstream-behaviour.md#layer-order (args) and #env-layers.
 
 Upstream builds a `vllm serve` command by concatenating lists found at fixed places of

@@ -1,5 +1,7 @@
 """RL300–RL339: vLLM flags and arguments, per list and across the layers of one command.
 
+It is long because RL300-RL339 read the same per-list and per-command views of the tokens.
+
 Upstream joins every layer's list into one flat argv and then runs a last-wins
 dedupe keyed on the exact flag text (docs/upstream-behaviour.md#last-wins-dedupe).  Anything that dedupe cannot see as
 "the same flag" — `--x=v` against `--x v`, `--max_model_len` against

@@ -1,5 +1,8 @@
 """RL380–RL383: the deployment a rendered command makes (recipelint.resolve.deployment).
 
+It is long because RL380-RL383 share one planning pass over the combinations, and its memos;
+the deployment model itself is recipelint.resolve.deployment.
+
 For the combinations the compiler renders, the deployment model says how many ranks the
 command starts against the GPUs its strategy allots (RL380), which architecture and platform
 its image is built for against the hardware it lands on (RL381), and whether the weights and

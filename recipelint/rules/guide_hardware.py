@@ -1,5 +1,9 @@
 """RL607: a guide command judged for the hardware its section is written for.
 
+It is long because telling which hardware a guide section is about (taxonomy words,
+generations, brands, platforms) and judging its commands for that hardware are one rule,
+RL607.
+
 A guide groups its commands under headings and paragraphs such as "## AMD MI355X" or
 "### On Blackwell". A command there is meant for that hardware, so what it selects is
 judged for it as RL370-RL373 judge a recipe's commands (recipelint.rules.backends:

@@ -1,5 +1,8 @@
 """RL2xx: names that must resolve to something else in the tree.
 
+It is long because RL2xx is one family of name lookups sharing the tree's indexes of
+hardware, strategies, features, modes and models; each check in it is short.
+
 Upstream never validates these (docs/upstream-behaviour.md#unvalidated-references): an unknown hardware id, strategy, feature
 or mode is silently ignored or rendered with a fallback.  The feature-mode
 checks mirror ``validateFeatureModes``, the one validator that does abort the

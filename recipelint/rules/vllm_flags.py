@@ -1,5 +1,9 @@
 """RL35x: `vllm serve` flags and values checked against the committed per-release catalogs.
 
+It is long because the RL35x family is one reading of an argument list (token, spelling,
+value, JSON sub-keys, per release) whose findings share that reading; the per-release
+verdicts themselves live in recipelint.flags.support.
+
 Every argument list at a place resolve.layers declares (recipes, strategy and kv_store
 files, the taxonomy's kv_offload options) is read token by token the way vLLM's parser
 reads argv. Flags and values are judged by two catalogs: the one of the document's

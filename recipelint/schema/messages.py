@@ -1,4 +1,8 @@
 """Error messages: every schema error (recipelint.schema.errors) becomes one Diagnostic at an
+
+It is long because each JSON Schema keyword has its own wording and its own place (key,
+value or mapping), and the anyOf/oneOf reduction shares their walk of the schema.
+
 exact place.
 
 An unknown key points at the key, a wrong value at the value, a missing key at the mapping

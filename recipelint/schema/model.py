@@ -1,5 +1,9 @@
 """The recipe-tree format (pydantic v2): the one source of the JSON Schemas in schemas/.
 
+It is long because it is the whole format: one model per mapping of five document kinds,
+each field with the title and description the schemas carry; split by kind, the definitions
+every kind shares (versions, dates, argument lists) would have no home.
+
 Every document kind (recipe, strategy, kv_store, taxonomy, platforms) is a model here:
 strict types (no coercion of "8" to 8), unknown keys forbidden, explicit nulls rejected
 unless a field allows null, and each field's title and description, which the JSON

@@ -1,5 +1,8 @@
 """Tree overlays: the schema extensions a tree declares next to its data, read and merged.
 
+It is long because overlays come from three sources (files, inline TOML tables, paths in
+TOML) and the add-only merge explains every refusal at its source position.
+
 <tree>/schemas/<name>.schema.json|yaml|yml and the ``schema`` table of the tree's
 configuration (inline TOML tables or overlay file paths) are merged into the built-in
 schema add-only (docs/schemas.md): an overlay may add properties and keywords at places
