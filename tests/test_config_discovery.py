@@ -22,15 +22,8 @@ from recipelint.check.checking import (
     show_settings,
     tree_config,
 )
-from recipelint.configuration.config import (
-    Config,
-    ConfigError,
-    ConfigFileError,
-    describe_settings,
-    discover_config_file,
-    load_config,
-    settings,
-)
+from recipelint.configuration.config import Config, describe_settings, load_config, settings
+from recipelint.read.configfile import ConfigError, ConfigFileError, discover_config_file
 
 RECIPE = "models/acme/demo.yaml"
 LEGACY = "models/legacy/old.yaml"

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from catalog_harness import build_context
 
-from recipelint.configuration.config import ConfigError, load_config
+from recipelint.configuration.config import load_config
 from recipelint.diagnostics import Severity
+from recipelint.read.configfile import ConfigError
 from recipelint.read.load import LoadLimits
 
 PROBE = textwrap.dedent(

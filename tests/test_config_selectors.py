@@ -8,8 +8,9 @@ import pytest
 from catalog_harness import build_context
 
 from recipelint.cli import main
-from recipelint.configuration.config import ConfigError, load_config
+from recipelint.configuration.config import load_config
 from recipelint.configuration.selectors import parse_code_selectors
+from recipelint.read.configfile import ConfigError
 
 
 def test_comma_lists_are_split_trimmed_and_upper_cased() -> None:

@@ -436,7 +436,7 @@ def test_the_workflow_runs_for_every_file_that_changes_a_finding() -> None:
     """The pull_request filter covers what the check reads: the tree's files, the
     configuration files discovery looks for, schema overlays, quickstart files (the
     rendering stage checks them) and the workflow itself."""
-    from recipelint.configuration.config import CONFIG_FILES, OVERLAY_FOLDER
+    from recipelint.read.configfile import CONFIG_FILES, OVERLAY_FOLDER
     from recipelint.read.revision import TREE_ENTRIES
 
     text = WORKFLOW.read_text(encoding="utf-8")

@@ -120,7 +120,7 @@ def test_limit_message_names_the_configured_value(
     ],
 )
 def test_invalid_limits_are_a_configuration_error(tmp_path: Path, setting: str) -> None:
-    from recipelint.configuration.config import ConfigError
+    from recipelint.read.configfile import ConfigError
 
     tree_with(tmp_path, setting, {})
     with pytest.raises(ConfigError) as caught:

@@ -14,8 +14,8 @@ import yaml
 from treehelp import BlockYaml, base_recipe, build_tree, check_tree, write_documents
 
 from recipelint.cli import main
-from recipelint.configuration.config import ConfigError, load_config
-from recipelint.read.configfile import NO_OVERLAY
+from recipelint.configuration.config import load_config
+from recipelint.read.configfile import NO_OVERLAY, ConfigError
 from recipelint.read.load import load_document
 from recipelint.schema.overlay import tree_overlay
 from recipelint.schema.validators import fast_validator_for, known_valid, validator_for

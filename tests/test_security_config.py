@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from catalog_harness import CONTEXT, build_context
 
-from recipelint.configuration.config import ConfigError, load_config
+from recipelint.configuration.config import load_config
+from recipelint.read.configfile import ConfigError
 
 HOSTILE_CONFIGS = {
     "tool-not-a-table": "tool = 1\n",

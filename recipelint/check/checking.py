@@ -21,15 +21,17 @@ from typing import TYPE_CHECKING, Any
 from recipelint.configuration.config import (
     COMMAND_LINE,
     Config,
-    ConfigError,
-    ConfigFileError,
     describe_settings,
-    discover_config_file,
     load_config,
-    read_explicit_config,
     tree_overlay_with,
 )
 from recipelint.diagnostics import Diagnostic
+from recipelint.read.configfile import (
+    ConfigError,
+    ConfigFileError,
+    discover_config_file,
+    read_explicit_config,
+)
 from recipelint.read.tree import find_tree_root
 from recipelint.report.baseline import (
     BaselineError,

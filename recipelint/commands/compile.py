@@ -157,7 +157,8 @@ def compile_command(
 
     from recipelint.collector import few_full_collections
     from recipelint.compile.compilerun import CompileRun, read_tree
-    from recipelint.configuration.config import ConfigError, load_config
+    from recipelint.configuration.config import load_config
+    from recipelint.read.configfile import ConfigError
 
     try:
         config = load_config(tree)

@@ -46,7 +46,7 @@ def schema_command(
             raise click.UsageError("--config applies to a tree's overlays: give --tree PATH too")
         click.echo(builtin_schema_text(kind), nl=False)
         return
-    from recipelint.configuration.config import ConfigError, ConfigFileError
+    from recipelint.read.configfile import ConfigError, ConfigFileError
 
     try:
         text = tree_schema_text(kind, tree, config_file)

@@ -48,43 +48,14 @@ from pathlib import Path
 from typing import Any
 
 from recipelint.diagnostics import Severity, display_path
-
-# Re-exported: callers find the configuration's names here.
 from recipelint.read.configfile import (
-    CONFIG_FILES as CONFIG_FILES,
-)
-from recipelint.read.configfile import (
-    NO_OVERLAY as NO_OVERLAY,
-)
-from recipelint.read.configfile import (
-    OVERLAY_FOLDER as OVERLAY_FOLDER,
-)
-from recipelint.read.configfile import (
-    ConfigError as ConfigError,
-)
-from recipelint.read.configfile import (
-    ConfigFile as ConfigFile,
-)
-from recipelint.read.configfile import (
-    ConfigFileError as ConfigFileError,
-)
-from recipelint.read.configfile import (
-    TreeOverlay as TreeOverlay,
-)
-from recipelint.read.configfile import (
-    config_diagnostic as config_diagnostic,
-)
-from recipelint.read.configfile import (
-    discover_config_file as discover_config_file,
-)
-from recipelint.read.configfile import (
-    discovery_folders as discovery_folders,
-)
-from recipelint.read.configfile import (
-    locate as locate,
-)
-from recipelint.read.configfile import (
-    read_explicit_config as read_explicit_config,
+    NO_OVERLAY,
+    OVERLAY_FOLDER,
+    ConfigError,
+    ConfigFile,
+    TreeOverlay,
+    discover_config_file,
+    read_explicit_config,
 )
 from recipelint.read.load import LoadLimits
 

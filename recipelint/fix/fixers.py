@@ -648,7 +648,7 @@ def fix_paths(
 ) -> Changes:
     """Fix the named files of each tree (the rest of the tree is context), writing them if ``write``."""
     from recipelint.check.checking import CheckOptions, tree_config
-    from recipelint.configuration.config import ConfigError
+    from recipelint.read.configfile import ConfigError
 
     changes = Changes()
     for root, targets in groups.items():

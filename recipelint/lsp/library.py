@@ -15,7 +15,7 @@ from typing import Any
 
 from recipelint.check.checking import CheckOptions, tree_config
 from recipelint.check.engine import SUPPRESSION, run_checks
-from recipelint.configuration.config import Config, ConfigError
+from recipelint.configuration.config import Config
 from recipelint.diagnostics import Diagnostic, Severity, Span
 from recipelint.flags.catalog import (
     Catalog,
@@ -27,6 +27,7 @@ from recipelint.flags.catalog import (
     version_key,
 )
 from recipelint.flags.support import DefaultEra, default_eras
+from recipelint.read.configfile import ConfigError
 from recipelint.read.load import Document, LoadLimits, load_document, parse_yaml, value_at
 from recipelint.read.tree import RecipeTree, find_tree_root, load_tree, recipe_hf_id
 from recipelint.rulebook.catalog import RuleInfo, load_rulebook, rule_url
