@@ -282,6 +282,47 @@ def test_variant_minimum_raises_the_baseline(tmp_path: Path) -> None:
     assert codes(findings(tmp_path, "0.9.0", ["--async-scheduling"], variants)) == ["RL358"]
 
 
+def _spec_mode(min_versions: dict[str, str | None]) -> str:
+    """A recipe tail: a `spec` feature whose `draft` mode sets a speculative-config key of
+    vllm 0.21.0 and is offered to the listed variants, each with its own minimum (or none)."""
+    lines = ["variants:"]
+    for key, version in min_versions.items():
+        lines.append(f"  {key}:\n    precision: fp8")
+        if version:
+            lines.append(f'    min_vllm_version: "{version}"')
+    offered = ", ".join(k for k in min_versions if k != "default")
+    lines += [
+        "features:",
+        "  spec:",
+        "    default_mode: plain",
+        "    modes:",
+        "      plain:",
+        "        args: []",
+        "      draft:",
+        f"        variants: [{offered}]",
+        "        args:",
+        '          - "--speculative-config"',
+        """          - '{"method":"mtp","num_speculative_tokens":2,"draft_sample_method":"greedy"}'""",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def test_mode_confined_to_variants_is_judged_at_their_lowest_minimum(tmp_path: Path) -> None:
+    """`draft_sample_method` arrived in 0.21.0. A mode offered only to variants whose own
+    min_vllm_version is newer never renders on the model's 0.20.0 (DeepSeek-V4-Pro's dspark)."""
+    modes = _spec_mode({"default": None, "fast": "0.25.0", "faster": "0.26.0"})
+    assert findings(tmp_path, "0.20.0", [], modes) == []
+    # One listed variant without a minimum of its own runs it on the model's 0.20.0.
+    modes = _spec_mode({"default": None, "fast": "0.25.0", "slow": None})
+    [diag] = findings(tmp_path, "0.20.0", [], modes)
+    assert diag.code == "RL358" and diag.pointer[:4] == ("features", "spec", "modes", "draft")
+    assert diag.message.endswith("needs vllm 0.21.0 or newer, but min_vllm_version is 0.20.0")
+    # Listed variants' minimums below the key: the lowest of them is named.
+    modes = _spec_mode({"default": None, "fast": "0.20.1", "faster": "0.26.0"})
+    [diag] = findings(tmp_path, "0.20.0", [], modes)
+    assert diag.code == "RL358" and diag.message.endswith("min_vllm_version is 0.20.1")
+
+
 def test_model_flag_with_serve(tmp_path: Path) -> None:
     [diag] = findings(tmp_path, "0.10.0", ["--model", "acme/demo-model"])
     assert diag.code == "RL350" and "positional argument" in diag.message

@@ -45,9 +45,16 @@ def allowed_for_strategy(feature: Any, strategy: str) -> bool:
     return type(allow) is not list or not allow or strategy in allow
 
 
-def _mode_allowed_for_variant(mode: Any, variant_key: str) -> bool:
+def mode_variants(mode: Any) -> list[Any] | None:
+    """The variant keys a mode is confined to, or None when it is offered to every variant
+    (no `variants`, an empty list, or one that is not a list)."""
     allow = get(mode, "variants")
-    return type(allow) is not list or not allow or variant_key in allow
+    return allow if type(allow) is list and allow else None
+
+
+def _mode_allowed_for_variant(mode: Any, variant_key: str) -> bool:
+    allow = mode_variants(mode)
+    return allow is None or variant_key in allow
 
 
 def _mode_supported(mode: Any, profile: Any, hw_id: str) -> bool:

@@ -50,6 +50,7 @@ from recipelint.flags.support import (
     value_support,
 )
 from recipelint.read.load import Document
+from recipelint.resolve.features import mode_variants
 from recipelint.resolve.layers import is_omni
 from recipelint.rules.args import every_arg_list
 from recipelint.rules.backends import target_of
@@ -210,15 +211,38 @@ class Verdict:
 
 
 def _effective_minimum(data: dict[str, Any], pointer: Pointer, baseline: str | None) -> str | None:
-    """A variant's own min_vllm_version raises the recipe's baseline for the args under it."""
-    if len(pointer) < 2 or pointer[0] != "variants":
-        return baseline
-    variants = data.get("variants")
-    variant = variants.get(pointer[1]) if isinstance(variants, dict) else None
+    """The release the args at a place are judged at: the recipe's baseline, raised by a
+    variant's own min_vllm_version for the args under it. A feature mode confined to listed
+    variants (`modes.<m>.variants`, resolve.features.mode_variants) renders only with them:
+    its args (and its hardware overrides') are judged at the lowest of their minimums."""
+    if len(pointer) >= 2 and pointer[0] == "variants":
+        return _variant_minimum(data, pointer[1], baseline)
+    if len(pointer) >= 4 and pointer[0] == "features" and pointer[2] == "modes":
+        mode = _at(data, "features", pointer[1], "modes", pointer[3])
+        offered = [key for key in mode_variants(mode) or () if isinstance(key, str)]
+        if offered:
+            minimums = [_variant_minimum(data, key, baseline) for key in offered]
+            if None in minimums:
+                return None  # a variant judged by the newest release alone
+            return min((m for m in minimums if m is not None), key=version_key)
+    return baseline
+
+
+def _variant_minimum(data: dict[str, Any], key: str | int, baseline: str | None) -> str | None:
+    """A variant's own min_vllm_version where it raises the recipe's baseline, else the
+    baseline (an unknown variant too)."""
+    variant = _at(data, "variants", key)
     raised = _valid_version(variant.get("min_vllm_version")) if isinstance(variant, dict) else None
     if raised is None or (baseline is not None and version_key(raised) <= version_key(baseline)):
         return baseline
     return raised
+
+
+def _at(value: Any, *keys: str | int) -> Any:
+    """The value at a path of mapping keys, or None where one is missing."""
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
 
 
 def _is_omni(data: dict[str, Any]) -> bool:
