@@ -31,6 +31,15 @@ PROJECT = Path(__file__).resolve().parent.parent
 # The one setting for the upstream corpus, as in tests/conftest.py (not imported: it needs pytest).
 SHARED = Path(os.environ.get("RECIPELINT_SHARED") or PROJECT.parent / "shared").expanduser()
 DEFAULT_TREE = SHARED / "corpus" / "upstream" / "tree"
+# `python -c RUN_FIRST_ON_PATH ARGS...` runs the recipelint first on sys.path (the working
+# folder, then PYTHONPATH) with its own data: an editable install's import hook would
+# otherwise lend a copy of another revision the checkout's `recipelint._catalog` and
+# `recipelint._schemas` (its rule and flag catalogs, its schemas).
+RUN_FIRST_ON_PATH = (
+    "import sys; sys.meta_path[:] = [f for f in sys.meta_path"
+    " if not getattr(f, '__module__', '').startswith('__editable__')]; "
+    "from recipelint.cli import run; run()"
+)
 TREE_PARTS = ("models", "strategies", "kv_store", "taxonomy.yaml", "platforms.yaml")
 
 

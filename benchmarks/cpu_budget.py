@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import DEFAULT_TREE, PROJECT  # noqa: E402
+from bench import DEFAULT_TREE, PROJECT, RUN_FIRST_ON_PATH  # noqa: E402
 
 ENVIRONMENT = {
     **{key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"},
@@ -41,14 +41,15 @@ TOTALS = re.compile(rb"^(?:summary|totals): (\d+)", re.MULTILINE)
 
 
 def check_command(tree: Path, ignore: str | None) -> list[str]:
-    command = [sys.executable, "-m", "recipelint", "check", str(tree)]
+    # Each revision with its own catalogs and schemas, the working copy included.
+    command = [sys.executable, "-c", RUN_FIRST_ON_PATH, "check", str(tree)]
     command += ["--exit-zero", "-q", "--jobs", "1"]
     return command + (["--ignore", ignore] if ignore else [])
 
 
 def instructions(command: list[str], source: Path, work: Path) -> int:
     """The instructions callgrind counts in one run of the command, after a warm-up run."""
-    # `python -m` puts the working folder first on the path: run in the source folder.
+    # `python -c` puts the working folder first on the path: run in the source folder.
     environment = {**ENVIRONMENT, "PYTHONPATH": str(source)}
     subprocess.run(command, cwd=source, env=environment, stdout=subprocess.DEVNULL, check=True)
     out = work / "callgrind.out"

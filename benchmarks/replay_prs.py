@@ -9,7 +9,12 @@ that become annotations, are printed per pull request with totals at the end.
         [--mode new-from-rev|whole-tree] [--recipelint "python -m recipelint"] [--json OUT]
 
 ``--mode whole-tree`` is what the action did before it knew the base: every finding of the
-whole tree. ``--mode new-from-rev`` (the default) passes ``--new-from-rev BASE``, as the
+whole tree. ``--as-of-merge DATES`` checks each pull request as recipelint would have on the
+day it merged: with this checkout's code, but only the flag catalogs of the vLLM and
+vllm-omni releases published by then (DATES holds ``YYYY-MM-DD PACKAGE VERSION`` lines, e.g.
+from the package index's JSON simple API, each file's ``upload-time``). Without it, a pull
+request of April is told that a release of November deprecates its flag. The environment and
+hardware catalogs, one file for every release, are not cut. ``--mode new-from-rev`` (the default) passes ``--new-from-rev BASE``, as the
 action does on ``pull_request`` events. Only pull requests that change a tree file
 (the example workflow's path filter) are replayed.
 """
@@ -18,8 +23,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +34,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import PROJECT, RUN_FIRST_ON_PATH  # noqa: E402
+
+CATALOG_FILE = re.compile(r"^(vllm|vllm-omni)-(\d[\w.]*)\.json$")
 PR_SUBJECT = re.compile(r"\(#(\d+)\)\s*$")
 TREE_FILE = re.compile(r"^(models/.+|strategies/[^/]+|kv_store/[^/]+|taxonomy|platforms)\.ya?ml$")
 ANNOTATED = ("error", "warning")
@@ -81,13 +92,15 @@ def _changes_tree(repo: Path, pr: PullRequest) -> bool:
     return any(TREE_FILE.match(name) for name in names)
 
 
-def replay(clone: Path, pr: PullRequest, command: list[str], mode: str) -> Replay:
+def replay(
+    clone: Path, pr: PullRequest, command: list[str], mode: str, env: dict[str, str] | None = None
+) -> Replay:
     git(clone, "checkout", "--quiet", "--force", pr.head)
     git(clone, "clean", "-fdxq")
     args = [*command, "check", "--format", "json", "--jobs", "1"]
     if mode == "new-from-rev":
         args += ["--new-from-rev", pr.base]
-    done = subprocess.run([*args, "."], cwd=clone, capture_output=True, text=True)
+    done = subprocess.run([*args, "."], cwd=clone, capture_output=True, text=True, env=env)
     try:
         findings = json.loads(done.stdout)
     except ValueError:
@@ -96,6 +109,67 @@ def replay(clone: Path, pr: PullRequest, command: list[str], mode: str) -> Repla
         lines = done.stderr.strip().splitlines()
         return Replay(pr, done.returncode, error=lines[-1] if lines else "no output")
     return Replay(pr, done.returncode, [f for f in findings if f["severity"] in ANNOTATED])
+
+
+def release_dates(path: Path) -> list[tuple[str, str, str]]:
+    """(date, package, version) of each final release listed in a DATES file."""
+    found = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and re.fullmatch(r"[\d.]+(\.post\d+)?", parts[2]):
+            found.append((parts[0], parts[1], parts[2]))
+    return found
+
+
+class CatalogsAsOf:
+    """Copies of this checkout's package whose flag catalogs stop at a day, one per cut."""
+
+    def __init__(self, dates: list[tuple[str, str, str]], scratch: Path) -> None:
+        self.dates, self.scratch = dates, scratch
+        self.copies: dict[frozenset[tuple[str, str]], Path] = {}
+
+    def environment(self, day: str) -> dict[str, str]:
+        """The environment that runs recipelint (`python -m recipelint`) as of ``day``."""
+        late = frozenset((pkg, v) for date, pkg, v in self.dates if date > day)
+        copy = self.copies.get(late)
+        if copy is None:
+            copy = self.copies[late] = self._cut(late, self.scratch / f"as-of-{len(self.copies)}")
+        return {**os.environ, "PYTHONPATH": str(copy), "RECIPELINT_NO_CACHE": "1"}
+
+    def _cut(self, late: frozenset[tuple[str, str]], copy: Path) -> Path:
+        for part in ("recipelint", "rules", "schemas"):
+            shutil.copytree(
+                PROJECT / part, copy / part, ignore=shutil.ignore_patterns("__pycache__")
+            )
+        catalogs = copy / "rules" / "vllm"
+        for path in catalogs.iterdir():
+            found = CATALOG_FILE.match(path.name)
+            if found and (found.group(1), found.group(2)) in late:
+                path.unlink()
+        environment = {**os.environ, "PYTHONPATH": str(copy)}
+        for package in ("vllm", "vllm-omni"):
+            kept = sorted(str(p) for p in catalogs.glob(f"{package}-[0-9]*.json"))
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    RUN_FIRST_ON_PATH,
+                    "flags",
+                    "history",
+                    *kept,
+                    "-o",
+                    str(catalogs / f"{package}-history.json"),
+                ],
+                cwd=copy,
+                env=environment,
+                check=True,
+                capture_output=True,
+            )
+        return copy
+
+
+def _merge_day(repo: Path, pr: PullRequest) -> str:
+    return git(repo, "log", "-1", "--format=%cs", pr.head).strip()
 
 
 def _print(result: Replay, verbose: bool) -> None:
@@ -132,6 +206,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the command that runs recipelint",
     )
     parser.add_argument("--json", type=Path, help="also write every annotation here")
+    parser.add_argument(
+        "--as-of-merge",
+        type=Path,
+        metavar="DATES",
+        help="judge each pull request with the catalogs of the releases published by its merge",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="print each annotation")
     options = parser.parse_args(argv)
 
@@ -148,8 +228,15 @@ def main(argv: list[str] | None = None) -> int:
             ["git", "clone", "--quiet", "--shared", "--no-checkout", str(options.repo), str(clone)],
             check=True,
         )
+        as_of = (
+            CatalogsAsOf(release_dates(options.as_of_merge), Path(scratch))
+            if options.as_of_merge
+            else None
+        )
+        command_as_of = [sys.executable, "-c", RUN_FIRST_ON_PATH]
         for pr in prs:
-            result = replay(clone, pr, command, options.mode)
+            env = as_of.environment(_merge_day(options.repo, pr)) if as_of else None
+            result = replay(clone, pr, command_as_of if as_of else command, options.mode, env)
             results.append(result)
             _print(result, options.verbose)
             sys.stdout.flush()
