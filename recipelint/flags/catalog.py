@@ -154,6 +154,8 @@ class Catalog:
     _close: dict[tuple[str, float, int], list[str]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    # Verdicts on (flag, value): recipes judged from different minimums share releases.
+    _values: dict[tuple[str, str], str] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Catalog:
@@ -303,6 +305,12 @@ class Catalog:
 
     def value_status(self, canonical: str, value: str) -> str:
         """ "ok", "bad" (argparse rejects it), or "unknown" (not a known soft value)."""
+        found = self._values.get((canonical, value))
+        if found is None:
+            found = self._values[(canonical, value)] = self._value_status(canonical, value)
+        return found
+
+    def _value_status(self, canonical: str, value: str) -> str:
         spec = self.flags.get(canonical)
         if spec is None:
             return "ok"
