@@ -106,6 +106,7 @@ DROP_RETURN = "drop-return"
 # too ("previous\nline").
 _JS, _LAYERS = "recipelint/jsvalue.py", "recipelint/resolve/layers.py"
 _STRATEGY = "recipelint/resolve/strategy.py"
+_DOCKER = "recipelint/resolve/docker.py"
 _SAFE = "-MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER"
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
@@ -176,6 +177,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "if cfg is None or cfg is UNDEFINED:",
         "if cfg is None and cfg is UNDEFINED:",
     ): "a null or absent floor then reads as a block without keys: max(0, 0), 0 as well",
+    (
+        _DOCKER,
+        "__init__",
+        "and set(map(type, env)) <= _KEY_TYPES",
+        "and set(map(type, env)) < _KEY_TYPES",
+    ): "_KEY_TYPES is {str}: an env with keys then skips the memo, and _env_parts formats alike",
 }
 
 
