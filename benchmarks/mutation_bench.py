@@ -107,6 +107,7 @@ DROP_RETURN = "drop-return"
 _JS, _LAYERS = "recipelint/jsvalue.py", "recipelint/resolve/layers.py"
 _STRATEGY = "recipelint/resolve/strategy.py"
 _DOCKER = "recipelint/resolve/docker.py"
+_PLACEMENT = "recipelint/resolve/placement.py"
 _SAFE = "-MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER"
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
@@ -183,6 +184,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "and set(map(type, env)) <= _KEY_TYPES",
         "and set(map(type, env)) < _KEY_TYPES",
     ): "_KEY_TYPES is {str}: an env with keys then skips the memo, and _env_parts formats alike",
+    (
+        _PLACEMENT,
+        "_single_node_tp",
+        "per_gpu = js_divide(vram, gpu_count) if truthy(vram) and truthy(gpu_count) else 0",
+        "per_gpu = js_divide(vram, gpu_count) if truthy(vram) and truthy(gpu_count) else -1",
+    ): "the next test returns gpu_count for a per_gpu that is falsy or <= 0: -1 as 0",
 }
 
 
