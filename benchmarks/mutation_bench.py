@@ -108,6 +108,7 @@ _JS, _LAYERS = "recipelint/jsvalue.py", "recipelint/resolve/layers.py"
 _STRATEGY = "recipelint/resolve/strategy.py"
 _DOCKER = "recipelint/resolve/docker.py"
 _PLACEMENT = "recipelint/resolve/placement.py"
+_PLAN = "recipelint/resolve/plan.py"
 _SAFE = "-MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER"
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
@@ -190,6 +191,13 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "per_gpu = js_divide(vram, gpu_count) if truthy(vram) and truthy(gpu_count) else 0",
         "per_gpu = js_divide(vram, gpu_count) if truthy(vram) and truthy(gpu_count) else -1",
     ): "the next test returns gpu_count for a per_gpu that is falsy or <= 0: -1 as 0",
+    (
+        _PLAN,
+        "__init__",
+        "self._floors_only = shared.min_gpus_unset and (type(gpus) is int or type(gpus) is float)",
+        "self._floors_only = shared.min_gpus_unset and (type(gpus) is not int or type(gpus) is float)",
+    ): "without strategy_min_gpus nodes_for_strategy is 1 at any count, so both paths give the "
+    "floor; a count that is no number raises in is_reachable first",
 }
 
 
