@@ -109,6 +109,13 @@ _STRATEGY = "recipelint/resolve/strategy.py"
 _DOCKER = "recipelint/resolve/docker.py"
 _PLACEMENT = "recipelint/resolve/placement.py"
 _PLAN = "recipelint/resolve/plan.py"
+_SHAPES = "recipelint/resolve/shapes.py"
+_WALKER_COMMAND = (
+    "self, synth: Synthesis, role: str | None, node_role: str | None, node_rank: int = "
+)
+_NODE_RANK = (
+    "node_rank is read for a worker only (a head's rank is 0), and every worker's call passes it"
+)
 _SAFE = "-MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER"
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
@@ -198,6 +205,14 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "self._floors_only = shared.min_gpus_unset and (type(gpus) is not int or type(gpus) is float)",
     ): "without strategy_min_gpus nodes_for_strategy is 1 at any count, so both paths give the "
     "floor; a count that is no number raises in is_reachable first",
+    (_SHAPES, "command", f"{_WALKER_COMMAND}1", f"{_WALKER_COMMAND}2"): _NODE_RANK,
+    (_SHAPES, "command", f"{_WALKER_COMMAND}1", f"{_WALKER_COMMAND}0"): _NODE_RANK,
+    (
+        _SHAPES,
+        "_pd_router",
+        'js_max(js_or(roles["prefill"]["dpLocal"], 0), js_or(roles["decode"]["dpLocal"], 0), 1),',
+        'js_max(js_or(roles["prefill"]["dpLocal"], 0), js_or(roles["decode"]["dpLocal"], -1), 1),',
+    ): "js_max(..., 1) is at least 1, so a falsy decode dpLocal counts alike as 0 or -1",
 }
 
 
