@@ -110,6 +110,7 @@ _DOCKER = "recipelint/resolve/docker.py"
 _PLACEMENT = "recipelint/resolve/placement.py"
 _PLAN = "recipelint/resolve/plan.py"
 _SHAPES = "recipelint/resolve/shapes.py"
+_SYNTHESIS = "recipelint/resolve/synthesis.py"
 _WALKER_COMMAND = (
     "self, synth: Synthesis, role: str | None, node_role: str | None, node_rank: int = "
 )
@@ -213,6 +214,19 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         'js_max(js_or(roles["prefill"]["dpLocal"], 0), js_or(roles["decode"]["dpLocal"], 0), 1),',
         'js_max(js_or(roles["prefill"]["dpLocal"], 0), js_or(roles["decode"]["dpLocal"], -1), 1),',
     ): "js_max(..., 1) is at least 1, so a falsy decode dpLocal counts alike as 0 or -1",
+    (
+        _SYNTHESIS,
+        "__init__",
+        "self.instances = 2",
+        "self.instances = 1",
+    ): "without a kv_offload kv_composing is False, and only the kv_store shape and the "
+    "kv_composing address read instances",
+    (
+        _SYNTHESIS,
+        "array_length",
+        "if not is_number(value) or value != value or value <= 0:",
+        "if not is_number(value) or value != value or value < 0:",
+    ): "a length 0 then reaches return int(value): 0 as well",
 }
 
 
