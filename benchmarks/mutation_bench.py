@@ -111,6 +111,10 @@ _PLACEMENT = "recipelint/resolve/placement.py"
 _PLAN = "recipelint/resolve/plan.py"
 _SHAPES = "recipelint/resolve/shapes.py"
 _SYNTHESIS = "recipelint/resolve/synthesis.py"
+_COMMAND = "recipelint/resolve/command.py"
+_HEAD_RANK = "node_role None is no worker: _parallel_args reads no rank then (a head's is 0)"
+_HEAD_TOKENS = "tokens = synth._parallel_args(role, None, "
+_HEAD_ARGS = "return Synthesis(inputs, recipe, combo, placement).build_args(role, None, "
 _WALKER_COMMAND = (
     "self, synth: Synthesis, role: str | None, node_role: str | None, node_rank: int = "
 )
@@ -227,6 +231,17 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "if not is_number(value) or value != value or value <= 0:",
         "if not is_number(value) or value != value or value < 0:",
     ): "a length 0 then reaches return int(value): 0 as well",
+    (_COMMAND, "emitted", f"{_HEAD_TOKENS}1)", f"{_HEAD_TOKENS}2)"): _HEAD_RANK,
+    (_COMMAND, "emitted", f"{_HEAD_TOKENS}1)", f"{_HEAD_TOKENS}0)"): _HEAD_RANK,
+    (_COMMAND, "rendered_args", f"{_HEAD_ARGS}1)", f"{_HEAD_ARGS}0)"): _HEAD_RANK,
+    (_COMMAND, "rendered_args", f"{_HEAD_ARGS}1)", f"{_HEAD_ARGS}2)"): _HEAD_RANK,
+    (
+        _COMMAND,
+        "emitted",
+        'nodes = combo.node_count if synth.deploy == "multi_node" and combo.node_count > 1 else 1',
+        'nodes = combo.node_count if synth.deploy == "multi_node" and combo.node_count >= 1 else 1',
+    ): "they differ at a count of 1 only, which both give (1.0 as a float, which its callers read "
+    "through _count and int alike)",
 }
 
 
