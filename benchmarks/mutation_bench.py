@@ -112,6 +112,7 @@ _PLAN = "recipelint/resolve/plan.py"
 _SHAPES = "recipelint/resolve/shapes.py"
 _SYNTHESIS = "recipelint/resolve/synthesis.py"
 _COMMAND = "recipelint/resolve/command.py"
+_RULES_DEPLOYMENT = "recipelint/rules/deployment.py"
 _HEAD_RANK = "node_role None is no worker: _parallel_args reads no rank then (a head's is 0)"
 _HEAD_TOKENS = "tokens = synth._parallel_args(role, None, "
 _HEAD_ARGS = "return Synthesis(inputs, recipe, combo, placement).build_args(role, None, "
@@ -242,6 +243,18 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         'nodes = combo.node_count if synth.deploy == "multi_node" and combo.node_count >= 1 else 1',
     ): "they differ at a count of 1 only, which both give (1.0 as a float, which its callers read "
     "through _count and int alike)",
+    (
+        _RULES_DEPLOYMENT,
+        "sharing_key",
+        "if last is not None and last[0] is combo and last[1] == role:",
+        "if last is not None and last[ -1] is combo and last[1] == role:",
+    ): "last[-1] is the key, never the combination: the last answer is worked out again, alike",
+    (
+        _RULES_DEPLOYMENT,
+        "_fit",
+        "weights = found.weights_gb or 0.0",
+        "weights = found.weights_gb or 1.0",
+    ): "RL382 needs weights_gb > room, a positive number, so the `or` never falls back",
 }
 
 
