@@ -113,6 +113,7 @@ _SHAPES = "recipelint/resolve/shapes.py"
 _SYNTHESIS = "recipelint/resolve/synthesis.py"
 _COMMAND = "recipelint/resolve/command.py"
 _RULES_DEPLOYMENT = "recipelint/rules/deployment.py"
+_PROFILES = "recipelint/rules/hardware_profiles.py"
 _HEAD_RANK = "node_role None is no worker: _parallel_args reads no rank then (a head's is 0)"
 _HEAD_TOKENS = "tokens = synth._parallel_args(role, None, "
 _HEAD_ARGS = "return Synthesis(inputs, recipe, combo, placement).build_args(role, None, "
@@ -255,6 +256,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "weights = found.weights_gb or 0.0",
         "weights = found.weights_gb or 1.0",
     ): "RL382 needs weights_gb > room, a positive number, so the `or` never falls back",
+    (
+        _PROFILES,
+        "_same_model",
+        "return bool(names[0]) and names[0] == names[1]",
+        "return bool(names[ -1]) and names[0] == names[1]",
+    ): "names is a pair: names[-1] is names[1], truthy alike where it equals names[0]",
 }
 
 
