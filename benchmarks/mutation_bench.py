@@ -114,6 +114,7 @@ _SYNTHESIS = "recipelint/resolve/synthesis.py"
 _COMMAND = "recipelint/resolve/command.py"
 _RULES_DEPLOYMENT = "recipelint/rules/deployment.py"
 _PROFILES = "recipelint/rules/hardware_profiles.py"
+_VARIANTS = "recipelint/rules/variants.py"
 _HEAD_RANK = "node_role None is no worker: _parallel_args reads no rank then (a head's is 0)"
 _HEAD_TOKENS = "tokens = synth._parallel_args(role, None, "
 _HEAD_ARGS = "return Synthesis(inputs, recipe, combo, placement).build_args(role, None, "
@@ -262,6 +263,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "return bool(names[0]) and names[0] == names[1]",
         "return bool(names[ -1]) and names[0] == names[1]",
     ): "names is a pair: names[-1] is names[1], truthy alike where it equals names[0]",
+    (
+        _VARIANTS,
+        "_mismatch",
+        'return f"it was made for `{target}`, not `{checkpoint}`"\nreturn None',
+        "pass",
+    ): "the function's last line: it then falls off its end, returning None as well",
 }
 
 
