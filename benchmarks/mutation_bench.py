@@ -115,6 +115,7 @@ _COMMAND = "recipelint/resolve/command.py"
 _RULES_DEPLOYMENT = "recipelint/rules/deployment.py"
 _PROFILES = "recipelint/rules/hardware_profiles.py"
 _VARIANTS = "recipelint/rules/variants.py"
+_REFERENCES = "recipelint/rules/references.py"
 _HEAD_RANK = "node_role None is no worker: _parallel_args reads no rank then (a head's is 0)"
 _HEAD_TOKENS = "tokens = synth._parallel_args(role, None, "
 _HEAD_ARGS = "return Synthesis(inputs, recipe, combo, placement).build_args(role, None, "
@@ -269,6 +270,18 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         'return f"it was made for `{target}`, not `{checkpoint}`"\nreturn None',
         "pass",
     ): "the function's last line: it then falls off its end, returning None as well",
+    (
+        _REFERENCES,
+        "_respelling",
+        "if len(close) != 1 or _differs_in_digits(name, close[0]):",
+        "if len(close) != 1 or _differs_in_digits(name, close[ -1]):",
+    ): "read only when close holds one name: close[-1] is close[0]",
+    (
+        _REFERENCES,
+        "_edits",
+        "current = [beyond] * (width + 1)",
+        "current = [beyond] * (width + 2)",
+    ): "the extra cell at width + 1 is never read: j and the slices stay within 0..width",
 }
 
 
