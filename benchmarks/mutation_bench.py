@@ -106,6 +106,25 @@ DROP_RETURN = "drop-return"
 # too ("previous\nline").
 _JS, _LAYERS = "recipelint/jsvalue.py", "recipelint/resolve/layers.py"
 _STRATEGY = "recipelint/resolve/strategy.py"
+_DOCKER = "recipelint/resolve/docker.py"
+_PLACEMENT = "recipelint/resolve/placement.py"
+_PLAN = "recipelint/resolve/plan.py"
+_SHAPES = "recipelint/resolve/shapes.py"
+_SYNTHESIS = "recipelint/resolve/synthesis.py"
+_COMMAND = "recipelint/resolve/command.py"
+_RULES_DEPLOYMENT = "recipelint/rules/deployment.py"
+_PROFILES = "recipelint/rules/hardware_profiles.py"
+_VARIANTS = "recipelint/rules/variants.py"
+_REFERENCES = "recipelint/rules/references.py"
+_HEAD_RANK = "node_role None is no worker: _parallel_args reads no rank then (a head's is 0)"
+_HEAD_TOKENS = "tokens = synth._parallel_args(role, None, "
+_HEAD_ARGS = "return Synthesis(inputs, recipe, combo, placement).build_args(role, None, "
+_WALKER_COMMAND = (
+    "self, synth: Synthesis, role: str | None, node_role: str | None, node_rank: int = "
+)
+_NODE_RANK = (
+    "node_rank is read for a worker only (a head's rank is 0), and every worker's call passes it"
+)
 _SAFE = "-MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER"
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
@@ -176,6 +195,93 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "if cfg is None or cfg is UNDEFINED:",
         "if cfg is None and cfg is UNDEFINED:",
     ): "a null or absent floor then reads as a block without keys: max(0, 0), 0 as well",
+    (
+        _DOCKER,
+        "__init__",
+        "and set(map(type, env)) <= _KEY_TYPES",
+        "and set(map(type, env)) < _KEY_TYPES",
+    ): "_KEY_TYPES is {str}: an env with keys then skips the memo, and _env_parts formats alike",
+    (
+        _PLACEMENT,
+        "_single_node_tp",
+        "per_gpu = js_divide(vram, gpu_count) if truthy(vram) and truthy(gpu_count) else 0",
+        "per_gpu = js_divide(vram, gpu_count) if truthy(vram) and truthy(gpu_count) else -1",
+    ): "the next test returns gpu_count for a per_gpu that is falsy or <= 0: -1 as 0",
+    (
+        _PLAN,
+        "__init__",
+        "self._floors_only = shared.min_gpus_unset and (type(gpus) is int or type(gpus) is float)",
+        "self._floors_only = shared.min_gpus_unset and (type(gpus) is not int or type(gpus) is float)",
+    ): "without strategy_min_gpus nodes_for_strategy is 1 at any count, so both paths give the "
+    "floor; a count that is no number raises in is_reachable first",
+    (_SHAPES, "command", f"{_WALKER_COMMAND}1", f"{_WALKER_COMMAND}2"): _NODE_RANK,
+    (_SHAPES, "command", f"{_WALKER_COMMAND}1", f"{_WALKER_COMMAND}0"): _NODE_RANK,
+    (
+        _SHAPES,
+        "_pd_router",
+        'js_max(js_or(roles["prefill"]["dpLocal"], 0), js_or(roles["decode"]["dpLocal"], 0), 1),',
+        'js_max(js_or(roles["prefill"]["dpLocal"], 0), js_or(roles["decode"]["dpLocal"], -1), 1),',
+    ): "js_max(..., 1) is at least 1, so a falsy decode dpLocal counts alike as 0 or -1",
+    (
+        _SYNTHESIS,
+        "__init__",
+        "self.instances = 2",
+        "self.instances = 1",
+    ): "without a kv_offload kv_composing is False, and only the kv_store shape and the "
+    "kv_composing address read instances",
+    (
+        _SYNTHESIS,
+        "array_length",
+        "if not is_number(value) or value != value or value <= 0:",
+        "if not is_number(value) or value != value or value < 0:",
+    ): "a length 0 then reaches return int(value): 0 as well",
+    (_COMMAND, "emitted", f"{_HEAD_TOKENS}1)", f"{_HEAD_TOKENS}2)"): _HEAD_RANK,
+    (_COMMAND, "emitted", f"{_HEAD_TOKENS}1)", f"{_HEAD_TOKENS}0)"): _HEAD_RANK,
+    (_COMMAND, "rendered_args", f"{_HEAD_ARGS}1)", f"{_HEAD_ARGS}0)"): _HEAD_RANK,
+    (_COMMAND, "rendered_args", f"{_HEAD_ARGS}1)", f"{_HEAD_ARGS}2)"): _HEAD_RANK,
+    (
+        _COMMAND,
+        "emitted",
+        'nodes = combo.node_count if synth.deploy == "multi_node" and combo.node_count > 1 else 1',
+        'nodes = combo.node_count if synth.deploy == "multi_node" and combo.node_count >= 1 else 1',
+    ): "they differ at a count of 1 only, which both give (1.0 as a float, which its callers read "
+    "through _count and int alike)",
+    (
+        _RULES_DEPLOYMENT,
+        "sharing_key",
+        "if last is not None and last[0] is combo and last[1] == role:",
+        "if last is not None and last[ -1] is combo and last[1] == role:",
+    ): "last[-1] is the key, never the combination: the last answer is worked out again, alike",
+    (
+        _RULES_DEPLOYMENT,
+        "_fit",
+        "weights = found.weights_gb or 0.0",
+        "weights = found.weights_gb or 1.0",
+    ): "RL382 needs weights_gb > room, a positive number, so the `or` never falls back",
+    (
+        _PROFILES,
+        "_same_model",
+        "return bool(names[0]) and names[0] == names[1]",
+        "return bool(names[ -1]) and names[0] == names[1]",
+    ): "names is a pair: names[-1] is names[1], truthy alike where it equals names[0]",
+    (
+        _VARIANTS,
+        "_mismatch",
+        'return f"it was made for `{target}`, not `{checkpoint}`"\nreturn None',
+        "pass",
+    ): "the function's last line: it then falls off its end, returning None as well",
+    (
+        _REFERENCES,
+        "_respelling",
+        "if len(close) != 1 or _differs_in_digits(name, close[0]):",
+        "if len(close) != 1 or _differs_in_digits(name, close[ -1]):",
+    ): "read only when close holds one name: close[-1] is close[0]",
+    (
+        _REFERENCES,
+        "_edits",
+        "current = [beyond] * (width + 1)",
+        "current = [beyond] * (width + 2)",
+    ): "the extra cell at width + 1 is never read: j and the slices stay within 0..width",
 }
 
 

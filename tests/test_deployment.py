@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from treehelp import base_recipe, context_in_memory
@@ -16,10 +17,13 @@ from recipelint.resolve.command import Combination, RenderInputs, rendered_layer
 from recipelint.resolve.deployment import (
     RANK_OPTIONS,
     Deployment,
+    _count,
     _Placed,
     arch_of,
+    bytes_per_param,
     deployment_of_argv,
     image_facts,
+    parameter_billions,
     platform_of,
     ranks_of,
 )
@@ -174,3 +178,41 @@ def test_placed_facts_are_the_deployment_s_last_fields() -> None:
     """deployment_of hands a _Placed to Deployment by position."""
     names = tuple(field.name for field in dataclasses.fields(Deployment))
     assert names[-len(_Placed._fields) :] == _Placed._fields
+
+
+# --- weights and rooms ------------------------------------------------------------------------
+
+
+def test_a_parameter_count_reads_in_billions_whatever_its_unit() -> None:
+    assert parameter_billions("7000K") == pytest.approx(0.007)
+    assert parameter_billions("350m") == pytest.approx(0.35)
+    assert parameter_billions("~70B") == 70.0
+    assert parameter_billions("1.2T") == 1200.0
+    assert parameter_billions("70") is None and parameter_billions(70) is None
+
+
+def test_four_bit_precisions_take_half_a_byte_per_parameter() -> None:
+    assert [bytes_per_param(p) for p in ("INT4", "nvfp4", "fp4", "MXFP4")] == [0.5] * 4
+    assert (bytes_per_param("bf16"), bytes_per_param("fp8"), bytes_per_param("q2")) == (
+        2.0,
+        1.0,
+        None,
+    )
+
+
+def test_a_count_that_is_no_positive_number_reads_as_one() -> None:
+    assert [_count(value) for value in (0, -2, 0.5, float("nan"), "8", None, True)] == [1] * 7
+    assert (_count(8), _count(2.0)) == (8, 2)
+
+
+def test_without_allotted_gpus_the_weights_have_one_gpu_s_room() -> None:
+    """A scalable hardware's room is the GPUs the weights are sharded over, at least one."""
+    catalog, recipe = _inputs(), base_recipe()
+    recipe["compatible_strategies"] = ["single_node_tp"]
+    combo = Combination("default", "single_node_tp", "h200", 1)
+    tokens = rendered_layers(catalog, recipe, combo)[0]
+    found = deployment_of_argv(catalog, recipe, combo, None, tokens, NEWEST)
+    assert found.scalable and found.vram_per_gpu_gb is not None
+    per_gpu = found.vram_per_gpu_gb
+    assert found.weights_room_gb == per_gpu * min(found.ranks.weight_shards, found.gpus_allotted)
+    assert dataclasses.replace(found, gpus_allotted=0).weights_room_gb == per_gpu

@@ -16,12 +16,20 @@ from unittest.mock import patch
 
 import pytest
 from hypothesis import given
+from test_layers_kv import MOONCAKE, PD, PROFILES, SINGLE, recipe
 from test_properties_recipes import RENDER_PROFILE, base_inputs, recipes, to_yaml, with_recipe
 
 from recipelint.compile.compilation import Compiler
 from recipelint.compile.compiler import OutputMap
 from recipelint.read.tree import load_tree
-from recipelint.resolve.command import Combination, Placement, Rendered, placed_rendering
+from recipelint.resolve.command import (
+    Combination,
+    Placement,
+    Rendered,
+    RenderInputs,
+    placed_rendering,
+    render_command,
+)
 from recipelint.resolve.formatting import RenderError
 from recipelint.resolve.plan import Problems, render_variant
 
@@ -75,3 +83,38 @@ def test_renderer_and_checker_judge_the_corpora_alike(shared_dir: Path, corpus: 
         for combo in _outcomes_agree(found.inputs, doc.data)
     ]
     assert seen
+
+
+# --- the kv_store shape: what a Mooncake instance's document holds ----------------------------
+
+KV_INSTALL = {"nvidia": "pip install kv-cuda", "amd": "pip install kv-rocm"}
+KV = dict(MOONCAKE, vllm=dict(MOONCAKE["vllm"], install=KV_INSTALL))
+MULTI = {"name": "multi_node_tp", "deploy_type": "multi_node", "vllm_args": ["--multi"]}
+KV_PROFILES = dict(
+    PROFILES, mi300x={"brand": "AMD", "generation": "amd", "gpu_count": 8, "vram_gb": 1536}
+)
+KV_INPUTS = RenderInputs(
+    {"hardware_profiles": KV_PROFILES},
+    KV_PROFILES,
+    {"pd_cluster": PD, "single_node_tp": SINGLE, "multi_node_tp": MULTI, "kv_mooncake": KV},
+)
+
+
+def _kv_rendering(strategy: str, hw_id: str, nodes: int = 1) -> dict[str, Any]:
+    served = recipe(compatible_strategies=["single_node_tp", "multi_node_tp"])
+    combo = Combination("default", strategy, hw_id, nodes, kv_offload="kv_mooncake")
+    return render_command(KV_INPUTS, served, combo)
+
+
+def test_a_kv_store_installs_what_it_names_for_the_hardware_s_brand() -> None:
+    assert _kv_rendering("single_node_tp", "h200")["vllm_install"] == "pip install kv-cuda"
+    assert _kv_rendering("single_node_tp", "mi300x")["vllm_install"] == "pip install kv-rocm"
+
+
+def test_a_multi_node_kv_instance_names_its_first_worker_s_command_and_argv() -> None:
+    found = _kv_rendering("multi_node_tp", "h200", 2)
+    assert isinstance(found["vllm_worker_command"], str)
+    assert found["vllm_worker_command"] == found["vllm_worker_commands"][0]
+    assert "--node-rank 1" in found["vllm_worker_command"]
+    assert found["vllm_worker_argv"] == found["vllm_worker_argvs"][0]
+    assert found["vllm_worker_argv"][:2] == ["vllm", "serve"]

@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 import io
 from pathlib import Path
+from typing import Any
+from unittest.mock import patch
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -17,8 +19,9 @@ from treehelp import Fragment, build_tree, context_text, findings_by_code
 
 from recipelint.cli import main
 from recipelint.flags.catalog import newest_catalog
-from recipelint.resolve.deployment import ranks_of
-from recipelint.rules.deployment import _Shared
+from recipelint.resolve.deployment import Deployment, ranks_of
+from recipelint.resolve.placement import Placement
+from recipelint.rules.deployment import _Shared, rank_problem
 
 
 def test_a_strategys_own_tensor_size_that_leaves_a_multi_node_world_short_is_reported(
@@ -198,3 +201,51 @@ def test_emitter_ranks_are_ranks_of(lists: list[list[object]]) -> None:
     flags = newest_catalog()
     for tokens in lists + lists:  # asked again, from the kept answers
         assert repr(shared.emitter_ranks(tokens, flags)) == repr(ranks_of(tokens, flags))
+
+
+def test_an_image_pinned_for_another_hardware_is_reported_at_the_pin_that_runs_it(
+    tmp_path: Path,
+) -> None:
+    """The same image pinned for its own hardware and by the model: h100 runs the model's."""
+    image = "'vllm/vllm-openai:v0.20.0-aarch64'"
+    recipe = (
+        f"model:\n  docker_image: {image}\n"
+        "meta:\n  hardware:\n    dgx_spark_gb10: verified\n"
+        "variants:\n  default:\n    hardware_overrides:\n      dgx_spark_gb10:\n"
+        f"        docker_image: {image}\n"
+    )
+    [finding] = _findings(tmp_path, recipe, "RL381")
+    assert finding.pointer == ("model", "docker_image")
+    assert "h100" in finding.message and "dgx_spark_gb10" not in finding.message
+
+
+def test_two_ranks_on_the_one_gpu_a_command_is_allotted_are_a_rank_problem() -> None:
+    found = _one_gpu_deployment(["--tensor-parallel-size", "2"])
+    assert rank_problem(found) == "the strategy allots 1 GPU"
+    assert rank_problem(_one_gpu_deployment([])) is None
+
+
+def _one_gpu_deployment(tokens: list[object]) -> Deployment:
+    """A single-node command on a hardware of one GPU, starting the ranks ``tokens`` set."""
+    ranks = ranks_of(tokens, newest_catalog())
+    return Deployment(
+        "default", "station", "single_node_tp", None, "single_node", 1, 1, 1, ranks,
+        "cuda", "x86_64", False, 96.0, 16.0, 20.0, None,
+    )  # fmt: skip
+
+
+def test_the_deployment_rules_place_each_variant_on_each_hardware_once(tmp_path: Path) -> None:
+    """The commands of a (variant, hardware) share one Placement, and the work it joined."""
+    made: list[tuple[object, ...]] = []
+
+    class Counted(Placement):
+        def __init__(self, *args: Any) -> None:
+            made.append(args[2:4])
+            super().__init__(*args)
+
+    oversized = (
+        "strategy_overrides:\n  single_node_dep:\n    extra_args: ['--data-parallel-size=16']\n"
+    )
+    with patch("recipelint.rules.deployment.Placement", Counted):
+        assert _findings(tmp_path, MULTI_NODE + oversized, "RL380")
+    assert made and len(made) == len(set(made))

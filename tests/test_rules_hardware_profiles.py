@@ -76,6 +76,13 @@ def test_memory_figures_and_how_they_relate_to_the_gpus() -> None:
     assert memory_claims("2 Grace CPUs with 960 GB LPDDR5X · 1 TB DDR5 host memory") == []
 
 
+def test_memory_in_terabytes_and_in_total() -> None:
+    [total] = memory_claims("8× H200 GPUs · 1.128 TB HBM3e in total")
+    assert (total.text, total.gb, total.per_gpu) == ("1.128 TB HBM3e in total", 1128.0, False)
+    [binary] = memory_claims("1 TiB HBM combined")
+    assert (binary.gb, binary.per_gpu) == (1024.0, False)
+
+
 # --------------------------------------------------------------------------------- RL390
 
 
@@ -246,3 +253,21 @@ def test_hostile_profiles_are_judged_without_a_traceback(tmp_path: Path) -> None
     text = "hardware_profiles: " + json.dumps(profiles) + "\n"
     found = findings_by_code(tmp_path, {TAXONOMY: text})
     assert not any(code in found for code in ("RL390", "RL391", "RL392"))
+
+
+def test_two_same_sized_nodes_of_one_name_without_model_words_are_one_machine(
+    tmp_path: Path,
+) -> None:
+    cpu = {"brand": "Intel", "generation": "cpu", "gpu_count": 4, "vram_gb": 1024}
+    fragment = Fragment(
+        "hardware_profiles:\n"
+        + "".join(
+            f"  {hw_id}:\n"
+            + "".join(
+                f"    {k}: {json.dumps(v)}\n" for k, v in {**cpu, "display_name": "Xeon"}.items()
+            )
+            for hw_id in ("xeon_a", "xeon_b")
+        )
+    )
+    [finding] = _findings(tmp_path, "RL392", fragment)
+    assert finding.message.startswith("profile `xeon_b` describes the same machine as `xeon_a`")

@@ -22,6 +22,7 @@ from treehelp import BlockYaml, base_recipe, checked, context_text, findings_by_
 
 from recipelint.cli import main
 from recipelint.diagnostics import Diagnostic
+from recipelint.rules.references import Suggester, _respelling
 
 
 def recipe(**changes: Any) -> dict[str, Any]:
@@ -361,3 +362,23 @@ def test_a_modal_feature_with_its_own_args_too_is_an_error_at_the_args(tmp_path:
         "features.spec_decoding declares both args and modes; upstream aborts the build"
     )
     assert findings_of(tmp_path / "b", modal, "RL212") == []
+
+
+def test_a_generation_key_where_exact_ids_are_read_lists_the_ids_it_meant(
+    tmp_path: Path,
+) -> None:
+    data = recipe(meta__hardware={"hopper": "verified"})
+    documents = {"models/acme/demo.yaml": BlockYaml(data)}
+    [hint] = [d.hint for d in checked(tmp_path, documents) if d.code == "RL202"]
+    assert hint == "list the exact hardware ids instead (h100, h200)"
+
+
+def test_the_suggester_stops_suggesting_when_its_budget_is_spent() -> None:
+    suggest = Suggester(["h100", "h200"], budget=2)
+    assert [suggest("h2000"), suggest("h2000"), suggest("h2000")] == ["h200", "h200", None]
+
+
+def test_a_respelling_is_offered_only_for_the_same_digits() -> None:
+    known = ["Qwen/Qwen3-8B", "Qwen/Other"]
+    assert _respelling("qwen/qwen3-8b", known, None) == "did you mean `Qwen/Qwen3-8B`?"
+    assert _respelling("Qwen/Qwen3-6B", known, None) is None  # another size, not a typo

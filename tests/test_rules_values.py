@@ -307,3 +307,11 @@ def test_an_update_dated_before_the_recipe_was_added_is_an_error_at_date_updated
     assert finding.message == "date_updated 2026-01-08 is earlier than date_added 2026-01-10"
     assert findings_of(tmp_path / "b", dates.format("2026-01-10"), "RL553") == []
     assert findings_of(tmp_path / "c", dates.format("2026-01-12"), "RL553") == []
+
+
+def test_a_request_after_a_blank_first_line_is_reported_at_its_line(tmp_path: Path) -> None:
+    serves = '      extra_args: ["--task-type", "fl2va"]\n'
+    blank_first = _task("fl2va_first", "t2va", extra=serves).replace("curl: |\n", "curl: |\n\n")
+    [finding] = _rl555(tmp_path, blank_first)
+    assert finding.pointer == ("omni", "tasks", 0, "curl")
+    assert _written_line(tmp_path, finding) == "t2va"

@@ -7,6 +7,7 @@ from pathlib import Path
 from rulehelp import findings_of
 from treehelp import BlockYaml, checked
 
+from recipelint.diagnostics import Diagnostic
 from recipelint.rules.variants import precision_words
 
 
@@ -90,3 +91,53 @@ def test_a_feature_keyed_mtp_is_reported_at_the_key(tmp_path: Path) -> None:
         "feature key `mtp` was retired: the site and tools look for `spec_decoding`"
     )
     assert findings_of(tmp_path / "b", feature.format("spec_decoding"), "RL503") == []
+
+
+def _offering(tmp_path: Path, draft: str, variants: dict[str, object]) -> list[Diagnostic]:
+    """RL501 of a recipe whose feature offers the draft ``draft`` to every variant."""
+    config = f'{{"method":"eagle3","model":"{draft}","num_speculative_tokens":3}}'
+    data = {
+        "meta": {
+            "title": "Demo",
+            "slug": "demo",
+            "provider": "Acme",
+            "description": "Demo.",
+            "date_added": "2026-01-10",
+            "date_updated": "2026-01-12",
+            "tasks": ["text"],
+        },
+        "model": {"model_id": "acme/demo", "min_vllm_version": "0.20.0", "parameter_count": "8B"},
+        "features": {
+            "spec_decoding": {"description": "x", "args": ["--speculative-config", config]}
+        },
+        "variants": variants,
+        "compatible_strategies": ["single_node_tp"],
+    }
+    documents = {"models/acme/demo.yaml": BlockYaml(data)}
+    return [d for d in checked(tmp_path, documents) if d.code == "RL501"]
+
+
+BF16_AND_LONG = {
+    "default": {"precision": "bf16", "vram_minimum_gb": 20},
+    "long": {"model_id": "acme/demo-Long", "precision": "bf16", "vram_minimum_gb": 20},
+}
+
+
+def test_a_draft_named_for_another_checkpoint_of_one_precision_is_reported(
+    tmp_path: Path,
+) -> None:
+    [finding] = _offering(tmp_path, "acme/demo-Long-eagle3", BF16_AND_LONG)
+    assert "to variant `default`: it was made for `demo-long`, not `demo`" in finding.message
+
+
+def test_the_organisation_of_a_draft_names_no_checkpoint(tmp_path: Path) -> None:
+    assert _offering(tmp_path, "demo-long-drafts/eagle3", BF16_AND_LONG) == []
+
+
+def test_a_draft_no_variant_fits_is_to_be_renamed_or_removed(tmp_path: Path) -> None:
+    only = {"default": {"precision": "bf16", "vram_minimum_gb": 20}}
+    [finding] = _offering(tmp_path, "acme/demo-FP8-eagle3", only)
+    assert finding.hint == (
+        "name a draft made for the checkpoints this recipe serves, or remove this "
+        "--speculative-config"
+    )
