@@ -4,23 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from treehelp import base_recipe, context_in_memory
+from treehelp import base_recipe, embedded_inputs
 
 from recipelint.resolve.command import (
     Combination,
-    RenderInputs,
     emitted,
     rendered_args,
     rendered_layers,
 )
 
-TREE = context_in_memory()
-TAXONOMY: dict[str, Any] = TREE.taxonomy.data if TREE.taxonomy is not None else {}
-INPUTS = RenderInputs(
-    TAXONOMY,
-    TAXONOMY["hardware_profiles"],
-    {doc.data["name"]: doc.data for doc in TREE.strategies},
-)
+TAXONOMY, INPUTS = embedded_inputs()
 
 
 def _recipe() -> dict[str, Any]:

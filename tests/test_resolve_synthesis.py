@@ -4,17 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from treehelp import base_recipe, context_in_memory
+from treehelp import base_recipe, embedded_inputs
 
-from recipelint.resolve.command import Combination, RenderInputs, render_command
+from recipelint.resolve.command import Combination, render_command
 
-TREE = context_in_memory()
-TAXONOMY: dict[str, Any] = TREE.taxonomy.data if TREE.taxonomy is not None else {}
-INPUTS = RenderInputs(
-    TAXONOMY,
-    TAXONOMY["hardware_profiles"],
-    {doc.data["name"]: doc.data for doc in TREE.strategies},
-)
+TAXONOMY, INPUTS = embedded_inputs()
 
 
 def _dep_pools(prefill_nodes: int) -> tuple[list[Any], list[Any]]:

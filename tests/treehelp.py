@@ -30,9 +30,12 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
+
+if TYPE_CHECKING:
+    from recipelint.resolve.command import RenderInputs
 
 from recipelint.check.checking import CheckOptions, CheckResult, run_check
 from recipelint.check.engine import run_checks
@@ -227,3 +230,13 @@ def python_in(
         timeout=300,
         check=False,
     )
+
+
+def embedded_inputs() -> tuple[dict[str, Any], RenderInputs]:
+    """The embedded taxonomy and the render inputs of its context (profiles, strategies)."""
+    from recipelint.resolve.command import RenderInputs
+
+    tree = context_in_memory()
+    taxonomy: dict[str, Any] = tree.taxonomy.data if tree.taxonomy is not None else {}
+    strategies = {doc.data["name"]: doc.data for doc in tree.strategies}
+    return taxonomy, RenderInputs(taxonomy, taxonomy["hardware_profiles"], strategies)
