@@ -13,15 +13,16 @@ alternative of an ``anyOf``/``oneOf``.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import jsonschema_rs
+
 from recipelint.schema.validators import (
+    compiled_stands_in,
     error_validator_for,
     fast_validator_for,
-    only_local_definitions,
     schema_for,
 )
 
@@ -56,6 +57,14 @@ WORDED_KEYWORDS = frozenset(
 )
 
 
+# The kinds whose context holds each alternative's errors (a oneOf that several alternatives
+# satisfy holds none: jsonschema reports it without them).
+_ALTERNATIVES = (
+    jsonschema_rs.ValidationErrorKind.AnyOf,
+    jsonschema_rs.ValidationErrorKind.OneOfNotValid,
+)
+
+
 @dataclass(frozen=True)
 class SchemaError:
     """One error, with the fields of jsonschema's ValidationError that the messages read."""
@@ -83,21 +92,15 @@ def listed_errors(data: Any, kind: str, overlay: str = "") -> list[SchemaError]:
 
 def _compiled_errors(data: Any, kind: str, overlay: str) -> list[SchemaError] | None:
     """The compiled validator's errors, or None when they could differ from jsonschema's."""
-    fast = fast_validator_for(kind, overlay)
-    if fast is None or not _local_only(kind, overlay):
+    if not compiled_stands_in(kind, overlay):
         return None
     root = schema_for(kind, overlay)
     try:
-        raw = list(fast.iter_errors(data))
+        raw = list(fast_validator_for(kind, overlay).iter_errors(data))
     except Exception:  # noqa: BLE001 - a value it cannot read: jsonschema reads it
         return None
     listed = [_from_compiled(error, root, (), ()) for error in raw]
     return None if any(error is None for error in listed) else listed  # type: ignore[return-value]
-
-
-@functools.lru_cache(maxsize=64)
-def _local_only(kind: str, overlay: str) -> bool:
-    return only_local_definitions(schema_for(kind, overlay))
 
 
 def from_jsonschema(error: Any) -> SchemaError:
@@ -124,7 +127,7 @@ def _from_compiled(
     ``parent_path`` and ``parent_steps`` are the instance path and the schema steps (as
     the compiled validator writes them, ``$ref`` included) of the alternative it belongs to."""
     kind = error.kind
-    if type(kind).__name__ == "PropertyNames":
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.PropertyNames):
         error = kind.error  # jsonschema reports the keyword inside propertyNames
         kind = error.kind
     steps = list(error.evaluation_path)
@@ -135,7 +138,7 @@ def _from_compiled(
         return None
     instance_path = tuple(error.instance_path)
     context: list[SchemaError] = []
-    if type(kind).__name__ in ("AnyOf", "OneOfNotValid"):
+    if isinstance(kind, _ALTERNATIVES):
         for branch in kind.context:
             for sub in branch:
                 found = _from_compiled(sub, root, instance_path, steps)

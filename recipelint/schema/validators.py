@@ -254,16 +254,16 @@ def _definition_refs(node: Any) -> set[str]:
     }
 
 
-def only_local_definitions(node: Any) -> bool:
+def _only_local_definitions(node: Any) -> bool:
     """Every ``$ref`` points into ``#/$defs``, so a subschema compiled beside the ``$defs`` means
     what it means in place."""
     if isinstance(node, dict):
         ref = node.get("$ref")
         if ref is not None and not (isinstance(ref, str) and ref.startswith("#/$defs/")):
             return False
-        return all(only_local_definitions(value) for value in node.values())
+        return all(_only_local_definitions(value) for value in node.values())
     if isinstance(node, list):
-        return all(only_local_definitions(value) for value in node)
+        return all(_only_local_definitions(value) for value in node)
     return True
 
 
@@ -315,11 +315,17 @@ def _pruning_keywords(acceptance: _Acceptance) -> dict[str, Callable[..., Any]]:
 
 
 @functools.lru_cache(maxsize=64)
-def _acceptance_for(kind: str, overlay: str) -> _Acceptance | None:
+def compiled_stands_in(kind: str, overlay: str = "") -> bool:
+    """Whether the compiled validator can answer for jsonschema on this kind's schema: it
+    compiles it, and every reference points into the schema's own ``$defs`` (so a subschema
+    compiled beside them means what it means in place)."""
     schema = schema_for(kind, overlay)
-    if fast_validator_for(kind, overlay) is None or not only_local_definitions(schema):
-        return None
-    return _Acceptance(schema)
+    return fast_validator_for(kind, overlay) is not None and _only_local_definitions(schema)
+
+
+@functools.lru_cache(maxsize=64)
+def _acceptance_for(kind: str, overlay: str) -> _Acceptance | None:
+    return _Acceptance(schema_for(kind, overlay)) if compiled_stands_in(kind, overlay) else None
 
 
 def subschema_accepts(kind: str, overlay: str, subschema: Any, value: Any) -> bool:
@@ -342,12 +348,12 @@ def error_validator_for(kind: str, overlay: str = "") -> Draft202012Validator:
     from jsonschema import Draft202012Validator
     from jsonschema.validators import extend
 
-    schema = schema_for(kind, overlay)
-    if fast_validator_for(kind, overlay) is None or not only_local_definitions(schema):
+    acceptance = _acceptance_for(kind, overlay)
+    if acceptance is None:
         return validator_for(kind, overlay)
-    keywords = _pruning_keywords(_Acceptance(schema))
+    keywords = _pruning_keywords(acceptance)
     pruning: Any = extend(Draft202012Validator, keywords)  # type: ignore[no-untyped-call]
-    return pruning(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)  # type: ignore[no-any-return]
+    return pruning(schema_for(kind, overlay), format_checker=Draft202012Validator.FORMAT_CHECKER)  # type: ignore[no-any-return]
 
 
 def known_valid(doc: Document, overlay: str = "") -> bool:
