@@ -204,18 +204,23 @@ def test_other_machines_are_no_duplicates(
     assert _findings(tmp_path, "RL392", fragment) == []
 
 
-def test_same_sized_nodes_of_other_models_are_no_duplicates(tmp_path: Path) -> None:
+def _cpu_nodes(names: dict[str, str]) -> Fragment:
+    """Same-sized four-socket CPU profiles, by id, with these display names."""
     cpu = {"brand": "Intel", "generation": "cpu", "gpu_count": 4, "vram_gb": 1024}
-    fragment = Fragment(
+    return Fragment(
         "hardware_profiles:\n"
         + "".join(
             f"  {hw_id}:\n"
             + "".join(
                 f"    {k}: {json.dumps(v)}\n" for k, v in {**cpu, "display_name": name}.items()
             )
-            for hw_id, name in (("xeon6", "Xeon 6"), ("xeon5", "Xeon 5"))
+            for hw_id, name in names.items()
         )
     )
+
+
+def test_same_sized_nodes_of_other_models_are_no_duplicates(tmp_path: Path) -> None:
+    fragment = _cpu_nodes({"xeon6": "Xeon 6", "xeon5": "Xeon 5"})
     assert _findings(tmp_path, "RL392", fragment) == []
 
 
@@ -258,16 +263,6 @@ def test_hostile_profiles_are_judged_without_a_traceback(tmp_path: Path) -> None
 def test_two_same_sized_nodes_of_one_name_without_model_words_are_one_machine(
     tmp_path: Path,
 ) -> None:
-    cpu = {"brand": "Intel", "generation": "cpu", "gpu_count": 4, "vram_gb": 1024}
-    fragment = Fragment(
-        "hardware_profiles:\n"
-        + "".join(
-            f"  {hw_id}:\n"
-            + "".join(
-                f"    {k}: {json.dumps(v)}\n" for k, v in {**cpu, "display_name": "Xeon"}.items()
-            )
-            for hw_id in ("xeon_a", "xeon_b")
-        )
-    )
+    fragment = _cpu_nodes({"xeon_a": "Xeon", "xeon_b": "Xeon"})
     [finding] = _findings(tmp_path, "RL392", fragment)
     assert finding.message.startswith("profile `xeon_b` describes the same machine as `xeon_a`")
