@@ -390,3 +390,16 @@ def test_a_client_model_no_command_serves_is_reported_at_the_name(tmp_path: Path
     variant = "variants:\n  fp8:\n    model_id: acme/demo-FP8\n    precision: fp8\n"
     variant += "    vram_minimum_gb: 10\n" + CLIENT.format(model="acme/demo-FP8", close="],")
     assert findings_of(tmp_path / "c", variant, "RL602") == []
+
+
+def test_a_guide_beyond_the_catalogs_is_not_told_a_new_option_is_unknown(tmp_path: Path) -> None:
+    body = (
+        "## Launch\n\n```bash\nvllm serve acme/demo --an-option-of-a-later-release \\\n"
+        "  --kv-cache-dtype fp9 --guided-decoding-backend xgrammar\n```"
+    )
+    at_catalogued = _findings(tmp_path / "a", body, "0.31.0")
+    assert at_catalogued["RL604"] and len(at_catalogued["RL605"]) == 2
+    beyond = _findings(tmp_path / "b", body, "99.0.0")
+    # Removed before the newest catalog: still refused; unknown to every catalog: not judged.
+    assert beyond["RL604"] == []
+    assert [_written(tmp_path / "b", f) for f in beyond["RL605"]] == ["--guided-decoding-backend"]

@@ -247,6 +247,24 @@ def test_a_variant_serving_its_own_checkpoint_is_judged_unless_it_names_another_
     assert _rl554(tmp_path / "b", sibling) == []
 
 
+def test_a_recipe_that_says_its_weights_mix_precisions_speaks_for_its_variants(
+    tmp_path: Path,
+) -> None:
+    # 284B in fp8 is 341 GB by the formula; FP4 experts beside FP8 layers take far less.
+    fp8 = "  default:\n    precision: fp8\n    vram_minimum_gb: 200\n"
+    bf16 = "  bf16:\n    precision: bf16\n    vram_minimum_gb: 200\n"
+    plain = _rl554(tmp_path / "a", fp8 + bf16, "284B")
+    assert [f.pointer[1] for f in plain] == ["default", "bf16"]
+    for key in ("description", "performance_headline"):
+        said = f"meta:\n  {key}: 'MoE with native FP4+FP8 weights'\n"
+        recipe = f"{said}model:\n  parameter_count: '284B'\nvariants:\n{fp8}{bf16}"
+        # The headline names fp8 among the mixed precisions, not bf16.
+        found = findings_of(tmp_path / key, recipe, "RL554")
+        assert [f.pointer[1] for f in found] == ["bf16"], key
+    unmixed = "meta:\n  description: 'an FP8 checkpoint'\nmodel:\n  parameter_count: '284B'\n"
+    assert len(findings_of(tmp_path / "c", f"{unmixed}variants:\n{fp8}", "RL554")) == 1
+
+
 def test_vram_formula_inputs() -> None:
     assert parameter_billions("284B") == 284 and parameter_billions("2.4T") == 2400
     assert (

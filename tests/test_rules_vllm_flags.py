@@ -573,3 +573,27 @@ def test_a_value_every_release_of_the_range_defaults_to_is_an_info(tmp_path: Pat
 def test_a_value_whose_default_changes_in_the_range_is_not_reported(tmp_path: Path) -> None:
     # 0.92 is the default from 0.10 on, until the newest releases choose it at start-up.
     assert findings(tmp_path, "0.20.0", ["--gpu-memory-utilization", "0.92"]) == []
+
+
+BEYOND = "99.0.0"  # newer than every catalog: RL407 names the release it is judged at
+
+
+def test_what_no_catalog_knows_is_not_reported_beyond_the_catalogs(tmp_path: Path) -> None:
+    # A release newer than the catalogs may have added each of these: judging it by the
+    # newest catalog would call a new flag, choice or JSON key an error.
+    for args in (
+        ["--a-flag-of-a-later-release"],
+        ["--kv-cache-dtype", "fp9"],
+        ["--reasoning-parser", "a_parser_of_a_later_release"],
+        ["--compilation-config", '{"a_key_of_a_later_release": 1}'],
+    ):
+        assert findings(tmp_path, "0.31.0", args) != [], args  # an error at a catalogued minimum
+        assert findings(tmp_path, BEYOND, args) == [], args
+
+
+def test_what_the_catalogs_saw_removed_is_still_reported_beyond_them(tmp_path: Path) -> None:
+    assert codes(findings(tmp_path, BEYOND, ["--guided-decoding-backend", "xgrammar"])) == ["RL359"]
+    # Declared up to 0.29.0: unknown to the newest, as to a range that starts after 0.29.0.
+    args = ["--attention-config", '{"use_fp4_indexer_cache": true}']
+    assert codes(findings(tmp_path, BEYOND, args)) == codes(findings(tmp_path, "0.31.0", args))
+    assert codes(findings(tmp_path, BEYOND, args)) == ["RL354"]

@@ -440,6 +440,15 @@ def catalog_for(version: str, package: str = "vllm") -> Catalog | None:
     return load_catalog(available_versions(package)[position - 1], package) if position else None
 
 
+def beyond_catalogs(version: str, package: str = "vllm") -> bool:
+    """Whether ``version`` is newer than every catalogued release of ``package``.
+
+    Such a release is read through the newest catalog (catalog_for), which cannot know what
+    the release added: a name or value no catalogued release knows is no evidence there.
+    """
+    return version_key(version) > _version_keys(package)[-1]
+
+
 def newest_catalog(package: str = "vllm") -> Catalog:
     return load_catalog(available_versions(package)[-1], package)
 

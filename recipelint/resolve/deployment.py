@@ -68,12 +68,33 @@ def bytes_per_param(precision: Any) -> float | None:
 MIXED_PRECISION = re.compile(r"mixed|\+|w4a16|w4a8|modelopt", re.IGNORECASE)
 
 
-def mixed_precision(variant: Any) -> bool:
-    """Whether the variant's description or label says the checkpoint mixes precisions."""
-    return any(
+def mixed_precision(recipe: Any, variant: Any) -> bool:
+    """Whether the variant's description or label says the checkpoint mixes precisions, or
+    the recipe's own description or headline says the model's weights mix the variant's
+    precision with another ("native FP4+FP8 weights" of an fp8 variant)."""
+    if any(
         isinstance(text, str) and _mixed(text)
         for text in (get(variant, "description"), get(variant, "label"))
+    ):
+        return True
+    precision = get(variant, "precision")
+    if not isinstance(precision, str) or not precision:
+        return False
+    meta = get(recipe, "meta")
+    return any(
+        isinstance(text, str) and _mixed(text) and _names_precision(text, precision)
+        for text in (
+            get(meta, "description"),
+            get(meta, "performance_headline"),
+            get(get(recipe, "model"), "description"),
+        )
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _names_precision(text: str, precision: str) -> bool:
+    """Whether ``text`` names ``precision`` as a word of its own (`FP8` in `FP4+FP8`)."""
+    return re.search(rf"(?<![\w]){re.escape(precision)}(?![\w])", text, re.IGNORECASE) is not None
 
 
 @functools.lru_cache(maxsize=1024)
@@ -541,7 +562,7 @@ def deployment_of_argv(
 def variant_weights_gb(recipe: Any, variant: Any) -> float | None:
     """parameter_count x bytes per parameter of the variant's precision; None for a checkpoint
     described as mixed precision."""
-    if mixed_precision(variant):
+    if mixed_precision(recipe, variant):
         return None
     billions = parameter_billions(get(get(recipe, "model"), "parameter_count"))
     return weights_gb(billions, get(variant, "precision"))

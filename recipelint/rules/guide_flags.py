@@ -13,6 +13,7 @@ from recipelint.flags.catalog import (
     Catalog,
     Lookup,
     available_versions,
+    beyond_catalogs,
     catalog_for,
     load_catalog,
     newest_catalog,
@@ -205,6 +206,11 @@ class CommandJudge:
             else load_catalog(available_versions(self.package)[0], self.package)
         )
 
+    @functools.cached_property
+    def beyond(self) -> bool:
+        """The release is newer than every catalog: what none of them knows may be new there."""
+        return beyond_catalogs(self.release, self.package)
+
     def findings(self, command: GuideCommand) -> Iterator[GuideVerdict]:
         words, index = command.words, 0
         while index < len(words):
@@ -231,7 +237,8 @@ class CommandJudge:
             return 0, ()
         name, hit = option
         if hit.canonical is None:
-            return 0, (self._unknown(text, name),)
+            unknown = self._unknown(text, name)
+            return 0, (unknown,) if unknown is not None else ()
         value, used = self._value(text, after, hit)
         found = list(self._verdict(text, hit, value, used, via_image))
         if hit.underscored:
@@ -292,6 +299,8 @@ class CommandJudge:
             statuses = [self._spelling_status(spelled, s) for s in statuses]
         if first_with(statuses, "rejected") is None:
             return
+        if self.beyond and not self._ever_accepted(canonical, hit.json_path, judged):
+            return  # perhaps what the release added: RL407 names the release judged instead
         flag_refused = first_with(
             self._claimed(_support(canonical, (), None, self.release, self.package)), "rejected"
         )
@@ -303,6 +312,13 @@ class CommandJudge:
         refused = tuple(s.version for s in statuses if s.status == "rejected")
         cause = (canonical, hit.json_path, None if on_option else judged, refused)
         yield self._rejected(shown, statuses, on_value, length, cause)
+
+    def _ever_accepted(self, canonical: str, path: tuple[str, ...], value: str | None) -> bool:
+        """Whether a catalogued release accepts this key, value or option: refused by the newest
+        after that, it was removed, which a release beyond the catalogs is unlikely to undo."""
+        oldest = available_versions(self.package)[0]
+        statuses = _support(canonical, path, value, oldest, self.package)
+        return any(s.status != "rejected" for s in statuses)
 
     def _claimed(self, statuses: list[ReleaseStatus]) -> list[ReleaseStatus]:
         """The releases the command runs on: a pinned image's alone, else all from the minimum."""
@@ -345,7 +361,7 @@ class CommandJudge:
             cause,
         )
 
-    def _unknown(self, text: str, name: str) -> OptionVerdict:
+    def _unknown(self, text: str, name: str) -> OptionVerdict | None:
         known = set(_releases_knowing(name, self.package))
         if known:
             statuses = self._claimed(
@@ -356,6 +372,8 @@ class CommandJudge:
             )
             refused = tuple(s.version for s in statuses if s.status == "rejected")
             return self._rejected(name, statuses, False, len(text), (name, (), None, refused))
+        if self.beyond:
+            return None  # perhaps an option the release added (RL407)
         close = _did_you_mean(newest_catalog(self.package), name)
         hint = (
             f"did you mean {', '.join(f'`{c}`' for c in close)}?"

@@ -168,7 +168,7 @@ def vram_minimum(ctx: CheckContext) -> Iterator[Finding]:
                 not isinstance(precision, str)
                 or not isinstance(vram, (int, float))
                 or isinstance(vram, bool)
-                or mixed_precision(variant)
+                or mixed_precision(data, variant)
                 or _serves_another_size(variant, billions)
             ):
                 continue

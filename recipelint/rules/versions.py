@@ -514,7 +514,9 @@ def release_newer_than_catalogs(ctx: CheckContext) -> Iterator[Finding]:
                     pointer,
                     f"vLLM {version.text.lstrip('v')} is newer than the newest release "
                     f"recipelint knows ({newest.text}): its flags, environment variables and "
-                    f"backends are judged as {newest.text} reads them",
+                    f"backends are judged as {newest.text} reads them, and a flag, value or "
+                    "key no catalogued release knows is not reported (the release may have "
+                    "added it)",
                     "upgrade recipelint, or add the release's catalogs with "
                     "`recipelint flags update` (docs/flags.md)",
                 )

@@ -32,6 +32,7 @@ from recipelint.flags.catalog import (
     FlagSpec,
     Lookup,
     available_versions,
+    beyond_catalogs,
     catalog_for,
     flag_span,
     load_catalog,
@@ -91,6 +92,8 @@ class Catalogs:
     minimum: Catalog | None  # None: no usable min_vllm_version, or older than every catalog
     min_version: str | None
     newest: Catalog
+    # The minimum is newer than every catalog: what no catalogued release knows may be new there.
+    beyond: bool = False
 
 
 # An argument list's verdicts, by what they depend on: the list's items (their repr tells
@@ -275,7 +278,8 @@ def _valid_version(raw: Any) -> str | None:
 def _catalogs(minimum_version: str | None, omni: bool) -> Catalogs:
     package = "vllm-omni" if omni else "vllm"
     minimum = catalog_for(minimum_version, package) if minimum_version else None
-    return Catalogs(package, minimum, minimum_version, newest_catalog(package))
+    beyond = minimum_version is not None and beyond_catalogs(minimum_version, package)
+    return Catalogs(package, minimum, minimum_version, newest_catalog(package), beyond)
 
 
 # -- one argument list ---------------------------------------------------------------------
@@ -390,6 +394,8 @@ class _ArgList:
                 _removal_hint(key, span[1], name),
             )
             return
+        if self.cats.beyond:
+            return  # perhaps a flag the release added; RL407 names the release judged instead
         close = close_flags(self.cats.newest, token)
         releases = f"{name} {self._range()}"
         self._report(
@@ -547,7 +553,7 @@ class _ArgList:
         declared = next((v for v in verdicts if v.status in DECLARED), None)
         key, name = ".".join(path), self.cats.package
         if declared is None:
-            self._key_unknown(index, canonical, key, verdicts)
+            self._key_unknown(index, canonical, path, verdicts)
             return
         before = verdicts[: verdicts.index(declared)]
         if first_with(before, "rejected") is not None:
@@ -584,10 +590,13 @@ class _ArgList:
             )
 
     def _key_unknown(
-        self, index: int, canonical: str, key: str, verdicts: list[ReleaseStatus]
+        self, index: int, canonical: str, path: tuple[str, ...], verdicts: list[ReleaseStatus]
     ) -> None:
         if not verdicts:
             return  # no release of the range has the flag: the flag's own finding
+        if self.cats.beyond and not _ever_declared(canonical, path, self.cats.package):
+            return  # perhaps a key the release added (RL407)
+        key = ".".join(path)
         refusing = [v for v in verdicts if v.status == "rejected"]
         dropping = [v for v in verdicts if v.status == "ignored"]
         where = f"`{key}` is not a key of `{canonical}` in {self.cats.package} {_span(verdicts)}"
@@ -756,6 +765,8 @@ class _ArgList:
                 f"min_vllm_version is {self.cats.min_version}",
                 f"raise min_vllm_version to {newer}",
             )
+        elif self.cats.beyond and value_span(canonical, value, self.cats.package) is None:
+            return  # no catalogued release lists it: perhaps a value the release added (RL407)
         elif plugin and status == "unknown":
             spelled = self.plugins[canonical]
             loaded_with = (
@@ -972,6 +983,12 @@ def _key_verdicts(
     flags = flag_support(canonical, start, package)
     keys = json_key_support(canonical, path, start, package)
     return tuple(key for key, flag in zip(keys, flags, strict=True) if flag.status != "rejected")
+
+
+def _ever_declared(canonical: str, path: tuple[str, ...], package: str) -> bool:
+    """Whether any catalogued release declares this JSON key of the flag."""
+    oldest = available_versions(package)[0]
+    return any(v.status in DECLARED for v in _key_verdicts(canonical, path, oldest, package))
 
 
 def _first_accepting(token: str, cats: Catalogs) -> str | None:
