@@ -261,8 +261,11 @@ def test_a_recipe_that_says_its_weights_mix_precisions_speaks_for_its_variants(
         # The headline names fp8 among the mixed precisions, not bf16.
         found = findings_of(tmp_path / key, recipe, "RL554")
         assert [f.pointer[1] for f in found] == ["bf16"], key
-    unmixed = "meta:\n  description: 'an FP8 checkpoint'\nmodel:\n  parameter_count: '284B'\n"
-    assert len(findings_of(tmp_path / "c", f"{unmixed}variants:\n{fp8}", "RL554")) == 1
+    # A "+" that joins no precisions ("linear + MLA attention") says nothing of the weights.
+    for text in ("an FP8 checkpoint", "FP8 model with hybrid linear + MLA attention"):
+        unmixed = f"meta:\n  description: '{text}'\nmodel:\n  parameter_count: '284B'\n"
+        found = findings_of(tmp_path / text[:8], f"{unmixed}variants:\n{fp8}", "RL554")
+        assert len(found) == 1, text
 
 
 def test_vram_formula_inputs() -> None:

@@ -66,6 +66,12 @@ def bytes_per_param(precision: Any) -> float | None:
 # A description or label that says the checkpoint mixes precisions: its precision field then
 # speaks for part of the weights only.
 MIXED_PRECISION = re.compile(r"mixed|\+|w4a16|w4a8|modelopt", re.IGNORECASE)
+# What says so of a whole recipe, whose prose joins other things with "+" too ("linear + MLA
+# attention"): two precisions joined by "+" ("FP4+FP8"), or "mixed precision" itself.
+_PRECISION_WORD = r"(?:nv|mx)?(?:fp|int|bf|w)\d+\w*"
+RECIPE_MIXED_PRECISION = re.compile(
+    rf"(?<!\w){_PRECISION_WORD}\s*\+\s*{_PRECISION_WORD}|mixed[- ]precision", re.IGNORECASE
+)
 
 
 def mixed_precision(recipe: Any, variant: Any) -> bool:
@@ -82,7 +88,9 @@ def mixed_precision(recipe: Any, variant: Any) -> bool:
         return False
     meta = get(recipe, "meta")
     return any(
-        isinstance(text, str) and _mixed(text) and _names_precision(text, precision)
+        isinstance(text, str)
+        and RECIPE_MIXED_PRECISION.search(text) is not None
+        and _names_precision(text, precision)
         for text in (
             get(meta, "description"),
             get(meta, "performance_headline"),
