@@ -13,8 +13,9 @@ whole tree. ``--as-of-merge DATES`` checks each pull request as recipelint would
 day it merged: with this checkout's code, but only the flag catalogs of the vLLM and
 vllm-omni releases published by then (DATES holds ``YYYY-MM-DD PACKAGE VERSION`` lines, e.g.
 from the package index's JSON simple API, each file's ``upload-time``). Without it, a pull
-request of April is told that a release of November deprecates its flag. The environment and
-hardware catalogs, one file for every release, are not cut. ``--mode new-from-rev`` (the default) passes ``--new-from-rev BASE``, as the
+request of April is told that a release of November deprecates its flag, or that a minimum
+released in May has shipped. The environment and hardware catalogs, one file for all
+releases, lose the later releases' eras. ``--mode new-from-rev`` (the default) passes ``--new-from-rev BASE``, as the
 action does on ``pull_request`` events. Only pull requests that change a tree file
 (the example workflow's path filter) are replayed.
 """
@@ -146,6 +147,8 @@ class CatalogsAsOf:
             found = CATALOG_FILE.match(path.name)
             if found and (found.group(1), found.group(2)) in late:
                 path.unlink()
+        for name in ("vllm-env.json", "vllm-hardware.json"):
+            _cut_eras(catalogs / name, {v for pkg, v in late if pkg == "vllm"})
         environment = {**os.environ, "PYTHONPATH": str(copy)}
         for package in ("vllm", "vllm-omni"):
             kept = sorted(str(p) for p in catalogs.glob(f"{package}-[0-9]*.json"))
@@ -166,6 +169,27 @@ class CatalogsAsOf:
                 capture_output=True,
             )
         return copy
+
+
+def _cut_eras(path: Path, late: set[str]) -> None:
+    """A catalog of eras (runs of releases, ``first`` .. ``last``) as of the releases kept: an
+    era that starts later goes, one that reaches past them ends at the newest kept."""
+    catalog = json.loads(path.read_text(encoding="utf-8"))
+    kept = [v for v in catalog["releases"] if v not in late]
+    position = {v: i for i, v in enumerate(catalog["releases"])}
+    newest_kept = {i: v for v, i in position.items() if v in kept}
+
+    def clamp(era: dict) -> dict:
+        last = max(i for i in newest_kept if i <= position[era["last"]])
+        return {**era, "last": newest_kept[last]}
+
+    table = catalog.get("variables", catalog.get("entries"))
+    for name, eras in list(table.items()):
+        table[name] = [clamp(era) for era in eras if era["first"] in kept]
+        if not table[name]:
+            del table[name]
+    catalog["releases"] = kept
+    path.write_text(json.dumps(catalog, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def _merge_day(repo: Path, pr: PullRequest) -> str:

@@ -73,6 +73,23 @@ def test_a_pre_existing_finding_is_not_annotated(
     assert status == 0 and annotated == []
 
 
+def test_a_renamed_recipe_keeps_its_known_findings(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A rename alone (PR 639: inkling.yaml -> Inkling.yaml) re-reported every finding as new.
+    nemotron = "models/nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16.yaml"
+    renamed = "models/nvidia/Nemotron-3.5-Lightning.yaml"
+    _git(repo, "mv", nemotron, renamed)
+    _edit(repo, renamed, "meta:\n", "# moved\nmeta:\n")
+    _, annotated, _ = _annotations(repo, monkeypatch, capsys, renamed)
+    assert [f["code"] for f in annotated if f["code"] == "RL355"] == []
+    # The same tree without the base's history of the file: both RL355 are there to keep.
+    monkeypatch.chdir(repo)
+    main(["check", "--format", "json", "--jobs", "1", renamed])
+    found = json.loads(capsys.readouterr().out)
+    assert [f["code"] for f in found if f["code"] == "RL355"] == ["RL355", "RL355"]
+
+
 def test_a_broken_taxonomy_is_the_one_finding_not_every_hardware_id(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

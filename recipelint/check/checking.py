@@ -286,7 +286,12 @@ def _base_fingerprints(root: Path, targets: list[Path], options: CheckOptions) -
     The base is judged by the checked tree's configuration: a pull request that changes
     the configuration is measured by the rules it proposes.
     """
-    from recipelint.read.revision import RevisionError, extract_tree, locate_commit
+    from recipelint.read.revision import (
+        RevisionError,
+        extract_tree,
+        locate_commit,
+        renamed_files,
+    )
 
     try:
         try:
@@ -314,6 +319,7 @@ def _base_fingerprints(root: Path, targets: list[Path], options: CheckOptions) -
             base_options = replace(options, use_cache=False)
             base_config = _base_config(base_root, root, config)
             checked = check_tree(base_root, base_targets, base_options, base_config)
-            return fingerprints(checked.diagnostics, base_root)
+            renamed = renamed_files(sha, top, tree_path)
+            return fingerprints(checked.diagnostics, base_root, renamed)
     except RevisionError as exc:
         raise CheckError(str(exc)) from None

@@ -153,6 +153,25 @@ def extract_tree(
     return tree
 
 
+def renamed_files(sha: str, top: Path, tree_path: str) -> dict[str, str]:
+    """The files under ``tree_path`` that the working tree has under another name than
+    revision ``sha`` (git's rename detection), as tree paths: old -> new."""
+    prefix = "" if tree_path in ("", ".") else tree_path.rstrip("/") + "/"
+    done = git(
+        ["diff", "-M", "--diff-filter=R", "--name-status", "-z", sha, "--", tree_path or "."],
+        top,
+    )
+    if done.returncode != 0:
+        return {}
+    fields = done.stdout.split("\0")
+    renames: dict[str, str] = {}
+    for at in range(0, len(fields) - 2, 3):  # "R<score>", old, new
+        old, new = fields[at + 1], fields[at + 2]
+        if fields[at].startswith("R") and old.startswith(prefix) and new.startswith(prefix):
+            renames[old[len(prefix) :]] = new[len(prefix) :]
+    return renames
+
+
 def _present(
     sha: str, top: Path, tree_path: str, entries: Sequence[str] | None
 ) -> list[str] | None:

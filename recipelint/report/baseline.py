@@ -3,7 +3,8 @@
 A fingerprint names a finding by its cause, so that an edit above it, an item inserted
 before it in a list, or a reworded message does not make an old finding look new: the
 file's path inside the tree, the rule code, the document pointer without list indices,
-the source text the finding stands on, and the words and releases its message names. Two findings with one fingerprint are matched by number: a pull request
+the source text the finding stands on, and the words and releases its message names. A file
+the change renamed is matched under its new name. Two findings with one fingerprint are matched by number: a pull request
 that adds a third copy of a finding already present twice has one new finding.
 
 Against a base revision, a new finding whose cause (the fingerprint without the document
@@ -22,7 +23,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,16 @@ def pointer_text(pointer: Sequence[str | int]) -> str:
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in pointer)
 
 
+# A base file's tree path -> its path after the change, for files the change renamed.
+Renames = Mapping[str, str]
+NO_RENAMES: Renames = {}
+
+
+def _named_path(path: Path, root: Path, renamed: Renames) -> str:
+    name = tree_path(path, root)
+    return renamed.get(name, name)
+
+
 def _digest(parts: Sequence[str]) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:20]
 
@@ -113,13 +124,14 @@ def legacy_fingerprint(diag: Diagnostic, root: Path) -> str:
     )
 
 
-def fingerprint(diag: Diagnostic, root: Path) -> str:
+def fingerprint(diag: Diagnostic, root: Path, renamed: Renames = NO_RENAMES) -> str:
     """The finding's cause: file, code, pointer shape, the text it stands on, and the
     releases and values its message names. List indices (an item inserted before it moves
-    them) and the message's wording (reworded between releases of recipelint) are left out."""
+    them) and the message's wording (reworded between releases of recipelint) are left out.
+    A base file the change renamed is named as the change names it (``renamed``)."""
     return _digest(
         (
-            tree_path(diag.path, root),
+            _named_path(diag.path, root, renamed),
             diag.code,
             _INDEX.sub("/#", pointer_text(diag.pointer)),
             _subject(diag),
@@ -128,7 +140,7 @@ def fingerprint(diag: Diagnostic, root: Path) -> str:
     )
 
 
-def cause(diag: Diagnostic, root: Path) -> str | None:
+def cause(diag: Diagnostic, root: Path, renamed: Renames = NO_RENAMES) -> str | None:
     """The fingerprint without the pointer: the same problem wherever in the file it is
     written (a flag copied into a new variant). None when the text it stands on cannot be
     read: the code and the message alone would join unrelated findings."""
@@ -137,7 +149,7 @@ def cause(diag: Diagnostic, root: Path) -> str | None:
         return None
     return _digest(
         (
-            tree_path(diag.path, root),
+            _named_path(diag.path, root, renamed),
             diag.code,
             subject,
             " ".join(sorted(set(_NAMED.findall(diag.message)))),
@@ -259,13 +271,17 @@ def repeats_noted(new: list[Diagnostic], root: Path, places: dict[str, str]) -> 
     return out
 
 
-def fingerprints(found: Iterable[Diagnostic], root: Path) -> Fingerprints:
-    """Fingerprint counts of findings, with the first place each cause is found."""
+def fingerprints(
+    found: Iterable[Diagnostic], root: Path, renamed: Renames = NO_RENAMES
+) -> Fingerprints:
+    """Fingerprint counts of findings, with the first place each cause is found. A file the
+    change renamed (``renamed``: base tree path -> new one) counts under its new name, so a
+    rename alone makes nothing new."""
     counts = Fingerprints()
-    counts.texts = _texts(root)
+    counts.texts = {renamed.get(name, name): text for name, text in _texts(root).items()}
     for diag in found:
-        counts[fingerprint(diag, root)] += 1
-        key = cause(diag, root)
+        counts[fingerprint(diag, root, renamed)] += 1
+        key = cause(diag, root, renamed)
         if key is not None:
             counts.places.setdefault(key, f"{tree_path(diag.path, root)}:{diag.span.line}")
     return counts
