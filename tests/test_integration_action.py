@@ -332,7 +332,7 @@ def test_pull_request_flow_annotates_only_what_the_pull_request_introduces(
     path = repo / RECIPE
     path.write_text(
         path.read_text(encoding="utf-8").replace(
-            "date_updated: 2026-11-29", "date_updated: 2026-11-01", 1
+            "date_updated: 2026-11-29", "date_updated: 2026-11-31", 1
         ),
         encoding="utf-8",
     )
@@ -357,11 +357,11 @@ def test_pull_request_flow_annotates_only_what_the_pull_request_introduces(
     assert (status, outputs["exit-code"]) == (1, "1"), log
     annotations = [line for line in log.splitlines() if line.startswith("::")]
     assert len(annotations) == 1 and "RL201" in annotations[0] and "h1000" in annotations[0], log
-    assert "7 findings were already present" in log  # RL553, and the tree's 2 warnings, 4 notes
+    assert "7 findings were already present" in log  # RL106, and the tree's 2 warnings, 4 notes
 
     status, _, summary = _run_step("Job summary", repo, context, runner)
     assert status == 0, summary
-    assert "| `RL201` |" in summary and "| `RL553` |" not in summary
+    assert "| `RL201` |" in summary and "| `RL106` |" not in summary
     assert f"7 findings were already present at `{base}`" in summary
 
 

@@ -18,7 +18,7 @@ from recipelint.cli import main
 
 RECIPE = "recipes/models/Qwen/Qwen2.5-7B-Instruct.yaml"
 DATES = "  date_added: 2026-11-29\n  date_updated: 2026-11-29\n"
-BAD_DATES = "  date_added: 2026-11-29\n  date_updated: 2026-11-01\n"  # RL553
+BAD_DATES = "  date_added: 2026-11-29\n  date_updated: 2026-11-31\n"  # RL106: no such day
 HARDWARE = "    h100: verified\n"
 BAD_HARDWARE = "    h100: verified\n    h1000: verified\n"  # RL201
 
@@ -82,7 +82,7 @@ def test_a_finding_present_at_the_base_is_not_reported_even_when_its_lines_move(
     _commit(repo, "unrelated edit above")
 
     status, whole, _ = _check(repo, monkeypatch, capsys, "recipes")
-    assert "RL553" in _codes(whole) and status == 1
+    assert "RL106" in _codes(whole) and status == 1
     status, new, err = _check(repo, monkeypatch, capsys, "--new-from-rev", "HEAD~1", "recipes")
     assert new == [] and status == 0
     assert f"{len(whole)} findings were already present at HEAD~1 (not shown)" in err
@@ -117,7 +117,7 @@ def test_one_more_copy_of_a_known_finding_is_new(
 
     status, new, _ = _check(repo, monkeypatch, capsys, "--new-from-rev", "HEAD~1", "recipes")
     assert [(f["code"], f["path"]) for f in new] == [
-        ("RL553", "recipes/models/nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.yaml")
+        ("RL106", "recipes/models/nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.yaml")
     ]
     assert status == 1
 
@@ -136,7 +136,7 @@ def test_a_tree_absent_at_the_base_has_only_new_findings(
 
     status, whole, _ = _check(root, monkeypatch, capsys, "recipes")
     status, new, err = _check(root, monkeypatch, capsys, "--new-from-rev", "HEAD~1", "recipes")
-    assert new == whole and "RL553" in _codes(new) and status == 1
+    assert new == whole and "RL106" in _codes(new) and status == 1
     assert "already present" not in err
 
 
@@ -163,7 +163,7 @@ def test_fingerprints_survive_line_shifts_and_reach_json_and_sarif(
     )
     main(["check", "--format", "sarif", "--jobs", "1", "recipes"])
     sarif = json.loads(capsys.readouterr().out)
-    [result] = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "RL553"]
+    [result] = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "RL106"]
     assert result["partialFingerprints"] == {"recipelintFingerprint/v2": after[0]["fingerprint"]}
 
 
@@ -172,14 +172,14 @@ def test_a_baseline_adopts_existing_findings_and_reports_stale_entries(
 ) -> None:
     _edit(repo, RECIPE, DATES, BAD_DATES)
     monkeypatch.chdir(repo)
-    assert main(["check", "--select", "RL5", "--write-baseline", "baseline.json", "recipes"]) == 0
+    assert main(["check", "--select", "RL106", "--write-baseline", "baseline.json", "recipes"]) == 0
     assert "wrote 1 finding to the baseline" in capsys.readouterr().err
     document = json.loads((repo / "baseline.json").read_text(encoding="utf-8"))
     [entry] = document["findings"]
-    assert entry["path"] == "models/Qwen/Qwen2.5-7B-Instruct.yaml" and entry["code"] == "RL553"
+    assert entry["path"] == "models/Qwen/Qwen2.5-7B-Instruct.yaml" and entry["code"] == "RL106"
     assert entry["pointer"] == "/meta/date_updated"
 
-    selected = ("--select", "RL2,RL5", "--baseline", "baseline.json", "recipes")
+    selected = ("--select", "RL106,RL2", "--baseline", "baseline.json", "recipes")
     status, new, err = _check(repo, monkeypatch, capsys, *selected)
     assert new == [] and status == 0 and "already present in baseline.json" in err
 
@@ -191,7 +191,7 @@ def test_a_baseline_adopts_existing_findings_and_reports_stale_entries(
     _edit(repo, RECIPE, BAD_HARDWARE, HARDWARE)
     status, new, err = _check(repo, monkeypatch, capsys, *selected)
     assert new == [] and status == 0
-    assert "1 baseline entry match no finding any more" in err and "RL553" in err
+    assert "1 baseline entry match no finding any more" in err and "RL106" in err
 
 
 @pytest.mark.parametrize(
@@ -214,10 +214,10 @@ def test_a_named_file_outside_any_tree_is_skipped_with_a_note(
     values.write_text("replicas: 2\n", encoding="utf-8")
     _edit(repo, RECIPE, DATES, BAD_DATES)
     status, found, err = _check(
-        repo, monkeypatch, capsys, "--select", "RL5", str(values.relative_to(repo)), RECIPE
+        repo, monkeypatch, capsys, "--select", "RL106", str(values.relative_to(repo)), RECIPE
     )
     assert "skipped deploy/helm/models/values.yaml: not inside a recipe tree" in err
-    assert _codes(found) == ["RL553"] and status == 1
+    assert _codes(found) == ["RL106"] and status == 1
     monkeypatch.chdir(repo)
     assert main(["check", "deploy"]) == 2  # a named folder outside a tree is a mistake
 

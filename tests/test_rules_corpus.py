@@ -271,36 +271,6 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
         },
     ),
     (
-        "RL553",
-        "date_updated earlier than date_added",
-        {
-            "models/LiquidAI/LFM2.5-1.2B-Base.yaml": 1,
-            "models/LiquidAI/LFM2.5-1.2B-JP.yaml": 1,
-            "models/LiquidAI/LFM2.5-1.2B-Thinking.yaml": 1,
-            "models/LiquidAI/LFM2.5-350M.yaml": 1,
-            "models/LiquidAI/LFM2.5-8B-A1B.yaml": 1,
-            "models/LiquidAI/LFM2.5-VL-450M.yaml": 1,
-            "models/OpenMOSS-Team/MOSS-SoundEffect.yaml": 1,
-            "models/OpenMOSS-Team/MOSS-TTS-Realtime.yaml": 1,
-            "models/OpenMOSS-Team/MOSS-TTS.yaml": 1,
-            "models/OpenMOSS-Team/MOSS-TTSD-v1.0.yaml": 1,
-            "models/OpenMOSS-Team/MOSS-VoiceGenerator.yaml": 1,
-            "models/PaddlePaddle/PaddleOCR-VL-1.6.yaml": 1,
-            "models/Qwen/Qwen2.5-32B.yaml": 1,
-            "models/Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice.yaml": 1,
-            "models/bosonai/higgs-audio-v3-tts-4b.yaml": 1,
-            "models/fishaudio/s2-pro.yaml": 1,
-            "models/inclusionAI/Ming-omni-tts-0.5B.yaml": 1,
-            "models/mindlab-research/Macaron-V1-Coding-Venti.yaml": 1,
-            "models/mistralai/Voxtral-4B-TTS-2603.yaml": 1,
-            "models/openbmb/VoxCPM2.yaml": 1,
-            "models/pfnet/plamo-2-translate.yaml": 1,
-            "models/pfnet/plamo-3-nict-31b-base.yaml": 1,
-            "models/zai-org/GLM-GA.yaml": 1,
-            "models/zai-org/GLM-TTS.yaml": 1,
-        },
-    ),
-    (
         "RL554",
         "VRAM off the formula: ASR below it, ERNIE-21B, Hunyuan-A13B and GLM-ASR-Nano (bf16) above"
         " the 16-bit band (the DeepSeek-V4 releases' fp8 checkpoints are FP4+FP8, as their"
@@ -327,7 +297,8 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
 # RL304 26 -> 21: MiniMax-M3 repeats `--attention_config` on 4 and 3 items of two lists, one finding each.
 # RL606: the guide's serve commands spelling options with underscores (Mistral guides' --tokenizer_mode,
 # --config_format, --load_format; gpt-oss --tensor_parallel_size; …).
-INFO_TOTALS = {"RL303": 17, "RL304": 21, "RL340": 83, "RL606": 29}
+# RL553 is a notice since upstream's own date_added backfill (#686) wrote such dates.
+INFO_TOTALS = {"RL303": 17, "RL304": 21, "RL340": 83, "RL553": 24, "RL606": 29}
 
 
 @pytest.fixture(scope="module")
@@ -361,5 +332,5 @@ def test_info_totals(findings: list) -> None:
 
 def test_every_error_is_in_a_family_judged_real(findings: list) -> None:
     """Error-severity codes on the corpus are only those whose every finding was judged a real defect."""
-    judged_real = {"RL201", "RL209", "RL306", "RL310", "RL404", "RL553"}
+    judged_real = {"RL201", "RL209", "RL306", "RL310", "RL404"}
     assert {d.code for d in findings if d.severity == Severity.ERROR} <= judged_real

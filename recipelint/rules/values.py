@@ -111,8 +111,10 @@ def date_order(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding(
                 doc,
                 ("meta", "date_updated"),
-                f"date_updated {updated} is earlier than date_added {added}",
-                "date_added is the first day in the catalog; date_updated the latest change",
+                f"date_updated {updated} is earlier than date_added {added}: the recipe's "
+                "page shows an update older than its catalog entry",
+                "if the recipe changed after it entered the catalog, set date_updated to that "
+                "day; a recipe written before its merge day may keep its authoring day",
             )
 
 
