@@ -15,6 +15,7 @@ from treehelp import Fragment, findings_by_code
 
 from recipelint.check import engine
 from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.flags.catalog import available_versions
 from recipelint.flags.support import first_with, value_support
 from recipelint.read.tree import load_tree
 from recipelint.rules import guide
@@ -226,10 +227,34 @@ def test_a_docker_run_of_a_pinned_image_is_judged_at_that_image_s_release(
     )
 
 
-def test_a_moving_image_tag_is_judged_from_the_recipe_s_minimum(tmp_path: Path) -> None:
-    body = "```bash\ndocker run vllm/vllm-openai:latest acme/demo --disable-log-requests\n```"
+def test_a_latest_or_nightly_image_runs_the_newest_release_or_a_later_build(
+    tmp_path: Path,
+) -> None:
+    """`--disable-log-requests` is refused from 0.17.0 to 0.32.0 and taken again after: the
+    `latest` image runs the newest release, not the recipe's minimum (PR 476's `-rocm:latest`
+    commands); `--device` is gone from every recent release, nightly builds too."""
+    body = (
+        "```bash\ndocker run vllm/vllm-openai:latest acme/demo --disable-log-requests\n"
+        "docker run vllm/vllm-openai-rocm:nightly acme/demo --device cuda\n"
+        "docker run vllm/vllm-openai:nightly acme/demo --moe-backend not_yet_a_backend\n```"
+    )
     [finding] = _findings(tmp_path, body, "0.16.0")["RL605"]
-    assert "0.17.0 to 0.32.0" in finding.message
+    assert finding.line == _line_of(tmp_path, "--device cuda")
+    newest = available_versions()[-1]
+    assert finding.message.endswith(
+        f"which vLLM {newest} refuses: the image `vllm/vllm-openai-rocm:nightly` runs vLLM "
+        f"{newest} or newer"
+    )
+
+
+def test_a_nightly_recipe_s_guide_is_not_told_a_new_value_is_unknown(tmp_path: Path) -> None:
+    """min_vllm_version "nightly" (upstream's add-recipe guide writes it): a backend the main
+    branch added is no evidence against the recipe (PRs 419, 655, 767)."""
+    body = "```bash\nvllm serve acme/demo --moe-backend not_yet_a_backend --device cuda\n```"
+    found = _findings(tmp_path, body, "nightly")
+    assert [f.message.split(",")[0] for f in found.get("RL605", [])] == [
+        "the guide's serve command passes `--device`"
+    ]
 
 
 def _with_args(body: str, minimum: str, base_args: str) -> Fragment:

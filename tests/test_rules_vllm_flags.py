@@ -576,6 +576,8 @@ def test_a_value_whose_default_changes_in_the_range_is_not_reported(tmp_path: Pa
 
 
 BEYOND = "99.0.0"  # newer than every catalog: RL407 names the release it is judged at
+# And a nightly build, as upstream's add-recipe guide writes it (PRs 419, 655, 767).
+BEYOND_ALL = (BEYOND, "nightly")
 
 
 def test_what_no_catalog_knows_is_not_reported_beyond_the_catalogs(tmp_path: Path) -> None:
@@ -588,12 +590,15 @@ def test_what_no_catalog_knows_is_not_reported_beyond_the_catalogs(tmp_path: Pat
         ["--compilation-config", '{"a_key_of_a_later_release": 1}'],
     ):
         assert findings(tmp_path, "0.31.0", args) != [], args  # an error at a catalogued minimum
-        assert findings(tmp_path, BEYOND, args) == [], args
+        for beyond in BEYOND_ALL:
+            assert findings(tmp_path, beyond, args) == [], (beyond, args)
 
 
 def test_what_the_catalogs_saw_removed_is_still_reported_beyond_them(tmp_path: Path) -> None:
-    assert codes(findings(tmp_path, BEYOND, ["--guided-decoding-backend", "xgrammar"])) == ["RL359"]
     # Declared up to 0.29.0: unknown to the newest, as to a range that starts after 0.29.0.
     args = ["--attention-config", '{"use_fp4_indexer_cache": true}']
-    assert codes(findings(tmp_path, BEYOND, args)) == codes(findings(tmp_path, "0.31.0", args))
-    assert codes(findings(tmp_path, BEYOND, args)) == ["RL354"]
+    for beyond in BEYOND_ALL:
+        removed = ["--guided-decoding-backend", "xgrammar"]
+        assert codes(findings(tmp_path, beyond, removed)) == ["RL359"], beyond
+        assert codes(findings(tmp_path, beyond, args)) == codes(findings(tmp_path, "0.31.0", args))
+        assert codes(findings(tmp_path, beyond, args)) == ["RL354"], beyond

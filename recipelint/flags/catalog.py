@@ -40,6 +40,26 @@ def version_key(version: str) -> tuple[int, ...]:
     return (int(major), int(minor), int(patch or 0), int(fourth or 0), int(post or 0))
 
 
+# A min_vllm_version or image tag that names no release: the build of the main branch, newer
+# than every release (upstream's add-recipe guide writes `min_vllm_version: "nightly"`).
+NIGHTLY = "nightly"
+
+
+def written_release(raw: Any) -> str | None:
+    """A min_vllm_version as the catalogs read it: the version without its `v`, NIGHTLY for a
+    nightly build, None for anything else (a malformed version is the schema stage's)."""
+    if not isinstance(raw, str):
+        return None
+    text = raw.strip().lstrip("vV")
+    if text.lower() == NIGHTLY:
+        return NIGHTLY
+    try:
+        version_key(text)
+    except ValueError:
+        return None
+    return text
+
+
 @dataclass(frozen=True)
 class FlagSpec:
     """One canonical flag of one release."""
@@ -441,12 +461,12 @@ def catalog_for(version: str, package: str = "vllm") -> Catalog | None:
 
 
 def beyond_catalogs(version: str, package: str = "vllm") -> bool:
-    """Whether ``version`` is newer than every catalogued release of ``package``.
+    """Whether ``version`` is newer than every catalogued release of ``package`` (NIGHTLY is).
 
     Such a release is read through the newest catalog (catalog_for), which cannot know what
     the release added: a name or value no catalogued release knows is no evidence there.
     """
-    return version_key(version) > _version_keys(package)[-1]
+    return version == NIGHTLY or version_key(version) > _version_keys(package)[-1]
 
 
 def newest_catalog(package: str = "vllm") -> Catalog:

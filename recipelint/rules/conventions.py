@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from recipelint.flags.catalog import available_versions, version_key
+from recipelint.flags.catalog import NIGHTLY, available_versions, version_key, written_release
 from recipelint.flags.env_catalog import env_releases
 from recipelint.read.load import Document
 from recipelint.resolve.install import synthesize_install
@@ -25,7 +25,6 @@ from recipelint.rules.registry import Finding, check
 SERVE_BINARY, SOURCE_PATH, NIGHTLY_SHIPPED = "RL411", "RL412", "RL413"
 # The release whose `vllm` console script hands `--omni` to vllm-omni (CLAUDE.md, `omni`).
 OMNI_DELEGATES = "0.20.0"
-NIGHTLY = "nightly"
 # Top-level folders of the vLLM repository that a wheel does not install: a relative path
 # into one only exists in a source checkout. `vllm/` is the package itself, which a wheel
 # installs into site-packages, never below the working directory.
@@ -34,20 +33,6 @@ CHECKOUT_PATH = re.compile(
 )
 # An install command that builds from a clone leaves the checkout in the working directory.
 CLONES_VLLM = re.compile(r"git clone\s+\S*vllm", re.IGNORECASE)
-
-
-def _version_text(raw: Any) -> str | None:
-    """A min_vllm_version as written (`nightly` included), when it is one."""
-    if not isinstance(raw, str):
-        return None
-    text = raw.strip().lstrip("vV")
-    if text.lower() == NIGHTLY:
-        return NIGHTLY
-    try:
-        version_key(text)
-    except ValueError:
-        return None  # a malformed version is the schema stage's finding
-    return text
 
 
 # -- RL411 omni.serve_binary ------------------------------------------------------------------
@@ -59,7 +44,7 @@ def serve_binary_past_its_release(ctx: CheckContext) -> Iterator[Finding]:
         data = as_dict(doc.data)
         if "serve_binary" not in as_dict(data.get("omni")):
             continue
-        minimum = _version_text(as_dict(data.get("model")).get("min_vllm_version"))
+        minimum = written_release(as_dict(data.get("model")).get("min_vllm_version"))
         if minimum is None or (
             minimum != NIGHTLY and version_key(minimum) < version_key(OMNI_DELEGATES)
         ):
@@ -151,7 +136,7 @@ def nightly_after_release(ctx: CheckContext) -> Iterator[Finding]:
         for pointer, holder in places:
             if holder.get("nightly_required") is not True:
                 continue
-            version = _version_text(holder.get("min_vllm_version", model.get("min_vllm_version")))
+            version = written_release(holder.get("min_vllm_version", model.get("min_vllm_version")))
             if version is not None and version != NIGHTLY and _shipped(version):
                 yield Finding(
                     doc,

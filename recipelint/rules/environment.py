@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from recipelint.flags.catalog import version_key
+from recipelint.flags.catalog import NIGHTLY, version_key, written_release
 from recipelint.flags.env_catalog import (
     EnvSpec,
     EnvValueCheck,
@@ -36,7 +36,6 @@ from recipelint.spelling import tight_matches
 UNKNOWN, INVALID, MISREAD = "RL361", "RL362", "RL363"
 PREFIX = "VLLM_"
 OTHER_PACKAGE_PREFIXES = ("VLLM_OMNI_",)
-NIGHTLY = "nightly"
 VLLM_IMAGES = "vllm/"  # the project's own images: vllm-openai, -rocm, -tpu, …
 
 
@@ -73,16 +72,10 @@ def focused_env_mappings(ctx: CheckContext) -> Iterator[EnvMapping]:
 
 def _release(raw: Any) -> str | None:
     """The catalogued release standing for a min_vllm_version; `nightly` is the newest."""
-    if not isinstance(raw, str):
-        return None
-    text = raw.strip().lstrip("vV")
-    if text.lower() == NIGHTLY:
+    text = written_release(raw)
+    if text == NIGHTLY:
         return env_releases()[-1]
-    try:
-        version_key(text)
-    except ValueError:
-        return None  # a malformed version is the schema stage's finding
-    return covered_release(text)
+    return covered_release(text) if text is not None else None
 
 
 def _later(first: str | None, second: str | None) -> str | None:

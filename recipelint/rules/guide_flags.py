@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipelint.flags.catalog import (
+    NIGHTLY,
     Catalog,
     Lookup,
     available_versions,
@@ -18,6 +19,7 @@ from recipelint.flags.catalog import (
     load_catalog,
     newest_catalog,
     version_key,
+    written_release,
 )
 from recipelint.flags.support import (
     ReleaseStatus,
@@ -50,12 +52,8 @@ def guide_release(data: dict[str, Any]) -> str:
 
 def _release(raw: Any) -> str | None:
     """A version as the catalogs read it; None for nightly or one the schema stage reports."""
-    text = raw.strip().lstrip("vV") if isinstance(raw, str) else ""
-    try:
-        version_key(text)
-    except ValueError:
-        return None
-    return text
+    found = written_release(raw)
+    return None if found == NIGHTLY else found
 
 
 @dataclass(frozen=True)
@@ -66,9 +64,13 @@ class Claim:
     minimum: str = "min_vllm_version"
     holder: str = "the recipe"
     image: str | None = None
+    # A build that may be newer than every catalog (min_vllm_version "nightly", a `:latest`
+    # or `:nightly` image): judged by the newest release, what none knows left alone.
+    open_ended: bool = False
 
 
 RECIPE_CLAIM = Claim()
+NIGHTLY_CLAIM = Claim(open_ended=True)
 
 
 # A pinned tag of a server image: `v0.25.0`, `0.9.2`, `v0.24.0-ubuntu2404` (a build of that release).
@@ -82,10 +84,12 @@ def command_release(data: dict[str, Any], command: GuideCommand, package: str) -
     serving a variant's checkpoint runs where that variant does (its own min_vllm_version, when
     it raises the recipe's); any other command from the recipe's min_vllm_version on.
     """
-    pinned = _image_release(command.image) if package == "vllm" else None
-    if pinned is not None and command.image is not None:
-        return pinned, Claim(image=command.image)
+    pinned = _image_claim(command.image) if package == "vllm" else None
+    if pinned is not None:
+        return pinned
     model = as_dict(data.get("model"))
+    if written_release(model.get("min_vllm_version")) == NIGHTLY:
+        return available_versions(package)[-1], NIGHTLY_CLAIM
     base = _release(model.get("min_vllm_version"))
     served = _served_model(command.words)
     if served is None or served == model.get("model_id"):
@@ -107,17 +111,22 @@ def _variants_serving(data: dict[str, Any], served: str) -> int:
     return sum(as_dict(v).get("model_id") == served for v in as_dict(data.get("variants")).values())
 
 
-def _image_release(image: str | None) -> str | None:
-    """The release a server image's tag pins (`vllm/vllm-openai:v0.25.0`); None for a moving
-    tag (latest, nightly) or a named build whose release the tag does not say."""
+def _image_claim(image: str | None) -> tuple[str, Claim] | None:
+    """The release a server image runs and the claim naming it: the release its tag pins
+    (`vllm/vllm-openai:v0.25.0`), or for `latest` and `nightly` (`nightly-<commit>` too) the
+    newest catalogued release and what may follow it; None for a named build whose release
+    the tag does not say."""
     if image is None:
         return None
     name = image.split("@", 1)[0]
     _, colon, tag = name.rpartition(":")
     if not colon or "/" in tag:
         return None
+    if tag in ("latest", NIGHTLY) or tag.startswith(f"{NIGHTLY}-"):
+        return available_versions()[-1], Claim(image=image, open_ended=True)
     match = IMAGE_TAG.fullmatch(tag)
-    return _release(match.group(1)) if match else None
+    pinned = _release(match.group(1)) if match else None
+    return (pinned, Claim(image=image)) if pinned is not None else None
 
 
 def _served_model(words: tuple[str, ...]) -> str | None:
@@ -209,7 +218,7 @@ class CommandJudge:
     @functools.cached_property
     def beyond(self) -> bool:
         """The release is newer than every catalog: what none of them knows may be new there."""
-        return beyond_catalogs(self.release, self.package)
+        return self.claim.open_ended or beyond_catalogs(self.release, self.package)
 
     def findings(self, command: GuideCommand) -> Iterator[GuideVerdict]:
         words, index = command.words, 0
@@ -434,7 +443,8 @@ def _refusal(statuses: list[ReleaseStatus], release: str, claim: Claim = RECIPE_
     first, last = statuses[refused[0]], statuses[refused[-1]]
     why = f" ({first.note})" if first.note else ""
     if claim.image is not None:
-        return f"which vLLM {release} refuses{why}: the image `{claim.image}` runs that release"
+        runs = f"vLLM {release} or newer" if claim.open_ended else "that release"
+        return f"which vLLM {release} refuses{why}: the image `{claim.image}` runs {runs}"
     if accepted and refused[0] == 0 and refused[-1] < accepted[0]:
         return (
             f"which vLLM {first.version} refuses{why}: it needs vLLM "

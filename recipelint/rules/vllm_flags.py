@@ -19,6 +19,7 @@ network: only rules/vllm/*.json.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from typing import Any
 
 from recipelint.cachesize import TEXT_KEYED_ENTRIES
 from recipelint.flags.catalog import (
+    NIGHTLY,
     Catalog,
     FlagSpec,
     Lookup,
@@ -39,6 +41,7 @@ from recipelint.flags.catalog import (
     newest_catalog,
     value_span,
     version_key,
+    written_release,
 )
 from recipelint.flags.support import (
     DefaultEra,
@@ -227,7 +230,7 @@ def _effective_minimum(data: dict[str, Any], pointer: Pointer, baseline: str | N
             minimums = [_variant_minimum(data, key, baseline) for key in offered]
             if None in minimums:
                 return None  # a variant judged by the newest release alone
-            return min((m for m in minimums if m is not None), key=version_key)
+            return min((m for m in minimums if m is not None), key=_release_order)
     return baseline
 
 
@@ -235,10 +238,17 @@ def _variant_minimum(data: dict[str, Any], key: str | int, baseline: str | None)
     """A variant's own min_vllm_version where it raises the recipe's baseline, else the
     baseline (an unknown variant too)."""
     variant = _at(data, "variants", key)
-    raised = _valid_version(variant.get("min_vllm_version")) if isinstance(variant, dict) else None
-    if raised is None or (baseline is not None and version_key(raised) <= version_key(baseline)):
+    raised = written_release(variant.get("min_vllm_version")) if isinstance(variant, dict) else None
+    if raised is None or (
+        baseline is not None and _release_order(raised) <= _release_order(baseline)
+    ):
         return baseline
     return raised
+
+
+def _release_order(version: str) -> tuple[float, ...]:
+    """A minimum's place among releases: a nightly build comes after every one."""
+    return (math.inf,) if version == NIGHTLY else version_key(version)
 
 
 def _at(value: Any, *keys: str | int) -> Any:
@@ -260,23 +270,15 @@ def _min_version(data: dict[str, Any]) -> str | None:
     release alone (see RL358's rationale).
     """
     model = data.get("model")
-    return _valid_version(
+    return written_release(
         model.get("min_vllm_version") if isinstance(model, dict) else data.get("min_vllm_version")
     )
 
 
-def _valid_version(raw: Any) -> str | None:
-    if not isinstance(raw, str):
-        return None
-    try:
-        version_key(raw)
-    except ValueError:
-        return None  # a malformed version is another rule's finding
-    return raw.strip().lstrip("vV")
-
-
 def _catalogs(minimum_version: str | None, omni: bool) -> Catalogs:
     package = "vllm-omni" if omni else "vllm"
+    if minimum_version == NIGHTLY:  # judged by the newest release, which it may have outgrown
+        return Catalogs(package, None, None, newest_catalog(package), beyond=True)
     minimum = catalog_for(minimum_version, package) if minimum_version else None
     beyond = minimum_version is not None and beyond_catalogs(minimum_version, package)
     return Catalogs(package, minimum, minimum_version, newest_catalog(package), beyond)
