@@ -223,8 +223,8 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
     (
         "RL605",
         "guide serve commands pass what a release from min_vllm_version on refuses: newer than the"
-        " minimum (--attention-backend 0.13.0, --tool-server 0.10.1, --max-model-len auto 0.14.0,"
-        " flydsl 0.24.0, --moe-backend triton_unfused 0.21.0, …) or gone later"
+        " minimum (--attention-backend 0.13.0, --tool-server 0.10.1, flydsl 0.24.0,"
+        " --moe-backend triton_unfused 0.21.0, …) or gone later"
         " (--disable-log-requests 0.17-0.32, --swap-space 0.18, --guided-decoding-backend 0.12);"
         " the guide-command rules' findings, grouped as read, the same catalog facts as RL35x's."
         " A guide option the recipe's own args pass for the same cause is left to RL358/RL359/RL350"
@@ -243,7 +243,6 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
             "models/meta-llama/Llama-3.1-8B-Instruct.yaml": 1,
             "models/meta-llama/Llama-3.3-70B-Instruct.yaml": 1,
             "models/meta-llama/Llama-4-Scout-17B-16E-Instruct.yaml": 1,
-            "models/mistralai/Ministral-3-14B-Instruct-2512.yaml": 2,
             "models/moonshotai/Kimi-K2.5.yaml": 1,
             "models/moonshotai/Kimi-K2.7-Code.yaml": 1,
             "models/openai/gpt-oss-120b.yaml": 1,

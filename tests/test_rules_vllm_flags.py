@@ -602,3 +602,22 @@ def test_what_the_catalogs_saw_removed_is_still_reported_beyond_them(tmp_path: P
         assert codes(findings(tmp_path, beyond, removed)) == ["RL359"], beyond
         assert codes(findings(tmp_path, beyond, args)) == codes(findings(tmp_path, "0.31.0", args))
         assert codes(findings(tmp_path, beyond, args)) == ["RL354"], beyond
+
+
+def test_args_run_by_an_image_of_another_build_are_judged_as_a_later_build(
+    tmp_path: Path,
+) -> None:
+    """A hardware override that pins a community image (PR 786's `eugr/spark-vllm-b12x` for
+    DGX Spark) runs that build's flags: a backend no vLLM release knows is no evidence there,
+    a flag the newest release refuses still is."""
+    override = (
+        "variants:\n  default:\n    hardware_overrides:\n      b200:\n{image}"
+        '        extra_args: ["--moe-backend", "not_yet_a_backend",'
+        ' "--guided-decoding-backend", "xgrammar"]\n'
+    )
+    community = '        docker_image: "eugr/spark-vllm-b12x:latest"\n'
+    own = '        docker_image: "vllm/vllm-openai:v0.31.0"\n'
+    in_community = findings(tmp_path, "0.31.0", [], override.format(image=community))
+    assert [(d.code, d.pointer[-1]) for d in in_community] == [("RL359", 2)]
+    in_own = findings(tmp_path, "0.31.0", [], override.format(image=own))
+    assert sorted((d.code, d.pointer[-1]) for d in in_own) == [("RL351", 1), ("RL359", 2)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ _NIGHTLY_IMAGES = {
     "tpu": "vllm/vllm-tpu:nightly",
 }
 XPU_IMAGE = "vllm/vllm-openai-xpu:latest"
+VLLM_IMAGES = "vllm/"  # the project's own images: vllm-openai, -rocm, -tpu, …
 _BRAND_KEYS = ("nvidia", "amd", "tpu", "intel")
 
 _GPU_FLAGS = {
@@ -343,3 +345,18 @@ def dockerize(
     command: str, argv: list[Any], env: dict[str, Any], meta: DockerMeta, port: int = 8000
 ) -> dict[str, Any]:
     return DockerWrapper(env, meta).wrap(command, argv, port)
+
+
+def runs_other_build(data: Any, pointer: Sequence[str | int]) -> bool:
+    """Whether the image nearest a place of a recipe (its args or env, at ``pointer``) is not
+    the vLLM project's: a build of its own, whose flags and variables and release no vLLM
+    catalog describes (a community image pinned for one hardware)."""
+    model = data.get("model") if isinstance(data, dict) else None
+    image = model.get("docker_image") if isinstance(model, dict) else None
+    node = data
+    for part in pointer[:-1]:
+        node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and "docker_image" in node:
+            image = node["docker_image"]
+    images = image.values() if isinstance(image, dict) else [image]
+    return any(isinstance(i, str) and not i.startswith(VLLM_IMAGES) for i in images)

@@ -28,6 +28,7 @@ from recipelint.flags.env_catalog import (
 )
 from recipelint.read.load import Document
 from recipelint.resolve import layers
+from recipelint.resolve.docker import runs_other_build
 from recipelint.rules.common import Pointer, as_dict, env_mappings
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
@@ -36,7 +37,6 @@ from recipelint.spelling import tight_matches
 UNKNOWN, INVALID, MISREAD = "RL361", "RL362", "RL363"
 PREFIX = "VLLM_"
 OTHER_PACKAGE_PREFIXES = ("VLLM_OMNI_",)
-VLLM_IMAGES = "vllm/"  # the project's own images: vllm-openai, -rocm, -tpu, …
 
 
 @dataclass(frozen=True)
@@ -94,19 +94,6 @@ def minimum_release(data: Any, pointer: Pointer) -> str | None:
         variant = as_dict(as_dict(root.get("variants")).get(str(pointer[1])))
         found = _later(found, _release(variant.get("min_vllm_version")))
     return found
-
-
-def runs_other_build(data: Any, pointer: Pointer) -> bool:
-    """Whether the image nearest the mapping is not the vLLM project's: its build reads
-    variables of its own, which no vLLM release catalog describes."""
-    image = as_dict(as_dict(data).get("model")).get("docker_image")
-    node = data
-    for part in pointer[:-1]:
-        node = node.get(part) if isinstance(node, dict) else None
-        if isinstance(node, dict) and "docker_image" in node:
-            image = node["docker_image"]
-    images = image.values() if isinstance(image, dict) else [image]
-    return any(isinstance(i, str) and not i.startswith(VLLM_IMAGES) for i in images)
 
 
 # -- the checks -----------------------------------------------------------------------------

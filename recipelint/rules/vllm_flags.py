@@ -54,6 +54,7 @@ from recipelint.flags.support import (
     value_support,
 )
 from recipelint.read.load import Document
+from recipelint.resolve.docker import runs_other_build
 from recipelint.resolve.features import mode_variants
 from recipelint.resolve.layers import is_omni
 from recipelint.rules.args import every_arg_list
@@ -136,6 +137,8 @@ def _check_document(
     findings: list[Finding] = []
     for arg_list in lists:
         minimum = _effective_minimum(doc.data, arg_list.pointer, baseline)
+        if runs_other_build(doc.data, arg_list.pointer):
+            minimum = NIGHTLY  # an image of its own build: no release says what it has added
         out_of_tree = _out_of_tree_only(doc.data, arg_list.pointer, profiles)
         key = (repr(arg_list.items), minimum, omni, plugins, out_of_tree)
         verdicts = memo.get(key)
