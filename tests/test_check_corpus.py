@@ -232,7 +232,6 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL201", "error"): 4,
     ("RL208", "warning"): 41,
     ("RL209", "error"): 5,
-    ("RL302", "warning"): 1,
     ("RL303", "info"): 17,
     ("RL304", "info"): 21,
     ("RL306", "error"): 1,

@@ -57,45 +57,55 @@ def test_units_follow_upstream_dedupe_tokenisation() -> None:
 def test_co_occurrence_of_layers(tmp_path: Path) -> None:
     ctx = CheckContext(load_tree(build_context(tmp_path)))
     base = Scope("base")
-    assert co_occur(base, Scope("variant", "fp8"), ctx)
-    assert not co_occur(Scope("variant", "fp8"), Scope("variant", "nvfp4"), ctx)
+    assert co_occur(base, Scope("variant", "fp8"), ctx, {})
+    assert not co_occur(Scope("variant", "fp8"), Scope("variant", "nvfp4"), ctx, {})
     # Two modes of one feature, and a feature's args against its own override, never meet.
     assert not co_occur(
-        Scope("mode", feature="spec", mode="a"), Scope("mode", feature="spec", mode="b"), ctx
+        Scope("mode", feature="spec", mode="a"), Scope("mode", feature="spec", mode="b"), ctx, {}
     )
     assert not co_occur(
-        Scope("feature", feature="f"), Scope("feature-hw", feature="f", hardware="hopper"), ctx
+        Scope("feature", feature="f"), Scope("feature-hw", feature="f", hardware="hopper"), ctx, {}
     )
-    assert co_occur(Scope("mode", feature="spec", mode="a"), Scope("feature", feature="tools"), ctx)
+    assert co_occur(
+        Scope("mode", feature="spec", mode="a"), Scope("feature", feature="tools"), ctx, {}
+    )
     # `hopper || nvidia` picks one key of the same map; a strategy generation override replaces the recipe's.
     assert not co_occur(
-        Scope("recipe-hw", hardware="hopper"), Scope("recipe-hw", hardware="nvidia"), ctx
+        Scope("recipe-hw", hardware="hopper"), Scope("recipe-hw", hardware="nvidia"), ctx, {}
     )
     assert not co_occur(
         Scope("recipe-hw", hardware="blackwell"),
         Scope("strategy-hw", strategy="single_node_tp", hardware="blackwell"),
         ctx,
+        {},
     )
     assert co_occur(
         Scope("recipe-hw", hardware="blackwell"),
         Scope("strategy-hw", strategy="single_node_tp", hardware="b200"),
         ctx,
+        {},
     )
     # A variant's exact-GPU list and its generation list are not one key of one map: on an h100
     # both land in the command (the exact one before the emitter, the generation one after it).
     assert co_occur(
-        Scope("variant-hw", "v", hardware="hopper"), Scope("variant-hw", "v", hardware="h100"), ctx
+        Scope("variant-hw", "v", hardware="hopper"),
+        Scope("variant-hw", "v", hardware="h100"),
+        ctx,
+        {},
     )
     assert co_occur(
-        Scope("variant-hw", "v", hardware="h100"), Scope("variant-hw", "v", hardware="hopper"), ctx
+        Scope("variant-hw", "v", hardware="h100"),
+        Scope("variant-hw", "v", hardware="hopper"),
+        ctx,
+        {},
     )
     # The recipe's and the variant's generation lists are two maps: both land on a hopper GPU.
     assert co_occur(
-        Scope("recipe-hw", hardware="hopper"), Scope("variant-hw", "v", hardware="hopper"), ctx
+        Scope("recipe-hw", hardware="hopper"), Scope("variant-hw", "v", hardware="hopper"), ctx, {}
     )
     # Disjoint hardware never meets.
     assert not co_occur(
-        Scope("recipe-hw", hardware="hopper"), Scope("variant-hw", "v", hardware="b200"), ctx
+        Scope("recipe-hw", hardware="hopper"), Scope("variant-hw", "v", hardware="b200"), ctx, {}
     )
 
 
@@ -117,6 +127,25 @@ def test_spelling_conflict_only_between_layers_of_one_command(tmp_path: Path) ->
     assert any("underscore and dash" in m for m in messages) and any(
         "`--x=v` and `--x v`" in m for m in messages
     )
+
+
+def test_a_strategy_s_own_generation_block_keeps_the_recipe_s_out_of_its_commands(
+    tmp_path: Path,
+) -> None:
+    """docs/upstream-behaviour.md#layer-order: a strategy's `blackwell` override replaces the
+    recipe's, even one of env alone (PR 689: Kimi-K3's pd_cluster decode never met the recipe's
+    blackwell `--enable-prefix-caching`)."""
+    data = recipe()
+    data["compatible_strategies"] = ["single_node_tp", "single_node_dep"]
+    data["hardware_overrides"] = {"blackwell": {"extra_args": ["--enable-prefix-caching"]}}
+    data["strategy_overrides"] = {
+        "single_node_dep": {"extra_args": ["--no-enable-prefix-caching"]},
+    }
+    assert len(codes(tmp_path / "a", data, "RL302")) == 1
+    data["strategy_overrides"]["single_node_dep"]["hardware_overrides"] = {
+        "blackwell": {"extra_env": {"NCCL_DEBUG": "WARN"}}
+    }
+    assert codes(tmp_path / "b", data, "RL302") == []
 
 
 def test_parallel_flag_is_overridden_on_tp_but_multiplies_on_dep(tmp_path: Path) -> None:

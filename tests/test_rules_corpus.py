@@ -108,13 +108,6 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
         },
     ),
     (
-        "RL302",
-        "Kimi-K3: recipe blackwell --enable-prefix-caching comes after the strategy's --no-enable-…",
-        {
-            "models/moonshotai/Kimi-K3.yaml": 1,
-        },
-    ),
-    (
         "RL306",
         'MiMo-V2.5-Pro: "--max-model-len auto" as one argv item',
         {

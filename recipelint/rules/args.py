@@ -508,8 +508,9 @@ def _is_generation_layer(scope: Scope, ctx: CheckContext) -> bool:
     return scope.layer in layers.GENERATION_LAYERS and scope.hardware not in ctx.profiles
 
 
-def co_occur(a: Scope, b: Scope, ctx: CheckContext) -> bool:
-    """Whether two lists can both land in one rendered command (docs/upstream-behaviour.md#layer-order)."""
+def co_occur(a: Scope, b: Scope, ctx: CheckContext, data: dict[str, Any]) -> bool:
+    """Whether two lists of the recipe ``data`` can both land in one rendered command
+    (docs/upstream-behaviour.md#layer-order)."""
     for left, right in ((a.variant, b.variant), (a.strategy, b.strategy), (a.role, b.role)):
         if left is not None and right is not None and left != right:
             return False
@@ -530,8 +531,26 @@ def co_occur(a: Scope, b: Scope, ctx: CheckContext) -> bool:
     gens = {_is_generation_layer(a, ctx) and a.layer, _is_generation_layer(b, ctx) and b.layer}
     if "strategy-hw" in gens and gens & {"recipe-hw", "variant-hw"}:
         return False  # a strategy generation override replaces the recipe and variant ones
+    if _replaced_for(a, b.strategy, ctx, data) or _replaced_for(b, a.strategy, ctx, data):
+        return False
     left_hw, right_hw = ctx.hardware_members(a.hardware), ctx.hardware_members(b.hardware)
     return left_hw is None or right_hw is None or bool(left_hw & right_hw)
+
+
+def _replaced_for(
+    scope: Scope, strategy: str | None, ctx: CheckContext, data: dict[str, Any]
+) -> bool:
+    """Whether a recipe or variant generation list never joins the commands of ``strategy``:
+    the strategy's own override of that generation key replaces it there, whatever the
+    override holds (Kimi-K3's pd_cluster `blackwell` block of env alone)."""
+    if strategy is None or scope.hardware is None or scope.layer not in ("recipe-hw", "variant-hw"):
+        return False
+    if not _is_generation_layer(scope, ctx):
+        return False
+    own = as_dict(
+        as_dict(as_dict(data.get("strategy_overrides")).get(strategy)).get("hardware_overrides")
+    )
+    return isinstance(own.get(scope.hardware), dict)
 
 
 def _conflict(a: ArgUnit, b: ArgUnit) -> str | None:
@@ -587,7 +606,8 @@ def _report_conflicts(
         return  # one spelling only: nothing to reconcile
     for earlier, later in _candidates(occurrences):
         kind = _conflict(earlier.unit, later.unit)
-        if kind is None or not co_occur(earlier.arg_list.scope, later.arg_list.scope, ctx):
+        scopes = earlier.arg_list.scope, later.arg_list.scope
+        if kind is None or not co_occur(*scopes, ctx, as_dict(doc.data)):
             continue
         # Report in the recipe: a strategy file is shared by every recipe that offers it.
         here, there = (later, earlier) if later.arg_list.doc is doc else (earlier, later)
