@@ -247,6 +247,18 @@ def test_a_latest_or_nightly_image_runs_the_newest_release_or_a_later_build(
     )
 
 
+def test_a_guide_of_a_recipe_that_installs_vllm_from_a_clone_runs_main(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo --moe-backend not_yet_a_backend\n```"
+    assert _findings(tmp_path / "a", body)["RL605"] != []
+    clone = (
+        '  install:\n    pip:\n      command: "git clone https://github.com/vllm-project/vllm'
+        ' && cd vllm && uv pip install -e ."\n'
+    )
+    recipe = _guide(body).text.replace("model:\n", "model:\n" + clone, 1)
+    found = findings_by_code(tmp_path / "b", {RECIPE: Fragment(recipe)})
+    assert found.get("RL605", []) == []
+
+
 def test_a_nightly_recipe_s_guide_is_not_told_a_new_value_is_unknown(tmp_path: Path) -> None:
     """min_vllm_version "nightly" (upstream's add-recipe guide writes it): a backend the main
     branch added is no evidence against the recipe (PRs 419, 655, 767)."""

@@ -10,7 +10,8 @@ import pytest
 from catalog_harness import CONTEXT, run_example
 from treehelp import Fragment, findings_by_code
 
-from recipelint.diagnostics import Diagnostic
+from recipelint.diagnostics import Diagnostic, Severity
+from recipelint.flags.catalog import available_versions
 from recipelint.rulebook.catalog import Example
 
 pytestmark = pytest.mark.skipif(
@@ -591,7 +592,9 @@ def test_what_no_catalog_knows_is_not_reported_beyond_the_catalogs(tmp_path: Pat
     ):
         assert findings(tmp_path, "0.31.0", args) != [], args  # an error at a catalogued minimum
         for beyond in BEYOND_ALL:
-            assert findings(tmp_path, beyond, args) == [], (beyond, args)
+            notice = findings(tmp_path, beyond, args)
+            assert codes(notice) == ["RL365"], (beyond, args)
+            assert notice[0].severity is Severity.INFO
 
 
 def test_what_the_catalogs_saw_removed_is_still_reported_beyond_them(tmp_path: Path) -> None:
@@ -618,6 +621,30 @@ def test_args_run_by_an_image_of_another_build_are_judged_as_a_later_build(
     community = '        docker_image: "eugr/spark-vllm-b12x:latest"\n'
     own = '        docker_image: "vllm/vllm-openai:v0.31.0"\n'
     in_community = findings(tmp_path, "0.31.0", [], override.format(image=community))
-    assert [(d.code, d.pointer[-1]) for d in in_community] == [("RL359", 2)]
+    assert sorted((d.code, d.pointer[-1]) for d in in_community) == [("RL359", 2), ("RL365", 1)]
+    [notice] = [d for d in in_community if d.code == "RL365"]
+    assert notice.message == (
+        "no catalogued release says `not_yet_a_backend` is a value `--moe-backend` takes in vllm"
+        f" (up to {available_versions()[-1]}); these args run an image that is not the vLLM"
+        " project's, a build of its own, which may have added it"
+    )
     in_own = findings(tmp_path, "0.31.0", [], override.format(image=own))
     assert sorted((d.code, d.pointer[-1]) for d in in_own) == [("RL351", 1), ("RL359", 2)]
+
+
+def test_a_recipe_that_builds_vllm_omni_from_a_clone_runs_its_main_branch(
+    tmp_path: Path,
+) -> None:
+    """PR 739's MiniMax-H3 installs vLLM-Omni from a checkout: a flag of omni's main branch is
+    no evidence against it, though the recipe's minimum names a release without it."""
+    omni = "meta:\n  tasks: [omni]\n"
+    clone = (
+        "dependencies:\n  - note: omni from main\n    command: "
+        '"git clone https://github.com/vllm-project/vllm-omni.git && cd vllm-omni && '
+        'uv pip install -e ."\n'
+    )
+    args = ["--a-flag-of-omni-main"]
+    assert codes(findings(tmp_path, "0.26.0", args, omni)) == ["RL350"]
+    [notice] = findings(tmp_path, "0.26.0", args, omni + clone)
+    assert notice.code == "RL365" and notice.severity is Severity.INFO
+    assert "vllm-omni built from a clone of its main branch" in notice.message

@@ -5,6 +5,7 @@ Upstream: docs/upstream-behaviour.md#install-synthesis.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from recipelint.jsvalue import UNDEFINED, get, js_or, js_string, truthy
@@ -72,3 +73,22 @@ def synthesize_install(recipe: dict[str, Any]) -> dict[str, Any] | None:
     if type(dependencies) is list and dependencies:
         out["extras"] = dependencies
     return out or None
+
+
+# `git clone https://github.com/vllm-project/vllm-omni.git`: the package built from its main
+# branch, not a release. The name ends the repository path (`vllm` is not `vllm-omni`).
+_CLONE = "git clone\\s+\\S*/{name}(?:\\.git)?(?![\\w.-])"
+
+
+def builds_from_checkout(recipe: dict[str, Any], package: str) -> bool:
+    """Whether the recipe's install (its pip command or a dependency step) builds ``package``
+    from a clone of its repository: the main branch, newer than every release."""
+    try:
+        install = synthesize_install(recipe)
+    except (TypeError, ValueError):
+        return False  # a malformed install block is the schema stage's finding
+    steps = [get(get(install, "pip"), "command")]
+    extras = get(install, "extras")
+    steps += [get(step, "command") for step in (extras if isinstance(extras, list) else [])]
+    clone = re.compile(_CLONE.format(name=re.escape(package)), re.IGNORECASE)
+    return any(isinstance(step, str) and clone.search(step) for step in steps)

@@ -30,6 +30,7 @@ from recipelint.flags.support import (
     value_support,
 )
 from recipelint.read.load import Document
+from recipelint.resolve.install import builds_from_checkout
 from recipelint.resolve.layers import is_omni
 from recipelint.rules.common import ArgList, as_dict, guide_span
 from recipelint.rules.guide_shell import (
@@ -80,15 +81,18 @@ IMAGE_TAG = re.compile(r"v?(\d+\.\d+(?:\.\d+)?)(?:[-+][\w.-]*)?")
 def command_release(data: dict[str, Any], command: GuideCommand, package: str) -> tuple[str, Claim]:
     """The release a guide command is judged from, and what claims it.
 
-    A `docker run` of a pinned server image runs that image's release and no other; a command
-    serving a variant's checkpoint runs where that variant does (its own min_vllm_version, when
-    it raises the recipe's); any other command from the recipe's min_vllm_version on.
+    A `docker run` of a pinned server image runs that image's release and no other; a recipe
+    whose minimum is nightly, or whose install builds the package from a clone, runs main (the
+    newest release and what may follow it); a command serving a variant's checkpoint runs where
+    that variant does (its own min_vllm_version, when it raises the recipe's); any other command
+    from the recipe's min_vllm_version on.
     """
     pinned = _image_claim(command.image) if package == "vllm" else None
     if pinned is not None:
         return pinned
     model = as_dict(data.get("model"))
-    if written_release(model.get("min_vllm_version")) == NIGHTLY:
+    nightly = written_release(model.get("min_vllm_version")) == NIGHTLY
+    if nightly or builds_from_checkout(data, package):
         return available_versions(package)[-1], NIGHTLY_CLAIM
     base = _release(model.get("min_vllm_version"))
     served = _served_model(command.words)

@@ -515,8 +515,8 @@ def release_newer_than_catalogs(ctx: CheckContext) -> Iterator[Finding]:
                     f"vLLM {version.text.lstrip('v')} is newer than the newest release "
                     f"recipelint knows ({newest.text}): its flags, environment variables and "
                     f"backends are judged as {newest.text} reads them, and a flag, value or "
-                    "key no catalogued release knows is not reported (the release may have "
-                    "added it)",
+                    "key no catalogued release knows is a notice (RL365), not an error (the "
+                    "release may have added it)",
                     "upgrade recipelint, or add the release's catalogs with "
                     "`recipelint flags update` (docs/flags.md)",
                 )

@@ -56,6 +56,7 @@ from recipelint.flags.support import (
 from recipelint.read.load import Document
 from recipelint.resolve.docker import runs_other_build
 from recipelint.resolve.features import mode_variants
+from recipelint.resolve.install import builds_from_checkout
 from recipelint.resolve.layers import is_omni
 from recipelint.rules.args import every_arg_list
 from recipelint.rules.backends import target_of
@@ -80,6 +81,7 @@ CODES = (
     "RL359",
     "RL360",
     "RL364",
+    "RL365",
 )
 # The verdicts on a JSON key its release's config class declares.
 DECLARED = ("ok", "deprecated")
@@ -96,14 +98,19 @@ class Catalogs:
     minimum: Catalog | None  # None: no usable min_vllm_version, or older than every catalog
     min_version: str | None
     newest: Catalog
-    # The minimum is newer than every catalog: what no catalogued release knows may be new there.
-    beyond: bool = False
+    # The build runs past every catalog (a newer release, a nightly build, a clone of main,
+    # an image of its own): what no catalogued release knows may be new there (RL365, info),
+    # and ``beyond`` says which build that is.
+    beyond: str | None = None
 
 
 # An argument list's verdicts, by what they depend on: the list's items (their repr tells
-# `1` from `"1"` and `true`), the minimum release, omni or not, the plugins the document loads,
-# and whether the list runs only on out-of-tree platforms.
-VerdictMemo = dict[tuple[str, str | None, bool, frozenset[tuple[str, str]], bool], list["Verdict"]]
+# `1` from `"1"` and `true`), the minimum release, the unreleased build running it (if any),
+# omni or not, the plugins the document loads, and whether the list runs only on out-of-tree
+# platforms.
+VerdictMemo = dict[
+    tuple[str, str | None, str | None, bool, frozenset[tuple[str, str]], bool], list["Verdict"]
+]
 
 
 @check(*CODES)
@@ -133,17 +140,17 @@ def _check_document(
         doc.data
     )  # a file of omni args, even one upstream would not render
     baseline = _min_version(doc.data)
+    from_checkout = builds_from_checkout(doc.data, "vllm-omni" if omni else "vllm")
     plugins = _plugins_loaded(tokens, _catalogs(None, omni).newest)
     findings: list[Finding] = []
     for arg_list in lists:
         minimum = _effective_minimum(doc.data, arg_list.pointer, baseline)
-        if runs_other_build(doc.data, arg_list.pointer):
-            minimum = NIGHTLY  # an image of its own build: no release says what it has added
+        build = _unreleased_build(doc.data, arg_list.pointer, from_checkout, omni)
         out_of_tree = _out_of_tree_only(doc.data, arg_list.pointer, profiles)
-        key = (repr(arg_list.items), minimum, omni, plugins, out_of_tree)
+        key = (repr(arg_list.items), minimum, build, omni, plugins, out_of_tree)
         verdicts = memo.get(key)
         if verdicts is None:
-            catalogs = _catalogs(minimum, omni)
+            catalogs = _catalogs(minimum, omni, build)
             verdicts = memo[key] = _ArgList(arg_list.items, catalogs, plugins, out_of_tree).check()
         findings += [
             Finding(doc, (*arg_list.pointer, v.index), v.message, v.hint, code=v.code)
@@ -151,6 +158,18 @@ def _check_document(
             if v.flag is None or _sets_default_alone(doc, lists, v.flag)
         ]
     return findings
+
+
+def _unreleased_build(
+    data: dict[str, Any], pointer: Pointer, from_checkout: bool, omni: bool
+) -> str | None:
+    """What runs the args at ``pointer`` when it is no release: a clone of the package's main
+    branch (the recipe's install builds one) or an image that is not the vLLM project's."""
+    if from_checkout:
+        return f"{'vllm-omni' if omni else 'vllm'} built from a clone of its main branch"
+    if runs_other_build(data, pointer):
+        return "an image that is not the vLLM project's, a build of its own"
+    return None
 
 
 def _out_of_tree_only(data: dict[str, Any], pointer: Pointer, profiles: dict[str, Any]) -> bool:
@@ -278,13 +297,18 @@ def _min_version(data: dict[str, Any]) -> str | None:
     )
 
 
-def _catalogs(minimum_version: str | None, omni: bool) -> Catalogs:
+def _catalogs(minimum_version: str | None, omni: bool, build: str | None = None) -> Catalogs:
     package = "vllm-omni" if omni else "vllm"
-    if minimum_version == NIGHTLY:  # judged by the newest release, which it may have outgrown
-        return Catalogs(package, None, None, newest_catalog(package), beyond=True)
+    newest = newest_catalog(package)
+    if build is not None or minimum_version == NIGHTLY:  # judged by the newest release alone
+        return Catalogs(package, None, None, newest, beyond=build or f"a nightly {package} build")
     minimum = catalog_for(minimum_version, package) if minimum_version else None
-    beyond = minimum_version is not None and beyond_catalogs(minimum_version, package)
-    return Catalogs(package, minimum, minimum_version, newest_catalog(package), beyond)
+    beyond = (
+        f"{package} {minimum_version}, newer than every catalog (RL407)"
+        if minimum_version is not None and beyond_catalogs(minimum_version, package)
+        else None
+    )
+    return Catalogs(package, minimum, minimum_version, newest, beyond)
 
 
 # -- one argument list ---------------------------------------------------------------------
@@ -399,9 +423,10 @@ class _ArgList:
                 _removal_hint(key, span[1], name),
             )
             return
-        if self.cats.beyond:
-            return  # perhaps a flag the release added; RL407 names the release judged instead
         close = close_flags(self.cats.newest, token)
+        if self.cats.beyond:
+            self._unreleased(index, f"`{token}` is a `vllm serve` flag of", close)
+            return
         releases = f"{name} {self._range()}"
         self._report(
             "RL350",
@@ -410,6 +435,19 @@ class _ArgList:
             f"did you mean {', '.join(f'`{c}`' for c in close)}?"
             if close
             else "check the flag name in `vllm serve --help`",
+        )
+
+    def _unreleased(self, index: int, what: str, close: list[str] | None = None) -> None:
+        """RL365: what no catalogued release knows, in a build past them all, which may have
+        added it: a notice, not the error a release would earn."""
+        newest = self.cats.newest
+        self._report(
+            "RL365",
+            index,
+            f"no catalogued release says {what} {newest.package} (up to {newest.version}); "
+            f"these args run {self.cats.beyond}, which may have added it",
+            (f"did you mean {', '.join(f'`{c}`' for c in close)}? If not, " if close else "")
+            + "check it against that build's `vllm serve --help`",
         )
 
     def _range(self) -> str:
@@ -599,9 +637,10 @@ class _ArgList:
     ) -> None:
         if not verdicts:
             return  # no release of the range has the flag: the flag's own finding
-        if self.cats.beyond and not _ever_declared(canonical, path, self.cats.package):
-            return  # perhaps a key the release added (RL407)
         key = ".".join(path)
+        if self.cats.beyond and not _ever_declared(canonical, path, self.cats.package):
+            self._unreleased(index, f"`{key}` is a key of `{canonical}` in")
+            return
         refusing = [v for v in verdicts if v.status == "rejected"]
         dropping = [v for v in verdicts if v.status == "ignored"]
         where = f"`{key}` is not a key of `{canonical}` in {self.cats.package} {_span(verdicts)}"
@@ -771,7 +810,7 @@ class _ArgList:
                 f"raise min_vllm_version to {newer}",
             )
         elif self.cats.beyond and value_span(canonical, value, self.cats.package) is None:
-            return  # no catalogued release lists it: perhaps a value the release added (RL407)
+            self._unreleased(index, f"`{value}` is a value `{canonical}` takes in")
         elif plugin and status == "unknown":
             spelled = self.plugins[canonical]
             loaded_with = (
