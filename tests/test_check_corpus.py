@@ -239,9 +239,9 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL342", "warning"): 1,
     ("RL350", "error"): 1,
     # RL350 2 -> 1, RL353 2 -> 1, RL365 0 -> 6: Qwen-Image builds vllm-omni from a clone of main
-# (--ignored-layers, --quantization int8: notices now), and DeepSeek-V4-Flash's four
-# B12X_MLA_SPARSE under the community image below are notices, not silence.
-# RL353 6 -> 2, RL358 59 -> 51: DeepSeek-V4-Flash's dgx_spark_gb10 overrides pin a community
+    # (--ignored-layers, --quantization int8: notices now), and DeepSeek-V4-Flash's four
+    # B12X_MLA_SPARSE under the community image below are notices, not silence.
+    # RL353 6 -> 2, RL358 59 -> 51: DeepSeek-V4-Flash's dgx_spark_gb10 overrides pin a community
     # image (its own build: b12x backends no vLLM release judges); RL605 27 -> 25: Ministral-3's
     # guide commands run vllm-openai-rocm:latest, the newest release, which takes --max-model-len auto.
     ("RL353", "warning"): 1,
