@@ -116,6 +116,16 @@ _RULES_DEPLOYMENT = "recipelint/rules/deployment.py"
 _PROFILES = "recipelint/rules/hardware_profiles.py"
 _VARIANTS = "recipelint/rules/variants.py"
 _REFERENCES = "recipelint/rules/references.py"
+_VOCABULARY = "recipelint/rules/vocabulary.py"
+_CONVENTIONS = "recipelint/rules/conventions.py"
+_ENVIRONMENT = "recipelint/rules/environment.py"
+_SECURITY = "recipelint/rules/security.py"
+_TYPOGRAPHY = "recipelint/rules/typography.py"
+_VERSIONS = "recipelint/rules/versions.py"
+_ENGINE_DROPS = (
+    "the engine drops what this guard saves it from: findings in files out of focus, and a "
+    "rule's findings beneath a pointer the schema stage already reports"
+)
 _HEAD_RANK = "node_role None is no worker: _parallel_args reads no rank then (a head's is 0)"
 _HEAD_TOKENS = "tokens = synth._parallel_args(role, None, "
 _HEAD_ARGS = "return Synthesis(inputs, recipe, combo, placement).build_args(role, None, "
@@ -282,6 +292,84 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "current = [beyond] * (width + 1)",
         "current = [beyond] * (width + 2)",
     ): "the extra cell at width + 1 is never read: j and the slices stay within 0..width",
+    (
+        _VOCABULARY,
+        "listed_strategies_exist",
+        "if taxonomy is None or not taxonomy.usable or not ctx.in_focus(taxonomy):",
+        "if taxonomy is None or not taxonomy.usable and not ctx.in_focus(taxonomy):",
+    ): _ENGINE_DROPS,
+    (
+        _VOCABULARY,
+        "listed_strategies_exist",
+        "return  # the schema stage reports a vocabulary that is no list",
+        "pass  # the schema stage reports a vocabulary that is no list",
+    ): _ENGINE_DROPS,
+    (
+        _VOCABULARY,
+        "_missing_strategy_hint",
+        "close = difflib.get_close_matches(name, sorted(known), n=1)",
+        "close = difflib.get_close_matches(name, sorted(known), n= 2)",
+    ): "only close[0], the best match, is read, and a second match never displaces it",
+    (
+        _VOCABULARY,
+        "_missing_strategy_hint",
+        'return f"did you mean `{close[0]}`?"',
+        'return f"did you mean `{close[ -1]}`?"',
+    ): "close holds one name (n=1): close[-1] is close[0]",
+    (
+        _CONVENTIONS,
+        "_package_install",
+        "return None  # a malformed install block is the schema stage's finding",
+        "pass  # a malformed install block is the schema stage's finding",
+    ): "unreachable: synthesize_install reads every shape through get/js_or/truthy/js_string, which raise no TypeError or ValueError (only RecursionError past the loader's 100-level depth bound, which the except does not catch either); with the except never taken, dropping its return changes nothing",
+    (
+        _CONVENTIONS,
+        "_source_path_finding",
+        'folder = path.removeprefix("./").split("/", 1)[0]',
+        'folder = path.removeprefix("./").split("/", 2)[0]',
+    ): "only [0] is read: the text before the first `/` is the same for any maxsplit >= 1",
+    (
+        _ENVIRONMENT,
+        "minimum_release",
+        'if len(pointer) > 1 and pointer[0] == "variants":',
+        'if len(pointer) > 0 and pointer[0] == "variants":',
+    ): 'no env mapping has the one-part pointer ("variants",): every variants place (layers.VARIANT_ENV, VARIANT_HW_ENV) is 3+ parts, and the only one-part place is a strategy file\'s ("env",), so len == 1 never meets pointer[0] == "variants"',
+    (
+        _ENVIRONMENT,
+        "minimum_release",
+        'if len(pointer) > 1 and pointer[0] == "variants":',
+        'if len(pointer) >= 1 and pointer[0] == "variants":',
+    ): 'same as > 0: a one-part pointer is only ever ("env",) (layers.FILE_ENV), never ("variants",)',
+    (
+        _SECURITY,
+        "",
+        "_declared_list = functools.lru_cache(maxsize=8192)(is_list_place)",
+        "_declared_list = functools.lru_cache(maxsize= 8191)(is_list_place)",
+    ): "a cache's size changes only how often is_list_place (a pure function) is asked again, never its answer",
+    (
+        _TYPOGRAPHY,
+        "ascii_spelling",
+        "if lead == 0 or text[:lead].isascii():",
+        "if lead == -1 or text[:lead].isascii():",
+    ): "lead is never negative, and at lead 0 text[:0] is '', which isascii() alike",
+    (
+        _TYPOGRAPHY,
+        "ascii_spelling",
+        'name = rest.split("=", 1)[0].split(" ", 1)[0]',
+        'name = rest.split("=", 1)[0].split(" ", 2)[0]',
+    ): "only [0] is read: the text before the first space, whatever the split's maxsplit",
+    (
+        _VERSIONS,
+        "_mentioned_version",
+        "return (parts + [0, 0])[0], (parts + [0, 0])[1], (parts + [0, 0, 0])[2]",
+        "return (parts + [ -1, 0])[0], (parts + [0, 0])[1], (parts + [0, 0, 0])[2]",
+    ): "text is group 1 or 2 of GUIDE_MINIMUM, `\\d+\\.\\d+(?:\\.\\d+)?` or `\\d+\\.\\d+\\.\\d+`: parts has 2 or 3 numbers, so index 0 is always parts[0] and the padding is never read",
+    (
+        _VERSIONS,
+        "_mentioned_version",
+        "return (parts + [0, 0])[0], (parts + [0, 0])[1], (parts + [0, 0, 0])[2]",
+        "return (parts + [0, 0])[0], (parts + [0, 0])[1], (parts + [ -1, 0, 0])[2]",
+    ): "the padding reaches index 2 only for a two-part text (`0.22`), whose precise is False: guide_minimum_version then reads mentioned[:2] alone, never mentioned[2]",
 }
 
 

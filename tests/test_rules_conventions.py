@@ -166,3 +166,9 @@ def test_odd_shapes_are_skipped_without_a_traceback(tmp_path: Path) -> None:
     assert "RL102" in found  # the schema stage did see the wrong types
     families = ("RL22", "RL32", "RL36", "RL41")
     assert [code for code in found if code.startswith(families)] == []
+
+
+def test_a_flag_value_is_all_the_text_after_its_first_equals_sign(tmp_path: Path) -> None:
+    """`examples/template.jinja=v2` holds an `=`, which no file path of a checkout does."""
+    fragment = 'model:\n  base_args: ["--chat-template=examples/template.jinja=v2"]\n'
+    assert _found(tmp_path, fragment, "RL412") == []

@@ -171,3 +171,85 @@ def test_a_variable_vllm_dropped_is_to_be_deleted_not_swapped_for_a_neighbour(
     values = '    VLLM_USE_FLASHINFER_MOE_FP4: "1"\n'
     found = findings_by_code(tmp_path, _env(values, "0.25.0"))["RL361"]
     assert found[0].hint == f"delete it: no release after vLLM {last} reads it"
+
+
+def test_a_variant_without_its_own_minimum_is_judged_at_the_recipes(tmp_path: Path) -> None:
+    fragment = (
+        'model:\n  min_vllm_version: "0.20.0"\n'
+        "variants:\n  fp8:\n    precision: fp8\n    vram_minimum_gb: 10\n"
+        '    extra_env:\n      VLLM_USE_V1: "1"\n'
+    )
+    (diag,) = findings_by_code(tmp_path, _recipe(fragment))["RL361"]
+    assert diag.pointer == ("variants", "fp8", "extra_env", "VLLM_USE_V1")
+    assert "no release from 0.20.0 on reads it" in diag.message
+
+
+def test_a_hardware_override_is_not_judged_at_a_variants_minimum_of_the_same_name(
+    tmp_path: Path,
+) -> None:
+    """Only env under variants.<name> takes that variant's minimum: a recipe-wide override for
+    b200 keeps the recipe's, even beside a variant that happens to be called b200."""
+    last = (env_span("VLLM_USE_V1") or ("", ""))[1]
+    fragment = (
+        f'model:\n  min_vllm_version: "{last}"\n'
+        "variants:\n  b200:\n    precision: fp8\n    vram_minimum_gb: 10\n"
+        '    min_vllm_version: "0.20.0"\n    extra_env:\n      VLLM_USE_V1: "1"\n'
+        'hardware_overrides:\n  b200:\n    extra_env:\n      VLLM_USE_V1: "1"\n'
+    )
+    found = findings_by_code(tmp_path, _recipe(fragment)).get("RL361", [])
+    assert [d.pointer for d in found] == [("variants", "b200", "extra_env", "VLLM_USE_V1")]
+
+
+def test_a_minimum_older_than_the_catalog_judges_a_value_by_the_newest_reading(
+    tmp_path: Path,
+) -> None:
+    """Early releases read VLLM_WORKER_MULTIPROC_METHOD as any text; the newest take a choice."""
+    values = '    VLLM_WORKER_MULTIPROC_METHOD: "forkserver"\n'
+    (diag,) = findings_by_code(tmp_path, _env(values, "0.3.0"))["RL362"]
+    assert diag.message.startswith(
+        "`VLLM_WORKER_MULTIPROC_METHOD: forkserver` is not valid on vLLM ("
+    )
+    assert diag.hint == "accepted: one of fork, spawn"
+
+
+def test_a_malformed_minimum_is_left_to_the_schema_and_env_is_still_judged(
+    tmp_path: Path,
+) -> None:
+    values = '    VLLM_WORKER_MULTIPROC_METHOD: "forkserver"\n'
+    found = findings_by_code(tmp_path, _env(values, "garbage"))
+    (diag,) = found["RL362"]
+    assert diag.message.startswith(
+        "`VLLM_WORKER_MULTIPROC_METHOD: forkserver` is not valid on vLLM ("
+    )
+    assert "RL361" not in found
+
+
+def test_a_value_is_judged_by_the_reading_of_the_minimum_up_to_its_last_release(
+    tmp_path: Path,
+) -> None:
+    """0.28.0 is the last release reading VLLM_KV_CACHE_LAYOUT as HND or NHD; BHLNC came in 0.29.0."""
+    found = findings_by_code(tmp_path, _env('    VLLM_KV_CACHE_LAYOUT: "BHLNC"\n', "0.28.0"))
+    (diag,) = found["RL362"]
+    assert diag.message.startswith("`VLLM_KV_CACHE_LAYOUT: BHLNC` is not valid on vLLM 0.28.0")
+    assert diag.hint == "accepted: one of HND, NHD"
+    assert (
+        findings_by_code(tmp_path / "later", _env('    VLLM_KV_CACHE_LAYOUT: "BHLNC"\n', "0.29.0"))
+        == {}
+    )
+
+
+def test_a_misspelling_is_matched_against_the_names_the_minimum_reads(tmp_path: Path) -> None:
+    """VLLM_USE_V1 was read up to 0.11.0: a recipe on 0.10.0 is offered it, one on the newest is not."""
+    (diag,) = findings_by_code(tmp_path, _env('    VLLM_USEV1: "1"\n', "0.10.0"))["RL361"]
+    assert (
+        diag.message == "no vLLM release from 0.10.0 on reads `VLLM_USEV1`: setting it does nothing"
+    )
+    assert diag.hint == "did you mean `VLLM_USE_V1`?"
+
+
+def test_without_a_minimum_a_misspelling_is_matched_against_the_newest_release(
+    tmp_path: Path,
+) -> None:
+    (diag,) = findings_by_code(tmp_path, _env('    VLLM_USEV1: "1"\n', "0.3.0"))["RL361"]
+    assert diag.message == "no vLLM release reads `VLLM_USEV1`: setting it does nothing"
+    assert diag.hint == "remove it, or check the name against `recipelint env list`"

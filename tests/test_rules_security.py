@@ -16,11 +16,13 @@ import pytest
 from hypothesis import given
 from propertyprofile import property_profile
 from rulehelp import DOCUMENTS
-from treehelp import CONTEXT, check_tree, checked, context_text
+from treehelp import CONTEXT, build_tree, check_tree, checked, context_text
 
 from recipelint.configuration.config import Config
+from recipelint.read.tree import load_tree
 from recipelint.rules.common import Pointer
-from recipelint.rules.security import CONTROL, WORD_KEYS, _collect, _read
+from recipelint.rules.context import CheckContext
+from recipelint.rules.security import CONTROL, WORD_KEYS, _collect, _read, shell_hazards
 
 pytestmark = pytest.mark.skipif(
     not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
@@ -192,3 +194,115 @@ def test_the_command_rules_read_the_entries_they_would_pick_from_every_entry(dat
     ]
     assert read == picked
     assert bool(CONTROL.search("".join(texts))) == any(_has_control(e) for e in every)
+
+
+# --- what the rules read, and where ---------------------------------------------------------
+
+
+def test_a_first_positional_argument_is_unquoted_whatever_ends_the_list(tmp_path: Path) -> None:
+    # The token before the first is none: the last flag of the list quotes nothing there.
+    found = findings(tmp_path, {RECIPE: recipe(base_args=["a;id", "--enforce-eager"])})
+    assert found == {("RL750", RECIPE, ("model", "base_args", 0))}
+
+
+def test_an_env_mapping_at_an_undeclared_place_is_still_read_by_its_key(tmp_path: Path) -> None:
+    found = findings(tmp_path, {RECIPE: recipe(variant_extra='    env: {STRAY: "a;id"}\n')})
+    assert ("RL751", RECIPE, ("variants", "default", "env", "STRAY")) in found
+
+
+@pytest.mark.parametrize(
+    ("rel", "original", "changed", "pointer"),
+    [
+        (
+            "taxonomy.yaml",
+            'display_name: "Simple (CPU offload)"',
+            'display_name: "Simple\\e[8m (CPU offload)"',
+            ("kv_offload", "simple", "display_name"),
+        ),
+        ("platforms.yaml", "name: Modal\n", 'name: "Modal\\e[8m"\n', ("platforms", 0, "name")),
+    ],
+)
+def test_control_characters_in_the_taxonomy_and_platforms_are_reported(
+    tmp_path: Path, rel: str, original: str, changed: str, pointer: Pointer
+) -> None:
+    text = context_text(rel)
+    assert original in text
+    found = findings(tmp_path, {rel: text.replace(original, changed, 1)})
+    assert {(code, path, p) for code, path, p in found if path == rel} == {("RL754", rel, pointer)}
+
+
+def test_a_check_of_one_recipe_walks_no_tree_wide_file(tmp_path: Path) -> None:
+    taxonomy = context_text("taxonomy.yaml").replace(
+        'display_name: "Simple (CPU offload)"', 'display_name: "Simple\\e[8m (CPU offload)"', 1
+    )
+    root = build_tree(tmp_path, {"taxonomy.yaml": taxonomy, RECIPE: recipe(base_args=["a;id"])})
+    tree = load_tree(root)
+    target = root / RECIPE
+
+    focused = list(shell_hazards(CheckContext(tree, focus=lambda path: path == target)))
+    every = list(shell_hazards(CheckContext(tree)))
+
+    assert [(f.code, f.doc.path, f.pointer) for f in focused] == [
+        ("RL750", target, ("model", "base_args", 0))
+    ]
+    assert ("RL754", root / "taxonomy.yaml", ("kv_offload", "simple", "display_name")) in {
+        (f.code, f.doc.path, f.pointer) for f in every
+    }
+
+
+# --- messages -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "quoted"),
+    [
+        ("a;" + "b" * 58, "a;" + "b" * 58),  # sixty characters are quoted whole
+        ("a;" + "b" * 59, "a;" + "b" * 58 + "\u2026"),  # a longer value is cut after sixty
+    ],
+)
+def test_messages_quote_at_most_sixty_characters_of_a_value(
+    tmp_path: Path, value: str, quoted: str
+) -> None:
+    (message,) = [
+        d.message
+        for d in checked(tmp_path, {RECIPE: recipe(base_env={"E": value})})
+        if d.code == "RL751"
+    ]
+    assert message.startswith(f"env `E` = `{quoted}`: ")
+
+
+# --- images that would only be split: RL404's where it judges the field ---------------------
+
+SPLIT_IMAGE = '"docker pull vllm/vllm-openai:v0.20.0"'
+
+
+def test_a_model_id_that_would_only_be_split_is_reported(tmp_path: Path) -> None:
+    found = findings(tmp_path, {RECIPE: recipe(variant_extra='    model_id: "acme/x y"\n')})
+    assert found == {("RL753", RECIPE, ("variants", "default", "model_id"))}
+
+
+def _image_codes(root: Path, text: str) -> list[tuple[str, Pointer]]:
+    return [
+        (d.code, d.pointer) for d in checked(root, {RECIPE: text}) if d.code in ("RL404", "RL753")
+    ]
+
+
+def test_a_variant_hardware_override_image_is_rl404s_to_judge(tmp_path: Path) -> None:
+    extra = f"    hardware_overrides:\n      h100:\n        docker_image: {SPLIT_IMAGE}\n"
+    pointer = ("variants", "default", "hardware_overrides", "h100", "docker_image")
+    assert _image_codes(tmp_path, recipe(variant_extra=extra)) == [("RL404", pointer)]
+
+
+def test_an_image_map_in_a_variant_hardware_override_is_rl753s(tmp_path: Path) -> None:
+    # RL404 judges a hardware override's image only as a string: RL753 reports the map's.
+    extra = (
+        f"    hardware_overrides:\n      h100:\n        docker_image: {{nvidia: {SPLIT_IMAGE}}}\n"
+    )
+    pointer = ("variants", "default", "hardware_overrides", "h100", "docker_image", "nvidia")
+    assert _image_codes(tmp_path, recipe(variant_extra=extra)) == [("RL753", pointer)]
+
+
+def test_a_recipe_hardware_override_image_is_rl753s(tmp_path: Path) -> None:
+    text = recipe().replace("  amd:\n", f"  amd:\n    docker_image: {SPLIT_IMAGE}\n", 1)
+    pointer = ("hardware_overrides", "amd", "docker_image")
+    assert _image_codes(tmp_path, text) == [("RL753", pointer)]

@@ -9,18 +9,20 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from treehelp import CONTEXT, Fragment, findings_by_code
+from treehelp import CONTEXT, Fragment, build_tree, context_text, findings_by_code
 
 from recipelint.check.engine import run_checks
 from recipelint.cli import cli
 from recipelint.read.tree import load_tree
 from recipelint.rulebook.examples import merged_document
+from recipelint.rules.context import CheckContext
 from recipelint.rules.typography import (
     ascii_lookalike,
     ascii_spelling,
     corrected,
     lookalikes,
     mistaken_lookalikes,
+    typographic_lookalikes,
 )
 
 RECIPE = "models/acme/demo.yaml"
@@ -40,6 +42,10 @@ def test_dashes_spaces_and_format_characters_come_from_their_unicode_category() 
     assert {ascii_lookalike(char) for char in _every_char_of({"Cf"})} == {""}
 
 
+def test_initial_and_final_punctuation_passes_for_a_quote() -> None:
+    assert {ascii_lookalike(char) for char in _every_char_of({"Pi", "Pf"})} == {'"', "'"}
+
+
 @pytest.mark.parametrize(
     ("char", "ascii"),
     [
@@ -55,6 +61,7 @@ def test_dashes_spaces_and_format_characters_come_from_their_unicode_category() 
         ("\u200b", ""),
         ("\ufeff", ""),
         ("\uff1d", "="),  # fullwidth equals sign, by its compatibility form
+        ("\uff02", '"'),  # fullwidth quotation mark: `"` by its compatibility form, not `'`
     ],
 )
 def test_lookalikes_pass_for_their_ascii(char: str, ascii: str) -> None:
@@ -74,8 +81,10 @@ def test_ascii_and_real_text_are_no_lookalikes(char: str) -> None:
         ("-\u2013tp", True, "--tp"),
         ("\u2013q", True, "-q"),
         ("\u22121", True, "-1"),
+        ("\u2014x2-mode", True, "--x2-mode"),  # a long name whose second character is no letter
         ("--max\u2011model\u2011len", True, "--max-model-len"),
         ("{\u201cmethod\u201d:\u201cmtp\u201d}", True, '{"method":"mtp"}'),
+        ("{\uff02method\uff02:\uff02mtp\uff02}", True, '{"method":"mtp"}'),
         ("\u2014x", False, "-x"),  # an env value is no option
         ("expandable_segments:True\u200b", False, "expandable_segments:True"),
     ],
@@ -98,6 +107,7 @@ def test_lookalikes_are_listed_once_in_order() -> None:
     [
         '{"system": "answer \u2014 briefly, \u201cplease\u201d"}',  # JSON that parses
         '--default-chat-template-kwargs={"note": "a\u00a0b"}',
+        '--override-generation-config={"note": "x=y \u2014 z"}',  # a `=` inside the JSON
         "{% for m in messages %}\n{{ m.content }} \u2014 ok\n{% endfor %}",  # a template
     ],
 )
@@ -187,3 +197,44 @@ def test_fix_writes_the_ascii_flag_and_the_file_checks_clean(
     assert [d for d in run_checks(load_tree(root)) if d.path == path] == []
     again = CliRunner().invoke(cli, ["check", str(path)], catch_exceptions=False)
     assert again.exit_code == 0
+
+
+def test_a_dash_after_a_hyphen_is_reported_with_the_double_dash(tmp_path: Path) -> None:
+    fragment = 'model:\n  base_args: ["-\u2013tp", "2"]\n'
+    (diag,) = findings_by_code(tmp_path, {RECIPE: Fragment(fragment)})["RL321"]
+    assert diag.message.startswith("argument `-\u2013tp` holds U+2013 EN DASH (ASCII `-`): ")
+    assert diag.hint == "write `--tp`"
+
+
+_KV_ARGS = '    args:\n      - "--kv-transfer-config"\n'
+
+
+def _taxonomy_with_kv_args(*items: str) -> str:
+    text = context_text("taxonomy.yaml")
+    assert _KV_ARGS in text
+    return text.replace(_KV_ARGS, "    args:\n" + "".join(f"      - {i}\n" for i in items), 1)
+
+
+def test_taxonomy_option_args_are_read_past_items_that_are_no_text(tmp_path: Path) -> None:
+    taxonomy = _taxonomy_with_kv_args("4096", '"\u2014kv-transfer-config"')
+    found = findings_by_code(tmp_path, {"taxonomy.yaml": taxonomy})
+    (diag,) = found["RL321"]
+    assert diag.pointer == ("kv_offload", "simple", "args", 1)
+    assert diag.hint == "write `--kv-transfer-config`"
+
+
+def test_a_check_of_one_recipe_leaves_the_taxonomy_alone(tmp_path: Path) -> None:
+    taxonomy = _taxonomy_with_kv_args('"\u2014kv-transfer-config"')
+    fragment = 'model:\n  base_args: ["\u2014reasoning-parser", "qwen3"]\n'
+    root = build_tree(tmp_path, {"taxonomy.yaml": taxonomy, RECIPE: Fragment(fragment)})
+    tree = load_tree(root)
+    recipe = root / RECIPE
+
+    focused = list(typographic_lookalikes(CheckContext(tree, focus=lambda path: path == recipe)))
+    every = list(typographic_lookalikes(CheckContext(tree)))
+
+    assert [(f.doc.path, f.pointer) for f in focused] == [(recipe, ("model", "base_args", 0))]
+    assert sorted((f.doc.path.name, f.pointer) for f in every) == [
+        ("demo.yaml", ("model", "base_args", 0)),
+        ("taxonomy.yaml", ("kv_offload", "simple", "args", 0)),
+    ]

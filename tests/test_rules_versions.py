@@ -230,3 +230,151 @@ def test_a_guide_image_no_command_uses_is_a_warning_until_the_recipe_pins_it(
     )
     pinned = f'model:\n  docker_image: "{preview}"\n' + LAUNCH.format(preview)
     assert findings_of(tmp_path / "b", pinned, "RL406") == []
+
+
+def test_a_variant_s_own_brand_image_replaces_the_model_s_for_that_brand_only(
+    tmp_path: Path,
+) -> None:
+    recipe = (
+        "model:\n  docker_image:\n"
+        '    nvidia: "vllm/vllm-openai:v0.20.0"\n    amd: "vllm/vllm-openai-rocm:v0.20.0"\n'
+        'variants:\n  default:\n    min_vllm_version: "0.21.0"\n'
+        '    docker_image:\n      nvidia: "vllm/vllm-openai:v0.21.0"\n'
+    )
+    [finding] = findings_of(tmp_path, recipe, "RL401")
+    assert finding.pointer == ("model", "docker_image", "amd")
+    assert finding.message.startswith("image `vllm/vllm-openai-rocm:v0.20.0` is vLLM 0.20.0")
+
+
+def test_a_variant_s_own_plain_image_replaces_every_model_image(tmp_path: Path) -> None:
+    model = 'model:\n  docker_image: "vllm/vllm-openai:v0.20.0"\n'
+    variant = 'variants:\n  default:\n    min_vllm_version: "0.21.0"\n'
+    pinned = variant + '    docker_image: "vllm/vllm-openai:v0.21.0"\n'
+    assert findings_of(tmp_path / "a", model + pinned, "RL401") == []
+    [inherited] = findings_of(tmp_path / "b", model + variant, "RL401")
+    assert inherited.pointer == ("model", "docker_image")
+
+
+def test_a_guide_asking_for_a_release_or_later_is_read_as_a_minimum(tmp_path: Path) -> None:
+    [finding] = findings_of(tmp_path / "a", "guide: |\n  Needs vLLM 0.22.0 or later.\n", "RL405")
+    assert finding.message == (
+        "the guide asks for vLLM >= 0.22.0, but no min_vllm_version field says so (they say 0.20.0)"
+    )
+    assert findings_of(tmp_path / "b", "guide: |\n  Needs vLLM 0.20.0 or newer.\n", "RL405") == []
+
+
+def test_a_guide_minimum_without_a_patch_agrees_with_any_patch_of_its_minor(
+    tmp_path: Path,
+) -> None:
+    assert findings_of(tmp_path / "a", "guide: |\n  - vLLM >= 0.20\n", "RL405") == []
+    [finding] = findings_of(tmp_path / "b", "guide: |\n  - vLLM >= 0.21\n", "RL405")
+    assert finding.message.startswith("the guide asks for vLLM >= 0.21, but")
+
+
+def test_a_guide_minimum_finding_underlines_the_guide_s_words(tmp_path: Path) -> None:
+    [finding] = findings_of(tmp_path, PREREQUISITES, "RL405")
+    line = finding.path.read_text(encoding="utf-8").splitlines()[finding.span.line - 1]
+    assert finding.span.end_line in (None, finding.span.line)
+    assert finding.span.end_column is not None
+    assert line[finding.span.column - 1 : finding.span.end_column - 1] == "vLLM >= 0.22.0"
+
+
+def _guide(*lines: str) -> str:
+    return "guide: |\n" + "".join(f"  {line}\n" if line else "\n" for line in lines)
+
+
+def _launch(*commands: str) -> str:
+    return _guide("## Launch", "```bash", *commands, "```")
+
+
+def _rl406(tmp_path: Path, recipe: str) -> list[str]:
+    return [d.message for d in findings_of(tmp_path, recipe, "RL406")]
+
+
+def test_the_release_of_the_recipe_s_minimum_is_a_faithful_image_to_name(
+    tmp_path: Path,
+) -> None:
+    for index, tag in enumerate(("v0.20.0", "0.20.0", "v0.20.0-cu129")):
+        run = f"docker run --gpus all vllm/vllm-openai:{tag} acme/demo"
+        assert _rl406(tmp_path / str(index), _launch(run)) == [], tag
+    older = _launch("docker run --gpus all vllm/vllm-openai:v0.19.0 acme/demo")
+    assert _rl406(tmp_path / "older", older) == [
+        "the guide names `vllm/vllm-openai:v0.19.0`, but the recipe's docker commands use "
+        "`vllm/vllm-openai:latest`"
+    ]
+
+
+def test_a_commit_build_of_a_nightly_image_counts_only_for_a_nightly_recipe(
+    tmp_path: Path,
+) -> None:
+    run = _launch("docker run --gpus all vllm/vllm-openai:nightly-8bff831f0aa2 acme/demo")
+    nightly = 'model:\n  min_vllm_version: "0.99.0"\n  nightly_required: true\n'
+    assert _rl406(tmp_path / "nightly", nightly + run) == []
+    assert _rl406(tmp_path / "release", run) == [
+        "the guide names `vllm/vllm-openai:nightly-8bff831f0aa2`, but the recipe's docker "
+        "commands use `vllm/vllm-openai:latest`"
+    ]
+
+
+def test_an_image_the_guide_tags_itself_is_no_claim_where_it_runs(tmp_path: Path) -> None:
+    tagged = _launch(
+        "docker tag vllm/vllm-openai:latest vllm/vllm-openai:deploy",
+        "docker run --gpus all vllm/vllm-openai:deploy acme/demo",
+    )
+    assert _rl406(tmp_path / "tag", tagged) == []
+    built = _launch(
+        "docker build -t vllm/vllm-openai:mine .",
+        "docker run --gpus all vllm/vllm-openai:mine acme/demo",
+    )
+    assert _rl406(tmp_path / "build", built) == []
+    committed = _launch(
+        "docker commit builder vllm/vllm-openai:snapshot",
+        "docker run --gpus all vllm/vllm-openai:snapshot acme/demo",
+    )
+    assert _rl406(tmp_path / "commit", committed) == []
+
+
+def test_the_source_image_a_buildx_command_copies_is_a_claim(tmp_path: Path) -> None:
+    copied = _launch(
+        "docker buildx imagetools create -t registry.example.com/acme/vllm:1 "
+        "vllm/vllm-openai:demo-preview"
+    )
+    assert _rl406(tmp_path, copied) == [
+        "the guide names `vllm/vllm-openai:demo-preview`, but the recipe's docker commands use "
+        "`vllm/vllm-openai:latest`"
+    ]
+
+
+def test_a_manifest_s_image_is_no_claim_even_after_a_blank_first_line(tmp_path: Path) -> None:
+    manifest = _guide("", "```yaml", "image: vllm/vllm-openai:demo-preview", "```")
+    assert manifest.startswith("guide: |\n\n")
+    assert _rl406(tmp_path / "blank", manifest) == []
+    assert _rl406(tmp_path / "heading", _guide("## Deploy", *manifest.split("\n")[2:])) == []
+
+
+def test_words_about_an_image_their_section_runs_only_elsewhere_claim_nothing(
+    tmp_path: Path,
+) -> None:
+    section = _guide(
+        "## Deploy",
+        "Use vllm/vllm-openai:demo-preview on the cluster.",
+        "```bash",
+        "kubectl run demo --image=vllm/vllm-openai:demo-preview",
+        "docker run --gpus all vllm/vllm-openai:latest acme/demo",
+        "```",
+    )
+    assert _rl406(tmp_path / "kubectl", section) == []
+    docker = section.replace("kubectl run demo --image=", "docker run --gpus all ")
+    assert len(_rl406(tmp_path / "docker", docker)) == 1
+
+
+def test_a_command_with_an_unbalanced_quote_is_read_word_by_word(tmp_path: Path) -> None:
+    unbalanced = 'docker run --gpus all vllm/vllm-openai:demo-preview bash -c "vllm serve'
+    assert len(_rl406(tmp_path / "docker", _launch(unbalanced))) == 1
+    elsewhere = 'kubectl run demo --image=vllm/vllm-openai:demo-preview -- "vllm serve'
+    assert _rl406(tmp_path / "kubectl", _launch(elsewhere)) == []
+
+
+def test_an_image_set_in_a_variable_is_a_claim(tmp_path: Path) -> None:
+    assigned = _launch("IMAGE=vllm/vllm-openai:demo-preview", 'docker run --gpus all "$IMAGE"')
+    assert len(_rl406(tmp_path, assigned)) == 1

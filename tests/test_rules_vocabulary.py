@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from treehelp import CONTEXT, Fragment, findings_by_code
+from treehelp import CONTEXT, Fragment, base_recipe, check_tree, checked, findings_by_code
 
 from recipelint.diagnostics import Severity
 
@@ -54,6 +54,30 @@ def test_an_id_like_no_file_asks_for_one(tmp_path: Path) -> None:
     ]
 
 
+def test_a_check_of_one_recipe_leaves_the_taxonomy_alone(tmp_path: Path) -> None:
+    documents = {"taxonomy.yaml": _taxonomy_listing("expert_swarm"), RECIPE: base_recipe()}
+    recipe = tmp_path / RECIPE
+    found = checked(tmp_path, documents, focus=lambda path: path == recipe)
+    assert [d for d in found if d.code == "RL221"] == []
+
+
+def test_a_tree_without_a_taxonomy_has_no_vocabulary_to_judge(tmp_path: Path) -> None:
+    findings_by_code(tmp_path, {RECIPE: base_recipe()})
+    (tmp_path / "taxonomy.yaml").unlink()
+    found = check_tree(tmp_path)
+    assert [d.code for d in found if d.code in {"RL221", "RL001"}] == []
+
+
+def test_a_vocabulary_that_is_no_list_is_left_to_the_schema(tmp_path: Path) -> None:
+    text = _taxonomy_listing()
+    start = text.index("strategies:\n")
+    end = text.index(LAST_LISTED) + len(LAST_LISTED)
+    found = findings_by_code(
+        tmp_path, {"taxonomy.yaml": text[:start] + "strategies: expert_swarm\n" + text[end:]}
+    )
+    assert "RL221" not in found
+
+
 def _rl222(tmp_path: Path, fragment: str) -> list[tuple[tuple[str | int, ...], str]]:
     found = findings_by_code(tmp_path, {RECIPE: Fragment(fragment)})
     return [(d.pointer, d.message) for d in found.get("RL222", [])]
@@ -78,6 +102,14 @@ def test_a_mode_with_empty_args_is_reported(tmp_path: Path) -> None:
     assert [pointer for pointer, _ in _rl222(tmp_path, fragment)] == [
         ("features", "spec_decoding", "modes", "none", "args")
     ]
+
+
+def test_a_modal_feature_is_judged_by_its_modes_not_its_own_empty_args(tmp_path: Path) -> None:
+    fragment = (
+        "features:\n  spec_decoding:\n    description: s\n    args: []\n    modes:\n"
+        '      mtp:\n        args: ["--speculative-config", \'{"method":"mtp"}\']\n'
+    )
+    assert _rl222(tmp_path, fragment) == []
 
 
 def test_a_toggle_that_adds_something_elsewhere_is_left_alone(tmp_path: Path) -> None:

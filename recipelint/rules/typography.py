@@ -60,10 +60,12 @@ def ascii_lookalike(char: str) -> str | None:
         return " "
     if category == "Pd" or "MINUS" in name.split():
         return "-"
+    compatible = unicodedata.normalize("NFKC", char)
+    if compatible.isascii() and compatible.isprintable():
+        return compatible  # FULLWIDTH QUOTATION MARK is `"`, though its name says no DOUBLE
     if category in ("Pi", "Pf") or "QUOTATION MARK" in name:
         return '"' if "DOUBLE" in name or "ANGLE QUOTATION" in name else "'"
-    compatible = unicodedata.normalize("NFKC", char)
-    return compatible if compatible.isascii() and compatible.isprintable() else None
+    return None
 
 
 def lookalikes(text: str) -> list[Lookalike]:
