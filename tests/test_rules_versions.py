@@ -22,6 +22,7 @@ from recipelint.flags.catalog import newest_catalog
 from recipelint.rules.versions import (
     GUIDE_MINIMUM,
     IMAGE_REFERENCE,
+    GuideClaims,
     guide_minimums,
     parse_version,
     split_image,
@@ -378,3 +379,10 @@ def test_a_command_with_an_unbalanced_quote_is_read_word_by_word(tmp_path: Path)
 def test_an_image_set_in_a_variable_is_a_claim(tmp_path: Path) -> None:
     assigned = _launch("IMAGE=vllm/vllm-openai:demo-preview", 'docker run --gpus all "$IMAGE"')
     assert len(_rl406(tmp_path, assigned)) == 1
+
+
+def test_an_empty_code_block_ends_at_its_closing_fence() -> None:
+    """The line after ``` ``` is prose again: a heading there opens a section of its own."""
+    claims = GuideClaims.of("intro\n```\n```\n## Serving on AMD\nuse the rocm image")
+    assert claims.sections == (3,)
+    assert claims.prose_lines == frozenset({0, 3, 4})

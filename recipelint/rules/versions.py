@@ -391,7 +391,7 @@ class GuideClaims:
         fenced: set[int] = set()
         for block in fenced_blocks(guide):
             first = block.line - 1
-            count = block.code.count("\n") + 1
+            count = block.code.count("\n") + 1 if block.code else 0  # ``` then ``` holds none
             fenced.update(range(first - 1, first + count + 1))
             if block.language and block.language not in SHELL:
                 unclaimed.update(range(first, first + count))
