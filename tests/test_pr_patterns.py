@@ -90,6 +90,20 @@ def test_a_renamed_recipe_keeps_its_known_findings(
     assert [f["code"] for f in found if f["code"] == "RL355"] == ["RL355", "RL355"]
 
 
+def test_a_rename_keeps_a_known_finding_that_names_the_file(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # PR 639 renamed inkling.yaml to Inkling.yaml: RL209 names the id the path publishes.
+    _edit(
+        repo, QWEN, 'model_id: "Qwen/Qwen2.5-7B-Instruct"\n', 'model_id: "Qwen/Qwen2.5-7B-Chat"\n'
+    )
+    _git(repo, "commit", "-qam", "a mismatch the base already has")
+    renamed = "models/Qwen/qwen2.5-7b-instruct.yaml"
+    _git(repo, "mv", QWEN, renamed)
+    _, annotated, _ = _annotations(repo, monkeypatch, capsys, renamed)
+    assert [f["code"] for f in annotated if f["code"] == "RL209"] == []
+
+
 def test_a_broken_taxonomy_is_the_one_finding_not_every_hardware_id(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

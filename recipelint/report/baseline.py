@@ -108,6 +108,21 @@ def _named_path(path: Path, root: Path, renamed: Renames) -> str:
     return renamed.get(name, name)
 
 
+def _named_words(diag: Diagnostic, root: Path, renamed: Renames) -> str:
+    """The words and releases the message names; a renamed file's old id (`org/name` of
+    `models/org/name.yaml`) read as its new one, as a message that names the file says it."""
+    message = diag.message
+    old = tree_path(diag.path, root)
+    if old in renamed:
+        for before, after in ((old, renamed[old]), (_recipe_id(old), _recipe_id(renamed[old]))):
+            message = message.replace(before, after)
+    return " ".join(sorted(set(_NAMED.findall(message))))
+
+
+def _recipe_id(tree_file: str) -> str:
+    return tree_file.removeprefix("models/").removesuffix(".yaml")
+
+
 def _digest(parts: Sequence[str]) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:20]
 
@@ -135,7 +150,7 @@ def fingerprint(diag: Diagnostic, root: Path, renamed: Renames = NO_RENAMES) -> 
             diag.code,
             _INDEX.sub("/#", pointer_text(diag.pointer)),
             _subject(diag),
-            " ".join(sorted(set(_NAMED.findall(diag.message)))),
+            _named_words(diag, root, renamed),
         )
     )
 
@@ -152,7 +167,7 @@ def cause(diag: Diagnostic, root: Path, renamed: Renames = NO_RENAMES) -> str | 
             _named_path(diag.path, root, renamed),
             diag.code,
             subject,
-            " ".join(sorted(set(_NAMED.findall(diag.message)))),
+            _named_words(diag, root, renamed),
         )
     )
 
