@@ -104,6 +104,34 @@ def test_a_rename_keeps_a_known_finding_that_names_the_file(
     assert [f["code"] for f in annotated if f["code"] == "RL209"] == []
 
 
+def test_a_new_variant_a_known_deployment_problem_reaches_is_a_notice(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # PRs 541/717/784: each new variant re-listed DeepSeek-V4-Flash's DP 4 on a 1-GPU box.
+    _edit(repo, QWEN, "  - single_node_tp\n", "  - single_node_tp\n  - single_node_dep\n")
+    _edit(
+        repo,
+        QWEN,
+        "  single_node_tp:\n    tp: 1\n",
+        '  single_node_tp:\n    tp: 1\n  single_node_dep:\n    extra_args: ["--data-parallel-size", "64"]\n',
+    )
+    _git(repo, "commit", "-qam", "a deployment problem the base already has")
+    monkeypatch.chdir(repo)
+    main(["check", "--format", "json", "--select", "RL380", QWEN])
+    known = json.loads(capsys.readouterr().out)
+    assert known and all("variants `default`, `awq`" in f["message"] for f in known)
+    _edit(
+        repo,
+        QWEN,
+        "compatible_strategies:\n",
+        "  fp8:\n    precision: fp8\n    vram_minimum_gb: 10\n\ncompatible_strategies:\n",
+    )
+    status, annotated, notes = _annotations(repo, monkeypatch, capsys, QWEN)
+    assert status == 0 and [f["code"] for f in annotated if f["code"] == "RL380"] == []
+    [notice] = [f for f in notes if f["code"] == "RL380"]
+    assert "`fp8`" in notice["message"] and "a known problem" in notice["message"]
+
+
 def test_a_broken_taxonomy_is_the_one_finding_not_every_hardware_id(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,8 +8,9 @@ the change renamed is matched under its new name. Two findings with one fingerpr
 that adds a third copy of a finding already present twice has one new finding.
 
 Against a base revision, a new finding whose cause (the fingerprint without the document
-pointer: same file, code, text and named releases) already stands at the base on other
-lines repeats a known problem: it is reported once per cause, as a notice naming where the
+pointer: same file, code, text and named releases; for a finding that names the variants and
+hardware its cause reaches, file, code and text alone) already stands at the base repeats a
+known problem: it is reported once per cause, as a notice naming where the
 base has it, and does not fail the change. A duplicate key is reported at the occurrence
 the change added, when that is the first one and the later one was already there.
 """
@@ -155,21 +156,23 @@ def fingerprint(diag: Diagnostic, root: Path, renamed: Renames = NO_RENAMES) -> 
     )
 
 
+# Codes whose one finding gathers every variant and hardware a cause reaches, and names
+# them: a change that adds a variant or a profile the cause reaches changes where the problem
+# shows, not the problem (the replay's PRs 541/717/784 re-reported DeepSeek-V4-Flash's
+# `--data-parallel-size 4` as new each time).
+EXTENT_CODES = frozenset({"RL380", "RL381", "RL382", "RL383"})
+
+
 def cause(diag: Diagnostic, root: Path, renamed: Renames = NO_RENAMES) -> str | None:
     """The fingerprint without the pointer: the same problem wherever in the file it is
     written (a flag copied into a new variant). None when the text it stands on cannot be
-    read: the code and the message alone would join unrelated findings."""
+    read: the code and the message alone would join unrelated findings. Of a finding that
+    names where its cause reaches (EXTENT_CODES), the text it stands on alone."""
     subject = _subject(diag)
     if not subject:
         return None
-    return _digest(
-        (
-            _named_path(diag.path, root, renamed),
-            diag.code,
-            subject,
-            _named_words(diag, root, renamed),
-        )
-    )
+    named = "" if diag.code in EXTENT_CODES else _named_words(diag, root, renamed)
+    return _digest((_named_path(diag.path, root, renamed), diag.code, subject, named))
 
 
 class Fingerprints(Counter[str]):
