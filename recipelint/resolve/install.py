@@ -75,9 +75,10 @@ def synthesize_install(recipe: dict[str, Any]) -> dict[str, Any] | None:
     return out or None
 
 
-# `git clone https://github.com/vllm-project/vllm-omni.git`: the package built from its main
-# branch, not a release. The name ends the repository path (`vllm` is not `vllm-omni`).
-_CLONE = "git clone\\s+\\S*/{name}(?:\\.git)?(?![\\w.-])"
+# `git clone --depth 1 https://github.com/vllm-project/vllm-omni.git`: the package built from
+# its main branch, not a release. The name ends the repository path (`vllm` is not
+# `vllm-omni`); options may come first, within the one command.
+_CLONE = "git clone\\b[^\\n;&|]*?/{name}(?:\\.git)?(?![\\w.-])"
 
 
 def builds_from_checkout(recipe: dict[str, Any], package: str) -> bool:
