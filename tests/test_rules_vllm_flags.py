@@ -4,15 +4,26 @@ range uses by default."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
+from typing import Any
 
 import pytest
 from catalog_harness import CONTEXT, run_example
 from treehelp import Fragment, findings_by_code
 
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.flags.catalog import available_versions
+from recipelint.flags.catalog import (
+    Catalog,
+    _raw_catalog,
+    available_versions,
+    load_catalog,
+    newest_catalog,
+)
+from recipelint.flags.support import ReleaseStatus
 from recipelint.rulebook.catalog import Example
+from recipelint.rules import vllm_flags
+from recipelint.rules.vllm_flags import Catalogs, Verdict, _ArgList, _is_default
 
 pytestmark = pytest.mark.skipif(
     not (CONTEXT / "taxonomy.yaml").is_file(), reason="recipes/ context tree missing"
@@ -648,3 +659,136 @@ def test_a_recipe_that_builds_vllm_omni_from_a_clone_runs_its_main_branch(
     [notice] = findings(tmp_path, "0.26.0", args, omni + clone)
     assert notice.code == "RL365" and notice.severity is Severity.INFO
     assert "vllm-omni built from a clone of its main branch" in notice.message
+
+
+# --- what the mutation bench found unchecked ----------------------------------------------
+
+
+def test_a_feature_s_hardware_override_is_judged_at_the_baseline_whatever_its_modes_are_named(
+    tmp_path: Path,
+) -> None:
+    """A mode confined to a variant lowers nothing but that mode's own args: the feature's
+    hardware override of the same name (`h200`) renders with every mode, at the baseline."""
+    tail = (
+        "variants:\n  default:\n    precision: bf16\n  fast:\n    precision: fp8\n"
+        '    min_vllm_version: "0.25.0"\n'
+        "features:\n  spec:\n    default_mode: plain\n"
+        "    hardware_overrides:\n      h200:\n        args:\n"
+        '          - "--speculative-config"\n'
+        """          - '{"method":"mtp","num_speculative_tokens":2,"draft_sample_method":"greedy"}'\n"""
+        "    modes:\n      plain:\n        args: []\n"
+        "      h200:\n        variants: [fast]\n        args: []\n"
+    )
+    [diag] = findings(tmp_path, "0.20.0", [], tail)
+    assert diag.code == "RL358"
+    assert diag.pointer == ("features", "spec", "hardware_overrides", "h200", "args", 1)
+    assert diag.message.endswith("needs vllm 0.21.0 or newer, but min_vllm_version is 0.20.0")
+
+
+def test_a_deprecation_vllm_gives_no_wording_for_folds_into_the_removal_quoting_nothing(
+    tmp_path: Path,
+) -> None:
+    # 0.10.2 to 0.12.0 deprecate `--disable-mm-preprocessor-cache` without a word; 0.17.0 is gone.
+    [diag] = findings(tmp_path, "0.10.2", ["--disable-mm-preprocessor-cache"])
+    assert (diag.code, diag.message) == (
+        "RL359",
+        "`--disable-mm-preprocessor-cache` was removed after vllm 0.12.0; the newest release "
+        f"({available_versions()[-1]}) rejects it; deprecated from vllm 0.10.2",
+    )
+    assert diag.hint == "delete it: vLLM names no replacement"
+
+
+def _newest_with(flag: str, **changes: Any) -> Catalog:
+    """The newest vllm catalog, but with ``changes`` to one flag's entry: what a later
+    extraction could record."""
+    raw = copy.deepcopy(_raw_catalog(available_versions()[-1], "vllm"))
+    raw["flags"][flag].update(changes)
+    return Catalog.from_json(raw)
+
+
+def _verdicts(items: list[str], minimum: Catalog, newest: Catalog) -> list[Verdict]:
+    cats = Catalogs("vllm", minimum, minimum.version, newest)
+    return _ArgList(items, cats, frozenset()).check()
+
+
+def test_the_first_release_s_wording_stands_when_the_newest_deprecates_without_a_word() -> None:
+    # 0.33.0 says `--mamba-cache-mode` "will be removed in v0.33.0"; a newest release that
+    # deprecates it without wording says nothing newer to quote.
+    newest = _newest_with("--mamba-cache-mode", deprecated=True)
+    [verdict] = _verdicts(["--mamba-cache-mode", "align"], load_catalog("0.33.0"), newest)
+    assert (verdict.code, verdict.message) == (
+        "RL355",
+        "`--mamba-cache-mode` is deprecated in vllm 0.33.0; vLLM says: "
+        "--mamba-cache-mode is deprecated and will be removed in v0.33.0.",
+    )
+
+
+def test_a_flag_of_fixed_arity_takes_that_many_values_and_no_more() -> None:
+    # argparse's nargs=2 reads the next two items as values; a third is a stray positional
+    # (the argument-shape family's), not a value to judge.
+    newest = _newest_with("--kv-cache-dtype", nargs=2)
+    verdicts = _verdicts(["--kv-cache-dtype", "fp8", "fp9", "fp7"], newest, newest)
+    assert [(v.code, v.index) for v in verdicts] == [("RL353", 2)]
+    assert verdicts[0].message.startswith("`fp9` is not a known value of `--kv-cache-dtype` in ")
+
+
+def test_a_key_some_releases_of_the_range_drop_names_them_and_the_last_that_declared_it(
+    tmp_path: Path,
+) -> None:
+    args = ["--compilation-config", '{"pass_config": {"fuse_norm_quant": true}}']
+    [diag] = findings(tmp_path, "0.8.2", args)
+    assert (diag.code, diag.severity.name) == ("RL357", "WARNING")
+    assert diag.message == (
+        "`--compilation-config` key `pass_config.fuse_norm_quant` does nothing in vllm 0.9.0 to "
+        "0.11.1 (last declared in 0.8.5): the config drops keys it does not declare"
+    )
+    assert diag.hint == "drop the key, or raise min_vllm_version past the releases that drop it"
+
+
+def test_a_key_dropped_up_to_the_newest_release_says_no_later_release_declares_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # No committed catalog has one yet (every newest config refuses undeclared keys): a
+    # history in which the last three releases drop the key their predecessors declared.
+    history = (
+        ReleaseStatus("0.30.0", "ok"),
+        ReleaseStatus("0.31.0", "ok"),
+        ReleaseStatus("0.32.0", "ignored"),
+        ReleaseStatus("0.33.0", "ignored"),
+        ReleaseStatus("0.34.0", "ignored"),
+    )
+    monkeypatch.setattr(vllm_flags, "_key_verdicts", lambda *_: history)
+    minimum = load_catalog("0.30.0")
+    verdicts = _verdicts(["--compilation-config", '{"mode": 3}'], minimum, newest_catalog())
+    assert [(v.code, v.index) for v in verdicts] == [("RL357", 1)]
+    assert verdicts[0].message == (
+        "`--compilation-config` key `mode` does nothing in vllm from 0.32.0 on (last declared "
+        "in 0.31.0): the config drops keys it does not declare"
+    )
+    assert verdicts[0].hint == "drop the key: no release after 0.31.0 declares it"
+
+
+def test_the_plugin_info_names_the_parser_kind_and_the_plugin_flag(tmp_path: Path) -> None:
+    args = ["--reasoning-parser-plugin", "p.py", "--reasoning-parser", "mine"]
+    [diag] = findings(tmp_path, "0.17.0", args)
+    assert diag.message == (
+        "`mine` is not a built-in reasoning-parser of vllm 0.17.0; it is expected from the "
+        "plugin loaded with `--reasoning-parser-plugin`"
+    )
+
+
+def test_a_float_default_written_another_way_is_still_the_default(tmp_path: Path) -> None:
+    # --kv-cache-metrics-sample defaults to 0.01 from 0.12.0 on; argparse reads float(text).
+    for written in ("0.01", "0.010", "1e-2"):
+        [diag] = findings(tmp_path, "0.17.0", ["--kv-cache-metrics-sample", written])
+        assert diag.code == "RL364", written
+        assert diag.message.startswith(f"`--kv-cache-metrics-sample {written}` is what vllm ")
+    assert findings(tmp_path, "0.17.0", ["--kv-cache-metrics-sample", "0.02"]) == []
+
+
+def test_a_boolean_default_is_matched_by_the_word_argparse_turns_into_it() -> None:
+    # A value-taking flag whose default is a boolean (0.4.0's --enable-chunked-prefill).
+    assert _is_default("true", True) and _is_default("True", True)
+    assert _is_default("false", False) and _is_default("FALSE", False)
+    assert not _is_default("true", False) and not _is_default("false", True)
+    assert not _is_default("yes", True) and not _is_default("0", False)

@@ -673,7 +673,7 @@ class _ArgList:
         at = later.index(dropped)
         rest = [v for v in later[at:] if v.status == "ignored"]
         for_good = len(rest) == len(later) - at
-        when = f"from {dropped.version} on" if for_good else f"in {_span(rest)}"
+        when = f"from {dropped.version} on" if for_good else _span(rest)
         self._report(
             "RL357",
             index,
@@ -814,7 +814,7 @@ class _ArgList:
         elif plugin and status == "unknown":
             spelled = self.plugins[canonical]
             loaded_with = (
-                spelled
+                f"`{spelled}`"
                 if spelled == PLUGIN_FLAGS[canonical]
                 else f"`{spelled}` (once spelled `{PLUGIN_FLAGS[canonical]}`)"
             )
