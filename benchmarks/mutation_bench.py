@@ -117,6 +117,16 @@ _PROFILES = "recipelint/rules/hardware_profiles.py"
 _VARIANTS = "recipelint/rules/variants.py"
 _REFERENCES = "recipelint/rules/references.py"
 _VOCABULARY = "recipelint/rules/vocabulary.py"
+_RULES_BACKENDS = "recipelint/rules/backends.py"
+_RULES_COMMANDPLAN = "recipelint/rules/commandplan.py"
+_RULES_GUIDE = "recipelint/rules/guide.py"
+_RULES_GUIDE_FLAGS = "recipelint/rules/guide_flags.py"
+_RULES_GUIDE_HARDWARE = "recipelint/rules/guide_hardware.py"
+_RULES_GUIDE_MARKDOWN = "recipelint/rules/guide_markdown.py"
+_RULES_GUIDE_PYTHON = "recipelint/rules/guide_python.py"
+_RULES_GUIDE_SHELL = "recipelint/rules/guide_shell.py"
+_RULES_RESOLVED = "recipelint/rules/resolved.py"
+_RULES_VLLM_FLAGS = "recipelint/rules/vllm_flags.py"
 _CONVENTIONS = "recipelint/rules/conventions.py"
 _ENVIRONMENT = "recipelint/rules/environment.py"
 _SECURITY = "recipelint/rules/security.py"
@@ -370,6 +380,222 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "return (parts + [0, 0])[0], (parts + [0, 0])[1], (parts + [0, 0, 0])[2]",
         "return (parts + [0, 0])[0], (parts + [0, 0])[1], (parts + [ -1, 0, 0])[2]",
     ): "the padding reaches index 2 only for a two-part text (`0.22`), whose precise is False: guide_minimum_version then reads mentioned[:2] alone, never mentioned[2]",
+    (
+        _RULES_BACKENDS,
+        "_selections",
+        "if cached is None or cached[0] is not units:",
+        "if cached is None or cached[ 1] is not units:",
+    ): "cached[1] is the list of selections made for the memo, never the units list itself: the memo always misses, and _arg_selections reads the very same layer again, giving the same selections in the same order",
+    (
+        _RULES_BACKENDS,
+        "",
+        "@functools.lru_cache(maxsize=4096)",
+        "@functools.lru_cache(maxsize= 4097)",
+    ): "the size of a memo of a pure function (the hardware catalog is read-only): a call evicted or kept returns the same verdict",
+    (
+        _RULES_BACKENDS,
+        "_moe_verdict",
+        'if target.platform != "cuda" or not target.capabilities:',
+        'if target.platform != "cuda" and not target.capabilities:',
+    ): 'target_of gives capabilities to cuda targets only, so the two differ only for a cuda target without capabilities: there the mutant goes on, runs is the empty set (no capability to ask about), never {"no"}, and it returns None as well',
+    (
+        _RULES_BACKENDS,
+        "refusing",
+        "return frozenset()",
+        "pass",
+    ): "a shortcut: with no selection the frozenset built below is empty as well (any() over no selection is False), and what it reads on the way (_release_of, every_target) cannot fail or change anything",
+    (
+        _RULES_COMMANDPLAN,
+        "_mentioned",
+        "elif isinstance(value, str) and value in profiles:",
+        "elif isinstance(value, str) or value in profiles:",
+    ): "the mutant adds every string, profile id or not, to the found set; only hardware ids are ever looked up in it (command_choices asks `hw_id in mentioned` of variant_hardware's ids, taxonomy profiles), and a string that is no profile is asked about only for a default hardware no profile describes, which is the one hardware of its class either way (its class, str or tuple, is its own within the variant)",
+    (
+        _RULES_COMMANDPLAN,
+        "_layer_class",
+        'brand == "NVIDIA",',
+        'brand != "NVIDIA",',
+    ): "the flag is negated for every hardware alike: a bijection of the class labels, which are only compared with each other (dict keys, `type(...) is str`), so the same hardware share a class and get the same layers",
+    (
+        _RULES_COMMANDPLAN,
+        "reads",
+        "filtered = self._features(combo.variant, combo.hw_id, hw_class)[2]",
+        "filtered = self._features(combo.variant, combo.hw_id, hw_class)[ 1]",
+    ): "[1] is the FeatureResolver, always truthy: the features part is then kept per strategy as well, a finer key for the same content (a feature's args never depend on the strategy unless it has a strategies allow-list, which the original keys by strategy too)",
+    (
+        _RULES_COMMANDPLAN,
+        "_strategy_limited",
+        "if type(allow) is list and allow:",
+        "if type(allow) is list or allow:",
+    ): "a truthy allow that is no list is ignored by the resolver (allowed_for_strategy: `type(allow) is not list or ...`): the mutant only keys the features part by strategy too, a finer key for the same layers",
+    (
+        _RULES_COMMANDPLAN,
+        "_strategy_limited",
+        "return False",
+        "pass",
+    ): "the answer is only read as a truth value (`combo.strategy if filtered else None`): None and False alike",
+    (
+        _RULES_COMMANDPLAN,
+        "",
+        'if step is not EMITTER and "kv" not in step.reads',
+        'if step is not EMITTER or "kv" not in step.reads',
+    ): "the mutant adds the emitter's step and the kv steps to RULE_STEPS: the emitter's step yields no layer (layers._nothing), and the kv steps yield none for a Selection without a kv_store (Assembler.selection sets none: kv_option None, kv None, kv_composing False), so every command's layers are the same",
+    (
+        _RULES_GUIDE,
+        "",
+        "@functools.lru_cache(maxsize=8)",
+        "@functools.lru_cache(maxsize= 7)",
+    ): "the cache's capacity: a guide missing from it is read again into equal facts, so only the time differs (a tree's check reads each guide once, never from the cache)",
+    (
+        _RULES_GUIDE,
+        "_serve_flag_verdicts",
+        "else (0, 0, finding.code)",
+        "else ( -1, 0, finding.code)",
+    ): "the key of a finding without a span: any constant pair dedups those findings alike by code, and no span has line 0 or -1 to collide with",
+    (
+        _RULES_GUIDE,
+        "_serve_flag_verdicts",
+        "else (0, 0, finding.code)",
+        "else (0, 1, finding.code)",
+    ): "the key of a finding without a span: any constant pair dedups those findings alike by code, and no span has line 0 to collide with",
+    (
+        _RULES_GUIDE,
+        "_serve_flag_verdicts",
+        "else (0, 0, finding.code)",
+        "else (0, -1, finding.code)",
+    ): "the key of a finding without a span: any constant pair dedups those findings alike by code, and no span has line 0 to collide with",
+    (
+        _RULES_GUIDE_FLAGS,
+        "",
+        "\n@functools.lru_cache(maxsize=16384)",
+        "@functools.lru_cache(maxsize= 16383)",
+    ): "the cache's capacity: an option evicted from it is judged again to an equal reading (a pure function of its arguments), so only the time differs",
+    (
+        _RULES_GUIDE_FLAGS,
+        "",
+        "@functools.lru_cache(maxsize=512)",
+        "@functools.lru_cache(maxsize= 511)",
+    ): "the cache's capacity: a name evicted from it is looked up again in the same catalogs to the same releases, so only the time differs",
+    (
+        _RULES_GUIDE_HARDWARE,
+        "_paragraph_before",
+        "while index >= 0 and not self.lines[index].strip():",
+        "while index >= 1 and not self.lines[index].strip():",
+    ): "stopping the skip of blank lines at index 0 instead of -1 changes nothing: the paragraph loop that follows reads lines[0] and breaks on it when blank, which leaves the same empty paragraph as starting at -1",
+    (
+        _RULES_GUIDE_HARDWARE,
+        "_in",
+        "return bool(command.lines) and command.lines[0][0] in lines",
+        "return bool(command.lines) and command.lines[ -1][0] in lines",
+    ): "a command's lines are lines of one block (or its one prose line), and blocks do not overlap: its first and last lines are in the skipped set alike",
+    (
+        _RULES_GUIDE_MARKDOWN,
+        "dedented",
+        "return code",
+        "pass",
+    ): "with no line of the code starting with a space or a tab, the later branches return the code unchanged too: BLANK_LINE needs a line of spaces or tabs, and textwrap.dedent finds an empty margin (the shortcut only skips their work)",
+    (
+        _RULES_GUIDE_MARKDOWN,
+        "dedented",
+        'if code[:1] not in ("", "\\n"):',
+        'if code[: 0] not in ("", "\\n"):',
+    ): "code[:0] is always '' so the text goes to textwrap.dedent, which the BLANK_LINE branch only anticipates: with a first line starting with other text the common margin is empty and dedent empties the blank lines alone, as BLANK_LINE.sub does",
+    (
+        _RULES_GUIDE_MARKDOWN,
+        "dedented",
+        'return BLANK_LINE.sub("", code)',
+        "pass",
+    ): "falling through returns textwrap.dedent(code), which BLANK_LINE.sub only anticipates: the first line starts with other text, so the common margin is empty and dedent empties the blank lines alone",
+    (
+        _RULES_GUIDE_PYTHON,
+        "_model_arguments",
+        "return ()",
+        "pass",
+    ): "lines == [] only for ASCII code without a carriage return in which no line spells 'model': no call can pass a model= keyword, so the walk that follows finds none and returns () as well",
+    (
+        _RULES_GUIDE_PYTHON,
+        "_model_lines",
+        'return [number for number, line in enumerate(code.split("\\n"), start=1) if "model" in line]',
+        "pass",
+    ): "None means every node may hold a model= keyword: _calls then leaves none out, and the full walk finds the same arguments (the shortcut's own property, tested against ast.walk)",
+    (
+        _RULES_GUIDE_PYTHON,
+        "syntax_verdict",
+        "return error.message.splitlines()[0], error.raw_line\nreturn None",
+        "pass",
+    ): "the last statement of the function: falling off its end returns None as well",
+    (
+        _RULES_GUIDE_PYTHON,
+        "_too_deep",
+        "return deepest > MAX_NESTING or max(indents, default=0) > 4 * MAX_NESTING",
+        "return deepest > MAX_NESTING or max(indents, default= 1) > 4 * MAX_NESTING",
+    ): "the default is read only for code with no lines (empty), where 1 > 400 is as false as 0 > 400; CPython accepts empty code anyway",
+    (
+        _RULES_GUIDE_PYTHON,
+        "notebook_style",
+        "return False  # no line can start with a mark the code does not hold",
+        "pass  # no line can start with a mark the code does not hold",
+    ): "with no mark in the code, no line can start with one: the any() that follows returns False as well",
+    (
+        _RULES_GUIDE_SHELL,
+        "_open_quote",
+        "counted = line.count(\"'\") % 2 == 0 and line.count('\"') % 2 == 0",
+        "counted = line.count(\"'\") % 2 == -1 and line.count('\"') % 2 == 0",
+    ): "x % 2 is never -1 in Python: counted is always False and the shell's reading (shellwords.split) decides every line, which the paired-count shortcut only anticipates where it is exact (no backslash, one kind of quote)",
+    (
+        _RULES_GUIDE_SHELL,
+        "_open_quote",
+        "return False",
+        "pass",
+    ): "the last statement of the function, and its caller reads the result only as a condition: None is as false as False",
+    (
+        _RULES_GUIDE_SHELL,
+        "_image_arguments",
+        "return None\nreturn None",
+        "pass",
+    ): "the last statement of the function: falling off its end returns None as well",
+    (
+        _RULES_GUIDE_SHELL,
+        "_serve_arguments",
+        'if word == "-m" and after[:1] and after[0] in SERVER_MODULES:',
+        'if word == "-m" and after[: 2] and after[0] in SERVER_MODULES:',
+    ): "after[:2] is truthy exactly when after[:1] is (after is non-empty); after[0] is what is compared",
+    (
+        _RULES_RESOLVED,
+        "may_shadow",
+        "others = (*found[1:], *strategy_values.get(flag, ()))",
+        "others = (*found[ 0:], *strategy_values.get(flag, ()))",
+    ): "the mutant also compares the first value with itself (different only for a NaN), and may_shadow is only a pre-filter: a True where the original says False plans the recipe, and the full walk finds what it finds",
+    (
+        _RULES_RESOLVED,
+        "may_shadow",
+        "return False",
+        "pass",
+    ): "the answer is only read as a truth value (`shadowed and may_shadow(...)`, then `if shadows`): None and False alike",
+    (
+        _RULES_RESOLVED,
+        "_replacement_finding",
+        "source_key = source[-2] if len(source) >= 2 else None",
+        "source_key = source[-2] if len(source) > 2 else None",
+    ): "source is the pointer of a replaced generation layer, from layers.recipe_generation_maps: hardware_overrides.<key>.extra_args or variants.<v>.hardware_overrides.<key>.extra_args, 3 or 5 parts, never 2",
+    (
+        _RULES_RESOLVED,
+        "_rendered_strategies",
+        "fallbacks = {recommend_strategy(self.recipe, nodes) for nodes in (1, 2)}",
+        "fallbacks = {recommend_strategy(self.recipe, nodes) for nodes in (1, 3)}",
+    ): "recommend_strategy reads the node count only as `node_count > 1`: 2 and 3 give the same strategy",
+    (
+        _RULES_RESOLVED,
+        "_unread_key",
+        "if space is None or type(key) is not str:\nreturn None",
+        "pass",
+    ): "every hardware key of a place RL342 judges is in self.spaces (hardware_refs walks the recipe, variant, strategy, PD role, feature and mode hardware_overrides tables, every key of each), and parsed keys are strings; were one not, key_kinds gives no kind, accepts(space, key, set()) is False (a non-str key is not `nvidia`), and the next line returns None as well",
+    (
+        _RULES_VLLM_FLAGS,
+        "_option",
+        "assert hit.canonical is not None and catalog is not None",
+        "assert hit.canonical is not None or catalog is not None",
+    ): "both operands always hold there: hit is a Lookup whose known (canonical is not None) was just tested, and catalog is minimum (not None, since at_min came from it) or newest; the assert only narrows types for mypy, so neither form ever raises",
 }
 
 

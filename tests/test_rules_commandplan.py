@@ -1,19 +1,33 @@
-"""RL340/RL341 share a command's layers between hardware of one layer class.
+"""The commands the command-walking rules read (rules/commandplan.py).
 
-rules/commandplan.py's Assembler keeps the parts of a command's layers under the hardware's
-layer class (what the layers read of it) instead of its id, and RL340 walks one combination
-per class. Here every combination is assembled both ways: the layers must be the very same
-lists.
+RL340/RL341 share a command's layers between hardware of one layer class: the Assembler
+keeps the parts of a command's layers under the hardware's layer class (what the layers read
+of it) instead of its id, and RL340 walks one combination per class. Here every combination
+is assembled both ways: the layers must be the very same lists. Then which commands a
+recipe plans (one per layer class, strategy and PD role, standing for every hardware of the
+class), the layers each assembles, and what is shared between hardware and recipes.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from treehelp import (
+    CONTEXT,
+    Fragment,
+    base_recipe,
+    build_tree,
+    context_text,
+    document_text,
+    tree_in_memory,
+)
 
+from recipelint.check.engine import run_checks
 from recipelint.configuration.config import Config
+from recipelint.read.load import Document, parse_yaml
 from recipelint.read.tree import load_tree
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
 from recipelint.rules import commandplan
@@ -55,3 +69,213 @@ def test_layers_do_not_depend_on_which_hardware_of_a_class(
             assert first.setdefault(key, expected) == expected, (shared.doc.rel, combo)
             checked += 1
     assert checked or which != "corpus_tree"
+
+
+# --- the commands a recipe plans, and their layers -----------------------------------------
+
+RECIPE = "models/acme/demo.yaml"
+
+
+def _planned(
+    fragment: str, taxonomy: Document | None = None
+) -> tuple[CheckContext, Document, commandplan.Assembler, list[commandplan.CommandChoice]]:
+    tree, doc = tree_in_memory(RECIPE, document_text(RECIPE, Fragment(fragment)), taxonomy)
+    ctx = CheckContext(tree, Config())
+    plan = commandplan.plan_of(ctx, commandplan.render_inputs(ctx), doc)
+    assert plan is not None
+    return ctx, doc, *plan
+
+
+def _commands(combos: list[commandplan.CommandChoice]) -> list[tuple[Any, ...]]:
+    return [(c.hw_id, c.strategy, c.role, c.members) for c in combos]
+
+
+def test_one_command_per_layer_class_strategy_and_role_names_every_hardware_it_stands_for() -> None:
+    # gb200 and gb300 (four GPUs) read the layers b200 and b300 (eight) read; rtx_5090, named
+    # by the recipe, has its own command, and cannot scale out; an unknown strategy offers none.
+    fragment = (
+        "meta:\n  hardware: {rtx_5090: verified}\n"
+        "compatible_strategies: [single_node_tp, no_such_strategy, pd_cluster]\n"
+    )
+    ctx, doc, _assembler, combos = _planned(fragment)
+    blackwell = ("b200", "b300", "gb200", "gb300")
+    assert _commands(combos) == [
+        ("h200", "single_node_tp", None, ("h200", "h100")),
+        ("h200", "pd_cluster", "prefill", ("h200", "h100")),
+        ("h200", "pd_cluster", "decode", ("h200", "h100")),
+        ("b200", "single_node_tp", None, blackwell),
+        ("b200", "pd_cluster", "prefill", blackwell),
+        ("b200", "pd_cluster", "decode", blackwell),
+        ("rtx_5090", "single_node_tp", None, ("rtx_5090",)),
+        ("mi300x", "single_node_tp", None, ("mi300x", "mi325x", "mi355x")),
+        ("mi300x", "pd_cluster", "prefill", ("mi300x", "mi325x", "mi355x")),
+        ("mi300x", "pd_cluster", "decode", ("mi300x", "mi325x", "mi355x")),
+    ]
+    # Without the run's memo of variant_hardware, the plan asks resolve.plan itself.
+    assert list(commandplan.command_choices(ctx.render_inputs, doc.data)) == combos
+
+
+def test_a_backend_is_judged_on_hardware_that_shares_another_hardwares_command() -> None:
+    # An unrestricted workstation card (SM120, one GPU) shares b200's layers: CUTLASS_MLA,
+    # an SM100 kernel, is reported for it although b200's command stands for it.
+    text = context_text("taxonomy.yaml")
+    at = text.index("restricted: true\n", text.index("  rtx_5090:"))
+    text = text[:at] + text[at + len("restricted: true\n") :]
+    taxonomy = parse_yaml(text, CONTEXT / "taxonomy.yaml", "taxonomy", "taxonomy.yaml")
+    fragment = 'hardware_overrides:\n  blackwell:\n    extra_args: ["--attention-backend", "CUTLASS_MLA"]\n'
+    tree, _doc = tree_in_memory(RECIPE, document_text(RECIPE, Fragment(fragment)), taxonomy)
+    [finding] = run_checks(tree, Config(select=("RL371",)))
+    assert finding.message.startswith(
+        "`--attention-backend CUTLASS_MLA` selects the attention backend `CUTLASS_MLA` for "
+        "rtx_5090, but in vLLM 0.20.0 it supports `capability.major == 10` only"
+    )
+
+
+LAYERED = """\
+compatible_strategies: [single_node_tp, single_node_tep]
+model:
+  base_args: ["--max-num-seqs", "8"]
+variants:
+  default:
+    extra_args: ["--max-model-len", "4096"]
+    hardware_overrides:
+      h100: {extra_args: ["--a", "1"]}
+      mi300x: {extra_args: []}
+hardware_overrides:
+  hopper: {extra_args: ["--b", "2"]}
+  amd: {extra_args: "--not-a-list"}
+strategy_overrides:
+  single_node_tep:
+    extra_args: ["--c", "3"]
+    hardware_overrides:
+      h100: {extra_args: ["--d", "4"]}
+features:
+  tool_calling:
+    args: ["--enable-auto-tool-choice"]
+  expert_load:
+    strategies: [single_node_tep]
+    args: ["--enable-eplb"]
+"""
+
+
+def test_each_command_assembles_the_nonempty_lists_it_reads_in_upstream_order() -> None:
+    _ctx, _doc, assembler, combos = _planned(LAYERED)
+    base = [(RECIPE, ("model", "base_args")), (RECIPE, ("variants", "default", "extra_args"))]
+    tep = [
+        ("strategies/single_node_tep.yaml", ("vllm_args",)),
+        (RECIPE, ("strategy_overrides", "single_node_tep", "extra_args")),
+    ]
+    hopper = [(RECIPE, ("hardware_overrides", "hopper", "extra_args"))]
+    h100 = [(RECIPE, ("variants", "default", "hardware_overrides", "h100", "extra_args"))]
+    h100_tep = [
+        (
+            RECIPE,
+            ("strategy_overrides", "single_node_tep", "hardware_overrides", "h100", "extra_args"),
+        )
+    ]
+    features = [(RECIPE, ("features", "tool_calling", "args"))]
+    tep_features = [*features, (RECIPE, ("features", "expert_load", "args"))]
+    expected = {
+        ("h200", "single_node_tp"): base + hopper + features,
+        ("h200", "single_node_tep"): base + tep + hopper + tep_features,
+        ("h100", "single_node_tp"): base + h100 + hopper + features,
+        ("h100", "single_node_tep"): base + h100 + tep + hopper + h100_tep + tep_features,
+        ("b200", "single_node_tp"): base + features,
+        ("b200", "single_node_tep"): base + tep + tep_features,
+        ("mi300x", "single_node_tp"): base + features,  # its own list is empty, amd's no list
+        ("mi300x", "single_node_tep"): base + tep + tep_features,
+        ("mi325x", "single_node_tp"): base + features,
+        ("mi325x", "single_node_tep"): base + tep + tep_features,
+    }
+    found = {
+        (combo.hw_id, combo.strategy): [
+            (layer.doc.rel, layer.pointer) for layer in assembler.layers(combo)
+        ]
+        for combo in combos
+    }
+    assert found == expected
+
+
+def test_hardware_of_one_layer_class_gets_the_very_same_layers() -> None:
+    _ctx, _doc, assembler, _combos = _planned(LAYERED)
+
+    def layers_of(hw_id: str) -> list[Any]:
+        return assembler.layers(
+            commandplan.CommandChoice("default", hw_id, "single_node_tep", None)
+        )
+
+    assert layers_of("gb200") is layers_of("b200")
+    assert layers_of("mi355x") is layers_of("mi325x")
+    # Hardware a table names by its id is a class of its own.
+    assert layers_of("h100") is not layers_of("h200")
+    assert layers_of("mi300x") is not layers_of("mi325x")
+    assert assembler.layer_class("h100") == "h100"
+
+
+def test_strategy_file_layers_are_read_once_for_every_recipe_of_a_run() -> None:
+    shared: dict[tuple[Any, ...], Any] = {}
+    first_tree, first = tree_in_memory(RECIPE, document_text(RECIPE, Fragment(LAYERED)))
+    ctx = CheckContext(first_tree, Config())
+    second = parse_yaml(
+        document_text(RECIPE, Fragment("compatible_strategies: [single_node_tep]\n")),
+        CONTEXT / "models/acme/other.yaml",
+        "recipe",
+        "models/acme/other.yaml",
+    )
+
+    def strategy_layer(doc: Document) -> Any:
+        plan = commandplan.plan_of(ctx, ctx.render_inputs, doc, shared)
+        assert plan is not None
+        assembler, combos = plan
+        combo = next(c for c in combos if c.strategy == "single_node_tep")
+        [layer] = [found for found in assembler.layers(combo) if found.doc is not doc]
+        return layer
+
+    assert strategy_layer(first) is strategy_layer(second)
+
+
+def test_a_strategy_sets_a_generation_layer_only_with_keys_in_its_hardware_table() -> None:
+    fragment = (
+        "strategy_overrides:\n"
+        "  single_node_tp: {hardware_overrides: {hopper: {extra_args: [--x]}}}\n"
+        "  single_node_tep: {hardware_overrides: {}}\n"
+        "  single_node_dep: {hardware_overrides: [hopper]}\n"
+    )
+    _ctx, _doc, assembler, _combos = _planned(fragment)
+    for _again in range(2):
+        assert assembler.has_generation_table("single_node_tp") is True
+        assert assembler.has_generation_table("single_node_tep") is False
+        assert assembler.has_generation_table("single_node_dep") is False
+        assert assembler.has_generation_table("multi_node_tp") is False
+
+
+def test_omni_recipes_and_recipes_that_are_no_mapping_are_not_planned(tmp_path: Path) -> None:
+    root = build_tree(
+        tmp_path,
+        {
+            "models/acme/omni.yaml": Fragment("meta:\n  tasks: [omni]\n"),
+            "models/acme/list.yaml": "- a\n- b\n",
+            RECIPE: Fragment("{}"),
+        },
+    )
+    ctx = CheckContext(load_tree(root), Config())
+    assert [doc.rel for doc in commandplan.planned_recipes(ctx)] == [RECIPE]
+
+
+def test_a_recipe_the_compiler_cannot_plan_has_no_plan() -> None:
+    tree, doc = tree_in_memory(RECIPE, document_text(RECIPE, Fragment("meta:\n  hardware: 5\n")))
+    ctx = CheckContext(tree, Config())
+    assert commandplan.plan_of(ctx, ctx.render_inputs, doc) is None
+
+
+def test_a_hostile_recipe_plans_at_most_two_thousand_commands() -> None:
+    data = base_recipe()
+    data["compatible_strategies"] = ["single_node_tp", "single_node_tep", "pd_cluster"]
+    data["variants"] = {f"v{i}": {"precision": "bf16", "vram_minimum_gb": 20} for i in range(250)}
+    tree, doc = tree_in_memory(RECIPE, json.dumps(data))
+    ctx = CheckContext(tree, Config())
+    every = list(commandplan.command_choices(ctx.render_inputs, doc.data, ctx.variant_hardware))
+    assert len(every) > 2001
+    plan = commandplan.plan_of(ctx, commandplan.render_inputs(ctx), doc)
+    assert plan is not None
+    assert plan[1] == every[:2000]

@@ -627,3 +627,139 @@ def test_recipes_left_unplanned_have_nothing_to_find(
 def test_generated_recipes_left_unplanned_have_nothing_to_find(recipe: dict[str, Any]) -> None:
     tree, _doc = with_recipe(to_yaml(recipe))
     _each_recipe(tree)
+
+
+def _layer_findings(tmp_path: Path, fragment: str, code: str) -> list[tuple[Any, str, str | None]]:
+    found = findings_by_code(tmp_path, {RECIPE: Fragment(fragment)}).get(code, [])
+    return [(d.pointer, d.message, d.hint) for d in found]
+
+
+def test_a_value_replacing_a_strategy_files_names_that_file_and_its_line(tmp_path: Path) -> None:
+    fragment = (
+        "compatible_strategies: [single_node_tp, pd_cluster]\n"
+        "strategy_overrides:\n  pd_cluster:\n    prefill:\n      extra_args: [--port, '9001']\n"
+    )
+    assert _layer_findings(tmp_path, fragment, "RL340") == [
+        (
+            ("strategy_overrides", "pd_cluster", "prefill", "extra_args", 0),
+            "`--port 9001` replaces `--port 8001` from prefill.vllm_args "
+            "(strategies/pd_cluster.yaml:18) in the pd_cluster command of variant `default` "
+            "on h200 (last wins)",
+            "intended overrides are fine; otherwise make the layers agree",
+        )
+    ]
+
+
+def test_an_option_one_list_sets_twice_is_no_layer_replacing_another(tmp_path: Path) -> None:
+    fragment = 'model:\n  base_args: ["--max-num-seqs", "8", "--max-num-seqs", "16"]\n'
+    assert _layer_findings(tmp_path, fragment, "RL340") == []
+
+
+def test_an_override_of_the_generation_it_replaces_says_what_it_drops_and_where(
+    tmp_path: Path,
+) -> None:
+    fragment = (
+        "hardware_overrides:\n"
+        '  blackwell:\n    extra_args: ["--kv-cache-dtype", "fp8", "--max-num-seqs", "8"]\n'
+        "strategy_overrides:\n  single_node_tp:\n    hardware_overrides:\n"
+        '      blackwell: {extra_args: ["--enable-prefix-caching"]}\n'
+    )
+    assert _layer_findings(tmp_path, fragment, "RL341") == [
+        (
+            ("strategy_overrides", "single_node_tp", "hardware_overrides", "blackwell"),
+            "strategy_overrides.single_node_tp.hardware_overrides.blackwell keeps none of the "
+            "args it replaces, so it reads as an addition, but it drops `--kv-cache-dtype`, "
+            "`--max-num-seqs` of hardware_overrides.blackwell.extra_args from the single_node_tp "
+            "command on b200, b300, gb200, gb300",
+            "restate `--kv-cache-dtype`, `--max-num-seqs` in the override if the single_node_tp "
+            "command needs them, or key it by exact hardware (`b200:`, `b300:`, `gb200:`), "
+            "which adds instead of replacing",
+        )
+    ]
+
+
+def test_an_override_displacing_the_nvidia_layer_says_so(tmp_path: Path) -> None:
+    fragment = (
+        'hardware_overrides:\n  nvidia:\n    extra_args: ["--max-num-seqs", "8"]\n'
+        "strategy_overrides:\n  single_node_tp:\n    hardware_overrides:\n"
+        '      hopper: {extra_args: ["--enable-prefix-caching"]}\n'
+    )
+    [(_pointer, message, hint)] = _layer_findings(tmp_path, fragment, "RL341")
+    assert message.endswith(
+        "drops `--max-num-seqs` of hardware_overrides.nvidia.extra_args from the single_node_tp "
+        "command on h200, h100 (a `hopper` key displaces the `nvidia` layer too)"
+    )
+    assert (hint or "").startswith(
+        "restate `--max-num-seqs` in the override if the single_node_tp command needs it,"
+    )
+
+
+def test_an_option_the_strategy_adds_under_every_generation_is_no_sign_of_a_kept_copy(
+    tmp_path: Path,
+) -> None:
+    # The override sets the autotune opt-out under both of its keys: on hopper, where the
+    # replaced layer has it too, it still drops the length cap.
+    fragment = (
+        "hardware_overrides:\n"
+        '  hopper:\n    extra_args: ["--max-model-len", "200000", "--no-enable-flashinfer-autotune"]\n'
+        '  blackwell:\n    extra_args: ["--kv-cache-dtype", "fp8"]\n'
+        "strategy_overrides:\n  single_node_tp:\n    hardware_overrides:\n"
+        '      hopper: {extra_args: ["--no-enable-flashinfer-autotune"]}\n'
+        '      blackwell: {extra_args: ["--kv-cache-dtype", "fp8", "--no-enable-flashinfer-autotune"]}\n'
+    )
+    [(pointer, message, _hint)] = _layer_findings(tmp_path, fragment, "RL341")
+    assert pointer == ("strategy_overrides", "single_node_tp", "hardware_overrides", "hopper")
+    assert "it drops `--max-model-len` of hardware_overrides.hopper.extra_args" in message
+
+
+UNSIZED = """\
+meta:
+  hardware: {rtx_5090: verified}
+variants:
+  default:
+    vram_minimum_gb: "20"
+    supported_hardware: [rtx_5090]
+  big:
+    precision: bf16
+    vram_minimum_gb: 20
+    supported_hardware: [h100]
+"""
+
+
+def test_a_variant_no_box_can_be_sized_for_leaves_variant_lists_unjudged(tmp_path: Path) -> None:
+    # Whether the unscalable rtx_5090 falls back to `big` cannot be told (upstream throws on
+    # the string): the lists of `big` are not judged, and the check does not stop.
+    fragment = (
+        UNSIZED + "    hardware_overrides:\n      hopper: {extra_args: [--max-num-seqs, '8']}\n"
+    )
+    found = findings_by_code(tmp_path, {RECIPE: Fragment(fragment)})
+    assert "RL342" not in found
+    assert [d.pointer for d in found["RL102"]] == [("variants", "default", "vram_minimum_gb")]
+
+
+def test_lists_under_no_strategy_or_hardware_key_never_need_the_variant_sizes(
+    tmp_path: Path,
+) -> None:
+    fragment = (
+        UNSIZED
+        + "    extra_args: [--max-num-seqs, '8']\n"
+        + "hardware_overrides:\n  amd:\n    extra_args: [--max-num-seqs, '64']\n"
+    )
+    [finding] = _rl342(tmp_path, fragment)
+    assert finding.pointer == ("hardware_overrides", "amd")
+    assert "`amd` names none of the recipe's hardware (rtx_5090, h100)" in finding.message
+
+
+def test_a_mode_override_may_be_keyed_default_but_not_by_hardware_never_offered(
+    tmp_path: Path,
+) -> None:
+    fragment = (
+        NVIDIA_ONLY
+        + "features:\n  f:\n    description: x\n    modes:\n      m:\n        description: y\n"
+        + "        hardware_overrides:\n"
+        + "          default: {args: [--max-num-seqs, '8']}\n"
+        + "          amd: {args: [--max-num-seqs, '16']}\n"
+    )
+    assert [d.pointer for d in _rl342(tmp_path, fragment)] == [
+        ("features", "f", "modes", "m", "hardware_overrides", "amd")
+    ]

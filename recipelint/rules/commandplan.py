@@ -161,7 +161,9 @@ def command_choices(
                     hw_id, inputs.profiles.get(hw_id, {}), mentioned
                 )
             members.setdefault(hw_class, []).append(hw_id)
-        layer_keys: set[Any] = set()
+        # (layer class, strategy, role) -> the command's hardware, its representative first:
+        # hardware of one layer class but another size shares the command of the first.
+        commands: dict[tuple[Any, ...], list[str]] = {}
         for hw_class, group in members.items():
             hw_id = group[0]
             # Layers depend on the hardware only through the keys they read: its id, generation and brand.
@@ -177,9 +179,9 @@ def command_choices(
                     pd = get(inputs.strategies[strategy], "deploy_type") == "pd_cluster"
                     roles = roles_of[strategy] = PD_ROLES if pd else (None,)
                 for role in roles:
-                    if (layer_class, strategy, role) not in layer_keys:
-                        layer_keys.add((layer_class, strategy, role))
-                        yield CommandChoice(variant_key, hw_id, strategy, role, tuple(group))
+                    commands.setdefault((layer_class, strategy, role), []).extend(group)
+        for (_layer_class, strategy, role), hardware in commands.items():
+            yield CommandChoice(variant_key, hardware[0], strategy, role, tuple(hardware))
 
 
 class Compatible:

@@ -541,10 +541,13 @@ def lists_rendered_nowhere(ctx: CheckContext) -> Iterator[Finding]:
             continue  # a recipe rendered for no hardware at all is another rule's finding
         judge = _Judge(ctx, inputs, doc, _Reach(ctx, doc.data, hardware))
         found: dict[Pointer, tuple[str, list[Pointer]]] = {}
-        for pointer in pointers:
-            dead = judge.dead(pointer)
-            if dead is not None:
-                found.setdefault(dead.pointer, (dead.reason, []))[1].append(pointer)
+        try:
+            for pointer in pointers:
+                dead = judge.dead(pointer)
+                if dead is not None:
+                    found.setdefault(dead.pointer, (dead.reason, []))[1].append(pointer)
+        except SYNTHESIS_ERRORS:
+            continue  # the plan cannot tell what is rendered (pick_fitting_variant threw)
         for at, (reason, held) in found.items():
             yield _nowhere_finding(doc, at, reason, held)
 
