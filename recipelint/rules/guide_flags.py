@@ -1,4 +1,10 @@
-"""Judging a guide command's options against the vLLM release it runs: which release a command claims, and what each option's support says there."""
+"""Judging a guide command's options against the vLLM release it runs: which release a
+command claims, and what each option's support says there.
+
+It is long because both halves serve one judge (CommandJudge): the claim (the recipe's
+minimum, a variant's, a pinned or moving image tag, a nightly or main-branch build) decides
+which releases each option's verdict reads, and the verdict's message names that claim.
+"""
 
 from __future__ import annotations
 
