@@ -14,6 +14,7 @@ from rulehelp import findings_of
 from treehelp import Fragment, findings_by_code
 
 from recipelint.check import engine
+from recipelint.configuration.config import Config
 from recipelint.diagnostics import Diagnostic, Severity
 from recipelint.flags.catalog import available_versions
 from recipelint.flags.support import first_with, value_support
@@ -440,3 +441,86 @@ def test_a_guide_beyond_the_catalogs_is_not_told_a_new_option_is_unknown(tmp_pat
     # Removed before the newest catalog: still refused; unknown to every catalog: not judged.
     assert beyond["RL604"] == []
     assert [_written(tmp_path / "b", f) for f in beyond["RL605"]] == ["--guided-decoding-backend"]
+
+
+def _rl603_findings(tmp_path: Path, recipe: str, served_in_guide: str) -> list[Diagnostic]:
+    text = f"{recipe}guide: |\n  ```bash\n  vllm serve {served_in_guide}\n  ```\n"
+    return findings_by_code(tmp_path, {RECIPE: Fragment(text)}).get("RL603", [])
+
+
+def test_another_size_of_the_served_model_is_another_model(tmp_path: Path) -> None:
+    [message] = _rl603(tmp_path / "a", "acme/Demo-13B")
+    assert "`vllm serve acme/Demo-13B`" in message
+
+
+def test_a_one_word_model_s_quantisations_are_builds_of_it(tmp_path: Path) -> None:
+    recipe = "model:\n  model_id: acme/Demo-FP8\n"
+    assert _rl603_findings(tmp_path / "a", recipe, "acme/Demo-AWQ") == []
+    assert _rl603_findings(tmp_path / "b", recipe, "acme/Demo-INT4") == []
+
+
+def test_a_name_of_release_words_alone_is_its_own_model(tmp_path: Path) -> None:
+    [finding] = _rl603_findings(tmp_path, "model:\n  model_id: acme/Base\n", "acme/Chat")
+    assert "`vllm serve acme/Chat`" in finding.message
+
+
+def test_a_checkpoint_the_recipe_serves_under_two_publishers_is_served(tmp_path: Path) -> None:
+    recipe = (
+        "model:\n  model_id: acme/Demo-7B\n"
+        "variants:\n  moved:\n    model_id: newpub/Demo-7B\n    precision: fp8\n"
+    )
+    assert _rl603_findings(tmp_path / "a", recipe, "acme/Demo-7B") == []
+    assert _rl603_findings(tmp_path / "b", recipe, "newpub/Demo-7B") == []
+
+
+def test_placeholders_options_and_other_languages_name_no_checkpoint(tmp_path: Path) -> None:
+    recipe = "model:\n  model_id: acme/Demo-7B\n"
+    for index, served in enumerate(("$MODEL", "<your-model>", "--model other/Model")):
+        assert _rl603_findings(tmp_path / str(index), recipe, served) == []
+    text = (
+        f"{recipe}guide: |\n  ```python\n"
+        "  # start the server first: vllm serve other/Model\n"
+        '  subprocess.run("vllm serve other/Model --port 8000", shell=True)\n  ```\n'
+    )
+    assert findings_by_code(tmp_path / "python", {RECIPE: Fragment(text)}).get("RL603") is None
+
+
+def test_the_hint_names_the_recipe_s_checkpoints_model_first(tmp_path: Path) -> None:
+    [alone] = _rl603_findings(tmp_path / "a", "model:\n  model_id: acme/Demo-7B\n", "other/Model")
+    assert alone.hint == "serve `acme/Demo-7B` here, or add a variant with `model_id: other/Model`"
+    variants = "".join(
+        f"  v{n}:\n    model_id: acme/Demo-7B-V{n}\n    precision: fp8\n" for n in range(1, 5)
+    )
+    recipe = f"model:\n  model_id: acme/Demo-7B\nvariants:\n{variants}"
+    [many] = _rl603_findings(tmp_path / "b", recipe, "other/Model")
+    assert many.hint == (
+        "serve `acme/Demo-7B` here (or `acme/Demo-7B-V1`, `acme/Demo-7B-V2`, `acme/Demo-7B-V3`)"
+        ", or add a variant with `model_id: other/Model`"
+    )
+
+
+def test_a_client_may_ask_for_a_name_the_recipe_s_args_serve(tmp_path: Path) -> None:
+    names = '["--served-model-name", "alpha beta gamma delta", "--served-model-name=inline"]'
+    recipe = _with_args("", "0.20.0", names).text
+    for index, model in enumerate(("gamma", "inline")):
+        client = CLIENT.format(model=model, close="],").replace("guide: |\n", "", 1)
+        text = recipe.replace("guide: |\n", "guide: |\n" + client, 1)
+        assert findings_of(tmp_path / str(index), text, "RL602") == [], model
+    client = CLIENT.format(model="omega", close="],").replace("guide: |\n", "", 1)
+    [finding] = findings_of(
+        tmp_path / "x", recipe.replace("guide: |\n", "guide: |\n" + client), "RL602"
+    )
+    assert finding.hint == "pass one of the served names: `acme/demo`, `alpha`, `beta`, `delta`"
+
+
+def test_the_guide_s_serve_options_are_judged_when_rl607_is_off(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo --bogus-option\n```"
+    found = findings_by_code(tmp_path, {RECIPE: _guide(body)}, Config(ignore=("RL607",)))
+    assert [_written(tmp_path, f) for f in found.get("RL604", [])] == ["--bogus-option"]
+
+
+def test_a_command_run_with_omni_is_judged_against_vllm_omni(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo --omni --max-model-len 8192 --bogus-option\n```"
+    found = _findings(tmp_path, body)
+    assert [_written(tmp_path, f) for f in found["RL604"]] == ["--bogus-option"]
+    assert found["RL604"][0].message.endswith("an option no vLLM release accepts")

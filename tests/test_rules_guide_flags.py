@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from treehelp import Fragment, findings_by_code
 
 from recipelint.read.load import parse_yaml
 from recipelint.read.tree import load_tree
@@ -55,3 +56,196 @@ def test_an_option_that_takes_no_word_says_the_same_whatever_follows(corpus_tree
                 assert {judge.reading(word, None, via) for via in (False, True)} == readings, word
                 judged += 1
     assert judged
+
+
+# --- the findings of a guide's serve commands, read against the catalogs -----------------
+
+RECIPE = "models/acme/demo.yaml"
+
+
+def _recipe(body: str, model: str = 'min_vllm_version: "0.20.0"', rest: str = "") -> Fragment:
+    indented = "".join(f"  {line}\n" if line else "\n" for line in body.split("\n"))
+    return Fragment(f"model:\n  {model}\n{rest}guide: |\n{indented}")
+
+
+def _found(tmp_path: Path, body: str, **recipe: str) -> list[tuple[str, str, str, str]]:
+    """(code, the guide text the finding spans, message, hint) of each RL604-RL606 finding."""
+    found = findings_by_code(tmp_path, {RECIPE: _recipe(body, **recipe)})
+    lines = (tmp_path / RECIPE).read_text(encoding="utf-8").split("\n")
+    return [
+        (d.code, lines[d.line - 1][d.column - 1 : d.span.end_column - 1], d.message, d.hint or "")
+        for code in ("RL604", "RL605", "RL606")
+        for d in found.get(code, [])
+    ]
+
+
+def _min(version: str) -> dict[str, str]:
+    return {"model": f'min_vllm_version: "{version}"'}
+
+
+def test_an_option_younger_than_the_minimum_is_refused_at_the_option(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo --attention-backend FLASH_ATTN\n```"
+    assert _found(tmp_path, body, **_min("0.11.0")) == [
+        (
+            "RL605",
+            "--attention-backend",
+            "the guide's serve command passes `--attention-backend`, which vLLM 0.11.0 refuses: "
+            "it needs vLLM 0.13.0 or newer, but min_vllm_version is 0.11.0",
+            "raise min_vllm_version to 0.13.0, or write the form vLLM 0.11.0 accepts",
+        )
+    ]
+
+
+def test_an_option_later_releases_dropped_is_refused_from_the_first_that_did(
+    tmp_path: Path,
+) -> None:
+    body = "```bash\nvllm serve acme/demo --swap-space 4\n```"
+    assert _found(tmp_path, body, **_min("0.10.0")) == [
+        (
+            "RL605",
+            "--swap-space",
+            "the guide's serve command passes `--swap-space`, which vLLM 0.18.0 and newer refuse "
+            "(unrecognized arguments): vLLM 0.17.1 is the last release that runs it",
+            "drop it, or write the form later releases accept: no release after vLLM 0.17.1 "
+            "runs it, so raising min_vllm_version does not help",
+        )
+    ]
+
+
+def test_an_option_refused_between_releases_names_the_refusing_run(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo --disable-log-requests\n```"
+    assert _found(tmp_path, body, **_min("0.16.0")) == [
+        (
+            "RL605",
+            "--disable-log-requests",
+            "the guide's serve command passes `--disable-log-requests`, which vLLM 0.17.0 to "
+            "0.32.0 refuse (unrecognized arguments), though the recipe claims every release "
+            "from 0.16.0 on",
+            "raise min_vllm_version past 0.32.0, or write the form every release from 0.16.0 "
+            "on accepts",
+        )
+    ]
+    latest = "```bash\ndocker run vllm/vllm-openai:latest acme/demo --disable-log-requests\n```"
+    assert _found(tmp_path / "latest", latest, **_min("0.16.0")) == []
+
+
+def test_a_refused_value_is_reported_at_the_value_or_the_inline_option(tmp_path: Path) -> None:
+    message = (
+        "the guide's serve command passes `--kv-cache-dtype fp9`, which vLLM 0.20.0 refuses "
+        "(invalid choice or type): it needs vLLM 0.33.0 or newer, but min_vllm_version is 0.20.0"
+    )
+    hint = "raise min_vllm_version to 0.33.0, or write the form vLLM 0.20.0 accepts"
+    body = "```bash\nvllm serve acme/demo --kv-cache-dtype fp9 --max-model-len\n```"
+    assert _found(tmp_path / "a", body) == [("RL605", "fp9", message, hint)]
+    inline = "```bash\nvllm serve acme/demo --kv-cache-dtype=fp9\n```"
+    assert _found(tmp_path / "b", inline) == [("RL605", "--kv-cache-dtype=fp9", message, hint)]
+
+
+def test_a_flag_that_takes_no_value_leaves_the_next_option_to_be_judged(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo --enable-prefix-caching --bogus-option\n```"
+    assert _found(tmp_path, body) == [
+        (
+            "RL604",
+            "--bogus-option",
+            "the guide's serve command passes `--bogus-option`, an option no vLLM release accepts",
+            "check the spelling against `vllm serve --help`",
+        )
+    ]
+
+
+def test_an_option_at_the_start_of_a_continuation_line_is_reported_at_itself(
+    tmp_path: Path,
+) -> None:
+    body = "```bash\nvllm serve acme/demo \\\n--bogus-option 1\n```"
+    assert [found[:2] for found in _found(tmp_path, body)] == [("RL604", "--bogus-option")]
+
+
+def test_values_the_reader_supplies_are_not_judged(tmp_path: Path) -> None:
+    body = (
+        "```bash\nvllm serve acme/demo --max-model-len [N] --kv-cache-dtype ... "
+        "--max-num-seqs $SEQS\n```"
+    )
+    assert _found(tmp_path, body) == []
+
+
+VARIANT = "variants:\n  fp8:\n    model_id: {}\n    precision: fp8\n"
+
+
+def test_a_command_serving_a_variant_is_judged_from_a_minimum_it_raises(tmp_path: Path) -> None:
+    """`--attention-backend` arrived in 0.13.0; the recipe claims 0.11.0."""
+    refused = (
+        "RL605",
+        "--attention-backend",
+        "the guide's serve command passes `--attention-backend`, which vLLM 0.11.0 refuses: it "
+        "needs vLLM 0.13.0 or newer, but min_vllm_version is 0.11.0",
+        "raise min_vllm_version to 0.13.0, or write the form vLLM 0.11.0 accepts",
+    )
+    base = 'min_vllm_version: "0.11.0"'
+    own = '    min_vllm_version: "{}"\n'
+    same = VARIANT.format("acme/demo-fp8") + own.format("0.11.0")
+    body = "```bash\nvllm serve acme/demo-fp8 --attention-backend FLASH_ATTN\n```"
+    assert _found(tmp_path / "same", body, model=base, rest=same) == [refused]
+    raised = VARIANT.format("acme/demo-fp8") + own.format("0.13.0")
+    last = "```bash\nvllm serve --attention-backend FLASH_ATTN --model acme/demo-fp8\n```"
+    assert _found(tmp_path / "last", last, model=base, rest=raised) == []
+    other = raised + "  other:\n    model_id: acme/demo-fp8\n    precision: fp8\n"
+    assert _found(tmp_path / "other", body, model=base, rest=other) == [refused]
+    spelled = VARIANT.format("acme/demo=fp8") + own.format("0.13.0")
+    inline = "```bash\nvllm serve --model=acme/demo=fp8 --attention-backend FLASH_ATTN\n```"
+    assert _found(tmp_path / "inline", inline, model=base, rest=spelled) == []
+
+
+def test_without_a_minimum_a_variant_s_command_runs_the_newest_release(tmp_path: Path) -> None:
+    """`--enable-extensible-kv-cache` is new in the newest catalogued release."""
+    body = "```bash\nvllm serve acme/demo-fp8 --enable-extensible-kv-cache\n```"
+    rest = VARIANT.format("acme/demo-fp8")
+    assert _found(tmp_path, body, model="min_vllm_version: null", rest=rest) == []
+
+
+def test_a_variant_s_args_refused_from_its_own_minimum_leave_the_guide_s_refusal(
+    tmp_path: Path,
+) -> None:
+    body = "```bash\nvllm serve acme/demo --attention-backend FLASH_ATTN\n```"
+    rest = (
+        'variants:\n  fast:\n    precision: fp8\n    min_vllm_version: "0.13.0"\n'
+        '    extra_args: ["--attention-backend", "FLASH_ATTN"]\n'
+    )
+    assert [found[:2] for found in _found(tmp_path, body, **_min("0.10.0"), rest=rest)] == [
+        ("RL605", "--attention-backend")
+    ]
+
+
+def test_an_option_whose_value_is_optional_leaves_a_following_option_alone(
+    tmp_path: Path,
+) -> None:
+    body = "```bash\nvllm serve acme/demo --hf-token --bogus-option\n```"
+    assert [found[:2] for found in _found(tmp_path / "a", body)] == [("RL604", "--bogus-option")]
+    last = "```bash\nvllm serve acme/demo --max-model-len 8192 --hf-token\n```"
+    assert _found(tmp_path / "b", last) == []
+
+
+def test_a_value_refused_over_runs_of_releases_names_each_run(tmp_path: Path) -> None:
+    """The catalogs' readings: `--block-size 64` is refused by 0.6.5 alone after 0.6.4;
+    `--all2all-backend mori` from 0.23.0 to 0.33.0, taken again by the newest release alone;
+    `--block-size 1024` by every release to 0.17.1 but 0.5.5."""
+    one = _found(
+        tmp_path / "one", "```bash\nvllm serve acme/demo --block-size 64\n```", **_min("0.6.4")
+    )
+    assert [found[2:] for found in one] == [
+        (
+            "the guide's serve command passes `--block-size 64`, which vLLM 0.6.5 refuse "
+            "(invalid choice or type), though the recipe claims every release from 0.6.4 on",
+            "raise min_vllm_version past 0.6.5, or write the form every release from 0.6.4 on "
+            "accepts",
+        )
+    ]
+    back = "```bash\nvllm serve acme/demo --all2all-backend mori\n```"
+    assert [found[3] for found in _found(tmp_path / "back", back, **_min("0.15.0"))] == [
+        "raise min_vllm_version past 0.33.0, or write the form every release from 0.15.0 on accepts"
+    ]
+    gaps = "```bash\nvllm serve acme/demo --block-size 1024\n```"
+    assert [found[2] for found in _found(tmp_path / "gaps", gaps, **_min("0.4.0"))] == [
+        "the guide's serve command passes `--block-size 1024`, which vLLM 0.4.0 to 0.5.4, 0.6.0 "
+        "to 0.17.1 refuse (invalid choice or type), though the recipe claims every release "
+        "from 0.4.0 on"
+    ]

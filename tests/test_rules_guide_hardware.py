@@ -461,3 +461,117 @@ def test_headings_are_the_scan_s(text: str) -> None:
     facts = GuideFacts(text)
     outline = GuideOutline(text, facts.blocks, HardwareWords({}, None))
     assert outline.headings == _scanned_headings(outline)
+
+
+# --- which text decides a command's section -----------------------------------------------
+
+FLASHINFER_BLOCK = "```bash\nvllm serve acme/demo --attention-backend FLASHINFER\n```\n"
+
+
+def _sections(tmp_path: Path, markdown: str, recipe: str = "") -> list[str]:
+    """The section each RL607 finding names."""
+    return [f.message.split("“")[1].split("”")[0] for f in _rl607(tmp_path, markdown, recipe)]
+
+
+def test_a_platform_names_the_hardware_of_its_brand(tmp_path: Path) -> None:
+    [finding] = _rl607(tmp_path, "## ROCm\n\n" + FLASHINFER_BLOCK)
+    assert "under “ROCm” selects the attention backend `FLASHINFER`" in finding.message
+    assert "for MI300X, MI325X, MI355X, but" in finding.message
+
+
+def test_a_comment_inside_a_block_is_no_heading(tmp_path: Path) -> None:
+    markdown = (
+        "## NVIDIA H100\n\n```bash\n# MI300X users: see below\n"
+        "vllm serve acme/demo --attention-backend FLASHINFER\n```\n"
+    )
+    assert _rl607(tmp_path, markdown) == []
+
+
+def test_a_prose_command_s_own_line_decides_not_the_next(tmp_path: Path) -> None:
+    markdown = (
+        "## AMD MI300X\n\nRun `vllm serve acme/demo --attention-backend FLASHINFER`.\n"
+        "On H100 it is faster.\n"
+    )
+    assert _sections(tmp_path, markdown) == ["AMD MI300X"]
+
+
+def test_every_line_of_the_paragraph_before_a_block_is_read(tmp_path: Path) -> None:
+    markdown = "## NVIDIA\n\nOn MI300X,\nrun the following:\n\n" + FLASHINFER_BLOCK
+    assert _sections(tmp_path, markdown) == ["On MI300X, run the following:"]
+
+
+def test_a_paragraph_past_sixty_characters_is_named_by_its_first_words(tmp_path: Path) -> None:
+    sixty = "On MI300X run this command with these options, here and ther"
+    assert len(sixty) == 60
+    markdown = f"## NVIDIA\n\n{sixty}\n\n" + FLASHINFER_BLOCK
+    assert _sections(tmp_path / "sixty", markdown) == [sixty]
+    markdown = f"## NVIDIA\n\n{sixty}e\n\n" + FLASHINFER_BLOCK
+    assert _sections(tmp_path / "longer", markdown) == [
+        "On MI300X run this command with these options, here and …"
+    ]
+
+
+def test_a_backend_selected_by_the_variable_is_named_as_written(tmp_path: Path) -> None:
+    markdown = (
+        "## AMD MI300X\n\n```bash\nVLLM_ATTENTION_BACKEND=FLASHINFER vllm serve acme/demo\n```\n"
+    )
+    [finding] = _rl607(tmp_path, markdown, 'model:\n  min_vllm_version: "0.10.0"\n')
+    assert "the attention backend `FLASHINFER` (`VLLM_ATTENTION_BACKEND=FLASHINFER`)" in (
+        finding.message
+    )
+    assert (finding.span.line, finding.span.column) == _line_of(tmp_path, "VLLM_ATTENTION")
+    assert finding.span.end_column == finding.span.column + len("VLLM_ATTENTION_BACKEND=FLASHINFER")
+
+
+def test_a_quantization_method_follows_the_checkpoint_not_the_hardware(tmp_path: Path) -> None:
+    recipe = 'hardware_overrides:\n  blackwell:\n    extra_args: ["--quantization", "fp8"]\n'
+    markdown = "## Launch\n\n```bash\nvllm serve acme/demo --quantization fp8\n```\n"
+    assert _rl607(tmp_path, markdown, recipe) == []
+
+
+NVFP4_ONLY_TRITON = """\
+variants:
+  default:
+    precision: bf16
+    vram_minimum_gb: 20
+  nvfp4:
+    model_id: acme/demo-NVFP4
+    precision: nvfp4
+    vram_minimum_gb: 10
+    extra_args: ["--moe-backend", "triton"]
+"""
+
+
+def test_a_checkpoint_given_by_the_model_option_is_the_one_served(tmp_path: Path) -> None:
+    markdown = (
+        "## NVIDIA\n\n```bash\nvllm serve --moe-backend triton --model acme/demo-NVFP4\n"
+        "vllm serve --model acme/demo-NVFP4 --moe-backend triton\n```\n"
+    )
+    assert _rl607(tmp_path / "named", markdown, NVFP4_ONLY_TRITON) == []
+    unnamed = "## NVIDIA\n\n```bash\nvllm serve --moe-backend triton --model\n```\n"
+    [finding] = _rl607(tmp_path / "unnamed", unnamed, NVFP4_ONLY_TRITON)
+    assert finding.message.startswith(
+        "the recipe selects the MoE backend `triton` only for blackwell hardware "
+        "(variants.nvfp4.extra_args), but the guide's command under “NVIDIA” that selects it "
+        "also serves "
+    )
+
+
+def test_a_command_written_in_a_heading_is_not_under_the_sibling_before_it(
+    tmp_path: Path,
+) -> None:
+    markdown = (
+        "# Deploy\n\n## AMD MI300X\n\nSee the image below.\n\n"
+        "## Run `vllm serve acme/demo --attention-backend FLASHINFER`\n\nOn any GPU.\n"
+    )
+    assert _rl607(tmp_path / "sibling", markdown) == []
+    nested = markdown.replace("## Run", "### Run")
+    assert _sections(tmp_path / "nested", nested) == ["AMD MI300X"]
+
+
+def test_a_heading_after_a_prose_command_is_not_its_section(tmp_path: Path) -> None:
+    markdown = (
+        "## NVIDIA H100\n\nRun `vllm serve acme/demo --attention-backend FLASHINFER`\n"
+        "## AMD MI300X\n\nSee below.\n"
+    )
+    assert _rl607(tmp_path, markdown) == []

@@ -34,3 +34,20 @@ def test_fenced_blocks_keep_language_and_line() -> None:
         ("bash", "vllm serve a/b", 4),
         ("python", "print(1)", 8),
     ]
+
+
+def test_a_fence_inside_a_longer_fence_is_text_of_the_outer_block() -> None:
+    guide = "````markdown\n```bash\nvllm serve a/b\n```\n````\n"
+    [block] = fenced_blocks(guide)
+    assert (block.language, block.code, block.line) == (
+        "markdown",
+        "```bash\nvllm serve a/b\n```",
+        2,
+    )
+
+
+def test_a_block_s_blank_lines_are_emptied_and_its_margin_removed() -> None:
+    assert dedented("vllm serve a/b \\\n  \n  --x") == "vllm serve a/b \\\n\n  --x"
+    assert dedented("\n  vllm serve a/b\n  --x") == "\nvllm serve a/b\n--x"
+    guide = "```bash\n\n  vllm serve a/b\n```\n"
+    assert [(b.code, b.line) for b in fenced_blocks(guide)] == [("\nvllm serve a/b", 2)]

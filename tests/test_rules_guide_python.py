@@ -14,11 +14,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from propertyprofile import property_profile
+from rulehelp import findings_of
 
 from recipelint.read.tree import load_tree
 from recipelint.rules.common import guide_text
 from recipelint.rules.guide_markdown import PYTHON, fenced_blocks
-from recipelint.rules.guide_python import _model_arguments, model_arguments, syntax_error
+from recipelint.rules.guide_python import (
+    _model_arguments,
+    model_arguments,
+    notebook_style,
+    syntax_error,
+)
 
 
 def _walked(code: str) -> tuple[tuple[str, int], ...]:
@@ -120,3 +126,56 @@ def test_deeply_nested_python_is_judged_without_libcst() -> None:
         == "too many levels of indentation"
     )
     assert model_arguments("[" * 5000) == ()
+
+
+def test_model_arguments_come_in_the_order_of_their_lines() -> None:
+    code = "c.create(model='z/last')\nc.create(model='a/first')\nprint('done')\n"
+    assert model_arguments(code) == (("z/last", 1), ("a/first", 2))
+
+
+# CPython refuses these blocks for their other fault; past MAX_NESTING (100) brackets its
+# refusal is the verdict, up to it libcst words the message.
+TRAILING_PLUS = " +\n"
+
+
+def test_a_block_nested_past_the_limit_keeps_cpython_s_verdict() -> None:
+    assert syntax_error("(" * 101 + "1" + ")" * 101 + TRAILING_PLUS) == ("invalid syntax", 1)
+    assert syntax_error(")" + "(" * 101 + "1" + ")" * 101 + "\n") == ("unmatched ')'", 1)
+
+
+def test_a_block_nested_up_to_the_limit_gets_libcst_s_verdict() -> None:
+    for code in ("(" * 100 + "1" + ")" * 100 + TRAILING_PLUS, "()" * 101 + TRAILING_PLUS):
+        verdict = syntax_error(code)
+        assert verdict is not None and verdict[0].startswith("parser error: error at 2:0:")
+        assert verdict[1] == 1
+    assert syntax_error(")" + "(" * 100 + "1" + ")" * 100 + "\n") == (
+        "tokenizer error: unmatched ')'",
+        1,
+    )
+
+
+def test_a_block_too_deep_for_cpython_s_parser_is_reported_as_nested_too_deeply(
+    tmp_path: Path,
+) -> None:
+    """CPython's parser runs out of stack (MemoryError, no message, no line) on thousands of
+    nested unary operators: the finding says why, at the block's first line."""
+    deep = "-" * 7000 + "1"
+    assert syntax_error(f"x = 1\n{deep}\n") == ("nested too deeply", 1)
+    guide = f"guide: |\n  ## Client\n\n  ```python\n  x = 1\n  {deep}\n  ```\n"
+    [finding] = findings_of(tmp_path, guide, "RL601")
+    assert finding.message == "python block in the guide does not parse: nested too deeply"
+    lines = (tmp_path / "models/acme/demo.yaml").read_text(encoding="utf-8").split("\n")
+    assert lines[finding.line - 1] == "  x = 1"
+
+
+def test_an_interactive_transcript_is_not_parsed_as_a_module(tmp_path: Path) -> None:
+    assert notebook_style(">>> x = (\n")
+    assert notebook_style("!pip install vllm\n")
+    assert not notebook_style("x = 1\n")
+    guide = (
+        "guide: |\n  ```python\n  >>> reply = client.create(\n  ```\n\n"
+        "  ```python\n  reply = client.create(\n  ```\n"
+    )
+    [finding] = findings_of(tmp_path, guide, "RL601")
+    lines = (tmp_path / "models/acme/demo.yaml").read_text(encoding="utf-8").split("\n")
+    assert lines[finding.line - 1] == "  reply = client.create("

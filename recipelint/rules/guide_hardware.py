@@ -255,8 +255,10 @@ class GuideOutline:
         fence = self.fence_of(line)
         yield self._paragraph_before(fence) if fence is not None else self.lines[line - 1]
         level = 7
+        # A heading on the line itself (a command written in it) is the innermost: the
+        # headings above count only as its parents, not its earlier siblings.
         for number, depth, title in reversed(self.headings):
-            if number < line and depth < level:
+            if number <= line and depth < level:
                 level = depth
                 yield title
 

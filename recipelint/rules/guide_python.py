@@ -101,7 +101,7 @@ def syntax_verdict(code: str, refusal: BaseException | None) -> tuple[str, int] 
     if _too_deep(code, refusal):
         # libcst's native parser overflows its stack on such input: CPython's refusal is the verdict.
         line = refusal.lineno if isinstance(refusal, SyntaxError) and refusal.lineno else 1
-        return str(getattr(refusal, "msg", refusal) or "nested too deeply"), line
+        return str(getattr(refusal, "msg", refusal)) or "nested too deeply", line
     import libcst  # costs ~0.3 s to import: only when CPython already refused the block
 
     try:

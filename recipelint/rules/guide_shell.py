@@ -123,8 +123,14 @@ def _shell_commands(spans: Spans) -> Iterator[tuple[int, int, str]]:
         yield pending[0], pending[0] + pending[1].count("\n"), pending[1]
 
 
+# Where a line's quote count does not tell whether a quote is left open: a backslash may
+# escape a quote, and one kind of quote may stand inside the other (`"it's"`).
+MISCOUNTED_QUOTES = re.compile(r"\\|'.*\"|\".*'", re.DOTALL)
+
+
 def _open_quote(line: str) -> bool:
-    if line.count("'") % 2 == 0 and line.count('"') % 2 == 0:
+    counted = line.count("'") % 2 == 0 and line.count('"') % 2 == 0
+    if counted and not MISCOUNTED_QUOTES.search(line):
         return False  # paired quotes (the shell's reading is asked only when they are not)
     try:
         shellwords.split(line)
