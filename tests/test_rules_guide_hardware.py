@@ -211,10 +211,7 @@ def test_a_backend_the_recipe_keeps_to_one_generation_is_reported_where_a_comman
     )
 
 
-def test_a_command_serving_a_checkpoint_only_one_generation_runs_is_not_confined(
-    tmp_path: Path,
-) -> None:
-    variants = """\
+NVFP4_ONLY_TRITON = """\
 variants:
   default:
     precision: bf16
@@ -225,6 +222,12 @@ variants:
     vram_minimum_gb: 10
     extra_args: ["--moe-backend", "triton"]
 """
+
+
+def test_a_command_serving_a_checkpoint_only_one_generation_runs_is_not_confined(
+    tmp_path: Path,
+) -> None:
+    variants = NVFP4_ONLY_TRITON
     assert (
         _rl607(
             tmp_path,
@@ -527,19 +530,6 @@ def test_a_quantization_method_follows_the_checkpoint_not_the_hardware(tmp_path:
     recipe = 'hardware_overrides:\n  blackwell:\n    extra_args: ["--quantization", "fp8"]\n'
     markdown = "## Launch\n\n```bash\nvllm serve acme/demo --quantization fp8\n```\n"
     assert _rl607(tmp_path, markdown, recipe) == []
-
-
-NVFP4_ONLY_TRITON = """\
-variants:
-  default:
-    precision: bf16
-    vram_minimum_gb: 20
-  nvfp4:
-    model_id: acme/demo-NVFP4
-    precision: nvfp4
-    vram_minimum_gb: 10
-    extra_args: ["--moe-backend", "triton"]
-"""
 
 
 def test_a_checkpoint_given_by_the_model_option_is_the_one_served(tmp_path: Path) -> None:
