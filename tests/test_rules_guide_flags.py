@@ -233,7 +233,7 @@ def test_a_value_refused_over_runs_of_releases_names_each_run(tmp_path: Path) ->
     )
     assert [found[2:] for found in one] == [
         (
-            "the guide's serve command passes `--block-size 64`, which vLLM 0.6.5 refuse "
+            "the guide's serve command passes `--block-size 64`, which vLLM 0.6.5 refuses "
             "(invalid choice or type), though the recipe claims every release from 0.6.4 on",
             "raise min_vllm_version past 0.6.5, or write the form every release from 0.6.4 on "
             "accepts",

@@ -468,7 +468,8 @@ def _refusal(statuses: list[ReleaseStatus], release: str, claim: Claim = RECIPE_
     if not accepted:
         return f"which no release from {release} on accepts{why}"
     return (
-        f"which vLLM {_runs(statuses, refused)} refuse{why}, though {claim.holder} claims every "
+        f"which vLLM {_runs(statuses, refused)} {'refuses' if len(refused) == 1 else 'refuse'}"
+        f"{why}, though {claim.holder} claims every "
         f"release from {release} on"
     )
 
