@@ -23,6 +23,7 @@ from recipelint.rules.guide_flags import (
     Cause,
     command_judge,
     command_release,
+    runs_main,
     structured_causes,
 )
 from recipelint.rules.guide_markdown import (
@@ -298,9 +299,12 @@ def _serve_flag_verdicts(
     verdict the recipe's own args already earn for the same cause is left to their rule."""
     seen: set[tuple[int, int, str | None]] = set()
     structured: frozenset[Cause] | None = None
+    main: dict[str, bool] = {}  # per package: whether the recipe runs its main branch
     for command in guide.commands:
         package = _package(doc, command)
-        release, claim = command_release(doc.data, command, package)
+        if package not in main:
+            main[package] = runs_main(doc.data, package)
+        release, claim = command_release(doc.data, command, package, main[package])
         for verdict in command_judge(release, package, claim).findings(command):
             if verdict.cause is not None:
                 if structured is None:

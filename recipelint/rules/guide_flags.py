@@ -84,8 +84,17 @@ NIGHTLY_CLAIM = Claim(open_ended=True)
 IMAGE_TAG = re.compile(r"v?(\d+\.\d+(?:\.\d+)?)(?:[-+][\w.-]*)?")
 
 
-def command_release(data: dict[str, Any], command: GuideCommand, package: str) -> tuple[str, Claim]:
-    """The release a guide command is judged from, and what claims it.
+def runs_main(data: dict[str, Any], package: str) -> bool:
+    """Whether the recipe runs ``package``'s main branch: a nightly minimum, or an install that
+    builds the package from a clone. Asked once per recipe and package (command_release)."""
+    minimum = written_release(as_dict(data.get("model")).get("min_vllm_version"))
+    return minimum == NIGHTLY or builds_from_checkout(data, package)
+
+
+def command_release(
+    data: dict[str, Any], command: GuideCommand, package: str, main: bool
+) -> tuple[str, Claim]:
+    """The release a guide command is judged from, and what claims it (``main``: runs_main).
 
     A `docker run` of a pinned server image runs that image's release and no other; a recipe
     whose minimum is nightly, or whose install builds the package from a clone, runs main (the
@@ -96,10 +105,9 @@ def command_release(data: dict[str, Any], command: GuideCommand, package: str) -
     pinned = _image_claim(command.image) if package == "vllm" else None
     if pinned is not None:
         return pinned
-    model = as_dict(data.get("model"))
-    nightly = written_release(model.get("min_vllm_version")) == NIGHTLY
-    if nightly or builds_from_checkout(data, package):
+    if main:
         return available_versions(package)[-1], NIGHTLY_CLAIM
+    model = as_dict(data.get("model"))
     base = _release(model.get("min_vllm_version"))
     served = _served_model(command.words)
     if served is None or served == model.get("model_id"):
