@@ -228,3 +228,59 @@ def test_a_duplicate_key_the_change_adds_below_stays_at_its_own_line(
     lines = (repo / QWEN).read_text(encoding="utf-8").split("\n")
     assert duplicate["line"] == lines.index("  architecture: moe") + 1
     assert duplicate["message"].startswith("duplicate key 'architecture' (first defined at line")
+
+
+def test_a_raised_minimum_that_still_misses_a_known_flag_is_a_notice(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # PRs 349/790: raising min_vllm_version re-worded a problem the base had ("no release from
+    # 0.19.1 on" for "from 0.12.0 on"); the flag was there before and still fails.
+    _edit(repo, QWEN, "  base_args: []\n", '  base_args: ["--async-scheduling"]\n')
+    _git(repo, "commit", "-qam", "a flag newer than the minimum")
+    _edit(repo, QWEN, 'min_vllm_version: "0.8.5"', 'min_vllm_version: "0.9.0"')
+    status, annotated, notes = _annotations(repo, monkeypatch, capsys, QWEN)
+    assert status == 0 and [f for f in annotated if f["code"] == "RL358"] == []
+    [notice] = [f for f in notes if f["code"] == "RL358"]
+    assert (
+        "min_vllm_version is 0.9.0" in notice["message"] and "a known problem" in notice["message"]
+    )
+
+
+def test_a_lowered_minimum_that_newly_misses_a_flag_is_annotated(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _edit(repo, QWEN, 'min_vllm_version: "0.8.5"', 'min_vllm_version: "0.10.0"')
+    _edit(repo, QWEN, "  base_args: []\n", '  base_args: ["--async-scheduling"]\n')
+    _git(repo, "commit", "-qam", "a flag the minimum has")
+    _edit(repo, QWEN, 'min_vllm_version: "0.10.0"', 'min_vllm_version: "0.8.5"')
+    status, annotated, _ = _annotations(repo, monkeypatch, capsys, QWEN)
+    assert [f["code"] for f in annotated if f["code"] == "RL358"] == ["RL358"] and status == 1
+
+
+def test_an_override_that_drops_one_flag_fewer_is_a_notice(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # PR 700 removed a flag from the recipe's hopper block, which a strategy's hopper override
+    # already dropped: the RL341 it had at base listed one flag more, and was reported as new.
+    _edit(
+        repo,
+        QWEN,
+        "  amd:\n    extra_env:\n",
+        '  amd:\n    extra_args: ["--max-num-seqs", "8", "--enforce-eager"]\n    extra_env:\n',
+    )
+    _edit(
+        repo,
+        QWEN,
+        "    tp: 1\n",
+        '    tp: 1\n    hardware_overrides:\n      amd:\n        extra_args: ["--enable-prefix-caching"]\n',
+    )
+    _git(repo, "commit", "-qam", "an override that reads as an addition")
+    monkeypatch.chdir(repo)
+    main(["check", "--format", "json", "--select", "RL341", QWEN])
+    [known] = json.loads(capsys.readouterr().out)
+    assert "`--enforce-eager`" in known["message"]
+    _edit(repo, QWEN, '"8", "--enforce-eager"]', '"8"]')
+    status, annotated, notes = _annotations(repo, monkeypatch, capsys, QWEN)
+    assert status == 0 and [f for f in annotated if f["code"] == "RL341"] == []
+    [notice] = [f for f in notes if f["code"] == "RL341"]
+    assert "`--enforce-eager`" not in notice["message"] and "a known problem" in notice["message"]

@@ -47,6 +47,7 @@ _INDEX = re.compile(r"/\d+(?=/|$)")
 # What a message names, whatever its wording: a quoted or backticked word (a phrase such as
 # `vllm serve` is wording), and release numbers.
 _NAMED = re.compile(r"`[^`\s]+`|'[^'\s]+'|\b\d+\.\d+(?:\.\d+)*(?:\.?post\d+|rc\d+)?\b")
+_RELEASE = re.compile(r"\d+\.\d+(?:\.\d+)*(?:\.?post\d+|rc\d+)?")
 # The text under a span, at most this long (a span over a whole mapping says little more).
 _SUBJECT_LIMIT = 200
 
@@ -109,15 +110,19 @@ def _named_path(path: Path, root: Path, renamed: Renames) -> str:
     return renamed.get(name, name)
 
 
-def _named_words(diag: Diagnostic, root: Path, renamed: Renames) -> str:
-    """The words and releases the message names; a renamed file's old id (`org/name` of
-    `models/org/name.yaml`) read as its new one, as a message that names the file says it."""
+def _named_words(diag: Diagnostic, root: Path, renamed: Renames, *, releases: bool = True) -> str:
+    """The words and releases the message names (without ``releases``, the words alone); a
+    renamed file's old id (`org/name` of `models/org/name.yaml`) read as its new one, as a
+    message that names the file says it."""
     message = diag.message
     old = tree_path(diag.path, root)
     if old in renamed:
         for before, after in ((old, renamed[old]), (_recipe_id(old), _recipe_id(renamed[old]))):
             message = message.replace(before, after)
-    return " ".join(sorted(set(_NAMED.findall(message))))
+    named = set(_NAMED.findall(message))
+    if not releases:
+        named = {word for word in named if not _RELEASE.fullmatch(word)}
+    return " ".join(sorted(named))
 
 
 def _recipe_id(tree_file: str) -> str:
@@ -160,18 +165,22 @@ def fingerprint(diag: Diagnostic, root: Path, renamed: Renames = NO_RENAMES) -> 
 # them: a change that adds a variant or a profile the cause reaches changes where the problem
 # shows, not the problem (the replay's PRs 541/717/784 re-reported DeepSeek-V4-Flash's
 # `--data-parallel-size 4` as new each time).
-EXTENT_CODES = frozenset({"RL380", "RL381", "RL382", "RL383"})
+# RL341 lists the args an override drops: a change to the layer it replaces changes the list,
+# not the override (PR 700 re-reported one that dropped a flag fewer).
+EXTENT_CODES = frozenset({"RL341", "RL380", "RL381", "RL382", "RL383"})
 
 
 def cause(diag: Diagnostic, root: Path, renamed: Renames = NO_RENAMES) -> str | None:
     """The fingerprint without the pointer: the same problem wherever in the file it is
     written (a flag copied into a new variant). None when the text it stands on cannot be
-    read: the code and the message alone would join unrelated findings. Of a finding that
-    names where its cause reaches (EXTENT_CODES), the text it stands on alone."""
+    read: the code and the message alone would join unrelated findings. The releases the
+    message names are left out: a change of min_vllm_version re-judges a problem the base had
+    at another release (PRs 349, 790), it does not make one. Of a finding that names where
+    its cause reaches (EXTENT_CODES), the text it stands on alone."""
     subject = _subject(diag)
     if not subject:
         return None
-    named = "" if diag.code in EXTENT_CODES else _named_words(diag, root, renamed)
+    named = "" if diag.code in EXTENT_CODES else _named_words(diag, root, renamed, releases=False)
     return _digest((_named_path(diag.path, root, renamed), diag.code, subject, named))
 
 
