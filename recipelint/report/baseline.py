@@ -8,8 +8,8 @@ the change renamed is matched under its new name. Two findings with one fingerpr
 that adds a third copy of a finding already present twice has one new finding.
 
 Against a base revision, a new finding whose cause (the fingerprint without the document
-pointer: same file, code, text and named releases; for a finding that names the variants and
-hardware its cause reaches, file, code and text alone) already stands at the base repeats a
+pointer and the releases the message names: same file, code, text and named words; for a
+finding that names the variants and hardware its cause reaches, file, code and text alone) already stands at the base repeats a
 known problem: it is reported once per cause, as a notice naming where the
 base has it, and does not fail the change. A duplicate key is reported at the occurrence
 the change added, when that is the first one and the later one was already there.
