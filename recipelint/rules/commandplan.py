@@ -18,6 +18,7 @@ from recipelint.jsvalue import UNDEFINED, get, js_string, nullish, truthy
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
+from recipelint.resolve.docker import docker_meta
 from recipelint.resolve.features import FeatureResolver, default_features
 from recipelint.resolve.hardware import (
     generation_of,
@@ -34,6 +35,7 @@ from recipelint.resolve.strategy import (
 )
 from recipelint.rules.common import (
     ArgList,
+    Pointer,
     arg_list,
     as_dict,
 )
@@ -490,3 +492,44 @@ def plan_of(
     except SYNTHESIS_ERRORS:
         return None  # the compiler reports recipes it cannot plan
     return assembler, combos
+
+
+def images_reached(ctx: CheckContext, doc: Document) -> dict[Pointer, frozenset[str | None]] | None:
+    """The image of every deployment (variant x hardware x strategy x PD role the compiler
+    renders) each of the recipe's own argument lists joins, by the list's pointer. A list no
+    rendered command holds is absent. None when the recipe's commands cannot all be told: an
+    omni recipe (rendered nowhere), a plan that fails or reaches the cap."""
+    if layers.is_omni(doc.data):
+        return None
+    plan = plan_of(ctx, ctx.render_inputs, doc)
+    if plan is None or len(plan[1]) >= MAX_COMBINATIONS:
+        return None
+    assembler, combos = plan
+    images: dict[tuple[str, str], str | None] = {}  # (variant, hardware) -> its image
+    reached: dict[Pointer, set[str | None]] = {}
+    for combo in combos:
+        try:
+            joined = [listed.pointer for listed in assembler.layers(combo) if listed.doc is doc]
+        except SYNTHESIS_ERRORS:
+            return None  # a command the compiler cannot render: the reach is not known
+        ran = {
+            _image_of(assembler, images, combo.variant, hw)
+            for hw in combo.members or (combo.hw_id,)
+        }
+        for pointer in joined:
+            reached.setdefault(pointer, set()).update(ran)
+    return {pointer: frozenset(found) for pointer, found in reached.items()}
+
+
+def _image_of(
+    assembler: Assembler, images: dict[tuple[str, str], str | None], variant_key: str, hw_id: str
+) -> str | None:
+    """The image a variant's commands on a hardware run in (resolve.docker.docker_meta); None
+    for none, or for a value no image reference is (a malformed pin is the schema stage's)."""
+    key = (variant_key, hw_id)
+    if key not in images:
+        recipe = assembler.recipe
+        variant = get(get(recipe, "variants"), variant_key)
+        image = docker_meta(recipe, variant, assembler.inputs.profiles.get(hw_id, {}), hw_id).image
+        images[key] = image if isinstance(image, str) else None
+    return images[key]
