@@ -689,6 +689,32 @@ def test_an_override_that_runs_only_the_nightly_image_is_judged_as_a_nightly_bui
     assert codes(released) == ["RL351"]
 
 
+def test_a_recipe_that_requires_nightly_is_judged_at_the_release_it_names(
+    tmp_path: Path,
+) -> None:
+    """`nightly_required` sends every command to the nightly image, but says that build is
+    the release min_vllm_version names: what that release lacks is still its finding. A
+    nightly image pinned without it runs no release the recipe names."""
+    override = (
+        "meta:\n  hardware: {b200: verified}\ncompatible_strategies: [single_node_tp]\n"
+        'hardware_overrides:\n  blackwell:\n    extra_args: ["--async-scheduling"]\n'
+    )
+    variant = "variants:\n  default:\n    precision: bf16\n"
+    pinned = variant + "    docker_image: vllm/vllm-openai:nightly\n"
+
+    def found(model: str, extra: str) -> list[str]:
+        content = f"model:\n  model_id: acme/demo-model\n{model}{extra}"
+        root = tmp_path / f"tree{len(list(tmp_path.iterdir()))}"
+        root.mkdir()
+        example = Example("models/acme/demo-model.yaml", content)
+        return codes([d for d in run_example(example, root) if d.code.startswith("RL35")])
+
+    release = '  min_vllm_version: "0.9.0"\n'
+    assert found(release, override + variant) == ["RL358"]
+    assert found(release, override + pinned) == []
+    assert found(release + "  nightly_required: true\n", override + variant) == ["RL358"]
+
+
 def test_a_recipe_that_builds_vllm_omni_from_a_clone_runs_its_main_branch(
     tmp_path: Path,
 ) -> None:

@@ -54,7 +54,12 @@ from recipelint.flags.support import (
     value_support,
 )
 from recipelint.read.load import Document
-from recipelint.resolve.docker import OTHER_BUILD, runs_other_build, unreleased_build
+from recipelint.resolve.docker import (
+    NIGHTLY_BUILD,
+    OTHER_BUILD,
+    runs_other_build,
+    unreleased_build,
+)
 from recipelint.resolve.features import mode_variants
 from recipelint.resolve.install import builds_from_checkout
 from recipelint.resolve.layers import is_omni
@@ -198,11 +203,17 @@ class _Reach:
         if not images:
             return None
         builds = {unreleased_build(image) for image in images}
-        if None in builds:
+        if None in builds or (builds == {NIGHTLY_BUILD} and _requires_nightly(self.doc.data)):
             return None
         shown = " and ".join(f"`{image}`" for image in sorted(i for i in images if i))
         what = builds.pop() if len(builds) == 1 else "builds past every release"
         return f"only {shown} wherever they render: {what}"
+
+
+def _requires_nightly(data: dict[str, Any]) -> bool:
+    """Whether a recipe runs the nightly build in place of the release it names: its
+    min_vllm_version is the release that build becomes, and is judged as that release."""
+    return _at(data, "model", "nightly_required") is True
 
 
 def _unreleased_build(
