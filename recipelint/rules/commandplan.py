@@ -415,6 +415,19 @@ class Assembler:
             found = self._parts[key] = (js_string(gen) if not nullish(gen) else None, nvidia)
         return found
 
+    def image(self, variant_key: str, hw_id: str) -> str | None:
+        """The image a variant's commands on a hardware run in (resolve.docker.docker_meta);
+        None for none, or for a value no image reference is (a malformed pin is the schema
+        stage's)."""
+        key = ("image", variant_key, hw_id)
+        if key not in self._parts:
+            variant = get(get(self.recipe, "variants"), variant_key)
+            profile = self.inputs.profiles.get(hw_id, {})
+            image = docker_meta(self.recipe, variant, profile, hw_id).image
+            self._parts[key] = image if isinstance(image, str) else None
+        found: str | None = self._parts[key]
+        return found
+
     def _profile_facts(self, hw_id: str) -> tuple[Any, bool]:
         """(generation, is NVIDIA) of a hardware's profile, as a Selection holds them."""
         found = self._facts.get(hw_id)
@@ -505,31 +518,13 @@ def images_reached(ctx: CheckContext, doc: Document) -> dict[Pointer, frozenset[
     if plan is None or len(plan[1]) >= MAX_COMBINATIONS:
         return None
     assembler, combos = plan
-    images: dict[tuple[str, str], str | None] = {}  # (variant, hardware) -> its image
     reached: dict[Pointer, set[str | None]] = {}
     for combo in combos:
         try:
             joined = [listed.pointer for listed in assembler.layers(combo) if listed.doc is doc]
         except SYNTHESIS_ERRORS:
             return None  # a command the compiler cannot render: the reach is not known
-        ran = {
-            _image_of(assembler, images, combo.variant, hw)
-            for hw in combo.members or (combo.hw_id,)
-        }
+        ran = {assembler.image(combo.variant, hw) for hw in combo.members or (combo.hw_id,)}
         for pointer in joined:
             reached.setdefault(pointer, set()).update(ran)
     return {pointer: frozenset(found) for pointer, found in reached.items()}
-
-
-def _image_of(
-    assembler: Assembler, images: dict[tuple[str, str], str | None], variant_key: str, hw_id: str
-) -> str | None:
-    """The image a variant's commands on a hardware run in (resolve.docker.docker_meta); None
-    for none, or for a value no image reference is (a malformed pin is the schema stage's)."""
-    key = (variant_key, hw_id)
-    if key not in images:
-        recipe = assembler.recipe
-        variant = get(get(recipe, "variants"), variant_key)
-        image = docker_meta(recipe, variant, assembler.inputs.profiles.get(hw_id, {}), hw_id).image
-        images[key] = image if isinstance(image, str) else None
-    return images[key]
