@@ -8,7 +8,9 @@ release from the recipe's minimum on says of them (:mod:`recipelint.flags.hardwa
 modules select a backend, which CUDA capabilities it states, which quantization methods a
 platform accepts, which platforms and capabilities a MoE backend's kernels run on. The platform and the CUDA capabilities of a profile come from its
 taxonomy entry: ``compute_arch`` (``sm100``, ``gfx942``) when given, else its brand and
-generation.
+generation. A hardware is judged only where the image its commands run in runs platform code
+the catalog reads (catalogued_platform): not a build of its own, nor a release whose platform
+for it is an out-of-tree plugin's.
 """
 
 from __future__ import annotations
