@@ -194,9 +194,9 @@ def test_a_backend_some_gpus_of_a_generation_cannot_run_warns_for_those() -> Non
 
 
 def test_an_out_of_tree_platform_is_judged_only_in_releases_with_its_platform_in_tree() -> None:
-    def fragment(minimum: str) -> str:
+    def fragment(minimum: str, image: str = "vllm/vllm-tpu:v0.13.0") -> str:
         return (
-            f'model:\n  min_vllm_version: "{minimum}"\n'
+            f'model:\n  min_vllm_version: "{minimum}"\n  docker_image: {{tpu: "{image}"}}\n'
             "meta:\n  hardware: {trillium: verified}\n"
             'hardware_overrides:\n  tpu:\n    extra_args: ["--attention-backend", "FLASHINFER"]\n'
         )
@@ -205,6 +205,35 @@ def test_an_out_of_tree_platform_is_judged_only_in_releases_with_its_platform_in
     [finding] = _findings(fragment("0.13.0"))
     assert finding.code == "RL371"
     assert "for trillium, but in vLLM 0.13.0 only the cuda platform selects it" in finding.message
+
+
+def test_a_hardware_is_judged_by_the_platform_its_image_runs() -> None:
+    """PR 510: TPU hardware runs `vllm/vllm-tpu:latest`, whose newest release takes the TPU
+    platform from the tpu-inference plugin: the in-tree platform of the recipe's old minimum,
+    which lists no `awq`, is not what runs. An image of an in-tree release still is; a stock
+    GPU image is judged over the recipe's range as before."""
+
+    def fragment(image: str) -> str:
+        return (
+            f'model:\n  min_vllm_version: "0.8.5"\n{image}'
+            "meta:\n  hardware: {trillium: verified, ironwood: verified, mi300x: verified}\n"
+            'variants:\n  default:\n    extra_args: ["--quantization", "awq"]\n'
+        )
+
+    assert _findings(fragment("")) == []
+    pinned = _findings(fragment('  docker_image: {tpu: "vllm/vllm-tpu:v0.9.0"}\n'))
+    assert [(d.code, d.pointer) for d in pinned] == [
+        ("RL372", ("variants", "default", "extra_args", 1))
+    ]
+    assert "selects the quantization method `awq` for trillium, ironwood, but in vLLM 0.8.5" in (
+        pinned[0].message
+    )
+    community = _findings(fragment('  docker_image: {tpu: "acme/tpu-build:v0.9.0"}\n'))
+    assert community == []
+    amd = 'model:\n  min_vllm_version: "0.30.0"\n  base_args: ["-q", "moe_wna16"]\n'
+    assert [d.code for d in _findings(amd)] == ["RL372"]
+    on_own_build = amd + '  docker_image: {amd: "acme/rocm-build:1"}\n'
+    assert _findings(on_own_build) == []
 
 
 def test_the_variable_and_the_attention_config_select_a_backend_but_other_keys_do_not() -> None:

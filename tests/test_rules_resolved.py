@@ -503,16 +503,20 @@ def test_a_platform_that_falls_back_warns_that_the_choice_does_nothing(tmp_path:
 
 def test_an_out_of_tree_platform_is_never_judged(tmp_path: Path) -> None:
     # From 0.14 vllm/platforms/tpu.py only imports tpu_inference's platform: what that plugin
-    # selects is not in vLLM's source. 0.13's in-tree TPU platform falls back.
-    def fragment(minimum: str) -> str:
+    # selects is not in vLLM's source. 0.13's in-tree TPU platform falls back, where an image
+    # of 0.13 runs it (the default `vllm/vllm-tpu:latest` runs the plugin's).
+    def fragment(minimum: str, image: str = "") -> str:
         return (
-            f'model:\n  min_vllm_version: "{minimum}"\n'
+            f'model:\n  min_vllm_version: "{minimum}"\n{image}'
             "meta:\n  hardware: {trillium: verified}\n"
             'hardware_overrides:\n  tpu:\n    extra_args: ["--attention-backend", "FLASHINFER"]\n'
         )
 
     assert _findings(tmp_path / "new", fragment("0.14.0")) == {code: [] for code in CODES}
-    [finding] = _findings(tmp_path / "old", fragment("0.13.0"))["RL371"]
+    latest = _findings(tmp_path / "latest", fragment("0.13.0"))
+    assert latest == {code: [] for code in CODES}
+    pinned = '  docker_image: {tpu: "vllm/vllm-tpu:v0.13.0"}\n'
+    [finding] = _findings(tmp_path / "old", fragment("0.13.0", pinned))["RL371"]
     assert "in vLLM 0.13.0 only the " in finding.message
     assert finding.message.endswith("so the choice does nothing there")
 

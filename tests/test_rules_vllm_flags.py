@@ -643,6 +643,78 @@ def test_args_run_by_an_image_of_another_build_are_judged_as_a_later_build(
     assert sorted((d.code, d.pointer[-1]) for d in in_own) == [("RL351", 1), ("RL359", 2)]
 
 
+def test_an_override_is_judged_by_the_builds_of_the_deployments_it_reaches(
+    tmp_path: Path,
+) -> None:
+    """PR 786: a strategy's generation override pins no image itself, but when the strategy
+    is granted only to hardware whose variant pins a community image, every command the
+    override joins runs that build. Granted to stock hardware as well, it is a release's."""
+    recipe = (
+        "meta:\n  hardware: {{b200: verified, dgx_spark_gb10: verified}}\n"
+        "variants:\n  default:\n    hardware_overrides:\n      dgx_spark_gb10:\n"
+        '        docker_image: "eugr/spark-vllm-b12x:latest"\n'
+        "strategy_hardware:\n  multi_node_tp: {granted}\n"
+        "strategy_overrides:\n  multi_node_tp:\n    hardware_overrides:\n      blackwell:\n"
+        '        extra_args: ["--moe-backend", "not_yet_a_backend"]\n'
+    )
+    override = ("strategy_overrides", "multi_node_tp", "hardware_overrides", "blackwell")
+    spark_only = findings(
+        tmp_path, "0.31.0", [], recipe.format(granted="{dgx_spark_gb10: supported}")
+    )
+    [notice] = [d for d in spark_only if d.pointer[:4] == override]
+    assert (notice.code, notice.severity) == ("RL365", Severity.INFO)
+    assert "these args run only `eugr/spark-vllm-b12x:latest` wherever they render: an image " in (
+        notice.message
+    )
+    both = recipe.format(granted="{dgx_spark_gb10: supported, b200: supported}")
+    stock = [d for d in findings(tmp_path, "0.31.0", [], both) if d.pointer[:4] == override]
+    assert codes(stock) == ["RL351"]
+
+
+def test_an_override_that_runs_only_the_nightly_image_is_judged_as_a_nightly_build(
+    tmp_path: Path,
+) -> None:
+    """A hardware override whose hardware runs the project's nightly image (a variant's
+    `docker_image.amd`) runs no release: what no catalog knows is a notice there."""
+    recipe = (
+        "meta:\n  hardware: {{mi300x: verified, b200: verified}}\n"
+        "variants:\n  default:\n    docker_image: {{amd: {image}}}\n"
+        "compatible_strategies: [single_node_tp]\n"
+        'hardware_overrides:\n  amd:\n    extra_args: ["--moe-backend", "not_yet_a_backend"]\n'
+    )
+    nightly = findings(tmp_path, "0.31.0", [], recipe.format(image="vllm/vllm-openai-rocm:nightly"))
+    assert codes(nightly) == ["RL365"]
+    assert "the vLLM project's nightly image" in nightly[0].message
+    released = findings(tmp_path, "0.31.0", [], recipe.format(image="vllm/vllm-openai-rocm:latest"))
+    assert codes(released) == ["RL351"]
+
+
+def test_a_recipe_that_requires_nightly_is_judged_at_the_release_it_names(
+    tmp_path: Path,
+) -> None:
+    """`nightly_required` sends every command to the nightly image, but says that build is
+    the release min_vllm_version names: what that release lacks is still its finding. A
+    nightly image pinned without it runs no release the recipe names."""
+    override = (
+        "meta:\n  hardware: {b200: verified}\ncompatible_strategies: [single_node_tp]\n"
+        'hardware_overrides:\n  blackwell:\n    extra_args: ["--async-scheduling"]\n'
+    )
+    variant = "variants:\n  default:\n    precision: bf16\n"
+    pinned = variant + "    docker_image: vllm/vllm-openai:nightly\n"
+
+    def found(model: str, extra: str) -> list[str]:
+        content = f"model:\n  model_id: acme/demo-model\n{model}{extra}"
+        root = tmp_path / f"tree{len(list(tmp_path.iterdir()))}"
+        root.mkdir()
+        example = Example("models/acme/demo-model.yaml", content)
+        return codes([d for d in run_example(example, root) if d.code.startswith("RL35")])
+
+    release = '  min_vllm_version: "0.9.0"\n'
+    assert found(release, override + variant) == ["RL358"]
+    assert found(release, override + pinned) == []
+    assert found(release + "  nightly_required: true\n", override + variant) == ["RL358"]
+
+
 def test_a_recipe_that_builds_vllm_omni_from_a_clone_runs_its_main_branch(
     tmp_path: Path,
 ) -> None:

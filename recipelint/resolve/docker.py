@@ -347,6 +347,28 @@ def dockerize(
     return DockerWrapper(env, meta).wrap(command, argv, port)
 
 
+# What an image runs when it is no release a vLLM catalog describes.
+OTHER_BUILD = "an image that is not the vLLM project's, a build of its own"
+NIGHTLY_BUILD = "the vLLM project's nightly image, a build past every release"
+_NIGHTLY_TAG = re.compile(r"^nightly(?:$|[-_.])")
+
+
+def is_other_build(image: Any) -> bool:
+    """Whether an image reference is not one of the vLLM project's images."""
+    return isinstance(image, str) and not image.startswith(VLLM_IMAGES)
+
+
+def unreleased_build(image: Any) -> str | None:
+    """What an image runs when it is no vLLM release: OTHER_BUILD or NIGHTLY_BUILD. None for
+    a release image (a version tag, or `latest`: the newest release) and for no image."""
+    if is_other_build(image):
+        return OTHER_BUILD
+    if not isinstance(image, str):
+        return None
+    tag = split_image(image)[1]
+    return NIGHTLY_BUILD if tag is not None and _NIGHTLY_TAG.match(tag.lower()) else None
+
+
 def runs_other_build(data: Any, pointer: Sequence[str | int]) -> bool:
     """Whether the image nearest a place of a recipe (its args or env, at ``pointer``) is not
     the vLLM project's: a build of its own, whose flags and variables and release no vLLM
@@ -359,4 +381,4 @@ def runs_other_build(data: Any, pointer: Sequence[str | int]) -> bool:
         if isinstance(node, dict) and "docker_image" in node:
             image = node["docker_image"]
     images = image.values() if isinstance(image, dict) else [image]
-    return any(isinstance(i, str) and not i.startswith(VLLM_IMAGES) for i in images)
+    return any(is_other_build(i) for i in images)

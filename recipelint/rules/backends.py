@@ -8,7 +8,9 @@ release from the recipe's minimum on says of them (:mod:`recipelint.flags.hardwa
 modules select a backend, which CUDA capabilities it states, which quantization methods a
 platform accepts, which platforms and capabilities a MoE backend's kernels run on. The platform and the CUDA capabilities of a profile come from its
 taxonomy entry: ``compute_arch`` (``sm100``, ``gfx942``) when given, else its brand and
-generation.
+generation. A hardware is judged only where the image its commands run in runs platform code
+the catalog reads (catalogued_platform): not a build of its own, nor a release whose platform
+for it is an out-of-tree plugin's.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from recipelint.jsvalue import get
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
+from recipelint.resolve.deployment import image_facts
+from recipelint.resolve.docker import is_other_build
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
 from recipelint.rules.commandplan import EXACT_STEPS, Assembler, CommandChoice
 from recipelint.rules.common import Pointer, as_dict
@@ -408,7 +412,10 @@ def _recipe_findings(
     commands: dict[tuple[Any, ...], list[BackendChoice]] = {}
     for combo in combos:
         members = [
-            (member, _target(member, inputs, targets)) for member in combo.members or (combo.hw_id,)
+            (member, target)
+            for member in combo.members or (combo.hw_id,)
+            if (target := _target(member, inputs, targets)) is not None
+            and catalogued_platform(assembler.image(combo.variant, member), target)
         ]
         if refusing is not None and not any(target in refusing for _, target in members):
             continue  # no hardware of it refuses anything the recipe selects
@@ -428,6 +435,23 @@ def _recipe_findings(
             _judge_member(found, chosen, target, member, release)
     for entry in found.values():
         yield _finding(entry)
+
+
+@functools.lru_cache(maxsize=256)
+def catalogued_platform(image: str | None, target: Target) -> bool:
+    """Whether the platform code that runs a hardware in its image is what the catalogs read:
+    not in an image of another build (its own platform code), nor where the release the image
+    runs (its version tag; the newest catalogued for `latest`, `nightly` and the like) takes
+    the hardware's platform from an out-of-tree plugin (TPU from 0.14 on: tpu-inference).
+    Then what the in-tree platform of older releases lists is not what runs. No image: the
+    recipe's range is judged as written."""
+    if image is None:
+        return True
+    if is_other_build(image):
+        return False
+    release = image_facts(image).vllm_release or load_hardware_catalog()["releases"][-1]
+    selector = attention_selector(target.platform, release)
+    return not (selector is not None and selector.get("out_of_tree"))
 
 
 UNKNOWN_TARGET = Target("")  # a hardware whose target is not worked out yet

@@ -18,6 +18,7 @@ from recipelint.jsvalue import UNDEFINED, get, js_string, nullish, truthy
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
+from recipelint.resolve.docker import docker_meta
 from recipelint.resolve.features import FeatureResolver, default_features
 from recipelint.resolve.hardware import (
     generation_of,
@@ -34,6 +35,7 @@ from recipelint.resolve.strategy import (
 )
 from recipelint.rules.common import (
     ArgList,
+    Pointer,
     arg_list,
     as_dict,
 )
@@ -413,6 +415,19 @@ class Assembler:
             found = self._parts[key] = (js_string(gen) if not nullish(gen) else None, nvidia)
         return found
 
+    def image(self, variant_key: str, hw_id: str) -> str | None:
+        """The image a variant's commands on a hardware run in (resolve.docker.docker_meta);
+        None for none, or for a value no image reference is (a malformed pin is the schema
+        stage's)."""
+        key = ("image", variant_key, hw_id)
+        if key not in self._parts:
+            variant = get(get(self.recipe, "variants"), variant_key)
+            profile = self.inputs.profiles.get(hw_id, {})
+            image = docker_meta(self.recipe, variant, profile, hw_id).image
+            self._parts[key] = image if isinstance(image, str) else None
+        found: str | None = self._parts[key]
+        return found
+
     def _profile_facts(self, hw_id: str) -> tuple[Any, bool]:
         """(generation, is NVIDIA) of a hardware's profile, as a Selection holds them."""
         found = self._facts.get(hw_id)
@@ -490,3 +505,26 @@ def plan_of(
     except SYNTHESIS_ERRORS:
         return None  # the compiler reports recipes it cannot plan
     return assembler, combos
+
+
+def images_reached(ctx: CheckContext, doc: Document) -> dict[Pointer, frozenset[str | None]] | None:
+    """The image of every deployment (variant x hardware x strategy x PD role the compiler
+    renders) each of the recipe's own argument lists joins, by the list's pointer. A list no
+    rendered command holds is absent. None when the recipe's commands cannot all be told: an
+    omni recipe (rendered nowhere), a plan that fails or reaches the cap."""
+    if layers.is_omni(doc.data):
+        return None
+    plan = plan_of(ctx, ctx.render_inputs, doc)
+    if plan is None or len(plan[1]) >= MAX_COMBINATIONS:
+        return None
+    assembler, combos = plan
+    reached: dict[Pointer, set[str | None]] = {}
+    for combo in combos:
+        try:
+            joined = [listed.pointer for listed in assembler.layers(combo) if listed.doc is doc]
+        except SYNTHESIS_ERRORS:
+            return None  # a command the compiler cannot render: the reach is not known
+        ran = {assembler.image(combo.variant, hw) for hw in combo.members or (combo.hw_id,)}
+        for pointer in joined:
+            reached.setdefault(pointer, set()).update(ran)
+    return {pointer: frozenset(found) for pointer, found in reached.items()}

@@ -23,7 +23,7 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -54,12 +54,18 @@ from recipelint.flags.support import (
     value_support,
 )
 from recipelint.read.load import Document
-from recipelint.resolve.docker import runs_other_build
+from recipelint.resolve.docker import (
+    NIGHTLY_BUILD,
+    OTHER_BUILD,
+    runs_other_build,
+    unreleased_build,
+)
 from recipelint.resolve.features import mode_variants
 from recipelint.resolve.install import builds_from_checkout
 from recipelint.resolve.layers import is_omni
 from recipelint.rules.args import every_arg_list
 from recipelint.rules.backends import target_of
+from recipelint.rules.commandplan import images_reached
 from recipelint.rules.common import ArgList, Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
@@ -118,7 +124,7 @@ def vllm_flags(ctx: CheckContext) -> Iterator[Finding]:
     memo: VerdictMemo = {}  # copies of a recipe, and lists repeated across recipes, are read once
     for doc, lists in _lists_by_document(every_arg_list(ctx)):
         if doc.usable and isinstance(doc.data, dict):
-            yield from _check_document(doc, lists, memo, ctx.profiles)
+            yield from _check_document(doc, lists, memo, ctx)
 
 
 # -- document level ------------------------------------------------------------------
@@ -133,7 +139,7 @@ def _lists_by_document(lists: list[ArgList]) -> list[tuple[Document, list[ArgLis
 
 
 def _check_document(
-    doc: Document, lists: list[ArgList], memo: VerdictMemo, profiles: dict[str, Any]
+    doc: Document, lists: list[ArgList], memo: VerdictMemo, ctx: CheckContext
 ) -> list[Finding]:
     tokens = [t for arg_list in lists for t in arg_list.items if isinstance(t, str)]
     omni = "--omni" in tokens or _is_omni(
@@ -142,22 +148,72 @@ def _check_document(
     baseline = _min_version(doc.data)
     from_checkout = builds_from_checkout(doc.data, "vllm-omni" if omni else "vllm")
     plugins = _plugins_loaded(tokens, _catalogs(None, omni).newest)
+    reach = _Reach(ctx, doc)
     findings: list[Finding] = []
     for arg_list in lists:
         minimum = _effective_minimum(doc.data, arg_list.pointer, baseline)
         build = _unreleased_build(doc.data, arg_list.pointer, from_checkout, omni)
-        out_of_tree = _out_of_tree_only(doc.data, arg_list.pointer, profiles)
+        out_of_tree = _out_of_tree_only(doc.data, arg_list.pointer, ctx.profiles)
         key = (repr(arg_list.items), minimum, build, omni, plugins, out_of_tree)
-        verdicts = memo.get(key)
-        if verdicts is None:
-            catalogs = _catalogs(minimum, omni, build)
-            verdicts = memo[key] = _ArgList(arg_list.items, catalogs, plugins, out_of_tree).check()
+        verdicts = _verdicts(memo, key, arg_list.items)
+        if verdicts and build is None and doc.kind == "recipe":
+            # Only a list with findings is worth planning the recipe's commands for.
+            build = reach.build_of(arg_list.pointer)
+            if build is not None:
+                verdicts = _verdicts(memo, (*key[:2], build, *key[3:]), arg_list.items)
         findings += [
             Finding(doc, (*arg_list.pointer, v.index), v.message, v.hint, code=v.code)
             for v in verdicts
             if v.flag is None or _sets_default_alone(doc, lists, v.flag)
         ]
     return findings
+
+
+def _verdicts(
+    memo: VerdictMemo,
+    key: tuple[str, str | None, str | None, bool, frozenset[tuple[str, str]], bool],
+    items: list[Any],
+) -> list[Verdict]:
+    """An argument list's verdicts under ``key`` (see VerdictMemo), read once per key."""
+    verdicts = memo.get(key)
+    if verdicts is None:
+        _items, minimum, build, omni, plugins, out_of_tree = key
+        catalogs = _catalogs(minimum, omni, build)
+        verdicts = memo[key] = _ArgList(items, catalogs, plugins, out_of_tree).check()
+    return verdicts
+
+
+class _Reach:
+    """Which images a recipe's lists run in, over the commands the compiler renders: planned
+    once per recipe, and only when a list has findings a build past the catalogs would weigh
+    otherwise."""
+
+    def __init__(self, ctx: CheckContext, doc: Document) -> None:
+        self.ctx, self.doc = ctx, doc
+
+    @cached_property
+    def images(self) -> dict[Pointer, frozenset[str | None]]:
+        return images_reached(self.ctx, self.doc) or {}
+
+    def build_of(self, pointer: Pointer) -> str | None:
+        """What runs the list at ``pointer`` when every deployment it reaches runs a build no
+        catalog describes (a community image, the nightly image); None when one runs a
+        release, or no rendered command holds the list."""
+        images = self.images.get(pointer)
+        if not images:
+            return None
+        builds = {unreleased_build(image) for image in images}
+        if None in builds or (builds == {NIGHTLY_BUILD} and _requires_nightly(self.doc.data)):
+            return None
+        shown = " and ".join(f"`{image}`" for image in sorted(i for i in images if i))
+        what = builds.pop() if len(builds) == 1 else "builds past every release"
+        return f"only {shown} wherever they render: {what}"
+
+
+def _requires_nightly(data: dict[str, Any]) -> bool:
+    """Whether a recipe runs the nightly build in place of the release it names: its
+    min_vllm_version is the release that build becomes, and is judged as that release."""
+    return _at(data, "model", "nightly_required") is True
 
 
 def _unreleased_build(
@@ -168,7 +224,7 @@ def _unreleased_build(
     if from_checkout:
         return f"{'vllm-omni' if omni else 'vllm'} built from a clone of its main branch"
     if runs_other_build(data, pointer):
-        return "an image that is not the vLLM project's, a build of its own"
+        return OTHER_BUILD
     return None
 
 
