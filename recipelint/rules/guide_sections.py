@@ -21,6 +21,7 @@ from typing import Any
 from recipelint.jsvalue import get
 from recipelint.rules.backends import BRAND_PLATFORMS, target_of
 from recipelint.rules.common import as_dict
+from recipelint.rules.context import CheckContext
 from recipelint.rules.guide_markdown import Block
 from recipelint.rules.guide_shell import INLINE_CODE
 
@@ -156,6 +157,12 @@ def _non_hardware_words(taxonomy: Any) -> set[str]:
     return words
 
 
+def hardware_words(ctx: CheckContext) -> HardwareWords:
+    """The taxonomy's words for hardware, which say what hardware a guide section is for."""
+    taxonomy = ctx.tree.taxonomy.data if ctx.tree.taxonomy is not None else None
+    return HardwareWords(ctx.profiles, taxonomy)
+
+
 @dataclass(frozen=True)
 class Section:
     """The hardware a guide command is written for, and the text that says so."""
@@ -213,6 +220,27 @@ class GuideOutline:
                 return Section(_shortened(title.strip()), members)
         return None
 
+    def titles_above(self, line: int) -> list[str]:
+        """The titles of the headings ``line`` is under, innermost first (a heading on the
+        line itself is the innermost)."""
+        found, level = [], 7
+        for number, depth, title in reversed(self.headings):
+            if number <= line and depth < level:
+                level = depth
+                found.append(title)
+        return found
+
+    def section_text(self, line: int) -> str | None:
+        """The innermost headed section holding ``line``: its heading and every line up to
+        the next heading (code blocks too: an image a block runs is the section's word).
+        None above the first heading: the guide's opening speaks for the whole model."""
+        numbers = [number for number, _depth, _title in self.headings]
+        index = bisect.bisect_right(numbers, line)
+        if index == 0:
+            return None
+        end = numbers[index] - 1 if index < len(numbers) else len(self.lines)
+        return "\n".join(self.lines[numbers[index - 1] - 1 : end])
+
     def _context(self, line: int) -> Iterator[str]:
         fence = self.fence_of(line)
         yield self._paragraph_before(fence) if fence is not None else self.lines[line - 1]
@@ -241,3 +269,92 @@ class GuideOutline:
 def _shortened(title: str, limit: int = 60) -> str:
     """A heading as it is, a paragraph's first words: enough for a reader to find it."""
     return title if len(title) <= limit else title[:limit].rsplit(" ", 1)[0] + " …"
+
+
+# What a section's words say its commands run on, past the recipe's own claim: a nightly
+# image of the project (`vllm/vllm-tpu:nightly-20260330-2f76400`), nightly wheels, a build
+# said to be nightly or not yet released.
+NIGHTLY_IMAGE = re.compile(r"(?<![\w./-])vllm/[\w.-]+:nightly(?:-[\w.-]+)?(?![\w/-])")
+NOT_NEGATED = r"(?<!\bnot\s)(?<!n't\s)(?<!\bno\s)"
+NIGHTLY_WORDS = re.compile(
+    r"\bnightly(?:\s+[\w-]+){0,2}?\s+(?:builds?|wheels?|images?|versions?|vllm)\b"
+    rf"|{NOT_NEGATED}\b(?:needs?|requires?|required|ships?\s+in|(?:only\s+)?available\s+in|only\s+in)"
+    r"\s+(?:(?:a|an|the|vllm)\s+)*nightly\b"
+    r"|wheels\.vllm\.ai/nightly"
+    r"|\b(?:not|isn't|is\s+not)\s+(?:yet\s+)?(?:been\s+)?released\b"
+    r"|\bnot\s+yet\s+in\s+a\s+(?:vllm\s+)?release\b|\bunreleased\b",
+    re.IGNORECASE,
+)
+# A link to a pull request of vLLM itself: the section runs what that change brings, in
+# whichever build holds it, which the catalogs of releases may not know yet.
+VLLM_PULL_REQUEST = re.compile(r"github\.com/vllm-project/vllm/pull/\d+")
+
+
+def asks_for_unreleased(text: str) -> bool:
+    """Whether a section's own words say its commands need a build past the releases: a
+    nightly image, wheel or build, one not yet released, or a pull request of vLLM's."""
+    return bool(
+        NIGHTLY_IMAGE.search(text) or NIGHTLY_WORDS.search(text) or VLLM_PULL_REQUEST.search(text)
+    )
+
+
+HARDWARE_PART, FEATURE_PART, VARIANT_PART = "hardware", "feature", "variant"
+
+
+def parts_named(title: str, words: HardwareWords, data: dict[str, Any]) -> set[str]:
+    """Which parts of the recipe a heading is about: hardware (a taxonomy word), one of the
+    recipe's features, one of its variants; none for a heading about the model as a whole."""
+    found = {HARDWARE_PART} if words.named(title) else set()
+    if _names_feature(title, data):
+        found.add(FEATURE_PART)
+    if _names_variant(title, data):
+        found.add(VARIANT_PART)
+    return found
+
+
+def _title_words(title: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", INLINE_CODE.sub(r" \1 ", title).lower())
+
+
+# Words a feature's description shares with any heading: they say nothing of which feature.
+COMMON_WORDS = frozenset(
+    {"the", "and", "for", "with", "from", "via", "mode", "model", "support", "enable", "vllm"}
+)
+
+
+def _names_feature(title: str, data: dict[str, Any]) -> bool:
+    """A feature is named by its key's words, each starting a word of the title (`spec_decoding`
+    in "Speculative Decoding"), by its first option (`--speculative-config`), or by two
+    words of its description's opening phrase ("EAGLE3 speculative decoding")."""
+    words = _title_words(title)
+    for key, feature in as_dict(data.get("features")).items():
+        parts = [p for p in re.split(r"[_\W]+", str(key).lower()) if len(p) >= 2]
+        if parts and all(any(w.startswith(p) for w in words) for p in parts):
+            return True
+        args = [a for a in _list(get(feature, "args")) if isinstance(a, str)]
+        if args and args[0].startswith("--") and args[0] in title:
+            return True
+        described = get(feature, "description")
+        if isinstance(described, str):
+            opening = re.split(r"[(:;,.—–]", described, maxsplit=1)[0]
+            named = {w for w in _title_words(opening) if len(w) >= 3} - COMMON_WORDS
+            if len(named & set(words)) >= min(2, len(named)) and named:
+                return True
+    return False
+
+
+def _names_variant(title: str, data: dict[str, Any]) -> bool:
+    """A variant is named by its key (but `default`) or by the checkpoint it serves."""
+    lowered = title.lower()
+    for key, variant in as_dict(data.get("variants")).items():
+        name = str(key).lower()
+        if name != "default" and re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", lowered):
+            return True
+        checkpoint = get(variant, "model_id")
+        if isinstance(checkpoint, str) and checkpoint and checkpoint.lower() in lowered:
+            return True
+    return False
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
