@@ -2,7 +2,8 @@
 command claims, and what each option's support says there.
 
 It is long because both halves serve one judge (CommandJudge): the claim (the recipe's
-minimum, a variant's, a pinned or moving image tag, a nightly or main-branch build) decides
+minimum, a variant's, a pinned or moving image tag, a nightly or main-branch build, the
+image the recipe deploys on a section's hardware or the build the section's words ask for) decides
 which releases each option's verdict reads, and the verdict's message names that claim.
 """
 
