@@ -122,6 +122,7 @@ _RULES_COMMANDPLAN = "recipelint/rules/commandplan.py"
 _RULES_GUIDE = "recipelint/rules/guide.py"
 _RULES_GUIDE_FLAGS = "recipelint/rules/guide_flags.py"
 _RULES_GUIDE_HARDWARE = "recipelint/rules/guide_hardware.py"
+_RULES_GUIDE_SECTIONS = "recipelint/rules/guide_sections.py"
 _RULES_GUIDE_MARKDOWN = "recipelint/rules/guide_markdown.py"
 _RULES_GUIDE_PYTHON = "recipelint/rules/guide_python.py"
 _RULES_GUIDE_SHELL = "recipelint/rules/guide_shell.py"
@@ -477,7 +478,7 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "@functools.lru_cache(maxsize= 511)",
     ): "the cache's capacity: a name evicted from it is looked up again in the same catalogs to the same releases, so only the time differs",
     (
-        _RULES_GUIDE_HARDWARE,
+        _RULES_GUIDE_SECTIONS,
         "_paragraph_before",
         "while index >= 0 and not self.lines[index].strip():",
         "while index >= 1 and not self.lines[index].strip():",

@@ -260,7 +260,8 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL364", "info"): 6,
     ("RL365", "info"): 8,
     ("RL404", "error"): 1,
-    ("RL405", "warning"): 3,
+    # RL405 3 -> 2: Llama-3.1-8B's >= 0.9.0 is in its EAGLE3 section (a feature's, not the model's).
+    ("RL405", "warning"): 2,
     ("RL406", "warning"): 17,
     ("RL412", "warning"): 5,
     ("RL413", "warning"): 6,
@@ -268,7 +269,11 @@ TOTALS: dict[tuple[str, str], int] = {
     ("RL551", "warning"): 2,
     ("RL554", "warning"): 4,
     ("RL603", "warning"): 3,
-    ("RL605", "warning"): 25,
+    # RL605 25 -> 17: guide commands judged at their section's build: Kimi-K2.5/K2.7-Code's
+    # flydsl and DeepSeek-V4-Flash's triton_unfused under AMD headings run the recipe's
+    # -rocm:nightly, Qwen3-VL-235B's three --attention-backend its -rocm:v0.22.1, and
+    # Qwen3-32B's Ironwood section names the nightly TPU image it needs.
+    ("RL605", "warning"): 17,
     ("RL606", "info"): 29,
     ("RL607", "warning"): 3,
     ("RL706", "info"): 3,

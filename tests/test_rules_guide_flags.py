@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from treehelp import Fragment, findings_by_code
 
+from recipelint.flags.catalog import available_versions
 from recipelint.read.load import parse_yaml
 from recipelint.read.tree import load_tree
 from recipelint.rules.common import guide_text
@@ -249,3 +250,125 @@ def test_a_value_refused_over_runs_of_releases_names_each_run(tmp_path: Path) ->
         "to 0.17.1 refuse (invalid choice or type), though the recipe claims every release "
         "from 0.4.0 on"
     ]
+
+
+# --- a command judged at the build its section is about -----------------------------------
+
+NEEDS_0_13 = "vllm serve acme/demo --attention-backend FLASH_ATTN"
+
+
+def _sectioned(tmp_path: Path, body: str, rest: str = "") -> list[str]:
+    """The texts RL605 underlines in a recipe of minimum 0.11.0 (before --attention-backend)."""
+    return [
+        text
+        for code, text, _message, _hint in _found(
+            tmp_path, body, model='min_vllm_version: "0.11.0"', rest=rest
+        )
+        if code == "RL605"
+    ]
+
+
+def _amd_image(tag: str) -> str:
+    return f'variants:\n  default:\n    precision: bf16\n    docker_image:\n      amd: "vllm/vllm-openai-rocm:{tag}"\n'
+
+
+def test_a_command_about_hardware_runs_the_nightly_image_the_recipe_deploys_there(
+    tmp_path: Path,
+) -> None:
+    body = f"## AMD MI355X\n\nOn 8x MI355X:\n\n```bash\n{NEEDS_0_13}\n```"
+    assert _sectioned(tmp_path / "nightly", body, _amd_image("nightly")) == []
+    assert _sectioned(tmp_path / "latest", body, _amd_image("latest")) == []
+    # A pinned release past the minimum is the release the command runs.
+    assert _sectioned(tmp_path / "pinned", body, _amd_image("v0.13.0")) == []
+    # The compiler's own default image is no choice of the recipe's: the minimum stands.
+    assert _sectioned(tmp_path / "default", body) == ["--attention-backend"]
+    # A pinned release below what the option needs is refused there.
+    assert _sectioned(tmp_path / "old", body, _amd_image("v0.12.0")) == ["--attention-backend"]
+
+
+def test_a_command_about_other_hardware_keeps_the_recipe_s_minimum(tmp_path: Path) -> None:
+    body = f"## NVIDIA H200\n\n```bash\n{NEEDS_0_13}\n```"
+    assert _sectioned(tmp_path, body, _amd_image("nightly")) == ["--attention-backend"]
+
+
+def test_a_refusal_at_the_deployed_image_names_that_image(tmp_path: Path) -> None:
+    body = "## AMD MI355X\n\n```bash\nvllm serve acme/demo --swap-space 4\n```"
+    [(code, text, message, _hint)] = _found(
+        tmp_path, body, model='min_vllm_version: "0.11.0"', rest=_amd_image("nightly")
+    )
+    newest = available_versions()[-1]
+    assert (code, text) == ("RL605", "--swap-space")
+    assert message.endswith(
+        f"which vLLM {newest} refuses: the image "
+        f"`vllm/vllm-openai-rocm:nightly` runs vLLM {newest} or newer"
+    )
+
+
+def test_a_section_that_names_a_nightly_image_runs_a_nightly_build(tmp_path: Path) -> None:
+    command = f"### TPU v7 (Ironwood)\n\n```bash\n{NEEDS_0_13}\n```\n"
+    nightly = "> Ironwood support ships in the nightly TPU image (`vllm/vllm-tpu:nightly-20260330-2f76400`).\n"
+    assert _sectioned(tmp_path / "a", command + nightly) == []
+    assert _sectioned(tmp_path / "b", command + "> Verified on one host.\n") == [
+        "--attention-backend"
+    ]
+    # The statement belongs to its own section: the next heading's commands are not in it.
+    later = f"{nightly}\n### Single node\n\n```bash\n{NEEDS_0_13}\n```\n"
+    assert _sectioned(tmp_path / "c", command + later) == ["--attention-backend"]
+
+
+def test_words_asking_for_a_nightly_or_unreleased_build_run_one(tmp_path: Path) -> None:
+    for index, words in enumerate(
+        (
+            "This needs a nightly build of vLLM.",
+            "Install the nightly wheels first.",
+            "The kernel is not yet released.",
+            "The kernels come from [#47433](https://github.com/vllm-project/vllm/pull/47433).",
+        )
+    ):
+        body = f"## Fast path\n\n{words}\n\n```bash\n{NEEDS_0_13}\n```"
+        assert _sectioned(tmp_path / str(index), body) == [], words
+    negated = f"## Fast path\n\nThis does not need nightly.\n\n```bash\n{NEEDS_0_13}\n```"
+    assert _sectioned(tmp_path / "negated", negated) == ["--attention-backend"]
+
+
+def test_a_section_asking_for_a_release_is_judged_from_it(tmp_path: Path) -> None:
+    body = "## Fast path\n\nThis requires vLLM >= {}.\n\n```bash\n" + NEEDS_0_13 + "\n```"
+    assert _sectioned(tmp_path / "a", body.format("0.13.0")) == []
+    [(code, _text, message, hint)] = _found(
+        tmp_path / "b", body.format("0.12.0"), model='min_vllm_version: "0.11.0"'
+    )
+    assert code == "RL605"
+    assert message.endswith(
+        "which vLLM 0.12.0 refuses: it needs vLLM 0.13.0 or newer, but the release its "
+        "section asks for is 0.12.0"
+    )
+    assert hint.startswith("raise the release its section asks for to 0.13.0")
+    # A release below the recipe's own minimum narrows nothing.
+    assert _sectioned(tmp_path / "c", body.format("0.10.0")) == ["--attention-backend"]
+
+
+def test_a_typo_is_refused_where_the_section_states_no_build(tmp_path: Path) -> None:
+    typo = "vllm serve acme/demo --moe-backend tritn"
+    plain = f"## Fast path\n\n```bash\n{typo}\n```"
+    assert [text for _code, text, _m, _h in _found(tmp_path / "a", plain)] == ["tritn"]
+    # A build past every release may know values no catalog does: left to RL407/RL365.
+    nightly = f"## Fast path\n\nNeeds a nightly build.\n\n```bash\n{typo}\n```"
+    assert _found(tmp_path / "b", nightly) == []
+
+
+def test_an_option_the_recipe_s_args_are_refused_for_is_left_to_them_at_any_build(
+    tmp_path: Path,
+) -> None:
+    body = "## Fast path\n\nNeeds a nightly build.\n\n```bash\nvllm serve acme/demo --swap-space 4\n```"
+    found = findings_by_code(
+        tmp_path,
+        {
+            RECIPE: Fragment(
+                'model:\n  min_vllm_version: "0.17.0"\n  base_args: ["--swap-space", "4"]\n'
+                + "guide: |\n"
+                + "".join(f"  {line}\n" if line else "\n" for line in body.split("\n"))
+            )
+        },
+    )
+    assert [d.pointer for d in found.get("RL359", [])] == [("model", "base_args", 0)]
+    assert found.get("RL605", []) == []

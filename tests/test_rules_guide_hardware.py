@@ -26,14 +26,12 @@ from recipelint.rules.common import guide_text
 from recipelint.rules.context import CheckContext
 from recipelint.rules.guide import GuideFacts
 from recipelint.rules.guide_hardware import (
-    HEADING,
     SELECTING_TEXT,
-    GuideOutline,
-    HardwareWords,
     _may_select,
     _selecting_commands,
     _selects,
 )
+from recipelint.rules.guide_sections import HEADING, GuideOutline, HardwareWords
 
 RECIPE = "models/acme/demo.yaml"
 

@@ -386,3 +386,39 @@ def test_an_empty_code_block_ends_at_its_closing_fence() -> None:
     claims = GuideClaims.of("intro\n```\n```\n## Serving on AMD\nuse the rocm image")
     assert claims.sections == (3,)
     assert claims.prose_lines == frozenset({0, 3, 4})
+
+
+def _rl405(tmp_path: Path, heading: str, recipe: str = "") -> list[str]:
+    guide = f"guide: |\n  ## Launch\n  Serve it.\n  {heading}\n  This requires vLLM >= 0.22.0.\n"
+    return [d.message for d in findings_of(tmp_path, recipe + guide, "RL405")]
+
+
+EAGLE3 = (
+    'features:\n  spec_decoding:\n    description: "EAGLE3 speculative decoding"\n'
+    '    args: ["--speculative-config", "{}"]\n'
+)
+
+
+def test_a_version_asked_for_in_a_feature_s_section_is_that_feature_s(tmp_path: Path) -> None:
+    assert _rl405(tmp_path / "a", "## Speculative Decoding (EAGLE3)", EAGLE3) == []
+    assert _rl405(tmp_path / "b", "## Spec decoding", EAGLE3) == []
+    # The same heading in a recipe without the feature is about the model.
+    assert len(_rl405(tmp_path / "c", "## Speculative Decoding (EAGLE3)")) == 1
+
+
+def test_a_version_asked_for_in_a_hardware_section_is_that_hardware_s(tmp_path: Path) -> None:
+    assert _rl405(tmp_path / "a", "## AMD MI355X") == []
+    assert _rl405(tmp_path / "b", "### On Blackwell") == []
+    assert len(_rl405(tmp_path / "c", "## Deployment")) == 1
+
+
+def test_a_version_asked_for_in_a_variant_s_section_is_still_a_disagreement(
+    tmp_path: Path,
+) -> None:
+    nvfp4 = (
+        "variants:\n  default:\n    precision: bf16\n    vram_minimum_gb: 20\n"
+        '  nvfp4:\n    model_id: "acme/demo-NVFP4"\n    precision: nvfp4\n    vram_minimum_gb: 8\n'
+    )
+    # Its own min_vllm_version is where the variant's requirement belongs.
+    assert len(_rl405(tmp_path / "a", "### RTX Pro 6000 NVFP4", nvfp4)) == 1
+    assert len(_rl405(tmp_path / "b", "### Serving acme/demo-NVFP4", nvfp4)) == 1

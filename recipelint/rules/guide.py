@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from recipelint.read.load import Document
@@ -20,10 +20,14 @@ from recipelint.rules.guide_flags import (
     REJECTED,
     UNDERSCORED,
     UNKNOWN_FLAG,
-    Cause,
+    Claim,
+    Structured,
     command_judge,
     command_release,
+    deployed_claim,
+    repeats_structured,
     runs_main,
+    section_claim,
     structured_causes,
 )
 from recipelint.rules.guide_markdown import (
@@ -40,6 +44,7 @@ from recipelint.rules.guide_python import (
     python_facts,
     syntax_verdict,
 )
+from recipelint.rules.guide_sections import GuideOutline, HardwareWords, hardware_words
 from recipelint.rules.guide_shell import (
     GuideCommand,
     Spans,
@@ -142,6 +147,7 @@ def guide_blocks(ctx: CheckContext) -> Iterator[Finding]:
     # A guide may show a related recipe's command.
     siblings = {hf_id.lower() for hf_id in ctx.hf_ids} if names else set()
     handed = ctx.handed_over.setdefault(GUIDE_FACTS, {}) if enabled(HARDWARE_SECTION) else None
+    words = functools.cache(functools.partial(hardware_words, ctx))
     for doc in ctx.recipes:
         text = guide_text(doc)
         if not text:
@@ -156,7 +162,8 @@ def guide_blocks(ctx: CheckContext) -> Iterator[Finding]:
             yield from _client_model_names(doc, guide, served)
             yield from _serve_lines(doc, guide, served, siblings)
         if flags:
-            yield from _serve_flag_verdicts(doc, guide, ctx.arg_lists_of(doc))
+            scope = SectionScope(ctx, doc, guide, words)
+            yield from _serve_flag_verdicts(doc, guide, ctx.arg_lists_of(doc), scope)
 
 
 def _parse_failures(doc: Document, guide: GuideFacts) -> Iterator[Finding]:
@@ -292,24 +299,67 @@ def _package(doc: Document, command: GuideCommand) -> str:
     return "vllm-omni" if omni else "vllm"
 
 
+class SectionScope:
+    """What the section a guide command is written in says of the build it runs: the build
+    its own words ask for (section_claim), else the one the recipe's image runs on the
+    hardware it is about (deployed_claim). Read only for a command drawing a verdict."""
+
+    def __init__(
+        self,
+        ctx: CheckContext,
+        doc: Document,
+        guide: GuideFacts,
+        words: Callable[[], HardwareWords],
+    ) -> None:
+        self.ctx, self.doc, self.guide, self._words = ctx, doc, guide, words
+
+    @functools.cached_property
+    def outline(self) -> GuideOutline:
+        return GuideOutline(self.guide.text, self.guide.blocks, self._words())
+
+    def claim(self, command: GuideCommand, release: str, package: str) -> tuple[str, Claim] | None:
+        if not command.lines:
+            return None
+        line = command.lines[0][0]
+        text = self.outline.section_text(line)
+        stated = section_claim(text, release, package) if text is not None else None
+        if stated is not None or package != "vllm":
+            return stated
+        section = self.outline.section(line)
+        if section is None:
+            return None
+        profiles = self.ctx.profiles
+        hardware = [(hw_id, profiles.get(hw_id)) for hw_id in sorted(section.members)]
+        return deployed_claim(as_dict(self.doc.data), hardware, command, release)
+
+
 def _serve_flag_verdicts(
-    doc: Document, guide: GuideFacts, arg_lists: list[ArgList]
+    doc: Document, guide: GuideFacts, arg_lists: list[ArgList], scope: SectionScope
 ) -> Iterator[Finding]:
     """RL604-RL606: the options of the guide's serve commands, each place reported once; a
-    verdict the recipe's own args already earn for the same cause is left to their rule."""
+    verdict the recipe's own args already earn for the same cause is left to their rule.
+
+    A command drawing a verdict at the recipe's claim is judged again at its section's
+    (SectionScope), which only narrows the releases it runs on: the verdicts there stand."""
     seen: set[tuple[int, int, str | None]] = set()
-    structured: frozenset[Cause] | None = None
+    structured: Structured | None = None
     main: dict[str, bool] = {}  # per package: whether the recipe runs its main branch
     for command in guide.commands:
         package = _package(doc, command)
         if package not in main:
             main[package] = runs_main(doc.data, package)
         release, claim = command_release(doc.data, command, package, main[package])
-        for verdict in command_judge(release, package, claim).findings(command):
+        verdicts = list(command_judge(release, package, claim).findings(command))
+        if verdicts and claim.image is None and not claim.open_ended:
+            scoped = scope.claim(command, release, package)
+            if scoped is not None:
+                judge = command_judge(scoped[0], package, scoped[1])
+                verdicts = list(judge.findings(command))
+        for verdict in verdicts:
             if verdict.cause is not None:
                 if structured is None:
                     structured = structured_causes(doc.data, arg_lists)
-                if verdict.cause in structured:
+                if repeats_structured(verdict.cause, structured):
                     continue
             finding = verdict.placed(doc)
             key = (

@@ -2,7 +2,8 @@
 command claims, and what each option's support says there.
 
 It is long because both halves serve one judge (CommandJudge): the claim (the recipe's
-minimum, a variant's, a pinned or moving image tag, a nightly or main-branch build) decides
+minimum, a variant's, a pinned or moving image tag, a nightly or main-branch build, the
+image the recipe deploys on a section's hardware or the build the section's words ask for) decides
 which releases each option's verdict reads, and the verdict's message names that claim.
 """
 
@@ -36,9 +37,11 @@ from recipelint.flags.support import (
     value_support,
 )
 from recipelint.read.load import Document
+from recipelint.resolve.docker import docker_meta
 from recipelint.resolve.install import builds_from_checkout
 from recipelint.resolve.layers import is_omni
 from recipelint.rules.common import ArgList, as_dict, guide_span
+from recipelint.rules.guide_sections import asks_for_unreleased
 from recipelint.rules.guide_shell import (
     ARGPARSE_OWN,
     OPTION,
@@ -46,6 +49,7 @@ from recipelint.rules.guide_shell import (
     Token,
 )
 from recipelint.rules.registry import Finding
+from recipelint.rules.versions import guide_minimums, recipe_images
 from recipelint.spelling import close_flags
 
 # The codes this module's judge produces.
@@ -123,6 +127,67 @@ def command_release(
         return base or available_versions()[-1], RECIPE_CLAIM  # a variant without its own minimum
     _, own, key = min(raised)
     return own, Claim(f"variant `{key}`'s min_vllm_version", f"variant `{key}`")
+
+
+# A section's own words about the build its commands need (section_claim).
+SECTION_RELEASE = Claim("the release its section asks for", "its section")
+SECTION_BUILD = Claim("its section's build", "its section", open_ended=True)
+
+
+def section_claim(text: str, release: str, package: str) -> tuple[str, Claim] | None:
+    """The build a section's own words ask for, when past ``release`` (what the command is
+    otherwise judged from): a nightly or unreleased build, or a pull request of vLLM's, is
+    open-ended (the newest release and what may follow it); "vLLM >= X" is X on. A section
+    that says nothing of its build claims nothing: its commands keep the recipe's claim."""
+    if asks_for_unreleased(text):
+        return available_versions(package)[-1], SECTION_BUILD
+    asked = (_release(match.group(1) or match.group(2)) for match in guide_minimums(text))
+    newer = [a for a in asked if a is not None and version_key(a) > version_key(release)]
+    return (max(newer, key=version_key), SECTION_RELEASE) if newer else None
+
+
+def deployed_claim(
+    data: dict[str, Any], hardware: list[tuple[str, Any]], command: GuideCommand, release: str
+) -> tuple[str, Claim] | None:
+    """The build the recipe's own image runs on a section's hardware (``hardware``: ids and
+    profiles), judged as a `docker run` of that image is (_image_claim), when it reaches past
+    ``release``. Only an image the recipe chooses counts: one it writes, or the nightly one
+    nightly_required gives; the compiler's `:latest` default says nothing of the recipe.
+    Every variant serving the command's checkpoint (every variant, when none names it) on
+    every hardware of the section must run the same build, or an open-ended one each."""
+    images = _deployed_images(data, hardware, _served_model(command.words))
+    claims = [_image_claim(image) for image in sorted(images)] if images else [None]
+    if any(claim is None for claim in claims):
+        return None
+    found = [claim for claim in claims if claim is not None]
+    if not all(claim.open_ended for _, claim in found) and len(found) > 1:
+        return None
+    pinned, claim = found[0]
+    return (
+        (pinned, claim) if claim.open_ended or version_key(pinned) > version_key(release) else None
+    )
+
+
+def _deployed_images(
+    data: dict[str, Any], hardware: list[tuple[str, Any]], served: str | None
+) -> set[str] | None:
+    """The images the recipe's variants run on ``hardware``; None when one is no choice of
+    the recipe's (the compiler's default) or no image at all."""
+    written = {image.reference for image in recipe_images(data)}
+    model = as_dict(data.get("model"))
+    nightly = model.get("nightly_required") is True
+    variants = list(as_dict(data.get("variants")).values())
+    serving = [
+        v for v in variants if (as_dict(v).get("model_id") or model.get("model_id")) == served
+    ]
+    found: set[str] = set()
+    for variant in serving or variants or [{}]:
+        for hw_id, profile in hardware:
+            image = docker_meta(data, variant, profile, hw_id).image
+            if not isinstance(image, str) or not (image in written or nightly):
+                return None
+            found.add(image)
+    return found
 
 
 def _variants_serving(data: dict[str, Any], served: str) -> int:
@@ -561,19 +626,35 @@ def _releases_knowing(name: str, package: str) -> tuple[str, ...]:
     )
 
 
-def structured_causes(data: dict[str, Any], arg_lists: list[ArgList]) -> frozenset[Cause]:
+# What the recipe's own argument lists are refused for (structured_causes): each option,
+# JSON sub-key and value, with every release that refuses it there.
+Structured = dict[tuple[str, tuple[str, ...], str | None], frozenset[str]]
+
+
+def structured_causes(data: dict[str, Any], arg_lists: list[ArgList]) -> Structured:
     """What the recipe's own argument lists are refused for, read as the guide's commands are:
     a guide command passing the same option for the same cause repeats the structured rule's
     finding (RL358, RL359, RL350), which names the place to fix."""
     package = "vllm-omni" if is_omni(data) else "vllm"
-    found: set[Cause] = set()
+    found: dict[tuple[str, tuple[str, ...], str | None], set[str]] = {}
     for arg_list in arg_lists:
         judge = command_judge(_list_release(data, arg_list.pointer), package)
         for unit in arg_list.units:
             for text, after in _unit_spellings(unit.flag, unit.value):
                 _used, verdicts = judge.reading(text, after, False)
-                found.update(v.cause for v in verdicts if v.cause is not None)
-    return frozenset(found)
+                for verdict in verdicts:
+                    if verdict.cause is not None:
+                        what, refused = verdict.cause[:3], verdict.cause[3]
+                        found.setdefault(what, set()).update(refused)
+    return {what: frozenset(refused) for what, refused in found.items()}
+
+
+def repeats_structured(cause: Cause, structured: Structured) -> bool:
+    """Whether a guide command's cause is one the recipe's lists are already refused for:
+    the same option, key and value, refused by no release their rule did not name (a
+    command its section judges at a later build names fewer releases, not another cause)."""
+    refused = structured.get(cause[:3])
+    return refused is not None and set(cause[3]) <= refused
 
 
 def _list_release(data: dict[str, Any], pointer: tuple[str | int, ...]) -> str:

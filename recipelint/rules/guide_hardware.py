@@ -1,22 +1,16 @@
 """RL607: a guide command judged for the hardware its section is written for.
 
-It is long because telling which hardware a guide section is about (taxonomy words,
-generations, brands, platforms) and judging its commands for that hardware are one rule,
-RL607.
-
 A guide groups its commands under headings and paragraphs such as "## AMD MI355X" or
-"### On Blackwell". A command there is meant for that hardware, so what it selects is
-judged for it as RL370-RL373 judge a recipe's commands (recipelint.rules.backends:
-attention and MoE backends, quantization methods, per platform and vLLM release), and
-the image it runs is judged against the image the compiler gives that hardware
-(recipelint.resolve.docker). A section names hardware through the taxonomy: a profile's
-id or display name, a generation, a brand, or a platform (CUDA, ROCm). A section naming
-hardware of several brands, or none, judges nothing here.
+"### On Blackwell" (recipelint.rules.guide_sections reads which hardware a section is
+for). A command there is meant for that hardware, so what it selects is judged for it as
+RL370-RL373 judge a recipe's commands (recipelint.rules.backends: attention and MoE
+backends, quantization methods, per platform and vLLM release), and the image it runs is
+judged against the image the compiler gives that hardware (recipelint.resolve.docker). A
+section naming hardware of several brands, or none, judges nothing here.
 """
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from collections.abc import Iterable, Iterator
@@ -36,7 +30,6 @@ from recipelint.rules.backends import (
     ATTENTION,
     ATTENTION_ENV,
     BACKEND_ENV,
-    BRAND_PLATFORMS,
     MOE_KIND,
     QUANTIZATION_KIND,
     BackendChoice,
@@ -50,7 +43,8 @@ from recipelint.rules.context import CheckContext
 from recipelint.rules.guide import GUIDE_FACTS, HARDWARE_SECTION, GuideFacts, guide_facts
 from recipelint.rules.guide_flags import guide_release
 from recipelint.rules.guide_markdown import SHELL, Block
-from recipelint.rules.guide_shell import INLINE_CODE, GuideCommand, Token, guide_commands_in
+from recipelint.rules.guide_sections import GuideOutline, HardwareWords, Section
+from recipelint.rules.guide_shell import GuideCommand, Token, guide_commands_in
 from recipelint.rules.registry import Finding, check
 
 # Words of a guide that can make RL607 find anything: without one, the guide is not read.
@@ -61,224 +55,7 @@ SELECTING_TEXT = re.compile(
 SELECTING_OPTION = re.compile(r"--(?:attention[-_]backend|attention[-_]config|moe[-_]backend)")
 OPTION_STARTS = ("--attention", "--moe")
 IMAGE_TEXT = "vllm/vllm-"
-HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$", re.MULTILINE)
 ENV_SELECTION = re.compile(rf"\b{BACKEND_ENV}=[\"']?([\w-]+)")
-# A hardware word stands alone or follows a count: "8xH200", "2× MI300X".
-BEFORE, AFTER = r"(?:(?<![A-Za-z0-9_])|(?<=\d[x×]))", r"(?![A-Za-z0-9_])"
-
-
-@dataclass(frozen=True)
-class Named:
-    """Hardware a word of the guide names, and how specifically."""
-
-    rank: int  # 0: a profile (id or display name), 1: a generation, 2: a brand or platform
-    members: frozenset[str]
-
-
-class HardwareWords:
-    """The words of a taxonomy that name hardware, found in a text by one scan."""
-
-    def __init__(self, profiles: dict[str, Any], taxonomy: Any):
-        self.profiles = profiles
-        words: dict[str, Named] = {}
-        for hw_id, profile in profiles.items():
-            for word in (hw_id, get(profile, "display_name")):
-                _add(words, word, 0, hw_id)
-            for word in (*_generations(profile), *_architecture_words(profile)):
-                _add(words, word, 1, hw_id)
-            brand = get(profile, "brand")
-            if isinstance(brand, str):
-                _add(words, brand, 2, hw_id)
-                platform = BRAND_PLATFORMS.get(brand)
-                if platform is not None:
-                    _add(words, platform, 2, hw_id)
-        # A word the taxonomy also uses for something else ("CPU offload") may or may not
-        # mean hardware: it names none, but a text holding it decides nothing either.
-        other_words = _non_hardware_words(taxonomy)
-        self.unclear = {word for word, named in words.items() if named.rank and word in other_words}
-        self.words = words
-        self._named: dict[str, frozenset[str] | None] = {}
-        ordered = sorted(words, key=lambda word: (-len(word), word))
-        self.pattern = (
-            re.compile(
-                BEFORE + "(" + "|".join(map(re.escape, ordered)) + ")" + AFTER, re.IGNORECASE
-            )
-            if ordered
-            else None
-        )
-
-    def named(self, text: str) -> frozenset[str] | None:
-        """The profiles a text names, by its most specific words; empty when it names none,
-        None when it holds only words that may or may not mean hardware.
-
-        A guide's headings are asked again for every command below them: each text is read once.
-        """
-        if text not in self._named:
-            self._named[text] = self._read(text)
-        return self._named[text]
-
-    def _read(self, text: str) -> frozenset[str] | None:
-        if self.pattern is None:
-            return frozenset()
-        plain = INLINE_CODE.sub(" ", text)
-        if plain.isascii() and not self._may_hold_a_word(plain.lower()):
-            return frozenset()
-        found: dict[int, set[str]] = {}
-        unclear = False
-        for match in self.pattern.finditer(plain):
-            word = match.group(1).lower()
-            named = self.words.get(word)
-            if named is None:
-                continue  # matched by a case folding lower() does not reproduce
-            if named.rank == 2 and match.string.startswith("/", match.end()):
-                continue  # an organisation's repository (`nvidia/…`), not its hardware
-            if word in self.unclear:
-                unclear = True
-                continue
-            found.setdefault(named.rank, set()).update(named.members)
-        if found:
-            return frozenset(found[min(found)])
-        return None if unclear else frozenset()
-
-    def _may_hold_a_word(self, lowered: str) -> bool:
-        """Whether an ASCII text, lowercased, holds some word as a substring: the pattern's
-        scan tries every word at every character, and most texts name no hardware. A match
-        counts only when its lowercase is a word, and in ASCII that is the text's lowercase
-        at the same place (beyond ASCII, case folding and lower() differ: the text is scanned)."""
-        return any(word in lowered for word in self.words)
-
-    def brands(self, members: Iterable[str]) -> set[Any]:
-        return {get(self.profiles.get(hw_id), "brand") for hw_id in members}
-
-
-def _add(words: dict[str, Named], word: Any, rank: int, hw_id: str) -> None:
-    if not isinstance(word, str) or len(word.strip()) < 2:
-        return
-    key = word.strip().lower()
-    found = words.get(key)
-    if found is None or found.rank > rank:
-        words[key] = Named(rank, frozenset({hw_id}))
-    elif found.rank == rank:
-        words[key] = Named(rank, found.members | {hw_id})
-
-
-def _architecture_words(profile: Any) -> Iterator[str]:
-    """How guides write the architecture vLLM sees (`SM100`, `sm_120`, `gfx942`), from the
-    profile's compute_arch or the CUDA capabilities its generation reports (backends.target_of)."""
-    arch = get(profile, "compute_arch")
-    if isinstance(arch, str) and arch.lower().startswith("gfx"):
-        yield arch
-    target = target_of(profile)
-    for major, minor in target.capabilities if target is not None else ():
-        yield from (f"sm{major}{minor}", f"sm_{major}{minor}")
-
-
-def _generations(profile: Any) -> list[str]:
-    gen = get(profile, "generation")
-    if not isinstance(gen, (str, list)):
-        gen = get(profile, "gpu_generation")
-    return [g for g in (gen if isinstance(gen, list) else [gen]) if isinstance(g, str)]
-
-
-def _non_hardware_words(taxonomy: Any) -> set[str]:
-    """Words the taxonomy uses for things other than hardware ("CPU offload"): such a
-    word in a heading does not say the section is for hardware."""
-    words: set[str] = set()
-    for key, section in as_dict(taxonomy).items():
-        if key == "hardware_profiles":
-            continue
-        for name, entry in as_dict(section).items():
-            for text in (name, get(entry, "display_name")):
-                if isinstance(text, str):
-                    words.update(re.findall(r"[a-z0-9]+", text.lower()))
-    return words
-
-
-@dataclass(frozen=True)
-class Section:
-    """The hardware a guide command is written for, and the text that says so."""
-
-    title: str
-    members: frozenset[str]
-
-
-class GuideOutline:
-    """Headings and paragraphs of one guide: which section each line is in."""
-
-    def __init__(self, text: str, blocks: tuple[Block, ...], words: HardwareWords):
-        self.text, self.lines = text, text.split("\n")
-        self.blocks = blocks
-        self.words = words
-
-    @functools.cached_property
-    def _block_lines(self) -> tuple[list[int], list[int]]:
-        """(first code line, line after the last) of each block, in order."""
-        starts = [block.line for block in self.blocks]
-        ends = [block.line + block.code.count("\n") + 1 for block in self.blocks]
-        return starts, ends
-
-    def fence_of(self, line: int) -> int | None:
-        """The opening fence line of the block ``line`` is in (1-based), if any."""
-        starts, ends = self._block_lines
-        index = bisect.bisect_right(starts, line) - 1
-        return starts[index] - 1 if index >= 0 and line < ends[index] else None
-
-    @functools.cached_property
-    def headings(self) -> list[tuple[int, int, str]]:
-        """(line, level, title) of each heading outside the blocks, in order.
-
-        HEADING matches within one line (no part of it crosses a "\n"), and only on a line
-        holding "#": those lines are matched one by one, not the whole guide scanned.
-        """
-        found = []
-        for index, line in enumerate(self.lines):
-            match = HEADING.match(line) if "#" in line else None
-            if match is not None and self.fence_of(index + 1) is None:
-                found.append((index + 1, len(match.group(1)), match.group(2)))
-        return found
-
-    def section(self, line: int) -> Section | None:
-        """The hardware of the paragraph before line's block (or line's own paragraph), else
-        of the innermost heading above it that names any; None when none names hardware or
-        the deciding text names hardware of several brands."""
-        for title in self._context(line):
-            members = self.words.named(title)
-            if members is None:
-                return None
-            if members:
-                if len(self.words.brands(members)) != 1:
-                    return None
-                return Section(_shortened(title.strip()), members)
-        return None
-
-    def _context(self, line: int) -> Iterator[str]:
-        fence = self.fence_of(line)
-        yield self._paragraph_before(fence) if fence is not None else self.lines[line - 1]
-        level = 7
-        # A heading on the line itself (a command written in it) is the innermost: the
-        # headings above count only as its parents, not its earlier siblings.
-        for number, depth, title in reversed(self.headings):
-            if number <= line and depth < level:
-                level = depth
-                yield title
-
-    def _paragraph_before(self, fence: int) -> str:
-        index = fence - 2  # 0-based index of the line above the fence
-        while index >= 0 and not self.lines[index].strip():
-            index -= 1
-        found: list[str] = []
-        while index >= 0:
-            text = self.lines[index]
-            if not text.strip() or HEADING.match(text) or text.lstrip().startswith(("```", "~~~")):
-                break
-            found.append(text)
-            index -= 1
-        return " ".join(reversed(found))
-
-
-def _shortened(title: str, limit: int = 60) -> str:
-    """A heading as it is, a paragraph's first words: enough for a reader to find it."""
-    return title if len(title) <= limit else title[:limit].rsplit(" ", 1)[0] + " …"
 
 
 @dataclass(frozen=True)

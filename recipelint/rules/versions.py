@@ -9,11 +9,12 @@ against the fields the command builder uses.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recipelint import shellwords
 from recipelint.read.load import Document
@@ -21,6 +22,9 @@ from recipelint.resolve.docker import IMAGE_REFERENCE, Version, parse_version, s
 from recipelint.rules.common import Pointer, as_dict, guide_offset_span, guide_text
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
+
+if TYPE_CHECKING:
+    from recipelint.rules.guide_sections import HardwareWords
 
 BRANDS = ("nvidia", "amd", "tpu", "intel")
 
@@ -239,6 +243,7 @@ def _mentioned_version(text: str) -> tuple[int, int, int]:
 
 @check("RL405")
 def guide_minimum_version(ctx: CheckContext) -> Iterator[Finding]:
+    scoped = GuideScopes(ctx)
     for doc in ctx.recipes:
         guide = guide_text(doc)
         known = _known_minimums(doc.data) if guide else set()
@@ -252,7 +257,7 @@ def guide_minimum_version(ctx: CheckContext) -> Iterator[Finding]:
                 (mentioned not in known)
                 if precise
                 else (mentioned[:2] not in {k[:2] for k in known})
-            ):
+            ) and not scoped.in_part(doc, guide, match.start()):
                 fields = " and ".join(".".join(map(str, k)) for k in sorted(known))
                 yield Finding(
                     doc,
@@ -264,6 +269,34 @@ def guide_minimum_version(ctx: CheckContext) -> Iterator[Finding]:
                     span=guide_offset_span(doc, match.start(), len(match.group(0))),
                 )
                 break
+
+
+class GuideScopes:
+    """Whether a place of a guide is in a section about one hardware or feature of the recipe:
+    a version it asks for there is that part's, which no min_vllm_version field can state, so
+    it is no disagreement with the model's. A section about a variant still is one: the
+    variant's own min_vllm_version is where it belongs. Read only once a version disagrees."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+
+    @functools.cached_property
+    def words(self) -> HardwareWords:
+        # Imported here: the guide's sections are read only once a version disagrees.
+        from recipelint.rules.guide_sections import hardware_words
+
+        return hardware_words(self.ctx)
+
+    def in_part(self, doc: Document, guide: str, offset: int) -> bool:
+        from recipelint.rules.guide_markdown import fenced_blocks
+        from recipelint.rules.guide_sections import VARIANT_PART, GuideOutline, parts_named
+
+        outline = GuideOutline(guide, fenced_blocks(guide), self.words)
+        data = as_dict(doc.data)
+        parts: set[str] = set()
+        for title in outline.titles_above(guide.count("\n", 0, offset) + 1):
+            parts |= parts_named(title, self.words, data)
+        return bool(parts) and VARIANT_PART not in parts
 
 
 def renderable_images(data: dict[str, Any]) -> set[str]:
