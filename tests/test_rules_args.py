@@ -360,3 +360,18 @@ def test_omni_in_base_args_is_reported_whether_or_not_the_recipe_is_omni(
     [omni] = _base_args(tmp_path / "b", "meta:\n  tasks: [omni]\n" + args)["RL312"]
     assert omni.message.startswith("`--omni` in base_args is redundant")
     assert _base_args(tmp_path / "c", 'model:\n  base_args: ["--port", "8080"]\n') == {}
+
+
+def test_a_parallel_flag_the_emitter_writes_with_the_same_value_is_harmless(
+    tmp_path: Path,
+) -> None:
+    # PRs 413/464: base_args `--tensor-parallel-size 4` beside single_node_tp `tp: 4` is dropped
+    # for the emitter's identical flag; only a different value is lost.
+    data = recipe()
+    data["model"]["base_args"] = ["--tensor-parallel-size", "4"]
+    data["strategy_overrides"] = {"single_node_tp": {"tp": 4}}
+    assert codes(tmp_path / "same", data, "RL314") == []
+    data["strategy_overrides"] = {"single_node_tp": {"tp": 2}}
+    assert len(codes(tmp_path / "other", data, "RL314")) == 1
+    data["model"]["base_args"] = ["--tensor-parallel-size=2"]
+    assert codes(tmp_path / "inline", data, "RL314") == []

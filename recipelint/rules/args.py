@@ -20,9 +20,12 @@ from functools import cache
 from typing import Any
 
 from recipelint.flags.catalog import options_of_type
+from recipelint.jsvalue import js_string
 from recipelint.read.load import Document
 from recipelint.resolve import layers
+from recipelint.resolve.command import emitted
 from recipelint.resolve.layers import PD_ROLES, Scope, is_omni
+from recipelint.resolve.plan import SYNTHESIS_ERRORS, planned_combinations
 from recipelint.rules.common import (
     ArgList,
     ArgUnit,
@@ -414,7 +417,54 @@ def parallel_flags(ctx: CheckContext) -> Iterator[Finding]:
                 flag = unit.name.replace("_", "-")
                 if flag in PARALLEL_FLAGS:
                     effects = _effects(flag, arg_list.scope, data, offered, ctx)
+                    effects = {
+                        name: effect
+                        for name, effect in effects.items()
+                        if effect != "overridden"
+                        or not _emitter_writes_it_too(ctx, data, arg_list.scope, name, unit)
+                    }
                     yield from _parallel_findings(arg_list, unit, effects)
+
+
+def _emitter_writes_it_too(
+    ctx: CheckContext, data: dict[str, Any], scope: Scope, strategy: str, unit: ArgUnit
+) -> bool:
+    """Whether the emitter writes the flag with this very value on every command of the
+    strategy the list joins: the dropped copy then changes nothing (PR 413's base_args TP 4
+    beside `strategy_overrides.single_node_tp.tp: 4`)."""
+    value = unit.inline_value if unit.inline_value is not None else unit.value
+    if value is None:
+        return False
+    members = ctx.hardware_members(scope.hardware)
+    variants = [scope.variant] if scope.variant is not None else list(as_dict(data.get("variants")))
+    inputs, written = ctx.render_inputs, False
+    for variant in variants:
+        for combo, _ in planned_combinations(
+            inputs,
+            data,
+            variant,
+            hardware=None if members is None else members.__contains__,
+            hardware_of=ctx.variant_hardware,
+        ):
+            if combo.strategy != strategy:
+                continue
+            try:
+                tokens = emitted(inputs, data, combo).tokens
+            except SYNTHESIS_ERRORS:
+                return False
+            if _value_after(tokens, unit.name) != js_string(value):
+                return False
+            written = True
+    return written
+
+
+def _value_after(tokens: list[Any], flag: str) -> str | None:
+    """The value the emitter's tokens give ``flag`` (its last occurrence), None without one."""
+    found = None
+    for at, token in enumerate(tokens[:-1]):
+        if token == flag:
+            found = js_string(tokens[at + 1])
+    return found
 
 
 def _parallel_findings(
