@@ -284,3 +284,20 @@ def test_an_override_that_drops_one_flag_fewer_is_a_notice(
     assert status == 0 and [f for f in annotated if f["code"] == "RL341"] == []
     [notice] = [f for f in notes if f["code"] == "RL341"]
     assert "`--enforce-eager`" not in notice["message"] and "a known problem" in notice["message"]
+
+
+def test_a_parallel_flag_that_stops_multiplying_ranks_is_a_notice(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # PR 411 dropped the multi-node strategies: the base's RL310 on a variant's TP flag became
+    # RL314 on the same item, one problem (a parallel flag outside the emitter) named anew.
+    _edit(repo, QWEN, "  base_args: []\n", '  base_args: ["--tensor-parallel-size", "2"]\n')
+    _edit(repo, QWEN, "  - single_node_tp\n", "  - single_node_tp\n  - single_node_dep\n")
+    _git(repo, "commit", "-qam", "a TP flag that multiplies the DEP ranks")
+    monkeypatch.chdir(repo)
+    main(["check", "--format", "json", "--select", "RL310", QWEN])
+    assert [f["code"] for f in json.loads(capsys.readouterr().out)] == ["RL310"]
+    _edit(repo, QWEN, "  - single_node_tp\n  - single_node_dep\n", "  - single_node_tp\n")
+    status, annotated, notes = _annotations(repo, monkeypatch, capsys, QWEN)
+    assert status == 0 and [f for f in annotated if f["code"] in ("RL310", "RL314")] == []
+    assert [f["code"] for f in notes if "a known problem" in f["message"]] == ["RL314"]

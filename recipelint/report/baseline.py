@@ -169,6 +169,11 @@ def fingerprint(diag: Diagnostic, root: Path, renamed: Renames = NO_RENAMES) -> 
 # not the override (PR 700 re-reported one that dropped a flag fewer).
 EXTENT_CODES = frozenset({"RL341", "RL380", "RL381", "RL382", "RL383"})
 
+# Codes that name one problem by its effect on the strategies offered: a parallel flag outside
+# the emitter multiplies the ranks of one (RL310) and is dropped by another (RL314). A change of
+# the strategies moves the finding from one to the other (PR 411), it does not make one.
+_SAME_CAUSE = {"RL314": "RL310"}
+
 
 def cause(diag: Diagnostic, root: Path, renamed: Renames = NO_RENAMES) -> str | None:
     """The fingerprint without the pointer: the same problem wherever in the file it is
@@ -181,7 +186,8 @@ def cause(diag: Diagnostic, root: Path, renamed: Renames = NO_RENAMES) -> str | 
     if not subject:
         return None
     named = "" if diag.code in EXTENT_CODES else _named_words(diag, root, renamed, releases=False)
-    return _digest((_named_path(diag.path, root, renamed), diag.code, subject, named))
+    code = _SAME_CAUSE.get(diag.code, diag.code)
+    return _digest((_named_path(diag.path, root, renamed), code, subject, named))
 
 
 class Fingerprints(Counter[str]):
