@@ -864,3 +864,17 @@ def test_a_boolean_default_is_matched_by_the_word_argparse_turns_into_it() -> No
     assert _is_default("false", False) and _is_default("FALSE", False)
     assert not _is_default("true", False) and not _is_default("false", True)
     assert not _is_default("yes", True) and not _is_default("0", False)
+
+
+@pytest.mark.parametrize("stated", ["requires vLLM >= 0.10.0", "needs vLLM 0.10.0 or newer"])
+def test_a_feature_that_states_a_newer_vllm_is_judged_from_it(tmp_path: Path, stated: str) -> None:
+    # PR 456: an opt-in EAGLE3 feature "(requires vLLM >= 0.9.0)" on a model served since 0.6.0.
+    feature = (
+        "features:\n  fast:\n"
+        f'    description: "Async scheduling ({stated})"\n'
+        '    args: ["--async-scheduling"]\n'
+    )
+    assert [d for d in findings(tmp_path, "0.9.0", [], feature) if d.code == "RL358"] == []
+    older = feature.replace("0.10.0", "0.9.1")
+    [diag] = [d for d in findings(tmp_path, "0.9.0", [], older) if d.code == "RL358"]
+    assert "0.10.0" in diag.message and diag.pointer[:2] == ("features", "fast")

@@ -69,6 +69,7 @@ from recipelint.rules.commandplan import images_reached
 from recipelint.rules.common import ArgList, Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
+from recipelint.rules.versions import guide_minimums
 from recipelint.spelling import close_flags, tight_matches
 
 # Underscore spellings (RL304), a flag and its value in one item (RL306), a dotted
@@ -301,6 +302,7 @@ def _effective_minimum(data: dict[str, Any], pointer: Pointer, baseline: str | N
     its args (and its hardware overrides') are judged at the lowest of their minimums."""
     if len(pointer) >= 2 and pointer[0] == "variants":
         return _variant_minimum(data, pointer[1], baseline)
+    found = baseline
     if len(pointer) >= 4 and pointer[0] == "features" and pointer[2] == "modes":
         mode = _at(data, "features", pointer[1], "modes", pointer[3])
         offered = [key for key in mode_variants(mode) or () if isinstance(key, str)]
@@ -308,8 +310,35 @@ def _effective_minimum(data: dict[str, Any], pointer: Pointer, baseline: str | N
             minimums = [_variant_minimum(data, key, baseline) for key in offered]
             if None in minimums:
                 return None  # a variant judged by the newest release alone
-            return min((m for m in minimums if m is not None), key=_release_order)
-    return baseline
+            found = min((m for m in minimums if m is not None), key=_release_order)
+    if len(pointer) >= 2 and pointer[0] == "features" and found is not None:
+        stated = _stated_minimum(data, pointer)
+        if stated is not None and _release_order(stated) > _release_order(found):
+            return stated
+    return found
+
+
+def _stated_minimum(data: dict[str, Any], pointer: Pointer) -> str | None:
+    """The release a feature (or its mode) says it needs in its description ("EAGLE3
+    speculative decoding (requires vLLM >= 0.9.0)"): an opt-in feature may need a newer vLLM
+    than the model, and the schema has no field of its own for it (PR 456)."""
+    holders = [_at(data, "features", pointer[1])]
+    if len(pointer) >= 4 and pointer[2] == "modes":
+        holders.append(_at(data, "features", pointer[1], "modes", pointer[3]))
+    stated = [
+        _full_release(match.group(1) or match.group(2))
+        for holder in holders
+        if isinstance(holder, dict) and isinstance(holder.get("description"), str)
+        for match in guide_minimums(holder["description"])
+    ]
+    known = [version for version in stated if version is not None]
+    return max(known, key=_release_order) if known else None
+
+
+def _full_release(text: str) -> str | None:
+    """`0.9` as the release it names, `0.9.0`."""
+    parts = text.split(".")
+    return written_release(".".join(parts + ["0"] * (3 - len(parts))))
 
 
 def _variant_minimum(data: dict[str, Any], key: str | int, baseline: str | None) -> str | None:
