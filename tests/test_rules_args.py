@@ -375,3 +375,19 @@ def test_a_parallel_flag_the_emitter_writes_with_the_same_value_is_harmless(
     assert len(codes(tmp_path / "other", data, "RL314")) == 1
     data["model"]["base_args"] = ["--tensor-parallel-size=2"]
     assert codes(tmp_path / "inline", data, "RL314") == []
+
+
+def test_parallel_flags_that_resize_the_world_to_fill_the_gpus_are_deliberate(
+    tmp_path: Path,
+) -> None:
+    # PR 655: a Hopper multi_node_dep override of TP 8 x DP 2 (one DP rank a node) replaces the
+    # emitter's DP 16: 16 ranks on the two 8-GPU nodes it allots, a deliberate hybrid.
+    data = recipe()
+    data["compatible_strategies"] = ["multi_node_dep"]
+    hybrid = ["--tensor-parallel-size", "8", "--data-parallel-size", "2"]
+    hopper = {"extra_args": [*hybrid, "--data-parallel-size-local", "1"]}
+    data["strategy_overrides"] = {"multi_node_dep": {"hardware_overrides": {"hopper": hopper}}}
+    assert codes(tmp_path / "hybrid", data, "RL310") == []
+    hopper["extra_args"] = ["--tensor-parallel-size", "8"]  # TP 8 x the emitter's DP 16
+    [message] = codes(tmp_path / "tp", data, "RL310")
+    assert message.endswith("on: multi_node_dep")

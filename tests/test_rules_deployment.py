@@ -19,9 +19,9 @@ from treehelp import Fragment, build_tree, context_text, findings_by_code
 
 from recipelint.cli import main
 from recipelint.flags.catalog import newest_catalog
-from recipelint.resolve.deployment import Deployment, ranks_of
+from recipelint.resolve.deployment import Deployment, rank_problem, ranks_of
 from recipelint.resolve.placement import Placement
-from recipelint.rules.deployment import _Shared, rank_problem
+from recipelint.rules.deployment import _Shared
 
 
 def test_a_strategys_own_tensor_size_that_leaves_a_multi_node_world_short_is_reported(

@@ -246,7 +246,7 @@ def deployment_lines(
     from recipelint.resolve.command import rendered_args
     from recipelint.resolve.deployment import deployment_of_argv
     from recipelint.resolve.layers import PD_ROLES
-    from recipelint.rules.deployment import flag_catalog
+    from recipelint.rules.common import flag_catalog
 
     inputs, recipe, combo = _combination(tree, doc, variant, hardware, strategy)
     flags = flag_catalog(recipe)

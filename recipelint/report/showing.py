@@ -39,7 +39,7 @@ from recipelint.resolve.command import Combination, RenderInputs
 from recipelint.resolve.deployment import Deployment, deployment_of_argv
 from recipelint.resolve.formatting import shell_quote
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, hardware_combinations, variant_hardware
-from recipelint.rules.deployment import flag_catalog
+from recipelint.rules.common import flag_catalog
 
 FORMATS = ("text", "json")
 

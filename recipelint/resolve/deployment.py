@@ -9,6 +9,9 @@ weights need and which image runs it. Rules read it; none re-derives any of it.
 
 Pure: the flag catalog that says how a release spells its options is handed in, and nothing
 here reads a file.
+
+It is long because the one value holds every part of a deployment (weights, ranks, host,
+image) and what is wrong with its ranks, which rules and `recipelint show` read alike.
 """
 
 from __future__ import annotations
@@ -552,6 +555,33 @@ def _variant_memory(
             _number(get(variant, "vram_minimum_gb")),
         )
     return found
+
+
+def rank_problem(found: Deployment) -> str | None:
+    """What is wrong with the ranks a command starts on the GPUs it is allotted, if anything."""
+    ranks = found.ranks
+    if not ranks.known or found.gpus_allotted <= 0:
+        return None
+    allotted = _allotment(found)
+    if ranks.total > found.gpus_allotted:
+        return f"the strategy allots {allotted}"
+    per_node = ranks.per_node
+    if per_node is not None and per_node > found.gpus_per_node:
+        return f"{per_node} of them on each node of {found.gpus_per_node} GPUs"
+    if found.multi_node and ranks.total < found.gpus_allotted:
+        return (
+            f"the strategy allots {allotted}: a multi-node world leaves "
+            f"{found.gpus_allotted - ranks.total} of them idle"
+        )
+    return None
+
+
+def _allotment(found: Deployment) -> str:
+    if found.role is not None and found.gpus_allotted < found.gpus_per_node:
+        return f"{found.gpus_allotted} GPUs (half a node of {found.gpus_per_node})"
+    if found.nodes > 1:
+        return f"{found.nodes} nodes × {found.gpus_per_node} GPUs = {found.gpus_allotted} GPUs"
+    return f"{found.gpus_allotted} GPU{'s' if found.gpus_allotted != 1 else ''}"
 
 
 def deployment_of_argv(

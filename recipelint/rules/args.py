@@ -14,16 +14,17 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from recipelint.flags.catalog import options_of_type
+from recipelint.flags.catalog import Catalog, options_of_type
 from recipelint.jsvalue import js_string
 from recipelint.read.load import Document
 from recipelint.resolve import layers
-from recipelint.resolve.command import emitted
+from recipelint.resolve.command import Combination, RenderInputs, emitted, rendered_args
+from recipelint.resolve.deployment import deployment_of, rank_problem, ranks_of
 from recipelint.resolve.layers import PD_ROLES, Scope, is_omni
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, planned_combinations
 from recipelint.rules.common import (
@@ -32,6 +33,7 @@ from recipelint.rules.common import (
     Pointer,
     as_dict,
     as_list,
+    flag_catalog,
     offered_strategies,
     taxonomy_arg_lists,
 )
@@ -420,24 +422,39 @@ def parallel_flags(ctx: CheckContext) -> Iterator[Finding]:
                     effects = {
                         name: effect
                         for name, effect in effects.items()
-                        if effect != "overridden"
-                        or not _emitter_writes_it_too(ctx, data, arg_list.scope, name, unit)
+                        if not _harmless(ctx, data, arg_list.scope, name, unit, effect)
                     }
                     yield from _parallel_findings(arg_list, unit, effects)
 
 
-def _emitter_writes_it_too(
-    ctx: CheckContext, data: dict[str, Any], scope: Scope, strategy: str, unit: ArgUnit
+def _harmless(
+    ctx: CheckContext, data: dict[str, Any], scope: Scope, strategy: str, unit: ArgUnit, effect: str
 ) -> bool:
-    """Whether the emitter writes the flag with this very value on every command of the
-    strategy the list joins: the dropped copy then changes nothing (PR 413's base_args TP 4
-    beside `strategy_overrides.single_node_tp.tp: 4`)."""
-    value = unit.inline_value if unit.inline_value is not None else unit.value
-    if value is None:
+    """Whether what the flag does to a strategy's commands changes nothing amiss: the emitter
+    writes the dropped value itself (PR 413's base_args TP 4 beside single_node_tp `tp: 4`),
+    or the ranks it resizes to fill every command's GPUs exactly (PR 655's TP 8 x DP 2 on two
+    8-GPU nodes, a deliberate hybrid)."""
+    try:
+        if effect == "overridden":
+            return _every_command(ctx, data, scope, strategy, _emitter_value(unit))
+        return _every_command(ctx, data, scope, strategy, _ranks_fill_gpus(flag_catalog(data)))
+    except SYNTHESIS_ERRORS:
         return False
+
+
+CommandTest = Callable[[RenderInputs, dict[str, Any], Combination, "str | None"], bool]
+
+
+def _every_command(
+    ctx: CheckContext, data: dict[str, Any], scope: Scope, strategy: str, test: CommandTest
+) -> bool:
+    """Whether ``test`` holds for every command of ``strategy`` the scope's list joins (and
+    there is one). Raises what rendering raises."""
+    inputs = ctx.render_inputs
     members = ctx.hardware_members(scope.hardware)
     variants = [scope.variant] if scope.variant is not None else list(as_dict(data.get("variants")))
-    inputs, written = ctx.render_inputs, False
+    roles = PD_ROLES if inputs.deploy_type_of(strategy) == "pd_cluster" else (None,)
+    judged = False
     for variant in variants:
         for combo, _ in planned_combinations(
             inputs,
@@ -448,14 +465,34 @@ def _emitter_writes_it_too(
         ):
             if combo.strategy != strategy:
                 continue
-            try:
-                tokens = emitted(inputs, data, combo).tokens
-            except SYNTHESIS_ERRORS:
-                return False
-            if _value_after(tokens, unit.name) != js_string(value):
-                return False
-            written = True
-    return written
+            for role in roles:
+                if not test(inputs, data, combo, role):
+                    return False
+                judged = True
+    return judged
+
+
+def _emitter_value(unit: ArgUnit) -> CommandTest:
+    value = unit.inline_value if unit.inline_value is not None else unit.value
+
+    def same(
+        inputs: RenderInputs, data: dict[str, Any], combo: Combination, role: str | None
+    ) -> bool:
+        tokens = emitted(inputs, data, combo, role).tokens
+        return value is not None and _value_after(tokens, unit.name) == js_string(value)
+
+    return same
+
+
+def _ranks_fill_gpus(flags: Catalog) -> CommandTest:
+    def fill(
+        inputs: RenderInputs, data: dict[str, Any], combo: Combination, role: str | None
+    ) -> bool:
+        args = rendered_args(inputs, data, combo, role)
+        found = deployment_of(inputs, data, combo, role, ranks_of(args, flags))
+        return found.ranks.known and found.gpus_allotted > 0 and rank_problem(found) is None
+
+    return fill
 
 
 def _value_after(tokens: list[Any], flag: str) -> str | None:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from recipelint import argv
 from recipelint.diagnostics import Span
-from recipelint.jsvalue import js_string, truthy
+from recipelint.flags.catalog import Catalog, catalog_for, newest_catalog, version_key
+from recipelint.jsvalue import get, js_string, truthy
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.layers import Scope
@@ -252,3 +253,16 @@ def taxonomy_arg_lists(taxonomy: Document | None, tokenise: Tokeniser) -> Iterat
         return
     for layer in layers.lists(taxonomy.data, layers.TAXONOMY):
         yield arg_list(taxonomy, layer, tokenise)
+
+
+def flag_catalog(recipe: Any) -> Catalog:
+    """How the release a recipe's range starts at spells its options (the newest release's
+    when the recipe states no release minimum)."""
+    minimum = get(get(recipe, "model"), "min_vllm_version")
+    if isinstance(minimum, str):
+        try:
+            version_key(minimum)
+        except ValueError:
+            return newest_catalog()
+        return catalog_for(minimum.strip().lstrip("vV")) or newest_catalog()
+    return newest_catalog()

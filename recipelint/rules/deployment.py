@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from recipelint.flags.catalog import Catalog, catalog_for, newest_catalog, version_key
+from recipelint.flags.catalog import Catalog
 from recipelint.jsvalue import get, is_number
 from recipelint.read.load import Document
 from recipelint.resolve import layers
@@ -40,13 +40,14 @@ from recipelint.resolve.deployment import (
     Ranks,
     deployment_of,
     image_facts,
+    rank_problem,
     ranks_of,
 )
 from recipelint.resolve.hardware import list_compatible_hardware
 from recipelint.resolve.layers import PD_ROLES, Scope
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, planned_combinations
 from recipelint.rules.args import multiplies_ranks
-from recipelint.rules.common import ArgList, Pointer, as_dict
+from recipelint.rules.common import ArgList, Pointer, as_dict, flag_catalog
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 from recipelint.rules.versions import recipe_images
@@ -54,19 +55,6 @@ from recipelint.rules.versions import recipe_images
 CODES = ("RL380", "RL381", "RL382", "RL383")
 # Real recipes plan a few hundred commands at most; the cap bounds a hostile file's cost.
 MAX_COMMANDS = 4000
-
-
-def flag_catalog(recipe: Any) -> Catalog:
-    """How the release a recipe's range starts at spells its options (the newest release's
-    when the recipe states no release minimum)."""
-    minimum = get(get(recipe, "model"), "min_vllm_version")
-    if isinstance(minimum, str):
-        try:
-            version_key(minimum)
-        except ValueError:
-            return newest_catalog()
-        return catalog_for(minimum.strip().lstrip("vV")) or newest_catalog()
-    return newest_catalog()
 
 
 class _Shared:
@@ -631,33 +619,6 @@ def _fit_hint(found: Deployment) -> str:
         "size the command over more GPUs (the variant's tp), keep the strategy off that "
         "hardware (strategy_hardware), or correct vram_minimum_gb"
     )
-
-
-def rank_problem(found: Deployment) -> str | None:
-    """What is wrong with the ranks a command starts on the GPUs it is allotted, if anything."""
-    ranks = found.ranks
-    if not ranks.known or found.gpus_allotted <= 0:
-        return None
-    allotted = _allotment(found)
-    if ranks.total > found.gpus_allotted:
-        return f"the strategy allots {allotted}"
-    per_node = ranks.per_node
-    if per_node is not None and per_node > found.gpus_per_node:
-        return f"{per_node} of them on each node of {found.gpus_per_node} GPUs"
-    if found.multi_node and ranks.total < found.gpus_allotted:
-        return (
-            f"the strategy allots {allotted}: a multi-node world leaves "
-            f"{found.gpus_allotted - ranks.total} of them idle"
-        )
-    return None
-
-
-def _allotment(found: Deployment) -> str:
-    if found.role is not None and found.gpus_allotted < found.gpus_per_node:
-        return f"{found.gpus_allotted} GPUs (half a node of {found.gpus_per_node})"
-    if found.nodes > 1:
-        return f"{found.nodes} nodes × {found.gpus_per_node} GPUs = {found.gpus_allotted} GPUs"
-    return f"{found.gpus_allotted} GPU{'s' if found.gpus_allotted != 1 else ''}"
 
 
 def _rank_hint(recipe: _Recipe, combo: Combination, found: Deployment) -> str:
