@@ -205,7 +205,7 @@ def test_agreement_on_every_mutation_of_the_fixtures(kind: str) -> None:
         (RECIPE.replace('VLLM_USE_V1: "1"', "VLLM_USE_V1: 1"), "recipe"),
         (RECIPE.replace("  date_added: 2026-05-01\n", ""), "recipe"),
         (RECIPE.replace("difficulty: beginner", "difficulty: hard"), "recipe"),
-        (RECIPE.replace('"0.20.0"', '"latest"'), "recipe"),
+        (RECIPE.replace('"0.20.0"', '"nightly"'), "recipe"),
         (RECIPE.replace("date_added: 2026-05-01", 'date_added: "2026-02-30"'), "recipe"),
         (RECIPE.replace('parameter_count: "7B"', 'parameter_count: "Undisclosed"'), "recipe"),
         (

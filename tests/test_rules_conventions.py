@@ -172,26 +172,3 @@ def test_a_flag_value_is_all_the_text_after_its_first_equals_sign(tmp_path: Path
     """`examples/template.jinja=v2` holds an `=`, which no file path of a checkout does."""
     fragment = 'model:\n  base_args: ["--chat-template=examples/template.jinja=v2"]\n'
     assert _found(tmp_path, fragment, "RL412") == []
-
-
-def test_a_variant_nightly_minimum_is_backed_by_either_nightly_required(tmp_path: Path) -> None:
-    """The site ORs the model's and the selected variant's nightly_required; the JSON API reads
-    the model's alone, so a "nightly" model minimum needs the model's own."""
-    variant = (
-        'model:\n  min_vllm_version: "0.20.0"\n  nightly_required: true\n'
-        "variants:\n  default:\n    precision: bf16\n"
-        '  dspark:\n    precision: fp8\n    min_vllm_version: "nightly"\n'
-    )
-    assert _found(tmp_path / "a", variant, "RL414") == []
-    model_only_in_variant = (
-        'model:\n  min_vllm_version: "nightly"\n'
-        "variants:\n  default:\n    precision: bf16\n    nightly_required: true\n"
-    )
-    [(pointer, message)] = _found(tmp_path / "b", model_only_in_variant, "RL414")
-    assert pointer == ("model", "min_vllm_version") and "latest vLLM release" in message
-
-
-def test_a_nightly_minimum_is_a_version_the_schema_accepts(tmp_path: Path) -> None:
-    fragment = 'model:\n  min_vllm_version: "nightly"\n  nightly_required: true\n'
-    assert _found(tmp_path / "a", fragment, "RL105") == []
-    assert _found(tmp_path / "b", 'model:\n  min_vllm_version: "latest"\n', "RL105")

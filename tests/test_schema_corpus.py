@@ -40,6 +40,11 @@ REVIEWED: dict[tuple[str, str, tuple], str] = {
         ("model",),
     ): "model.context_length missing (every other recipe sets it; 0 is the no-context convention)",
     (
+        "models/Qwen/Qwen3.8-2.4T-A95B.yaml",
+        "RL105",
+        ("model", "min_vllm_version"),
+    ): "min_vllm_version 'nightly' is not a version; the install note prints 'vLLM nightly'",
+    (
         "models/deepseek-ai/DeepSeek-V4-Flash.yaml",
         "RL104",
         ("meta", "difficulty"),

@@ -150,35 +150,3 @@ def nightly_after_release(ctx: CheckContext) -> Iterator[Finding]:
                     at_key=True,
                     code=NIGHTLY_SHIPPED,
                 )
-
-
-NIGHTLY_UNMARKED = "RL414"
-
-
-@check(NIGHTLY_UNMARKED)
-def nightly_minimum_unmarked(ctx: CheckContext) -> Iterator[Finding]:
-    """A "nightly" minimum that nightly_required does not back: the install block installs the
-    latest release, which lacks what the recipe needs."""
-    for doc in ctx.recipes:
-        data = as_dict(doc.data)
-        model = as_dict(data.get("model"))
-        places: list[tuple[Pointer, dict[str, Any]]] = [(("model",), model)]
-        places += [
-            (("variants", name), as_dict(variant))
-            for name, variant in as_dict(data.get("variants")).items()
-        ]
-        for pointer, holder in places:
-            nightly = holder.get("nightly_required") is True or (
-                model.get("nightly_required") is True and holder is not model
-            )
-            if written_release(holder.get("min_vllm_version")) == NIGHTLY and not nightly:
-                yield Finding(
-                    doc,
-                    (*pointer, "min_vllm_version"),
-                    'min_vllm_version is "nightly", but nightly_required is not set: the '
-                    "install block installs the latest vLLM release, which the recipe says "
-                    "does not run it",
-                    f"add `nightly_required: true` beside it in {pointer[0]}"
-                    + (f".{pointer[1]}" if len(pointer) > 1 else ""),
-                    code=NIGHTLY_UNMARKED,
-                )

@@ -626,7 +626,7 @@ def _bad_value(ctx: ErrorContext, error: SchemaError, steps: list[_Step]) -> Sch
     code = _pattern_code(ctx, error)
     subject = _subject(steps, ctx.doc.kind)
     if code == INVALID_VERSION:
-        message = f'{subject} is {shown_value(error.instance)}, not a version X.Y.Z (or "nightly")'
+        message = f"{subject} is {shown_value(error.instance)}, not a version X.Y.Z"
     elif code == INVALID_DATE:
         message = f"{subject} is {shown_value(error.instance)}, not a calendar date YYYY-MM-DD"
     else:

@@ -128,11 +128,9 @@ def _described(
 IDENTIFIER_PATTERN = "^[a-z0-9][a-z0-9_]*$"
 VARIANT_KEY_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 ENV_NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*$"
-# "nightly": upstream's add-recipe guide writes it (with nightly_required) for an architecture
-# no release has yet.
 VERSION_PATTERN = (
-    r"^(nightly|(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
-    r"(rc(0|[1-9][0-9]*))?(\.post(0|[1-9][0-9]*))?(\.dev(0|[1-9][0-9]*))?)$"
+    r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
+    r"(rc(0|[1-9][0-9]*))?(\.post(0|[1-9][0-9]*))?(\.dev(0|[1-9][0-9]*))?$"
 )
 DATE_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 PARAMETER_COUNT_PATTERN = r"^[0-9]+(\.[0-9]+)?[KMBT]$"
@@ -175,8 +173,8 @@ Version = TypeAliasType(
         Field(
             title="vLLM version",
             description="A released or pre-release version X.Y.Z, optionally followed by rcN,"
-            ' .postN and .devN (PEP 440 normal form), e.g. "0.25.0" or "0.26.0rc1"; or "nightly"'
-            " (with nightly_required: true) when no release supports the model yet.",
+            ' .postN and .devN (PEP 440 normal form), e.g. "0.25.0" or "0.26.0rc1".'
+            ' Not "nightly": use nightly_required.',
         ),
     ],
 )
@@ -464,8 +462,7 @@ class Model(Strict):
     min_vllm_version: Version = Field(
         title="Minimum vLLM version",
         description='Earliest vLLM release that supports this model, e.g. "0.18.0". If it is not'
-        ' released yet, still write the version (or "nightly" when it is not known) and set'
-        " nightly_required: true.",
+        " released yet, still write the version and set nightly_required: true.",
     )
     nightly_required: bool | None = Field(
         None,
