@@ -224,12 +224,14 @@ REVIEWED: list[tuple[str, str, dict[str, int]]] = [
         " DeepSeek use_fp4_indexer_cache, Llama-3.1 --speculative-config, Kimi-K2"
         " --disable-log-requests, Nemotron-Nano-9B --tool-call-parser-plugin's RL604). A command"
         " is judged at its section's build: the image the recipe deploys on its hardware"
-        " (Kimi-K2.5/K2.7-Code flydsl and DeepSeek-V4-Flash triton_unfused on -rocm:nightly,"
-        " Qwen3-VL-235B --attention-backend on -rocm:v0.22.1) or the build its words ask for"
-        " (Qwen3-32B's Ironwood section and the nightly TPU image)",
+        " (Kimi-K2.5/K2.7-Code flydsl and DeepSeek-V4-Flash triton_unfused on -rocm:nightly; a"
+        " pinned release such as Qwen3-VL-235B's -rocm:v0.22.1 leaves --attention-backend to the"
+        " minimum) or the build its words ask for (Qwen3-32B's Ironwood section and the nightly"
+        " TPU image)",
         {
             "models/Qwen/Qwen2.5-VL-7B-Instruct.yaml": 3,
             "models/Qwen/Qwen3-235B-A22B-Instruct-2507.yaml": 4,
+            "models/Qwen/Qwen3-VL-235B-A22B-Instruct.yaml": 3,
             "models/Qwen/Qwen3-32B.yaml": 1,
             "models/Qwen/Qwen3-4B.yaml": 1,
             "models/baidu/ERNIE-4.5-VL-28B-A3B-PT.yaml": 1,

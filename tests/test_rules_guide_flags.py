@@ -278,12 +278,10 @@ def test_a_command_about_hardware_runs_the_nightly_image_the_recipe_deploys_ther
     body = f"## AMD MI355X\n\nOn 8x MI355X:\n\n```bash\n{NEEDS_0_13}\n```"
     assert _sectioned(tmp_path / "nightly", body, _amd_image("nightly")) == []
     assert _sectioned(tmp_path / "latest", body, _amd_image("latest")) == []
-    # A pinned release past the minimum is the release the command runs.
-    assert _sectioned(tmp_path / "pinned", body, _amd_image("v0.13.0")) == []
+    # A pinned release leaves the section to the minimum a reader may pip-install (PR 601).
+    assert _sectioned(tmp_path / "pinned", body, _amd_image("v0.13.0")) == ["--attention-backend"]
     # The compiler's own default image is no choice of the recipe's: the minimum stands.
     assert _sectioned(tmp_path / "default", body) == ["--attention-backend"]
-    # A pinned release below what the option needs is refused there.
-    assert _sectioned(tmp_path / "old", body, _amd_image("v0.12.0")) == ["--attention-backend"]
 
 
 def test_a_command_about_other_hardware_keeps_the_recipe_s_minimum(tmp_path: Path) -> None:

@@ -150,8 +150,8 @@ def deployed_claim(
     data: dict[str, Any], hardware: list[tuple[str, Any]], command: GuideCommand, release: str
 ) -> tuple[str, Claim] | None:
     """The build the recipe's own image runs on a section's hardware (``hardware``: ids and
-    profiles), judged as a `docker run` of that image is (_image_claim), when it reaches past
-    ``release``. Only an image the recipe chooses counts: one it writes, or the nightly one
+    profiles) when it is a moving one (`:nightly`, `:latest`), judged as a `docker run` of that
+    image is (_image_claim). Only an image the recipe chooses counts: one it writes, or the nightly one
     nightly_required gives; the compiler's `:latest` default says nothing of the recipe.
     Every variant serving the command's checkpoint (every variant, when none names it) on
     every hardware of the section must run the same build, or an open-ended one each."""
@@ -160,12 +160,12 @@ def deployed_claim(
     if any(claim is None for claim in claims):
         return None
     found = [claim for claim in claims if claim is not None]
-    if not all(claim.open_ended for _, claim in found) and len(found) > 1:
+    # A pinned release leaves the section to the recipe's minimum: a reader may pip-install
+    # that release, and a guide option younger than it says the minimum is understated (PR
+    # 601's AMD sections on -rocm:v0.22.1 with min_vllm_version 0.11.0).
+    if not all(claim.open_ended for _, claim in found):
         return None
-    pinned, claim = found[0]
-    return (
-        (pinned, claim) if claim.open_ended or version_key(pinned) > version_key(release) else None
-    )
+    return found[0]
 
 
 def _deployed_images(
