@@ -63,6 +63,21 @@ def _annotations(
     return status, annotated, [f for f in found if f["severity"] == "info"]
 
 
+def _committed_base(
+    repo: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    subject: str,
+    code: str,
+) -> list[dict]:
+    """Commit the edits so far as the base; the base's findings of ``code`` in QWEN."""
+    _git(repo, "commit", "-qam", subject)
+    monkeypatch.chdir(repo)
+    main(["check", "--format", "json", "--select", code, QWEN])
+    found: list[dict] = json.loads(capsys.readouterr().out)
+    return found
+
+
 def test_a_pre_existing_finding_is_not_annotated(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -115,10 +130,9 @@ def test_a_new_variant_a_known_deployment_problem_reaches_is_a_notice(
         "  single_node_tp:\n    tp: 1\n",
         '  single_node_tp:\n    tp: 1\n  single_node_dep:\n    extra_args: ["--data-parallel-size", "64"]\n',
     )
-    _git(repo, "commit", "-qam", "a deployment problem the base already has")
-    monkeypatch.chdir(repo)
-    main(["check", "--format", "json", "--select", "RL380", QWEN])
-    known = json.loads(capsys.readouterr().out)
+    known = _committed_base(
+        repo, monkeypatch, capsys, "a deployment problem the base already has", "RL380"
+    )
     assert known and all("variants `default`, `awq`" in f["message"] for f in known)
     _edit(
         repo,
@@ -274,10 +288,9 @@ def test_an_override_that_drops_one_flag_fewer_is_a_notice(
         "    tp: 1\n",
         '    tp: 1\n    hardware_overrides:\n      amd:\n        extra_args: ["--enable-prefix-caching"]\n',
     )
-    _git(repo, "commit", "-qam", "an override that reads as an addition")
-    monkeypatch.chdir(repo)
-    main(["check", "--format", "json", "--select", "RL341", QWEN])
-    [known] = json.loads(capsys.readouterr().out)
+    [known] = _committed_base(
+        repo, monkeypatch, capsys, "an override that reads as an addition", "RL341"
+    )
     assert "`--enforce-eager`" in known["message"]
     _edit(repo, QWEN, '"8", "--enforce-eager"]', '"8"]')
     status, annotated, notes = _annotations(repo, monkeypatch, capsys, QWEN)
@@ -293,10 +306,10 @@ def test_a_parallel_flag_that_stops_multiplying_ranks_is_a_notice(
     # RL314 on the same item, one problem (a parallel flag outside the emitter) named anew.
     _edit(repo, QWEN, "  base_args: []\n", '  base_args: ["--tensor-parallel-size", "2"]\n')
     _edit(repo, QWEN, "  - single_node_tp\n", "  - single_node_tp\n  - single_node_dep\n")
-    _git(repo, "commit", "-qam", "a TP flag that multiplies the DEP ranks")
-    monkeypatch.chdir(repo)
-    main(["check", "--format", "json", "--select", "RL310", QWEN])
-    assert [f["code"] for f in json.loads(capsys.readouterr().out)] == ["RL310"]
+    known = _committed_base(
+        repo, monkeypatch, capsys, "a TP flag that multiplies the DEP ranks", "RL310"
+    )
+    assert [f["code"] for f in known] == ["RL310"]
     _edit(repo, QWEN, "  - single_node_tp\n  - single_node_dep\n", "  - single_node_tp\n")
     status, annotated, notes = _annotations(repo, monkeypatch, capsys, QWEN)
     assert status == 0 and [f for f in annotated if f["code"] in ("RL310", "RL314")] == []
