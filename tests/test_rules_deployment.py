@@ -132,6 +132,21 @@ def test_weights_beyond_the_gpus_of_the_command_are_an_error_at_the_variant(
     assert "RL383" not in found  # the same command: one finding, the error
 
 
+def test_weights_beyond_the_gpus_of_a_variant_without_a_minimum_are_an_error(
+    tmp_path: Path,
+) -> None:
+    # PRs 412/427 added vram_minimum_gb to a 1T fp8 variant offered on 8x H100: the weights
+    # never fitted, with or without the figure, so the base must know the problem too.
+    recipe = (
+        "model:\n  parameter_count: '100B'\n  active_parameters: '100B'\n"
+        "variants:\n  default:\n    vram_minimum_gb: !delete\n    tp: 1\n"
+    )
+    found = findings_by_code(tmp_path, {"models/acme/demo.yaml": Fragment(recipe)})
+    [weights] = found["RL382"]
+    assert "take 200 GB" in weights.message and "`h100` (80 GB of 1 GPU" in weights.message
+    assert [d.pointer for d in found["RL103"]] == [("variants", "default")]
+
+
 def test_a_declared_minimum_beyond_the_gpus_is_a_warning_and_a_fitting_one_is_silent(
     tmp_path: Path,
 ) -> None:

@@ -42,6 +42,7 @@ from recipelint.resolve.deployment import (
     image_facts,
     rank_problem,
     ranks_of,
+    variant_weights_gb,
 )
 from recipelint.resolve.hardware import list_compatible_hardware
 from recipelint.resolve.layers import PD_ROLES, Scope
@@ -348,9 +349,9 @@ def _heavy_variants(
     smallest: float,
     sized: bool,
 ) -> dict[str, frozenset[str]]:
-    """Variants whose vram_minimum_gb may exceed the room a command gives them, with the
-    hardware where it may: both fit rules need the figure above the room (``smallest`` is the
-    taxonomy's smallest GPU).
+    """Variants whose vram_minimum_gb (their weights, without one) may exceed the room a
+    command gives them, with the hardware where it may: both fit rules need the figure above
+    the room (``smallest`` is the taxonomy's smallest GPU).
 
     A command sized by upstream alone holds at least half a node (a co-located PD pool): TP
     from vram_minimum_gb takes the whole node once the figure exceeds one GPU. A declared TP
@@ -361,7 +362,9 @@ def _heavy_variants(
     found: dict[str, frozenset[str]] = {}
     for name, variant in as_dict(recipe.get("variants")).items():
         declared = get(variant, "vram_minimum_gb")
-        if not is_number(declared) or declared <= smallest:
+        if not is_number(declared):  # with no figure of its own, the weights are the one
+            declared = variant_weights_gb(recipe, variant)
+        if declared is None or declared <= smallest:
             continue
         one_gpu = sized or declared_tp or get(variant, "tp") is not None
         outgrown = set()
@@ -597,10 +600,16 @@ def fit_problem(found: Deployment) -> str | None:
     vram_minimum_gb agrees they are that large; RL383 when only vram_minimum_gb exceeds it.
 
     A vram_minimum_gb below the weights contradicts the precision's estimate (RL554's concern):
-    which of the two is wrong cannot be told, so the weights alone decide nothing.
+    which of the two is wrong cannot be told, so the weights alone decide nothing. A variant
+    without a vram_minimum_gb (the schema's RL103) has the estimate alone: RL382 when it
+    exceeds the room (PRs 412/427 added the figure to variants whose weights never fitted).
     """
     room, weights, declared = found.weights_room_gb, found.weights_gb, found.vram_minimum_gb
-    if room is None or declared is None or declared <= room:
+    if room is None:
+        return None
+    if declared is None:  # no figure to contradict the estimate: the weights decide alone
+        return "RL382" if weights is not None and weights > room else None
+    if declared <= room:
         return None
     if weights is not None and weights > room and declared >= weights:
         return "RL382"
