@@ -314,3 +314,29 @@ def test_a_parallel_flag_that_stops_multiplying_ranks_is_a_notice(
     status, annotated, notes = _annotations(repo, monkeypatch, capsys, QWEN)
     assert status == 0 and [f for f in annotated if f["code"] in ("RL310", "RL314")] == []
     assert [f["code"] for f in notes if "a known problem" in f["message"]] == ["RL314"]
+
+
+def test_a_guide_image_the_commands_still_do_not_use_is_a_notice(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # PR 538 moved the commands from one image to another, neither the one the guide names:
+    # RL406 named the commands' new image, and was reported as a new problem.
+    _edit(
+        repo,
+        QWEN,
+        "  ## Client Usage\n",
+        "  ```bash\n  docker run --gpus all vllm/vllm-openai:qwen25-preview\n  ```\n\n"
+        "  ## Client Usage\n",
+    )
+    [known] = _committed_base(repo, monkeypatch, capsys, "a guide image", "RL406")
+    _edit(
+        repo,
+        QWEN,
+        "  base_env: {}\n",
+        '  base_env: {}\n  docker_image: "vllm/vllm-openai:v0.9.0"\n',
+    )
+    status, annotated, notes = _annotations(repo, monkeypatch, capsys, QWEN)
+    assert [f for f in annotated if f["code"] == "RL406"] == []
+    [notice] = [f for f in notes if f["code"] == "RL406"]
+    assert "v0.9.0" in notice["message"] and "a known problem" in notice["message"]
+    assert "v0.9.0" not in known["message"]
