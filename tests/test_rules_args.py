@@ -391,3 +391,14 @@ def test_parallel_flags_that_resize_the_world_to_fill_the_gpus_are_deliberate(
     hopper["extra_args"] = ["--tensor-parallel-size", "8"]  # TP 8 x the emitter's DP 16
     [message] = codes(tmp_path / "tp", data, "RL310")
     assert message.endswith("on: multi_node_dep")
+
+
+def test_a_parallel_size_the_gpus_cannot_hold_is_harmlessly_replaced(tmp_path: Path) -> None:
+    # PR 464: base_args TP 8 beside `tp: 8` is the emitter's own value on 8-GPU nodes; on a
+    # 4-GPU tray the emitter's TP 4 is the size that runs, and TP 8 could not have.
+    data = recipe()
+    data["model"]["base_args"] = ["--tensor-parallel-size", "8"]
+    data["strategy_overrides"] = {"single_node_tp": {"tp": 8}}
+    assert codes(tmp_path / "over", data, "RL314") == []
+    data["model"]["base_args"] = ["--tensor-parallel-size", "2"]
+    assert len(codes(tmp_path / "under", data, "RL314")) == 1

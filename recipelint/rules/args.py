@@ -20,7 +20,7 @@ from functools import cache
 from typing import Any
 
 from recipelint.flags.catalog import Catalog, options_of_type
-from recipelint.jsvalue import js_string
+from recipelint.jsvalue import is_number, js_string
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import Combination, RenderInputs, emitted, rendered_args
@@ -57,6 +57,19 @@ PARALLEL_FLAGS = frozenset(
         "-dpa",
         "--nnodes",
         "--node-rank",
+    }
+)
+# The parallel flags that size a world (the others place ranks: start rank, address, nodes).
+SIZE_FLAGS = frozenset(
+    {
+        "--tensor-parallel-size",
+        "-tp",
+        "--pipeline-parallel-size",
+        "-pp",
+        "--data-parallel-size",
+        "-dp",
+        "--data-parallel-size-local",
+        "-dpl",
     }
 )
 JSON_TYPES = ("json", "json_or_str")
@@ -473,15 +486,25 @@ def _every_command(
 
 
 def _emitter_value(unit: ArgUnit) -> CommandTest:
+    """The emitter writes the value itself, or the value asks for more GPUs than the command
+    has: the emitter's own size is then the one that can run (PR 464's TP 8 on 4-GPU trays)."""
     value = unit.inline_value if unit.inline_value is not None else unit.value
+    wanted = _positive_int(value) if unit.name.replace("_", "-") in SIZE_FLAGS else None
 
     def same(
         inputs: RenderInputs, data: dict[str, Any], combo: Combination, role: str | None
     ) -> bool:
-        tokens = emitted(inputs, data, combo, role).tokens
-        return value is not None and _value_after(tokens, unit.name) == js_string(value)
+        written = emitted(inputs, data, combo, role)
+        if wanted is not None and is_number(written.gpus) and wanted > written.gpus:
+            return True
+        return value is not None and _value_after(written.tokens, unit.name) == js_string(value)
 
     return same
+
+
+def _positive_int(value: Any) -> int | None:
+    text = js_string(value) if value is not None else ""
+    return int(text) if text.isdigit() and int(text) > 0 else None
 
 
 def _ranks_fill_gpus(flags: Catalog) -> CommandTest:
