@@ -6,6 +6,10 @@ a value with ``String()`` or serialises with ``JSON.stringify(v, null, 2)`` we m
 reproduce the JS result, not Python's: ``{}`` and ``[]`` are truthy, ``1.0`` prints
 as ``1``, ``NaN`` serialises as ``null``, integer-like object keys come first
 (docs/upstream-behaviour.md#js-values; the writer: #json-output).
+
+:data:`JsonValue` is the type of such data as mypy sees it: whatever a YAML document may
+hold, with nothing assumed about its shape; :data:`JsValue` adds ``undefined``, what reading
+a missing key (:func:`get`) gives. The helpers take ``object``: they answer for any value.
 """
 
 from __future__ import annotations
@@ -13,9 +17,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeGuard, TypeVar, cast
 
 import orjson  # serialises ~50x faster than json's pure-Python indent path
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
 
 
 class _Undefined:
@@ -36,6 +43,14 @@ class _Undefined:
 
 
 UNDEFINED: Final = _Undefined()
+Undefined: TypeAlias = _Undefined  # the type of UNDEFINED, for annotations
+
+# A value read from a YAML document (js-yaml's values: YAML 1.2 core types, mappings with
+# string keys). Recipe data may hold any of them anywhere, whatever the format says.
+JsonValue: TypeAlias = "None | bool | int | float | str | list[JsonValue] | dict[str, JsonValue]"
+# A value read from such data the JavaScript way: a missing key reads as undefined.
+JsValue: TypeAlias = "JsonValue | Undefined"
+_T = TypeVar("_T")
 MAX_SAFE_INTEGER: Final = 2**53
 
 # What Python raises where JavaScript, reading data of a shape the code did not expect, throws
@@ -54,7 +69,7 @@ JS_TYPE_ERRORS: Final = (
 )
 
 
-def truthy(value: Any) -> bool:
+def truthy(value: object) -> bool:
     """JS ToBoolean: only undefined, null, false, 0, -0, NaN and "" are falsy."""
     if value is None or value is False or value is UNDEFINED:
         return False
@@ -62,11 +77,11 @@ def truthy(value: Any) -> bool:
     if kind is str or kind is int or kind is bool:
         return bool(value)  # "" and 0 are falsy in both languages
     if kind is float:
-        return bool(value) and not math.isnan(value)
+        return bool(value) and not math.isnan(cast(float, value))
     return True
 
 
-def js_or(*values: Any) -> Any:
+def js_or(*values: _T) -> _T:
     """``a || b || c``: the first truthy operand, else the last one."""
     for value in values:  # (the last one is returned either way)
         # truthy(), inlined: the renderer evaluates tens of thousands of these
@@ -84,11 +99,11 @@ def js_or(*values: Any) -> Any:
     return values[-1]
 
 
-def nullish(value: Any) -> bool:
+def nullish(value: object) -> TypeIs[None | Undefined]:
     return value is None or value is UNDEFINED
 
 
-def coalesce(*values: Any) -> Any:
+def coalesce(*values: _T) -> _T:
     """``a ?? b ?? c``: the first operand that is neither null nor undefined."""
     for value in values[:-1]:
         if not nullish(value):
@@ -96,25 +111,25 @@ def coalesce(*values: Any) -> Any:
     return values[-1]
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     """``typeof v === "number"`` (booleans are not numbers in JS)."""
     kind = type(value)
     return kind is int or kind is float
 
 
-def is_object(value: Any) -> bool:
+def is_object(value: object) -> TypeGuard[dict[str, JsonValue] | list[JsonValue]]:
     """``v && typeof v === "object"`` for parsed YAML: a mapping or a sequence."""
     return isinstance(value, (dict, list))
 
 
-def get(obj: Any, key: str) -> Any:
+def get(obj: object, key: str) -> JsValue:
     """``obj?.[key]`` on parsed data: UNDEFINED when obj is not a mapping or lacks the key."""
     if type(obj) is dict:
-        return obj.get(key, UNDEFINED)
+        return obj.get(key, UNDEFINED)  # type: ignore[no-any-return]  # a parsed mapping's value
     return UNDEFINED
 
 
-def js_in(key: str, obj: Any) -> bool:
+def js_in(key: str, obj: object) -> bool:
     """``key in obj`` for a parsed mapping (a list answers for its indices)."""
     if isinstance(obj, dict):
         return key in obj
@@ -164,12 +179,12 @@ def _format_decimal(digits: str, n: int) -> str:
     return digits[0] + "." + digits[1:] + "e" + exponent
 
 
-def js_string(value: Any) -> str:
+def js_string(value: object) -> str:
     """``String(value)`` / template-literal interpolation."""
     kind = type(value)
     if kind is str:
-        return value  # type: ignore[no-any-return]
-    if kind is int and -MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER:
+        return cast(str, value)
+    if kind is int and -MAX_SAFE_INTEGER < cast(int, value) < MAX_SAFE_INTEGER:
         return str(value)  # the renderer's GPU and node counts: exact as a double, printed alike
     if isinstance(value, str):
         return value
@@ -180,13 +195,14 @@ def js_string(value: Any) -> str:
     if kind is bool:
         return "true" if value else "false"
     if kind is int or kind is float:
-        return js_number_string(value)
+        return js_number_string(cast("int | float", value))
     if kind is list:
-        return ",".join("" if nullish(item) else js_string(item) for item in value)
+        items = cast("list[object]", value)
+        return ",".join("" if nullish(item) else js_string(item) for item in items)
     return "[object Object]"
 
 
-def js_number(value: Any) -> float | int:
+def js_number(value: object) -> float | int:
     """``Number(value)`` for the value kinds YAML produces."""
     if value is None:
         return 0
@@ -296,13 +312,13 @@ def _is_array_index(key: str) -> bool:
     return int(key) < 4294967295
 
 
-def has_js_specials(value: Any) -> bool:
+def has_js_specials(value: object) -> bool:
     """Whether ``value`` holds anything orjson would print differently from JSON.stringify.
 
     That is: any float, an integer outside the exactly-representable range, or an
     object whose keys include array indices (JS lists those first).
     """
-    stack = [value]
+    stack: list[Any] = [value]  # (each item is told apart by its type() below)
     while stack:
         item = stack.pop()
         kind = type(item)

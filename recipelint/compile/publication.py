@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from recipelint.compile.failurepointer import failing_value
 from recipelint.compile.outputpaths import PathLedger, folder_key, unsafe_path_reason
@@ -343,7 +343,7 @@ class Publisher:
                 continue
             name = get(doc.data, "name")
             reason = unsafe_path_reason(name) if type(name) is str else "it is not a string"
-            if reason is not None or "/" in name:
+            if reason is not None or "/" in cast(str, name):  # a string, when reason is None
                 self.report(
                     doc,
                     ("name",),
@@ -356,8 +356,8 @@ class Publisher:
                 continue
             doc_special = has_js_specials(doc.data)
             data = js_ordered(doc.data) if doc_special else doc.data
-            strategies[name] = data
-            extra[name] = data
+            strategies[cast(str, name)] = data
+            extra[cast(str, name)] = data
             special |= doc_special or has_js_specials({name: None})  # names become object keys
             output.write(f"{folder}/{name}.json", data, doc_special, doc.rel)
         return special

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from recipelint.argv import unit_fates
 from recipelint.jsvalue import truthy
+from recipelint.read.recipedata import Recipe
 from recipelint.resolve import layers
 from recipelint.resolve.command import (
     NVL4_HARDWARE,
@@ -233,7 +234,7 @@ def _field(line: _Line, name: str) -> Any:
 
 
 def attributed_commands(
-    inputs: RenderInputs, recipe: dict[str, Any], combo: Combination
+    inputs: RenderInputs, recipe: Recipe, combo: Combination
 ) -> tuple[dict[str, Any], list[AttributedCommand]]:
     """(the rendered document, each of its `vllm serve` lines with where its tokens come from).
 

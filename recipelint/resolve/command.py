@@ -17,6 +17,7 @@ from recipelint.jsvalue import (
     UNDEFINED,
     js_max,
 )
+from recipelint.read.recipedata import Recipe
 from recipelint.resolve.inputs import (
     NVL4_HARDWARE,
     NVL4_ONLY_ENV,
@@ -82,7 +83,7 @@ __all__ = [
 
 def render_command(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
+    recipe: Recipe,
     combo: Combination,
     problems: list[Any] | None = None,
     placement: Placement | None = None,
@@ -152,7 +153,7 @@ def placed_rendering(placement: Placement, combo: Combination, documents: bool) 
 
 def rendered_layers(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
+    recipe: Recipe,
     combo: Combination,
     role: str | None = None,
     node_role: str | None = None,
@@ -181,7 +182,7 @@ class Emitted(NamedTuple):
 
 def emitted(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
+    recipe: Recipe,
     combo: Combination,
     role: str | None = None,
     placement: Placement | None = None,
@@ -205,7 +206,7 @@ def emitted(
 
 def rendered_args(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
+    recipe: Recipe,
     combo: Combination,
     role: str | None = None,
     placement: Placement | None = None,
@@ -216,9 +217,7 @@ def rendered_args(
     return Synthesis(inputs, recipe, combo, placement).build_args(role, None, 1)
 
 
-def _layered_synthesis(
-    inputs: RenderInputs, recipe: dict[str, Any], combo: Combination
-) -> Synthesis:
+def _layered_synthesis(inputs: RenderInputs, recipe: Recipe, combo: Combination) -> Synthesis:
     """A fresh synthesis of the combination that yields the rules' view: a Layer for each list."""
     synth = Synthesis(
         inputs, recipe, combo, Placement(inputs, recipe, combo.variant_key, combo.hw_id)
@@ -229,7 +228,7 @@ def _layered_synthesis(
 
 def command_parts(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
+    recipe: Recipe,
     combo: Combination,
     role: str | None = None,
     node_role: str | None = None,
@@ -252,7 +251,7 @@ def command_parts(
 
 
 def env_parts(
-    inputs: RenderInputs, recipe: dict[str, Any], combo: Combination, role: str | None = None
+    inputs: RenderInputs, recipe: Recipe, combo: Combination, role: str | None = None
 ) -> tuple[list[Layer], list[Layer]]:
     """(env layers before the PD device pinning, env layers after it), per resolve.layers."""
     synth = _layered_synthesis(inputs, recipe, combo)
@@ -261,7 +260,7 @@ def env_parts(
 
 
 def pinned_devices(
-    inputs: RenderInputs, recipe: dict[str, Any], combo: Combination, role: str | None
+    inputs: RenderInputs, recipe: Recipe, combo: Combination, role: str | None
 ) -> dict[str, Any]:
     """The variables PD device pinning sets for a role (none outside a PD cluster's roles)."""
     placement = Placement(inputs, recipe, combo.variant_key, combo.hw_id)

@@ -24,7 +24,8 @@ from typing import Any, NamedTuple
 
 from recipelint import argv as argvs
 from recipelint.flags.catalog import Catalog
-from recipelint.jsvalue import get, is_number, js_or
+from recipelint.jsvalue import JsValue, get, is_number, js_or
+from recipelint.read.recipedata import Recipe
 from recipelint.resolve.command import Combination, Emitted, Placement, RenderInputs, emitted
 from recipelint.resolve.docker import Version, parse_version, split_image
 from recipelint.resolve.hardware import generation_of, is_scalable
@@ -77,7 +78,7 @@ RECIPE_MIXED_PRECISION = re.compile(
 )
 
 
-def mixed_precision(recipe: Any, variant: Any) -> bool:
+def mixed_precision(recipe: object, variant: JsValue) -> bool:
     """Whether the variant's description or label says the checkpoint mixes precisions, or
     the recipe's own description or headline says the model's weights mix the variant's
     precision with another ("native FP4+FP8 weights" of an fp8 variant)."""
@@ -272,7 +273,7 @@ _X86_PLATFORMS = frozenset({"cuda", "rocm", "xpu", "tpu", "cpu"})
 _WORD = re.compile(r"[a-z0-9_]+")
 
 
-def platform_of(profile: Any) -> str | None:
+def platform_of(profile: JsValue) -> str | None:
     """The accelerator platform of a hardware profile, None when nothing says."""
     gen = generation_of(profile)
     if isinstance(gen, str) and gen.lower() in _PLATFORM_GENERATIONS:
@@ -283,7 +284,7 @@ def platform_of(profile: Any) -> str | None:
     return None
 
 
-def _profile_words(profile: Any) -> frozenset[str]:
+def _profile_words(profile: JsValue) -> frozenset[str]:
     gen = js_or(get(profile, "generation"), get(profile, "gpu_generation"))
     texts = [get(profile, name) for name in ("brand", "display_name", "description")]
     texts += gen if isinstance(gen, list) else [gen]
@@ -295,7 +296,7 @@ def _words(texts: tuple[str, ...]) -> frozenset[str]:
     return frozenset(_WORD.findall(" ".join(texts).lower()))
 
 
-def arch_of(profile: Any) -> str | None:
+def arch_of(profile: JsValue) -> str | None:
     """The host CPU architecture: the profile's own `arch`, else what its words say, else the
     platform's usual host; None when nothing says."""
     declared = get(profile, "arch")
@@ -469,7 +470,7 @@ def _count(value: Any) -> int:
 
 def deployment_of(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
+    recipe: Recipe,
     combo: Combination,
     role: str | None,
     ranks: Ranks,
@@ -523,7 +524,7 @@ class _Placed(NamedTuple):
     image: ImageFacts | None
 
 
-def _placed(recipe: dict[str, Any], placement: Placement) -> _Placed:
+def _placed(recipe: Recipe, placement: Placement) -> _Placed:
     """_Placed of a placement, kept with the work its recipe's placements share."""
     key = ("deployment", placement.variant_key, placement.hw_id)
     found: _Placed | None = placement.strategy_runs.get(key)
@@ -541,9 +542,7 @@ def _placed(recipe: dict[str, Any], placement: Placement) -> _Placed:
     return found
 
 
-def _variant_memory(
-    recipe: dict[str, Any], placement: Placement
-) -> tuple[float | None, float | None]:
+def _variant_memory(recipe: Recipe, placement: Placement) -> tuple[float | None, float | None]:
     """(weights, vram_minimum_gb) of the placement's variant, read once per variant: every
     hardware it is placed on reads the same."""
     key = ("variant-memory", placement.variant_key)
@@ -586,7 +585,7 @@ def _allotment(found: Deployment) -> str:
 
 def deployment_of_argv(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
+    recipe: Recipe,
     combo: Combination,
     role: str | None,
     tokens: Sequence[Any],
@@ -597,7 +596,7 @@ def deployment_of_argv(
     return deployment_of(inputs, recipe, combo, role, ranks_of(tokens, flags))
 
 
-def variant_weights_gb(recipe: Any, variant: Any) -> float | None:
+def variant_weights_gb(recipe: object, variant: JsValue) -> float | None:
     """parameter_count x bytes per parameter of the variant's precision; None for a checkpoint
     described as mixed precision."""
     if mixed_precision(recipe, variant):

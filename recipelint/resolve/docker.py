@@ -9,9 +9,10 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
-from recipelint.jsvalue import UNDEFINED, get, js_string, nullish, truthy
+from recipelint.jsvalue import UNDEFINED, JsonValue, JsValue, get, js_string, nullish, truthy
+from recipelint.read.recipedata import Recipe
 
 _DEFAULT_IMAGES = {
     "nvidia": "vllm/vllm-openai:latest",
@@ -106,11 +107,11 @@ class DockerMeta:
     gpu_argv: tuple[str, ...]
 
 
-def is_cuda_map(value: Any) -> bool:
+def is_cuda_map(value: object) -> TypeGuard[dict[str, JsonValue]]:
     return type(value) is dict and ("cu129" in value or "cu130" in value)
 
 
-def image_key(variant: Any, profile: Any, hw_id: str | None) -> tuple[bool, ...] | None:
+def image_key(variant: JsValue, profile: JsValue, hw_id: str | None) -> tuple[bool, ...] | None:
     """What docker_meta reads of the hardware, when the variant pins no image for its id:
     equal keys give equal results for one recipe and variant. None when it pins one."""
     if hw_id and type(get(get(get(variant, "hardware_overrides"), hw_id), "docker_image")) is str:
@@ -127,13 +128,13 @@ def image_key(variant: Any, profile: Any, hw_id: str | None) -> tuple[bool, ...]
 
 
 def docker_meta(
-    recipe: dict[str, Any], variant: Any, profile: Any, hw_id: str | None
+    recipe: Recipe, variant: JsValue, profile: JsValue, hw_id: str | None
 ) -> DockerMeta:
     """Image precedence: exact-hardware variant pin, variant image, model image, brand default.
 
     docs/upstream-behaviour.md#docker-image.
     """
-    model = get(recipe, "model")
+    model = recipe.get("model", UNDEFINED)
     nightly = get(model, "nightly_required") is True
     defaults = _NIGHTLY_IMAGES if nightly else _DEFAULT_IMAGES
     brand = get(profile, "brand")

@@ -6,13 +6,21 @@ Upstream: docs/upstream-behaviour.md#default-features, #feature-args, #companion
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from recipelint.jsvalue import JS_WHITESPACE, UNDEFINED, get, js_or, js_string, truthy
+from recipelint.jsvalue import (
+    JS_WHITESPACE,
+    UNDEFINED,
+    JsonValue,
+    JsValue,
+    get,
+    js_or,
+    js_string,
+    truthy,
+)
+from recipelint.read.recipedata import Recipe
 from recipelint.resolve.hardware import generation_of, hardware_key, is_nvidia
 from recipelint.resolve.layers import FEATURE_ARGS, FEATURE_HW_ARGS, MODE_ARGS, MODE_HW_ARGS, Layer
-
-Recipe = dict[str, Any]
 
 
 def _iterable_names(value: Any) -> list[Any]:
@@ -31,33 +39,33 @@ def default_features(recipe: Recipe, hw_id: str, variant_key: str) -> list[str]:
 
     docs/upstream-behaviour.md#default-features.
     """
-    opt_in = set(_iterable_names(get(recipe, "opt_in_features")))
-    opt_in.update(_iterable_names(get(get(recipe, "hardware_opt_in_features"), hw_id)))
-    forced = js_or(get(get(get(recipe, "variants"), variant_key), "default_modes"), {})
+    opt_in = set(_iterable_names(recipe.get("opt_in_features", UNDEFINED)))
+    opt_in.update(_iterable_names(get(recipe.get("hardware_opt_in_features", UNDEFINED), hw_id)))
+    forced = js_or(get(get(recipe.get("variants", UNDEFINED), variant_key), "default_modes"), {})
     forced_keys = set(forced) if type(forced) is dict else set()
-    features = js_or(get(recipe, "features"), {})
+    features = js_or(recipe.get("features", UNDEFINED), {})
     names = list(features) if type(features) is dict else []
     return [f for f in names if f in forced_keys or f not in opt_in]
 
 
-def allowed_for_strategy(feature: Any, strategy: str) -> bool:
+def allowed_for_strategy(feature: JsValue, strategy: str) -> bool:
     allow = get(feature, "strategies")
     return type(allow) is not list or not allow or strategy in allow
 
 
-def mode_variants(mode: Any) -> list[Any] | None:
+def mode_variants(mode: JsValue) -> list[Any] | None:
     """The variant keys a mode is confined to, or None when it is offered to every variant
     (no `variants`, an empty list, or one that is not a list)."""
     allow = get(mode, "variants")
     return allow if type(allow) is list and allow else None
 
 
-def _mode_allowed_for_variant(mode: Any, variant_key: str) -> bool:
+def _mode_allowed_for_variant(mode: JsValue, variant_key: str) -> bool:
     allow = mode_variants(mode)
     return allow is None or variant_key in allow
 
 
-def _mode_supported(mode: Any, profile: Any, hw_id: str) -> bool:
+def _mode_supported(mode: JsValue, profile: JsValue, hw_id: str) -> bool:
     table = get(mode, "hardware")
     if not isinstance(table, dict):
         return True
@@ -67,13 +75,13 @@ def _mode_supported(mode: Any, profile: Any, hw_id: str) -> bool:
     return not (truthy(hw_id) and table.get(hw_id) == "unsupported")
 
 
-def is_modal(feature: Any) -> bool:
+def is_modal(feature: JsValue) -> bool:
     modes = get(feature, "modes")
     return truthy(modes) and isinstance(modes, (dict, list))
 
 
 def resolve_mode_key(
-    feature: Any, name: str, variant: Any, variant_key: str, profile: Any, hw_id: str
+    feature: JsValue, name: str, variant: JsValue, variant_key: str, profile: JsValue, hw_id: str
 ) -> Any:
     """The mode a modal feature uses here: variant default, feature default, else the first allowed."""
     modes = get(feature, "modes")
@@ -95,10 +103,10 @@ def resolve_mode_key(
 @dataclass(frozen=True)
 class FeatureContext:
     recipe: Recipe
-    variant: Any
+    variant: JsValue
     variant_key: str
     strategy: str
-    profile: Any
+    profile: JsValue
     hw_id: str
     kv_composing: bool
 
@@ -114,15 +122,15 @@ class FeatureResolver:
     def __init__(
         self,
         recipe: Recipe,
-        variant: Any,
+        variant: JsValue,
         variant_key: str,
-        profile: Any,
+        profile: JsValue,
         hw_id: str,
         shared: dict[Any, Any] | None = None,
     ) -> None:
         self.recipe, self.variant, self.variant_key = recipe, variant, variant_key
         self.profile, self.hw_id = profile, hw_id
-        self.features = get(recipe, "features")
+        self.features = recipe.get("features", UNDEFINED)
         self.gen = generation_of(profile)
         self.nvidia = is_nvidia(profile)
         # What reads the recipe alone, shared with the resolvers of the recipe's other
@@ -200,7 +208,7 @@ class FeatureResolver:
             return (None, None, False)
         return (feat, get(feat, "strategies"), truthy(get(get(feat, "companion"), "command")))
 
-    def _resolve(self, name: str, feat: Any) -> Layer | None:
+    def _resolve(self, name: str, feat: JsValue) -> Layer | None:
         """The feature's args: its mode's (hardware override first), else its own; None if falsy."""
         if is_modal(feat):
             key = resolve_mode_key(
@@ -211,7 +219,12 @@ class FeatureResolver:
                 return None
             table = get(mode, "hardware_overrides")
             hw_key = hardware_key(table, self.profile, self.hw_id)
-            override_args = get(table[hw_key], "args") if hw_key is not None else UNDEFINED
+            # a key is found only in a mapping
+            override_args = (
+                get(cast("dict[str, JsonValue]", table)[hw_key], "args")
+                if hw_key is not None
+                else UNDEFINED
+            )
             if (
                 override_args is not None and override_args is not UNDEFINED
             ):  # `??`: the override's, when set
@@ -245,7 +258,7 @@ def feature_args(ctx: FeatureContext, enabled: list[str]) -> list[Any]:
 
 
 def companions(recipe: Recipe, enabled: list[str], strategy: str) -> list[dict[str, Any]]:
-    features = get(recipe, "features")
+    features = recipe.get("features", UNDEFINED)
     out = []
     for name in enabled:
         feat = get(features, name)
@@ -270,8 +283,8 @@ def feature_mode_problems(recipe: Recipe) -> list[tuple[tuple[Any, ...], str]]:
     docs/upstream-behaviour.md#feature-mode-validation.
     """
     problems: list[tuple[tuple[Any, ...], str]] = []
-    features = js_or(get(recipe, "features"), {})
-    variants = js_or(get(recipe, "variants"), {})
+    features = js_or(recipe.get("features", UNDEFINED), {})
+    variants = js_or(recipe.get("variants", UNDEFINED), {})
     if type(features) is not dict:
         features = {}
     if type(variants) is not dict:
@@ -285,6 +298,7 @@ def feature_mode_problems(recipe: Recipe) -> list[tuple[tuple[Any, ...], str]]:
         if not mode_keys:
             problems.append((where, f"features.{fname}.modes must be a non-empty map"))
             continue
+        modes = cast("dict[str, JsonValue]", modes)  # it has keys
         if get(feature, "args") is not UNDEFINED:
             problems.append(
                 (
@@ -330,31 +344,39 @@ def feature_mode_problems(recipe: Recipe) -> list[tuple[tuple[Any, ...], str]]:
         chosen = js_or(get(variant, "default_modes"), {})
         if type(chosen) is not dict:
             continue
-        for fname, mkey in chosen.items():
+        for fname, chosen_key in chosen.items():
             where = ("variants", vkey, "default_modes", fname)
-            feature = features.get(fname, UNDEFINED)
-            modes = get(feature, "modes")
-            mode = get(modes, js_string(mkey)) if type(modes) is dict else UNDEFINED
-            if not truthy(feature):
+            chosen_feature = get(features, fname)
+            feature_modes = get(chosen_feature, "modes")
+            chosen_mode = (
+                get(feature_modes, js_string(chosen_key))
+                if type(feature_modes) is dict
+                else UNDEFINED
+            )
+            if not truthy(chosen_feature):
                 problems.append(
                     (where, f"variants.{vkey}.default_modes references unknown feature {fname}")
                 )
-            elif not truthy(modes):
+            elif not truthy(feature_modes):
                 problems.append(
                     (where, f"variants.{vkey}.default_modes references non-modal feature {fname}")
                 )
-            elif not truthy(mode):
+            elif not truthy(chosen_mode):
                 problems.append(
                     (
                         where,
-                        f"variants.{vkey}.default_modes.{fname} references unknown mode {js_string(mkey)}",
+                        f"variants.{vkey}.default_modes.{fname} references unknown mode {js_string(chosen_key)}",
                     )
                 )
-            elif type(allowed := get(mode, "variants")) is list and allowed and vkey not in allowed:
+            elif (
+                type(allowed := get(chosen_mode, "variants")) is list
+                and allowed
+                and vkey not in allowed
+            ):
                 problems.append(
                     (
                         where,
-                        f"variants.{vkey}.default_modes.{fname} selects mode {js_string(mkey)}, "
+                        f"variants.{vkey}.default_modes.{fname} selects mode {js_string(chosen_key)}, "
                         "which is unavailable for that variant",
                     )
                 )

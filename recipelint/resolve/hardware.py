@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from recipelint.jsvalue import UNDEFINED, coalesce, get, is_number, js_in, js_or, truthy
+from recipelint.jsvalue import UNDEFINED, JsValue, coalesce, get, is_number, js_in, js_or, truthy
+from recipelint.read.recipedata import Recipe
 from recipelint.resolve.collation import icu_root_key
-
-Profile = dict[str, Any]
-Recipe = dict[str, Any]
-Variant = dict[str, Any]
 
 # Built-in precision constraints; a variant's `precision_hardware` replaces them.
 _PRECISION_CONSTRAINTS: dict[str, dict[str, str]] = {
@@ -23,7 +20,7 @@ _PRECISION_CONSTRAINTS: dict[str, dict[str, str]] = {
 _BRAND_RANK = {"NVIDIA": 0, "AMD": 1}
 
 
-def generation_of(profile: Any) -> Any:
+def generation_of(profile: JsValue) -> Any:
     """The profile's generation key (first element when it lists several)."""
     gen = js_or(get(profile, "generation"), get(profile, "gpu_generation"))
     if type(gen) is list:
@@ -31,16 +28,16 @@ def generation_of(profile: Any) -> Any:
     return gen
 
 
-def is_nvidia(profile: Any) -> bool:
+def is_nvidia(profile: JsValue) -> bool:
     return bool(get(profile, "brand") == "NVIDIA")
 
 
-def gpu_count_of(profile: Any, fallback: int = 1) -> Any:
+def gpu_count_of(profile: JsValue, fallback: int = 1) -> Any:
     count = get(profile, "gpu_count")
     return count if is_number(count) else fallback
 
 
-def hardware_keyed_value(table: Any, profile: Any, hw_id: str | None) -> Any:
+def hardware_keyed_value(table: JsValue, profile: JsValue, hw_id: str | None) -> Any:
     """Exact id, then generation, then lower-case brand, then `default` (skipping nulls).
 
     The first keyspace of docs/upstream-behaviour.md#hardware-keyspaces.
@@ -55,13 +52,13 @@ def hardware_keyed_value(table: Any, profile: Any, hw_id: str | None) -> Any:
     candidates = (
         table.get(hw_id, UNDEFINED) if hw_id is not None else UNDEFINED,
         table.get(_key(gen), UNDEFINED) if truthy(gen) else UNDEFINED,
-        table.get(brand_key, UNDEFINED) if truthy(brand_key) else UNDEFINED,
+        table.get(brand_key, UNDEFINED) if brand_key else UNDEFINED,
         table.get("default", UNDEFINED),
     )
     return coalesce(*candidates)
 
 
-def hardware_key(table: Any, profile: Any, hw_id: str | None) -> Any:
+def hardware_key(table: JsValue, profile: JsValue, hw_id: str | None) -> Any:
     """The key whose value hardware_keyed_value returns, or None when every candidate is null."""
     if type(table) is not dict or not truthy(table):
         return None
@@ -86,7 +83,7 @@ def _key(value: Any) -> str:
     return value if type(value) is str else js_string(value)
 
 
-def precision_constraint(variant: Any) -> Any:
+def precision_constraint(variant: JsValue) -> Any:
     explicit = get(variant, "precision_hardware")
     if truthy(explicit):
         return explicit
@@ -96,34 +93,35 @@ def precision_constraint(variant: Any) -> Any:
     return UNDEFINED
 
 
-def matches_constraint(profile: Any, constraint: Any) -> bool:
+def matches_constraint(profile: JsValue, constraint: JsValue) -> bool:
     wanted = _Wanted.of(constraint)
     return wanted is None or wanted.matches(profile)
 
 
 def is_hardware_supported(recipe: Recipe, hw_id: str) -> bool:
-    return bool(get(get(get(recipe, "meta"), "hardware"), hw_id) != "unsupported")
+    return bool(get(get(recipe.get("meta", UNDEFINED), "hardware"), hw_id) != "unsupported")
 
 
-def is_variant_hardware_supported(variant: Any, hw_id: str) -> bool:
+def is_variant_hardware_supported(variant: JsValue, hw_id: str) -> bool:
     supported = get(variant, "supported_hardware")
     return type(supported) is not list or not supported or hw_id in supported
 
 
-def is_scalable(profile: Any) -> bool:
+def is_scalable(profile: JsValue) -> bool:
     return get(profile, "scalable") is not False
 
 
-def fits_single_node(profile: Any, variant: Any) -> bool:
+def fits_single_node(profile: JsValue, variant: JsValue) -> bool:
     node_vram = get(profile, "vram_gb")
     node_vram = node_vram if is_number(node_vram) else 0
     model_vram = js_or(get(variant, "vram_minimum_gb"), 0)
-    if model_vram <= 0 or node_vram <= 0:
+    # JS compares any value; Python raises on a non-number (a divergence, not fixed here)
+    if model_vram <= 0 or node_vram <= 0:  # type: ignore[operator]
         return True
-    return bool(model_vram <= node_vram)
+    return bool(model_vram <= node_vram)  # type: ignore[operator]
 
 
-def pd_fits_single_node(profile: Any, variant: Any) -> bool:
+def pd_fits_single_node(profile: JsValue, variant: JsValue) -> bool:
     """Co-located PD halves the node, so it must hold the model twice, on 2+ GPUs."""
     if not truthy(profile) or not truthy(variant):
         return False
@@ -132,18 +130,21 @@ def pd_fits_single_node(profile: Any, variant: Any) -> bool:
         return False
     node_vram = get(profile, "vram_gb")
     node_vram = node_vram if is_number(node_vram) else 0
-    return bool(node_vram >= 2 * js_or(get(variant, "vram_minimum_gb"), 0))
+    # JS multiplies any value; Python raises on a list or a mapping (a divergence, not fixed here)
+    return bool(node_vram >= 2 * js_or(get(variant, "vram_minimum_gb"), 0))  # type: ignore[operator]
 
 
-def is_kv_store_brand_supported(profile: Any) -> bool:
+def is_kv_store_brand_supported(profile: JsValue) -> bool:
     return get(profile, "brand") in ("NVIDIA", "AMD")
 
 
 def _declared_hardware(recipe: Recipe) -> Any:
-    return js_or(get(get(recipe, "meta"), "hardware"), {})
+    return js_or(get(recipe.get("meta", UNDEFINED), "hardware"), {})
 
 
-def _selectable(recipe: Recipe, variant: Any, hw_id: str, profile: Any, constraint: Any) -> bool:
+def _selectable(
+    recipe: Recipe, variant: JsValue, hw_id: str, profile: JsValue, constraint: JsValue
+) -> bool:
     return (
         matches_constraint(profile, constraint)
         and is_hardware_supported(recipe, hw_id)
@@ -151,13 +152,17 @@ def _selectable(recipe: Recipe, variant: Any, hw_id: str, profile: Any, constrai
     )
 
 
-def list_compatible_hardware(profiles: dict[str, Any], variant: Any, recipe: Recipe) -> list[str]:
+def list_compatible_hardware(
+    profiles: dict[str, Any], variant: JsValue, recipe: Recipe
+) -> list[str]:
     """Precision-compatible, not opted out, allowed by the variant: in taxonomy order.
 
     docs/upstream-behaviour.md#compatible-hardware.
     """
     constraint = precision_constraint(variant)
-    opted = get(get(recipe, "meta"), "hardware")  # is_hardware_supported's table, read once
+    opted = get(
+        recipe.get("meta", UNDEFINED), "hardware"
+    )  # is_hardware_supported's table, read once
     supported = get(variant, "supported_hardware")  # is_variant_hardware_supported's list
     allowed = supported if type(supported) is list and supported else None
     # matches_constraint with the constraint read once: most variants constrain nothing
@@ -178,13 +183,13 @@ class _Wanted(NamedTuple):
     generation: Any
 
     @classmethod
-    def of(cls, constraint: Any) -> _Wanted | None:
+    def of(cls, constraint: JsValue) -> _Wanted | None:
         """None when the constraint holds for every profile (matches_constraint's first test)."""
         if not truthy(constraint):
             return None
         return cls(get(constraint, "brand"), get(constraint, "generation"))
 
-    def matches(self, profile: Any) -> bool:
+    def matches(self, profile: JsValue) -> bool:
         """Whether the profile has the brand and the generation asked for (upstream's
         matchesConstraint, docs/upstream-behaviour.md#compatible-hardware)."""
         brand = self.brand
@@ -199,7 +204,7 @@ class _Wanted(NamedTuple):
         return True
 
 
-def pick_default_hardware(profiles: dict[str, Any], variant: Any, recipe: Recipe) -> str:
+def pick_default_hardware(profiles: dict[str, Any], variant: JsValue, recipe: Recipe) -> str:
     constraint = precision_constraint(variant)
     declared = _declared_hardware(recipe)
     candidates = [
@@ -212,7 +217,7 @@ def pick_default_hardware(profiles: dict[str, Any], variant: Any, recipe: Recipe
 
 
 def default_among(
-    profiles: dict[str, Any], variant: Any, recipe: Recipe, candidates: list[str]
+    profiles: dict[str, Any], variant: JsValue, recipe: Recipe, candidates: list[str]
 ) -> str:
     """The default hardware among the selectable, unrestricted (or declared) candidates, in taxonomy order.
 
@@ -220,7 +225,7 @@ def default_among(
     """
     constraint = precision_constraint(variant)
     candidates = list(candidates)  # sorted below
-    authored = get(get(recipe, "meta"), "default_hardware")
+    authored = get(recipe.get("meta", UNDEFINED), "default_hardware")
     if truthy(authored) and authored in candidates:
         return str(authored)
     if get(constraint, "generation") == "blackwell":
@@ -230,12 +235,16 @@ def default_among(
     if "h200" in candidates:
         return "h200"
     candidates.sort(
-        key=lambda hw: (_BRAND_RANK.get(get(profiles[hw], "brand"), 9), icu_root_key(hw))
+        # JS reads a list brand as its String(); Python raises on it (unhashable; not fixed here)
+        key=lambda hw: (
+            _BRAND_RANK.get(get(profiles[hw], "brand"), 9),  # type: ignore[arg-type]
+            icu_root_key(hw),
+        )
     )
     return candidates[0] if candidates else "h200"
 
 
-def runs_on(profile: Any, variant: Any, hw_id: str) -> bool:
+def runs_on(profile: JsValue, variant: JsValue, hw_id: str) -> bool:
     if not matches_constraint(profile, precision_constraint(variant)):
         return False
     if not is_variant_hardware_supported(variant, hw_id):
@@ -243,12 +252,15 @@ def runs_on(profile: Any, variant: Any, hw_id: str) -> bool:
     return is_scalable(profile) or fits_single_node(profile, variant)
 
 
-def pick_fitting_variant(recipe: Recipe, profile: Any, hw_id: str) -> str | None:
+def pick_fitting_variant(recipe: Recipe, profile: JsValue, hw_id: str) -> str | None:
     """On a box that cannot scale out: the largest variant that fits it (docs/upstream-behaviour.md#non-scalable-hardware)."""
-    variants = js_or(get(recipe, "variants"), {})
-    fitting = [(key, v) for key, v in variants.items() if runs_on(profile, v, hw_id)]
+    variants = js_or(recipe.get("variants", UNDEFINED), {})
+    # JS reads the entries of any value; Python raises on one that is no mapping (the plan asks
+    # only once a variant was found in it)
+    fitting = [(key, v) for key, v in variants.items() if runs_on(profile, v, hw_id)]  # type: ignore[union-attr]
     if not fitting:
         return None
-    fitting.sort(key=lambda kv: -js_or(get(kv[1], "vram_minimum_gb"), 0))
+    # JS negates any value; Python raises on a non-number (a divergence, not fixed here)
+    fitting.sort(key=lambda kv: -js_or(get(kv[1], "vram_minimum_gb"), 0))  # type: ignore[operator]
     best: str = fitting[0][0]
     return best

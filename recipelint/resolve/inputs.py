@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from recipelint.jsvalue import (
     UNDEFINED,
+    JsValue,
     get,
     js_or,
 )
@@ -35,7 +36,7 @@ NVL4_HARDWARE = frozenset({"gb200", "gb300"})
 
 
 class HardwareFacts(NamedTuple):
-    profile: Any  # the taxonomy's profile ({} when it has none)
+    profile: JsValue  # the taxonomy's profile ({} when it has none)
     gen: Any  # generation_of(profile)
     nvidia: bool
     gpu_count: Any  # gpu_count_of(profile)
@@ -56,7 +57,7 @@ def typed(value: Any) -> tuple[Any, Any]:
     return (kind, value.hex()) if kind is float else (kind, value)
 
 
-def _profile_reading(hw_id: str, profile: Any) -> tuple[Any, ...] | None:
+def _profile_reading(hw_id: str, profile: JsValue) -> tuple[Any, ...] | None:
     """What a rendering reads of a hardware besides its id and VRAM, as a key; None when a
     field is no scalar (such a hardware shares nothing)."""
     values = [get(profile, name) for name in _READ_PROFILE_FIELDS]

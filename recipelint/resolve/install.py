@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from recipelint.jsvalue import UNDEFINED, get, js_or, js_string, truthy
+from recipelint.jsvalue import UNDEFINED, JsonValue, JsValue, get, js_or, js_string, truthy
+from recipelint.read.recipedata import Recipe
 from recipelint.resolve.docker import is_cuda_map
 
 LATEST_IMAGE = "vllm/vllm-openai:latest"
@@ -22,13 +23,13 @@ _PIP_NIGHTLY = (
 )
 
 
-def _from_cuda_map(table: dict[str, Any]) -> Any:
+def _from_cuda_map(table: dict[str, JsonValue]) -> JsValue:
     return js_or(table.get(BASE_CUDA), table.get("cu129"), table.get("cu130"), LATEST_IMAGE)
 
 
-def install_image(recipe: dict[str, Any]) -> Any:
+def install_image(recipe: Recipe) -> Any:
     """The NVIDIA image the install tab pulls (nightly_required is not consulted upstream)."""
-    image = get(get(recipe, "model"), "docker_image")
+    image = get(recipe.get("model", UNDEFINED), "docker_image")
     if not truthy(image):
         return LATEST_IMAGE
     if type(image) is str:
@@ -43,9 +44,9 @@ def install_image(recipe: dict[str, Any]) -> Any:
     return _from_cuda_map(image) if is_cuda_map(image) else LATEST_IMAGE
 
 
-def synthesize_install(recipe: dict[str, Any]) -> dict[str, Any] | None:
+def synthesize_install(recipe: Recipe) -> dict[str, Any] | None:
     """pip, then docker, then extras (= `dependencies`); None when all are switched off."""
-    model = get(recipe, "model")
+    model = recipe.get("model", UNDEFINED)
     config = js_or(get(model, "install"), {})
     pip, docker = get(config, "pip"), get(config, "docker")
     version = js_or(get(model, "min_vllm_version"), "")
@@ -69,7 +70,7 @@ def synthesize_install(recipe: dict[str, Any]) -> dict[str, Any] | None:
         )
         note = get(docker, "note") if truthy(docker) else docker
         out["docker"] = {"command": command, "note": note} if truthy(note) else {"command": command}
-    dependencies = get(recipe, "dependencies")
+    dependencies = recipe.get("dependencies", UNDEFINED)
     if type(dependencies) is list and dependencies:
         out["extras"] = dependencies
     return out or None
@@ -81,7 +82,7 @@ def synthesize_install(recipe: dict[str, Any]) -> dict[str, Any] | None:
 _CLONE = "git clone\\b[^\\n;&|]*?/{name}(?:\\.git)?(?![\\w.-])"
 
 
-def builds_from_checkout(recipe: dict[str, Any], package: str) -> bool:
+def builds_from_checkout(recipe: Recipe, package: str) -> bool:
     """Whether the recipe's install (its pip command or a dependency step) builds ``package``
     from a clone of its repository: the main branch, newer than every release."""
     try:

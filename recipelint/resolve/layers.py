@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, NamedTuple
 
-from recipelint.jsvalue import UNDEFINED, get, js_or, js_string, nullish, truthy
+from recipelint.jsvalue import UNDEFINED, JsValue, get, js_or, js_string, nullish, truthy
+from recipelint.read.recipedata import Recipe
 
 Pointer = tuple[str | int, ...]
 
@@ -357,21 +358,21 @@ class Selection:
     decision: ``features`` yields their layers for a strategy (their items, when bare).
     """
 
-    recipe: Any
+    recipe: Recipe
     variant_key: str
-    variant: Any
+    variant: JsValue
     hw_id: str
     gen: Any
     nvidia: bool
     strategy: str = ""
-    spec: Any = UNDEFINED  # the strategy file's data
-    overrides: Any = UNDEFINED  # strategy_overrides[strategy]
+    spec: JsValue = UNDEFINED  # the strategy file's data
+    overrides: JsValue = UNDEFINED  # strategy_overrides[strategy]
     # The enabled features' layers, or what works them out for (strategy, kv composing) when asked.
     features: Callable[[str, bool], list[Layer]] | list[Layer] | None = None
     kv_composing: bool = False
     kv_option_id: Any = None
     kv_option: Any = None  # the taxonomy's kv_offload option, once its gates let it in
-    kv: Any = None  # the kv_store spec
+    kv: JsValue = None  # the kv_store spec
     # What the layers worked out once: `memo` for this selection, `shared` for what reads only the
     # variant and the hardware (the renderer hands every rendering of a placement the same one).
     memo: dict[Any, Any] | None = field(
@@ -395,7 +396,7 @@ class Selection:
         return (type(self.overrides) is dict) | (bool(self.features) << 1) | (self.has_kv << 2)
 
 
-def generation_key(table: Any, gen: Any, nvidia: bool) -> tuple[Any, Any]:
+def generation_key(table: JsValue, gen: Any, nvidia: bool) -> tuple[Any, Any]:
     """(key, value) that `table[gen] || (nvidia ? table.nvidia : null)` reads; key None when neither.
 
     The generation keyspace of docs/upstream-behaviour.md#hardware-keyspaces.
@@ -415,7 +416,7 @@ def recipe_generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], 
     found = sel.shared.get("recipe-generation")
     if found is None:
         recipe_key, recipe_map = generation_key(
-            get(sel.recipe, "hardware_overrides"), sel.gen, sel.nvidia
+            sel.recipe.get("hardware_overrides", UNDEFINED), sel.gen, sel.nvidia
         )
         variant_key, variant_map = generation_key(
             get(sel.variant, "hardware_overrides"), sel.gen, sel.nvidia
@@ -551,7 +552,7 @@ def _present(bits: int) -> frozenset[str]:
 
 # The recipe's own lists join the same way for args and env; ``place`` says which list.
 def _base_list(sel: Selection, role: str | None, place: Place) -> list[Any]:
-    return _one(sel, place, get(get(sel.recipe, "model"), place.pattern[-1]))
+    return _one(sel, place, get(sel.recipe.get("model", UNDEFINED), place.pattern[-1]))
 
 
 def _variant_list(sel: Selection, role: str | None, place: Place) -> list[Any]:
@@ -838,7 +839,7 @@ EITHER_SIDE_OF_EMITTER = _BEFORE & _AFTER
 GENERATION_LAYERS = _layer_names(tuple(step for step in ARG_STEPS if "generation" in step.reads))
 
 
-def is_omni(recipe: Any) -> bool:
+def is_omni(recipe: object) -> bool:
     """`meta.tasks` includes "omni": upstream renders no command (docs/upstream-behaviour.md#omni-recipes)."""
     tasks = js_or(get(get(recipe, "meta"), "tasks"), [])
     return isinstance(tasks, (list, str)) and "omni" in tasks

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from recipelint.jsvalue import (
     UNDEFINED,
+    JsValue,
     get,
     is_number,
     js_divide,
@@ -20,6 +21,7 @@ from recipelint.jsvalue import (
     js_string,
     truthy,
 )
+from recipelint.read.recipedata import Recipe
 from recipelint.resolve.docker import DockerMeta, docker_meta, image_key
 from recipelint.resolve.features import FeatureResolver
 from recipelint.resolve.formatting import RenderError
@@ -80,15 +82,15 @@ def assign_steps(
 class StrategyFacts(NamedTuple):
     """What a rendering reads of its strategy's spec and of the recipe's overrides for it."""
 
-    spec: Any  # the strategy file's data ({} when it has none)
+    spec: JsValue  # the strategy file's data ({} when it has none)
     deploy_type: Any  # raw: undefined when the spec has none
     deploy: Any  # deploy_type, or "single_node" when it is falsy
-    overrides: Any  # strategy_overrides[strategy]
+    overrides: JsValue  # strategy_overrides[strategy]
     parallel_flag: Any
     parallelism: Any
 
 
-def _strategy_facts(inputs: RenderInputs, overrides: Any, strategy: str) -> StrategyFacts:
+def _strategy_facts(inputs: RenderInputs, overrides: JsValue, strategy: str) -> StrategyFacts:
     spec = inputs.strategies.get(strategy, UNDEFINED)
     if not truthy(spec):
         spec = {}
@@ -105,8 +107,8 @@ def _strategy_facts(inputs: RenderInputs, overrides: Any, strategy: str) -> Stra
 
 def _kv_option(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
-    profile: Any,
+    recipe: Recipe,
+    profile: JsValue,
     kv_offload: str,
     strategy: str,
     deploy_type: Any,
@@ -120,7 +122,7 @@ def _kv_option(
     allow = get(option, "strategies")
     if type(allow) is list and allow and strategy not in allow:
         return None
-    support = get(get(recipe, "kv_offload_support"), kv_offload)
+    support = get(recipe.get("kv_offload_support", UNDEFINED), kv_offload)
     if support == "unsupported":
         return None
     if truthy(get(option, "requires_opt_in")) and support != "verified":
@@ -144,7 +146,7 @@ class Placement:
     def __init__(
         self,
         inputs: RenderInputs,
-        recipe: dict[str, Any],
+        recipe: Recipe,
         variant_key: str,
         hw_id: str,
         strategy_runs: dict[Any, Any] | None = None,
@@ -155,16 +157,18 @@ class Placement:
             variant_key,
             hw_id,
         )
-        variants = get(recipe, "variants")
+        variants = recipe.get("variants", UNDEFINED)
         self.variant = js_or(get(variants, variant_key), get(variants, "default"), {})
         facts = inputs.hardware(hw_id)
         self.profile, self.gen, self.nvidia, self.gpu_count = facts[:4]
         self._reading = facts.reading
         self._shared_reading: Any = UNDEFINED  # sharing_key's reading, once asked
         self.model_id = js_or(
-            get(self.variant, "model_id"), get(get(recipe, "model"), "model_id"), "unknown"
+            get(self.variant, "model_id"),
+            get(recipe.get("model", UNDEFINED), "model_id"),
+            "unknown",
         )
-        self.strategy_overrides = get(recipe, "strategy_overrides")
+        self.strategy_overrides = recipe.get("strategy_overrides", UNDEFINED)
         self.shared: dict[Any, Any] = {}  # Selection.shared of every rendering here
         self._joined: dict[
             int, Any
@@ -250,7 +254,7 @@ class Placement:
     def kv_option(self, kv_offload: str, strategy: str, deploy_type: Any) -> Any:
         return _kv_option(self.inputs, self.recipe, self.profile, kv_offload, strategy, deploy_type)
 
-    def serves(self, inputs: RenderInputs, recipe: dict[str, Any], combo: Combination) -> bool:
+    def serves(self, inputs: RenderInputs, recipe: Recipe, combo: Combination) -> bool:
         return (
             inputs is self.inputs
             and recipe is self.recipe
@@ -297,17 +301,19 @@ class Placement:
         is_cpu = get(profile, "generation") == "cpu"
         for raw in (
             get(variant, "tp"),
-            get(get(get(self.recipe, "strategy_overrides"), "single_node_tp"), "tp"),
+            get(get(self.recipe.get("strategy_overrides", UNDEFINED), "single_node_tp"), "tp"),
         ):
             declared = raw if is_number(raw) else hardware_keyed_value(raw, profile, self.hw_id)
             if is_number(declared) and declared > 0:
                 return declared if is_cpu else min(declared, gpu_count)
         vram = get(profile, "vram_gb")
-        per_gpu = js_divide(vram, gpu_count) if truthy(vram) and truthy(gpu_count) else 0
+        # JS divides and compares any value; Python raises on a non-number (a divergence, not
+        # fixed here)
+        per_gpu = js_divide(vram, gpu_count) if truthy(vram) and truthy(gpu_count) else 0  # type: ignore[arg-type]
         needed = js_or(get(variant, "vram_minimum_gb"), 0)
         if not truthy(needed) or not truthy(per_gpu) or per_gpu <= 0:
             return gpu_count
-        return 1 if needed <= per_gpu else gpu_count
+        return 1 if needed <= per_gpu else gpu_count  # type: ignore[operator]
 
     @property
     def pool_modes(self) -> list[str]:
@@ -416,7 +422,7 @@ class Placement:
         return interned
 
 
-def _keys(table: Any) -> Any:
+def _keys(table: JsValue) -> Any:
     return table if type(table) is dict else ()
 
 
@@ -462,10 +468,10 @@ def _mapping_keys(data: Any, skipped: frozenset[str] = frozenset()) -> frozenset
     return frozenset(keys)
 
 
-def _override_keys(recipe: dict[str, Any]) -> set[Any]:
+def _override_keys(recipe: Recipe) -> set[Any]:
     """The keys of the recipe's and its strategies' hardware_overrides."""
-    keys = set(_keys(get(recipe, "hardware_overrides")))
-    strategies = get(recipe, "strategy_overrides")
+    keys = set(_keys(recipe.get("hardware_overrides", UNDEFINED)))
+    strategies = recipe.get("strategy_overrides", UNDEFINED)
     for overrides in strategies.values() if type(strategies) is dict else ():
         keys.update(_keys(get(overrides, "hardware_overrides")))
     return keys

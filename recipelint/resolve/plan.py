@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from recipelint.jsvalue import (
     JS_TYPE_ERRORS,
     UNDEFINED,
+    JsonValue,
+    JsValue,
     get,
     js_in,
     js_max,
@@ -20,6 +22,7 @@ from recipelint.jsvalue import (
     nullish,
     truthy,
 )
+from recipelint.read.recipedata import Recipe
 from recipelint.resolve.command import (
     Combination,
     Placement,
@@ -74,14 +77,14 @@ class HardwareRendering:
 
 
 def variant_hardware(
-    inputs: RenderInputs, recipe: dict[str, Any], variant: Any
+    inputs: RenderInputs, recipe: Recipe, variant: JsValue
 ) -> tuple[str, list[str]]:
     """The default hardware, then every other selectable hardware in taxonomy order.
 
     Step 3 of docs/upstream-behaviour.md#variant-rendering.
     """
     profiles = inputs.profiles
-    declared = js_or(get(get(recipe, "meta"), "hardware"), {})
+    declared = js_or(get(recipe.get("meta", UNDEFINED), "hardware"), {})
     compatible = [
         hw
         for hw in list_compatible_hardware(profiles, variant, recipe)
@@ -132,16 +135,16 @@ def _attempt(combo: Combination, placement: Placement, documents: bool) -> Rende
 class _RecipePlan:
     """What the plan reads of a recipe alone, worked out once for all its hardware."""
 
-    def __init__(self, inputs: RenderInputs, recipe: dict[str, Any]) -> None:
+    def __init__(self, inputs: RenderInputs, recipe: Recipe) -> None:
         self.inputs, self.recipe = inputs, recipe
         self.compatible = effective_compatible(recipe)
         # Without these tables nothing the plan offers reads the hardware id, only its GPUs
         # and brand; without strategy_min_gpus each strategy's node floor is its deploy type's.
-        self.min_gpus_unset = nullish(get(recipe, "strategy_min_gpus"))
+        self.min_gpus_unset = nullish(recipe.get("strategy_min_gpus", UNDEFINED))
         self.id_blind = (
-            type(get(recipe, "strategy_hardware")) is not dict
-            and type(get(recipe, "kv_cache_strategy_hardware")) is not dict
-            and type(get(recipe, "strategy_min_gpus")) is not dict
+            type(recipe.get("strategy_hardware", UNDEFINED)) is not dict
+            and type(recipe.get("kv_cache_strategy_hardware", UNDEFINED)) is not dict
+            and type(recipe.get("strategy_min_gpus", UNDEFINED)) is not dict
         )
         self._offered: dict[tuple[Any, ...], list[str]] = {}
         self._features: dict[str, tuple[str, ...]] = {}
@@ -180,7 +183,7 @@ class _RecipePlan:
             return preferred
         return next((s for s in self.compatible if usable(s)), None)
 
-    def offered(self, profile: Any, hw_id: str, scalable: bool) -> list[str]:
+    def offered(self, profile: JsValue, hw_id: str, scalable: bool) -> list[str]:
         """_compatible_strategies, shared by the hardware that read alike (callers only read it)."""
         gpus = get(profile, "gpu_count")
         if not self.id_blind or (type(gpus) is not int and type(gpus) is not float):
@@ -197,7 +200,7 @@ class _RecipePlan:
 
     def features(self, hw_id: str, variant_key: str) -> tuple[str, ...]:
         """default_features, shared by the hardware without opt-ins of their own."""
-        own = get(get(self.recipe, "hardware_opt_in_features"), hw_id)
+        own = get(self.recipe.get("hardware_opt_in_features", UNDEFINED), hw_id)
         if own is not UNDEFINED:
             return tuple(default_features(self.recipe, hw_id, variant_key))
         found = self._features.get(variant_key)
@@ -209,7 +212,7 @@ class _RecipePlan:
 
 
 def _recipe_plan(
-    inputs: RenderInputs, recipe: dict[str, Any], strategy_runs: dict[Any, Any] | None
+    inputs: RenderInputs, recipe: Recipe, strategy_runs: dict[Any, Any] | None
 ) -> _RecipePlan:
     if strategy_runs is None:
         return _RecipePlan(inputs, recipe)
@@ -221,8 +224,8 @@ def _recipe_plan(
 
 def _compatible_strategies(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
-    profile: Any,
+    recipe: Recipe,
+    profile: JsValue,
     hw_id: str,
     scalable: bool,
     compatible: list[Any],
@@ -236,7 +239,8 @@ def _compatible_strategies(
         deploy = inputs.deploy_type_of(name)
         if deploy == "kv_store_lb":
             opted_out = (
-                get(get(get(recipe, "kv_cache_strategy_hardware"), name), hw_id) == "unsupported"
+                get(get(recipe.get("kv_cache_strategy_hardware", UNDEFINED), name), hw_id)
+                == "unsupported"
             )
             if scalable and is_kv_store_brand_supported(profile) and not opted_out:
                 kept.append(name)
@@ -256,11 +260,11 @@ class _HardwarePlan:
     def __init__(
         self,
         inputs: RenderInputs,
-        recipe: dict[str, Any],
+        recipe: Recipe,
         variant_key: str,
-        variant: Any,
+        variant: JsValue,
         hw_id: str,
-        profile: Any,
+        profile: JsValue,
         shared: _RecipePlan,
     ) -> None:
         self.inputs, self.recipe, self.variant_key, self.variant = (
@@ -348,13 +352,13 @@ class _HardwarePlan:
 
 def _plan_for(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
+    recipe: Recipe,
     variant_key: str,
     hw_id: str,
     shared: _RecipePlan,
 ) -> _HardwarePlan | None:
     """On hardware that cannot scale out, a variant too big for one box yields to one that fits."""
-    variants = get(recipe, "variants")
+    variants = recipe.get("variants", UNDEFINED)
     variant = get(variants, variant_key)
     if not truthy(variant):
         return None
@@ -363,13 +367,14 @@ def _plan_for(
         fitting = pick_fitting_variant(recipe, profile, hw_id)
         if fitting is None:
             return None
-        variant_key, variant = fitting, variants[fitting]
+        # a fitting variant was found among its items: variants is a mapping
+        variant_key, variant = fitting, cast("dict[str, JsonValue]", variants)[fitting]
     return _HardwarePlan(inputs, recipe, variant_key, variant, hw_id, profile, shared)
 
 
 def _recommended_combination(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
+    recipe: Recipe,
     variant_key: str,
     hw_id: str,
     problems: Problems,
@@ -391,7 +396,7 @@ def _recommended_combination(
 
 
 def hardware_combinations(
-    inputs: RenderInputs, recipe: dict[str, Any], variant_key: str, hw_id: str
+    inputs: RenderInputs, recipe: Recipe, variant_key: str, hw_id: str
 ) -> tuple[str, dict[str, Combination]] | None:
     """What build_variant_rendering renders for one (variant, hardware), before rendering it:
     the recommended strategy's name, and the combination of every strategy offered there by
@@ -412,7 +417,7 @@ def hardware_combinations(
 
 def build_variant_rendering(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
+    recipe: Recipe,
     variant_key: str,
     hw_id: str,
     problems: Problems,
@@ -456,7 +461,7 @@ def build_variant_rendering(
 
 def render_variant(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
+    recipe: Recipe,
     variant_key: str,
     problems: Problems,
     documents: bool = True,
@@ -470,7 +475,7 @@ def render_variant(
     (build_variant_rendering). ``strategy_runs`` is the work shared with the recipe's other
     variants rendered with the same mapping (a fresh one by default).
     """
-    variant = get(get(recipe, "variants"), variant_key)
+    variant = get(recipe.get("variants", UNDEFINED), variant_key)
     if not truthy(variant):
         return None
     if is_omni(recipe):
@@ -492,7 +497,7 @@ def render_variant(
 
 def planned_combinations(
     inputs: RenderInputs,
-    recipe: dict[str, Any],
+    recipe: Recipe,
     variant_key: str,
     strategy_runs: dict[Any, Any] | None = None,
     alternatives: bool = True,
@@ -509,7 +514,7 @@ def planned_combinations(
     hardware it accepts (the others are not planned at all). ``hardware_of`` answers
     variant_hardware (recipe, variant) where a caller keeps its answers.
     """
-    variant = get(get(recipe, "variants"), variant_key)
+    variant = get(recipe.get("variants", UNDEFINED), variant_key)
     if not truthy(variant) or is_omni(recipe):
         return
     runs = strategy_runs if strategy_runs is not None else {}

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, Protocol
 from recipelint.jsvalue import (
     JS_WHITESPACE,
     UNDEFINED,
+    JsValue,
     coalesce,
     get,
     js_divide,
@@ -155,8 +156,9 @@ def _kv_companion(synth: Synthesis) -> dict[str, Any] | None:
     if option is None or not truthy(get(get(option, "companion"), "command")):
         return None
     companion = option["companion"]
+    # JS joins any value by its String(); Python raises on a non-string (not fixed here)
     description = " ".join(
-        part
+        part  # type: ignore[misc]
         for part in (
             js_or(get(companion, "description"), ""),
             f"Requires: {js_string(option['install'])}" if truthy(get(option, "install")) else "",
@@ -302,7 +304,8 @@ def _pd_router(synth: Synthesis) -> tuple[dict[str, dict[str, Any]], list[str]]:
         *endpoints,
         "    --host $ROUTER_HOST \\",
         "    --port $ROUTER_PORT \\",
-        f"    --intra-node-data-parallel-size {js_string(normalize_number(intra))}",
+        # a non-number passes normalize_number unchanged
+        f"    --intra-node-data-parallel-size {js_string(normalize_number(intra))}",  # type: ignore[arg-type]
     ]
     return roles, router_lines
 
@@ -315,7 +318,7 @@ def _brand_install(synth: Synthesis, raw: Any) -> Any:
     return raw if truthy(raw) else None
 
 
-def _kv_router(kv: Any, instances: Any) -> dict[str, Any] | None:
+def _kv_router(kv: JsValue, instances: Any) -> dict[str, Any] | None:
     """The cache-aware router in front of the instances; none for a single instance."""
     if not instances > 1:
         return None
@@ -340,7 +343,7 @@ def _kv_router(kv: Any, instances: Any) -> dict[str, Any] | None:
     }
 
 
-def _kv_services(kv: Any) -> dict[str, Any]:
+def _kv_services(kv: JsValue) -> dict[str, Any]:
     master, store = get(kv, "mooncake_master"), get(kv, "mooncake_store_config")
     return {
         "master": {

@@ -10,21 +10,31 @@ import math
 import re
 from typing import Any
 
-from recipelint.jsvalue import UNDEFINED, coalesce, get, is_number, js_ceil, js_max, js_or, truthy
+from recipelint.jsvalue import (
+    UNDEFINED,
+    JsValue,
+    coalesce,
+    get,
+    is_number,
+    js_ceil,
+    js_max,
+    js_or,
+    truthy,
+)
+from recipelint.read.recipedata import Recipe
 from recipelint.resolve.hardware import (
     fits_single_node,
     hardware_keyed_value,
     pd_fits_single_node,
 )
 
-Recipe = dict[str, Any]
 MAX_NODES = 16
 MAX_PD_NODES_PER_ROLE = 4
 MULTI_NODE_PREFERENCE = ("multi_node_tp", "multi_node_dep", "multi_node_tep")
 
 
 def listed_strategies(recipe: Recipe) -> list[Any]:
-    listed = js_or(get(recipe, "compatible_strategies"), [])
+    listed = js_or(recipe.get("compatible_strategies", UNDEFINED), [])
     return listed if type(listed) is list else list(listed) if type(listed) is str else []
 
 
@@ -34,7 +44,7 @@ def effective_compatible(recipe: Recipe) -> list[Any]:
     docs/upstream-behaviour.md#compatible-strategies.
     """
     listed = listed_strategies(recipe)
-    table = js_or(get(recipe, "strategy_hardware"), {})
+    table = js_or(recipe.get("strategy_hardware", UNDEFINED), {})
     if type(table) is not dict:
         return listed
     opt_ins = [
@@ -49,10 +59,12 @@ def effective_compatible(recipe: Recipe) -> list[Any]:
 
 
 def is_supported_on_hardware(
-    recipe: Recipe, strategy: str, profile: Any, hw_id: str, listed: list[Any] | None = None
+    recipe: Recipe, strategy: str, profile: JsValue, hw_id: str, listed: list[Any] | None = None
 ) -> bool:
     """``listed`` is ``listed_strategies(recipe)`` when the caller already has it."""
-    gate = hardware_keyed_value(get(get(recipe, "strategy_hardware"), strategy), profile, hw_id)
+    gate = hardware_keyed_value(
+        get(recipe.get("strategy_hardware", UNDEFINED), strategy), profile, hw_id
+    )
     if gate is not None and gate is not UNDEFINED:
         return bool(gate != "unsupported")
     return strategy in (listed_strategies(recipe) if listed is None else listed)
@@ -78,16 +90,12 @@ def min_gpus(recipe: Recipe, key: str, hw_id: str | None) -> Any:
 
     docs/upstream-behaviour.md#node-counts.
     """
-    cfg = get(recipe, "strategy_min_gpus")
+    cfg = recipe.get("strategy_min_gpus", UNDEFINED)
     if cfg is None or cfg is UNDEFINED:
         return 0
     if is_number(cfg):
         return cfg
-    exact = (
-        _floor_from_block(cfg.get(hw_id, UNDEFINED), key)
-        if truthy(hw_id) and type(cfg) is dict
-        else 0
-    )
+    exact = _floor_from_block(cfg.get(hw_id, UNDEFINED), key) if hw_id and type(cfg) is dict else 0
     return js_max(_floor_from_block(cfg, key), exact)
 
 
@@ -116,14 +124,16 @@ def recommend_strategy(
     """
     if compatible is None:
         compatible = effective_compatible(recipe)
-    explicit = get(recipe, "default_strategy")
+    explicit = recipe.get("default_strategy", UNDEFINED)
     if truthy(explicit) and explicit in compatible:
         if node_count > 1 and type(explicit) is str and explicit.startswith("single_node_"):
             sibling = "multi_node_" + explicit[len("single_node_") :]
             if sibling in compatible:
                 return sibling
         else:
-            chosen: str = explicit
+            # a number listed in compatible_strategies is returned as it is; the compiler names
+            # its file by its String() (compile/publication.py)
+            chosen: str = explicit  # type: ignore[assignment]
             return chosen
     if node_count > 1:
         for name in MULTI_NODE_PREFERENCE:
@@ -157,7 +167,7 @@ def pd_pool_modes(recipe: Recipe) -> list[str]:
     if not modes:
         modes.add("tp")
     ordered: list[str] = [m for m in ("tp", "tep", "dep") if m in modes]
-    restrict = get(get(get(recipe, "strategy_overrides"), "pd_cluster"), "pool_modes")
+    restrict = get(get(recipe.get("strategy_overrides", UNDEFINED), "pd_cluster"), "pool_modes")
     if type(restrict) is list and restrict:
         narrowed = [m for m in ordered if m in restrict]
         if narrowed:
@@ -170,7 +180,7 @@ SKIP = "skip"
 
 
 def pick_pd_nodes(
-    profile: Any, variant: Any, recipe: Recipe, strategies: dict[str, Any], hw_id: str
+    profile: JsValue, variant: JsValue, recipe: Recipe, strategies: dict[str, Any], hw_id: str
 ) -> Any:
     """Per-role node counts for PD: None (co-located), {prefill, decode}, or SKIP (> 4 nodes).
 
@@ -181,24 +191,30 @@ def pick_pd_nodes(
     node_vram = get(profile, "vram_gb")
     node_vram = node_vram if is_number(node_vram) else 0
     model_vram = js_or(get(variant, "vram_minimum_gb"), 0)
-    if node_vram <= 0 or model_vram <= 0:
+    # JS compares and divides any value; Python raises on a non-number (a divergence, not fixed here)
+    if node_vram <= 0 or model_vram <= 0:  # type: ignore[operator]
         return None
-    per_role = math.ceil(model_vram / node_vram)
+    per_role = math.ceil(model_vram / node_vram)  # type: ignore[operator]
     if per_role > MAX_PD_NODES_PER_ROLE:
         return SKIP
 
     def floored(role: str) -> Any:
         parallelism = js_or(
-            get(get(get(get(recipe, "strategy_overrides"), "pd_cluster"), role), "parallelism"),
+            get(
+                get(get(recipe.get("strategy_overrides", UNDEFINED), "pd_cluster"), role),
+                "parallelism",
+            ),
             get(get(strategies.get("pd_cluster", UNDEFINED), role), "parallelism"),
             "tp",
         )
         return js_max(
-            per_role, nodes_for_strategy(recipe, parallelism, get(profile, "gpu_count"), hw_id)
+            per_role,
+            # parallelism is any value: it is only looked up as a key (a list one raises, unhashable)
+            nodes_for_strategy(recipe, parallelism, get(profile, "gpu_count"), hw_id),  # type: ignore[arg-type]
         )
 
     return {"prefill": floored("prefill"), "decode": floored("decode")}
 
 
-def kv_nodes_per_instance(profile: Any, variant: Any) -> int:
+def kv_nodes_per_instance(profile: JsValue, variant: JsValue) -> int:
     return 1 if fits_single_node(profile, variant) else 2

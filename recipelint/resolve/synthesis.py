@@ -23,6 +23,7 @@ from recipelint.jsvalue import (
     js_string,
     normalize_number,
 )
+from recipelint.read.recipedata import Recipe
 from recipelint.resolve.docker import DockerMeta, DockerWrapper
 from recipelint.resolve.formatting import RenderError, check_serve_args, serve_command
 from recipelint.resolve.inputs import (
@@ -80,7 +81,7 @@ class Synthesis(Selection):
     def __init__(
         self,
         inputs: RenderInputs,
-        recipe: dict[str, Any],
+        recipe: Recipe,
         combo: Combination,
         placement: Placement,
     ) -> None:
