@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from recipelint.flags.catalog import Catalog, options_of_type
+from recipelint.flags.catalog import options_of_type
 from recipelint.jsvalue import is_number, js_string
 from recipelint.read.load import Document
 from recipelint.resolve import layers
-from recipelint.resolve.command import Combination, RenderInputs, emitted, rendered_args
-from recipelint.resolve.deployment import deployment_of, rank_problem, ranks_of
+from recipelint.resolve.command import Combination, RenderInputs, emitted
 from recipelint.resolve.layers import PD_ROLES, Scope, is_omni
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, planned_combinations
 from recipelint.rules.common import (
@@ -33,7 +32,6 @@ from recipelint.rules.common import (
     Pointer,
     as_dict,
     as_list,
-    flag_catalog,
     offered_strategies,
     taxonomy_arg_lists,
 )
@@ -443,14 +441,14 @@ def parallel_flags(ctx: CheckContext) -> Iterator[Finding]:
 def _harmless(
     ctx: CheckContext, data: dict[str, Any], scope: Scope, strategy: str, unit: ArgUnit, effect: str
 ) -> bool:
-    """Whether what the flag does to a strategy's commands changes nothing amiss: the emitter
-    writes the dropped value itself (PR 413's base_args TP 4 beside single_node_tp `tp: 4`),
-    or the ranks it resizes to fill every command's GPUs exactly (PR 655's TP 8 x DP 2 on two
-    8-GPU nodes, a deliberate hybrid)."""
+    """Whether dropping the flag changes nothing: the emitter writes the value itself (PR 413's
+    base_args TP 4 beside single_node_tp `tp: 4`). A flag that multiplies or resizes the ranks
+    always matters: even one that fills the plan's GPUs exactly (PR 655's TP 8 x DP 2 on two
+    8-GPU nodes) breaks at the other node counts the site's Nodes row offers (PR 712's copy)."""
+    if effect != "overridden":
+        return False
     try:
-        if effect == "overridden":
-            return _every_command(ctx, data, scope, strategy, _emitter_value(unit))
-        return _every_command(ctx, data, scope, strategy, _ranks_fill_gpus(flag_catalog(data)))
+        return _every_command(ctx, data, scope, strategy, _emitter_value(unit))
     except SYNTHESIS_ERRORS:
         return False
 
@@ -505,17 +503,6 @@ def _emitter_value(unit: ArgUnit) -> CommandTest:
 def _positive_int(value: Any) -> int | None:
     text = js_string(value) if value is not None else ""
     return int(text) if text.isdigit() and int(text) > 0 else None
-
-
-def _ranks_fill_gpus(flags: Catalog) -> CommandTest:
-    def fill(
-        inputs: RenderInputs, data: dict[str, Any], combo: Combination, role: str | None
-    ) -> bool:
-        args = rendered_args(inputs, data, combo, role)
-        found = deployment_of(inputs, data, combo, role, ranks_of(args, flags))
-        return found.ranks.known and found.gpus_allotted > 0 and rank_problem(found) is None
-
-    return fill
 
 
 def _value_after(tokens: list[Any], flag: str) -> str | None:
