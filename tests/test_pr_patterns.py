@@ -175,15 +175,16 @@ def test_one_wrong_value_shared_by_every_variant_is_one_finding(
     assert [(f["code"], f["line"]) for f in annotated] == [("RL102", 28)]  # the mapping itself
 
 
+def _guide_block(repo: Path, command: str, before: str = "") -> None:
+    """Add a bash block with ``command`` to QWEN's guide, above its Client Usage section."""
+    block = f"  {before}```bash\n  {command}\n  ```\n\n  ## Client Usage\n"
+    _edit(repo, QWEN, "  ## Client Usage\n", block)
+
+
 def test_a_guide_finding_points_at_its_own_line(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _edit(
-        repo,
-        QWEN,
-        "  ## Client Usage\n",
-        "  Or serve the other model:\n\n  ```bash\n  vllm serve acme/other-model\n  ```\n\n  ## Client Usage\n",
-    )
+    _guide_block(repo, "vllm serve acme/other-model", "Or serve the other model:\n\n  ")
     status, annotated, _ = _annotations(repo, monkeypatch, capsys, QWEN)
     line = (repo / QWEN).read_text(encoding="utf-8").splitlines().index(
         "  vllm serve acme/other-model"
@@ -321,13 +322,7 @@ def test_a_guide_image_the_commands_still_do_not_use_is_a_notice(
 ) -> None:
     # PR 538 moved the commands from one image to another, neither the one the guide names:
     # RL406 named the commands' new image, and was reported as a new problem.
-    _edit(
-        repo,
-        QWEN,
-        "  ## Client Usage\n",
-        "  ```bash\n  docker run --gpus all vllm/vllm-openai:qwen25-preview\n  ```\n\n"
-        "  ## Client Usage\n",
-    )
+    _guide_block(repo, "docker run --gpus all vllm/vllm-openai:qwen25-preview")
     [known] = _committed_base(repo, monkeypatch, capsys, "a guide image", "RL406")
     _edit(
         repo,

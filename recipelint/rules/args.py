@@ -38,26 +38,7 @@ from recipelint.rules.common import (
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
 
-# Strings the strategy emitter owns (docs/upstream-behaviour.md#parallelism-flags); elsewhere they multiply ranks.
-PARALLEL_FLAGS = frozenset(
-    {
-        "--tensor-parallel-size",
-        "-tp",
-        "--pipeline-parallel-size",
-        "-pp",
-        "--data-parallel-size",
-        "-dp",
-        "--data-parallel-size-local",
-        "-dpl",
-        "--data-parallel-start-rank",
-        "-dpr",
-        "--data-parallel-address",
-        "-dpa",
-        "--nnodes",
-        "--node-rank",
-    }
-)
-# The parallel flags that size a world (the others place ranks: start rank, address, nodes).
+# The parallel flags that size a world.
 SIZE_FLAGS = frozenset(
     {
         "--tensor-parallel-size",
@@ -70,6 +51,16 @@ SIZE_FLAGS = frozenset(
         "-dpl",
     }
 )
+# Strings the strategy emitter owns (docs/upstream-behaviour.md#parallelism-flags); elsewhere
+# they multiply ranks: the sizes, and the flags that place ranks (start rank, address, nodes).
+PARALLEL_FLAGS = SIZE_FLAGS | {
+    "--data-parallel-start-rank",
+    "-dpr",
+    "--data-parallel-address",
+    "-dpa",
+    "--nnodes",
+    "--node-rank",
+}
 JSON_TYPES = ("json", "json_or_str")
 FLAG_NAME = re.compile(r"^--?[A-Za-z]")
 
