@@ -110,7 +110,7 @@ def render_combination(
     hardware: str,
     strategy: str,
     features: list[str] | None = None,
-    node_count: int | None = None,
+    node_count: int | float | None = None,
     pd_nodes: dict[str, int] | None = None,
     kv_offload: str | None = None,
 ) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypeGuard, cast
 
 from recipelint.jsvalue import (
     JS_TYPE_ERRORS,
@@ -170,7 +170,7 @@ class _RecipePlan:
         """strategy_hardware is not consulted."""
         strategies, deploy_types = self.inputs.strategies, self.inputs.deploy_types
 
-        def usable(name: Any) -> bool:
+        def usable(name: object) -> TypeGuard[str]:
             if type(name) is not str or name not in strategies:
                 return False
             deploy = deploy_types[name]
