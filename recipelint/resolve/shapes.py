@@ -155,13 +155,16 @@ def _kv_companion(synth: Synthesis) -> dict[str, Any] | None:
     option = synth.kv_option
     if option is None or not truthy(get(get(option, "companion"), "command")):
         return None
-    companion = option["companion"]
+    # the command read above makes both mappings
+    companion = option["companion"]  # type: ignore[index,call-overload]
     # JS joins any value by its String(); Python raises on a non-string (not fixed here)
     description = " ".join(
         part  # type: ignore[misc]
         for part in (
             js_or(get(companion, "description"), ""),
-            f"Requires: {js_string(option['install'])}" if truthy(get(option, "install")) else "",
+            f"Requires: {js_string(option['install'])}"  # type: ignore[index,call-overload]
+            if truthy(get(option, "install"))
+            else "",
         )
         if truthy(part)
     )
@@ -169,7 +172,7 @@ def _kv_companion(synth: Synthesis) -> dict[str, Any] | None:
         "feature": f"kv_offload:{synth.combo.kv_offload}",
         "label": js_or(get(companion, "label"), synth.combo.kv_offload),
         "description": description,
-        "command": js_string(companion["command"]).rstrip(JS_WHITESPACE),
+        "command": js_string(companion["command"]).rstrip(JS_WHITESPACE),  # type: ignore[index,call-overload]
     }
 
 

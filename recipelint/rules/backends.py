@@ -228,7 +228,7 @@ def _env_step_selections(
             selection = selection or assembler.selection(combo)
             found = memo[key] = [
                 chosen
-                for env_layer in step.layers(selection, combo.role)
+                for env_layer in layers.step_layers(step, selection, combo.role)
                 if env_layer.document == layers.RECIPE
                 for chosen in _env_selections(env_layer, assembler.doc)
             ]
