@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
 from recipelint.jsvalue import (
     UNDEFINED,
@@ -35,6 +35,11 @@ NVL4_ONLY_ENV = (
     "UCX_NET_DEVICES",
 )
 NVL4_HARDWARE = frozenset({"gb200", "gb300"})
+
+
+# What the renderings of one recipe share, keyed by what each entry reads (resolve/placement.py,
+# plan.py, features.py): entries of many kinds, each read back under the annotation of its kind.
+Memo: TypeAlias = "dict[Hashable, Any]"
 
 
 class HardwareFacts(NamedTuple):

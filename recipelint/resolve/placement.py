@@ -10,7 +10,7 @@ Upstream: docs/upstream-behaviour.md#layer-order and #parallelism-flags.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any, NamedTuple, TypeAlias
+from typing import NamedTuple, TypeAlias
 
 from recipelint.jsvalue import (
     UNDEFINED,
@@ -33,6 +33,7 @@ from recipelint.resolve.hardware import (
 )
 from recipelint.resolve.inputs import (
     Combination,
+    Memo,
     RenderInputs,
     typed,
 )
@@ -48,9 +49,6 @@ from recipelint.resolve.strategy import pd_pool_modes
 
 # An env as the layers assign it: the recipe's mappings' values, and the strings pinning adds.
 Env: TypeAlias = "dict[str, JsonValue]"
-# What the renderings of one recipe share, keyed by what each entry reads (see Placement): many
-# kinds of entries, each read back under the annotation of its kind.
-Memo: TypeAlias = "dict[Hashable, Any]"
 
 
 def spread(source: LayerOrItems) -> list[JsonValue]:
