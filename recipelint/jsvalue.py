@@ -10,6 +10,7 @@ as ``1``, ``NaN`` serialises as ``null``, integer-like object keys come first
 :data:`JsonValue` is the type of such data as mypy sees it: whatever a YAML document may
 hold, with nothing assumed about its shape; :data:`JsValue` adds ``undefined``, what reading
 a missing key (:func:`get`) gives. The helpers take ``object``: they answer for any value.
+:data:`JsOut` and :data:`JsonDocument` type what the compiler builds from them and writes.
 """
 
 from __future__ import annotations
