@@ -10,6 +10,7 @@ as ``1``, ``NaN`` serialises as ``null``, integer-like object keys come first
 :data:`JsonValue` is the type of such data as mypy sees it: whatever a YAML document may
 hold, with nothing assumed about its shape; :data:`JsValue` adds ``undefined``, what reading
 a missing key (:func:`get`) gives. The helpers take ``object``: they answer for any value.
+:data:`JsOut` and :data:`JsonDocument` type what the compiler builds from them and writes.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeGuard, TypeVar, cast
 
 import orjson  # serialises ~50x faster than json's pure-Python indent path
@@ -50,6 +52,12 @@ Undefined: TypeAlias = _Undefined  # the type of UNDEFINED, for annotations
 JsonValue: TypeAlias = "None | bool | int | float | str | list[JsonValue] | dict[str, JsonValue]"
 # A value read from such data the JavaScript way: a missing key reads as undefined.
 JsValue: TypeAlias = "JsonValue | Undefined"
+# What the compiler writes: its own mappings and lists around such values (undefined among them:
+# JSON.stringify leaves it out of an object and writes null for it in an array). Read-only
+# containers, so that a part built as dict[str, JsValue] or list[str] fits where it is nested.
+JsOut: TypeAlias = "JsValue | Sequence[JsOut] | Mapping[str, JsOut]"
+# A JSON document the compiler builds (a rendering, a recipe's JSON, models.json's entries).
+JsonDocument: TypeAlias = "dict[str, JsOut]"
 _T = TypeVar("_T")
 MAX_SAFE_INTEGER: Final = 2**53
 

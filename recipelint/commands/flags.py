@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import click
 
 from recipelint.commands.options import catalog_build_options
 from recipelint.exitcodes import EXIT_USAGE
+from recipelint.flags.catalogfiles import FlagCatalogFile
 from recipelint.flags.serialize import dump_json
 
 
@@ -109,7 +111,7 @@ def history_command(catalogs: tuple[str, ...], output: Path | None, package: str
         return
     from recipelint.flags.history import build_history
 
-    loaded: list[dict[str, Any]] = []
+    loaded: list[FlagCatalogFile] = []
     for name in catalogs:
         path = Path(name)
         try:
@@ -287,7 +289,7 @@ def update_command(catalog_dir: Path, index_url: str | None, dry_run: bool) -> N
         click.echo(f"wrote {path}")
 
 
-def _write(output: Path, data: dict[str, Any]) -> None:
+def _write(output: Path, data: Mapping[str, object]) -> None:
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(dump_json(data), encoding="utf-8")

@@ -27,7 +27,7 @@ from recipelint.compile.publication import (
     WriteJournal,
 )
 from recipelint.diagnostics import Diagnostic, Severity
-from recipelint.jsvalue import dumps
+from recipelint.jsvalue import JsonDocument, JsOut, dumps
 from recipelint.read.load import Document
 from recipelint.read.recipefiles import RecipeFile
 from recipelint.read.tree import RecipeTree
@@ -70,8 +70,8 @@ class Compiler(Publisher, Generic[OutputT]):
     ):
         super().__init__(tree, provenance, max_renderings, recipes)
         self.out: OutputT = output if output is not None else OutputMap()  # type: ignore[assignment]
-        self.index_entries: list[dict[str, Any]] = []  # models.json: every parent recipe ...
-        self.promoted_entries: list[dict[str, Any]] = []  # ... then every promoted variant
+        self.index_entries: list[JsonDocument] = []  # models.json: every parent recipe ...
+        self.promoted_entries: list[JsonDocument] = []  # ... then every promoted variant
         self.result: CompileResult[OutputT] | None = None  # set by finish
 
     def run(
@@ -162,7 +162,7 @@ class StreamedOutput:
     def write(
         self,
         path: str,
-        doc: Any,
+        doc: JsOut,
         special: bool,
         origin: str,
         data: bytes | StoredDocument | None = None,

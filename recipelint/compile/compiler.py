@@ -36,7 +36,7 @@ from recipelint.compile.publication import (
     RecipeOutcome,
     argument_lists,
 )
-from recipelint.jsvalue import get
+from recipelint.jsvalue import JsonDocument, get
 from recipelint.read.revision import repo_slug
 from recipelint.read.tree import RecipeTree, load_tree, recipe_hf_id
 from recipelint.resolve.command import Combination, RenderInputs, render_command
@@ -110,10 +110,10 @@ def render_combination(
     hardware: str,
     strategy: str,
     features: list[str] | None = None,
-    node_count: int | None = None,
+    node_count: int | float | None = None,
     pd_nodes: dict[str, int] | None = None,
     kv_offload: str | None = None,
-) -> dict[str, Any]:
+) -> JsonDocument:
     """One rendering of a recipe, as the API would publish it, without writing files.
 
     ``features`` defaults to the features enabled by default on that hardware;

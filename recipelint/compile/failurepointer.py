@@ -10,27 +10,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from recipelint.compile.placevalues import place_values
-from recipelint.jsvalue import js_string
-from recipelint.resolve.layers import ARGS, ENV
+from recipelint.jsvalue import JsonValue, js_string
+from recipelint.resolve.layers import ARGS, ENV, Pointer
 
 _NOT_ITERABLE = re.compile(r"^(?P<value>.*) is not iterable")
 _NON_STRING = re.compile(r"^non-string argument (?P<value>.*) \(quote it")
 _NOT_MAPPING = re.compile(r"^expected a mapping of environment variables, got (?P<value>.*)$")
 
 # Pointers (relative to a value at a declared place) of what in it a message names.
-Test = Callable[[Any], Iterator[tuple[Any, ...]]]
+Test = Callable[[JsonValue], Iterator[Pointer]]
 
 
-def failing_value(data: Any, variant: str, strategy: str, message: str) -> tuple[Any, ...] | None:
+def failing_value(data: object, variant: str, strategy: str, message: str) -> Pointer | None:
     """The pointer of the value a synthesis message names, or None when it names none."""
     found = _failure_test(message)
     if found is None:
         return None
     kind, test = found
-    best: tuple[int, tuple[Any, ...]] | None = None
+    best: tuple[int, Pointer] | None = None
     for pointer in _matching_values(data, kind, test):
         rank = _scope_rank(pointer, variant, strategy)
         if best is None or rank < best[0]:
@@ -77,13 +76,13 @@ def _failure_test(message: str) -> tuple[str, Test] | None:
     return None
 
 
-def _matching_values(data: Any, kind: str, test: Test) -> Iterator[tuple[Any, ...]]:
+def _matching_values(data: object, kind: str, test: Test) -> Iterator[Pointer]:
     for pointer, value in place_values(data, kind):
         for below in test(value):
             yield (*pointer, *below)
 
 
-def _scope_rank(pointer: tuple[Any, ...], variant: str, strategy: str) -> int:
+def _scope_rank(pointer: Pointer, variant: str, strategy: str) -> int:
     """0: the variant's own value; 1: shared by every variant (or this strategy's); 2: another's."""
     if pointer[:2] == ("variants", variant):
         return 0

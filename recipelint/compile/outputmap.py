@@ -15,12 +15,12 @@ from typing import Any
 
 from recipelint.compile.outputpaths import PathLedger
 from recipelint.compile.publication import StoredDocument, WriteJournal
-from recipelint.jsvalue import dumps
+from recipelint.jsvalue import JsOut, dumps
 
 __all__ = ["OutputMap", "StoredDocument", "WriteJournal", "serialized"]
 
 
-def serialized(doc: Any, special: bool, data: bytes | StoredDocument | None) -> bytes:
+def serialized(doc: JsOut, special: bool, data: bytes | StoredDocument | None) -> bytes:
     """A document's bytes: already serialised (a cache's), or written now."""
     if data is None:
         return dumps(doc, special=special)
@@ -29,7 +29,7 @@ def serialized(doc: Any, special: bool, data: bytes | StoredDocument | None) -> 
 
 @dataclass
 class _Entry:
-    doc: Any
+    doc: JsOut
     special: bool
     data: bytes | StoredDocument | None = None  # already serialised; doc is then None
 
@@ -44,7 +44,7 @@ class OutputMap:
     def write(
         self,
         path: str,
-        doc: Any,
+        doc: JsOut,
         special: bool,
         origin: str,
         data: bytes | StoredDocument | None = None,

@@ -11,10 +11,10 @@ name anywhere else in a recipe is not a place upstream reads.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator
 
 from recipelint.cachesize import TEXT_KEYED_ENTRIES
+from recipelint.jsvalue import JsonValue
 from recipelint.resolve.layers import (
     ARGS,
     FEATURE,
@@ -69,17 +69,18 @@ def _is_place(pointer: Pointer, kind: str) -> bool:
     return is_list_place(RECIPE, pointer, kind)
 
 
-def place_values(data: Any, kind: str = ARGS) -> Iterator[tuple[Pointer, Any]]:
+def place_values(data: object, kind: str = ARGS) -> Iterator[tuple[Pointer, JsonValue]]:
     """(pointer, value) of every value other than null at a declared place of ``kind`` in a
     recipe, in document order; what a value holds is not searched for more places."""
     yield from _values(data, (), tuple(range(len(_patterns(kind)))), kind)
 
 
 def _values(
-    value: Any, pointer: Pointer, alive: tuple[int, ...], kind: str
-) -> Iterator[tuple[Pointer, Any]]:
+    value: object, pointer: Pointer, alive: tuple[int, ...], kind: str
+) -> Iterator[tuple[Pointer, JsonValue]]:
+    items: Iterable[tuple[str | int, JsonValue]]
     if type(value) is dict:
-        items: Any = value.items()
+        items = value.items()
     elif type(value) is list:
         items = enumerate(value)
     else:

@@ -28,6 +28,9 @@ from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Related, Severity
 from recipelint.jsvalue import (
     JS_TYPE_ERRORS,
     UNDEFINED,
+    JsonDocument,
+    JsonValue,
+    JsOut,
     get,
     has_js_specials,
     js_key_order,
@@ -40,9 +43,11 @@ from recipelint.read.load import Document, load_document
 from recipelint.read.tree import RecipeTree, confined_files, recipe_hf_id
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.features import feature_mode_problems
+from recipelint.resolve.inputs import Memo
 from recipelint.resolve.install import synthesize_install
-from recipelint.resolve.layers import ARGS, is_omni
+from recipelint.resolve.layers import ARGS, Pointer, is_omni
 from recipelint.resolve.plan import HardwareRendering, Problems, render_variant
+from recipelint.resolve.synthesis import Problem
 
 if TYPE_CHECKING:
     from recipelint.compile.provenance import Provenance
@@ -72,7 +77,7 @@ class WriteJournal:
     def __init__(self) -> None:
         self.ops: list[JournalOp] = []
 
-    def write(self, path: str, doc: Any, special: bool, origin: str) -> None:
+    def write(self, path: str, doc: JsOut, special: bool, origin: str) -> None:
         self.ops.append(("write", path, doc, special, origin))
 
     def remove_tree(self, base: str) -> None:
@@ -101,7 +106,7 @@ class PathJournal:
         self.origin = origin
         self.ops: list[str | tuple[str]] = []
 
-    def write(self, path: str, doc: Any, special: bool, origin: str) -> None:
+    def write(self, path: str, doc: JsOut, special: bool, origin: str) -> None:
         self.ops.append(path)
 
     def remove_tree(self, base: str) -> None:
@@ -124,7 +129,7 @@ class Output(Protocol):
     def write(
         self,
         path: str,
-        doc: Any,
+        doc: JsOut,
         special: bool,
         origin: str,
         data: bytes | StoredDocument | None = None,
@@ -157,7 +162,7 @@ SYNTHESIS_ONLY_KEYS = ("strategy_overrides", "compatible_strategies", "default_s
 def _diag(
     doc: Document | None,
     fallback: Path,
-    pointer: tuple[Any, ...],
+    pointer: Pointer,
     code: str,
     severity: Severity,
     message: str,
@@ -182,8 +187,8 @@ class RecipeOutcome:
 
     writes: WriteJournal | PathJournal
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    index_entry: dict[str, Any] | None = None  # its models.json entry
-    promoted_entries: list[dict[str, Any]] = field(default_factory=list)  # one per promoted variant
+    index_entry: JsonDocument | None = None  # its models.json entry
+    promoted_entries: list[JsonDocument] = field(default_factory=list)  # one per promoted variant
 
 
 def _index_entry(parent: dict[str, Any]) -> dict[str, Any]:
@@ -220,7 +225,7 @@ class PlannedPaths:
     def __init__(self) -> None:
         self.ledger = PathLedger()
 
-    def write(self, path: str, doc: Any, special: bool, origin: str, data: object = None) -> None:
+    def write(self, path: str, doc: JsOut, special: bool, origin: str, data: object = None) -> None:
         self.ledger.write(path, origin)
 
     def remove_tree(self, base: str) -> None:
@@ -255,7 +260,7 @@ class Publisher:
     def diagnostic(
         self,
         doc: Document | None,
-        pointer: tuple[Any, ...],
+        pointer: Pointer,
         code: str,
         severity: Severity,
         message: str,
@@ -273,7 +278,7 @@ class Publisher:
     def report(
         self,
         doc: Document | None,
-        pointer: tuple[Any, ...],
+        pointer: Pointer,
         code: str,
         severity: Severity,
         message: str,
@@ -309,10 +314,10 @@ class Publisher:
                     f"the tree has no {folder}/ folder",
                     f"add {folder}/ with the deployment specs the recipes use",
                 )
-        strategies: dict[str, Any] = {}
+        strategies: dict[str, JsonValue] = {}
         special |= self._specs(output, tree.strategies, "strategies", strategies, {})
         output.write("strategies.json", dict(strategies), special, "strategies")
-        kv_map: dict[str, Any] = {}
+        kv_map: dict[str, JsonValue] = {}
         special |= self._specs(output, tree.kv_stores, "kv_store", strategies, kv_map)
         output.write("kv_store.json", kv_map, special, "kv_store")
         profiles = js_or(get(taxonomy_data, "hardware_profiles"), {})
@@ -334,8 +339,8 @@ class Publisher:
         output: Output,
         docs: list[Document],
         folder: str,
-        strategies: dict[str, Any],
-        extra: dict[str, Any],
+        strategies: dict[str, JsonValue],
+        extra: dict[str, JsonValue],
     ) -> bool:
         special = False
         for doc in docs:
@@ -426,7 +431,7 @@ class Publisher:
 
     # -------------------------------------------------------- closing files and checks
 
-    def publish_closing(self, output: Output, entries: list[dict[str, Any]]) -> None:
+    def publish_closing(self, output: Output, entries: list[JsonDocument]) -> None:
         """models.json (``entries``: every parent recipe's, then every promoted variant's),
         then the quickstart files."""
         special = any(has_js_specials(e) for e in entries)
@@ -512,7 +517,7 @@ def output_folders(doc: Document) -> set[str]:
     return found
 
 
-def argument_lists(recipe: Any) -> Iterator[tuple[tuple[Any, ...], Any]]:
+def argument_lists(recipe: object) -> Iterator[tuple[Pointer, JsonValue]]:
     """(pointer, value) of every value at a declared args place of a recipe (any type but
     null): the places resolve.layers.PLACES declares, not every key of such a name."""
     return place_values(recipe, ARGS)
@@ -533,16 +538,22 @@ class _RecipePublisher:
         self.data = js_ordered(doc.data) if own_special else doc.data
         self.special = globals_.special or own_special
         self.problems = Problems()
-        self.shared_work: dict[Any, Any] = {}  # what its variants' renderings share
+        self.shared_work: Memo = {}  # what its variants' renderings share
         self.renderings = 0
         self.capped = False
-        self.failure_pointers: dict[tuple[str, str, str], tuple[Any, ...]] = {}
+        self.failure_pointers: dict[tuple[str, str, str], Pointer] = {}
         # variant -> its rendering and the problems rendering it reported
         self.variant_renderings: dict[
-            str, tuple[VariantRendering, list[Any], list[Any], list[Any]]
+            str,
+            tuple[
+                VariantRendering,
+                list[tuple[str, str, str, str]],
+                list[Problem],
+                list[tuple[str, str, str]],
+            ],
         ] = {}
 
-    def write(self, path: str, document: Any) -> None:
+    def write(self, path: str, document: JsOut) -> None:
         self.outcome.writes.write(path, document, self.special, self.doc.rel)
 
     def report(
@@ -596,7 +607,7 @@ class _RecipePublisher:
 
     def _render_and_write(
         self, recipe: dict[str, Any], variant_key: str, base: str
-    ) -> dict[str, Any] | None:
+    ) -> JsonDocument | None:
         variant = get(get(recipe, "variants"), variant_key)
         if not truthy(variant):
             return None
@@ -663,7 +674,7 @@ class _RecipePublisher:
         )
         return rendered
 
-    def _promote(self, recipe: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    def _promote(self, recipe: dict[str, Any]) -> list[tuple[str, str, JsonDocument]]:
         variants = get(recipe, "variants")
         if type(variants) is not dict:
             return []
@@ -712,7 +723,7 @@ class _RecipePublisher:
                 kept.append((key, model_id, rendered))
         return kept
 
-    def _report_on_standalone(self, key: str, model_id: str, pointer: tuple[Any, ...]) -> None:
+    def _report_on_standalone(self, key: str, model_id: str, pointer: Pointer) -> None:
         """RL706 on the standalone recipe as well: a check of that file alone (a commit adding
         it) learns what it does to the other recipe. It is anchored at the file's start, so the
         finding depends on nothing of that file but its name (a cached outcome stays true)."""
@@ -733,7 +744,7 @@ class _RecipePublisher:
             )
         )
 
-    def _failure_pointer(self, variant: str, strategy: str, message: str) -> tuple[Any, ...]:
+    def _failure_pointer(self, variant: str, strategy: str, message: str) -> Pointer:
         """The value whose rendering failed: the one the message names, preferring the variant's
         own values, then those every variant shares, then the strategy's overrides."""
         key = (variant, strategy, message)
@@ -753,7 +764,7 @@ class _RecipePublisher:
         return ordered
 
     def _write_promoted(
-        self, recipe: dict[str, Any], key: str, model_id: str, rendered: dict[str, Any]
+        self, recipe: dict[str, Any], key: str, model_id: str, rendered: JsonDocument
     ) -> None:
         cfg = js_or(get(recipe["variants"], key), {})
         core = (
@@ -797,7 +808,7 @@ class _RecipePublisher:
         )
 
     def _report_problems(self) -> None:
-        reported: set[tuple[Any, ...]] = set()
+        reported: set[Problem] = set()
         for pointer, value in argument_lists(self.doc.data):
             if type(value) is str:
                 self.report(
@@ -809,7 +820,7 @@ class _RecipePublisher:
                     "write it as a list of arguments",
                 )
         # One finding per failing value, naming every rendering it breaks.
-        failures: dict[tuple[tuple[Any, ...], str], _Affected] = {}
+        failures: dict[Problem, _Affected] = {}
         for variant, strategy, hw_id, message in self.problems.failed:
             pointer = self._failure_pointer(variant, strategy, message)
             failures.setdefault((pointer, message), _Affected()).add(variant, hw_id, strategy)

@@ -18,11 +18,20 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, cast
 
 import orjson
 
+from recipelint.flags.catalogfiles import (
+    FlagCatalogFile,
+    FlagEntry,
+    HistoryFile,
+    JsonKey,
+    Spelling,
+)
+from recipelint.jsvalue import JsonValue
 from recipelint.packagedata import RULE_CATALOG, data_folder
 
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:\.?post(\d+))?")
@@ -45,7 +54,7 @@ def version_key(version: str) -> tuple[int, ...]:
 NIGHTLY = "nightly"
 
 
-def written_release(raw: Any) -> str | None:
+def written_release(raw: object) -> str | None:
     """A min_vllm_version as the catalogs read it: the version without its `v`, NIGHTLY for a
     nightly build, None for anything else (a malformed version is the schema stage's)."""
     if not isinstance(raw, str):
@@ -77,13 +86,14 @@ class FlagSpec:
     deprecated: bool = False
     deprecation: str | None = None  # the release's own wording, when it gives one
     serve_error: str | None = None  # `vllm serve` rejects the flag before argparse (why)
-    json_keys: dict[str, Any] | None = None
+    json_keys: dict[str, JsonKey] | None = None
     json_extra: str | None = None  # "forbid" or "ignore": what the config does with other keys
     has_default: bool = False  # the catalog records argparse's default (which may be None)
-    default: Any = None
+    default: JsonValue = None
 
     @classmethod
-    def from_json(cls, name: str, raw: dict[str, Any]) -> FlagSpec:
+    def from_json(cls, name: str, raw: FlagEntry) -> FlagSpec:
+        deprecated = raw.get("deprecated", False)
         return cls(
             name=name,
             value=raw["value"],
@@ -95,8 +105,8 @@ class FlagSpec:
             values=tuple(raw.get("values", ())),
             nargs=raw.get("nargs"),
             repeatable=bool(raw.get("repeatable", False)),
-            deprecated=bool(raw.get("deprecated", False)),
-            deprecation=raw["deprecated"] if isinstance(raw.get("deprecated"), str) else None,
+            deprecated=bool(deprecated),
+            deprecation=deprecated if isinstance(deprecated, str) else None,
             serve_error=raw.get("serve_error"),
             json_keys=raw.get("json_keys"),
             json_extra=raw.get("json_extra"),
@@ -133,7 +143,7 @@ class _Flags(Mapping[str, FlagSpec]):
 
     __slots__ = ("_raw", "_built")
 
-    def __init__(self, raw: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, raw: dict[str, FlagEntry]) -> None:
         self._raw = raw
         self._built: dict[str, FlagSpec] = {}
 
@@ -155,7 +165,7 @@ class _Flags(Mapping[str, FlagSpec]):
     def __repr__(self) -> str:
         return repr(dict(self))
 
-    def raw_items(self) -> Iterator[tuple[str, dict[str, Any]]]:
+    def raw_items(self) -> Iterator[tuple[str, FlagEntry]]:
         """Each flag's JSON entry, no FlagSpec built."""
         return iter(self._raw.items())
 
@@ -164,7 +174,7 @@ class _Flags(Mapping[str, FlagSpec]):
 class Catalog:
     package: str
     version: str
-    spelling: dict[str, Any]
+    spelling: Spelling
     flags: _Flags
     _options: dict[str, tuple[str, Via, bool]] = field(default_factory=dict, repr=False)
     # Caches of answers derived from the fields above (not part of a catalog's value).
@@ -178,8 +188,8 @@ class Catalog:
     _values: dict[tuple[str, str], str] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Catalog:
-        raw_flags: dict[str, dict[str, Any]] = data["flags"]
+    def from_json(cls, data: FlagCatalogFile) -> Catalog:
+        raw_flags = data["flags"]
         catalog = cls(data["package"], data["version"], data["spelling"], _Flags(raw_flags))
         # Every canonical name is itself (an alias never shadows a name); any other spelling is
         # the first alias or negation that claims it, in flag order, aliases before negations.
@@ -375,7 +385,7 @@ def _converts(kind: str, value: str) -> bool:
 
 
 @cache
-def _catalog_dir() -> Any:
+def _catalog_dir() -> Traversable:
     return data_folder(RULE_CATALOG) / "vllm"
 
 
@@ -403,10 +413,10 @@ def load_catalog(version: str, package: str = "vllm") -> Catalog:
     return Catalog.from_json(_raw_catalog(version, package))
 
 
-def _raw_catalog(version: str, package: str) -> dict[str, Any]:
+def _raw_catalog(version: str, package: str) -> FlagCatalogFile:
     """One release's catalog file as JSON (not kept: only the flags of a loaded Catalog are)."""
     data = (_catalog_dir() / f"{package}-{version}.json").read_bytes()
-    return orjson.loads(data)  # type: ignore[no-any-return]
+    return cast(FlagCatalogFile, orjson.loads(data))  # the file `flags extract` writes
 
 
 @cache
@@ -474,10 +484,10 @@ def newest_catalog(package: str = "vllm") -> Catalog:
 
 
 @cache
-def load_history(package: str = "vllm") -> dict[str, Any]:
+def load_history(package: str = "vllm") -> HistoryFile:
     """First/last release of each flag and of each choice/known value (see docs/flags.md)."""
     data = (_catalog_dir() / f"{package}-history.json").read_bytes()
-    return orjson.loads(data)  # type: ignore[no-any-return]
+    return cast(HistoryFile, orjson.loads(data))  # the file `flags history` writes
 
 
 def flag_span(flag: str, package: str = "vllm") -> tuple[str, str] | None:

@@ -12,12 +12,13 @@ import difflib
 import json
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any, Literal
+from typing import Literal, cast
 
 import orjson
 
 from recipelint.cachesize import TEXT_KEYED_ENTRIES
 from recipelint.flags.catalog import version_key
+from recipelint.flags.catalogfiles import EnvCatalogFile, EnvEra
 from recipelint.packagedata import RULE_CATALOG, data_folder
 
 ENV_CATALOG = "vllm-env.json"
@@ -48,7 +49,7 @@ class EnvSpec:
     required: bool = False  # read as os.environ[NAME]: only when set
 
     @classmethod
-    def from_json(cls, name: str, raw: dict[str, Any]) -> EnvSpec:
+    def from_json(cls, name: str, raw: EnvEra) -> EnvSpec:
         return cls(
             name=name,
             first=raw["first"],
@@ -150,9 +151,9 @@ def _switch(spec: EnvSpec, text: str) -> EnvValueCheck:
 
 
 @cache
-def load_env_catalog() -> dict[str, Any]:
+def load_env_catalog() -> EnvCatalogFile:
     data = (data_folder(RULE_CATALOG) / "vllm" / ENV_CATALOG).read_bytes()
-    return orjson.loads(data)  # type: ignore[no-any-return]
+    return cast(EnvCatalogFile, orjson.loads(data))  # the file `env extract` writes
 
 
 @cache

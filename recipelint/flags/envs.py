@@ -19,9 +19,10 @@ import ast
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from recipelint.flags.catalog import version_key
+from recipelint.flags.catalogfiles import EnvCatalogFile, EnvEra
 from recipelint.flags.source import SourceError, SourceTree, release_version
 from recipelint.flags.types import ClassRef, TypeReader, dotted
 
@@ -324,14 +325,14 @@ def _default(node: ast.expr | None) -> dict[str, Any]:
 # -- many releases into one catalog ---------------------------------------------------------
 
 
-def build_env_catalog(tables: Iterable[dict[str, Any]]) -> dict[str, Any]:
+def build_env_catalog(tables: Iterable[dict[str, Any]]) -> EnvCatalogFile:
     """Fold per-release tables into eras: runs of consecutive releases with one reading."""
     releases, variables = fold_eras(tables, "variables")
     return {
         "format": ENV_FORMAT,
         "package": "vllm",
         "releases": releases,
-        "variables": variables,
+        "variables": cast("dict[str, list[EnvEra]]", variables),  # eras of extract_env's readings
     }
 
 

@@ -13,8 +13,9 @@ import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from recipelint.flags.catalogfiles import FlagCatalogFile, FlagEntry, Spelling
 from recipelint.flags.interp import (
     PARSER,
     UNKNOWN,
@@ -57,7 +58,7 @@ class KwargsRules:
     from_cli_first: bool = False
 
 
-def extract_catalog(path: Path, with_vllm: Path | None = None) -> dict[str, Any]:
+def extract_catalog(path: Path, with_vllm: Path | None = None) -> FlagCatalogFile:
     """Read a wheel or folder and return its catalog (raises SourceError on bad input).
 
     ``with_vllm`` is the vLLM release a vllm-omni release runs on: omni's `serve`
@@ -89,7 +90,7 @@ class _Extractor:
         self._registries: dict[str, Registry] = {}
         self.interp = Interpreter(self.reader, self.get_kwargs, self.registry)
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> FlagCatalogFile:
         version = release_version(self.tree, self.path)
         if version is None:
             raise SourceError(f"{self.path}: cannot tell the release's version (no _version.py)")
@@ -106,8 +107,9 @@ class _Extractor:
             "format": CATALOG_FORMAT,
             "package": self.tree.package.replace("_", "-"),
             "version": version,
-            "spelling": spelling,
-            "flags": flags,
+            # what the interpreter read, laid out by the two builders in the file's shape
+            "spelling": cast(Spelling, spelling),
+            "flags": cast("dict[str, FlagEntry]", flags),
         }
 
     # -- entry points -----------------------------------------------------

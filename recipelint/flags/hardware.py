@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from recipelint.flags.catalogfiles import HardwareCatalogFile, HardwareEra
 from recipelint.flags.hardware_catalog import (
     CUDA_CAPABILITIES,
     HARDWARE_CATALOG,
@@ -669,8 +670,13 @@ def _union(devices: list[Device | None]) -> dict[str, Any] | None:
     return entry
 
 
-def build_hardware_catalog(tables: list[dict[str, Any]]) -> dict[str, Any]:
+def build_hardware_catalog(tables: list[dict[str, Any]]) -> HardwareCatalogFile:
     from recipelint.flags.envs import fold_eras
 
     releases, entries = fold_eras(tables, "entries")
-    return {"format": HARDWARE_FORMAT, "package": "vllm", "releases": releases, "entries": entries}
+    return {
+        "format": HARDWARE_FORMAT,
+        "package": "vllm",
+        "releases": releases,
+        "entries": cast("dict[str, list[HardwareEra]]", entries),  # eras of extract_hardware's
+    }

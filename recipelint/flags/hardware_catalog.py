@@ -8,11 +8,12 @@ without importing the source readers.
 from __future__ import annotations
 
 from functools import cache, lru_cache
-from typing import Any, Literal
+from typing import Literal, cast
 
 import orjson
 
 from recipelint.flags.catalog import version_key
+from recipelint.flags.catalogfiles import HardwareCatalogFile, HardwareEra
 from recipelint.packagedata import RULE_CATALOG, data_folder
 
 HARDWARE_CATALOG = "vllm-hardware.json"
@@ -26,18 +27,18 @@ Runs = Literal["yes", "no", "unknown"]
 
 
 @cache
-def load_hardware_catalog() -> dict[str, Any]:
+def load_hardware_catalog() -> HardwareCatalogFile:
     data = (data_folder(RULE_CATALOG) / "vllm" / HARDWARE_CATALOG).read_bytes()
-    return orjson.loads(data)  # type: ignore[no-any-return]
+    return cast(HardwareCatalogFile, orjson.loads(data))  # the file `flags hardware` writes
 
 
-def _entry(key: str, version: str) -> dict[str, Any] | None:
+def _entry(key: str, version: str) -> HardwareEra | None:
     at = _release_at(version)
     if at is None:
         return None
     for first, last, era in _eras(key):
         if first <= at <= last:
-            return dict(era)
+            return era.copy()
     return None
 
 
@@ -45,31 +46,31 @@ def _entry(key: str, version: str) -> dict[str, Any] | None:
 def _release_at(version: str) -> int | None:
     """The position of the newest release at or below ``version``; None when none is.
     Every catalog question asks it, for the few releases recipes claim."""
-    releases: list[str] = load_hardware_catalog()["releases"]
+    releases = load_hardware_catalog()["releases"]
     wanted = version_key(version)
     covered = [r for r in releases if version_key(r) <= wanted]
     return releases.index(covered[-1]) if covered else None
 
 
 @lru_cache(maxsize=1024)
-def _eras(key: str) -> tuple[tuple[int, int, dict[str, Any]], ...]:
+def _eras(key: str) -> tuple[tuple[int, int, HardwareEra], ...]:
     """A key's eras with the positions of their first and last releases."""
     catalog = load_hardware_catalog()
-    releases: list[str] = catalog["releases"]
+    releases = catalog["releases"]
     return tuple(
         (releases.index(era["first"]), releases.index(era["last"]), era)
         for era in catalog["entries"].get(key, ())
     )
 
 
-def attention_backend(name: str, version: str) -> dict[str, Any] | None:
+def attention_backend(name: str, version: str) -> HardwareEra | None:
     """The release's (or closest lower one's) record of an attention backend enum name:
     ``platforms`` naming it, and ``capability`` / ``majors`` / ``min`` where the backend
     states the CUDA capabilities it supports. None: the release has no such backend."""
     return _entry(f"attention/{name.upper()}", version)
 
 
-def attention_selector(platform: str, version: str) -> dict[str, Any] | None:
+def attention_selector(platform: str, version: str) -> HardwareEra | None:
     """How the release's ``platform`` treats a selected attention backend it does not handle:
     ``unsupported`` (and ``mla``, for MLA models) ``refused`` or ``fallback``, or
     ``out_of_tree`` (a plugin selects: nothing is known). None: the release says nothing."""
@@ -102,7 +103,7 @@ def _version_pair(text: str) -> tuple[int, int]:
     return int(major), int(minor or 0)
 
 
-def moe_backend(name: str, version: str) -> dict[str, Any] | None:
+def moe_backend(name: str, version: str) -> HardwareEra | None:
     """The release's (or closest lower one's) record of a ``--moe-backend`` choice: the
     ``platforms`` its kernels run on and, where they state it, the CUDA ``capabilities``.
     None: the release's source does not tell (or has no such choice)."""

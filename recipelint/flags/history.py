@@ -7,20 +7,20 @@ Built from the committed catalogs (oldest first) so that a finding can say
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from recipelint.flags.catalog import version_key
+from recipelint.flags.catalogfiles import FlagCatalogFile, HistoryFile, Span
 
 HISTORY_FORMAT = 1
 
 
-def build_history(catalogs: Iterable[dict[str, Any]]) -> dict[str, Any]:
+def build_history(catalogs: Iterable[FlagCatalogFile]) -> HistoryFile:
     ordered = sorted(catalogs, key=lambda c: version_key(c["version"]))
     if not ordered:
         raise ValueError("no catalogs to build a history from")
-    flags: dict[str, dict[str, str]] = {}
-    values: dict[str, dict[str, dict[str, str]]] = {}
-    keys: dict[str, dict[str, dict[str, str]]] = {}
+    flags: dict[str, Span] = {}
+    values: dict[str, dict[str, Span]] = {}
+    keys: dict[str, dict[str, Span]] = {}
     for catalog in ordered:
         version = catalog["version"]
         for name, entry in catalog["flags"].items():
@@ -39,7 +39,7 @@ def build_history(catalogs: Iterable[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _seen(table: dict[str, dict[str, str]], name: str, version: str) -> None:
+def _seen(table: dict[str, Span], name: str, version: str) -> None:
     entry = table.get(name)
     if entry is None:
         table[name] = {"first": version, "last": version}

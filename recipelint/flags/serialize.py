@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
 
 
-def dump_json(data: dict[str, Any]) -> str:
+def dump_json(data: Mapping[str, object]) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"

@@ -13,7 +13,7 @@ import bisect
 import functools
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from recipelint.flags.catalog import (
     Catalog,
@@ -22,6 +22,7 @@ from recipelint.flags.catalog import (
     load_catalog,
     version_key,
 )
+from recipelint.jsvalue import JsonValue
 
 # "ignored": vLLM starts, but drops the JSON key (its config class does not declare it).
 Status = Literal["ok", "deprecated", "ignored", "rejected"]
@@ -127,7 +128,7 @@ def json_key_support(
 class DefaultEra:
     first: str
     last: str
-    default: Any  # argparse's default in those releases
+    default: JsonValue  # argparse's default in those releases
 
 
 def default_eras(

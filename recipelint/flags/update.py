@@ -19,10 +19,11 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urljoin
 
 from recipelint.flags.catalog import version_key
+from recipelint.flags.catalogfiles import FlagCatalogFile
 from recipelint.flags.serialize import dump_json
 
 DEFAULT_INDEX = "https://pypi.org/simple/"
@@ -153,7 +154,10 @@ def read_releases(catalog_dir: Path, sources: Mapping[str, Path]) -> CatalogFile
     from recipelint.flags.history import build_history
 
     texts: dict[Path, str] = {}
-    serve = {p.name: _read_json(p) for p in sorted(catalog_dir.glob("vllm-[0-9]*.json"))}
+    serve = {
+        p.name: cast(FlagCatalogFile, _read_json(p))  # a committed flag catalog
+        for p in sorted(catalog_dir.glob("vllm-[0-9]*.json"))
+    }
     env_tables = unfold_eras(_read_json(catalog_dir / "vllm-env.json"), "variables")
     hardware_tables = unfold_eras(_read_json(catalog_dir / "vllm-hardware.json"), "entries")
     for version, source in sources.items():

@@ -307,7 +307,7 @@ def args_item_at(doc: Document, line: int, character: int) -> tuple[str | int, .
         return None
     here = (line + 1, character + 1)
     for layer in lists(doc.data):
-        for index in range(len(layer.items)):
+        for index in range(len(layer.items)):  # type: ignore[arg-type]  # lists() keeps lists
             span = doc.span((*layer.pointer, index))
             end = (span.end_line or span.line, span.end_column or span.column)
             if (span.line, span.column) <= here <= end:

@@ -12,12 +12,12 @@ dropped one lost to. Nothing is read from files: positions are the caller's busi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple, cast
 
 from recipelint.argv import unit_fates
-from recipelint.jsvalue import truthy
+from recipelint.jsvalue import JsonDocument, JsonValue, JsOut, JsValue, truthy
 from recipelint.read.recipedata import Recipe
 from recipelint.resolve import layers
 from recipelint.resolve.command import (
@@ -59,7 +59,7 @@ class Source(NamedTuple):
 
 
 class Token(NamedTuple):
-    value: Any
+    value: JsValue
     source: Source
 
 
@@ -77,7 +77,7 @@ class AttributedUnit:
         return self.replaced_by is None
 
     @property
-    def values(self) -> list[Any]:
+    def values(self) -> list[JsValue]:
         return [token.value for token in self.tokens]
 
 
@@ -97,7 +97,7 @@ class ArgsAttribution:
     def dropped(self) -> list[AttributedUnit]:
         return [unit for unit in self.units if not unit.kept]
 
-    def deduped(self) -> list[Any]:
+    def deduped(self) -> list[JsValue]:
         """The kept tokens laid end to end: the rendered argv after `vllm serve MODEL`."""
         return [value for unit in self.kept for value in unit.values]
 
@@ -115,7 +115,7 @@ class EnvAssignment:
     later assignment that wins, ``removed`` why the renderer drops the winning one."""
 
     name: str
-    value: Any
+    value: JsonValue
     source: Source
     replaced_by: Source | None = None
     removed: str | None = None
@@ -134,14 +134,16 @@ class AttributedCommand:
     node_role: str | None
     node_rank: int
     command: str
-    argv: list[Any]
+    argv: list[JsValue]
     docker_command: str | None
-    docker_argv: list[Any] | None
+    docker_argv: list[JsValue] | None
     args: ArgsAttribution
     env: tuple[EnvAssignment, ...]
 
 
-def attribute_args(before: list[Layer], emitter: list[Any], after: list[Layer]) -> ArgsAttribution:
+def attribute_args(
+    before: list[Layer], emitter: list[layers.Token], after: list[Layer]
+) -> ArgsAttribution:
     """The join of ``before``, the emitter's tokens and ``after``, each token tagged, deduped."""
     joined = [
         *_tagged(before),
@@ -169,7 +171,7 @@ def _tagged(found: list[Layer]) -> Iterator[Token]:
 
 
 def attribute_env(
-    before: list[Layer], pinned: dict[str, Any], after: list[Layer], nvl4_only: bool
+    before: list[Layer], pinned: dict[str, JsonValue], after: list[Layer], nvl4_only: bool
 ) -> tuple[EnvAssignment, ...]:
     """Every assignment of the env layers in order (PD device pinning between them), each
     told whether a later one replaces it; ``nvl4_only``: the NVLink-only variables are removed."""
@@ -186,7 +188,7 @@ def attribute_env(
     return tuple(out)
 
 
-def _assignments(found: list[Layer]) -> Iterator[tuple[str, Any, Source]]:
+def _assignments(found: list[Layer]) -> Iterator[tuple[str, JsonValue, Source]]:
     for layer in found:
         if isinstance(layer.items, dict):
             for name, value in layer.items.items():
@@ -200,18 +202,18 @@ class _Line(NamedTuple):
     role: str | None
     node_role: str | None
     node_rank: int
-    part: dict[str, Any]  # the mapping holding its keys (a PD role's, or the document)
+    part: Mapping[str, JsOut]  # the mapping holding its keys (a PD role's, or the document)
     prefix: str  # of its keys: "", "head_", "vllm_"
     worker: int | None  # its position in the list of worker lines
 
 
-def _lines(doc: dict[str, Any]) -> Iterator[_Line]:
+def _lines(doc: JsonDocument) -> Iterator[_Line]:
     """Every `vllm serve` line of a rendering, as the renderer lays each shape out."""
     if doc.get("deploy_type") == "pd_cluster":
         for role in layers.PD_ROLES:
-            yield _Line(role, role, None, 1, doc[role], "", None)
+            yield _Line(role, role, None, 1, cast("JsonDocument", doc[role]), "", None)
     elif doc.get("deploy_type") == "kv_store_lb":
-        workers = doc.get("vllm_worker_argvs") or []
+        workers = cast("list[list[JsValue]]", doc.get("vllm_worker_argvs") or [])
         yield _Line("serve", None, "head" if workers else None, 1, doc, "vllm_", None)
         for index in range(len(workers)):
             yield _Line(
@@ -219,13 +221,13 @@ def _lines(doc: dict[str, Any]) -> Iterator[_Line]:
             )
     elif "head_argv" in doc:
         yield _Line("head", None, "head", 1, doc, "head_", None)
-        for index in range(len(doc["worker_argvs"])):
+        for index in range(len(cast("list[list[JsValue]]", doc["worker_argvs"]))):
             yield _Line(f"worker {index + 1}", None, "worker", index + 1, doc, "worker_", index)
     else:
         yield _Line("serve", None, None, 1, doc, "", None)
 
 
-def _field(line: _Line, name: str) -> Any:
+def _field(line: _Line, name: str) -> JsOut:
     """One of the line's rendered fields (``command``, ``argv``, ...); a worker's from its list."""
     if line.worker is None:
         return line.part.get(line.prefix + name)
@@ -235,7 +237,7 @@ def _field(line: _Line, name: str) -> Any:
 
 def attributed_commands(
     inputs: RenderInputs, recipe: Recipe, combo: Combination
-) -> tuple[dict[str, Any], list[AttributedCommand]]:
+) -> tuple[JsonDocument, list[AttributedCommand]]:
     """(the rendered document, each of its `vllm serve` lines with where its tokens come from).
 
     Raises what rendering raises (RenderError where upstream's synthesis throws).
@@ -255,10 +257,11 @@ def attributed_commands(
                 line.role,
                 line.node_role,
                 line.node_rank,
-                _field(line, "command"),
-                _field(line, "argv"),
-                _field(line, "docker_command"),
-                _field(line, "docker_argv"),
+                # the fields as the shapes lay them out (resolve/shapes.py)
+                cast(str, _field(line, "command")),
+                cast("list[JsValue]", _field(line, "argv")),
+                cast("str | None", _field(line, "docker_command")),
+                cast("list[JsValue] | None", _field(line, "docker_argv")),
                 attribute_args(before, emitter, after),
                 attribute_env(
                     env_before, pinned, env_after, pd and combo.hw_id not in NVL4_HARDWARE

@@ -6,17 +6,18 @@ Upstream sorts the fallback default hardware by it (docs/upstream-behaviour.md#d
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
 
 
-def icu_root_key(text: str) -> tuple[Any, ...]:
+def icu_root_key(
+    text: str,
+) -> tuple[tuple[tuple[int, int, str], ...], tuple[int, ...], str]:
     """Primary: punctuation < digits < letters (case-blind); tertiary: lower before upper.
 
     This matches ICU's root collation for the ASCII identifiers hardware ids are made
     of (`a_b` sorts before `a1`, `B` after `a`), which is all the compiler compares.
     """
-    primary = []
-    tertiary = []
+    primary: list[tuple[int, int, str]] = []
+    tertiary: list[int] = []
     for char in unicodedata.normalize("NFD", text):
         if unicodedata.combining(char):
             continue

@@ -11,10 +11,11 @@ the documents' shape: #rendering-documents; the throws: #error-handling.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from recipelint.jsvalue import (
     UNDEFINED,
+    JsonDocument,
     js_max,
 )
 from recipelint.read.recipedata import Recipe
@@ -30,10 +31,12 @@ from recipelint.resolve.layers import (
     ARG_STEPS,
     ENV_STEPS,
     Layer,
+    Token,
     layers,
     split_at_emitter,
 )
 from recipelint.resolve.placement import (
+    Env,
     Placement,
     StrategyFacts,
     assign,
@@ -49,6 +52,7 @@ from recipelint.resolve.shapes import (
 )
 from recipelint.resolve.synthesis import (
     MAX_RENDERED_ITEMS,
+    Problem,
     Synthesis,
 )
 
@@ -85,9 +89,9 @@ def render_command(
     inputs: RenderInputs,
     recipe: Recipe,
     combo: Combination,
-    problems: list[Any] | None = None,
+    problems: list[Problem] | None = None,
     placement: Placement | None = None,
-) -> dict[str, Any]:
+) -> JsonDocument:
     """The published JSON for one combination (before `strategy_spec`/`hardware_profile`).
 
     Raises RenderError where upstream's synthesis throws. Input that upstream renders
@@ -101,8 +105,8 @@ def render_command(
 
 
 def render_placed(
-    placement: Placement, combo: Combination, problems: list[Any] | None = None
-) -> dict[str, Any]:
+    placement: Placement, combo: Combination, problems: list[Problem] | None = None
+) -> JsonDocument:
     """render_command for a combination of the placement's variant and hardware."""
     rendered = placed_rendering(placement, combo, True)
     if problems is not None:
@@ -111,7 +115,7 @@ def render_placed(
 
 
 def check_placed(
-    placement: Placement, combo: Combination, problems: list[Any] | None = None
+    placement: Placement, combo: Combination, problems: list[Problem] | None = None
 ) -> None:
     """What render_placed raises and adds to ``problems``, without building the document:
     the args, env and parts it reads are worked out and judged the same way, in the same
@@ -124,11 +128,11 @@ def check_placed(
 class Rendered(NamedTuple):
     """One rendering's outcome, told apart from the hardware it was rendered on."""
 
-    document: dict[str, Any]  # {} when it was judged without being laid out
-    problems: list[Any]  # (pointer, message): renders, but is invalid
+    document: JsonDocument  # {} when it was judged without being laid out
+    problems: list[Problem]  # renders, but is invalid
     image_missing: bool
 
-    def report(self, problems: list[Any], hw_id: str) -> None:
+    def report(self, problems: list[Problem], hw_id: str) -> None:
         """Add what renders but is broken: the synthesis's own problems, then a missing image."""
         problems.extend(self.problems)
         if self.image_missing:
@@ -159,7 +163,7 @@ def rendered_layers(
     node_role: str | None = None,
     node_rank: int = 1,
     placement: Placement | None = None,
-) -> tuple[list[Any], dict[str, Any]]:
+) -> tuple[list[Token], Env]:
     """(the args before dedupe, the env) the renderer builds for one command of a combination.
 
     Raises what rendering raises; a ``placement`` shares what it joined with the renderings
@@ -175,9 +179,9 @@ class Emitted(NamedTuple):
     """The strategy emitter's part of one command: its parallelism tokens (as the head node gets
     them), and the nodes and GPUs the strategy allots that command (a PD role: its pool's)."""
 
-    tokens: list[Any]
-    nodes: Any
-    gpus: Any
+    tokens: list[Token]
+    nodes: int | float
+    gpus: int | float
 
 
 def emitted(
@@ -210,7 +214,7 @@ def rendered_args(
     combo: Combination,
     role: str | None = None,
     placement: Placement | None = None,
-) -> list[Any]:
+) -> list[Token]:
     """The head node's args before dedupe, as rendered_layers gives them, without the env."""
     if placement is None or not placement.serves(inputs, recipe, combo):
         placement = Placement(inputs, recipe, combo.variant_key, combo.hw_id)
@@ -233,7 +237,7 @@ def command_parts(
     role: str | None = None,
     node_role: str | None = None,
     node_rank: int = 1,
-) -> tuple[list[Layer], list[Any], list[Layer]]:
+) -> tuple[list[Layer], list[Token], list[Layer]]:
     """(layers before the emitter's tokens, the emitter's tokens, layers after them), per resolve.layers.
 
     The rendered args are these spread in order, then deduplicated (resolve.formatting).
@@ -261,11 +265,11 @@ def env_parts(
 
 def pinned_devices(
     inputs: RenderInputs, recipe: Recipe, combo: Combination, role: str | None
-) -> dict[str, Any]:
+) -> Env:
     """The variables PD device pinning sets for a role (none outside a PD cluster's roles)."""
     placement = Placement(inputs, recipe, combo.variant_key, combo.hw_id)
     synth = Synthesis(inputs, recipe, combo, placement)
-    env: dict[str, Any] = {}
+    env: Env = {}
     if synth.deploy_type == "pd_cluster" and role:
         synth._pin_pd_devices(env, role)
     return env

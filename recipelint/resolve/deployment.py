@@ -20,7 +20,7 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from recipelint import argv as argvs
 from recipelint.flags.catalog import Catalog
@@ -52,7 +52,7 @@ _PARAMS = re.compile(r"^\s*~?(\d+(?:\.\d+)?)\s*([KMBT])\s*$", re.IGNORECASE)
 _SCALE = {"K": 1e-6, "M": 1e-3, "B": 1.0, "T": 1e3}
 
 
-def parameter_billions(text: Any) -> float | None:
+def parameter_billions(text: object) -> float | None:
     """A parameter_count such as "671B", "1.2T" or "350M", in billions."""
     return _billions(text) if isinstance(text, str) else None
 
@@ -63,7 +63,7 @@ def _billions(text: str) -> float | None:
     return float(match.group(1)) * _SCALE[match.group(2).upper()] if match else None
 
 
-def bytes_per_param(precision: Any) -> float | None:
+def bytes_per_param(precision: object) -> float | None:
     return BYTES_PER_PARAM.get(precision.lower()) if isinstance(precision, str) else None
 
 
@@ -114,7 +114,7 @@ def _mixed(text: str) -> bool:
     return bool(MIXED_PRECISION.search(text))
 
 
-def weights_gb(billions: float | None, precision: Any) -> float | None:
+def weights_gb(billions: float | None, precision: object) -> float | None:
     """What the checkpoint's weights take in memory, without headroom."""
     per_param = bytes_per_param(precision)
     return billions * per_param if billions is not None and per_param else None
@@ -142,7 +142,7 @@ class RankFlag(NamedTuple):
 
     position: int
     spelled: str
-    value: Any
+    value: JsValue
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +197,7 @@ class Ranks:
         return " × ".join(parts)
 
 
-def _positive_int(value: Any) -> int | None:
+def _positive_int(value: object) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -208,7 +208,7 @@ def _positive_int(value: Any) -> int | None:
     return None
 
 
-def ranks_of(tokens: Sequence[Any], flags: Catalog) -> Ranks:
+def ranks_of(tokens: Sequence[JsValue], flags: Catalog) -> Ranks:
     """The parallel sizes of a rendered argv as the release of ``flags`` parses it.
 
     Any spelling the release accepts counts (`-tp 4`, `--tensor-parallel-size=4`,
@@ -460,11 +460,11 @@ def _gb(value: float) -> str:
     return f"{value:.0f} GB" if value >= 10 else f"{value:.1f} GB"
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     return float(value) if is_number(value) and value == value and value > 0 else None
 
 
-def _count(value: Any) -> int:
+def _count(value: object) -> int:
     return int(value) if is_number(value) and value == value and value >= 1 else 1
 
 
@@ -588,7 +588,7 @@ def deployment_of_argv(
     recipe: Recipe,
     combo: Combination,
     role: str | None,
-    tokens: Sequence[Any],
+    tokens: Sequence[JsValue],
     flags: Catalog,
 ) -> Deployment:
     """deployment_of for a rendered argv (before or after dedupe), read with ``flags``: the

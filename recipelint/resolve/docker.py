@@ -9,9 +9,18 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
-from recipelint.jsvalue import UNDEFINED, JsonValue, JsValue, get, js_string, nullish, truthy
+from recipelint.jsvalue import (
+    UNDEFINED,
+    JsonDocument,
+    JsonValue,
+    JsValue,
+    get,
+    js_string,
+    nullish,
+    truthy,
+)
 from recipelint.read.recipedata import Recipe
 
 _DEFAULT_IMAGES = {
@@ -82,8 +91,10 @@ class Version:
         return bool(self.final)
 
 
-def parse_version(text: Any) -> Version | None:
-    match = VERSION.match(text) if isinstance(text, str) else None
+def parse_version(text: object) -> Version | None:
+    if not isinstance(text, str):
+        return None
+    match = VERSION.match(text)
     if not match:
         return None
     major, minor, patch, rc, post, dev = match.groups()
@@ -100,9 +111,13 @@ def split_image(reference: str) -> tuple[str, str | None]:
     return repo, match["tag"]
 
 
+# An env's (name, value) pairs, as the docker parts are worked out (and cached) from them.
+EnvItems = tuple[tuple[str, JsonValue], ...]
+
+
 @dataclass(frozen=True)
 class DockerMeta:
-    image: Any  # a string, or UNDEFINED when no image exists for this hardware
+    image: JsValue  # a string, or UNDEFINED when no image exists for this hardware
     gpu_flags: str
     gpu_argv: tuple[str, ...]
 
@@ -144,8 +159,8 @@ def docker_meta(
     brand_key = "tpu" if is_tpu else "amd" if is_amd else "intel" if is_intel else "nvidia"
 
     exact = get(get(get(variant, "hardware_overrides"), hw_id), "docker_image") if hw_id else None
-    pinned: Any = exact if type(exact) is str else None
-    cuda_map: Any = None
+    pinned: JsValue = exact if type(exact) is str else None
+    cuda_map: dict[str, JsonValue] | None = None
     for layer in (get(variant, "docker_image"), get(model, "docker_image")):
         if not truthy(layer) or truthy(pinned) or cuda_map is not None:
             continue
@@ -163,7 +178,7 @@ def docker_meta(
                 cuda_map = layer
 
     if is_xpu and not truthy(pinned):
-        image: Any = XPU_IMAGE
+        image: JsValue = XPU_IMAGE
     else:
         image = pinned
         if not truthy(image):
@@ -188,7 +203,7 @@ def docker_meta(
     return DockerMeta(image, flags, argv)
 
 
-def _js_or2(a: Any, b: Any) -> Any:
+def _js_or2(a: JsValue, b: JsValue) -> JsValue:
     return a if truthy(a) else b
 
 
@@ -196,14 +211,14 @@ def _js_or2(a: Any, b: Any) -> Any:
 _SERVE_PREFIX = re.compile(r"^vllm serve (\S+)\s*\\?\n?\s*")
 
 
-def _config_mounts(env_items: tuple[tuple[Any, Any], ...]) -> list[str]:
+def _config_mounts(env_items: EnvItems) -> list[str]:
     return [f"{js_string(v)}:{js_string(v)}:ro" for k, v in env_items if k.endswith("_CONFIG_PATH")]
 
 
-_EnvParts = tuple[str, str, tuple[Any, ...], tuple[Any, ...]]
+_EnvParts = tuple[str, str, tuple[str, ...], tuple[JsonValue, ...]]
 
 
-def _env_parts(items: tuple[tuple[Any, Any], ...], image: Any) -> _EnvParts:
+def _env_parts(items: EnvItems, image: JsValue) -> _EnvParts:
     """The config mount and env/image pieces of both forms: (lines, lines, argv words, argv words)."""
     assignments = [f"{key}={js_string(value)}" for key, value in items]  # -e KEY=value
     config_mounts = _config_mounts(items)
@@ -235,7 +250,7 @@ class DockerWrapper:
     What comes from the env and the image is the same for every command, so it is formatted once.
     """
 
-    def __init__(self, env: dict[str, Any], meta: DockerMeta) -> None:
+    def __init__(self, env: dict[str, JsonValue], meta: DockerMeta) -> None:
         self.meta = meta
         items = tuple(env.items())
         image = meta.image
@@ -246,7 +261,8 @@ class DockerWrapper:
             and set(map(type, env)) <= _KEY_TYPES
             and set(map(type, env.values())) <= _VALUE_TYPES
         )
-        parts = (_shared_env_parts if alike else _env_parts)(items, image)
+        # (shared only when alike: the image is then a string or undefined, both hashable)
+        parts = (_shared_env_parts if alike else _env_parts)(items, image)  # type: ignore[arg-type]
         (
             self._config_lines,
             self._env_and_image_line,
@@ -255,12 +271,12 @@ class DockerWrapper:
         ) = parts
         self._argv_tail = self._config_argv + self._env_and_image_argv
 
-    def wrap(self, command: str, argv: list[Any], port: int = 8000) -> dict[str, Any]:
+    def wrap(self, command: str, argv: list[JsValue], port: int = 8000) -> JsonDocument:
         """Both forms (run and argv, inlined: a rendering wraps every command it has)."""
         meta = self.meta
         served = argv[2:] if len(argv) >= 2 and argv[0] == "vllm" and argv[1] == "serve" else argv
         model_id = served[0] if served else UNDEFINED
-        docker_argv = list(_argv_head(meta.gpu_argv, port))
+        docker_argv: list[JsValue] = list(_argv_head(meta.gpu_argv, port))
         if type(model_id) is str and model_id.startswith("/"):
             docker_argv += ("-v", f"{model_id}:{model_id}:ro")  # a local model folder
         docker_argv += self._argv_tail
@@ -278,7 +294,7 @@ class DockerWrapper:
             command, port, self.meta.gpu_flags, self._config_lines, self._env_and_image_line
         )
 
-    def argv(self, argv: list[Any], port: int) -> list[Any]:
+    def argv(self, argv: list[JsValue], port: int) -> list[JsValue]:
         """The argv form; an image that does not exist becomes null, as JSON.stringify writes it."""
         served = argv[2:] if len(argv) >= 2 and argv[0] == "vllm" and argv[1] == "serve" else argv
         model_id = served[0] if served else UNDEFINED
@@ -334,17 +350,23 @@ def _docker_command(
     return text + " \\\n  " + body if body else text
 
 
-def docker_run(command: str, env: dict[str, Any], meta: DockerMeta, port: int) -> str:
+def docker_run(command: str, env: dict[str, JsonValue], meta: DockerMeta, port: int) -> str:
     return DockerWrapper(env, meta).run(command, port)
 
 
-def docker_argv(argv: list[Any], env: dict[str, Any], meta: DockerMeta, port: int) -> list[Any]:
+def docker_argv(
+    argv: list[JsValue], env: dict[str, JsonValue], meta: DockerMeta, port: int
+) -> list[JsValue]:
     return DockerWrapper(env, meta).argv(argv, port)
 
 
 def dockerize(
-    command: str, argv: list[Any], env: dict[str, Any], meta: DockerMeta, port: int = 8000
-) -> dict[str, Any]:
+    command: str,
+    argv: list[JsValue],
+    env: dict[str, JsonValue],
+    meta: DockerMeta,
+    port: int = 8000,
+) -> JsonDocument:
     return DockerWrapper(env, meta).wrap(command, argv, port)
 
 
@@ -354,12 +376,12 @@ NIGHTLY_BUILD = "the vLLM project's nightly image, a build past every release"
 _NIGHTLY_TAG = re.compile(r"^nightly(?:$|[-_.])")
 
 
-def is_other_build(image: Any) -> bool:
+def is_other_build(image: object) -> bool:
     """Whether an image reference is not one of the vLLM project's images."""
     return isinstance(image, str) and not image.startswith(VLLM_IMAGES)
 
 
-def unreleased_build(image: Any) -> str | None:
+def unreleased_build(image: object) -> str | None:
     """What an image runs when it is no vLLM release: OTHER_BUILD or NIGHTLY_BUILD. None for
     a release image (a version tag, or `latest`: the newest release) and for no image."""
     if is_other_build(image):
@@ -370,7 +392,7 @@ def unreleased_build(image: Any) -> str | None:
     return NIGHTLY_BUILD if tag is not None and _NIGHTLY_TAG.match(tag.lower()) else None
 
 
-def runs_other_build(data: Any, pointer: Sequence[str | int]) -> bool:
+def runs_other_build(data: object, pointer: Sequence[str | int]) -> bool:
     """Whether the image nearest a place of a recipe (its args or env, at ``pointer``) is not
     the vLLM project's: a build of its own, whose flags and variables and release no vLLM
     catalog describes (a community image pinned for one hardware)."""

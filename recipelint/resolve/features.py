@@ -6,13 +6,15 @@ Upstream: docs/upstream-behaviour.md#default-features, #feature-args, #companion
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TypeAlias, cast
 
 from recipelint.jsvalue import (
     JS_WHITESPACE,
     UNDEFINED,
+    JsonDocument,
     JsonValue,
     JsValue,
+    Undefined,
     get,
     js_or,
     js_string,
@@ -20,10 +22,24 @@ from recipelint.jsvalue import (
 )
 from recipelint.read.recipedata import Recipe
 from recipelint.resolve.hardware import generation_of, hardware_key, is_nvidia
-from recipelint.resolve.layers import FEATURE_ARGS, FEATURE_HW_ARGS, MODE_ARGS, MODE_HW_ARGS, Layer
+from recipelint.resolve.inputs import Memo
+from recipelint.resolve.layers import (
+    FEATURE_ARGS,
+    FEATURE_HW_ARGS,
+    MODE_ARGS,
+    MODE_HW_ARGS,
+    BoundValue,
+    Layer,
+    Place,
+    Pointer,
+)
+
+# A feature's gate: the feature (None when it is falsy), its `strategies` allow-list, whether it
+# has a companion command.
+Gate: TypeAlias = "tuple[JsValue | None, JsValue, bool]"
 
 
-def _iterable_names(value: Any) -> list[Any]:
+def _iterable_names(value: JsValue) -> list[JsonValue]:
     """`new Set(x || [])` / `for (const f of x || [])` over parsed data."""
     if not truthy(value):
         return []
@@ -53,7 +69,7 @@ def allowed_for_strategy(feature: JsValue, strategy: str) -> bool:
     return type(allow) is not list or not allow or strategy in allow
 
 
-def mode_variants(mode: JsValue) -> list[Any] | None:
+def mode_variants(mode: JsValue) -> list[JsonValue] | None:
     """The variant keys a mode is confined to, or None when it is offered to every variant
     (no `variants`, an empty list, or one that is not a list)."""
     allow = get(mode, "variants")
@@ -82,7 +98,7 @@ def is_modal(feature: JsValue) -> bool:
 
 def resolve_mode_key(
     feature: JsValue, name: str, variant: JsValue, variant_key: str, profile: JsValue, hw_id: str
-) -> Any:
+) -> str | Undefined:
     """The mode a modal feature uses here: variant default, feature default, else the first allowed."""
     modes = get(feature, "modes")
     if type(modes) is not dict:
@@ -126,7 +142,7 @@ class FeatureResolver:
         variant_key: str,
         profile: JsValue,
         hw_id: str,
-        shared: dict[Any, Any] | None = None,
+        shared: Memo | None = None,
     ) -> None:
         self.recipe, self.variant, self.variant_key = recipe, variant, variant_key
         self.profile, self.hw_id = profile, hw_id
@@ -136,20 +152,17 @@ class FeatureResolver:
         # What reads the recipe alone, shared with the resolvers of the recipe's other
         # placements that are handed the same mapping: the gates, and the args of a feature
         # that has neither modes nor hardware overrides.
-        self._shared: dict[Any, Any] = {} if shared is None else shared
-        self._gates: dict[Any, tuple[Any, Any, bool]] = self._shared.setdefault(
-            "feature-gates", {}
-        )  # feature name -> see _gate
-        self._plain: dict[Any, Layer | None] = self._shared.setdefault("feature-args", {})
-        self._args: dict[
-            Any, Layer | None
-        ] = {}  # feature name -> its args layer, or None when it adds none
+        self._shared = {} if shared is None else shared
+        self._gates: dict[str, Gate] = self._shared.setdefault("feature-gates", {})
+        self._plain: dict[str, Layer | None] = self._shared.setdefault("feature-args", {})
+        # feature name -> its args layer, or None when it adds none
+        self._args: dict[str, Layer | None] = {}
         # (enabled, kv composing) -> the args, when no allow-list makes them depend on the strategy
-        self._blind: dict[tuple[tuple[str, ...], bool], list[Any]] = {}
+        self._blind: dict[tuple[tuple[str, ...], bool], list[JsValue]] = {}
 
     def args_for(
         self, enabled: list[str] | tuple[str, ...], strategy: str, kv_composing: bool
-    ) -> list[Any]:
+    ) -> list[JsValue]:
         """The arg sources (lists to spread) contributed by the enabled features, in order.
 
         Callers only read the list: when no enabled feature has a `strategies` allow-list it is
@@ -167,7 +180,7 @@ class FeatureResolver:
             self._blind[key] = found
         return found
 
-    def _gate_of(self, name: Any) -> tuple[Any, Any, bool]:
+    def _gate_of(self, name: str) -> Gate:
         gate = self._gates.get(name)
         if gate is None:
             gate = self._gates[name] = self._gate(name)
@@ -201,7 +214,7 @@ class FeatureResolver:
                 out.append(args)
         return out
 
-    def _gate(self, name: Any) -> tuple[Any, Any, bool]:
+    def _gate(self, name: str) -> Gate:
         """(the feature or None when it is falsy, its `strategies` allow-list, whether it has a companion command)."""
         feat = get(self.features, name)
         if not truthy(feat):
@@ -214,7 +227,8 @@ class FeatureResolver:
             key = resolve_mode_key(
                 feat, name, self.variant, self.variant_key, self.profile, self.hw_id
             )
-            mode = get(get(feat, "modes"), key) if truthy(key) else None
+            # (the key is a string when it is truthy)
+            mode = get(get(feat, "modes"), key) if truthy(key) else None  # type: ignore[arg-type]
             if not truthy(mode):
                 return None
             table = get(mode, "hardware_overrides")
@@ -228,8 +242,8 @@ class FeatureResolver:
             if (
                 override_args is not None and override_args is not UNDEFINED
             ):  # `??`: the override's, when set
-                return _layer(MODE_HW_ARGS, override_args, feature=name, mode=key, hardware=hw_key)
-            return _layer(MODE_ARGS, get(mode, "args"), feature=name, mode=key)
+                return _layer(MODE_HW_ARGS, override_args, feature=name, mode=key, hardware=hw_key)  # type: ignore[arg-type]
+            return _layer(MODE_ARGS, get(mode, "args"), feature=name, mode=key)  # type: ignore[arg-type]
         overrides = get(feat, "hardware_overrides")
         gen = self.gen
         by_gen = js_string(gen) if truthy(gen) else None
@@ -247,19 +261,19 @@ class FeatureResolver:
         return _layer(FEATURE_ARGS, get(feat, "args"), feature=name)
 
 
-def _layer(place: Any, args: Any, **bound: Any) -> Layer | None:
+def _layer(place: Place, args: JsValue, **bound: BoundValue) -> Layer | None:
     return place.layer_at(args, **bound) if truthy(args) else None
 
 
-def feature_args(ctx: FeatureContext, enabled: list[str]) -> list[Any]:
+def feature_args(ctx: FeatureContext, enabled: list[str]) -> list[JsValue]:
     """The arg sources (lists to spread) contributed by the enabled features, in order."""
     resolver = FeatureResolver(ctx.recipe, ctx.variant, ctx.variant_key, ctx.profile, ctx.hw_id)
     return resolver.args_for(enabled, ctx.strategy, ctx.kv_composing)
 
 
-def companions(recipe: Recipe, enabled: list[str], strategy: str) -> list[dict[str, Any]]:
+def companions(recipe: Recipe, enabled: list[str], strategy: str) -> list[JsonDocument]:
     features = recipe.get("features", UNDEFINED)
-    out = []
+    out: list[JsonDocument] = []
     for name in enabled:
         feat = get(features, name)
         companion = get(feat, "companion")
@@ -277,12 +291,12 @@ def companions(recipe: Recipe, enabled: list[str], strategy: str) -> list[dict[s
     return out
 
 
-def feature_mode_problems(recipe: Recipe) -> list[tuple[tuple[Any, ...], str]]:
+def feature_mode_problems(recipe: Recipe) -> list[tuple[Pointer, str]]:
     """Cross-reference errors between features' modes and variants (upstream aborts on any).
 
     docs/upstream-behaviour.md#feature-mode-validation.
     """
-    problems: list[tuple[tuple[Any, ...], str]] = []
+    problems: list[tuple[Pointer, str]] = []
     features = js_or(recipe.get("features", UNDEFINED), {})
     variants = js_or(recipe.get("variants", UNDEFINED), {})
     if type(features) is not dict:
@@ -293,7 +307,7 @@ def feature_mode_problems(recipe: Recipe) -> list[tuple[tuple[Any, ...], str]]:
         modes = get(feature, "modes")
         if modes is UNDEFINED:
             continue
-        where: tuple[Any, ...] = ("features", fname, "modes")
+        where: Pointer = ("features", fname, "modes")
         mode_keys = list(modes) if type(modes) is dict else []
         if not mode_keys:
             problems.append((where, f"features.{fname}.modes must be a non-empty map"))

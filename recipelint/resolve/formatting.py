@@ -8,9 +8,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import cast
 
 from recipelint.argv import dedupe_tokens
+from recipelint.jsvalue import JsValue
 
 _BARE_VARIABLE = re.compile(r"\$[A-Z_][A-Z0-9_]*")
 _SHELL_SAFE = re.compile(r"[A-Za-z0-9_./=:@,+%-]+")
@@ -21,7 +22,7 @@ class RenderError(Exception):
     """A rendering that upstream aborts (it throws inside command synthesis)."""
 
 
-def shell_quote(value: Any) -> Any:
+def shell_quote(value: str) -> str:
     """Single-quote a value unless it is shell-safe or a bare upper-case $VARIABLE."""
     if type(value) is not str or not value:
         return value
@@ -36,19 +37,19 @@ def _quote_string(value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
-def format_command(model_id: str, deduped: list[Any]) -> str:
+def format_command(model_id: str, deduped: list[JsValue]) -> str:
     """`vllm serve MODEL` with one `--flag value` per continuation line."""
     if not deduped:
         return "vllm serve " + model_id
     return "vllm serve " + model_id + CONTINUATION + _format_lines(deduped)
 
 
-def _format_lines(deduped: Sequence[Any]) -> str:
+def _format_lines(deduped: Sequence[JsValue]) -> str:
     """The continuation lines of a non-empty deduped arg list: what follows the model."""
     require_strings(deduped)
     lines = []
     flag = None  # the last flag, until we know whether the next token is its value
-    for token in deduped:
+    for token in cast("Sequence[str]", deduped):  # (require_strings raised for any other)
         if token[:1] == "-":
             if flag is not None:
                 lines.append(flag)
@@ -63,7 +64,7 @@ def _format_lines(deduped: Sequence[Any]) -> str:
     return CONTINUATION.join(lines)
 
 
-def require_strings(deduped: Iterable[Any]) -> None:
+def require_strings(deduped: Iterable[JsValue]) -> None:
     """Raise for the first token of a deduped arg list that is not a string: a command
     line cannot show it."""
     for token in deduped:
@@ -71,7 +72,7 @@ def require_strings(deduped: Iterable[Any]) -> None:
             raise RenderError(f"non-string argument {token!r} (quote it in the YAML)")
 
 
-def check_serve_args(args: list[Any]) -> None:
+def check_serve_args(args: list[JsValue]) -> None:
     """Raise what serve_command raises for ``args``, without laying out the command.
 
     A list of strings always formats; any other token is judged after the dedupe, which
@@ -83,11 +84,13 @@ def check_serve_args(args: list[Any]) -> None:
             return
 
 
-def format_argv(model_id: Any, deduped: list[Any]) -> list[Any]:
+def format_argv(model_id: JsValue, deduped: list[JsValue]) -> list[JsValue]:
     return ["vllm", "serve", model_id, *deduped]
 
 
-def serve_command(model_id: Any, model_text: str, args: list[Any]) -> tuple[str, list[Any]]:
+def serve_command(
+    model_id: JsValue, model_text: str, args: list[JsValue]
+) -> tuple[str, list[JsValue]]:
     """The command line and argv for an arg list: dedupe, then format (model_text is String(model_id)).
 
     The same arg list recurs across hardware and strategies (the corpus has ~3,000 distinct
@@ -105,7 +108,7 @@ def serve_command(model_id: Any, model_text: str, args: list[Any]) -> tuple[str,
 
 
 @functools.lru_cache(maxsize=4096)
-def _serve_tokens(model_text: str, args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
+def _serve_tokens(model_text: str, args: tuple[JsValue, ...]) -> tuple[str, tuple[JsValue, ...]]:
     lines, deduped = _serve_lines(args)
     if not deduped:
         return "vllm serve " + model_text, deduped
@@ -114,13 +117,13 @@ def _serve_tokens(model_text: str, args: tuple[Any, ...]) -> tuple[str, tuple[An
 
 # The lines after the model: variants serving other models often join the same arg list.
 @functools.lru_cache(maxsize=4096)
-def _serve_lines(args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
+def _serve_lines(args: tuple[JsValue, ...]) -> tuple[str, tuple[JsValue, ...]]:
     plain = _plain_tokens(args)
-    deduped = plain if plain is not None else tuple(dedupe_tokens(args))
+    deduped: tuple[JsValue, ...] = plain if plain is not None else tuple(dedupe_tokens(args))
     return (_format_lines(deduped) if deduped else ""), deduped
 
 
-def _plain_tokens(args: tuple[Any, ...]) -> tuple[str, ...] | None:
+def _plain_tokens(args: tuple[JsValue, ...]) -> tuple[str, ...] | None:
     """The dedupe of the usual list, strings where no flag repeats, read in one pass: its
     non-empty tokens (the dedupe only drops empty strings then); None for any other list."""
     seen: set[str] = set()
@@ -131,4 +134,4 @@ def _plain_tokens(args: tuple[Any, ...]) -> tuple[str, ...] | None:
             if token in seen:
                 return None
             seen.add(token)
-    return tuple(token for token in args if token)
+    return tuple(token for token in args if token)  # type: ignore[misc]  # (strings, above)

@@ -6,21 +6,31 @@ Upstream: docs/upstream-behaviour.md#hardware-keyspaces, #compatible-hardware, #
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from recipelint.jsvalue import UNDEFINED, JsValue, coalesce, get, is_number, js_in, js_or, truthy
+from recipelint.jsvalue import (
+    UNDEFINED,
+    JsonValue,
+    JsValue,
+    coalesce,
+    get,
+    is_number,
+    js_in,
+    js_or,
+    truthy,
+)
 from recipelint.read.recipedata import Recipe
 from recipelint.resolve.collation import icu_root_key
 
 # Built-in precision constraints; a variant's `precision_hardware` replaces them.
-_PRECISION_CONSTRAINTS: dict[str, dict[str, str]] = {
+_PRECISION_CONSTRAINTS: dict[str, JsonValue] = {
     "nvfp4": {"brand": "NVIDIA", "generation": "blackwell"},
     "fp4": {"brand": "NVIDIA", "generation": "blackwell"},
 }
 _BRAND_RANK = {"NVIDIA": 0, "AMD": 1}
 
 
-def generation_of(profile: JsValue) -> Any:
+def generation_of(profile: JsValue) -> JsValue:
     """The profile's generation key (first element when it lists several)."""
     gen = js_or(get(profile, "generation"), get(profile, "gpu_generation"))
     if type(gen) is list:
@@ -32,12 +42,12 @@ def is_nvidia(profile: JsValue) -> bool:
     return bool(get(profile, "brand") == "NVIDIA")
 
 
-def gpu_count_of(profile: JsValue, fallback: int = 1) -> Any:
+def gpu_count_of(profile: JsValue, fallback: int = 1) -> int | float:
     count = get(profile, "gpu_count")
     return count if is_number(count) else fallback
 
 
-def hardware_keyed_value(table: JsValue, profile: JsValue, hw_id: str | None) -> Any:
+def hardware_keyed_value(table: JsValue, profile: JsValue, hw_id: str | None) -> JsValue:
     """Exact id, then generation, then lower-case brand, then `default` (skipping nulls).
 
     The first keyspace of docs/upstream-behaviour.md#hardware-keyspaces.
@@ -58,7 +68,7 @@ def hardware_keyed_value(table: JsValue, profile: JsValue, hw_id: str | None) ->
     return coalesce(*candidates)
 
 
-def hardware_key(table: JsValue, profile: JsValue, hw_id: str | None) -> Any:
+def hardware_key(table: JsValue, profile: JsValue, hw_id: str | None) -> str | None:
     """The key whose value hardware_keyed_value returns, or None when every candidate is null."""
     if type(table) is not dict or not truthy(table):
         return None
@@ -77,13 +87,13 @@ def hardware_key(table: JsValue, profile: JsValue, hw_id: str | None) -> Any:
     return None
 
 
-def _key(value: Any) -> str:
+def _key(value: JsValue) -> str:
     from recipelint.jsvalue import js_string
 
     return value if type(value) is str else js_string(value)
 
 
-def precision_constraint(variant: JsValue) -> Any:
+def precision_constraint(variant: JsValue) -> JsValue:
     explicit = get(variant, "precision_hardware")
     if truthy(explicit):
         return explicit
@@ -138,7 +148,7 @@ def is_kv_store_brand_supported(profile: JsValue) -> bool:
     return get(profile, "brand") in ("NVIDIA", "AMD")
 
 
-def _declared_hardware(recipe: Recipe) -> Any:
+def _declared_hardware(recipe: Recipe) -> JsValue:
     return js_or(get(recipe.get("meta", UNDEFINED), "hardware"), {})
 
 
@@ -153,7 +163,7 @@ def _selectable(
 
 
 def list_compatible_hardware(
-    profiles: dict[str, Any], variant: JsValue, recipe: Recipe
+    profiles: dict[str, JsonValue], variant: JsValue, recipe: Recipe
 ) -> list[str]:
     """Precision-compatible, not opted out, allowed by the variant: in taxonomy order.
 
@@ -179,8 +189,8 @@ def list_compatible_hardware(
 class _Wanted(NamedTuple):
     """What a truthy precision constraint asks of a profile, read once for every profile."""
 
-    brand: Any  # UNDEFINED (or falsy) when any brand will do
-    generation: Any
+    brand: JsValue  # UNDEFINED (or falsy) when any brand will do
+    generation: JsValue
 
     @classmethod
     def of(cls, constraint: JsValue) -> _Wanted | None:
@@ -204,7 +214,7 @@ class _Wanted(NamedTuple):
         return True
 
 
-def pick_default_hardware(profiles: dict[str, Any], variant: JsValue, recipe: Recipe) -> str:
+def pick_default_hardware(profiles: dict[str, JsonValue], variant: JsValue, recipe: Recipe) -> str:
     constraint = precision_constraint(variant)
     declared = _declared_hardware(recipe)
     candidates = [
@@ -217,7 +227,7 @@ def pick_default_hardware(profiles: dict[str, Any], variant: JsValue, recipe: Re
 
 
 def default_among(
-    profiles: dict[str, Any], variant: JsValue, recipe: Recipe, candidates: list[str]
+    profiles: dict[str, JsonValue], variant: JsValue, recipe: Recipe, candidates: list[str]
 ) -> str:
     """The default hardware among the selectable, unrestricted (or declared) candidates, in taxonomy order.
 

@@ -10,11 +10,13 @@ Upstream: docs/upstream-behaviour.md#layer-order.
 from __future__ import annotations
 
 import functools
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
 from recipelint.jsvalue import (
     UNDEFINED,
+    JsonValue,
     JsValue,
     get,
     js_or,
@@ -35,13 +37,18 @@ NVL4_ONLY_ENV = (
 NVL4_HARDWARE = frozenset({"gb200", "gb300"})
 
 
+# What the renderings of one recipe share, keyed by what each entry reads (resolve/placement.py,
+# plan.py, features.py): entries of many kinds, each read back under the annotation of its kind.
+Memo: TypeAlias = "dict[Hashable, Any]"
+
+
 class HardwareFacts(NamedTuple):
     profile: JsValue  # the taxonomy's profile ({} when it has none)
-    gen: Any  # generation_of(profile)
+    gen: JsValue  # generation_of(profile)
     nvidia: bool
-    gpu_count: Any  # gpu_count_of(profile)
+    gpu_count: int | float  # gpu_count_of(profile)
     scalable: bool
-    reading: tuple[Any, ...] | None  # see _profile_reading
+    reading: tuple[Hashable, ...] | None  # see _profile_reading
 
 
 # The profile fields a rendering reads (its VRAM reaches it only through the plan's node
@@ -50,14 +57,15 @@ _READ_PROFILE_FIELDS = ("brand", "generation", "gpu_generation", "gpu_count")
 _SCALAR_TYPES = frozenset({str, int, float, bool, type(None), type(UNDEFINED)})
 
 
-def typed(value: Any) -> tuple[Any, Any]:
+def typed(value: object) -> tuple[type, object]:
     """A scalar as a key that only equal JS values share: `1`, `1.0` and `true` compare equal
     in Python, and `0.0` equals `-0.0`."""
     kind = type(value)
-    return (kind, value.hex()) if kind is float else (kind, value)
+    # (kind is type(value): a float has hex())
+    return (kind, value.hex()) if kind is float else (kind, value)  # type: ignore[attr-defined]
 
 
-def _profile_reading(hw_id: str, profile: JsValue) -> tuple[Any, ...] | None:
+def _profile_reading(hw_id: str, profile: JsValue) -> tuple[Hashable, ...] | None:
     """What a rendering reads of a hardware besides its id and VRAM, as a key; None when a
     field is no scalar (such a hardware shares nothing)."""
     values = [get(profile, name) for name in _READ_PROFILE_FIELDS]
@@ -70,16 +78,16 @@ def _profile_reading(hw_id: str, profile: JsValue) -> tuple[Any, ...] | None:
 class RenderInputs:
     """The tree-wide inputs every rendering reads."""
 
-    taxonomy: Any
-    profiles: dict[str, Any]
-    strategies: dict[str, Any]  # serving strategies and kv deployments, by name
+    taxonomy: JsValue
+    profiles: dict[str, JsonValue]
+    strategies: dict[str, JsonValue]  # serving strategies and kv deployments, by name
 
     @functools.cached_property
-    def deploy_types(self) -> dict[str, Any]:
+    def deploy_types(self) -> dict[str, JsValue]:
         """Each strategy's raw `deploy_type` (undefined when its spec has none)."""
         return {name: get(spec, "deploy_type") for name, spec in self.strategies.items()}
 
-    def deploy_type_of(self, name: Any) -> Any:
+    def deploy_type_of(self, name: object) -> JsValue:
         """`strategies[name]?.deploy_type`: undefined for an unknown (or non-string) name."""
         return self.deploy_types.get(name, UNDEFINED) if type(name) is str else UNDEFINED
 
@@ -111,6 +119,10 @@ class RenderInputs:
         ]
 
 
+# A PD rendering's node count per role ({prefill, decode}); None when the roles share a node.
+PdNodes = Mapping[str, JsonValue] | None
+
+
 class Combination(NamedTuple):
     """What to render: every choice the compiler makes before synthesis.
 
@@ -122,5 +134,5 @@ class Combination(NamedTuple):
     hw_id: str
     node_count: float | int = 1  # a JS number: node counts come from arithmetic on YAML values
     features: tuple[str, ...] = ()
-    pd_nodes: dict[str, Any] | None = None
+    pd_nodes: PdNodes = None
     kv_offload: str | None = None

@@ -6,9 +6,17 @@ Upstream: docs/upstream-behaviour.md#install-synthesis.
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from recipelint.jsvalue import UNDEFINED, JsonValue, JsValue, get, js_or, js_string, truthy
+from recipelint.jsvalue import (
+    UNDEFINED,
+    JsonDocument,
+    JsonValue,
+    JsValue,
+    get,
+    js_or,
+    js_string,
+    truthy,
+)
 from recipelint.read.recipedata import Recipe
 from recipelint.resolve.docker import is_cuda_map
 
@@ -27,7 +35,7 @@ def _from_cuda_map(table: dict[str, JsonValue]) -> JsValue:
     return js_or(table.get(BASE_CUDA), table.get("cu129"), table.get("cu130"), LATEST_IMAGE)
 
 
-def install_image(recipe: Recipe) -> Any:
+def install_image(recipe: Recipe) -> JsValue:
     """The NVIDIA image the install tab pulls (nightly_required is not consulted upstream)."""
     image = get(recipe.get("model", UNDEFINED), "docker_image")
     if not truthy(image):
@@ -44,14 +52,14 @@ def install_image(recipe: Recipe) -> Any:
     return _from_cuda_map(image) if is_cuda_map(image) else LATEST_IMAGE
 
 
-def synthesize_install(recipe: Recipe) -> dict[str, Any] | None:
+def synthesize_install(recipe: Recipe) -> JsonDocument | None:
     """pip, then docker, then extras (= `dependencies`); None when all are switched off."""
     model = recipe.get("model", UNDEFINED)
     config = js_or(get(model, "install"), {})
     pip, docker = get(config, "pip"), get(config, "docker")
     version = js_or(get(model, "min_vllm_version"), "")
     nightly = get(model, "nightly_required") is True
-    out: dict[str, Any] = {}
+    out: JsonDocument = {}
     if pip is not False:
         command = js_or(
             get(pip, "command") if truthy(pip) else pip, _PIP_NIGHTLY if nightly else _PIP_DEFAULT

@@ -31,15 +31,21 @@ without a Layer around each, which only the rules need.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, NamedTuple
+from typing import NamedTuple, TypeAlias, cast
 
-from recipelint.jsvalue import UNDEFINED, JsValue, get, js_or, js_string, nullish, truthy
+from recipelint.jsvalue import UNDEFINED, JsonValue, JsValue, get, js_or, js_string, nullish, truthy
 from recipelint.read.recipedata import Recipe
 
 Pointer = tuple[str | int, ...]
+# One item of an args list as the renderer joins it: whatever the document's list holds (the
+# rules judge the strings), or a token the strategy emitter writes.
+Token: TypeAlias = JsValue
+# What a place's wildcards are bound to: keys of the document (a generation key may be None,
+# whose mapping yields no list), an omni task's index.
+BoundValue = str | int | None
 
 # The documents a place can be in.
 RECIPE, STRATEGY_FILE, KV_FILE, TAXONOMY = "recipe", "strategy", "kv_store", "taxonomy"
@@ -93,8 +99,8 @@ class Layer(NamedTuple):
     place: Place
     # (Scope field or "task"/"kv", the key in the document) pairs: a tuple of strings costs the
     # garbage collector nothing, a dict per layer did
-    bound: tuple[tuple[str, Any], ...]
-    items: Any  # as the document holds it: the renderer spreads it, rules read lists only
+    bound: tuple[tuple[str, BoundValue], ...]
+    items: JsValue  # as the document holds it: the renderer spreads it, rules read lists only
 
     @property
     def pointer(self) -> Pointer:
@@ -129,20 +135,21 @@ class Place:
         )
         object.__setattr__(self, "_slots", slots)
 
-    def layer_at(self, items: Any, **bound: Any) -> Layer:
+    def layer_at(self, items: JsValue, **bound: BoundValue) -> Layer:
         """The layer of this place under the wildcards ``bound`` (keyed by Scope field)."""
         return Layer(self, tuple(bound.items()), items)
 
-    def pointer_at(self, bound: dict[str, Any]) -> Pointer:
+    def pointer_at(self, bound: dict[str, BoundValue]) -> Pointer:
         if not self._slots:
             return self.pattern
-        filled: list[Any] = list(self.pattern)
+        filled: list[BoundValue] = list(self.pattern)
         for index, name in self._slots:
             filled[index] = bound[name]
-        return tuple(filled)
+        # a None key binds no list: its place's mapping is none (generation_key)
+        return cast(Pointer, tuple(filled))
 
-    def scope_at(self, bound: dict[str, Any]) -> Scope:
-        value = bound.get
+    def scope_at(self, bound: dict[str, BoundValue]) -> Scope:
+        value: Callable[[str], str | None] = bound.get  # type: ignore[assignment]  # (no task)
         return Scope(
             self.layer,
             value("variant"),
@@ -277,7 +284,9 @@ def _trie(places: tuple[Place, ...]) -> _Node:
 _TRIES: dict[tuple[str, str], _Node] = {}
 
 
-def lists(data: Any, document: str = RECIPE, kind: str = ARGS, **fixed: Any) -> Iterator[Layer]:
+def lists(
+    data: object, document: str = RECIPE, kind: str = ARGS, **fixed: BoundValue
+) -> Iterator[Layer]:
     """Every list at a declared place of one document, nested as the document nests them.
 
     ``fixed`` binds what the document itself stands for (a strategy file's `strategy`).
@@ -293,9 +302,9 @@ def lists(data: Any, document: str = RECIPE, kind: str = ARGS, **fixed: Any) -> 
 
 def _walk(
     node: _Node,
-    value: Any,
-    bound: dict[str, Any],
-    keep: Callable[[Any], bool] = lambda value: isinstance(value, list),
+    value: JsValue,
+    bound: dict[str, BoundValue],
+    keep: Callable[[JsValue], bool] = lambda value: isinstance(value, list),
 ) -> Iterator[Layer]:
     for place in node.places:
         if keep(value):
@@ -349,6 +358,14 @@ def _matches(pattern: tuple[str, ...], pointer: Pointer) -> bool:
 # ---------------------------------------------------------------- one combination
 
 
+# A step's output: Layers, or for a bare selection the items of the same lists alone.
+LayerOrItems: TypeAlias = "Layer | JsValue"
+# A hardware_overrides entry the generation and exact-hardware steps read: its place, the
+# wildcards it binds, the table found there (any value), or only a mapping one.
+HardwareTable = tuple[Place, dict[str, BoundValue], JsValue]
+HardwareMapping = tuple[Place, dict[str, BoundValue], dict[str, JsonValue]]
+
+
 @dataclass(slots=True)
 class Selection:
     """One combination, as its layers read it; the renderer and RL340/RL341 build it.
@@ -362,23 +379,23 @@ class Selection:
     variant_key: str
     variant: JsValue
     hw_id: str
-    gen: Any
+    gen: JsValue
     nvidia: bool
     strategy: str = ""
     spec: JsValue = UNDEFINED  # the strategy file's data
     overrides: JsValue = UNDEFINED  # strategy_overrides[strategy]
     # The enabled features' layers, or what works them out for (strategy, kv composing) when asked.
-    features: Callable[[str, bool], list[Layer]] | list[Layer] | None = None
+    features: Callable[[str, bool], Sequence[LayerOrItems]] | Sequence[LayerOrItems] | None = None
     kv_composing: bool = False
-    kv_option_id: Any = None
-    kv_option: Any = None  # the taxonomy's kv_offload option, once its gates let it in
+    kv_option_id: str | None = None
+    kv_option: JsValue | None = None  # the taxonomy's kv_offload option, once its gates let it in
     kv: JsValue = None  # the kv_store spec
     # What the layers worked out once: `memo` for this selection, `shared` for what reads only the
     # variant and the hardware (the renderer hands every rendering of a placement the same one).
-    memo: dict[Any, Any] | None = field(
+    memo: dict[str | tuple[str, str | None], list[HardwareMapping]] | None = field(
         default=None, repr=False, compare=False
     )  # made on first use
-    shared: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    shared: dict[str, list[HardwareTable]] = field(default_factory=dict, repr=False, compare=False)
     # The renderer's selections: steps give each list's items, not a Layer around it.
     bare: bool = field(default=False, repr=False, compare=False)
 
@@ -396,7 +413,7 @@ class Selection:
         return (type(self.overrides) is dict) | (bool(self.features) << 1) | (self.has_kv << 2)
 
 
-def generation_key(table: JsValue, gen: Any, nvidia: bool) -> tuple[Any, Any]:
+def generation_key(table: JsValue, gen: JsValue, nvidia: bool) -> tuple[str | None, JsValue]:
     """(key, value) that `table[gen] || (nvidia ? table.nvidia : null)` reads; key None when neither.
 
     The generation keyspace of docs/upstream-behaviour.md#hardware-keyspaces.
@@ -411,7 +428,7 @@ def generation_key(table: JsValue, gen: Any, nvidia: bool) -> tuple[Any, Any]:
     return None, None
 
 
-def recipe_generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], Any]]:
+def recipe_generation_maps(sel: Selection) -> list[HardwareTable]:
     """The recipe and the variant generation layers (the strategy's, when set, replaces them)."""
     found = sel.shared.get("recipe-generation")
     if found is None:
@@ -428,12 +445,12 @@ def recipe_generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], 
     return found
 
 
-def strategy_generation(sel: Selection) -> tuple[Any, Any]:
+def strategy_generation(sel: Selection) -> tuple[str | None, JsValue]:
     """(key, map) of the strategy's generation override; it replaces the recipe's and the variant's when truthy."""
     return generation_key(get(sel.overrides, "hardware_overrides"), sel.gen, sel.nvidia)
 
 
-def generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], dict[str, Any]]]:
+def generation_maps(sel: Selection) -> list[HardwareMapping]:
     """The generation-level hardware override mappings: the strategy's REPLACES the recipe's and the variant's.
 
     Only mappings are kept (any other value has no keys to read); args and env read the same ones.
@@ -444,23 +461,27 @@ def generation_maps(sel: Selection) -> list[tuple[Place, dict[str, Any], dict[st
             mappings = sel.shared["recipe-generation-mappings"] = [
                 entry for entry in recipe_generation_maps(sel) if type(entry[2]) is dict
             ]
-        return mappings
+        return mappings  # type: ignore[return-value]  # the entries whose table is a mapping
     if sel.memo is None:
         sel.memo = {}
     found = sel.memo.get("generation")
     if found is None:
         key, value = strategy_generation(sel)
         if truthy(value):
-            candidates = [(STRATEGY_HW_ARGS, {"strategy": sel.strategy, "hardware": key}, value)]
+            candidates: list[HardwareTable] = [
+                (STRATEGY_HW_ARGS, {"strategy": sel.strategy, "hardware": key}, value)
+            ]
         else:
             candidates = recipe_generation_maps(sel)
-        found = sel.memo["generation"] = [entry for entry in candidates if type(entry[2]) is dict]
+        found = sel.memo["generation"] = [
+            entry  # type: ignore[misc]  # the entries whose table is a mapping
+            for entry in candidates
+            if type(entry[2]) is dict
+        ]
     return found
 
 
-def exact_hardware_maps(
-    sel: Selection, role: str | None
-) -> list[tuple[Place, dict[str, Any], dict[str, Any]]]:
+def exact_hardware_maps(sel: Selection, role: str | None) -> list[HardwareMapping]:
     """The exact-GPU deltas after the generation layer: the strategy's, then a PD role's."""
     if type(sel.overrides) is not dict:
         return []  # both are read below strategy_overrides[strategy]
@@ -468,7 +489,7 @@ def exact_hardware_maps(
         sel.memo = {}
     found = sel.memo.get(("exact", role))
     if found is None:
-        candidates = [
+        candidates: list[HardwareTable] = [
             (
                 STRATEGY_HW_ARGS,
                 {"strategy": sel.strategy, "hardware": sel.hw_id},
@@ -485,7 +506,9 @@ def exact_hardware_maps(
                 )
             )
         found = sel.memo[("exact", role)] = [
-            entry for entry in candidates if type(entry[2]) is dict
+            entry  # type: ignore[misc]  # the entries whose table is a mapping
+            for entry in candidates
+            if type(entry[2]) is dict
         ]
     return found
 
@@ -499,10 +522,8 @@ _ENV_TWIN = {
 }
 
 
-def _from_maps(
-    sel: Selection, maps: list[tuple[Place, dict[str, Any], dict[str, Any]]], kind: str
-) -> list[Any]:
-    out = []
+def _from_maps(sel: Selection, maps: list[HardwareMapping], kind: str) -> list[LayerOrItems]:
+    out: list[LayerOrItems] = []
     for place, bound, mapping in maps:
         if kind == ENV:
             place = _ENV_TWIN[place]
@@ -512,7 +533,7 @@ def _from_maps(
     return out
 
 
-def _one(sel: Selection, place: Place, items: Any, **bound: Any) -> list[Any]:
+def _one(sel: Selection, place: Place, items: JsValue, **bound: BoundValue) -> list[LayerOrItems]:
     """The list as a layer (its items alone for a bare selection); none when it is falsy."""
     if items is UNDEFINED or (type(items) is not list and not truthy(items)):
         return []  # (the usual absent list, then the rest of JS falsiness; a list is truthy)
@@ -531,7 +552,7 @@ class Step(NamedTuple):
     reads: frozenset[
         str
     ]  # of "variant", "hardware", "generation", "strategy", "role", "features", "kv"
-    layers: Callable[[Selection, str | None], list[Any]]
+    layers: Callable[[Selection, str | None], Sequence[LayerOrItems]]
     places: tuple[Place, ...] = ()  # where its layers can come from: the rules' view of the order
     needs: frozenset[str] = frozenset()
 
@@ -551,15 +572,15 @@ def _present(bits: int) -> frozenset[str]:
 
 
 # The recipe's own lists join the same way for args and env; ``place`` says which list.
-def _base_list(sel: Selection, role: str | None, place: Place) -> list[Any]:
+def _base_list(sel: Selection, role: str | None, place: Place) -> list[LayerOrItems]:
     return _one(sel, place, get(sel.recipe.get("model", UNDEFINED), place.pattern[-1]))
 
 
-def _variant_list(sel: Selection, role: str | None, place: Place) -> list[Any]:
+def _variant_list(sel: Selection, role: str | None, place: Place) -> list[LayerOrItems]:
     return _one(sel, place, get(sel.variant, place.pattern[-1]), variant=sel.variant_key)
 
 
-def _variant_exact_list(sel: Selection, role: str | None, place: Place) -> list[Any]:
+def _variant_exact_list(sel: Selection, role: str | None, place: Place) -> list[LayerOrItems]:
     exact = get(get(sel.variant, "hardware_overrides"), sel.hw_id)
     return _one(
         sel, place, get(exact, place.pattern[-1]), variant=sel.variant_key, hardware=sel.hw_id
@@ -580,7 +601,9 @@ def _recipe_steps(base: Place, variant: Place, variant_hw: Place) -> tuple[Step,
     )
 
 
-def _file_layer(sel: Selection, role: str | None, top: Place, per_role: Place) -> list[Any]:
+def _file_layer(
+    sel: Selection, role: str | None, top: Place, per_role: Place
+) -> list[LayerOrItems]:
     """A strategy file's list: the top-level one, or a PD role's (a PD strategy has no top-level one)."""
     key = top.pattern[-1]
     if not sel.pd:
@@ -592,11 +615,11 @@ def _file_layer(sel: Selection, role: str | None, top: Place, per_role: Place) -
     )
 
 
-def _file_args(sel: Selection, role: str | None) -> list[Any]:
+def _file_args(sel: Selection, role: str | None) -> list[LayerOrItems]:
     return _file_layer(sel, role, FILE_ARGS, FILE_ROLE_ARGS)
 
 
-def _override_args(sel: Selection, role: str | None) -> list[Any]:
+def _override_args(sel: Selection, role: str | None) -> list[LayerOrItems]:
     """strategy_overrides[strategy] (a PD role's own block instead, for a role): extra_args, vllm_args."""
     so = sel.overrides
     if not truthy(so):
@@ -611,38 +634,38 @@ def _override_args(sel: Selection, role: str | None) -> list[Any]:
     )
 
 
-def _generation_args(sel: Selection, role: str | None) -> list[Any]:
+def _generation_args(sel: Selection, role: str | None) -> list[LayerOrItems]:
     return _from_maps(sel, generation_maps(sel), ARGS)
 
 
-def _exact_hardware_args(sel: Selection, role: str | None) -> list[Any]:
+def _exact_hardware_args(sel: Selection, role: str | None) -> list[LayerOrItems]:
     return _from_maps(sel, exact_hardware_maps(sel, role), ARGS)
 
 
-def _feature_args(sel: Selection, role: str | None) -> list[Any]:
+def _feature_args(sel: Selection, role: str | None) -> Sequence[LayerOrItems]:
     found = sel.features
     if found is None or type(found) is list:
         return found or []
-    return found(sel.strategy, sel.kv_composing)  # type: ignore[operator]
+    return found(sel.strategy, sel.kv_composing)  # type: ignore[operator]  # (not a list: callable)
 
 
-def _kv_option_args(sel: Selection, role: str | None) -> list[Any]:
+def _kv_option_args(sel: Selection, role: str | None) -> list[LayerOrItems]:
     if sel.kv_option is None:
         return []
     return _one(sel, KV_OPTION_ARGS, get(sel.kv_option, "args"), kv=sel.kv_option_id)
 
 
-def _kv_args(sel: Selection, role: str | None) -> list[Any]:
+def _kv_args(sel: Selection, role: str | None) -> list[LayerOrItems]:
     return _one(sel, KV_ARGS, get(get(sel.kv, "vllm"), "vllm_args")) if sel.kv_composing else []
 
 
-def _kv_role_args(sel: Selection, role: str | None) -> list[Any]:
+def _kv_role_args(sel: Selection, role: str | None) -> list[LayerOrItems]:
     if not (role and sel.kv is not None and sel.pd):
         return []
     return _one(sel, KV_ROLE_ARGS, get(get(get(sel.kv, "pd"), role), "args"), role=role)
 
 
-def _nothing(sel: Selection, role: str | None) -> list[Any]:
+def _nothing(sel: Selection, role: str | None) -> list[LayerOrItems]:
     return []
 
 
@@ -684,24 +707,24 @@ ARG_STEPS: tuple[Step, ...] = (
 )
 
 
-def _file_env(sel: Selection, role: str | None) -> list[Any]:
+def _file_env(sel: Selection, role: str | None) -> list[LayerOrItems]:
     return _file_layer(sel, role, FILE_ENV, FILE_ROLE_ENV)
 
 
-def _kv_option_env(sel: Selection, role: str | None) -> list[Any]:
+def _kv_option_env(sel: Selection, role: str | None) -> list[LayerOrItems]:
     if sel.kv_option is None:
         return []
     return _one(sel, KV_OPTION_ENV, get(sel.kv_option, "env"), kv=sel.kv_option_id)
 
 
-def _kv_env(sel: Selection, role: str | None) -> list[Any]:
+def _kv_env(sel: Selection, role: str | None) -> list[LayerOrItems]:
     """The kv_store's vllm env: when it composes with the strategy, or for a PD role of a kv store with `pd`."""
     if sel.kv_composing or (sel.pd and role and sel.kv is not None and truthy(get(sel.kv, "pd"))):
         return _one(sel, KV_ENV, get(get(sel.kv, "vllm"), "env"))
     return []
 
 
-def _override_env(sel: Selection, role: str | None) -> list[Any]:
+def _override_env(sel: Selection, role: str | None) -> list[LayerOrItems]:
     """strategy_overrides[strategy].env, then a PD role's env, or (no role) its extra_env."""
     so = sel.overrides
     if not truthy(so):
@@ -714,11 +737,11 @@ def _override_env(sel: Selection, role: str | None) -> list[Any]:
     return out + _one(sel, STRATEGY_EXTRA_ENV, get(so, "extra_env"), strategy=sel.strategy)
 
 
-def _generation_env(sel: Selection, role: str | None) -> list[Any]:
+def _generation_env(sel: Selection, role: str | None) -> list[LayerOrItems]:
     return _from_maps(sel, generation_maps(sel), ENV)
 
 
-def _exact_hardware_env(sel: Selection, role: str | None) -> list[Any]:
+def _exact_hardware_env(sel: Selection, role: str | None) -> list[LayerOrItems]:
     return _from_maps(sel, exact_hardware_maps(sel, role), ENV)
 
 
@@ -755,7 +778,12 @@ PLACEMENT_READS = frozenset({"variant", "hardware", "generation"})
 
 def layers(sel: Selection, role: str | None, steps: tuple[Step, ...] = ARG_STEPS) -> list[Layer]:
     """A combination's layers in upstream's join order (the emitter's place left out)."""
-    return [layer for step in steps for layer in step.layers(sel, role)]
+    return [layer for step in steps for layer in step.layers(sel, role)]  # type: ignore[misc]  # (not bare)
+
+
+def step_layers(step: Step, sel: Selection, role: str | None) -> list[Layer]:
+    """One step's layers for a selection that is not bare (the rules' view of a step)."""
+    return step.layers(sel, role)  # type: ignore[return-value]  # not bare: Layers, in a list
 
 
 def split_at_emitter(steps: tuple[Step, ...]) -> tuple[tuple[Step, ...], tuple[Step, ...]]:

@@ -9,11 +9,14 @@ Upstream: docs/upstream-behaviour.md#layer-order and #parallelism-flags.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Hashable
+from typing import NamedTuple, TypeAlias
 
 from recipelint.jsvalue import (
     UNDEFINED,
+    JsonValue,
     JsValue,
+    Undefined,
     get,
     is_number,
     js_divide,
@@ -30,29 +33,36 @@ from recipelint.resolve.hardware import (
 )
 from recipelint.resolve.inputs import (
     Combination,
+    Memo,
     RenderInputs,
     typed,
 )
 from recipelint.resolve.layers import (
+    HardwareTable,
+    LayerOrItems,
     Run,
     Selection,
     Step,
+    Token,
 )
 from recipelint.resolve.strategy import pd_pool_modes
 
+# An env as the layers assign it: the recipe's mappings' values, and the strings pinning adds.
+Env: TypeAlias = "dict[str, JsonValue]"
 
-def spread(source: Any) -> list[Any]:
+
+def spread(source: LayerOrItems) -> list[JsonValue]:
     """`...source` in an array literal: arrays as they are, strings as characters (docs/upstream-behaviour.md#js-values)."""
     kind = type(source)
     if kind is list:
-        listed: list[Any] = source
+        listed: list[JsonValue] = source  # type: ignore[assignment]  # (kind is list)
         return listed
     if kind is str:
-        return list(source)
+        return list(source)  # type: ignore[arg-type]  # (kind is str)
     raise RenderError(f"{js_string(source)} is not iterable (expected a list of arguments)")
 
 
-def assign(target: dict[str, Any], source: Any) -> None:
+def assign(target: Env, source: LayerOrItems) -> None:
     """`Object.assign(target, source)` for the mappings recipes provide."""
     if type(source) is dict:
         target.update(source)
@@ -61,16 +71,14 @@ def assign(target: dict[str, Any], source: Any) -> None:
 
 
 def spread_steps(
-    args: list[Any], steps: tuple[Step, ...], sel: Selection, role: str | None
+    args: list[Token], steps: tuple[Step, ...], sel: Selection, role: str | None
 ) -> None:
     for step in steps:
         for items in step.layers(sel, role):
             args += items if type(items) is list else spread(items)
 
 
-def assign_steps(
-    env: dict[str, Any], steps: tuple[Step, ...], sel: Selection, role: str | None
-) -> None:
+def assign_steps(env: Env, steps: tuple[Step, ...], sel: Selection, role: str | None) -> None:
     for step in steps:
         for items in step.layers(sel, role):
             if type(items) is dict:
@@ -83,11 +91,11 @@ class StrategyFacts(NamedTuple):
     """What a rendering reads of its strategy's spec and of the recipe's overrides for it."""
 
     spec: JsValue  # the strategy file's data ({} when it has none)
-    deploy_type: Any  # raw: undefined when the spec has none
-    deploy: Any  # deploy_type, or "single_node" when it is falsy
+    deploy_type: JsValue  # raw: undefined when the spec has none
+    deploy: JsValue  # deploy_type, or "single_node" when it is falsy
     overrides: JsValue  # strategy_overrides[strategy]
-    parallel_flag: Any
-    parallelism: Any
+    parallel_flag: JsValue
+    parallelism: JsValue
 
 
 def _strategy_facts(inputs: RenderInputs, overrides: JsValue, strategy: str) -> StrategyFacts:
@@ -111,8 +119,8 @@ def _kv_option(
     profile: JsValue,
     kv_offload: str,
     strategy: str,
-    deploy_type: Any,
-) -> Any:
+    deploy_type: JsValue,
+) -> JsValue | None:
     """`taxonomy.kv_offload[kv]` behind its strategy, recipe and brand gates."""
     option = get(get(inputs.taxonomy, "kv_offload"), kv_offload)
     if not truthy(option):
@@ -149,7 +157,7 @@ class Placement:
         recipe: Recipe,
         variant_key: str,
         hw_id: str,
-        strategy_runs: dict[Any, Any] | None = None,
+        strategy_runs: Memo | None = None,
     ) -> None:
         self.inputs, self.recipe, self.variant_key, self.hw_id = (
             inputs,
@@ -162,27 +170,27 @@ class Placement:
         facts = inputs.hardware(hw_id)
         self.profile, self.gen, self.nvidia, self.gpu_count = facts[:4]
         self._reading = facts.reading
-        self._shared_reading: Any = UNDEFINED  # sharing_key's reading, once asked
+        self._shared_reading: int | None | Undefined = UNDEFINED  # sharing_key's, once asked
         self.model_id = js_or(
             get(self.variant, "model_id"),
             get(recipe.get("model", UNDEFINED), "model_id"),
             "unknown",
         )
         self.strategy_overrides = recipe.get("strategy_overrides", UNDEFINED)
-        self.shared: dict[Any, Any] = {}  # Selection.shared of every rendering here
-        self._joined: dict[
-            int, Any
-        ] = {}  # a placement run's number -> its args (list) or env (dict)
+        self.shared: dict[str, list[HardwareTable]] = {}  # Selection.shared of its renderings
+        # a placement run's number -> its args, or its env
+        self._joined_args: dict[int, list[Token]] = {}
+        self._joined_env: dict[int, Env] = {}
         # The strategy runs joined so far, shared with the recipe's other placements that the
         # caller hands the same mapping: keyed by what they read (see _strategy_key).
-        self.strategy_runs: dict[Any, Any] = {} if strategy_runs is None else strategy_runs
+        self.strategy_runs: Memo = {} if strategy_runs is None else strategy_runs
         # sharing_key -> the outcome of rendering it (a Rendered, or a failure's message)
-        self.renderings: dict[Any, Any] = self.strategy_runs.setdefault("renderings", {})
+        self.renderings: Memo = self.strategy_runs.setdefault("renderings", {})
         self._features: FeatureResolver | None = None
         self._scope_number: int | None = None
         self._model_text: str | None = None
         self._meta: DockerMeta | None = None
-        self._tp: Any = UNDEFINED
+        self._tp: JsValue = UNDEFINED
         self._pool_modes: list[str] | None = None
 
     # Worked out on first use: a placement whose renderings are all shared needs neither.
@@ -222,7 +230,7 @@ class Placement:
         gen = self.gen
         text = None if gen is None or gen is UNDEFINED else js_string(gen)
         if text is not None:
-            keys: set[Any] | None = self.strategy_runs.get("generation-keys")
+            keys: set[str] | None = self.strategy_runs.get("generation-keys")
             if keys is None:
                 keys = self.strategy_runs["generation-keys"] = _override_keys(self.recipe)
             if text not in keys and text not in _keys(get(self.variant, "hardware_overrides")):
@@ -239,10 +247,10 @@ class Placement:
             )
         return found
 
-    def kv_facts(self, kv_offload: str) -> tuple[Any, Any]:
+    def kv_facts(self, kv_offload: str) -> tuple[JsValue, JsValue]:
         """(the kv_store spec or None when the name is no kv deployment, its instance count)."""
         key = ("kv", kv_offload)
-        found: tuple[Any, Any] | None = self.strategy_runs.get(key)
+        found: tuple[JsValue, JsValue] | None = self.strategy_runs.get(key)
         if found is None:
             kv = self.inputs.strategies.get(kv_offload, UNDEFINED) if kv_offload else UNDEFINED
             if get(kv, "deploy_type") != "kv_store_lb":
@@ -251,7 +259,7 @@ class Placement:
             found = self.strategy_runs[key] = (kv, instances)
         return found
 
-    def kv_option(self, kv_offload: str, strategy: str, deploy_type: Any) -> Any:
+    def kv_option(self, kv_offload: str, strategy: str, deploy_type: JsValue) -> JsValue | None:
         return _kv_option(self.inputs, self.recipe, self.profile, kv_offload, strategy, deploy_type)
 
     def serves(self, inputs: RenderInputs, recipe: Recipe, combo: Combination) -> bool:
@@ -290,13 +298,13 @@ class Placement:
         return found
 
     @property
-    def tp_for_single_node_tp(self) -> Any:
+    def tp_for_single_node_tp(self) -> JsValue:
         """The `single_node_tp` size: declared tp (capped at the GPU count), else what VRAM needs."""
         if self._tp is UNDEFINED:
             self._tp = self._single_node_tp()
         return self._tp
 
-    def _single_node_tp(self) -> Any:
+    def _single_node_tp(self) -> JsValue:
         profile, variant, gpu_count = self.profile, self.variant, self.gpu_count
         is_cpu = get(profile, "generation") == "cpu"
         for raw in (
@@ -321,13 +329,13 @@ class Placement:
             self._pool_modes = pd_pool_modes(self.recipe)
         return self._pool_modes
 
-    def _named_keys(self) -> frozenset[Any]:
+    def _named_keys(self) -> frozenset[str]:
         """The hardware ids a rendering here may look up: keys of the recipe and of the variant."""
         runs = self.strategy_runs
         key = ("hardware-keys", self.variant_key)
-        found: frozenset[Any] | None = runs.get(key)
+        found: frozenset[str] | None = runs.get(key)
         if found is None:
-            recipe: frozenset[Any] | None = runs.get("hardware-keys")
+            recipe: frozenset[str] | None = runs.get("hardware-keys")
             if recipe is None:
                 recipe = runs["hardware-keys"] = _mapping_keys(self.recipe, _PLAN_TABLES)
             found = runs[key] = recipe | _mapping_keys(self.variant)
@@ -338,10 +346,10 @@ class Placement:
         once per rendering); None when the hardware shares nothing."""
         if self._reading is None or self.hw_id in self._named_keys():
             return None
-        numbers: dict[tuple[Any, ...], int] = self.strategy_runs.setdefault("readings", {})
+        numbers: dict[tuple[Hashable, ...], int] = self.strategy_runs.setdefault("readings", {})
         return numbers.setdefault(self._reading, len(numbers))
 
-    def sharing_key(self, combo: Combination) -> tuple[Any, ...] | None:
+    def sharing_key(self, combo: Combination) -> tuple[Hashable, ...] | None:
         """What rendering ``combo`` here reads, but the hardware's id, as a key.
 
         Two placements of the recipe sharing strategy_runs render combinations of equal keys
@@ -370,59 +378,59 @@ class Placement:
         )
         return key
 
-    def run_args(self, run: Run, sel: Selection) -> list[Any]:
+    def run_args(self, run: Run, sel: Selection) -> list[Token]:
         """The args of a placement run, spread once (callers copy before extending)."""
-        found: list[Any] | None = self._joined.get(run.number)
+        found = self._joined_args.get(run.number)
         if found is None:
             found = []
             spread_steps(found, run.steps, sel, None)
-            self._joined[run.number] = found
+            self._joined_args[run.number] = found
         return found
 
-    def run_env(self, run: Run, sel: Selection) -> dict[str, Any]:
+    def run_env(self, run: Run, sel: Selection) -> Env:
         """The env of a placement run: its mappings assigned in order into one, once.
 
         Assigning that one is assigning them in turn: the same keys, in the same order,
         each with its last value.
         """
-        found: dict[str, Any] | None = self._joined.get(run.number)
+        found = self._joined_env.get(run.number)
         if found is None:
             found = {}
             assign_steps(found, run.steps, sel, None)
-            self._joined[run.number] = found = self._interned_env(found)
+            self._joined_env[run.number] = found = self._interned_env(found)
         return found
 
-    def strategy_args(self, run: Run, sel: Selection, role: str | None) -> list[Any]:
+    def strategy_args(self, run: Run, sel: Selection, role: str | None) -> list[Token]:
         """The args of a strategy run, spread once per strategy and role (and variant and
         generation, when a step of it reads them)."""
         key = (run.number, sel.strategy, role, self._scope if run.placed else None)
-        found: list[Any] | None = self.strategy_runs.get(key)
+        found: list[Token] | None = self.strategy_runs.get(key)
         if found is None:
             found = []
             spread_steps(found, run.steps, sel, role)
             self.strategy_runs[key] = found
         return found
 
-    def strategy_env(self, run: Run, sel: Selection, role: str | None) -> dict[str, Any]:
+    def strategy_env(self, run: Run, sel: Selection, role: str | None) -> Env:
         """The env of a strategy run, assigned into one mapping once (as run_env)."""
         key = (run.number, sel.strategy, role, self._scope if run.placed else None)
-        found: dict[str, Any] | None = self.strategy_runs.get(key)
+        found: Env | None = self.strategy_runs.get(key)
         if found is None:
             found = {}
             assign_steps(found, run.steps, sel, role)
             self.strategy_runs[key] = found = self._interned_env(found)
         return found
 
-    def _interned_env(self, env: dict[str, Any]) -> dict[str, Any]:
+    def _interned_env(self, env: Env) -> Env:
         """One mapping for every strategy run of the recipe that assigns the same strings, so
         that renderings which differ only in such runs find each other (see _Synthesis.env)."""
         if any(type(value) is not str for value in env.values()):
             return env  # `1` and `true` are equal values but distinct texts
-        interned: dict[str, Any] = self.strategy_runs.setdefault(("env", tuple(env.items())), env)
+        interned: Env = self.strategy_runs.setdefault(("env", tuple(env.items())), env)
         return interned
 
 
-def _keys(table: JsValue) -> Any:
+def _keys(table: JsValue) -> dict[str, JsonValue] | tuple[()]:
     return table if type(table) is dict else ()
 
 
@@ -444,7 +452,7 @@ _PLAN_TABLES = frozenset(
 _TP = "tp"
 
 
-def _mapping_keys(data: Any, skipped: frozenset[str] = frozenset()) -> frozenset[Any]:
+def _mapping_keys(data: object, skipped: frozenset[str] = frozenset()) -> frozenset[str]:
     """Every key of every mapping in ``data`` but below its top-level keys ``skipped`` and
     below any `tp`: the hardware ids a rendering may look up in it.
 
@@ -452,7 +460,7 @@ def _mapping_keys(data: Any, skipped: frozenset[str] = frozenset()) -> frozenset
     """
     if type(data) is not dict:
         return frozenset()
-    keys: set[Any] = set(data)
+    keys: set[str] = set(data)
     seen: set[int] = set()
     pending = [value for key, value in data.items() if key not in skipped and key != _TP]
     while pending:
@@ -468,7 +476,7 @@ def _mapping_keys(data: Any, skipped: frozenset[str] = frozenset()) -> frozenset
     return frozenset(keys)
 
 
-def _override_keys(recipe: Recipe) -> set[Any]:
+def _override_keys(recipe: Recipe) -> set[str]:
     """The keys of the recipe's and its strategies' hardware_overrides."""
     keys = set(_keys(recipe.get("hardware_overrides", UNDEFINED)))
     strategies = recipe.get("strategy_overrides", UNDEFINED)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Literal, TypeGuard, cast
 
 from recipelint.jsvalue import (
     JS_TYPE_ERRORS,
     UNDEFINED,
+    JsonDocument,
     JsonValue,
     JsValue,
     get,
@@ -39,6 +40,7 @@ from recipelint.resolve.hardware import (
     list_compatible_hardware,
     pick_fitting_variant,
 )
+from recipelint.resolve.inputs import Memo, PdNodes
 from recipelint.resolve.layers import is_omni
 from recipelint.resolve.strategy import (
     SKIP,
@@ -50,6 +52,7 @@ from recipelint.resolve.strategy import (
     pick_pd_nodes,
     recommend_strategy,
 )
+from recipelint.resolve.synthesis import Problem
 
 # Exceptions that mean "this input is not the shape synthesis expects": upstream's
 # try/catch around synthesis turns them into a skipped rendering.
@@ -63,7 +66,7 @@ class Problems:
     failed: list[tuple[str, str, str, str]] = field(
         default_factory=list
     )  # variant, strategy, hw, message
-    invalid: list[tuple[tuple[Any, ...], str]] = field(default_factory=list)  # pointer, message
+    invalid: list[Problem] = field(default_factory=list)
     unrunnable: list[tuple[str, str, str]] = field(
         default_factory=list
     )  # variant, hw, strategy rendered anyway
@@ -72,8 +75,8 @@ class Problems:
 @dataclass
 class HardwareRendering:
     hw_id: str
-    recommended: dict[str, Any]
-    alternatives: dict[str, dict[str, Any]]
+    recommended: JsonDocument
+    alternatives: dict[str, JsonDocument]
 
 
 def variant_hardware(
@@ -99,7 +102,7 @@ def variant_hardware(
 
 def _try_render(
     combo: Combination, problems: Problems, placement: Placement, documents: bool = True
-) -> dict[str, Any] | None:
+) -> JsonDocument | None:
     """The rendered document, or without ``documents`` an empty one standing for it (the
     rendering is judged alike); None when the rendering fails.
 
@@ -146,7 +149,7 @@ class _RecipePlan:
             and type(recipe.get("kv_cache_strategy_hardware", UNDEFINED)) is not dict
             and type(recipe.get("strategy_min_gpus", UNDEFINED)) is not dict
         )
-        self._offered: dict[tuple[Any, ...], list[str]] = {}
+        self._offered: dict[tuple[object, ...], list[str]] = {}
         self._features: dict[str, tuple[str, ...]] = {}
         self._recommended: dict[float | int, str] = {}  # node count -> recommend_strategy
         self._kv_serving: dict[float | int, str | None] = {}  # node count -> kv_serving_for
@@ -170,7 +173,7 @@ class _RecipePlan:
         """strategy_hardware is not consulted."""
         strategies, deploy_types = self.inputs.strategies, self.inputs.deploy_types
 
-        def usable(name: Any) -> bool:
+        def usable(name: object) -> TypeGuard[str]:
             if type(name) is not str or name not in strategies:
                 return False
             deploy = deploy_types[name]
@@ -211,9 +214,7 @@ class _RecipePlan:
         return found
 
 
-def _recipe_plan(
-    inputs: RenderInputs, recipe: Recipe, strategy_runs: dict[Any, Any] | None
-) -> _RecipePlan:
+def _recipe_plan(inputs: RenderInputs, recipe: Recipe, strategy_runs: Memo | None) -> _RecipePlan:
     if strategy_runs is None:
         return _RecipePlan(inputs, recipe)
     found: _RecipePlan | None = strategy_runs.get("plan")
@@ -228,29 +229,33 @@ def _compatible_strategies(
     profile: JsValue,
     hw_id: str,
     scalable: bool,
-    compatible: list[Any],
+    compatible: list[JsonValue],
 ) -> list[str]:
     """The strategies offered on this hardware; ``compatible`` is effective_compatible(recipe)."""
     gpus = get(profile, "gpu_count")
-    candidates = list(dict.fromkeys(compatible + inputs.kv_ids))
+    candidates: list[JsonValue] = list(dict.fromkeys([*compatible, *inputs.kv_ids]))
     listed = listed_strategies(recipe)
-    kept = []
+    # A name that is no string (a number in compatible_strategies) is looked up and kept as it is:
+    # JS reads tables by its String() and concatenates it into keys, where Python misses the key
+    # or raises (min_gpus' "multi_node_" + key); a divergence, not fixed here.
+    kept: list[str] = []
     for name in candidates:
         deploy = inputs.deploy_type_of(name)
         if deploy == "kv_store_lb":
             opted_out = (
-                get(get(recipe.get("kv_cache_strategy_hardware", UNDEFINED), name), hw_id)
+                # (a string: only a string names a kv deployment)
+                get(get(recipe.get("kv_cache_strategy_hardware", UNDEFINED), name), hw_id)  # type: ignore[arg-type]
                 == "unsupported"
             )
             if scalable and is_kv_store_brand_supported(profile) and not opted_out:
-                kept.append(name)
+                kept.append(name)  # type: ignore[arg-type]
             continue
-        if not is_supported_on_hardware(recipe, name, profile, hw_id, listed):
+        if not is_supported_on_hardware(recipe, name, profile, hw_id, listed):  # type: ignore[arg-type]
             continue
-        if not is_reachable(recipe, name, deploy, gpus, hw_id):
+        if not is_reachable(recipe, name, deploy, gpus, hw_id):  # type: ignore[arg-type]
             continue
         if scalable or (not str(name).startswith("multi_node_") and name != "pd_cluster"):
-            kept.append(name)
+            kept.append(name)  # type: ignore[arg-type]
     return kept
 
 
@@ -289,20 +294,20 @@ class _HardwarePlan:
             self._fits = fits_single_node(self.profile, self.variant)
         return self._fits
 
-    def deploy_of(self, name: Any) -> Any:
+    def deploy_of(self, name: object) -> JsValue:
         """RenderInputs.deploy_type_of."""
         return self._deploy_types.get(name, UNDEFINED) if type(name) is str else UNDEFINED
 
-    def nodes_for(self, name: str) -> Any:
+    def nodes_for(self, name: str) -> int | float:
         return self._nodes_for(name, self.deploy_of(name))
 
-    def _nodes_for(self, name: str, deploy: Any) -> Any:
+    def _nodes_for(self, name: str, deploy: JsValue) -> int | float:
         floor = 2 if deploy == "multi_node" else 1
         if self._floors_only:
             return floor  # Math.max(floor, ceil(0 / gpus) || 1)
         return js_max(floor, nodes_for_strategy(self.recipe, name, self.gpus, self.hw_id))
 
-    def pd_nodes(self) -> Any:
+    def pd_nodes(self) -> PdNodes | Literal["skip"]:
         return pick_pd_nodes(
             self.profile, self.variant, self.recipe, self.inputs.strategies, self.hw_id
         )
@@ -378,7 +383,7 @@ def _recommended_combination(
     variant_key: str,
     hw_id: str,
     problems: Problems,
-    strategy_runs: dict[Any, Any] | None,
+    strategy_runs: Memo | None,
 ) -> tuple[_HardwarePlan, Combination, list[str]] | None:
     """(the plan, the recommended combination, the strategies offered) for one (variant,
     hardware); None when nothing is rendered there."""
@@ -421,7 +426,7 @@ def build_variant_rendering(
     variant_key: str,
     hw_id: str,
     problems: Problems,
-    strategy_runs: dict[Any, Any] | None = None,
+    strategy_runs: Memo | None = None,
     documents: bool = True,
 ) -> HardwareRendering | None:
     """The recommended rendering and every alternative strategy for one (variant, hardware).
@@ -446,7 +451,7 @@ def build_variant_rendering(
     if spec is not None:
         recommended["strategy_spec"] = spec
     recommended["hardware_profile"] = plan.profile
-    alternatives: dict[str, dict[str, Any]] = {}
+    alternatives: dict[str, JsonDocument] = {}
     for other in compatible:
         alternative = plan.alternative(other, features) if other != name else None
         rendered = (
@@ -465,7 +470,7 @@ def render_variant(
     variant_key: str,
     problems: Problems,
     documents: bool = True,
-    strategy_runs: dict[Any, Any] | None = None,
+    strategy_runs: Memo | None = None,
 ) -> tuple[str, list[HardwareRendering]] | None:
     """Every hardware rendering of a variant, default hardware first; None when it has none there.
 
@@ -499,10 +504,10 @@ def planned_combinations(
     inputs: RenderInputs,
     recipe: Recipe,
     variant_key: str,
-    strategy_runs: dict[Any, Any] | None = None,
+    strategy_runs: Memo | None = None,
     alternatives: bool = True,
     hardware: Callable[[str], bool] | None = None,
-    hardware_of: Callable[[Any, Any], tuple[str, list[str]]] | None = None,
+    hardware_of: Callable[[Recipe, JsValue], tuple[str, list[str]]] | None = None,
 ) -> Iterator[tuple[Combination, bool]]:
     """The combinations render_variant renders for a variant, without rendering any: the plan's
     choices (hardware, strategy, node count, features, PD nodes, variant substitution on hardware

@@ -8,11 +8,12 @@ Upstream: docs/upstream-behaviour.md#deploy-types and #rendering-documents.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple, Protocol, TypedDict
 
 from recipelint.jsvalue import (
     JS_WHITESPACE,
     UNDEFINED,
+    JsonDocument,
     JsValue,
     coalesce,
     get,
@@ -27,6 +28,8 @@ from recipelint.jsvalue import (
 )
 from recipelint.resolve.docker import DockerMeta, DockerWrapper
 from recipelint.resolve.features import companions
+from recipelint.resolve.layers import Token
+from recipelint.resolve.placement import Env
 from recipelint.resolve.synthesis import (
     Synthesis,
     array_length,
@@ -37,11 +40,11 @@ PD_PORTS = {"prefill": 8001, "decode": 8002}
 SERVE_PORT = 8000
 
 
-Command = tuple[str, list[Any]]
+Command = tuple[str, list[Token]]
 
 
 # A command's env and the `docker run` wrapper of that env and the image.
-Environment = tuple[dict[str, Any], DockerWrapper]
+Environment = tuple[Env, DockerWrapper]
 
 
 class Walker(Protocol):
@@ -113,11 +116,9 @@ def shape_of(synth: Synthesis) -> int:
     return 2 if synth.deploy == "multi_node" and synth.combo.node_count > 1 else 3
 
 
-def _base(
-    synth: Synthesis, meta: DockerMeta, deploy_type: str, env: dict[str, Any]
-) -> dict[str, Any]:
+def _base(synth: Synthesis, meta: DockerMeta, deploy_type: JsValue, env: Env) -> JsonDocument:
     combo = synth.combo
-    base = {
+    base: JsonDocument = {
         "hardware": combo.hw_id,
         "strategy": combo.strategy,
         "variant": combo.variant_key,
@@ -130,7 +131,7 @@ def _base(
     return base
 
 
-def _single_node(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
+def _single_node(synth: Synthesis, meta: DockerMeta, walker: Walker) -> JsonDocument:
     laid_out = walker.command(synth, None, None)
     environment = walker.env(synth, meta)
     extra = _companions(synth)
@@ -150,18 +151,21 @@ def _single_node(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str
     return out
 
 
-def _kv_companion(synth: Synthesis) -> dict[str, Any] | None:
+def _kv_companion(synth: Synthesis) -> JsonDocument | None:
     """The kv offload option's companion command, when it has one."""
     option = synth.kv_option
     if option is None or not truthy(get(get(option, "companion"), "command")):
         return None
-    companion = option["companion"]
+    # the command read above makes both mappings
+    companion = option["companion"]  # type: ignore[index,call-overload]
     # JS joins any value by its String(); Python raises on a non-string (not fixed here)
     description = " ".join(
         part  # type: ignore[misc]
         for part in (
             js_or(get(companion, "description"), ""),
-            f"Requires: {js_string(option['install'])}" if truthy(get(option, "install")) else "",
+            f"Requires: {js_string(option['install'])}"  # type: ignore[index,call-overload]
+            if truthy(get(option, "install"))
+            else "",
         )
         if truthy(part)
     )
@@ -169,11 +173,11 @@ def _kv_companion(synth: Synthesis) -> dict[str, Any] | None:
         "feature": f"kv_offload:{synth.combo.kv_offload}",
         "label": js_or(get(companion, "label"), synth.combo.kv_offload),
         "description": description,
-        "command": js_string(companion["command"]).rstrip(JS_WHITESPACE),
+        "command": js_string(companion["command"]).rstrip(JS_WHITESPACE),  # type: ignore[index,call-overload]
     }
 
 
-def _companions(synth: Synthesis) -> list[dict[str, Any]]:
+def _companions(synth: Synthesis) -> list[JsonDocument]:
     """The enabled features' companion commands; which features have one is worked out once
     for the recipe's renderings (most have none)."""
     enabled = synth.combo.features
@@ -192,7 +196,7 @@ def _companions(synth: Synthesis) -> list[dict[str, Any]]:
     return companions(synth.recipe, having, synth.combo.strategy) if having else []
 
 
-def _multi_node(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
+def _multi_node(synth: Synthesis, meta: DockerMeta, walker: Walker) -> JsonDocument:
     head_laid_out = walker.command(synth, None, "head")
     workers_laid_out = _all_laid_out(
         [walker.command(synth, None, "worker", r) for r in follower_ranks(synth.combo.node_count)]
@@ -226,7 +230,20 @@ def _multi_node(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str,
     return out
 
 
-def _pd_role_meta(synth: Synthesis, role: str) -> dict[str, Any]:
+class PoolMeta(TypedDict):
+    """A PD role's pool as its document reports it."""
+
+    nodes: int | float
+    parallelism: JsValue
+    tp: JsValue
+    dpLocal: int | float  # noqa: N815 - the document's key
+    dpSize: int | float  # noqa: N815
+    poolGpus: int | float  # noqa: N815
+    currentNode: int  # noqa: N815
+    startRank: int  # noqa: N815
+
+
+def _pd_role_meta(synth: Synthesis, role: str) -> PoolMeta:
     """The role metadata upstream reports; it does not snap to `pool_modes` (unlike the args)."""
     so_role = js_or(get(synth.overrides, role), {})
     role_cfg = js_or(get(synth.spec, role), {})
@@ -254,9 +271,9 @@ def _pd_role_meta(synth: Synthesis, role: str) -> dict[str, Any]:
     }
 
 
-def _pd(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
+def _pd(synth: Synthesis, meta: DockerMeta, walker: Walker) -> JsonDocument:
     roles, router_lines = _pd_router(synth)
-    rendered = {}
+    rendered: dict[str, JsonDocument] = {}
     for role in ("prefill", "decode"):
         laid_out = walker.command(synth, role, None)
         environment = walker.role_env(synth, role, meta)
@@ -264,7 +281,8 @@ def _pd(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
             continue
         command, argv = laid_out
         env, wrapper = environment
-        doc = {"command": command, "argv": argv, "env": env, **roles[role]}
+        # (mypy reads a TypedDict unpacked as Mapping[str, object]; PoolMeta's values are JsOut)
+        doc: JsonDocument = {"command": command, "argv": argv, "env": env, **roles[role]}  # type: ignore[dict-item]
         doc.update(wrapper.wrap(command, argv, PD_PORTS[role]))
         rendered[role] = doc
     if not rendered:
@@ -277,7 +295,7 @@ def _pd(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
     return out
 
 
-def _pd_router(synth: Synthesis) -> tuple[dict[str, dict[str, Any]], list[str]]:
+def _pd_router(synth: Synthesis) -> tuple[dict[str, PoolMeta], list[str]]:
     """Each pool's metadata and the router's command lines."""
     strategy = synth.spec
     policy = js_or(get(get(strategy, "router"), "policy"), "round_robin")
@@ -310,7 +328,7 @@ def _pd_router(synth: Synthesis) -> tuple[dict[str, dict[str, Any]], list[str]]:
     return roles, router_lines
 
 
-def _brand_install(synth: Synthesis, raw: Any) -> Any:
+def _brand_install(synth: Synthesis, raw: JsValue) -> JsValue:
     if isinstance(raw, (dict, list)):
         brand = get(synth.profile, "brand")
         key = "amd" if brand == "AMD" else "nvidia" if brand == "NVIDIA" else None
@@ -318,9 +336,10 @@ def _brand_install(synth: Synthesis, raw: Any) -> Any:
     return raw if truthy(raw) else None
 
 
-def _kv_router(kv: JsValue, instances: Any) -> dict[str, Any] | None:
+def _kv_router(kv: JsValue, instances: JsValue) -> JsonDocument | None:
     """The cache-aware router in front of the instances; none for a single instance."""
-    if not instances > 1:
+    # JS compares any value; Python raises on a string or a list count (not fixed here)
+    if not instances > 1:  # type: ignore[operator]
         return None
     router, vllm = get(kv, "router"), get(kv, "vllm")
     port = js_or(get(vllm, "port"), 8000)
@@ -343,7 +362,7 @@ def _kv_router(kv: JsValue, instances: Any) -> dict[str, Any] | None:
     }
 
 
-def _kv_services(kv: JsValue) -> dict[str, Any]:
+def _kv_services(kv: JsValue) -> JsonDocument:
     master, store = get(kv, "mooncake_master"), get(kv, "mooncake_store_config")
     return {
         "master": {
@@ -366,12 +385,12 @@ def _kv_services(kv: JsValue) -> dict[str, Any]:
 class _KvParts(NamedTuple):
     """What a kv deployment's renderings take from its spec alone."""
 
-    services: dict[str, Any]  # master and store
-    router: dict[str, Any] | None
-    min_vllm_version: Any
-    install: Any  # vllm.install, by brand or not
-    mooncake_config: Any
-    mooncake_config_note: Any
+    services: JsonDocument  # master and store
+    router: JsonDocument | None
+    min_vllm_version: JsValue
+    install: JsValue  # vllm.install, by brand or not
+    mooncake_config: JsValue
+    mooncake_config_note: JsValue
 
 
 def _kv_parts(synth: Synthesis) -> _KvParts:
@@ -408,7 +427,7 @@ _NO_KV_WORKERS = dict.fromkeys(
 )
 
 
-def _kv(synth: Synthesis, meta: DockerMeta, walker: Walker) -> dict[str, Any]:
+def _kv(synth: Synthesis, meta: DockerMeta, walker: Walker) -> JsonDocument:
     """A Mooncake deployment: the serving strategy's commands plus router, master and store."""
     combo = synth.combo
     multi = synth.deploy_type == "multi_node" and combo.node_count > 1

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Literal
 
 from recipelint.jsvalue import (
     UNDEFINED,
+    JsonValue,
     JsValue,
     coalesce,
     get,
@@ -27,18 +28,19 @@ from recipelint.resolve.hardware import (
     hardware_keyed_value,
     pd_fits_single_node,
 )
+from recipelint.resolve.inputs import PdNodes
 
 MAX_NODES = 16
 MAX_PD_NODES_PER_ROLE = 4
 MULTI_NODE_PREFERENCE = ("multi_node_tp", "multi_node_dep", "multi_node_tep")
 
 
-def listed_strategies(recipe: Recipe) -> list[Any]:
+def listed_strategies(recipe: Recipe) -> list[JsonValue]:
     listed = js_or(recipe.get("compatible_strategies", UNDEFINED), [])
     return listed if type(listed) is list else list(listed) if type(listed) is str else []
 
 
-def effective_compatible(recipe: Recipe) -> list[Any]:
+def effective_compatible(recipe: Recipe) -> list[JsonValue]:
     """`compatible_strategies`, then strategies granted `supported` somewhere in `strategy_hardware`.
 
     docs/upstream-behaviour.md#compatible-strategies.
@@ -47,7 +49,7 @@ def effective_compatible(recipe: Recipe) -> list[Any]:
     table = js_or(recipe.get("strategy_hardware", UNDEFINED), {})
     if type(table) is not dict:
         return listed
-    opt_ins = [
+    opt_ins: list[JsonValue] = [
         name
         for name, gates in table.items()
         if name not in listed
@@ -59,7 +61,11 @@ def effective_compatible(recipe: Recipe) -> list[Any]:
 
 
 def is_supported_on_hardware(
-    recipe: Recipe, strategy: str, profile: JsValue, hw_id: str, listed: list[Any] | None = None
+    recipe: Recipe,
+    strategy: str,
+    profile: JsValue,
+    hw_id: str,
+    listed: list[JsonValue] | None = None,
 ) -> bool:
     """``listed`` is ``listed_strategies(recipe)`` when the caller already has it."""
     gate = hardware_keyed_value(
@@ -70,22 +76,25 @@ def is_supported_on_hardware(
     return strategy in (listed_strategies(recipe) if listed is None else listed)
 
 
-def _floor_from_block(block: Any, key: str) -> Any:
+_ZERO: JsValue = 0  # (typed so that coalesce() reads a JsValue, not an object)
+
+
+def _floor_from_block(block: JsValue, key: str) -> JsValue:
     if block is None or block is UNDEFINED:
         return 0
     if is_number(block):
         return block
     if type(block) is not dict:
-        return coalesce(UNDEFINED, 0)
+        return coalesce(UNDEFINED, _ZERO)
     return coalesce(
         block.get(key, UNDEFINED),
         block.get("multi_node_" + key, UNDEFINED),
         block.get("single_node_" + key, UNDEFINED),
-        0,
+        _ZERO,
     )
 
 
-def min_gpus(recipe: Recipe, key: str, hw_id: str | None) -> Any:
+def min_gpus(recipe: Recipe, key: str, hw_id: str | None) -> JsValue:
     """The recipe's GPU floor (`strategy_min_gpus`) for a strategy or a PD pool mode.
 
     docs/upstream-behaviour.md#node-counts.
@@ -96,25 +105,33 @@ def min_gpus(recipe: Recipe, key: str, hw_id: str | None) -> Any:
     if is_number(cfg):
         return cfg
     exact = _floor_from_block(cfg.get(hw_id, UNDEFINED), key) if hw_id and type(cfg) is dict else 0
-    return js_max(_floor_from_block(cfg, key), exact)
+    # Math.max converts a string or a list floor to a number; Python's comparison raises on one
+    # (a divergence, not fixed here)
+    return js_max(_floor_from_block(cfg, key), exact)  # type: ignore[arg-type]
 
 
-def nodes_for_strategy(recipe: Recipe, key: str, gpus_per_node: Any, hw_id: str | None) -> Any:
+def nodes_for_strategy(
+    recipe: Recipe, key: str, gpus_per_node: JsValue, hw_id: str | None
+) -> int | float:
     per_node = gpus_per_node if truthy(gpus_per_node) else 8
-    nodes = js_ceil(min_gpus(recipe, key, hw_id) / per_node)
+    # JS divides any values; Python raises on a non-number floor or GPU count (a divergence, not
+    # fixed here)
+    nodes = js_ceil(min_gpus(recipe, key, hw_id) / per_node)  # type: ignore[operator]
     return nodes if truthy(nodes) else 1
 
 
 def is_reachable(
-    recipe: Recipe, key: str, deploy_type: Any, gpus_per_node: Any, hw_id: str
+    recipe: Recipe, key: str, deploy_type: JsValue, gpus_per_node: JsValue, hw_id: str
 ) -> bool:
     scales_out = deploy_type in ("multi_node", "pd_cluster")
     per_node = gpus_per_node if truthy(gpus_per_node) else 8
-    return bool((MAX_NODES if scales_out else 1) * per_node >= min_gpus(recipe, key, hw_id))
+    # JS multiplies and compares any values; Python raises on a non-number (not fixed here)
+    reach = (MAX_NODES if scales_out else 1) * per_node  # type: ignore[operator]
+    return bool(reach >= min_gpus(recipe, key, hw_id))  # type: ignore[operator]
 
 
 def recommend_strategy(
-    recipe: Recipe, node_count: float | int, compatible: list[Any] | None = None
+    recipe: Recipe, node_count: float | int, compatible: list[JsonValue] | None = None
 ) -> str:
     """The recipe's preferred strategy at a node count (the hardware does not matter).
 
@@ -141,7 +158,8 @@ def recommend_strategy(
                 return name
     if "single_node_tp" in compatible:
         return "single_node_tp"
-    return compatible[0] if compatible and truthy(compatible[0]) else "single_node_tp"
+    # a non-string listed first is returned as it is, as `explicit` above
+    return compatible[0] if compatible and truthy(compatible[0]) else "single_node_tp"  # type: ignore[return-value]
 
 
 _DEP = re.compile(r"(?:^|_)dep$")
@@ -175,13 +193,12 @@ def pd_pool_modes(recipe: Recipe) -> list[str]:
     return ordered
 
 
-PdNodes = dict[str, Any] | None
-SKIP = "skip"
+SKIP: Literal["skip"] = "skip"
 
 
 def pick_pd_nodes(
-    profile: JsValue, variant: JsValue, recipe: Recipe, strategies: dict[str, Any], hw_id: str
-) -> Any:
+    profile: JsValue, variant: JsValue, recipe: Recipe, strategies: dict[str, JsonValue], hw_id: str
+) -> PdNodes | Literal["skip"]:
     """Per-role node counts for PD: None (co-located), {prefill, decode}, or SKIP (> 4 nodes).
 
     docs/upstream-behaviour.md#pd-pools.
@@ -198,7 +215,7 @@ def pick_pd_nodes(
     if per_role > MAX_PD_NODES_PER_ROLE:
         return SKIP
 
-    def floored(role: str) -> Any:
+    def floored(role: str) -> int | float:
         parallelism = js_or(
             get(
                 get(get(recipe.get("strategy_overrides", UNDEFINED), "pd_cluster"), role),

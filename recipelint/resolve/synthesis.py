@@ -8,10 +8,13 @@ Upstream: docs/upstream-behaviour.md#layer-order, #parallelism-flags, #env-layer
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeAlias
 
 from recipelint.jsvalue import (
     UNDEFINED,
+    JsonValue,
+    JsValue,
+    Undefined,
     coalesce,
     get,
     is_number,
@@ -37,19 +40,25 @@ from recipelint.resolve.layers import (
     ENV_STEPS,
     PLACEMENT_RUN,
     STRATEGY_RUN,
+    Pointer,
     Run,
     Selection,
+    Token,
     generation_key,
     runs,
     split_at_emitter,
 )
 from recipelint.resolve.placement import (
+    Env,
     Placement,
     assign,
     assign_steps,
     spread,
     spread_steps,
 )
+
+# What renders but is invalid: where, and why.
+Problem: TypeAlias = tuple[Pointer, str]
 
 # The join orders split at the emitter's tokens, in runs.
 _ARGS_BEFORE, _ARGS_AFTER = (runs(part) for part in split_at_emitter(ARG_STEPS))
@@ -86,8 +95,9 @@ class Synthesis(Selection):
         placement: Placement,
     ) -> None:
         self.inputs, self.recipe, self.combo, self.placement = inputs, recipe, combo, placement
-        self.problems: list[Any] = []  # (pointer, message): renders, but is invalid
-        self._layers: dict[str | None, Any] = {}  # role -> (args before, args after the emitter)
+        self.problems: list[Problem] = []  # renders, but is invalid
+        # role -> (args before, args after the emitter)
+        self._layers: dict[str | None, tuple[list[Token], list[Token]]] = {}
         self.variant_key, self.hw_id, self.strategy = combo.variant_key, combo.hw_id, combo.strategy
         self.variant = placement.variant
         facts = placement.strategy_facts(combo.strategy)
@@ -107,7 +117,7 @@ class Synthesis(Selection):
         if kv_offload is None:
             self.kv = self.kv_option = None
             self.kv_composing = False
-            self.instances = 2
+            self.instances: JsValue = 2
         else:
             self.kv, self.instances = placement.kv_facts(kv_offload)
             self.kv_composing = self.kv is not None and deploy_type != "pd_cluster"
@@ -125,7 +135,7 @@ class Synthesis(Selection):
         self.memo = None
         self.shared = placement.shared
         self.bare = True
-        self.dp_local: Any = UNDEFINED  # _dep_local_override(), once asked
+        self.dp_local: int | float | Undefined = UNDEFINED  # _dep_local_override(), once asked
         # Selection.present(), inlined: every rendering asks it once
         self.presence = (
             (type(overrides) is dict)
@@ -135,12 +145,14 @@ class Synthesis(Selection):
 
     # ------------------------------------------------------------ args
 
-    def build_args(self, role: str | None, node_role: str | None, node_rank: int = 1) -> list[Any]:
+    def build_args(
+        self, role: str | None, node_role: str | None, node_rank: int = 1
+    ) -> list[Token]:
         """The layers before the emitter (resolve.layers.ARG_STEPS), its tokens, the layers after."""
         before, after = self._role_layers(role)
         return before + self._parallel_args(role, node_role, node_rank) + after
 
-    def _role_layers(self, role: str | None) -> tuple[list[Any], list[Any]]:
+    def _role_layers(self, role: str | None) -> tuple[list[Token], list[Token]]:
         """The args before and after the parallelism flags; they do not depend on the node rank."""
         cached = self._layers.get(role)
         if cached is None:
@@ -150,13 +162,13 @@ class Synthesis(Selection):
             )
         return cached
 
-    def _joined_args(self, parts: tuple[Run, ...], role: str | None) -> list[Any]:
-        args: list[Any] = []
+    def _joined_args(self, parts: tuple[Run, ...], role: str | None) -> list[Token]:
+        args: list[Token] = []
         placement = self.placement
         for run in parts:
             kind = run.kind
             if kind is PLACEMENT_RUN:
-                found = placement._joined.get(run.number)  # Placement.run_args, inlined
+                found = placement._joined_args.get(run.number)  # Placement.run_args, inlined
                 args += found if found is not None else placement.run_args(run, self)
             elif kind is STRATEGY_RUN:
                 args += placement.strategy_args(run, self, role)
@@ -166,7 +178,9 @@ class Synthesis(Selection):
                     spread_steps(args, steps, self, role)
         return args
 
-    def _parallel_args(self, role: str | None, node_role: str | None, node_rank: int) -> list[Any]:
+    def _parallel_args(
+        self, role: str | None, node_role: str | None, node_rank: int
+    ) -> list[Token]:
         facts, combo = self.facts, self.combo
         deploy = facts.deploy_type
         flag = facts.parallel_flag
@@ -174,8 +188,9 @@ class Synthesis(Selection):
         multi = deploy == "multi_node" and nodes > 1
         # Math.max(1, rank): the plan's ranks are ints
         rank = (node_rank if node_rank > 1 else 1) if node_role == "worker" else 0
-        # (compared before the single-node return: a non-number instance count fails alike)
-        address = "$VLLM_INSTANCE_1" if self.kv_composing and self.instances > 1 else "$HEAD_IP"
+        # (compared before the single-node return: a non-number instance count fails alike; JS
+        # compares a string or a list one, Python raises: a divergence, not fixed here)
+        address = "$VLLM_INSTANCE_1" if self.kv_composing and self.instances > 1 else "$HEAD_IP"  # type: ignore[operator]
         s = js_string
         if not multi and deploy != "pd_cluster":
             return [flag, s(self.single_node_tp)]
@@ -184,7 +199,7 @@ class Synthesis(Selection):
             dp_local = self.dp_local
             if dp_local is UNDEFINED:  # the head and every worker read it
                 dp_local = self.dp_local = self._dep_local_override()
-            out = [
+            out: list[Token] = [
                 "--data-parallel-size",
                 s(self.total_gpus),
                 "--data-parallel-size-local",
@@ -193,10 +208,12 @@ class Synthesis(Selection):
                 address,
             ]
             if node_role == "worker":
-                out += ["--data-parallel-start-rank", s(normalize_number(rank * dp_local))]
+                # (a number: `is UNDEFINED` does not narrow for mypy)
+                start = rank * dp_local  # type: ignore[operator]
+                out += ["--data-parallel-start-rank", s(normalize_number(start))]
             return out
         if multi and parallelism == "tp_pp":
-            sizes = [
+            sizes: list[Token] = [
                 "--tensor-parallel-size",
                 s(self.gpu_count),
                 "--pipeline-parallel-size",
@@ -223,7 +240,7 @@ class Synthesis(Selection):
             return self._pd_parallel_args(role or "")
         return [flag, s(self.single_node_tp)]
 
-    def _dep_local_override(self) -> Any:
+    def _dep_local_override(self) -> int | float:
         """The last `--data-parallel-size-local` value the recipe's overrides set, as Number() reads it."""
         so = self.overrides
         so_hw = get(so, "hardware_overrides")
@@ -233,7 +250,7 @@ class Synthesis(Selection):
             get(generation_key(so_hw, self.gen, self.nvidia)[1], "extra_args"),
             get(get(so_hw, self.combo.hw_id), "extra_args"),
         ]
-        flat: list[Any] = []
+        flat: list[JsonValue] = []
         for source in sources:
             flat += spread(js_or(source, []))
         for index in range(len(flat) - 1, -1, -1):
@@ -241,22 +258,22 @@ class Synthesis(Selection):
                 return js_number(flat[index + 1] if index + 1 < len(flat) else UNDEFINED)
         return self.gpu_count
 
-    def _pd_role(self, role: str) -> dict[str, Any]:
+    def _pd_role(self, role: str) -> dict[str, JsonValue]:
         raw = self.combo.pd_nodes.get(role) if self.combo.pd_nodes else None
         if is_number(raw):
             return {"nodes": raw}
         return raw if type(raw) is dict else {}
 
-    def _pool_nodes(self, role: str) -> Any:
+    def _pool_nodes(self, role: str) -> int | float:
         nodes = self._pd_role(role).get("nodes", UNDEFINED)
         return nodes if is_number(nodes) else (1 if self.combo.node_count > 1 else 0)
 
-    def pool_gpus(self, role: str) -> Any:
+    def pool_gpus(self, role: str) -> int | float:
         """The GPUs a PD role's pool holds: its nodes' GPUs, or half of one shared node."""
         pool_nodes = self._pool_nodes(role)
         return js_floor(self.gpu_count / 2) if pool_nodes == 0 else pool_nodes * self.gpu_count
 
-    def _pd_parallel_args(self, role: str) -> list[Any]:
+    def _pd_parallel_args(self, role: str) -> list[Token]:
         s = js_string
         role_cfg = js_or(get(self.spec, role), {})
         so_role = js_or(get(self.overrides, role), {})
@@ -286,7 +303,7 @@ class Synthesis(Selection):
                     )
                 )
             dp_local = js_max(1, js_floor(js_divide(self.gpu_count, js_number(tp))))
-            out: list[Any] = []
+            out: list[Token] = []
             if tp_explicit is not UNDEFINED:
                 out += ["--tensor-parallel-size", s(tp)]
             out += [
@@ -326,9 +343,9 @@ class Synthesis(Selection):
 
     # ------------------------------------------------------------ env
 
-    def build_env(self, role: str | None) -> dict[str, Any]:
+    def build_env(self, role: str | None) -> Env:
         """The env layers (resolve.layers.ENV_STEPS) assigned in order, PD device pinning at the emitter's place."""
-        env: dict[str, Any] = {}
+        env: Env = {}
         self._assign_runs(env, _ENV_BEFORE, role)
         pd = self.deploy_type == "pd_cluster"
         if pd and role:
@@ -339,7 +356,7 @@ class Synthesis(Selection):
                 env.pop(key, None)
         return env
 
-    def env(self, role: str | None, meta: DockerMeta) -> tuple[dict[str, Any], DockerWrapper]:
+    def env(self, role: str | None, meta: DockerMeta) -> tuple[Env, DockerWrapper]:
         """build_env(role), and the `docker run` wrapper of that env and image.
 
         Outside a PD cluster the env is its mappings assigned in turn; the recipe's renderings
@@ -350,7 +367,7 @@ class Synthesis(Selection):
         if self.deploy_type == "pd_cluster":
             env = self.build_env(role)
             return env, DockerWrapper(env, meta)
-        pieces: list[dict[str, Any]] = []
+        pieces: list[Env] = []
         self._env_pieces(pieces, _ENV_BEFORE, role)
         self._env_pieces(pieces, _ENV_AFTER, role)
         key = ("docker-env", role, id(meta), *map(id, pieces))
@@ -370,19 +387,17 @@ class Synthesis(Selection):
         if self.deploy_type == "pd_cluster":
             self.build_env(role)
             return
-        pieces: list[dict[str, Any]] = []
+        pieces: list[Env] = []
         self._env_pieces(pieces, _ENV_BEFORE, role)
         self._env_pieces(pieces, _ENV_AFTER, role)
 
-    def _env_pieces(
-        self, pieces: list[dict[str, Any]], parts: tuple[Run, ...], role: str | None
-    ) -> None:
+    def _env_pieces(self, pieces: list[Env], parts: tuple[Run, ...], role: str | None) -> None:
         """The mappings _assign_runs would assign, in order (falsy ones left out)."""
         placement = self.placement
         for run in parts:
             kind = run.kind
             if kind is PLACEMENT_RUN:
-                found = placement._joined.get(run.number)
+                found = placement._joined_env.get(run.number)
                 pieces.append(found if found is not None else placement.run_env(run, self))
             elif kind is STRATEGY_RUN:
                 pieces.append(placement.strategy_env(run, self, role))
@@ -394,12 +409,12 @@ class Synthesis(Selection):
                         else:
                             assign({}, items)  # raises for what Object.assign would not take
 
-    def _assign_runs(self, env: dict[str, Any], parts: tuple[Run, ...], role: str | None) -> None:
+    def _assign_runs(self, env: Env, parts: tuple[Run, ...], role: str | None) -> None:
         placement = self.placement
         for run in parts:
             kind = run.kind
             if kind is PLACEMENT_RUN:
-                found = placement._joined.get(run.number)  # Placement.run_env, inlined
+                found = placement._joined_env.get(run.number)  # Placement.run_env, inlined
                 env.update(found if found is not None else placement.run_env(run, self))
             elif kind is STRATEGY_RUN:
                 env.update(placement.strategy_env(run, self, role))
@@ -408,7 +423,7 @@ class Synthesis(Selection):
                 if steps:
                     assign_steps(env, steps, self, role)
 
-    def _pin_pd_devices(self, env: dict[str, Any], role: str) -> None:
+    def _pin_pd_devices(self, env: Env, role: str) -> None:
         pool_nodes = self._pool_nodes(role)
         gpus = self.gpu_count
         if pool_nodes >= 1:
@@ -431,7 +446,7 @@ class Synthesis(Selection):
 
     def command(
         self, role: str | None, node_role: str | None, node_rank: int = 1
-    ) -> tuple[str, list[Any]]:
+    ) -> tuple[str, list[Token]]:
         """The `vllm serve` line and argv of build_args(role, node_role, node_rank)."""
         args = self.build_args(role, node_role, node_rank)
         return serve_command(self.model_id, self.placement.model_text, args)
@@ -447,7 +462,7 @@ class Synthesis(Selection):
 MAX_RENDERED_ITEMS = 4096
 
 
-def array_length(value: Any) -> int:
+def array_length(value: object) -> int:
     """`Array.from({length: v})`: how many GPUs, nodes or endpoints to list."""
     if not is_number(value) or value != value or value <= 0:
         return 0
@@ -458,12 +473,12 @@ def array_length(value: Any) -> int:
     return int(value)
 
 
-def follower_ranks(nodes: Any) -> list[int]:
+def follower_ranks(nodes: JsValue) -> list[int]:
     count = js_or(nodes, 1)
     return list(range(1, array_length(count - 1) + 1)) if is_number(count) else []
 
 
-def _ranked_nodes(sizes: list[str], nodes: Any, rank: int, address: str) -> list[str]:
+def _ranked_nodes(sizes: list[Token], nodes: JsValue, rank: int, address: str) -> list[Token]:
     """The parallel sizes, then the torch-style node flags; every node but the first is headless."""
     out = [
         *sizes,

@@ -25,6 +25,7 @@ import orjson
 
 from recipelint.flags.catalog import Catalog as FlagCatalog
 from recipelint.flags.catalog import newest_catalog, version_key
+from recipelint.flags.catalogfiles import HardwareEra
 from recipelint.flags.env_catalog import env_spec
 from recipelint.flags.hardware_catalog import (
     attention_backend,
@@ -228,7 +229,7 @@ def _env_step_selections(
             selection = selection or assembler.selection(combo)
             found = memo[key] = [
                 chosen
-                for env_layer in step.layers(selection, combo.role)
+                for env_layer in layers.step_layers(step, selection, combo.role)
                 if env_layer.document == layers.RECIPE
                 for chosen in _env_selections(env_layer, assembler.doc)
             ]
@@ -304,7 +305,7 @@ def _verdict(kind: str, name: str, target: Target, release: str) -> Verdict | No
     return None
 
 
-def _falls_back(selector: dict[str, Any] | None, name: str, platform: str) -> bool:
+def _falls_back(selector: HardwareEra | None, name: str, platform: str) -> bool:
     """Whether the platform's selector runs its own backend for one it does not handle (MLA
     backends go through its MLA branch, which may refuse where the other branch does not)."""
     if selector is None:

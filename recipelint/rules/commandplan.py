@@ -376,7 +376,9 @@ class Assembler:
             part = kept_in.get(key)
             if part is None:
                 sel = sel or self.selection(combo)
-                part = kept_in[key] = self._own(step.layers(sel, combo.role), combo.strategy)
+                part = kept_in[key] = self._own(
+                    layers.step_layers(step, sel, combo.role), combo.strategy
+                )
             out += part
         parts[whole] = out
         return out

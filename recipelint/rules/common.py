@@ -197,7 +197,7 @@ class ArgList:
 
     def __init__(self, doc: Document, layer: layers.Layer, units: list[ArgUnit]) -> None:
         self.doc = doc
-        self.items: list[Any] = layer.items
+        self.items: list[Any] = layer.items  # type: ignore[assignment]  # lists() keeps lists
         self.units = units
         self._layer = layer
         self._pointer: Pointer | None = None
@@ -225,7 +225,7 @@ class ArgList:
 
 def arg_list(doc: Document, layer: layers.Layer, tokenise: Tokeniser = arg_units) -> ArgList:
     """A list resolve.layers found in ``doc``."""
-    return ArgList(doc, layer, tokenise(layer.items))
+    return ArgList(doc, layer, tokenise(layer.items))  # type: ignore[arg-type]  # (a list)
 
 
 def recipe_arg_lists(doc: Document, tokenise: Tokeniser = arg_units) -> Iterator[ArgList]:

@@ -166,7 +166,7 @@ def _arguments(ctx: CheckContext) -> Iterator[Value]:
     taxonomy = ctx.tree.taxonomy
     if taxonomy is not None and taxonomy.usable and ctx.in_focus(taxonomy):
         for layer in layers.lists(taxonomy.data, layers.TAXONOMY):
-            for index, item in enumerate(layer.items):
+            for index, item in enumerate(layer.items):  # type: ignore[arg-type]  # lists(): lists
                 if isinstance(item, str) and not item.isascii():
                     yield Value(taxonomy, (*layer.pointer, index), item, True)
 
