@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from recipelint import argv
 from recipelint.diagnostics import Span
 from recipelint.flags.catalog import Catalog, catalog_for, newest_catalog, version_key
-from recipelint.jsvalue import get, js_string, truthy
+from recipelint.jsvalue import JsonValue, get, js_string, truthy
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.layers import Scope
@@ -26,11 +26,13 @@ if TYPE_CHECKING:
 Pointer = layers.Pointer  # where a value is in its document, as resolve/ and the loader say
 
 
-def as_dict(value: Any) -> dict[str, Any]:
+def as_dict(value: object) -> dict[str, JsonValue]:
+    """``value`` when it is a mapping (read data's are keyed by strings), else an empty one."""
     return value if isinstance(value, dict) else {}
 
 
-def as_list(value: Any) -> list[Any]:
+def as_list(value: object) -> list[JsonValue]:
+    """``value`` when it is a list, else an empty one."""
     return value if isinstance(value, list) else []
 
 

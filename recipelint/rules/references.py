@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipelint.diagnostics import Related
+from recipelint.jsvalue import UNDEFINED
 from recipelint.read.load import Document
 from recipelint.read.tree import recipe_hf_id
 from recipelint.resolve.layers import PD_ROLES
@@ -148,10 +149,11 @@ def hardware_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
     """Every hardware key or id a recipe writes, with the keyspace that place reads."""
     meta = as_dict(data.get("meta"))
     yield from _keys(meta.get("hardware"), ("meta", "hardware"), EXACT, "meta.hardware")
-    if isinstance(meta.get("default_hardware"), str):
+    default_hardware = meta.get("default_hardware")
+    if isinstance(default_hardware, str):
         yield HardwareRef(
             ("meta", "default_hardware"),
-            meta["default_hardware"],
+            default_hardware,
             EXACT,
             "meta.default_hardware",
             at_key=False,
@@ -558,7 +560,8 @@ def malformed_modes(ctx: CheckContext) -> Iterator[Finding]:
                         "give the mode an `args:` list",
                         at_key=True,
                     )
-                if "variants" in as_dict(mode) and not isinstance(mode["variants"], list):
+                mode_variants = as_dict(mode).get("variants", UNDEFINED)
+                if mode_variants is not UNDEFINED and not isinstance(mode_variants, list):
                     yield Finding(
                         doc,
                         base + ("modes", name, "variants"),

@@ -285,7 +285,7 @@ def omni_task_examples_agree(ctx: CheckContext) -> Iterator[Finding]:
         requested_names = {r[1] for rows in examples.values() for _, r, _ in rows if r}
         reported: set[Pointer] = set()
         for index, rows in examples.items():
-            task = tasks[index]
+            task = as_dict(tasks[index])  # a mapping: examples holds only those
             key = task.get("key") or task.get("id")
             named = _named_task(key, served_names | requested_names)
             for finding in _omni_task_mismatches(doc, key, named, rows, served_names):
