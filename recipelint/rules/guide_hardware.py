@@ -19,7 +19,7 @@ from typing import Any
 
 from recipelint.flags.catalog import Catalog as FlagCatalog
 from recipelint.flags.catalog import newest_catalog
-from recipelint.jsvalue import get
+from recipelint.jsvalue import JsonValue, get
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.docker import docker_meta, split_image
@@ -67,7 +67,7 @@ class Images:
     pattern: re.Pattern[str] | None
 
     @classmethod
-    def of(cls, profiles: dict[str, Any]) -> Images:
+    def of(cls, profiles: dict[str, JsonValue]) -> Images:
         brands: dict[str, set[str]] = {}
         platforms: dict[str, set[str]] = {}
         for profile in profiles.values():
@@ -101,7 +101,7 @@ class Images:
         return None
 
 
-def _default_repository(profile: Any) -> str:
+def _default_repository(profile: JsonValue) -> str:
     image = docker_meta({}, {}, profile, None).image
     return split_image(image)[0] if isinstance(image, str) else ""
 

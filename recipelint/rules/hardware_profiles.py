@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipelint.diagnostics import Related
+from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
@@ -142,7 +143,7 @@ class Profile:
     """One hardware profile's fields, as far as they have the types the schema asks for."""
 
     hw_id: str
-    data: dict[str, Any]
+    data: dict[str, JsonValue]
 
     @property
     def gpus(self) -> int | None:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
 from recipelint.resolve.layers import ARG_KEYS, ENV, ENV_KEYS, is_list_place
 from recipelint.rules.common import Pointer
@@ -66,7 +67,7 @@ Entry = tuple[Pointer, Any, Any]
 WORD_KEYS = frozenset({"model_id", "docker_image"})
 
 
-def _collect(value: Any, pointer: Pointer, out: list[Entry]) -> list[Entry]:
+def _collect(value: object, pointer: Pointer, out: list[Entry]) -> list[Entry]:
     """(pointer, key, value) of every mapping entry and list item below ``value``, depth first,
     appended to ``out`` (no generator per node)."""
     if isinstance(value, dict):
@@ -82,7 +83,7 @@ def _collect(value: Any, pointer: Pointer, out: list[Entry]) -> list[Entry]:
     return out
 
 
-def _read(value: Any, pointer: Pointer, out: list[Entry], texts: list[str]) -> None:
+def _read(value: object, pointer: Pointer, out: list[Entry], texts: list[str]) -> None:
     """_collect's entries that the command rules read (mappings, lists and WORD_KEYS values),
     in the same order, and every string key and value in ``texts``.
 
@@ -137,12 +138,12 @@ def shell_hazards(ctx: CheckContext) -> Iterator[Finding]:
             yield from _terminal_controls(doc, _collect(doc.data, (), []))
 
 
-def _is_env(kind: str, pointer: Pointer, key: Any, value: Any) -> bool:
+def _is_env(kind: str, pointer: Pointer, key: object, value: object) -> bool:
     """A mapping under an env key name (defensive, as for args), or at a declared env place."""
     return isinstance(value, dict) and (key in ENV_KEYS or _declared_list(kind, pointer, ENV))
 
 
-def _is_flag(token: Any) -> bool:
+def _is_flag(token: object) -> bool:
     return isinstance(token, str) and token.startswith("-")
 
 
@@ -184,7 +185,7 @@ def _args_that_execute(doc: Document, entries: list[Entry]) -> Iterator[Finding]
             )
 
 
-EnvMaps = list[tuple[Pointer, dict[str, Any]]]
+EnvMaps = list[tuple[Pointer, dict[str, JsonValue]]]
 
 
 def _env_values_that_execute(doc: Document, env_maps: EnvMaps) -> Iterator[Finding]:
