@@ -221,7 +221,7 @@ def _env_step_selections(
         if type(hw_class) is not str and step.name in EXACT_STEPS:
             continue  # a hardware of a class is named by no hardware table
         if step.name == "generation" and not by_strategy:
-            key: tuple[Any, ...] = ("env", "generation", reads["variant"], reads["generation"])
+            key: tuple[object, ...] = ("env", "generation", reads["variant"], reads["generation"])
         else:
             key = ("env", step.name, *[reads[name] for name in names])
         found = memo.get(key)
@@ -410,7 +410,7 @@ def _recipe_findings(
     releases: dict[str, str] = {}
     memo: SelectionMemo = {}
     # Combinations of one layer class select the very same: their selections are read once.
-    commands: dict[tuple[Any, ...], list[BackendChoice]] = {}
+    commands: dict[tuple[object, ...], list[BackendChoice]] = {}
     for combo in combos:
         members = [
             (member, target)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
@@ -66,7 +65,7 @@ HARDWARE_SECTION = "RL607"
 
 def served_models(data: dict[str, JsonValue], arg_lists: list[ArgList]) -> set[str]:
     """Model ids and --served-model-name values any command of the recipe serves."""
-    names: list[Any] = [as_dict(data.get("model")).get("model_id")]
+    names: list[JsonValue] = [as_dict(data.get("model")).get("model_id")]
     names += [as_dict(v).get("model_id") for v in as_dict(data.get("variants")).values()]
     names += [as_dict(t).get("model_id") for t in as_list(as_dict(data.get("omni")).get("tasks"))]
     for arg_list in arg_lists:

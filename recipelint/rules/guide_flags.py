@@ -14,7 +14,6 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from recipelint.flags.catalog import (
     NIGHTLY,
@@ -148,7 +147,10 @@ def section_claim(text: str, release: str, package: str) -> tuple[str, Claim] | 
 
 
 def deployed_claim(
-    data: dict[str, JsonValue], hardware: list[tuple[str, Any]], command: GuideCommand, release: str
+    data: dict[str, JsonValue],
+    hardware: list[tuple[str, JsonValue]],
+    command: GuideCommand,
+    release: str,
 ) -> tuple[str, Claim] | None:
     """The build the recipe's own image runs on a section's hardware (``hardware``: ids and
     profiles) when it is a moving one (`:nightly`, `:latest`), judged as a `docker run` of that
@@ -170,7 +172,7 @@ def deployed_claim(
 
 
 def _deployed_images(
-    data: dict[str, JsonValue], hardware: list[tuple[str, Any]], served: str | None
+    data: dict[str, JsonValue], hardware: list[tuple[str, JsonValue]], served: str | None
 ) -> set[str] | None:
     """The images the recipe's variants run on ``hardware``; None when one is no choice of
     the recipe's (the compiler's default) or no image at all."""

@@ -16,9 +16,8 @@ import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
-from recipelint.jsvalue import JsonValue, get
+from recipelint.jsvalue import JsonValue, JsValue, get
 from recipelint.rules.backends import BRAND_PLATFORMS, target_of
 from recipelint.rules.common import as_dict
 from recipelint.rules.context import CheckContext
@@ -110,7 +109,7 @@ class HardwareWords:
         at the same place (beyond ASCII, case folding and lower() differ: the text is scanned)."""
         return any(word in lowered for word in self.words)
 
-    def brands(self, members: Iterable[str]) -> set[Any]:
+    def brands(self, members: Iterable[str]) -> set[JsValue]:
         return {get(self.profiles.get(hw_id), "brand") for hw_id in members}
 
 
@@ -356,5 +355,5 @@ def _names_variant(title: str, data: dict[str, JsonValue]) -> bool:
     return False
 
 
-def _list(value: object) -> list[Any]:
+def _list(value: object) -> list[JsonValue]:
     return value if isinstance(value, list) else []

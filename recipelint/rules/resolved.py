@@ -89,7 +89,7 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
             yield from judge.findings(assembler, combos, refusing)
 
 
-StrategyValues = dict[str, list[Any]]
+StrategyValues = dict[str, list[JsonValue]]
 
 
 def _strategy_values(ctx: CheckContext) -> StrategyValues:
@@ -112,7 +112,7 @@ def may_shadow(recipe_lists: list[ArgList], strategy_values: StrategyValues) -> 
     the strategy files'), and RL340 reports an option of a recipe list that a later layer
     sets again to a value that differs: without two differing values, none can.
     """
-    values: dict[str, list[Any]] = {}
+    values: dict[str, list[JsonValue]] = {}
     for listed in recipe_lists:
         for unit in listed.units:
             values.setdefault(unit.flag, []).append(unit.value)
@@ -145,7 +145,7 @@ def _where(doc: Document, pointer: Pointer, index: int) -> str:
 def _shadowed_values(assembler: Assembler, combos: list[CommandChoice]) -> Iterator[Finding]:
     seen: set[tuple[Pointer, Pointer, int]] = set()
     done: set[tuple[int, ...]] = set()
-    walked: set[tuple[Any, ...]] = set()
+    walked: set[tuple[object, ...]] = set()
     for combo in combos:
         # Hardware of one layer class get the same layers: the first combination walked them.
         planned = (combo.variant, assembler.layer_class(combo.hw_id), combo.strategy, combo.role)

@@ -147,7 +147,7 @@ def _is_flag(token: object) -> bool:
     return isinstance(token, str) and token.startswith("-")
 
 
-def _unquoted(tokens: list[Any], index: int) -> bool:
+def _unquoted(tokens: list[JsonValue], index: int) -> bool:
     """Upstream quotes a token only when it is the value right after a flag."""
     return not (index > 0 and _is_flag(tokens[index - 1]) and not _is_flag(tokens[index]))
 
