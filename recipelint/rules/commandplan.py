@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from recipelint.jsvalue import UNDEFINED, JsonValue, JsValue, get, js_string, nullish, truthy
 from recipelint.read.load import Document
+from recipelint.read.recipedata import Recipe
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.docker import docker_meta
@@ -43,7 +44,10 @@ from recipelint.rules.context import CheckContext
 
 MAX_COMBINATIONS = 2000
 # resolve.plan.variant_hardware of a recipe and one of its variants.
-HardwareOf = Callable[[Any, Any], tuple[str, list[str]]]
+HardwareOf = Callable[[Recipe, JsValue], tuple[str, list[str]]]
+# What a hardware's layers are read by: its id when the recipe names it (or its profile is
+# unusual), else a tuple of the profile facts the layers read (_hardware_class, _layer_class).
+HardwareClass = str | tuple[object, ...]
 
 
 class CommandChoice(NamedTuple):  # a tuple: thousands are made per run, and cheaply
@@ -76,7 +80,7 @@ def _mentioned(value: object, profiles: dict[str, JsonValue], found: set[str]) -
     return found
 
 
-def _hardware_class(hw_id: str, profile: JsValue, mentioned: set[str]) -> Any:
+def _hardware_class(hw_id: str, profile: JsValue, mentioned: set[str]) -> HardwareClass:
     """Hardware the recipe never names gets the same layers as any other of its generation and size."""
     if hw_id in mentioned:
         return hw_id
@@ -93,7 +97,7 @@ def _hardware_class(hw_id: str, profile: JsValue, mentioned: set[str]) -> Any:
 HARDWARE_TABLES = frozenset({"hardware_overrides", "hardware_opt_in_features"})
 
 
-def _hardware_keys(value: object, found: set[Any], table: bool = False) -> set[Any]:
+def _hardware_keys(value: object, found: set[str], table: bool = False) -> set[str]:
     """Keys of every HARDWARE_TABLES table in ``value`` (a key elsewhere never selects a layer)."""
     if isinstance(value, dict):
         if table:
@@ -108,7 +112,7 @@ def _hardware_keys(value: object, found: set[Any], table: bool = False) -> set[A
     return found
 
 
-def _mode_hardware_keys(recipe: dict[str, JsonValue], found: set[Any]) -> set[Any]:
+def _mode_hardware_keys(recipe: dict[str, JsonValue], found: set[str]) -> set[str]:
     """Keys of each feature mode's `hardware` table (which marks a mode unsupported there)."""
     for feature in as_dict(recipe.get("features")).values():
         for mode in as_dict(as_dict(feature).get("modes")).values():
@@ -116,7 +120,7 @@ def _mode_hardware_keys(recipe: dict[str, JsonValue], found: set[Any]) -> set[An
     return found
 
 
-def _layer_class(hw_id: str, profile: JsValue, keys: set[Any]) -> Any:
+def _layer_class(hw_id: str, profile: JsValue, keys: set[str]) -> HardwareClass:
     """All the layers read of a hardware; two hardware of one class get the very same layers.
 
     The layers look a hardware up by its id, its generation and its lower-case brand, and
@@ -143,7 +147,7 @@ def command_choices(
     mentioned = _mentioned(recipe, inputs.profiles, set())
     # Asked once per recipe rather than per variant: a hardware's class, the strategies offered
     # on it (which do not depend on the variant) and a strategy's PD roles.
-    classes: dict[str, JsonValue] = {}
+    classes: dict[str, HardwareClass] = {}
     offered: dict[str, list[str]] = {}
     roles_of: dict[str, tuple[str | None, ...]] = {}
     compatible = Compatible(recipe)
@@ -155,7 +159,7 @@ def command_choices(
             if hardware_of is not None
             else variant_hardware(inputs, recipe, variant)
         )
-        members: dict[Any, list[str]] = {}
+        members: dict[HardwareClass, list[str]] = {}
         for hw_id in hardware:
             hw_class = classes.get(hw_id)
             if hw_class is None:
@@ -228,7 +232,7 @@ RULE_STEPS = tuple(
 )
 
 
-def _reader(names: tuple[str, ...]) -> Callable[[dict[str, JsonValue]], Any]:
+def _reader(names: tuple[str, ...]) -> Callable[[dict[str, object]], object]:
     """What a step's part is kept under, read from Assembler.reads: the values of ``names``."""
     return operator.itemgetter(*names) if names else lambda reads: None
 
@@ -264,8 +268,8 @@ class Assembler:
         self._parts: dict[tuple[Any, ...], Any] = {}
         # Parts of the steps that read only a strategy file: shared by the recipes of a run.
         self._strategy_parts = strategy_parts if strategy_parts is not None else {}
-        self._classes: dict[str, JsonValue] = {}  # hw_id -> its _layer_class
-        self._hardware_keys: set[Any] | None = None
+        self._classes: dict[str, HardwareClass] = {}  # hw_id -> its _layer_class
+        self._hardware_keys: set[str] | None = None
         self._strategy_tables: dict[str, bool] = {}
         self._facts: dict[str, tuple[Any, bool]] = {}
 
@@ -279,7 +283,7 @@ class Assembler:
             found = self._strategy_tables[strategy] = type(table) is dict and bool(table)
         return found
 
-    def layer_class(self, hw_id: str) -> Any:
+    def layer_class(self, hw_id: str) -> HardwareClass:
         """The hardware's _layer_class in this recipe: what its layers are kept under."""
         found = self._classes.get(hw_id)
         if found is None:
@@ -333,7 +337,7 @@ class Assembler:
             features,
         )
 
-    def reads(self, combo: CommandChoice, hw_class: Any) -> dict[str, JsonValue]:
+    def reads(self, combo: CommandChoice, hw_class: HardwareClass) -> dict[str, object]:
         """What each name of a step's `reads` stands for in this combination, as parts are kept under it."""
         # Strategies differ in the features step only through the enabled features' `strategies` allow-lists.
         filtered = self._features(combo.variant, combo.hw_id, hw_class)[2]
@@ -439,7 +443,7 @@ class Assembler:
         return found
 
     def _features(
-        self, variant_key: str, hw_id: str, hw_class: Any
+        self, variant_key: str, hw_id: str, hw_class: HardwareClass
     ) -> tuple[list[str], FeatureResolver, bool]:
         """(enabled features, their resolver, whether any is limited to some strategies).
 
