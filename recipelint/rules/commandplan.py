@@ -271,7 +271,7 @@ class Assembler:
         self._classes: dict[str, HardwareClass] = {}  # hw_id -> its _layer_class
         self._hardware_keys: set[str] | None = None
         self._strategy_tables: dict[str, bool] = {}
-        self._facts: dict[str, tuple[Any, bool]] = {}
+        self._facts: dict[str, tuple[JsValue, bool]] = {}
 
     def has_generation_table(self, strategy: str) -> bool:
         """Whether strategy_overrides[strategy].hardware_overrides has any key: without one the
@@ -412,7 +412,7 @@ class Assembler:
             return strategy_layer, [], picked
         return [], replaced_layers(self, combo), None
 
-    def _generation(self, hw_id: str) -> tuple[Any, bool]:
+    def _generation(self, hw_id: str) -> tuple[str | None, bool]:
         """(generation, is NVIDIA): all a generation layer reads of a hardware (resolve.layers.generation_key)."""
         key = ("generation-of", hw_id)
         found = self._parts.get(key)
@@ -434,7 +434,7 @@ class Assembler:
         found: str | None = self._parts[key]
         return found
 
-    def _profile_facts(self, hw_id: str) -> tuple[Any, bool]:
+    def _profile_facts(self, hw_id: str) -> tuple[JsValue, bool]:
         """(generation, is NVIDIA) of a hardware's profile, as a Selection holds them."""
         found = self._facts.get(hw_id)
         if found is None:
