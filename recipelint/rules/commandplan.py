@@ -169,7 +169,7 @@ def command_choices(
             members.setdefault(hw_class, []).append(hw_id)
         # (layer class, strategy, role) -> the command's hardware, its representative first:
         # hardware of one layer class but another size shares the command of the first.
-        commands: dict[tuple[Any, ...], list[str]] = {}
+        commands: dict[tuple[HardwareClass, str, str | None], list[str]] = {}
         for hw_class, group in members.items():
             hw_id = group[0]
             # Layers depend on the hardware only through the keys they read: its id, generation and brand.
@@ -387,7 +387,9 @@ class Assembler:
         parts[whole] = out
         return out
 
-    def generation_layers(self, combo: CommandChoice) -> tuple[list[ArgList], list[ArgList], Any]:
+    def generation_layers(
+        self, combo: CommandChoice
+    ) -> tuple[list[ArgList], list[ArgList], str | None]:
         """(strategy generation layer, recipe+variant generation layers, the key the strategy layer used).
 
         `so.hardware_overrides[gen] || nvidia` replaces the recipe's and the variant's generation

@@ -240,7 +240,7 @@ def _strategy_override_replaces(
     that restates none of them reads as an addition: what it drops, and what no other
     layer of the command sets again, is reported.
     """
-    vanished: dict[tuple[Pointer, Pointer], tuple[list[str], list[str], Any]] = {}
+    vanished: dict[tuple[Pointer, Pointer], tuple[list[str], list[str], str]] = {}
     restated: dict[Pointer, set[str]] = {}  # per override: options it shares with what it replaces
     for combo in combos:
         if combo.role is not None or not assembler.has_generation_table(combo.strategy):
