@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
@@ -62,7 +61,8 @@ def _documents(ctx: CheckContext) -> Iterator[tuple[Document, bool]]:
         yield doc, True
 
 
-Entry = tuple[Pointer, Any, Any]
+# (where, the key or index there, the value there) of an entry of a document.
+Entry = tuple[Pointer, str | int, JsonValue]
 # The keys whose scalar values the command prints as bare words (see _words).
 WORD_KEYS = frozenset({"model_id", "docker_image"})
 
@@ -125,7 +125,7 @@ def shell_hazards(ctx: CheckContext) -> Iterator[Finding]:
             env_maps = [
                 (pointer, value)
                 for pointer, key, value in entries
-                if _is_env(doc.kind, pointer, key, value)
+                if isinstance(value, dict) and _is_env(doc.kind, pointer, key)
             ]
             yield from _env_values_that_execute(doc, env_maps)
             yield from _env_names_that_are_not_identifiers(doc, env_maps)
@@ -138,9 +138,10 @@ def shell_hazards(ctx: CheckContext) -> Iterator[Finding]:
             yield from _terminal_controls(doc, _collect(doc.data, (), []))
 
 
-def _is_env(kind: str, pointer: Pointer, key: object, value: object) -> bool:
-    """A mapping under an env key name (defensive, as for args), or at a declared env place."""
-    return isinstance(value, dict) and (key in ENV_KEYS or _declared_list(kind, pointer, ENV))
+def _is_env(kind: str, pointer: Pointer, key: object) -> bool:
+    """Whether a mapping there is an env mapping: under an env key name (defensive, as for
+    args), or at a declared env place."""
+    return key in ENV_KEYS or _declared_list(kind, pointer, ENV)
 
 
 def _is_flag(token: object) -> bool:
