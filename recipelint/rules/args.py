@@ -17,10 +17,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from recipelint.flags.catalog import options_of_type
-from recipelint.jsvalue import is_number, js_string
+from recipelint.jsvalue import JsonValue, JsValue, is_number, js_string
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import Combination, RenderInputs, emitted
@@ -194,9 +193,8 @@ def dash_values(ctx: CheckContext) -> Iterator[Finding]:
         for index, item in enumerate(items):
             if not (isinstance(item, str) and item.startswith("-") and not FLAG_NAME.match(item)):
                 continue
-            if index == 0 or not (
-                isinstance(items[index - 1], str) and items[index - 1].startswith("-")
-            ):
+            before = items[index - 1] if index else None
+            if not (isinstance(before, str) and before.startswith("-")):
                 continue
             yield Finding(
                 arg_list.doc,
@@ -272,9 +270,9 @@ def invalid_json(ctx: CheckContext) -> Iterator[Finding]:
             )
 
 
-def _string_booleans(value: Any) -> Iterator[str]:
+def _string_booleans(value: object) -> Iterator[str]:
     """Paths of "true"/"false" strings in parsed JSON, walked without recursion (values nest arbitrarily)."""
-    stack: list[tuple[Any, str]] = [(value, "")]
+    stack: list[tuple[object, str]] = [(value, "")]
     while stack:
         node, path = stack.pop()
         if isinstance(node, dict):
@@ -310,7 +308,7 @@ def json_boolean_strings(ctx: CheckContext) -> Iterator[Finding]:
 # --- flags in the wrong layer --------------------------------------------------------------
 
 
-def emitted_flags(strategy: Any) -> set[str]:
+def emitted_flags(strategy: object) -> set[str]:
     """Parallel flags the strategy emitter writes for a strategy file (docs/upstream-behaviour.md#parallelism-flags)."""
     data = as_dict(strategy)
     deploy, parallelism = data.get("deploy_type"), data.get("parallelism")
@@ -357,7 +355,7 @@ def _before_emitter(scope: Scope, ctx: CheckContext) -> bool:
     )
 
 
-def _pd_pools_use_dep(data: dict[str, Any], offered: list[str]) -> bool:
+def _pd_pools_use_dep(data: dict[str, JsonValue], offered: list[str]) -> bool:
     """PD pool modes (docs/upstream-behaviour.md#pd-pools): DEP pools exist when a *dep strategy is offered and pool_modes allows it."""
     pd = as_dict(as_dict(data.get("strategy_overrides")).get("pd_cluster"))
     pool_modes = pd.get("pool_modes")
@@ -369,7 +367,7 @@ def _pd_pools_use_dep(data: dict[str, Any], offered: list[str]) -> bool:
 
 
 def _effects(
-    flag: str, scope: Scope, data: dict[str, Any], offered: list[str], ctx: CheckContext
+    flag: str, scope: Scope, data: dict[str, JsonValue], offered: list[str], ctx: CheckContext
 ) -> dict[str, str]:
     """Per offered strategy, what a parallel flag outside the emitter does: `multiplies` or `overridden`."""
     names = [scope.strategy] if scope.strategy is not None else offered
@@ -396,7 +394,9 @@ def _effects(
     return effects
 
 
-def multiplies_ranks(ctx: CheckContext, data: dict[str, Any], scope: Scope, spelled: str) -> bool:
+def multiplies_ranks(
+    ctx: CheckContext, data: dict[str, JsonValue], scope: Scope, spelled: str
+) -> bool:
     """Whether RL310 reports this spelling of a flag in a recipe list of this scope (RL380,
     which judges each rendered command, then leaves the item to it)."""
     flag = spelled.split("=", 1)[0].replace("_", "-")
@@ -430,7 +430,12 @@ def parallel_flags(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _harmless(
-    ctx: CheckContext, data: dict[str, Any], scope: Scope, strategy: str, unit: ArgUnit, effect: str
+    ctx: CheckContext,
+    data: dict[str, JsonValue],
+    scope: Scope,
+    strategy: str,
+    unit: ArgUnit,
+    effect: str,
 ) -> bool:
     """Whether dropping the flag changes nothing: the emitter writes the value itself (PR 413's
     base_args TP 4 beside single_node_tp `tp: 4`). A flag that multiplies or resizes the ranks
@@ -444,11 +449,11 @@ def _harmless(
         return False
 
 
-CommandTest = Callable[[RenderInputs, dict[str, Any], Combination, "str | None"], bool]
+CommandTest = Callable[[RenderInputs, dict[str, JsonValue], Combination, "str | None"], bool]
 
 
 def _every_command(
-    ctx: CheckContext, data: dict[str, Any], scope: Scope, strategy: str, test: CommandTest
+    ctx: CheckContext, data: dict[str, JsonValue], scope: Scope, strategy: str, test: CommandTest
 ) -> bool:
     """Whether ``test`` holds for every command of ``strategy`` the scope's list joins (and
     there is one). Raises what rendering raises."""
@@ -481,7 +486,7 @@ def _emitter_value(unit: ArgUnit) -> CommandTest:
     wanted = _positive_int(value) if unit.name.replace("_", "-") in SIZE_FLAGS else None
 
     def same(
-        inputs: RenderInputs, data: dict[str, Any], combo: Combination, role: str | None
+        inputs: RenderInputs, data: dict[str, JsonValue], combo: Combination, role: str | None
     ) -> bool:
         written = emitted(inputs, data, combo, role)
         if wanted is not None and is_number(written.gpus) and wanted > written.gpus:
@@ -491,12 +496,12 @@ def _emitter_value(unit: ArgUnit) -> CommandTest:
     return same
 
 
-def _positive_int(value: Any) -> int | None:
+def _positive_int(value: object) -> int | None:
     text = js_string(value) if value is not None else ""
     return int(text) if text.isdigit() and int(text) > 0 else None
 
 
-def _value_after(tokens: list[Any], flag: str) -> str | None:
+def _value_after(tokens: list[JsValue], flag: str) -> str | None:
     """The value the emitter's tokens give ``flag`` (its last occurrence), None without one."""
     found = None
     for at, token in enumerate(tokens[:-1]):
@@ -596,7 +601,7 @@ def _is_generation_layer(scope: Scope, ctx: CheckContext) -> bool:
     return scope.layer in layers.GENERATION_LAYERS and scope.hardware not in ctx.profiles
 
 
-def co_occur(a: Scope, b: Scope, ctx: CheckContext, data: dict[str, Any]) -> bool:
+def co_occur(a: Scope, b: Scope, ctx: CheckContext, data: dict[str, JsonValue]) -> bool:
     """Whether two lists of the recipe ``data`` can both land in one rendered command
     (docs/upstream-behaviour.md#layer-order)."""
     for left, right in ((a.variant, b.variant), (a.strategy, b.strategy), (a.role, b.role)):
@@ -626,7 +631,7 @@ def co_occur(a: Scope, b: Scope, ctx: CheckContext, data: dict[str, Any]) -> boo
 
 
 def _replaced_for(
-    scope: Scope, strategy: str | None, ctx: CheckContext, data: dict[str, Any]
+    scope: Scope, strategy: str | None, ctx: CheckContext, data: dict[str, JsonValue]
 ) -> bool:
     """Whether a recipe or variant generation list never joins the commands of ``strategy``:
     the strategy's own override of that generation key replaces it there, whatever the

@@ -44,7 +44,7 @@ from recipelint.resolve.deployment import image_facts
 from recipelint.resolve.docker import is_other_build
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
 from recipelint.rules.commandplan import EXACT_STEPS, Assembler, CommandChoice
-from recipelint.rules.common import Pointer, as_dict
+from recipelint.rules.common import ArgList, Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.environment import minimum_release
 from recipelint.rules.registry import Finding
@@ -92,7 +92,7 @@ class Target:
     capabilities: tuple[tuple[int, int], ...] = ()
 
 
-def target_of(profile: Any) -> Target | None:
+def target_of(profile: object) -> Target | None:
     """The vLLM platform of a taxonomy profile; None where no built-in platform runs it (a plugin's)."""
     arch, brand = get(profile, "compute_arch"), get(profile, "brand")
     generations = _generations(profile)
@@ -111,7 +111,7 @@ def target_of(profile: Any) -> Target | None:
     return Target(platform, tuple(dict.fromkeys(capabilities)) if known else ())
 
 
-def _generations(profile: Any) -> set[str]:
+def _generations(profile: object) -> set[str]:
     gen = get(profile, "generation")
     if gen is None or not isinstance(gen, (str, list)):
         gen = get(profile, "gpu_generation")
@@ -130,7 +130,7 @@ class BackendChoice:
     spelled: str  # how the command selects it, for the message
 
 
-def _arg_selections(catalog: FlagCatalog, layer: Any) -> Iterator[BackendChoice]:
+def _arg_selections(catalog: FlagCatalog, layer: ArgList) -> Iterator[BackendChoice]:
     for unit in layer.units:
         hit = catalog.lookup(unit.name)
         if hit.canonical not in SELECTING:
@@ -221,7 +221,7 @@ def _env_step_selections(
         if type(hw_class) is not str and step.name in EXACT_STEPS:
             continue  # a hardware of a class is named by no hardware table
         if step.name == "generation" and not by_strategy:
-            key: tuple[Any, ...] = ("env", "generation", reads["variant"], reads["generation"])
+            key: tuple[object, ...] = ("env", "generation", reads["variant"], reads["generation"])
         else:
             key = ("env", step.name, *[reads[name] for name in names])
         found = memo.get(key)
@@ -331,7 +331,7 @@ def _moe_verdict(name: str, target: Target, release: str) -> Verdict | None:
     return None
 
 
-def _release_of(recipe: Any, variant: str) -> str:
+def _release_of(recipe: object, variant: str) -> str:
     found = minimum_release(recipe, ("variants", variant, "extra_args"))
     return found or load_hardware_catalog()["releases"][-1]
 
@@ -410,7 +410,7 @@ def _recipe_findings(
     releases: dict[str, str] = {}
     memo: SelectionMemo = {}
     # Combinations of one layer class select the very same: their selections are read once.
-    commands: dict[tuple[Any, ...], list[BackendChoice]] = {}
+    commands: dict[tuple[object, ...], list[BackendChoice]] = {}
     for combo in combos:
         members = [
             (member, target)

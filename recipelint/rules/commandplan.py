@@ -14,8 +14,9 @@ import operator
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from recipelint.jsvalue import UNDEFINED, get, js_string, nullish, truthy
+from recipelint.jsvalue import UNDEFINED, JsonValue, JsValue, get, js_string, nullish, truthy
 from recipelint.read.load import Document
+from recipelint.read.recipedata import Recipe
 from recipelint.resolve import layers
 from recipelint.resolve.command import RenderInputs
 from recipelint.resolve.docker import docker_meta
@@ -43,7 +44,10 @@ from recipelint.rules.context import CheckContext
 
 MAX_COMBINATIONS = 2000
 # resolve.plan.variant_hardware of a recipe and one of its variants.
-HardwareOf = Callable[[Any, Any], tuple[str, list[str]]]
+HardwareOf = Callable[[Recipe, JsValue], tuple[str, list[str]]]
+# What a hardware's layers are read by: its id when the recipe names it (or its profile is
+# unusual), else a tuple of the profile facts the layers read (_hardware_class, _layer_class).
+HardwareClass = str | tuple[object, ...]
 
 
 class CommandChoice(NamedTuple):  # a tuple: thousands are made per run, and cheaply
@@ -61,7 +65,7 @@ def render_inputs(ctx: CheckContext) -> RenderInputs:
     return ctx.render_inputs
 
 
-def _mentioned(value: Any, profiles: dict[str, Any], found: set[str]) -> set[str]:
+def _mentioned(value: object, profiles: dict[str, JsonValue], found: set[str]) -> set[str]:
     """Profile ids the recipe uses as keys or values anywhere: only those make a hardware special."""
     pending = [value]
     while pending:  # a walk without a call per value: recipes hold thousands of them
@@ -76,7 +80,7 @@ def _mentioned(value: Any, profiles: dict[str, Any], found: set[str]) -> set[str
     return found
 
 
-def _hardware_class(hw_id: str, profile: Any, mentioned: set[str]) -> Any:
+def _hardware_class(hw_id: str, profile: JsValue, mentioned: set[str]) -> HardwareClass:
     """Hardware the recipe never names gets the same layers as any other of its generation and size."""
     if hw_id in mentioned:
         return hw_id
@@ -93,7 +97,7 @@ def _hardware_class(hw_id: str, profile: Any, mentioned: set[str]) -> Any:
 HARDWARE_TABLES = frozenset({"hardware_overrides", "hardware_opt_in_features"})
 
 
-def _hardware_keys(value: Any, found: set[Any], table: bool = False) -> set[Any]:
+def _hardware_keys(value: object, found: set[str], table: bool = False) -> set[str]:
     """Keys of every HARDWARE_TABLES table in ``value`` (a key elsewhere never selects a layer)."""
     if isinstance(value, dict):
         if table:
@@ -108,7 +112,7 @@ def _hardware_keys(value: Any, found: set[Any], table: bool = False) -> set[Any]
     return found
 
 
-def _mode_hardware_keys(recipe: dict[str, Any], found: set[Any]) -> set[Any]:
+def _mode_hardware_keys(recipe: dict[str, JsonValue], found: set[str]) -> set[str]:
     """Keys of each feature mode's `hardware` table (which marks a mode unsupported there)."""
     for feature in as_dict(recipe.get("features")).values():
         for mode in as_dict(as_dict(feature).get("modes")).values():
@@ -116,7 +120,7 @@ def _mode_hardware_keys(recipe: dict[str, Any], found: set[Any]) -> set[Any]:
     return found
 
 
-def _layer_class(hw_id: str, profile: Any, keys: set[Any]) -> Any:
+def _layer_class(hw_id: str, profile: JsValue, keys: set[str]) -> HardwareClass:
     """All the layers read of a hardware; two hardware of one class get the very same layers.
 
     The layers look a hardware up by its id, its generation and its lower-case brand, and
@@ -135,7 +139,7 @@ def _layer_class(hw_id: str, profile: Any, keys: set[Any]) -> Any:
 
 
 def command_choices(
-    inputs: RenderInputs, recipe: dict[str, Any], hardware_of: HardwareOf | None = None
+    inputs: RenderInputs, recipe: dict[str, JsonValue], hardware_of: HardwareOf | None = None
 ) -> Iterator[CommandChoice]:
     """Every (variant, hardware, serving strategy, PD role) the compiler can render, one hardware
     per class. ``hardware_of`` answers variant_hardware for the recipe's variants (a run's
@@ -143,7 +147,7 @@ def command_choices(
     mentioned = _mentioned(recipe, inputs.profiles, set())
     # Asked once per recipe rather than per variant: a hardware's class, the strategies offered
     # on it (which do not depend on the variant) and a strategy's PD roles.
-    classes: dict[str, Any] = {}
+    classes: dict[str, HardwareClass] = {}
     offered: dict[str, list[str]] = {}
     roles_of: dict[str, tuple[str | None, ...]] = {}
     compatible = Compatible(recipe)
@@ -155,7 +159,7 @@ def command_choices(
             if hardware_of is not None
             else variant_hardware(inputs, recipe, variant)
         )
-        members: dict[Any, list[str]] = {}
+        members: dict[HardwareClass, list[str]] = {}
         for hw_id in hardware:
             hw_class = classes.get(hw_id)
             if hw_class is None:
@@ -165,7 +169,7 @@ def command_choices(
             members.setdefault(hw_class, []).append(hw_id)
         # (layer class, strategy, role) -> the command's hardware, its representative first:
         # hardware of one layer class but another size shares the command of the first.
-        commands: dict[tuple[Any, ...], list[str]] = {}
+        commands: dict[tuple[HardwareClass, str, str | None], list[str]] = {}
         for hw_class, group in members.items():
             hw_id = group[0]
             # Layers depend on the hardware only through the keys they read: its id, generation and brand.
@@ -189,7 +193,7 @@ def command_choices(
 class Compatible:
     """What the strategies offered on a hardware read of the recipe alone, read once per recipe."""
 
-    def __init__(self, recipe: dict[str, Any]) -> None:
+    def __init__(self, recipe: dict[str, JsonValue]) -> None:
         self.recipe = recipe
         self.strategies = list(
             dict.fromkeys(s for s in effective_compatible(recipe) if isinstance(s, str))
@@ -198,7 +202,7 @@ class Compatible:
 
 
 def strategies_on(
-    inputs: RenderInputs, compatible: Compatible, profile: Any, hw_id: str
+    inputs: RenderInputs, compatible: Compatible, profile: JsValue, hw_id: str
 ) -> list[str]:
     recipe, scalable = compatible.recipe, is_scalable(profile)
     offered = []
@@ -228,7 +232,7 @@ RULE_STEPS = tuple(
 )
 
 
-def _reader(names: tuple[str, ...]) -> Callable[[dict[str, Any]], Any]:
+def _reader(names: tuple[str, ...]) -> Callable[[dict[str, object]], object]:
     """What a step's part is kept under, read from Assembler.reads: the values of ``names``."""
     return operator.itemgetter(*names) if names else lambda reads: None
 
@@ -259,15 +263,15 @@ class Assembler:
         strategy_parts: dict[tuple[Any, ...], Any] | None = None,
     ):
         self.ctx, self.inputs, self.doc = ctx, inputs, doc
-        self.recipe: dict[str, Any] = doc.data
+        self.recipe: dict[str, JsonValue] = doc.data
         # Parts of a command's layers, each kept under exactly what its step reads (see layers()).
         self._parts: dict[tuple[Any, ...], Any] = {}
         # Parts of the steps that read only a strategy file: shared by the recipes of a run.
         self._strategy_parts = strategy_parts if strategy_parts is not None else {}
-        self._classes: dict[str, Any] = {}  # hw_id -> its _layer_class
-        self._hardware_keys: set[Any] | None = None
+        self._classes: dict[str, HardwareClass] = {}  # hw_id -> its _layer_class
+        self._hardware_keys: set[str] | None = None
         self._strategy_tables: dict[str, bool] = {}
-        self._facts: dict[str, tuple[Any, bool]] = {}
+        self._facts: dict[str, tuple[JsValue, bool]] = {}
 
     def has_generation_table(self, strategy: str) -> bool:
         """Whether strategy_overrides[strategy].hardware_overrides has any key: without one the
@@ -279,7 +283,7 @@ class Assembler:
             found = self._strategy_tables[strategy] = type(table) is dict and bool(table)
         return found
 
-    def layer_class(self, hw_id: str) -> Any:
+    def layer_class(self, hw_id: str) -> HardwareClass:
         """The hardware's _layer_class in this recipe: what its layers are kept under."""
         found = self._classes.get(hw_id)
         if found is None:
@@ -333,7 +337,7 @@ class Assembler:
             features,
         )
 
-    def reads(self, combo: CommandChoice, hw_class: Any) -> dict[str, Any]:
+    def reads(self, combo: CommandChoice, hw_class: HardwareClass) -> dict[str, object]:
         """What each name of a step's `reads` stands for in this combination, as parts are kept under it."""
         # Strategies differ in the features step only through the enabled features' `strategies` allow-lists.
         filtered = self._features(combo.variant, combo.hw_id, hw_class)[2]
@@ -383,7 +387,9 @@ class Assembler:
         parts[whole] = out
         return out
 
-    def generation_layers(self, combo: CommandChoice) -> tuple[list[ArgList], list[ArgList], Any]:
+    def generation_layers(
+        self, combo: CommandChoice
+    ) -> tuple[list[ArgList], list[ArgList], str | None]:
         """(strategy generation layer, recipe+variant generation layers, the key the strategy layer used).
 
         `so.hardware_overrides[gen] || nvidia` replaces the recipe's and the variant's generation
@@ -408,7 +414,7 @@ class Assembler:
             return strategy_layer, [], picked
         return [], replaced_layers(self, combo), None
 
-    def _generation(self, hw_id: str) -> tuple[Any, bool]:
+    def _generation(self, hw_id: str) -> tuple[str | None, bool]:
         """(generation, is NVIDIA): all a generation layer reads of a hardware (resolve.layers.generation_key)."""
         key = ("generation-of", hw_id)
         found = self._parts.get(key)
@@ -430,7 +436,7 @@ class Assembler:
         found: str | None = self._parts[key]
         return found
 
-    def _profile_facts(self, hw_id: str) -> tuple[Any, bool]:
+    def _profile_facts(self, hw_id: str) -> tuple[JsValue, bool]:
         """(generation, is NVIDIA) of a hardware's profile, as a Selection holds them."""
         found = self._facts.get(hw_id)
         if found is None:
@@ -439,7 +445,7 @@ class Assembler:
         return found
 
     def _features(
-        self, variant_key: str, hw_id: str, hw_class: Any
+        self, variant_key: str, hw_id: str, hw_class: HardwareClass
     ) -> tuple[list[str], FeatureResolver, bool]:
         """(enabled features, their resolver, whether any is limited to some strategies).
 
@@ -475,7 +481,7 @@ def replaced_layers(assembler: Assembler, combo: CommandChoice) -> list[ArgList]
     return found
 
 
-def _strategy_limited(recipe: dict[str, Any], enabled: list[str]) -> bool:
+def _strategy_limited(recipe: dict[str, JsonValue], enabled: list[str]) -> bool:
     """Whether an enabled feature has a non-empty `strategies` allow-list (see FeatureResolver._gate)."""
     features = get(recipe, "features")
     for name in enabled:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from recipelint import argv
 from recipelint.diagnostics import Span
 from recipelint.flags.catalog import Catalog, catalog_for, newest_catalog, version_key
-from recipelint.jsvalue import get, js_string, truthy
+from recipelint.jsvalue import JsonValue, get, js_string, truthy
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.layers import Scope
@@ -26,11 +26,13 @@ if TYPE_CHECKING:
 Pointer = layers.Pointer  # where a value is in its document, as resolve/ and the loader say
 
 
-def as_dict(value: Any) -> dict[str, Any]:
+def as_dict(value: object) -> dict[str, JsonValue]:
+    """``value`` when it is a mapping (read data's are keyed by strings), else an empty one."""
     return value if isinstance(value, dict) else {}
 
 
-def as_list(value: Any) -> list[Any]:
+def as_list(value: object) -> list[JsonValue]:
+    """``value`` when it is a list, else an empty one."""
     return value if isinstance(value, list) else []
 
 
@@ -60,7 +62,7 @@ def guide_offset_span(doc: Document, offset: int, length: int) -> Span:
     )
 
 
-def offered_strategies(data: dict[str, Any]) -> list[str]:
+def offered_strategies(data: dict[str, JsonValue]) -> list[str]:
     """effectiveCompatibleStrategies: the listed ids, then strategy_hardware opt-ins."""
     listed = [s for s in as_list(data.get("compatible_strategies")) if isinstance(s, str)]
     for name, gates in as_dict(data.get("strategy_hardware")).items():
@@ -72,7 +74,7 @@ def offered_strategies(data: dict[str, Any]) -> list[str]:
 # --- env mappings ---------------------------------------------------------------------------
 
 
-def env_mappings(data: Any, document: str) -> Iterator[tuple[Pointer, dict[str, Any]]]:
+def env_mappings(data: object, document: str) -> Iterator[tuple[Pointer, dict[str, JsonValue]]]:
     """Every env mapping a document of this kind holds at a place layers.PLACES declares."""
     for place in layers.PLACES:
         if place.kind == layers.ENV and place.document == document:
@@ -80,8 +82,8 @@ def env_mappings(data: Any, document: str) -> Iterator[tuple[Pointer, dict[str, 
 
 
 def _expand(
-    value: Any, pattern: tuple[str, ...], pointer: Pointer
-) -> Iterator[tuple[Pointer, dict[str, Any]]]:
+    value: object, pattern: tuple[str, ...], pointer: Pointer
+) -> Iterator[tuple[Pointer, dict[str, JsonValue]]]:
     if not pattern:
         if isinstance(value, dict):
             yield pointer, value
@@ -115,7 +117,7 @@ class ArgUnit:
 
     flag: str
     index: int
-    value: Any = None
+    value: JsonValue = None
     value_index: int | None = None
 
     @property
@@ -145,7 +147,7 @@ class ArgUnit:
         return js_string(self.value)
 
 
-def arg_units(items: list[Any]) -> list[ArgUnit]:
+def arg_units(items: list[JsonValue]) -> list[ArgUnit]:
     """The flags of ``items`` as :func:`recipelint.argv.parse` reads them, at their item positions."""
     positions = [index for index, item in enumerate(items) if truthy(item)]
     found: list[ArgUnit] = []
@@ -160,7 +162,7 @@ def arg_units(items: list[Any]) -> list[ArgUnit]:
     return found
 
 
-Tokeniser = Callable[[list[Any]], list[ArgUnit]]
+Tokeniser = Callable[[list[JsonValue]], list[ArgUnit]]
 
 
 class SharedUnits:
@@ -168,11 +170,11 @@ class SharedUnits:
     and once per distinct list (copied recipes and shared snippets repeat lists)."""
 
     def __init__(self) -> None:
-        self._found: dict[int, tuple[list[Any], list[ArgUnit]]] = {}
+        self._found: dict[int, tuple[list[JsonValue], list[ArgUnit]]] = {}
         # By the items' repr, which tells `1` from `"1"` and `true`: units are positions and text.
         self._by_value: dict[str, list[ArgUnit]] = {}
 
-    def __call__(self, items: list[Any]) -> list[ArgUnit]:
+    def __call__(self, items: list[JsonValue]) -> list[ArgUnit]:
         found = self._found.get(id(items))
         if found is None or found[0] is not items:  # the list is kept: its id stays its own
             written = repr(items)
@@ -197,7 +199,7 @@ class ArgList:
 
     def __init__(self, doc: Document, layer: layers.Layer, units: list[ArgUnit]) -> None:
         self.doc = doc
-        self.items: list[Any] = layer.items  # type: ignore[assignment]  # lists() keeps lists
+        self.items: list[JsonValue] = layer.items  # type: ignore[assignment]  # lists() keeps lists
         self.units = units
         self._layer = layer
         self._pointer: Pointer | None = None
@@ -255,7 +257,7 @@ def taxonomy_arg_lists(taxonomy: Document | None, tokenise: Tokeniser) -> Iterat
         yield arg_list(taxonomy, layer, tokenise)
 
 
-def flag_catalog(recipe: Any) -> Catalog:
+def flag_catalog(recipe: object) -> Catalog:
     """How the release a recipe's range starts at spells its options (the newest release's
     when the recipe states no release minimum)."""
     minimum = get(get(recipe, "model"), "min_vllm_version")

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from recipelint.configuration.config import Config
+from recipelint.jsvalue import JsonValue, JsValue
 from recipelint.read.load import Document
+from recipelint.read.recipedata import Recipe
 from recipelint.read.tree import RecipeTree, recipe_hf_id
 from recipelint.resolve import layers
 from recipelint.resolve.inputs import RenderInputs
@@ -49,7 +51,7 @@ class CheckContext:
     # check that reads it: each is worked out once per run, not once per check.
     handed_over: dict[Any, Any] = field(default_factory=dict, init=False, repr=False)
     # (recipe, variant, resolve.plan.variant_hardware of them) by the ids of the two.
-    _variant_hardware: dict[tuple[int, int], Any] = field(
+    _variant_hardware: dict[tuple[int, int], tuple[Recipe, JsValue, tuple[str, list[str]]]] = field(
         default_factory=dict, init=False, repr=False
     )
 
@@ -67,7 +69,7 @@ class CheckContext:
         return [doc for doc in self.tree.recipes if doc.usable]
 
     @cached_property
-    def profiles(self) -> dict[str, Any]:
+    def profiles(self) -> dict[str, JsonValue]:
         """The taxonomy's hardware profiles by id (each as the file holds it)."""
         taxonomy = self.tree.taxonomy
         return as_dict(
@@ -130,7 +132,7 @@ class CheckContext:
         specs = {name: doc.data for name, doc in {**self.strategies, **self.kv_stores}.items()}
         return RenderInputs(data, self.profiles, specs)
 
-    def variant_hardware(self, recipe: Any, variant: Any) -> tuple[str, list[str]]:
+    def variant_hardware(self, recipe: Recipe, variant: JsValue) -> tuple[str, list[str]]:
         """resolve.plan.variant_hardware with the run's render inputs, worked out once per
         recipe and variant (several rule families ask for it); callers only read the list.
         A failure is not kept: it is raised again next time."""
@@ -172,11 +174,11 @@ class CheckContext:
         return found if found is not None else list(recipe_arg_lists(doc, self.units))
 
     @cached_property
-    def recipe_env_mappings(self) -> dict[Path, list[tuple[Pointer, dict[str, Any]]]]:
+    def recipe_env_mappings(self) -> dict[Path, list[tuple[Pointer, dict[str, JsonValue]]]]:
         """The env mappings of each recipe in focus, by file: several families read them."""
         return {doc.path: list(env_mappings(doc.data, layers.RECIPE)) for doc in self.recipes}
 
-    def env_mappings_of(self, doc: Document) -> list[tuple[Pointer, dict[str, Any]]]:
+    def env_mappings_of(self, doc: Document) -> list[tuple[Pointer, dict[str, JsonValue]]]:
         """The env mappings of one recipe (read again when it is not in focus)."""
         found = self.recipe_env_mappings.get(doc.path)
         return found if found is not None else list(env_mappings(doc.data, layers.RECIPE))
@@ -190,13 +192,13 @@ def _by_name(docs: Iterable[Document]) -> dict[str, Document]:
     return named
 
 
-def _generations(profile: Any) -> list[str]:
+def _generations(profile: object) -> list[str]:
     """A profile's generation keys (`generation`, else the older `gpu_generation`; one or a list)."""
     data = as_dict(profile)
     gen = data.get("generation") or data.get("gpu_generation")
     return [g for g in (gen if isinstance(gen, list) else [gen]) if isinstance(g, str)]
 
 
-def _brand(profile: Any) -> str | None:
+def _brand(profile: object) -> str | None:
     brand = as_dict(profile).get("brand")
     return brand if isinstance(brand, str) else None

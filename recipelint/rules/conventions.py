@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from recipelint.flags.catalog import NIGHTLY, available_versions, version_key, written_release
 from recipelint.flags.env_catalog import env_releases
+from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
 from recipelint.resolve.install import synthesize_install
 from recipelint.resolve.layers import is_omni
@@ -79,7 +79,7 @@ def source_checkout_paths(ctx: CheckContext) -> Iterator[Finding]:
                     yield _source_path_finding(doc, arg_list.at(index), path, package)
 
 
-def _package_install(data: dict[str, Any]) -> str | None:
+def _package_install(data: dict[str, JsonValue]) -> str | None:
     """The pip command when it installs vLLM from a package (not from a clone), else None."""
     try:
         install = synthesize_install(data)
@@ -91,7 +91,7 @@ def _package_install(data: dict[str, Any]) -> str | None:
     return command
 
 
-def _checkout_path(item: Any) -> str | None:
+def _checkout_path(item: object) -> str | None:
     if not isinstance(item, str):
         return None
     value = item.split("=", 1)[1] if item.startswith("-") and "=" in item else item
@@ -128,7 +128,7 @@ def nightly_after_release(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = as_dict(doc.data)
         model = as_dict(data.get("model"))
-        places: list[tuple[Pointer, dict[str, Any]]] = [(("model",), model)]
+        places: list[tuple[Pointer, dict[str, JsonValue]]] = [(("model",), model)]
         places += [
             (("variants", name), as_dict(variant))
             for name, variant in as_dict(data.get("variants")).items()

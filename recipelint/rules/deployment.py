@@ -16,12 +16,11 @@ list of the recipe or of a strategy file sets a parallel size.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from recipelint.flags.catalog import Catalog
-from recipelint.jsvalue import get, is_number
+from recipelint.jsvalue import JsonValue, JsValue, get, is_number
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import (
@@ -45,6 +44,7 @@ from recipelint.resolve.deployment import (
     variant_weights_gb,
 )
 from recipelint.resolve.hardware import list_compatible_hardware
+from recipelint.resolve.inputs import Memo
 from recipelint.resolve.layers import PD_ROLES, Scope
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, planned_combinations
 from recipelint.rules.args import multiplies_ranks
@@ -67,7 +67,7 @@ class _Shared:
         strategies = {id(spec) for spec in ctx.strategies.values()}
         self.strategy_lists = [a for a in ctx.shared_arg_lists if id(a.doc) in strategies]
         self._sizing: dict[int, tuple[Scope, ...]] = {}
-        self._ranks: dict[tuple[int, tuple[Any, ...]], Ranks] = {}
+        self._ranks: dict[tuple[int, tuple[object, ...]], Ranks] = {}
         self.rooms = {hw_id: _rooms(profile) for hw_id, profile in ctx.profiles.items()}
 
     def strategy_sizing(self, flags: Catalog) -> tuple[Scope, ...]:
@@ -76,7 +76,7 @@ class _Shared:
             found = self._sizing[id(flags)] = _sizing_of(self.strategy_lists, flags)
         return found
 
-    def emitter_ranks(self, tokens: list[Any], flags: Catalog) -> Ranks:
+    def emitter_ranks(self, tokens: list[JsValue], flags: Catalog) -> Ranks:
         """ranks_of, kept per token list: equal keys only for tokens of equal type and value
         (`1`, `1.0` and `true` read differently)."""
         key = (id(flags), tuple(t if type(t) is str else (type(t), t) for t in tokens))
@@ -104,6 +104,13 @@ def _sizing_of(lists: list[ArgList], flags: Catalog) -> tuple[Scope, ...]:
     )
 
 
+# What a rendering's args read but the hardware id (Placement.sharing_key), with the role.
+SharingKey = tuple[tuple[Hashable, ...], str | None]
+# The authored list item that set a command's last parallel size: its document, where, the
+# flag as written and its value.
+Setter = tuple[Document, Pointer, str, JsValue]
+
+
 @dataclass
 class _Recipe:
     """What the rules ask of one recipe's deployments.
@@ -124,15 +131,15 @@ class _Recipe:
     heavy: dict[str, frozenset[str]]  # variant -> hardware it may outgrow
     imaged: bool
     admitted: dict[tuple[str, str, str], bool] = field(default_factory=dict)
-    last_key: tuple[Combination, str | None, Any] | None = None
+    last_key: tuple[Combination, str | None, SharingKey | None] | None = None
     placements: dict[tuple[str, str], Placement] = field(default_factory=dict)
-    runs: dict[Any, Any] = field(default_factory=dict)
-    rendered: dict[Any, tuple[Ranks, Emitted]] = field(default_factory=dict)
+    runs: Memo = field(default_factory=dict)
+    rendered: dict[SharingKey, tuple[Ranks, Emitted]] = field(default_factory=dict)
     experts: dict[str, list[str]] = field(default_factory=dict)
 
     @property
-    def recipe(self) -> dict[str, Any]:
-        data: dict[str, Any] = self.doc.data
+    def recipe(self) -> dict[str, JsonValue]:
+        data: dict[str, JsonValue] = self.doc.data
         return data
 
     @property
@@ -268,7 +275,7 @@ class _Recipe:
         args = rendered_args(self.inputs, self.recipe, combo, role, placement)
         return ranks_of(args, self.flags), allotted
 
-    def sharing_key(self, combo: Combination, role: str | None) -> Any:
+    def sharing_key(self, combo: Combination, role: str | None) -> SharingKey | None:
         """What the command's args read but the hardware id (Placement.sharing_key); None when
         the hardware is named, or the key holds no scalar. The judge asks again for the
         command just read: the last answer is kept."""
@@ -279,7 +286,7 @@ class _Recipe:
         self.last_key = (combo, role, key)
         return key
 
-    def _sharing_key(self, combo: Combination, role: str | None) -> Any:
+    def _sharing_key(self, combo: Combination, role: str | None) -> SharingKey | None:
         try:
             key = self.placement(combo).sharing_key(combo)
             hash(key)
@@ -317,7 +324,7 @@ def deployments(ctx: CheckContext) -> Iterator[Finding]:
         yield from judge.findings()
 
 
-def _names_a_platform(recipe: dict[str, Any]) -> bool:
+def _names_a_platform(recipe: dict[str, JsonValue]) -> bool:
     """Whether an image the recipe pins names a CPU architecture, or a platform other than the
     one of the brand key it is pinned under (`docker_image.amd` naming ROCm is its own)."""
     for image in recipe_images(recipe):
@@ -332,19 +339,19 @@ def _names_a_platform(recipe: dict[str, Any]) -> bool:
 BRAND_PLATFORMS = {"nvidia": "cuda", "amd": "rocm", "tpu": "tpu"}
 
 
-def _gpu_vram(profile: Any) -> float | None:
+def _gpu_vram(profile: object) -> float | None:
     vram, gpus = get(profile, "vram_gb"), get(profile, "gpu_count")
     return vram / gpus if is_number(vram) and is_number(gpus) and gpus > 0 else None
 
 
-def _rooms(profile: Any) -> tuple[float | None, float | None, bool]:
+def _rooms(profile: object) -> tuple[float | None, float | None, bool]:
     """(one GPU's VRAM, half the node's, whether the profile is offered only where declared)."""
     return _gpu_vram(profile), _half_node(profile), get(profile, "restricted") is True
 
 
 def _heavy_variants(
-    recipe: dict[str, Any],
-    profiles: dict[str, Any],
+    recipe: dict[str, JsonValue],
+    profiles: dict[str, JsonValue],
     rooms: dict[str, tuple[float | None, float | None, bool]],
     smallest: float,
     sized: bool,
@@ -380,7 +387,7 @@ def _heavy_variants(
     return found
 
 
-def _half_node(profile: Any) -> float | None:
+def _half_node(profile: object) -> float | None:
     vram = get(profile, "vram_gb")
     return vram / 2 if is_number(vram) else None
 
@@ -409,7 +416,7 @@ class _Judge:
         self.reports: dict[tuple[str, Pointer, str, str], _Report] = {}
         self.imaged: set[tuple[str, str]] = set()
         # the list item that sized a command, per rendering that reads alike
-        self.setters: dict[Any, tuple[Document, Pointer, str, Any] | None] = {}
+        self.setters: dict[SharingKey, Setter | None] = {}
 
     def add(self, combo: Combination, found: Deployment, recommended: bool) -> None:
         recipe = self.recipe
@@ -482,16 +489,14 @@ class _Judge:
             found.variant,
         )
 
-    def _setter(
-        self, combo: Combination, role: str | None
-    ) -> tuple[Document, Pointer, str, Any] | None:
+    def _setter(self, combo: Combination, role: str | None) -> Setter | None:
         """The authored list item that set the last parallel size of the command, if any."""
         recipe = self.recipe
         try:
             before, emitted, after = command_parts(recipe.inputs, recipe.recipe, combo, role)
         except SYNTHESIS_ERRORS:
             return None
-        tokens: list[Any] = []
+        tokens: list[JsValue] = []
         origins: list[tuple[layers.Layer, int] | None] = []
         for layer in before:
             _spread(layer, tokens, origins)
@@ -653,7 +658,7 @@ def _role(found: Deployment) -> str:
 
 
 def _spread(
-    layer: layers.Layer, tokens: list[Any], origins: list[tuple[layers.Layer, int] | None]
+    layer: layers.Layer, tokens: list[JsValue], origins: list[tuple[layers.Layer, int] | None]
 ) -> None:
     items = layer.items
     if isinstance(items, list):
@@ -661,7 +666,7 @@ def _spread(
         origins += [(layer, index) for index in range(len(items))]
 
 
-def _pin(recipe: dict[str, Any], variant: str, hw_id: str, reference: str) -> Pointer | None:
+def _pin(recipe: dict[str, JsonValue], variant: str, hw_id: str, reference: str) -> Pointer | None:
     """Where the recipe pins the image a variant runs on a hardware: that hardware's override,
     else the variant's docker_image, else the model's."""
     ranked: list[tuple[int, Pointer]] = []

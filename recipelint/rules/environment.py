@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from recipelint.flags.catalog import NIGHTLY, version_key, written_release
 from recipelint.flags.env_catalog import (
@@ -26,6 +25,7 @@ from recipelint.flags.env_catalog import (
     env_releases,
     env_span,
 )
+from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.docker import runs_other_build
@@ -45,7 +45,7 @@ class EnvMapping:
 
     doc: Document
     pointer: Pointer
-    values: dict[str, Any]
+    values: dict[str, JsonValue]
 
 
 def focused_env_mappings(ctx: CheckContext) -> Iterator[EnvMapping]:
@@ -70,7 +70,7 @@ def focused_env_mappings(ctx: CheckContext) -> Iterator[EnvMapping]:
 # -- the release a mapping is judged at ---------------------------------------------------
 
 
-def _release(raw: Any) -> str | None:
+def _release(raw: object) -> str | None:
     """The catalogued release standing for a min_vllm_version; `nightly` is the newest."""
     text = written_release(raw)
     if text == NIGHTLY:
@@ -84,7 +84,7 @@ def _later(first: str | None, second: str | None) -> str | None:
     return max(first, second, key=version_key)
 
 
-def minimum_release(data: Any, pointer: Pointer) -> str | None:
+def minimum_release(data: object, pointer: Pointer) -> str | None:
     """The release a mapping must work on: the document's minimum, raised by its variant's."""
     root = as_dict(data)
     found = _release(as_dict(root.get("model")).get("min_vllm_version"))
@@ -120,7 +120,7 @@ def vllm_environment(ctx: CheckContext) -> Iterator[Finding]:
                 yield from _value(mapping.doc, pointer, spec, value, release)
 
 
-def _asks_for_nightly(data: Any) -> bool:
+def _asks_for_nightly(data: object) -> bool:
     model = as_dict(as_dict(data).get("model"))
     minimum = model.get("min_vllm_version")
     return model.get("nightly_required") is True or (
@@ -128,7 +128,7 @@ def _asks_for_nightly(data: Any) -> bool:
     )
 
 
-def _judged(name: Any) -> bool:
+def _judged(name: object) -> bool:
     return (
         isinstance(name, str)
         and name.startswith(PREFIX)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
 
+from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
 from recipelint.resolve.layers import is_omni
 from recipelint.rules.common import ArgList, as_dict, as_list, guide_span, guide_text
@@ -63,9 +63,9 @@ GUIDE_FACTS = "guide-facts"
 HARDWARE_SECTION = "RL607"
 
 
-def served_models(data: dict[str, Any], arg_lists: list[ArgList]) -> set[str]:
+def served_models(data: dict[str, JsonValue], arg_lists: list[ArgList]) -> set[str]:
     """Model ids and --served-model-name values any command of the recipe serves."""
-    names: list[Any] = [as_dict(data.get("model")).get("model_id")]
+    names: list[JsonValue] = [as_dict(data.get("model")).get("model_id")]
     names += [as_dict(v).get("model_id") for v in as_dict(data.get("variants")).values()]
     names += [as_dict(t).get("model_id") for t in as_list(as_dict(data.get("omni")).get("tasks"))]
     for arg_list in arg_lists:
@@ -286,7 +286,7 @@ def _serve_lines(
             )
 
 
-def _recipe_ids(data: dict[str, Any]) -> list[str]:
+def _recipe_ids(data: dict[str, JsonValue]) -> list[str]:
     """The recipe's own checkpoints, model first: what a guide's launch command should serve."""
     ids = [as_dict(data.get("model")).get("model_id")]
     ids += [as_dict(v).get("model_id") for v in as_dict(data.get("variants")).values()]

@@ -14,7 +14,6 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from recipelint.flags.catalog import (
     NIGHTLY,
@@ -36,6 +35,7 @@ from recipelint.flags.support import (
     json_key_support,
     value_support,
 )
+from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
 from recipelint.resolve.docker import docker_meta
 from recipelint.resolve.install import builds_from_checkout
@@ -56,12 +56,12 @@ from recipelint.spelling import close_flags
 UNKNOWN_FLAG, REJECTED, UNDERSCORED = "RL604", "RL605", "RL606"
 
 
-def guide_release(data: dict[str, Any]) -> str:
+def guide_release(data: dict[str, JsonValue]) -> str:
     """The release a guide's commands are first judged at: the recipe's minimum, else the newest."""
     return _release(as_dict(data.get("model")).get("min_vllm_version")) or available_versions()[-1]
 
 
-def _release(raw: Any) -> str | None:
+def _release(raw: object) -> str | None:
     """A version as the catalogs read it; None for nightly or one the schema stage reports."""
     found = written_release(raw)
     return None if found == NIGHTLY else found
@@ -88,7 +88,7 @@ NIGHTLY_CLAIM = Claim(open_ended=True)
 IMAGE_TAG = re.compile(r"v?(\d+\.\d+(?:\.\d+)?)(?:[-+][\w.-]*)?")
 
 
-def runs_main(data: dict[str, Any], package: str) -> bool:
+def runs_main(data: dict[str, JsonValue], package: str) -> bool:
     """Whether the recipe runs ``package``'s main branch: a nightly minimum, or an install that
     builds the package from a clone. Asked once per recipe and package (command_release)."""
     minimum = written_release(as_dict(data.get("model")).get("min_vllm_version"))
@@ -96,7 +96,7 @@ def runs_main(data: dict[str, Any], package: str) -> bool:
 
 
 def command_release(
-    data: dict[str, Any], command: GuideCommand, package: str, main: bool
+    data: dict[str, JsonValue], command: GuideCommand, package: str, main: bool
 ) -> tuple[str, Claim]:
     """The release a guide command is judged from, and what claims it (``main``: runs_main).
 
@@ -147,7 +147,10 @@ def section_claim(text: str, release: str, package: str) -> tuple[str, Claim] | 
 
 
 def deployed_claim(
-    data: dict[str, Any], hardware: list[tuple[str, Any]], command: GuideCommand, release: str
+    data: dict[str, JsonValue],
+    hardware: list[tuple[str, JsonValue]],
+    command: GuideCommand,
+    release: str,
 ) -> tuple[str, Claim] | None:
     """The build the recipe's own image runs on a section's hardware (``hardware``: ids and
     profiles) when it is a moving one (`:nightly`, `:latest`), judged as a `docker run` of that
@@ -169,7 +172,7 @@ def deployed_claim(
 
 
 def _deployed_images(
-    data: dict[str, Any], hardware: list[tuple[str, Any]], served: str | None
+    data: dict[str, JsonValue], hardware: list[tuple[str, JsonValue]], served: str | None
 ) -> set[str] | None:
     """The images the recipe's variants run on ``hardware``; None when one is no choice of
     the recipe's (the compiler's default) or no image at all."""
@@ -190,7 +193,7 @@ def _deployed_images(
     return found
 
 
-def _variants_serving(data: dict[str, Any], served: str) -> int:
+def _variants_serving(data: dict[str, JsonValue], served: str) -> int:
     return sum(as_dict(v).get("model_id") == served for v in as_dict(data.get("variants")).values())
 
 
@@ -631,7 +634,7 @@ def _releases_knowing(name: str, package: str) -> tuple[str, ...]:
 Structured = dict[tuple[str, tuple[str, ...], str | None], frozenset[str]]
 
 
-def structured_causes(data: dict[str, Any], arg_lists: list[ArgList]) -> Structured:
+def structured_causes(data: dict[str, JsonValue], arg_lists: list[ArgList]) -> Structured:
     """What the recipe's own argument lists are refused for, read as the guide's commands are:
     a guide command passing the same option for the same cause repeats the structured rule's
     finding (RL358, RL359, RL350), which names the place to fix."""
@@ -657,7 +660,7 @@ def repeats_structured(cause: Cause, structured: Structured) -> bool:
     return refused is not None and set(cause[3]) <= refused
 
 
-def _list_release(data: dict[str, Any], pointer: tuple[str | int, ...]) -> str:
+def _list_release(data: dict[str, JsonValue], pointer: tuple[str | int, ...]) -> str:
     """The release an argument list is judged from: a variant's own minimum when it raises
     the recipe's (as the RL35x rules judge it), else the recipe's, else the newest."""
     base = _release(as_dict(data.get("model")).get("min_vllm_version"))
@@ -669,7 +672,7 @@ def _list_release(data: dict[str, Any], pointer: tuple[str | int, ...]) -> str:
     return base or available_versions()[-1]
 
 
-def _unit_spellings(flag: str, value: Any) -> Iterator[tuple[str, str | None]]:
+def _unit_spellings(flag: str, value: object) -> Iterator[tuple[str, str | None]]:
     """An option of an argument list as guide words: the option and its value, and each JSON
     sub-key of a JSON value in its dotted form (`--attention-config.use_fp4_indexer_cache`)."""
     if not isinstance(flag, str):
@@ -681,7 +684,7 @@ def _unit_spellings(flag: str, value: Any) -> Iterator[tuple[str, str | None]]:
         yield f"{flag}.{'.'.join(path)}", None
 
 
-def _json_object(text: str | None) -> dict[str, Any] | None:
+def _json_object(text: str | None) -> dict[str, JsonValue] | None:
     if text is None or not text.lstrip().startswith("{"):
         return None
     try:
@@ -691,7 +694,7 @@ def _json_object(text: str | None) -> dict[str, Any] | None:
     return parsed if isinstance(parsed, dict) else None
 
 
-def _key_paths(value: Any, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+def _key_paths(value: object, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
     for key, item in (value or {}).items() if isinstance(value, dict) else ():
         path = (*prefix, str(key))
         yield path

@@ -15,11 +15,10 @@ import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from recipelint.flags.catalog import Catalog as FlagCatalog
 from recipelint.flags.catalog import newest_catalog
-from recipelint.jsvalue import get
+from recipelint.jsvalue import JsonValue, JsValue, get
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.docker import docker_meta, split_image
@@ -67,7 +66,7 @@ class Images:
     pattern: re.Pattern[str] | None
 
     @classmethod
-    def of(cls, profiles: dict[str, Any]) -> Images:
+    def of(cls, profiles: dict[str, JsonValue]) -> Images:
         brands: dict[str, set[str]] = {}
         platforms: dict[str, set[str]] = {}
         for profile in profiles.values():
@@ -101,7 +100,7 @@ class Images:
         return None
 
 
-def _default_repository(profile: Any) -> str:
+def _default_repository(profile: JsonValue) -> str:
     image = docker_meta({}, {}, profile, None).image
     return split_image(image)[0] if isinstance(image, str) else ""
 
@@ -257,7 +256,7 @@ def _guide_selections(
     doc: Document, command: GuideCommand, flags: FlagCatalog
 ) -> Iterator[tuple[BackendChoice, Token]]:
     """What a guide command selects, each with the word of the guide that selects it."""
-    items: list[Any] = list(command.words)
+    items: list[JsonValue] = list(command.words)
     listed = ArgList(doc, layers.BASE_ARGS.layer_at(items), arg_units(items))
     for selection in backends._arg_selections(flags, listed):
         yield selection, command.args[int(selection.pointer[-1])]
@@ -439,7 +438,7 @@ class Confinement:
         """(generation, a place) when every list of the recipe selecting it is for hardware
         of that one generation; None when one is not, or none selects it."""
         family = _family(selection)
-        found: set[Any] = set()
+        found: set[JsValue] = set()
         where = ""
         for written in self.written:
             if _family(written) != family:
@@ -454,7 +453,7 @@ class Confinement:
         [generation] = found
         return (generation, where) if isinstance(generation, str) else None
 
-    def _generations_at(self, pointer: Pointer) -> set[Any] | None:
+    def _generations_at(self, pointer: Pointer) -> set[JsValue] | None:
         """The generations a list at ``pointer`` is rendered for; None: any hardware."""
         bound = resolved.bound_wildcards(pointer)
         if bound is None:

@@ -16,9 +16,8 @@ import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
-from recipelint.jsvalue import get
+from recipelint.jsvalue import JsonValue, JsValue, get
 from recipelint.rules.backends import BRAND_PLATFORMS, target_of
 from recipelint.rules.common import as_dict
 from recipelint.rules.context import CheckContext
@@ -41,7 +40,7 @@ class Named:
 class HardwareWords:
     """The words of a taxonomy that name hardware, found in a text by one scan."""
 
-    def __init__(self, profiles: dict[str, Any], taxonomy: Any):
+    def __init__(self, profiles: dict[str, JsonValue], taxonomy: object):
         self.profiles = profiles
         words: dict[str, Named] = {}
         for hw_id, profile in profiles.items():
@@ -110,11 +109,11 @@ class HardwareWords:
         at the same place (beyond ASCII, case folding and lower() differ: the text is scanned)."""
         return any(word in lowered for word in self.words)
 
-    def brands(self, members: Iterable[str]) -> set[Any]:
+    def brands(self, members: Iterable[str]) -> set[JsValue]:
         return {get(self.profiles.get(hw_id), "brand") for hw_id in members}
 
 
-def _add(words: dict[str, Named], word: Any, rank: int, hw_id: str) -> None:
+def _add(words: dict[str, Named], word: object, rank: int, hw_id: str) -> None:
     if not isinstance(word, str) or len(word.strip()) < 2:
         return
     key = word.strip().lower()
@@ -125,7 +124,7 @@ def _add(words: dict[str, Named], word: Any, rank: int, hw_id: str) -> None:
         words[key] = Named(rank, found.members | {hw_id})
 
 
-def _architecture_words(profile: Any) -> Iterator[str]:
+def _architecture_words(profile: object) -> Iterator[str]:
     """How guides write the architecture vLLM sees (`SM100`, `sm_120`, `gfx942`), from the
     profile's compute_arch or the CUDA capabilities its generation reports (backends.target_of)."""
     arch = get(profile, "compute_arch")
@@ -136,14 +135,14 @@ def _architecture_words(profile: Any) -> Iterator[str]:
         yield from (f"sm{major}{minor}", f"sm_{major}{minor}")
 
 
-def _generations(profile: Any) -> list[str]:
+def _generations(profile: object) -> list[str]:
     gen = get(profile, "generation")
     if not isinstance(gen, (str, list)):
         gen = get(profile, "gpu_generation")
     return [g for g in (gen if isinstance(gen, list) else [gen]) if isinstance(g, str)]
 
 
-def _non_hardware_words(taxonomy: Any) -> set[str]:
+def _non_hardware_words(taxonomy: object) -> set[str]:
     """Words the taxonomy uses for things other than hardware ("CPU offload"): such a
     word in a heading does not say the section is for hardware."""
     words: set[str] = set()
@@ -301,7 +300,7 @@ def asks_for_unreleased(text: str) -> bool:
 HARDWARE_PART, FEATURE_PART, VARIANT_PART = "hardware", "feature", "variant"
 
 
-def parts_named(title: str, words: HardwareWords, data: dict[str, Any]) -> set[str]:
+def parts_named(title: str, words: HardwareWords, data: dict[str, JsonValue]) -> set[str]:
     """Which parts of the recipe a heading is about: hardware (a taxonomy word), one of the
     recipe's features, one of its variants; none for a heading about the model as a whole."""
     found = {HARDWARE_PART} if words.named(title) else set()
@@ -322,7 +321,7 @@ COMMON_WORDS = frozenset(
 )
 
 
-def _names_feature(title: str, data: dict[str, Any]) -> bool:
+def _names_feature(title: str, data: dict[str, JsonValue]) -> bool:
     """A feature is named by its key's words, each starting a word of the title (`spec_decoding`
     in "Speculative Decoding"), by its first option (`--speculative-config`), or by two
     words of its description's opening phrase ("EAGLE3 speculative decoding")."""
@@ -343,7 +342,7 @@ def _names_feature(title: str, data: dict[str, Any]) -> bool:
     return False
 
 
-def _names_variant(title: str, data: dict[str, Any]) -> bool:
+def _names_variant(title: str, data: dict[str, JsonValue]) -> bool:
     """A variant is named by its key (but `default`) or by the checkpoint it serves."""
     lowered = title.lower()
     for key, variant in as_dict(data.get("variants")).items():
@@ -356,5 +355,5 @@ def _names_variant(title: str, data: dict[str, Any]) -> bool:
     return False
 
 
-def _list(value: Any) -> list[Any]:
+def _list(value: object) -> list[JsonValue]:
     return value if isinstance(value, list) else []

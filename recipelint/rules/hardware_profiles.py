@@ -16,9 +16,9 @@ import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from recipelint.diagnostics import Related
+from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
@@ -142,7 +142,7 @@ class Profile:
     """One hardware profile's fields, as far as they have the types the schema asks for."""
 
     hw_id: str
-    data: dict[str, Any]
+    data: dict[str, JsonValue]
 
     @property
     def gpus(self) -> int | None:
@@ -312,7 +312,7 @@ def model_tokens(display_name: str) -> frozenset[str]:
     )
 
 
-def _machine(profile: Profile) -> tuple[Any, ...] | None:
+def _machine(profile: Profile) -> tuple[object, ...] | None:
     brand = profile.data.get("brand")
     if not isinstance(brand, str) or profile.gpus is None or profile.vram is None:
         return None
@@ -333,7 +333,7 @@ def one_profile_per_machine(ctx: CheckContext) -> Iterator[Finding]:
     if found is None:
         return
     taxonomy, profiles = found
-    seen: dict[tuple[Any, ...], list[Profile]] = {}
+    seen: dict[tuple[object, ...], list[Profile]] = {}
     for profile in profiles:
         machine = _machine(profile)
         if machine is None:

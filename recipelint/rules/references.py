@@ -15,9 +15,9 @@ import difflib
 import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from recipelint.diagnostics import Related
+from recipelint.jsvalue import UNDEFINED, JsonValue
 from recipelint.read.load import Document
 from recipelint.read.tree import recipe_hf_id
 from recipelint.resolve.layers import PD_ROLES
@@ -139,19 +139,20 @@ class HardwareRef:
     at_key: bool = True
 
 
-def _keys(mapping: Any, pointer: Pointer, space: Keyspace, place: str) -> Iterator[HardwareRef]:
+def _keys(mapping: object, pointer: Pointer, space: Keyspace, place: str) -> Iterator[HardwareRef]:
     for key in as_dict(mapping):
         yield HardwareRef(pointer + (key,), key, space, place)
 
 
-def hardware_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
+def hardware_refs(data: dict[str, JsonValue]) -> Iterator[HardwareRef]:
     """Every hardware key or id a recipe writes, with the keyspace that place reads."""
     meta = as_dict(data.get("meta"))
     yield from _keys(meta.get("hardware"), ("meta", "hardware"), EXACT, "meta.hardware")
-    if isinstance(meta.get("default_hardware"), str):
+    default_hardware = meta.get("default_hardware")
+    if isinstance(default_hardware, str):
         yield HardwareRef(
             ("meta", "default_hardware"),
-            meta["default_hardware"],
+            default_hardware,
             EXACT,
             "meta.default_hardware",
             at_key=False,
@@ -180,7 +181,7 @@ def hardware_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
     yield from _keys(data.get("hardware_notes"), ("hardware_notes",), EXACT, "hardware_notes")
 
 
-def _variant_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
+def _variant_refs(data: dict[str, JsonValue]) -> Iterator[HardwareRef]:
     for name, variant in as_dict(data.get("variants")).items():
         variant = as_dict(variant)
         base = ("variants", name)
@@ -198,7 +199,7 @@ def _variant_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
         yield from _keys(variant.get("tp"), base + ("tp",), FULL, "variant tp map")
 
 
-def _strategy_override_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
+def _strategy_override_refs(data: dict[str, JsonValue]) -> Iterator[HardwareRef]:
     for strategy, override in as_dict(data.get("strategy_overrides")).items():
         override = as_dict(override)
         base = ("strategy_overrides", strategy)
@@ -219,7 +220,7 @@ def _strategy_override_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
             )
 
 
-def _feature_refs(data: dict[str, Any]) -> Iterator[HardwareRef]:
+def _feature_refs(data: dict[str, JsonValue]) -> Iterator[HardwareRef]:
     for feature, spec in as_dict(data.get("features")).items():
         spec = as_dict(spec)
         base = ("features", feature)
@@ -339,13 +340,14 @@ def _keyspace_hint(ref: HardwareRef, ctx: CheckContext) -> str:
     return f"use one of: {ref.space.describe()}"
 
 
-def _profile_keys(profile: Any) -> set[str]:
+def _profile_keys(profile: object) -> set[str]:
     profile = as_dict(profile)
     keys: set[str] = set()
     gen = profile.get("generation") or profile.get("gpu_generation")
     keys.update(g for g in (gen if isinstance(gen, list) else [gen]) if isinstance(g, str))
-    if isinstance(profile.get("brand"), str):
-        keys.add(profile["brand"].lower())
+    brand = profile.get("brand")
+    if isinstance(brand, str):
+        keys.add(brand.lower())
     return keys
 
 
@@ -400,7 +402,7 @@ def _unknown_strategy(
     )
 
 
-def strategy_refs(data: dict[str, Any]) -> Iterator[tuple[Pointer, Any, bool]]:
+def strategy_refs(data: dict[str, JsonValue]) -> Iterator[tuple[Pointer, JsonValue, bool]]:
     """(pointer, name, at_key) of every strategy id a recipe writes."""
     for index, name in enumerate(as_list(data.get("compatible_strategies"))):
         yield ("compatible_strategies", index), name, False
@@ -499,7 +501,7 @@ def unknown_features(ctx: CheckContext) -> Iterator[Finding]:
     for doc in ctx.recipes:
         data = doc.data if isinstance(doc.data, dict) else {}
         features = as_dict(data.get("features"))
-        refs: list[tuple[Pointer, Any]] = [
+        refs: list[tuple[Pointer, JsonValue]] = [
             (("opt_in_features", i), f) for i, f in enumerate(as_list(data.get("opt_in_features")))
         ]
         for hw, names in as_dict(data.get("hardware_opt_in_features")).items():
@@ -516,11 +518,11 @@ def unknown_features(ctx: CheckContext) -> Iterator[Finding]:
                 )
 
 
-def _variant_keys(data: dict[str, Any]) -> dict[str, Any]:
+def _variant_keys(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return as_dict(data.get("variants"))
 
 
-def _mode_allows(mode: Any, variant: str) -> bool:
+def _mode_allows(mode: object, variant: str) -> bool:
     allow = as_dict(mode).get("variants")
     return not isinstance(allow, list) or not allow or variant in allow
 
@@ -558,7 +560,8 @@ def malformed_modes(ctx: CheckContext) -> Iterator[Finding]:
                         "give the mode an `args:` list",
                         at_key=True,
                     )
-                if "variants" in as_dict(mode) and not isinstance(mode["variants"], list):
+                mode_variants = as_dict(mode).get("variants", UNDEFINED)
+                if mode_variants is not UNDEFINED and not isinstance(mode_variants, list):
                     yield Finding(
                         doc,
                         base + ("modes", name, "variants"),
@@ -567,16 +570,16 @@ def malformed_modes(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _modal_features(
-    features: dict[str, Any],
-) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+    features: dict[str, JsonValue],
+) -> Iterator[tuple[str, dict[str, JsonValue], dict[str, JsonValue]]]:
     """(name, spec, modes) of every feature that declares modes."""
     for feature, spec in features.items():
         modes = as_dict(as_dict(spec).get("modes"))
         if modes:
-            yield feature, spec, modes
+            yield feature, as_dict(spec), modes  # spec is a mapping: it has modes
 
 
-def _features_and_variants(doc: Document) -> tuple[dict[str, Any], dict[str, Any]]:
+def _features_and_variants(doc: Document) -> tuple[dict[str, JsonValue], dict[str, JsonValue]]:
     data = doc.data if isinstance(doc.data, dict) else {}
     return as_dict(data.get("features")), _variant_keys(data)
 
@@ -610,7 +613,7 @@ def unknown_modes(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _default_mode_refs(
-    doc: Document, features: dict[str, Any], variants: dict[str, Any]
+    doc: Document, features: dict[str, JsonValue], variants: dict[str, JsonValue]
 ) -> Iterator[Finding]:
     for variant, spec in variants.items():
         for feature, mode in as_dict(as_dict(spec).get("default_modes")).items():
@@ -635,13 +638,13 @@ def _default_mode_refs(
                     at_key=True,
                     code="RL206",
                 )
-            elif not isinstance(mode, str) or mode not in as_dict(target["modes"]):
+            elif not isinstance(mode, str) or mode not in as_dict(as_dict(target)["modes"]):
                 yield Finding(
                     doc,
                     pointer,
                     f"default_modes selects unknown mode `{mode}` of {feature} "
                     "(upstream aborts the build)",
-                    suggestion(str(mode), as_dict(target["modes"])),
+                    suggestion(str(mode), as_dict(as_dict(target)["modes"])),
                     code="RL206",
                 )
 

@@ -11,9 +11,9 @@ are the recipe's own list objects, so their source is known by identity.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from recipelint.jsvalue import get, js_string, nullish, truthy
+from recipelint.jsvalue import JsonValue, JsValue, get, js_string, nullish, truthy
 from recipelint.lazy import import_own
 from recipelint.read.load import Document
 from recipelint.resolve import layers
@@ -48,6 +48,9 @@ from recipelint.rules.common import (
 )
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
+
+if TYPE_CHECKING:
+    from recipelint.rules.references import Keyspace
 
 
 @check("RL340", "RL341", "RL370", "RL371", "RL372", "RL373")  # backends.CODES
@@ -86,7 +89,7 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
             yield from judge.findings(assembler, combos, refusing)
 
 
-StrategyValues = dict[str, list[Any]]
+StrategyValues = dict[str, list[JsonValue]]
 
 
 def _strategy_values(ctx: CheckContext) -> StrategyValues:
@@ -109,7 +112,7 @@ def may_shadow(recipe_lists: list[ArgList], strategy_values: StrategyValues) -> 
     the strategy files'), and RL340 reports an option of a recipe list that a later layer
     sets again to a value that differs: without two differing values, none can.
     """
-    values: dict[str, list[Any]] = {}
+    values: dict[str, list[JsonValue]] = {}
     for listed in recipe_lists:
         for unit in listed.units:
             values.setdefault(unit.flag, []).append(unit.value)
@@ -121,7 +124,7 @@ def may_shadow(recipe_lists: list[ArgList], strategy_values: StrategyValues) -> 
     return False
 
 
-def has_generation_tables(recipe: dict[str, Any]) -> bool:
+def has_generation_tables(recipe: dict[str, JsonValue]) -> bool:
     """Whether a strategy override keys args by hardware: RL341 judges nothing else
     (see Assembler.has_generation_table)."""
     overrides = get(recipe, "strategy_overrides")
@@ -142,7 +145,7 @@ def _where(doc: Document, pointer: Pointer, index: int) -> str:
 def _shadowed_values(assembler: Assembler, combos: list[CommandChoice]) -> Iterator[Finding]:
     seen: set[tuple[Pointer, Pointer, int]] = set()
     done: set[tuple[int, ...]] = set()
-    walked: set[tuple[Any, ...]] = set()
+    walked: set[tuple[object, ...]] = set()
     for combo in combos:
         # Hardware of one layer class get the same layers: the first combination walked them.
         planned = (combo.variant, assembler.layer_class(combo.hw_id), combo.strategy, combo.role)
@@ -237,7 +240,7 @@ def _strategy_override_replaces(
     that restates none of them reads as an addition: what it drops, and what no other
     layer of the command sets again, is reported.
     """
-    vanished: dict[tuple[Pointer, Pointer], tuple[list[str], list[str], Any]] = {}
+    vanished: dict[tuple[Pointer, Pointer], tuple[list[str], list[str], str]] = {}
     restated: dict[Pointer, set[str]] = {}  # per override: options it shares with what it replaces
     for combo in combos:
         if combo.role is not None or not assembler.has_generation_table(combo.strategy):
@@ -333,7 +336,7 @@ class _Reach:
     the compiler could fall back to it), so that whatever it calls unread is unread.
     """
 
-    def __init__(self, ctx: CheckContext, recipe: dict[str, Any], hardware: list[str]):
+    def __init__(self, ctx: CheckContext, recipe: dict[str, JsonValue], hardware: list[str]):
         self.ctx, self.inputs, self.recipe, self.hardware = ctx, ctx.render_inputs, recipe, hardware
         self._on: dict[str, list[str]] | None = None
 
@@ -379,7 +382,7 @@ class _Reach:
 
 
 def _kv_store_offered(
-    inputs: RenderInputs, recipe: dict[str, Any], profile: Any, hw_id: str
+    inputs: RenderInputs, recipe: dict[str, JsonValue], profile: JsValue, hw_id: str
 ) -> bool:
     if not is_scalable(profile) or not is_kv_store_brand_supported(profile):
         return False
@@ -387,7 +390,7 @@ def _kv_store_offered(
     return any(get(get(opted, kv), hw_id) != "unsupported" for kv in inputs.kv_ids)
 
 
-def recipe_hardware(ctx: CheckContext, recipe: dict[str, Any]) -> list[str]:
+def recipe_hardware(ctx: CheckContext, recipe: dict[str, JsonValue]) -> list[str]:
     """Every hardware some variant of the recipe is rendered for, in taxonomy order."""
     found: dict[str, None] = {}
     for variant in as_dict(recipe.get("variants")).values():
@@ -472,10 +475,12 @@ class _Judge:
         )
 
     @property
-    def recipe(self) -> dict[str, Any]:
+    def recipe(self) -> dict[str, JsonValue]:
         return self.doc.data  # type: ignore[no-any-return]
 
-    def _unread_key(self, at: Pointer, key: Any, hardware: list[str], where: str) -> _Dead | None:
+    def _unread_key(
+        self, at: Pointer, key: object, hardware: list[str], where: str
+    ) -> _Dead | None:
         space = self.spaces.get(at)
         if space is None or type(key) is not str:
             return None
@@ -492,7 +497,7 @@ class _Judge:
         )
 
 
-def _names(key: str, space: Any, hw_id: str, profile: Any) -> bool:
+def _names(key: str, space: Keyspace, hw_id: str, profile: JsValue) -> bool:
     """Whether a layer reading ``space`` finds hardware ``hw_id`` under ``key``."""
     if space.exact and key == hw_id:
         return True

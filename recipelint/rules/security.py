@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from typing import Any
 
+from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
 from recipelint.resolve.layers import ARG_KEYS, ENV, ENV_KEYS, is_list_place
 from recipelint.rules.common import Pointer
@@ -61,12 +61,13 @@ def _documents(ctx: CheckContext) -> Iterator[tuple[Document, bool]]:
         yield doc, True
 
 
-Entry = tuple[Pointer, Any, Any]
+# (where, the key or index there, the value there) of an entry of a document.
+Entry = tuple[Pointer, str | int, JsonValue]
 # The keys whose scalar values the command prints as bare words (see _words).
 WORD_KEYS = frozenset({"model_id", "docker_image"})
 
 
-def _collect(value: Any, pointer: Pointer, out: list[Entry]) -> list[Entry]:
+def _collect(value: object, pointer: Pointer, out: list[Entry]) -> list[Entry]:
     """(pointer, key, value) of every mapping entry and list item below ``value``, depth first,
     appended to ``out`` (no generator per node)."""
     if isinstance(value, dict):
@@ -82,7 +83,7 @@ def _collect(value: Any, pointer: Pointer, out: list[Entry]) -> list[Entry]:
     return out
 
 
-def _read(value: Any, pointer: Pointer, out: list[Entry], texts: list[str]) -> None:
+def _read(value: object, pointer: Pointer, out: list[Entry], texts: list[str]) -> None:
     """_collect's entries that the command rules read (mappings, lists and WORD_KEYS values),
     in the same order, and every string key and value in ``texts``.
 
@@ -124,7 +125,7 @@ def shell_hazards(ctx: CheckContext) -> Iterator[Finding]:
             env_maps = [
                 (pointer, value)
                 for pointer, key, value in entries
-                if _is_env(doc.kind, pointer, key, value)
+                if isinstance(value, dict) and _is_env(doc.kind, pointer, key)
             ]
             yield from _env_values_that_execute(doc, env_maps)
             yield from _env_names_that_are_not_identifiers(doc, env_maps)
@@ -137,16 +138,17 @@ def shell_hazards(ctx: CheckContext) -> Iterator[Finding]:
             yield from _terminal_controls(doc, _collect(doc.data, (), []))
 
 
-def _is_env(kind: str, pointer: Pointer, key: Any, value: Any) -> bool:
-    """A mapping under an env key name (defensive, as for args), or at a declared env place."""
-    return isinstance(value, dict) and (key in ENV_KEYS or _declared_list(kind, pointer, ENV))
+def _is_env(kind: str, pointer: Pointer, key: object) -> bool:
+    """Whether a mapping there is an env mapping: under an env key name (defensive, as for
+    args), or at a declared env place."""
+    return key in ENV_KEYS or _declared_list(kind, pointer, ENV)
 
 
-def _is_flag(token: Any) -> bool:
+def _is_flag(token: object) -> bool:
     return isinstance(token, str) and token.startswith("-")
 
 
-def _unquoted(tokens: list[Any], index: int) -> bool:
+def _unquoted(tokens: list[JsonValue], index: int) -> bool:
     """Upstream quotes a token only when it is the value right after a flag."""
     return not (index > 0 and _is_flag(tokens[index - 1]) and not _is_flag(tokens[index]))
 
@@ -184,7 +186,7 @@ def _args_that_execute(doc: Document, entries: list[Entry]) -> Iterator[Finding]
             )
 
 
-EnvMaps = list[tuple[Pointer, dict[str, Any]]]
+EnvMaps = list[tuple[Pointer, dict[str, JsonValue]]]
 
 
 def _env_values_that_execute(doc: Document, env_maps: EnvMaps) -> Iterator[Finding]:

@@ -19,9 +19,9 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from recipelint.cachesize import TEXT_KEYED_ENTRIES
+from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.rules.common import Pointer
@@ -183,7 +183,7 @@ def _model_ids(ctx: CheckContext) -> Iterator[Value]:
     for doc in ctx.recipes:
         if not isinstance(doc.data, dict):
             continue
-        places: list[tuple[Pointer, Any]] = [(("model",), doc.data.get("model"))]
+        places: list[tuple[Pointer, JsonValue]] = [(("model",), doc.data.get("model"))]
         variants = doc.data.get("variants")
         if isinstance(variants, dict):
             places += [(("variants", name), value) for name, value in variants.items()]

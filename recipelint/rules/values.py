@@ -12,9 +12,8 @@ import functools
 import math
 import re
 from collections.abc import Iterator
-from typing import Any
 
-from recipelint.jsvalue import js_string
+from recipelint.jsvalue import JsonValue, js_string
 from recipelint.read.load import Document
 from recipelint.resolve.deployment import (
     VRAM_HEADROOM,
@@ -35,8 +34,8 @@ def _declared_env(kind: str, pointer: Pointer) -> bool:
 
 
 def env_maps(
-    value: Any, kind: str, pointer: Pointer = ()
-) -> Iterator[tuple[Pointer, dict[str, Any]]]:
+    value: object, kind: str, pointer: Pointer = ()
+) -> Iterator[tuple[Pointer, dict[str, JsonValue]]]:
     """Every env mapping in a document of ``kind``: under an env key wherever it is nested (an
     env key anywhere reaches some command or a reader of the API), and at every declared place."""
     # Only mappings and lists are walked into: a scalar holds no mapping, and recipes hold
@@ -145,7 +144,7 @@ def vram_band(precision: str) -> tuple[float, float] | None:
 NAMED_SIZE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)[bB](?![a-zA-Z])")
 
 
-def _serves_another_size(variant: dict[str, Any], billions: float) -> bool:
+def _serves_another_size(variant: dict[str, JsonValue], billions: float) -> bool:
     """Whether the variant's model id or description names parameter sizes, none of them the
     model's: it serves another checkpoint than the one parameter_count describes."""
     text = " ".join(str(variant.get(key) or "") for key in ("model_id", "description"))
@@ -206,7 +205,7 @@ OmniRequest = tuple[Pointer, str, int, int]
 OmniServed = tuple[Pointer, str]
 
 
-def requested_task(text: Any) -> tuple[str, int] | None:
+def requested_task(text: object) -> tuple[str, int] | None:
     """The one task an example request asks for, and where its name is; None if none or several."""
     if not isinstance(text, str):
         return None
@@ -217,7 +216,7 @@ def requested_task(text: Any) -> tuple[str, int] | None:
     return found[0] if len({name for name, _ in found}) == 1 else None
 
 
-def _served_task(ctx: CheckContext, lists: list[tuple[Pointer, Any]]) -> OmniServed | None:
+def _served_task(ctx: CheckContext, lists: list[tuple[Pointer, JsonValue]]) -> OmniServed | None:
     """The last --task-type of the lists joined in order (argparse keeps the last)."""
     served = None
     for pointer, items in lists:
@@ -234,11 +233,11 @@ def _served_task(ctx: CheckContext, lists: list[tuple[Pointer, Any]]) -> OmniSer
 
 
 def _task_examples(
-    ctx: CheckContext, data: dict[str, Any], index: int, task: dict[str, Any]
+    ctx: CheckContext, data: dict[str, JsonValue], index: int, task: dict[str, JsonValue]
 ) -> Iterator[tuple[str | None, OmniRequest | None, OmniServed | None]]:
     """(hardware or None, its own example request, the task served) of a task and each override."""
     here: Pointer = ("omni", "tasks", index)
-    lists: list[tuple[Pointer, Any]] = [
+    lists: list[tuple[Pointer, JsonValue]] = [
         (("model", "base_args"), as_dict(data.get("model")).get("base_args")),
         ((*here, "extra_args"), task.get("extra_args")),
     ]
@@ -250,7 +249,7 @@ def _task_examples(
         yield hardware, _request((*at, "curl"), override.get("curl")), served
 
 
-def _request(pointer: Pointer, curl: Any) -> OmniRequest | None:
+def _request(pointer: Pointer, curl: object) -> OmniRequest | None:
     found = requested_task(curl)
     if found is None or not isinstance(curl, str):
         return None
@@ -259,7 +258,7 @@ def _request(pointer: Pointer, curl: Any) -> OmniRequest | None:
     return pointer, name, curl.count("\n", 0, offset), offset - line_start
 
 
-def _named_task(key: Any, vocabulary: set[str]) -> str | None:
+def _named_task(key: object, vocabulary: set[str]) -> str | None:
     """The task of the recipe's vocabulary a task key names: `fl2va` for `fl2va_first`."""
     if not isinstance(key, str):
         return None
@@ -285,7 +284,7 @@ def omni_task_examples_agree(ctx: CheckContext) -> Iterator[Finding]:
         requested_names = {r[1] for rows in examples.values() for _, r, _ in rows if r}
         reported: set[Pointer] = set()
         for index, rows in examples.items():
-            task = tasks[index]
+            task = as_dict(tasks[index])  # a mapping: examples holds only those
             key = task.get("key") or task.get("id")
             named = _named_task(key, served_names | requested_names)
             for finding in _omni_task_mismatches(doc, key, named, rows, served_names):
@@ -296,7 +295,7 @@ def omni_task_examples_agree(ctx: CheckContext) -> Iterator[Finding]:
 
 def _omni_task_mismatches(
     doc: Document,
-    key: Any,
+    key: object,
     named: str | None,
     rows: list[tuple[str | None, OmniRequest | None, OmniServed | None]],
     served_names: set[str],

@@ -12,8 +12,8 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
+from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
 from recipelint.rules.common import Pointer, Tokeniser, arg_units, as_dict, as_list
 from recipelint.rules.context import CheckContext
@@ -43,7 +43,7 @@ class Draft:
     method: str | None
 
 
-def _spec_configs(args: Any, pointer: Pointer, tokenise: Tokeniser) -> Iterator[Draft]:
+def _spec_configs(args: object, pointer: Pointer, tokenise: Tokeniser) -> Iterator[Draft]:
     items = as_list(args)
     for unit in tokenise(items):
         if unit.base != "--speculative-config":
@@ -75,7 +75,7 @@ class Offer:
     drafts: list[Draft]
 
 
-def spec_offers(data: dict[str, Any], tokenise: Tokeniser = arg_units) -> Iterator[Offer]:
+def spec_offers(data: dict[str, JsonValue], tokenise: Tokeniser = arg_units) -> Iterator[Offer]:
     """Every feature (or mode) whose args hold a --speculative-config, with its drafts."""
     variants = list(as_dict(data.get("variants")))
     for feature, spec in as_dict(data.get("features")).items():
@@ -112,18 +112,18 @@ def precision_words(name: str) -> set[str]:
     return {PRECISION_WORDS[w] for w in words if w in PRECISION_WORDS}
 
 
-def _checkpoint(data: dict[str, Any], variant: str) -> str:
+def _checkpoint(data: dict[str, JsonValue], variant: str) -> str:
     spec = as_dict(as_dict(data.get("variants")).get(variant))
     model_id = spec.get("model_id") or as_dict(data.get("model")).get("model_id") or ""
     return str(model_id).rsplit("/", 1)[-1].lower()
 
 
-def _precision(data: dict[str, Any], variant: str) -> str | None:
+def _precision(data: dict[str, JsonValue], variant: str) -> str | None:
     precision = as_dict(as_dict(data.get("variants")).get(variant)).get("precision")
     return precision.lower() if isinstance(precision, str) else None
 
 
-def _draft_target(data: dict[str, Any], draft: str) -> str | None:
+def _draft_target(data: dict[str, JsonValue], draft: str) -> str | None:
     """The quantised checkpoint a draft's name says it was made for, if any."""
     base = str(as_dict(data.get("model")).get("model_id") or "").rsplit("/", 1)[-1].lower()
     name = draft.rsplit("/", 1)[-1].lower()
@@ -147,7 +147,7 @@ def speculative_drafts(ctx: CheckContext) -> Iterator[Finding]:
         yield from _fused_drafts_without_default_modes(doc, data, offers)
 
 
-def _mismatch(data: dict[str, Any], variant: str, draft: str) -> str | None:
+def _mismatch(data: dict[str, JsonValue], variant: str, draft: str) -> str | None:
     """Why ``draft`` does not fit the checkpoint ``variant`` serves, or None when it does."""
     words = precision_words(draft)
     target = _draft_target(data, draft)
@@ -165,7 +165,7 @@ def _mismatch(data: dict[str, Any], variant: str, draft: str) -> str | None:
 
 
 def _mismatches(
-    doc: Document, data: dict[str, Any], offer: Offer, draft: Draft, offers: list[Offer]
+    doc: Document, data: dict[str, JsonValue], offer: Offer, draft: Draft, offers: list[Offer]
 ) -> Iterator[Finding]:
     where = f"mode `{offer.mode}` of {offer.feature}" if offer.mode else f"feature {offer.feature}"
     model = draft.model or ""
@@ -212,11 +212,13 @@ def _offer_fix(offer: Offer, variant: str, fitting: list[str], offers: list[Offe
     return step
 
 
-def _variant_drafts(doc: Document, data: dict[str, Any], tokenise: Tokeniser) -> Iterator[Finding]:
+def _variant_drafts(
+    doc: Document, data: dict[str, JsonValue], tokenise: Tokeniser
+) -> Iterator[Finding]:
     """A draft written into a variant's own args: it is served with that variant's checkpoint only."""
     for name, spec in as_dict(data.get("variants")).items():
         spec = as_dict(spec)
-        sources: list[tuple[Pointer, Any]] = [
+        sources: list[tuple[Pointer, JsonValue]] = [
             (("variants", name, "extra_args"), spec.get("extra_args"))
         ]
         sources += [
@@ -248,7 +250,7 @@ def _same_family(precision: str, words: set[str]) -> bool:
 
 
 def _fused_drafts_without_default_modes(
-    doc: Document, data: dict[str, Any], offers: list[Offer]
+    doc: Document, data: dict[str, JsonValue], offers: list[Offer]
 ) -> Iterator[Finding]:
     variants = as_dict(data.get("variants"))
     for offer in offers:
@@ -282,7 +284,7 @@ def _alnum(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-def _names_draft(variant: str, spec: dict[str, Any], tokens: set[str]) -> bool:
+def _names_draft(variant: str, spec: dict[str, JsonValue], tokens: set[str]) -> bool:
     """Whether the variant's own names mention the mode's draft method."""
     if not isinstance(spec.get("model_id"), str):
         return False  # same checkpoint as the recipe: nothing fused into it

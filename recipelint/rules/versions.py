@@ -14,9 +14,10 @@ import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from recipelint import shellwords
+from recipelint.jsvalue import JsonValue, JsValue
 from recipelint.read.load import Document
 from recipelint.resolve.docker import IMAGE_REFERENCE, Version, parse_version, split_image
 from recipelint.rules.common import Pointer, as_dict, guide_offset_span, guide_text
@@ -36,7 +37,7 @@ class Image:
     variant: str | None  # None: the model-level image
 
 
-def _image_strings(value: Any, pointer: Pointer) -> Iterator[tuple[Pointer, str]]:
+def _image_strings(value: object, pointer: Pointer) -> Iterator[tuple[Pointer, str]]:
     """Strings of a docker_image field: a string, a brand map, or a CUDA map (cu129/cu130)."""
     if isinstance(value, str):
         yield pointer, value
@@ -45,7 +46,7 @@ def _image_strings(value: Any, pointer: Pointer) -> Iterator[tuple[Pointer, str]
             yield from _image_strings(item, pointer + (key,))
 
 
-def recipe_images(data: dict[str, Any]) -> Iterator[Image]:
+def recipe_images(data: dict[str, JsonValue]) -> Iterator[Image]:
     model = as_dict(data.get("model"))
     for pointer, ref in _image_strings(model.get("docker_image"), ("model", "docker_image")):
         yield Image(pointer, ref, None)
@@ -82,7 +83,7 @@ def _variant_images(images: list[Image], variant: str) -> list[Image]:
     return own + inherited
 
 
-def _required(data: dict[str, Any], variant: str) -> tuple[Version | None, str]:
+def _required(data: dict[str, JsonValue], variant: str) -> tuple[Version | None, str]:
     model_min = parse_version(as_dict(data.get("model")).get("min_vllm_version"))
     variant_min = parse_version(
         as_dict(as_dict(data.get("variants")).get(variant)).get("min_vllm_version")
@@ -92,7 +93,7 @@ def _required(data: dict[str, Any], variant: str) -> tuple[Version | None, str]:
     return model_min, "model.min_vllm_version"
 
 
-def _nightly(data: dict[str, Any], variant: str) -> bool:
+def _nightly(data: dict[str, JsonValue], variant: str) -> bool:
     model = as_dict(data.get("model"))
     spec = as_dict(as_dict(data.get("variants")).get(variant))
     return model.get("nightly_required") is True or spec.get("nightly_required") is True
@@ -199,7 +200,7 @@ GUIDE_MINIMUM = re.compile(
 GUIDE_IMAGE = re.compile(r"\b(vllm/vllm-openai(?:-[a-z0-9]+)?):([A-Za-z0-9_][A-Za-z0-9_.-]*)")
 
 
-def _known_minimums(data: dict[str, Any]) -> set[tuple[int, int, int]]:
+def _known_minimums(data: dict[str, JsonValue]) -> set[tuple[int, int, int]]:
     found = [as_dict(data.get("model")).get("min_vllm_version")]
     found += [as_dict(v).get("min_vllm_version") for v in as_dict(data.get("variants")).values()]
     versions = (parse_version(text) for text in found)
@@ -299,7 +300,7 @@ class GuideScopes:
         return bool(parts) and VARIANT_PART not in parts
 
 
-def renderable_images(data: dict[str, Any]) -> set[str]:
+def renderable_images(data: dict[str, JsonValue]) -> set[str]:
     """Every image a command can show: the pinned ones and the brand defaults (docs/upstream-behaviour.md#docker-image)."""
     images = {image.reference for image in recipe_images(data)}
     nightly = as_dict(data.get("model")).get("nightly_required") is True or any(
@@ -334,7 +335,7 @@ def _without_cuda_suffix(reference: str) -> str:
     return CUDA_SUFFIX.sub("", reference) if "-cu1" in reference else reference
 
 
-def _minimum_tags(data: dict[str, Any]) -> set[str]:
+def _minimum_tags(data: dict[str, JsonValue]) -> set[str]:
     """`X.Y.Z` of every min_vllm_version: the release image of the minimum is what the guide may name."""
     return {".".join(map(str, version)) for version in _known_minimums(data)}
 
@@ -345,7 +346,7 @@ def _nightly_build(tag: str) -> bool:
 
 
 def _accepted_guide_image(
-    repo: str, tag: str, known_builds: set[str], data: dict[str, Any]
+    repo: str, tag: str, known_builds: set[str], data: dict[str, JsonValue]
 ) -> bool:
     if f"{repo}:{_without_cuda_suffix(tag)}" in known_builds:
         return True
@@ -516,7 +517,7 @@ def _claimed_releases(doc: Document) -> Iterator[tuple[Pointer, Version]]:
     """
     data = doc.data if isinstance(doc.data, dict) else {}
     model = as_dict(data.get("model"))
-    claims: dict[Pointer, Any] = {}
+    claims: dict[Pointer, JsValue] = {}
     if model.get("nightly_required") is not True:
         claims[("model", "min_vllm_version")] = model.get("min_vllm_version")
     for name, variant in as_dict(data.get("variants")).items():

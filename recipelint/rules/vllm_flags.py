@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from recipelint.cachesize import TEXT_KEYED_ENTRIES
 from recipelint.flags.catalog import (
@@ -53,6 +53,7 @@ from recipelint.flags.support import (
     json_key_support,
     value_support,
 )
+from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
 from recipelint.resolve.docker import (
     NIGHTLY_BUILD,
@@ -173,7 +174,7 @@ def _check_document(
 def _verdicts(
     memo: VerdictMemo,
     key: tuple[str, str | None, str | None, bool, frozenset[tuple[str, str]], bool],
-    items: list[Any],
+    items: list[JsonValue],
 ) -> list[Verdict]:
     """An argument list's verdicts under ``key`` (see VerdictMemo), read once per key."""
     verdicts = memo.get(key)
@@ -211,14 +212,14 @@ class _Reach:
         return f"only {shown} wherever they render: {what}"
 
 
-def _requires_nightly(data: dict[str, Any]) -> bool:
+def _requires_nightly(data: dict[str, JsonValue]) -> bool:
     """Whether a recipe runs the nightly build in place of the release it names: its
     min_vllm_version is the release that build becomes, and is judged as that release."""
     return _at(data, "model", "nightly_required") is True
 
 
 def _unreleased_build(
-    data: dict[str, Any], pointer: Pointer, from_checkout: bool, omni: bool
+    data: dict[str, JsonValue], pointer: Pointer, from_checkout: bool, omni: bool
 ) -> str | None:
     """What runs the args at ``pointer`` when it is no release: a clone of the package's main
     branch (the recipe's install builds one) or an image that is not the vLLM project's."""
@@ -229,7 +230,9 @@ def _unreleased_build(
     return None
 
 
-def _out_of_tree_only(data: dict[str, Any], pointer: Pointer, profiles: dict[str, Any]) -> bool:
+def _out_of_tree_only(
+    data: dict[str, JsonValue], pointer: Pointer, profiles: dict[str, JsonValue]
+) -> bool:
     """Whether an argument list runs only on hardware no built-in vLLM platform runs (a
     platform plugin's, such as vllm-ascend's NPUs): a hardware override's list, or a
     variant's whose supported_hardware names only such profiles. A platform plugin registers
@@ -237,7 +240,7 @@ def _out_of_tree_only(data: dict[str, Any], pointer: Pointer, profiles: dict[str
     if len(pointer) < 3 or pointer[0] != "variants":
         return False
     if len(pointer) >= 4 and pointer[2] == "hardware_overrides":
-        hardware: Any = [pointer[3]]
+        hardware: JsonValue = [pointer[3]]
     else:
         variant = as_dict(as_dict(data.get("variants")).get(str(pointer[1])))
         hardware = variant.get("supported_hardware")
@@ -295,7 +298,9 @@ class Verdict:
     flag: str | None = None  # RL364's canonical flag: dropped where another list sets it too
 
 
-def _effective_minimum(data: dict[str, Any], pointer: Pointer, baseline: str | None) -> str | None:
+def _effective_minimum(
+    data: dict[str, JsonValue], pointer: Pointer, baseline: str | None
+) -> str | None:
     """The release the args at a place are judged at: the recipe's baseline, raised by a
     variant's own min_vllm_version for the args under it. A feature mode confined to listed
     variants (`modes.<m>.variants`, resolve.features.mode_variants) renders only with them:
@@ -318,18 +323,19 @@ def _effective_minimum(data: dict[str, Any], pointer: Pointer, baseline: str | N
     return found
 
 
-def _stated_minimum(data: dict[str, Any], pointer: Pointer) -> str | None:
+def _stated_minimum(data: dict[str, JsonValue], pointer: Pointer) -> str | None:
     """The release a feature (or its mode) says it needs in its description ("EAGLE3
     speculative decoding (requires vLLM >= 0.9.0)"): an opt-in feature may need a newer vLLM
     than the model, and the schema has no field of its own for it (PR 456)."""
     holders = [_at(data, "features", pointer[1])]
     if len(pointer) >= 4 and pointer[2] == "modes":
         holders.append(_at(data, "features", pointer[1], "modes", pointer[3]))
+    descriptions = [as_dict(holder).get("description") for holder in holders]
     stated = [
         _full_release(match.group(1) or match.group(2))
-        for holder in holders
-        if isinstance(holder, dict) and isinstance(holder.get("description"), str)
-        for match in guide_minimums(holder["description"])
+        for description in descriptions
+        if isinstance(description, str)
+        for match in guide_minimums(description)
     ]
     known = [version for version in stated if version is not None]
     return max(known, key=_release_order) if known else None
@@ -341,7 +347,9 @@ def _full_release(text: str) -> str | None:
     return written_release(".".join(parts + ["0"] * (3 - len(parts))))
 
 
-def _variant_minimum(data: dict[str, Any], key: str | int, baseline: str | None) -> str | None:
+def _variant_minimum(
+    data: dict[str, JsonValue], key: str | int, baseline: str | None
+) -> str | None:
     """A variant's own min_vllm_version where it raises the recipe's baseline, else the
     baseline (an unknown variant too)."""
     variant = _at(data, "variants", key)
@@ -358,19 +366,20 @@ def _release_order(version: str) -> tuple[float, ...]:
     return (math.inf,) if version == NIGHTLY else version_key(version)
 
 
-def _at(value: Any, *keys: str | int) -> Any:
+def _at(value: JsonValue, *keys: str | int) -> JsonValue:
     """The value at a path of mapping keys, or None where one is missing."""
+    found: object = value
     for key in keys:
-        value = value.get(key) if isinstance(value, dict) else None
-    return value
+        found = found.get(key) if isinstance(found, dict) else None
+    return cast("JsonValue", found)  # a part of ``value``, or None
 
 
-def _is_omni(data: dict[str, Any]) -> bool:
+def _is_omni(data: dict[str, JsonValue]) -> bool:
     """An omni recipe (layers.is_omni), or one that declares an `omni` block."""
     return "omni" in data or is_omni(data)
 
 
-def _min_version(data: dict[str, Any]) -> str | None:
+def _min_version(data: dict[str, JsonValue]) -> str | None:
     """A recipe's model.min_vllm_version, or the one a kv_store file states for itself.
 
     A strategy file and the taxonomy state none: they are judged against the newest
@@ -402,7 +411,7 @@ def _catalogs(minimum_version: str | None, omni: bool, build: str | None = None)
 class _ArgList:
     def __init__(
         self,
-        items: list[Any],
+        items: list[JsonValue],
         cats: Catalogs,
         plugins: frozenset[tuple[str, str]],
         out_of_tree: bool = False,
@@ -824,7 +833,7 @@ class _ArgList:
                 )
                 return nxt + 1 if hit.inline_value is None else nxt
             return nxt
-        values: list[tuple[int, Any]] = []
+        values: list[tuple[int, JsonValue]] = []
         if hit.inline_value is not None:
             values.append((index, hit.inline_value))
         else:
@@ -1077,7 +1086,7 @@ def _value_refused_in(
     return tuple(v.version for v in held if v.status == "rejected"), taken
 
 
-def _is_default(value: str, default: Any) -> bool:
+def _is_default(value: str, default: object) -> bool:
     """Whether argparse's text ``value`` converts to ``default`` (a number, a word)."""
     if isinstance(default, bool):
         return value.lower() in ("true", "false") and (value.lower() == "true") == default
@@ -1176,7 +1185,7 @@ def _last_exact(spelled: str, package: str) -> str | None:
     return None
 
 
-def _as_text(value: Any) -> str:
+def _as_text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
-from typing import Any
 
+from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
 from recipelint.rules.common import Pointer, as_dict, as_list
 from recipelint.rules.context import CheckContext
@@ -72,7 +72,7 @@ def toggles_that_add_nothing(ctx: CheckContext) -> Iterator[Finding]:
             yield from _empty_feature(doc, name, as_dict(feature))
 
 
-def _empty_feature(doc: Document, name: str, feature: dict[str, Any]) -> Iterator[Finding]:
+def _empty_feature(doc: Document, name: str, feature: dict[str, JsonValue]) -> Iterator[Finding]:
     modes = feature.get("modes")
     if modes:  # a modal feature renders its modes' args; malformed modes are RL212's
         for mode_name, mode in as_dict(modes).items():
@@ -88,7 +88,7 @@ def _empty_feature(doc: Document, name: str, feature: dict[str, Any]) -> Iterato
         yield _finding(doc, ("features", name, "args"), f"feature `{name}`")
 
 
-def _adds_nothing(spec: dict[str, Any]) -> bool:
+def _adds_nothing(spec: dict[str, JsonValue]) -> bool:
     """An empty `args` list, and no hardware override that gives the toggle args elsewhere."""
     args = spec.get("args")
     if not isinstance(args, list) or args:
