@@ -197,7 +197,8 @@ class Ranks:
         return " × ".join(parts)
 
 
-def _positive_int(value: object) -> int | None:
+def positive_int(value: object) -> int | None:
+    """A size as vLLM's argparse reads it: a positive integer, or its digits as text."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -229,7 +230,7 @@ def ranks_of(tokens: Sequence[JsValue], flags: Catalog) -> Ranks:
     sizes: dict[str, int] = {}
     unreadable = []
     for canonical, setting in found.items():
-        number = _positive_int(setting.value)
+        number = positive_int(setting.value)
         if number is None:
             unreadable.append(canonical)
         else:

@@ -23,6 +23,7 @@ from recipelint.jsvalue import JsonValue, JsValue, is_number, js_string
 from recipelint.read.load import Document
 from recipelint.resolve import layers
 from recipelint.resolve.command import Combination, RenderInputs, emitted
+from recipelint.resolve.deployment import positive_int
 from recipelint.resolve.layers import PD_ROLES, Scope, is_omni
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, planned_combinations
 from recipelint.rules.common import (
@@ -483,7 +484,7 @@ def _emitter_value(unit: ArgUnit) -> CommandTest:
     """The emitter writes the value itself, or the value asks for more GPUs than the command
     has: the emitter's own size is then the one that can run (PR 464's TP 8 on 4-GPU trays)."""
     value = unit.inline_value if unit.inline_value is not None else unit.value
-    wanted = _positive_int(value) if unit.name.replace("_", "-") in SIZE_FLAGS else None
+    wanted = positive_int(value) if unit.name.replace("_", "-") in SIZE_FLAGS else None
 
     def same(
         inputs: RenderInputs, data: dict[str, JsonValue], combo: Combination, role: str | None
@@ -494,11 +495,6 @@ def _emitter_value(unit: ArgUnit) -> CommandTest:
         return value is not None and _value_after(written.tokens, unit.name) == js_string(value)
 
     return same
-
-
-def _positive_int(value: object) -> int | None:
-    text = js_string(value) if value is not None else ""
-    return int(text) if text.isdigit() and int(text) > 0 else None
 
 
 def _value_after(tokens: list[JsValue], flag: str) -> str | None:
