@@ -49,7 +49,7 @@ from recipelint.rules.guide_shell import (
     Token,
 )
 from recipelint.rules.registry import Finding
-from recipelint.rules.versions import guide_minimums, recipe_images
+from recipelint.rules.versions import asked_releases, recipe_images
 from recipelint.spelling import close_flags
 
 # The codes this module's judge produces.
@@ -141,8 +141,7 @@ def section_claim(text: str, release: str, package: str) -> tuple[str, Claim] | 
     that says nothing of its build claims nothing: its commands keep the recipe's claim."""
     if asks_for_unreleased(text):
         return available_versions(package)[-1], SECTION_BUILD
-    asked = (_release(match.group(1) or match.group(2)) for match in guide_minimums(text))
-    newer = [a for a in asked if a is not None and version_key(a) > version_key(release)]
+    newer = [a for a in asked_releases(text) if version_key(a) > version_key(release)]
     return (max(newer, key=version_key), SECTION_RELEASE) if newer else None
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from recipelint import shellwords
+from recipelint.flags.catalog import written_release
 from recipelint.jsvalue import JsonValue, JsValue
 from recipelint.read.load import Document
 from recipelint.resolve.docker import IMAGE_REFERENCE, Version, parse_version, split_image
@@ -218,6 +219,17 @@ def guide_minimums(text: str) -> Iterator[re.Match[str]]:
     if len(lowered) != len(text):
         return GUIDE_MINIMUM.finditer(text)
     return _matches_where(GUIDE_MINIMUM, text, "vllm", lowered)
+
+
+def asked_releases(text: str) -> list[str]:
+    """The releases a text asks for ("vLLM >= 0.9", "vLLM 0.9.0 or later"), written X.Y.Z."""
+    found = []
+    for match in guide_minimums(text):
+        parts = (match.group(1) or match.group(2)).split(".")
+        release = written_release(".".join(parts + ["0"] * (3 - len(parts))))
+        if release is not None:
+            found.append(release)
+    return found
 
 
 def _matches_where(

@@ -70,7 +70,7 @@ from recipelint.rules.commandplan import images_reached
 from recipelint.rules.common import ArgList, Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.registry import Finding, check
-from recipelint.rules.versions import guide_minimums
+from recipelint.rules.versions import asked_releases
 from recipelint.spelling import close_flags, tight_matches
 
 # Underscore spellings (RL304), a flag and its value in one item (RL306), a dotted
@@ -332,19 +332,12 @@ def _stated_minimum(data: dict[str, JsonValue], pointer: Pointer) -> str | None:
         holders.append(_at(data, "features", pointer[1], "modes", pointer[3]))
     descriptions = [as_dict(holder).get("description") for holder in holders]
     stated = [
-        _full_release(match.group(1) or match.group(2))
+        release
         for description in descriptions
         if isinstance(description, str)
-        for match in guide_minimums(description)
+        for release in asked_releases(description)
     ]
-    known = [version for version in stated if version is not None]
-    return max(known, key=_release_order) if known else None
-
-
-def _full_release(text: str) -> str | None:
-    """`0.9` as the release it names, `0.9.0`."""
-    parts = text.split(".")
-    return written_release(".".join(parts + ["0"] * (3 - len(parts))))
+    return max(stated, key=_release_order) if stated else None
 
 
 def _variant_minimum(
