@@ -402,5 +402,6 @@ def profiles_of(tree: RecipeTree) -> dict[str, Any]:
 def named_documents(docs: list[Document]) -> Iterator[tuple[str, Document]]:
     """Strategy or kv_store documents by their `name`."""
     for doc in docs:
-        if doc.usable and isinstance(doc.data, dict) and isinstance(doc.data.get("name"), str):
-            yield doc.data["name"], doc
+        name = doc.data.get("name") if doc.usable and isinstance(doc.data, dict) else None
+        if isinstance(name, str):
+            yield name, doc

@@ -263,7 +263,7 @@ class Assembler:
         strategy_parts: dict[tuple[Any, ...], Any] | None = None,
     ):
         self.ctx, self.inputs, self.doc = ctx, inputs, doc
-        self.recipe: dict[str, JsonValue] = doc.data
+        self.recipe: dict[str, JsonValue] = as_dict(doc.data)
         # Parts of a command's layers, each kept under exactly what its step reads (see layers()).
         self._parts: dict[tuple[Any, ...], Any] = {}
         # Parts of the steps that read only a strategy file: shared by the recipes of a run.
@@ -508,7 +508,7 @@ def plan_of(
     assembler = Assembler(ctx, inputs, doc, strategy_parts)
     try:
         # Real recipes plan a few hundred at most; the cap bounds the cost of a hostile file.
-        choices = command_choices(inputs, doc.data, ctx.variant_hardware)
+        choices = command_choices(inputs, as_dict(doc.data), ctx.variant_hardware)
         combos = list(itertools.islice(choices, MAX_COMBINATIONS))
     except SYNTHESIS_ERRORS:
         return None  # the compiler reports recipes it cannot plan

@@ -187,8 +187,9 @@ class CheckContext:
 def _by_name(docs: Iterable[Document]) -> dict[str, Document]:
     named: dict[str, Document] = {}
     for doc in docs:
-        if doc.usable and isinstance(doc.data, dict) and isinstance(doc.data.get("name"), str):
-            named.setdefault(doc.data["name"], doc)
+        name = doc.data.get("name") if doc.usable and isinstance(doc.data, dict) else None
+        if isinstance(name, str):
+            named.setdefault(name, doc)
     return named
 
 
