@@ -35,6 +35,7 @@ from recipelint.rules.commandplan import (
     Assembler,
     CommandChoice,
     Compatible,
+    Parts,
     plan_of,
     planned_recipes,
     replaced_layers,
@@ -68,7 +69,7 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
     judge = backends.backend_judge(ctx, inputs)
     if not (shadowed or replaced or judge):
         return
-    strategy_parts: dict[tuple[Any, ...], Any] = {}
+    strategy_parts: Parts = {}
     strategy_values = _strategy_values(ctx) if shadowed else {}
     for doc in planned_recipes(ctx):
         # Most recipes give none of these rules anything to find: they are not planned at all.
