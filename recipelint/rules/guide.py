@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
+from typing import Final
 
 from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
@@ -58,7 +59,7 @@ from recipelint.rules.registry import Finding, check
 SERVED_MODEL_NAME = "--served-model-name"
 # RL607 (recipelint.rules.guide_hardware) reads the same guides after these rules: each
 # guide's facts are handed over to it in CheckContext.handed_over under this key.
-GUIDE_FACTS = "guide-facts"
+GUIDE_FACTS: Final = "guide_facts"
 # The code of RL607, whose check takes the facts handed over.
 HARDWARE_SECTION = "RL607"
 
