@@ -128,6 +128,7 @@ def render_combination(
     doc = next((d for d in loaded.recipes if recipe_hf_id(d.rel) == hf_id and d.usable), None)
     if doc is None:
         raise LookupError(f"no recipe {hf_id} in {tree}")
+    assert type(doc.data) is dict  # a usable document is a mapping (read.load)
     recipe = dict(doc.data)
     recipe["hf_id"] = hf_id
     if features is None:

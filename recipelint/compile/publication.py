@@ -382,6 +382,7 @@ class Publisher:
         if problem is not None:
             outcome.diagnostics.append(problem)
             return outcome
+        assert type(doc.data) is dict  # _unrenderable reports any other top level
         for pointer, message in feature_mode_problems(doc.data):
             outcome.diagnostics.append(
                 self.diagnostic(doc, pointer, INVALID_FEATURE_MODES, Severity.ERROR, message)
@@ -534,8 +535,9 @@ class _RecipePublisher:
         self.doc = doc
         self.hf_id = hf_id
         self.inputs = globals_.inputs
+        assert type(doc.data) is dict  # publish_recipe renders nothing else
         own_special = has_js_specials(doc.data)
-        self.data = js_ordered(doc.data) if own_special else doc.data
+        self.data: dict[str, JsonValue] = js_ordered(doc.data) if own_special else doc.data
         self.special = globals_.special or own_special
         self.problems = Problems()
         self.shared_work: Memo = {}  # what its variants' renderings share
@@ -593,7 +595,7 @@ class _RecipePublisher:
 
     def _published_recipe(self) -> dict[str, Any]:
         """The recipe as the API publishes it: hf_id added, install synthesised, dependencies dropped."""
-        recipe = dict(self.data)
+        recipe: dict[str, Any] = dict(self.data)  # read values, and the compiler's own beside them
         recipe["hf_id"] = self.hf_id
         install = synthesize_install(recipe)
         model = recipe.get("model")
@@ -837,7 +839,7 @@ class _RecipePublisher:
         for (variant, strategy), hardware in fallbacks.items():
             pointer = (
                 ("compatible_strategies",)
-                if "compatible_strategies" in self.doc.data
+                if "compatible_strategies" in self.data
                 else ("variants", variant)
             )
             self.report(

@@ -56,12 +56,12 @@ from recipelint.fix.structural_fix import (
     same_style,
 )
 from recipelint.fix.typography_fix import fix_typographic_lookalike
-from recipelint.jsvalue import js_string
+from recipelint.jsvalue import JsonValue, js_string
 from recipelint.read.load import Document, parse_yaml
 from recipelint.read.tree import RecipeTree, load_tree
 from recipelint.resolve.layers import place_of
 from recipelint.rulebook.catalog import rule_info
-from recipelint.rules.common import arg_units
+from recipelint.rules.common import arg_units, as_dict
 from recipelint.rules.variants import spec_offers
 
 MAX_PASSES = 10
@@ -240,10 +240,13 @@ def fix_env_value(doc: Document, diag: Diagnostic, source: Source) -> Fix | None
     return Fix(diag.code, pointer, (edit,), transform, edit.start)
 
 
-def _feature_name_places(data: dict[str, Any]) -> Iterator[tuple[Pointer, bool]]:
+def _feature_name_places(data: dict[str, JsonValue]) -> Iterator[tuple[Pointer, bool]]:
     """Every place that names the retired feature: (pointer, is a mapping key)."""
     yield ("features", RETIRED_FEATURE), True
-    for index, name in enumerate(data.get("opt_in_features") or []):
+    listed = data.get("opt_in_features") or []
+    # Not narrowed to a list: a string's characters or a mapping's keys are enumerated and a
+    # number raises, as before, so the fix is offered (or not) on malformed data as it was.
+    for index, name in enumerate(listed):  # type: ignore[arg-type]
         if name == RETIRED_FEATURE:
             yield ("opt_in_features", index), False
     hardware = data.get("hardware_opt_in_features")
@@ -262,7 +265,9 @@ def fix_retired_feature(doc: Document, diag: Diagnostic, source: Source) -> Fix 
     """RL503: rename the `mtp` feature, and every reference to it, to `spec_decoding`
     (a structural fix: ruamel renames the keys, only their lines are rewritten)."""
     data = doc.data
-    features = data.get("features") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    features = data.get("features")
     if not isinstance(features, dict) or RETIRED_FEATURE not in features or FEATURE in features:
         return None
     places = list(_feature_name_places(data))
@@ -295,10 +300,12 @@ def fix_retired_feature(doc: Document, diag: Diagnostic, source: Source) -> Fix 
     return structural(doc, diag, change, allowed, transform)
 
 
-def _spec_mode_for(data: dict[str, Any], variant: str) -> tuple[str, str] | None:
+def _spec_mode_for(
+    data: dict[str, JsonValue], variant: str, spec: dict[str, JsonValue]
+) -> tuple[str, str] | None:
     """The one (feature, mode) a variant's default_modes can select for RL502: the only
     draft-less mode that lists the variant by name, in a feature default_modes lacks."""
-    selected = data["variants"][variant].get("default_modes") or {}
+    selected = as_dict(spec.get("default_modes"))
     candidates = {
         (offer.feature, offer.mode)
         for offer in spec_offers(data)
@@ -319,7 +326,13 @@ def fix_fused_draft_default_mode(doc: Document, diag: Diagnostic, source: Source
     variant = diag.pointer[1]
     spec = at(doc.data, diag.pointer)
     selected = spec.get("default_modes") if isinstance(spec, dict) else None
-    chosen = _spec_mode_for(doc.data, str(variant)) if isinstance(variant, str) else None
+    # A variant or default_modes that is not a mapping gets no fix, as when reading it raised
+    # (_proposed); `at` found the variant, so the document is a mapping.
+    chosen = (
+        _spec_mode_for(as_dict(doc.data), variant, spec)
+        if isinstance(variant, str) and isinstance(spec, dict)
+        else None
+    )
     if chosen is None or not (selected is None or isinstance(selected, dict) and selected):
         return None
     feature, mode = chosen

@@ -9,7 +9,7 @@ from lsprotocol import types
 from recipelint.lsp import knowledge, library
 from recipelint.lsp.convert import Lines
 from recipelint.lsp.cursor import Cursor, Role, key_role, value_role
-from recipelint.lsp.library import Document, RecipeTree
+from recipelint.lsp.library import Document, JsonValue, RecipeTree
 
 Kind = types.CompletionItemKind
 
@@ -53,7 +53,7 @@ def complete(
 Candidate = tuple[str, types.CompletionItemKind, str | None, bool]
 
 
-def _candidates(tree: RecipeTree, data: Any, cursor: Cursor, role: Role) -> list[Candidate]:
+def _candidates(tree: RecipeTree, data: JsonValue, cursor: Cursor, role: Role) -> list[Candidate]:
     if role is Role.HARDWARE:
         return _hardware(tree, cursor)
     if role is Role.STRATEGY:
@@ -110,7 +110,7 @@ def _hardware(tree: RecipeTree, cursor: Cursor) -> list[Candidate]:
     return found
 
 
-def _flags(data: Any, cursor: Cursor) -> list[Candidate]:
+def _flags(data: JsonValue, cursor: Cursor) -> list[Candidate]:
     """Every `--` flag the recipe's minimum release accepts, deprecated ones last."""
     catalog = library.flag_catalogs(data, cursor.variant).judged
     found: list[Candidate] = []
@@ -121,7 +121,7 @@ def _flags(data: Any, cursor: Cursor) -> list[Candidate]:
     return sorted(found, key=lambda item: item[3])
 
 
-def _flag_values(data: Any, cursor: Cursor) -> list[Candidate]:
+def _flag_values(data: JsonValue, cursor: Cursor) -> list[Candidate]:
     """The choices (or known values) of the flag on the list item above."""
     flag = (cursor.previous_item or "").split("=", 1)[0]
     if not flag.startswith("-"):

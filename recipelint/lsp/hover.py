@@ -7,7 +7,7 @@ from typing import Any
 
 from recipelint.lsp import knowledge, library
 from recipelint.lsp.cursor import Cursor, Role, role_of, rule_code_at
-from recipelint.lsp.library import Document, RecipeTree
+from recipelint.lsp.library import Document, JsonValue, RecipeTree
 
 PROFILE_FIELDS = ("brand", "generation", "display_name", "gpu_count", "vram_gb", "multi_node")
 COMMAND_ROLES = frozenset({Role.VARIANT, Role.HARDWARE, Role.STRATEGY})
@@ -52,7 +52,7 @@ def _rule(code: str) -> str | None:
     return f"**{info.code} `{info.name}`** ({info.severity}){fixable}\n\n{info.summary}{reference}"
 
 
-def flag_text(data: Any, cursor: Cursor) -> str | None:
+def flag_text(data: JsonValue, cursor: Cursor) -> str | None:
     """The flag's facts in the release the recipe is judged at (its min_vllm_version)."""
     catalogs = library.flag_catalogs(data, cursor.variant)
     spelled = cursor.word.split("=", 1)[0]
@@ -90,7 +90,7 @@ def _defaults(eras: list[library.DefaultEra]) -> str:
     return "default changes in the recipe's range: " + ", then ".join(shown)
 
 
-def _flag_value(data: Any, cursor: Cursor) -> str:
+def _flag_value(data: JsonValue, cursor: Cursor) -> str:
     """What the release the recipe is judged at makes of the value of the flag above it."""
     flag = (cursor.previous_item or "").split("=", 1)[0]
     catalogs = library.flag_catalogs(data, cursor.variant)

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from recipelint.lsp import library
 from recipelint.lsp.cursor import Cursor, Role
-from recipelint.lsp.library import Document, RecipeTree
+from recipelint.lsp.library import Document, JsonValue, RecipeTree
 
 
-def _mapping(value: Any) -> dict[str, Any]:
+def _mapping(value: object) -> dict[str, JsonValue]:
     return value if isinstance(value, dict) else {}
 
 
-def profiles(tree: RecipeTree) -> dict[str, Any]:
+def profiles(tree: RecipeTree) -> dict[str, JsonValue]:
     return library.profiles_of(tree)
 
 
@@ -28,7 +27,7 @@ def generations(tree: RecipeTree) -> dict[str, list[str]]:
     return groups
 
 
-def _groups(profile: dict[str, Any]) -> list[str]:
+def _groups(profile: dict[str, JsonValue]) -> list[str]:
     found: list[str] = []
     for key in ("generation", "gpu_generation"):
         value = profile.get(key)
@@ -54,7 +53,7 @@ def recipe_ids(tree: RecipeTree) -> dict[str, Document]:
     return ids
 
 
-def feature_names(tree: RecipeTree, data: Any) -> list[str]:
+def feature_names(tree: RecipeTree, data: JsonValue) -> list[str]:
     """The recipe's own features first, then those other recipes of the tree use, most used first."""
     own = list(_mapping(_mapping(data).get("features")))
     used: Counter[str] = Counter()
@@ -63,7 +62,7 @@ def feature_names(tree: RecipeTree, data: Any) -> list[str]:
     return own + [name for name, _ in used.most_common() if name not in own]
 
 
-def mode_names(tree: RecipeTree, data: Any, feature: str) -> list[str]:
+def mode_names(tree: RecipeTree, data: JsonValue, feature: str) -> list[str]:
     """The feature's modes in this recipe, then the modes other recipes give a feature so named."""
     own = list(_mapping(_feature(data, feature).get("modes")))
     used: Counter[str] = Counter()
@@ -72,7 +71,7 @@ def mode_names(tree: RecipeTree, data: Any, feature: str) -> list[str]:
     return own + [name for name, _ in used.most_common() if name not in own]
 
 
-def _feature(data: Any, name: str) -> dict[str, Any]:
+def _feature(data: JsonValue, name: str) -> dict[str, JsonValue]:
     return _mapping(_mapping(_mapping(data).get("features")).get(name))
 
 
@@ -93,20 +92,21 @@ def vocabulary(tree: RecipeTree, role: Role) -> dict[str, str | None]:
     return {}
 
 
-def _listed_ids(entries: Any, label: str) -> dict[str, str | None]:
+def _listed_ids(entries: JsonValue, label: str) -> dict[str, str | None]:
     found: dict[str, str | None] = {}
-    for entry in entries if isinstance(entries, list) else []:
-        entry = _mapping(entry)
-        if isinstance(entry.get("id"), str):
-            found.setdefault(entry["id"], _text(entry.get(label)))
+    for item in entries if isinstance(entries, list) else []:
+        entry = _mapping(item)
+        entry_id = entry.get("id")
+        if isinstance(entry_id, str):
+            found.setdefault(entry_id, _text(entry.get(label)))
     return found
 
 
-def _text(value: Any) -> str | None:
+def _text(value: JsonValue) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def variant_names(data: Any) -> list[str]:
+def variant_names(data: JsonValue) -> list[str]:
     return list(_mapping(_mapping(data).get("variants")))
 
 
@@ -123,7 +123,9 @@ class CursorRendering:
     strategy: str
 
 
-def rendering_at(tree: RecipeTree, data: Any, cursor: Cursor, role: Role | None) -> CursorRendering:
+def rendering_at(
+    tree: RecipeTree, data: JsonValue, cursor: Cursor, role: Role | None
+) -> CursorRendering:
     """The rendering an author at this place most likely means: the variant, hardware and
     strategy the cursor names or is inside; for the rest, those the API publishes first
     (the variant's default hardware, the recipe's recommended strategy)."""
@@ -144,7 +146,7 @@ def _after(path: tuple[str, ...], key: str) -> str | None:
     return None
 
 
-def _variant(data: Any, cursor: Cursor, role: Role | None, path: tuple[str, ...]) -> str:
+def _variant(data: JsonValue, cursor: Cursor, role: Role | None, path: tuple[str, ...]) -> str:
     names = variant_names(data)
     if role is Role.VARIANT and cursor.word in names:
         return cursor.word
@@ -156,7 +158,7 @@ def _variant(data: Any, cursor: Cursor, role: Role | None, path: tuple[str, ...]
 
 def _hardware(
     tree: RecipeTree,
-    data: Any,
+    data: JsonValue,
     variant: str,
     cursor: Cursor,
     role: Role | None,
@@ -178,10 +180,10 @@ def _hardware(
 
 
 def _strategy(
-    tree: RecipeTree, data: Any, cursor: Cursor, role: Role | None, path: tuple[str, ...]
+    tree: RecipeTree, data: JsonValue, cursor: Cursor, role: Role | None, path: tuple[str, ...]
 ) -> str:
     serving = strategies(tree)
-    candidates: list[Any] = [cursor.word] if role is Role.STRATEGY else []
+    candidates: list[str | None] = [cursor.word] if role is Role.STRATEGY else []
     candidates += [key for key in (_after(path, "strategy_overrides"),) if key]
     candidates.append(library.default_strategy(data))
     for candidate in candidates:

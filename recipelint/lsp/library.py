@@ -27,6 +27,7 @@ from recipelint.flags.catalog import (
     version_key,
 )
 from recipelint.flags.support import DefaultEra, default_eras
+from recipelint.jsvalue import JsonValue
 from recipelint.read.configfile import ConfigError
 from recipelint.read.load import Document, LoadLimits, load_document, parse_yaml, value_at
 from recipelint.read.tree import RecipeTree, find_tree_root, load_tree, recipe_hf_id
@@ -44,6 +45,7 @@ __all__ = [
     "Document",
     "FlagCatalogs",
     "FlagSpec",
+    "JsonValue",
     "LoadLimits",
     "RecipeTree",
     "RenderFailure",
@@ -161,7 +163,7 @@ class FlagCatalogs:
         return self.minimum or self.newest
 
 
-def flag_catalogs(data: Any, variant: str | None = None) -> FlagCatalogs:
+def flag_catalogs(data: JsonValue, variant: str | None = None) -> FlagCatalogs:
     """The catalogs of a recipe's min_vllm_version (a variant's own one when higher) and newest."""
     from recipelint.resolve.layers import is_omni
 
@@ -173,7 +175,7 @@ def flag_catalogs(data: Any, variant: str | None = None) -> FlagCatalogs:
     return FlagCatalogs(package, wanted, minimum, newest_catalog(package))
 
 
-def _minimum_version(data: Any, variant: str | None) -> str | None:
+def _minimum_version(data: JsonValue, variant: str | None) -> str | None:
     model = data.get("model") if isinstance(data, dict) else None
     base = _version(model.get("min_vllm_version")) if isinstance(model, dict) else None
     variants = data.get("variants") if isinstance(data, dict) else None
@@ -184,7 +186,7 @@ def _minimum_version(data: Any, variant: str | None) -> str | None:
     return base
 
 
-def _version(raw: Any) -> str | None:
+def _version(raw: JsonValue) -> str | None:
     if not isinstance(raw, str):
         return None
     try:
@@ -362,18 +364,20 @@ def item_fates(
     raise RenderFailure(f"variant {variant} is rendered on no hardware")
 
 
-def renders_no_command(data: Any) -> bool:
+def renders_no_command(data: JsonValue) -> bool:
     """An omni recipe: upstream serves it through vLLM-Omni and publishes no command."""
     from recipelint.resolve.layers import is_omni
 
     return is_omni(data)
 
 
-def default_hardware(tree: RecipeTree, data: Any, variant: str) -> str | None:
+def default_hardware(tree: RecipeTree, data: JsonValue, variant: str) -> str | None:
     """The hardware the API publishes a variant's command for first (None when it has none)."""
     from recipelint.jsvalue import get
     from recipelint.resolve.hardware import pick_default_hardware
 
+    if not isinstance(data, dict):
+        return None  # as when reading its meta raised AttributeError below
     try:
         chosen = pick_default_hardware(profiles_of(tree), get(get(data, "variants"), variant), data)
     except (TypeError, ValueError, KeyError, AttributeError):
@@ -381,10 +385,12 @@ def default_hardware(tree: RecipeTree, data: Any, variant: str) -> str | None:
     return chosen if isinstance(chosen, str) and chosen else None
 
 
-def default_strategy(data: Any) -> str | None:
+def default_strategy(data: JsonValue) -> str | None:
     """The strategy the API recommends for one node of the recipe."""
     from recipelint.resolve.strategy import recommend_strategy
 
+    if not isinstance(data, dict):
+        return None  # as when reading its default_strategy raised AttributeError below
     try:
         chosen = recommend_strategy(data, 1)
     except (TypeError, ValueError, KeyError, AttributeError):
@@ -392,7 +398,7 @@ def default_strategy(data: Any) -> str | None:
     return chosen if isinstance(chosen, str) else None
 
 
-def profiles_of(tree: RecipeTree) -> dict[str, Any]:
+def profiles_of(tree: RecipeTree) -> dict[str, JsonValue]:
     """The taxonomy's hardware profiles by id ({} when the taxonomy is unusable)."""
     data = tree.taxonomy.data if tree.taxonomy is not None and tree.taxonomy.usable else None
     profiles = data.get("hardware_profiles") if isinstance(data, dict) else None
@@ -402,5 +408,6 @@ def profiles_of(tree: RecipeTree) -> dict[str, Any]:
 def named_documents(docs: list[Document]) -> Iterator[tuple[str, Document]]:
     """Strategy or kv_store documents by their `name`."""
     for doc in docs:
-        if doc.usable and isinstance(doc.data, dict) and isinstance(doc.data.get("name"), str):
-            yield doc.data["name"], doc
+        name = doc.data.get("name") if doc.usable and isinstance(doc.data, dict) else None
+        if isinstance(name, str):
+            yield name, doc

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from lsprotocol import types
 
 from recipelint.lsp import knowledge, library
 from recipelint.lsp.convert import Lines, path_uri
 from recipelint.lsp.cursor import Cursor, Role, role_of
-from recipelint.lsp.library import Document, RecipeTree
+from recipelint.lsp.library import Document, JsonValue, RecipeTree
 
 Symbol = types.SymbolKind
 # Outline sections of a recipe: the key, its symbol kind, and the kind of each entry under it.
@@ -79,7 +77,7 @@ def _entries(
     return entries
 
 
-def _get(value: Any, key: str) -> Any:
+def _get(value: JsonValue, key: str) -> JsonValue:
     return value.get(key) if isinstance(value, dict) else None
 
 

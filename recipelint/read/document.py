@@ -11,6 +11,7 @@ from typing import Any
 from yaml._yaml import CParser
 
 from recipelint.diagnostics import UNKNOWN_SPAN, Diagnostic, Span
+from recipelint.jsvalue import JsonValue
 from recipelint.read.yaml_builder import (
     Builder,
     LoadLimits,
@@ -49,7 +50,7 @@ class Document:
         rel: str,
         kind: str,
         text: str,
-        data: Any = None,
+        data: JsonValue = None,
         usable: bool = False,
         problems: list[Diagnostic] | None = None,
         spans: dict[Pointer, int] | None = None,
@@ -58,7 +59,7 @@ class Document:
         self.rel = rel
         self.kind = kind
         self.text = text
-        self.data = data
+        self.data: JsonValue = data
         self.usable = usable
         self.problems: list[Diagnostic] = [] if problems is None else problems
         # Where each node is written, by pointer: the character offsets of its key and of

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from recipelint.jsvalue import js_string
+from recipelint.jsvalue import JsonValue, js_string
 from recipelint.read.load import Document
 from recipelint.read.tree import (
     RECIPE_SUFFIXES,
@@ -39,7 +39,7 @@ from recipelint.resolve.command import Combination, RenderInputs
 from recipelint.resolve.deployment import Deployment, deployment_of_argv
 from recipelint.resolve.formatting import shell_quote
 from recipelint.resolve.plan import SYNTHESIS_ERRORS, hardware_combinations, variant_hardware
-from recipelint.rules.common import flag_catalog
+from recipelint.rules.common import as_dict, flag_catalog
 
 FORMATS = ("text", "json")
 
@@ -62,9 +62,9 @@ class Loaded:
     hf_id: str
 
     @property
-    def recipe(self) -> dict[str, Any]:
+    def recipe(self) -> dict[str, JsonValue]:
         """The recipe as the compiler renders it (hf_id added, as render_combination does)."""
-        return {**self.doc.data, "hf_id": self.hf_id}
+        return {**as_dict(self.doc.data), "hf_id": self.hf_id}  # find_recipe took a mapping
 
 
 def find_recipe(model: str, tree_path: Path | None, cwd: Path) -> Loaded:
@@ -128,10 +128,11 @@ def choose(
         raise ShowError(
             f"{loaded.hf_id} is served through vLLM-Omni: the compiler renders no command for it"
         )
-    variants = [key for key, value in _mapping(recipe.get("variants")).items() if value]
+    table = as_dict(recipe.get("variants"))
+    variants = [key for key, value in table.items() if value]
     variant = _pick("variant", variant, variants, "default" if "default" in variants else None)
     try:
-        default_hw, hardware_ids = variant_hardware(inputs, recipe, recipe["variants"][variant])
+        default_hw, hardware_ids = variant_hardware(inputs, recipe, table[variant])
         offered = {hw: hardware_combinations(inputs, recipe, variant, hw) for hw in hardware_ids}
     except SYNTHESIS_ERRORS as exc:
         raise RenderFailed(f"variant {variant} cannot be planned: {exc}") from None
@@ -164,10 +165,6 @@ def _pick(what: str, asked: str | None, choices: list[Any], default: Any) -> Any
     if asked not in listed:
         raise ShowError(f"unknown {what} {asked}; choose one of: {', '.join(listed)}")
     return choices[listed.index(asked)]
-
-
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 # ---------------------------------------------------------------- positions

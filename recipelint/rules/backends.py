@@ -18,8 +18,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 import orjson
 
@@ -44,7 +43,7 @@ from recipelint.resolve.deployment import image_facts
 from recipelint.resolve.docker import is_other_build
 from recipelint.resolve.plan import SYNTHESIS_ERRORS
 from recipelint.rules.commandplan import EXACT_STEPS, Assembler, CommandChoice
-from recipelint.rules.common import ArgList, Pointer, as_dict
+from recipelint.rules.common import ArgList, ArgUnit, Pointer, as_dict
 from recipelint.rules.context import CheckContext
 from recipelint.rules.environment import minimum_release
 from recipelint.rules.registry import Finding
@@ -187,10 +186,16 @@ ENV_RULE_STEPS = tuple(
 )
 
 
-# One recipe list's selections, by the identity of its units (kept, so the id is not reused):
-# the combinations of a recipe share their lists, and reading a list's flags is the cost.
-# An env step's selections are kept under ("env", step, what the step reads).
-SelectionMemo = dict[Any, Any]
+@dataclass
+class SelectionMemo:
+    """What one recipe's lists select, read once for all its combinations.
+
+    ``lists``: a recipe list's selections by the identity of its units (the units are kept, so
+    the id is not reused): the combinations share their lists, and reading a list's flags is the
+    cost. ``env_steps``: an env step's selections under (step, what the step reads)."""
+
+    lists: dict[int, tuple[list[ArgUnit], list[BackendChoice]]] = field(default_factory=dict)
+    env_steps: dict[tuple[object, ...], list[BackendChoice]] = field(default_factory=dict)
 
 
 def _selections(
@@ -200,9 +205,9 @@ def _selections(
     for arg_layer in assembler.layers(combo):
         if arg_layer.doc is assembler.doc:
             units = arg_layer.units
-            cached = memo.get(id(units))
+            cached = memo.lists.get(id(units))
             if cached is None or cached[0] is not units:
-                cached = memo[id(units)] = (units, list(_arg_selections(flags, arg_layer)))
+                cached = memo.lists[id(units)] = (units, list(_arg_selections(flags, arg_layer)))
             yield from cached[1]
     yield from _env_step_selections(assembler, combo, memo)
 
@@ -221,13 +226,13 @@ def _env_step_selections(
         if type(hw_class) is not str and step.name in EXACT_STEPS:
             continue  # a hardware of a class is named by no hardware table
         if step.name == "generation" and not by_strategy:
-            key: tuple[object, ...] = ("env", "generation", reads["variant"], reads["generation"])
+            key: tuple[object, ...] = ("generation", reads["variant"], reads["generation"])
         else:
-            key = ("env", step.name, *[reads[name] for name in names])
-        found = memo.get(key)
+            key = (step.name, *[reads[name] for name in names])
+        found = memo.env_steps.get(key)
         if found is None:
             selection = selection or assembler.selection(combo)
-            found = memo[key] = [
+            found = memo.env_steps[key] = [
                 chosen
                 for env_layer in layers.step_layers(step, selection, combo.role)
                 if env_layer.document == layers.RECIPE
@@ -408,7 +413,7 @@ def _recipe_findings(
 ) -> Iterator[Finding]:
     found: dict[tuple[Pointer, str, str], Reported] = {}
     releases: dict[str, str] = {}
-    memo: SelectionMemo = {}
+    memo = SelectionMemo()
     # Combinations of one layer class select the very same: their selections are read once.
     commands: dict[tuple[object, ...], list[BackendChoice]] = {}
     for combo in combos:

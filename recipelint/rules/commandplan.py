@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import operator
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from recipelint.jsvalue import UNDEFINED, JsonValue, JsValue, get, js_string, nullish, truthy
 from recipelint.read.load import Document
@@ -48,6 +48,10 @@ HardwareOf = Callable[[Recipe, JsValue], tuple[str, list[str]]]
 # What a hardware's layers are read by: its id when the recipe names it (or its profile is
 # unusual), else a tuple of the profile facts the layers read (_hardware_class, _layer_class).
 HardwareClass = str | tuple[object, ...]
+# Argument lists of a command's layers, each kept under exactly what its step reads: a step's
+# (name, what it reads), a whole command ("command", ...), the replaced generation layers
+# ("replaced", ...). The strategy-only steps' are shared by the recipes of a run.
+Parts = dict[tuple[object, ...], list[ArgList]]
 
 
 class CommandChoice(NamedTuple):  # a tuple: thousands are made per run, and cheaply
@@ -260,14 +264,23 @@ class Assembler:
         ctx: CheckContext,
         inputs: RenderInputs,
         doc: Document,
-        strategy_parts: dict[tuple[Any, ...], Any] | None = None,
+        strategy_parts: Parts | None = None,
     ):
         self.ctx, self.inputs, self.doc = ctx, inputs, doc
-        self.recipe: dict[str, JsonValue] = doc.data
+        self.recipe: dict[str, JsonValue] = as_dict(doc.data)
         # Parts of a command's layers, each kept under exactly what its step reads (see layers()).
-        self._parts: dict[tuple[Any, ...], Any] = {}
+        self._parts: Parts = {}
         # Parts of the steps that read only a strategy file: shared by the recipes of a run.
-        self._strategy_parts = strategy_parts if strategy_parts is not None else {}
+        self._strategy_parts: Parts = strategy_parts if strategy_parts is not None else {}
+        # (set, its layer, the generation key picked) by (strategy, generation, is NVIDIA)
+        self._strategy_generations: dict[
+            tuple[str, str | None, bool], tuple[bool, list[ArgList], str | None]
+        ] = {}
+        self._generations: dict[str, tuple[str | None, bool]] = {}  # hw_id -> _generation
+        self._images: dict[tuple[str, str], str | None] = {}  # (variant, hw_id) -> image
+        self._feature_sets: dict[
+            tuple[str, HardwareClass], tuple[list[str], FeatureResolver, bool]
+        ] = {}  # (variant, hardware class) -> _features
         self._classes: dict[str, HardwareClass] = {}  # hw_id -> its _layer_class
         self._hardware_keys: set[str] | None = None
         self._strategy_tables: dict[str, bool] = {}
@@ -397,8 +410,8 @@ class Assembler:
         """
         if not self.has_generation_table(combo.strategy):
             return [], replaced_layers(self, combo), None
-        key = ("strategy-generation", combo.strategy, *self._generation(combo.hw_id))
-        found = self._parts.get(key)
+        key = (combo.strategy, *self._generation(combo.hw_id))
+        found = self._strategy_generations.get(key)
         if found is None:
             picked, mapping = layers.strategy_generation(self.selection(combo))
             if truthy(mapping):
@@ -408,7 +421,7 @@ class Assembler:
                 found = (True, self._own([layer], combo.strategy), picked)
             else:
                 found = (False, [], None)
-            self._parts[key] = found
+            self._strategy_generations[key] = found
         is_set, strategy_layer, picked = found
         if is_set:
             return strategy_layer, [], picked
@@ -416,25 +429,26 @@ class Assembler:
 
     def _generation(self, hw_id: str) -> tuple[str | None, bool]:
         """(generation, is NVIDIA): all a generation layer reads of a hardware (resolve.layers.generation_key)."""
-        key = ("generation-of", hw_id)
-        found = self._parts.get(key)
+        found = self._generations.get(hw_id)
         if found is None:
             gen, nvidia = self._profile_facts(hw_id)
-            found = self._parts[key] = (js_string(gen) if not nullish(gen) else None, nvidia)
+            found = self._generations[hw_id] = (
+                js_string(gen) if not nullish(gen) else None,
+                nvidia,
+            )
         return found
 
     def image(self, variant_key: str, hw_id: str) -> str | None:
         """The image a variant's commands on a hardware run in (resolve.docker.docker_meta);
         None for none, or for a value no image reference is (a malformed pin is the schema
         stage's)."""
-        key = ("image", variant_key, hw_id)
-        if key not in self._parts:
+        key = (variant_key, hw_id)
+        if key not in self._images:
             variant = get(get(self.recipe, "variants"), variant_key)
             profile = self.inputs.profiles.get(hw_id, {})
             image = docker_meta(self.recipe, variant, profile, hw_id).image
-            self._parts[key] = image if isinstance(image, str) else None
-        found: str | None = self._parts[key]
-        return found
+            self._images[key] = image if isinstance(image, str) else None
+        return self._images[key]
 
     def _profile_facts(self, hw_id: str) -> tuple[JsValue, bool]:
         """(generation, is NVIDIA) of a hardware's profile, as a Selection holds them."""
@@ -453,14 +467,18 @@ class Assembler:
         resolver keeps each feature's layer, the same for every strategy. A failure is not
         kept: it is raised again next time.
         """
-        key = ("features-of", variant_key, hw_class)
-        found = self._parts.get(key)
+        key = (variant_key, hw_class)
+        found = self._feature_sets.get(key)
         if found is None:
             enabled = default_features(self.recipe, hw_id, variant_key)
             variant = get(get(self.recipe, "variants"), variant_key)
             profile = self.inputs.profiles.get(hw_id, {})
             resolver = FeatureResolver(self.recipe, variant, variant_key, profile, hw_id)
-            found = self._parts[key] = (enabled, resolver, _strategy_limited(self.recipe, enabled))
+            found = self._feature_sets[key] = (
+                enabled,
+                resolver,
+                _strategy_limited(self.recipe, enabled),
+            )
         return found
 
 
@@ -503,12 +521,12 @@ def plan_of(
     ctx: CheckContext,
     inputs: RenderInputs,
     doc: Document,
-    strategy_parts: dict[tuple[Any, ...], Any] | None = None,
+    strategy_parts: Parts | None = None,
 ) -> tuple[Assembler, list[CommandChoice]] | None:
     assembler = Assembler(ctx, inputs, doc, strategy_parts)
     try:
         # Real recipes plan a few hundred at most; the cap bounds the cost of a hostile file.
-        choices = command_choices(inputs, doc.data, ctx.variant_hardware)
+        choices = command_choices(inputs, as_dict(doc.data), ctx.variant_hardware)
         combos = list(itertools.islice(choices, MAX_COMBINATIONS))
     except SYNTHESIS_ERRORS:
         return None  # the compiler reports recipes it cannot plan

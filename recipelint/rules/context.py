@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from recipelint.configuration.config import Config
 from recipelint.jsvalue import JsonValue, JsValue
@@ -30,7 +30,16 @@ from recipelint.rules.common import (
     shared_arg_lists,
 )
 
+if TYPE_CHECKING:
+    from recipelint.rules.guide import GuideFacts
+
 Focus = Callable[[Path], bool]
+
+
+class HandedOver(TypedDict, total=False):
+    """What one check works out for a later one, by what it is."""
+
+    guide_facts: dict[str, GuideFacts]  # each guide's facts by its text, RL601-RL606 for RL607
 
 
 def everything(path: Path) -> bool:
@@ -49,7 +58,7 @@ class CheckContext:
 
     # What one check works out for a later one (a guide's parsed blocks, ...), taken by the
     # check that reads it: each is worked out once per run, not once per check.
-    handed_over: dict[Any, Any] = field(default_factory=dict, init=False, repr=False)
+    handed_over: HandedOver = field(default_factory=HandedOver, init=False, repr=False)
     # (recipe, variant, resolve.plan.variant_hardware of them) by the ids of the two.
     _variant_hardware: dict[tuple[int, int], tuple[Recipe, JsValue, tuple[str, list[str]]]] = field(
         default_factory=dict, init=False, repr=False
@@ -187,8 +196,9 @@ class CheckContext:
 def _by_name(docs: Iterable[Document]) -> dict[str, Document]:
     named: dict[str, Document] = {}
     for doc in docs:
-        if doc.usable and isinstance(doc.data, dict) and isinstance(doc.data.get("name"), str):
-            named.setdefault(doc.data["name"], doc)
+        name = doc.data.get("name") if doc.usable and isinstance(doc.data, dict) else None
+        if isinstance(name, str):
+            named.setdefault(name, doc)
     return named
 
 

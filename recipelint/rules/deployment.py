@@ -139,8 +139,7 @@ class _Recipe:
 
     @property
     def recipe(self) -> dict[str, JsonValue]:
-        data: dict[str, JsonValue] = self.doc.data
-        return data
+        return as_dict(self.doc.data)
 
     @property
     def ranked(self) -> bool:

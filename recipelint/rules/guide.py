@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
+from typing import Final
 
 from recipelint.jsvalue import JsonValue
 from recipelint.read.load import Document
@@ -58,7 +59,7 @@ from recipelint.rules.registry import Finding, check
 SERVED_MODEL_NAME = "--served-model-name"
 # RL607 (recipelint.rules.guide_hardware) reads the same guides after these rules: each
 # guide's facts are handed over to it in CheckContext.handed_over under this key.
-GUIDE_FACTS = "guide-facts"
+GUIDE_FACTS: Final = "guide_facts"
 # The code of RL607, whose check takes the facts handed over.
 HARDWARE_SECTION = "RL607"
 
@@ -158,7 +159,7 @@ def guide_blocks(ctx: CheckContext) -> Iterator[Finding]:
         if parse:
             yield from _parse_failures(doc, guide)
         if names:
-            served = served_models(doc.data, ctx.arg_lists_of(doc))
+            served = served_models(as_dict(doc.data), ctx.arg_lists_of(doc))
             yield from _client_model_names(doc, guide, served)
             yield from _serve_lines(doc, guide, served, siblings)
         if flags:
@@ -272,7 +273,7 @@ def _serve_lines(
             ):
                 continue
             reported.add(model)
-            ids = _recipe_ids(doc.data)
+            ids = _recipe_ids(as_dict(doc.data))
             yield Finding(
                 doc,
                 ("guide",),
@@ -347,8 +348,8 @@ def _serve_flag_verdicts(
     for command in guide.commands:
         package = _package(doc, command)
         if package not in main:
-            main[package] = runs_main(doc.data, package)
-        release, claim = command_release(doc.data, command, package, main[package])
+            main[package] = runs_main(as_dict(doc.data), package)
+        release, claim = command_release(as_dict(doc.data), command, package, main[package])
         verdicts = list(command_judge(release, package, claim).findings(command))
         if verdicts and claim.image is None and not claim.open_ended:
             scoped = scope.claim(command, release, package)
@@ -358,7 +359,7 @@ def _serve_flag_verdicts(
         for verdict in verdicts:
             if verdict.cause is not None:
                 if structured is None:
-                    structured = structured_causes(doc.data, arg_lists)
+                    structured = structured_causes(as_dict(doc.data), arg_lists)
                 if repeats_structured(verdict.cause, structured):
                     continue
             finding = verdict.placed(doc)

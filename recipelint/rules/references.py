@@ -247,7 +247,7 @@ def _feature_refs(data: dict[str, JsonValue]) -> Iterator[HardwareRef]:
 
 
 def _min_gpu_findings(ctx: CheckContext, doc: Document) -> Iterator[Finding]:
-    floors = doc.data.get("strategy_min_gpus")
+    floors = as_dict(doc.data).get("strategy_min_gpus")
     for key, value in as_dict(floors).items():
         if key in PD_POOL_KEYS:
             continue  # a PD pool's floor, read through its parallelism (tp, tep, dep)
@@ -357,7 +357,7 @@ def _precision_hardware(ctx: CheckContext, doc: Document) -> Iterator[Finding]:
         for p in ctx.profiles.values()
         if isinstance(p, dict) and isinstance(p.get("brand"), str)
     }  # a hostile brand may be a mapping
-    for name, variant in as_dict(doc.data.get("variants")).items():
+    for name, variant in as_dict(as_dict(doc.data).get("variants")).items():
         constraint = as_dict(as_dict(variant).get("precision_hardware"))
         pointer = ("variants", name, "precision_hardware")
         brand, gen = constraint.get("brand"), constraint.get("generation")

@@ -35,6 +35,7 @@ from recipelint.rules.commandplan import (
     Assembler,
     CommandChoice,
     Compatible,
+    Parts,
     plan_of,
     planned_recipes,
     replaced_layers,
@@ -68,12 +69,12 @@ def resolved_commands(ctx: CheckContext) -> Iterator[Finding]:
     judge = backends.backend_judge(ctx, inputs)
     if not (shadowed or replaced or judge):
         return
-    strategy_parts: dict[tuple[Any, ...], Any] = {}
+    strategy_parts: Parts = {}
     strategy_values = _strategy_values(ctx) if shadowed else {}
     for doc in planned_recipes(ctx):
         # Most recipes give none of these rules anything to find: they are not planned at all.
         shadows = shadowed and may_shadow(ctx.arg_lists_of(doc), strategy_values)
-        replaces = replaced and has_generation_tables(doc.data)
+        replaces = replaced and has_generation_tables(as_dict(doc.data))
         refusing = judge.refusing(ctx, doc) if judge is not None else frozenset()
         plan = (
             plan_of(ctx, inputs, doc, strategy_parts) if shadows or replaces or refusing else None
@@ -476,7 +477,7 @@ class _Judge:
 
     @property
     def recipe(self) -> dict[str, JsonValue]:
-        return self.doc.data  # type: ignore[no-any-return]
+        return as_dict(self.doc.data)
 
     def _unread_key(
         self, at: Pointer, key: object, hardware: list[str], where: str
@@ -538,13 +539,14 @@ def lists_rendered_nowhere(ctx: CheckContext) -> Iterator[Finding]:
         if not pointers:
             continue
         inputs = inputs or ctx.render_inputs
+        recipe = as_dict(doc.data)
         try:
-            hardware = recipe_hardware(ctx, doc.data)
+            hardware = recipe_hardware(ctx, recipe)
         except SYNTHESIS_ERRORS:
             continue
         if not hardware:
             continue  # a recipe rendered for no hardware at all is another rule's finding
-        judge = _Judge(ctx, inputs, doc, _Reach(ctx, doc.data, hardware))
+        judge = _Judge(ctx, inputs, doc, _Reach(ctx, recipe, hardware))
         found: dict[Pointer, tuple[str, list[Pointer]]] = {}
         try:
             for pointer in pointers:

@@ -259,7 +259,7 @@ def guide_minimum_version(ctx: CheckContext) -> Iterator[Finding]:
     scoped = GuideScopes(ctx)
     for doc in ctx.recipes:
         guide = guide_text(doc)
-        known = _known_minimums(doc.data) if guide else set()
+        known = _known_minimums(as_dict(doc.data)) if guide else set()
         if not guide or not known:
             continue
         for match in guide_minimums(guide):
@@ -378,11 +378,12 @@ def guide_image_tag(ctx: CheckContext) -> Iterator[Finding]:
         guide = guide_text(doc)
         if not guide:
             continue
-        known = renderable_images(doc.data)
+        data = as_dict(doc.data)
+        known = renderable_images(data)
         known_builds = {_without_cuda_suffix(ref) for ref in known}
         claims: GuideClaims | None = None
         for match in _guide_images(guide):
-            if _accepted_guide_image(match.group(1), match.group(2), known_builds, doc.data):
+            if _accepted_guide_image(match.group(1), match.group(2), known_builds, data):
                 continue
             claims = claims or GuideClaims.of(guide)  # read only once an image disagrees
             if not claims.claims(match):

@@ -144,18 +144,18 @@ def _check_document(
     doc: Document, lists: list[ArgList], memo: VerdictMemo, ctx: CheckContext
 ) -> list[Finding]:
     tokens = [t for arg_list in lists for t in arg_list.items if isinstance(t, str)]
-    omni = "--omni" in tokens or _is_omni(
-        doc.data
-    )  # a file of omni args, even one upstream would not render
-    baseline = _min_version(doc.data)
-    from_checkout = builds_from_checkout(doc.data, "vllm-omni" if omni else "vllm")
+    data = as_dict(doc.data)  # the caller passes only a document that is a mapping
+    # a file of omni args, even one upstream would not render
+    omni = "--omni" in tokens or _is_omni(data)
+    baseline = _min_version(data)
+    from_checkout = builds_from_checkout(data, "vllm-omni" if omni else "vllm")
     plugins = _plugins_loaded(tokens, _catalogs(None, omni).newest)
     reach = _Reach(ctx, doc)
     findings: list[Finding] = []
     for arg_list in lists:
-        minimum = _effective_minimum(doc.data, arg_list.pointer, baseline)
-        build = _unreleased_build(doc.data, arg_list.pointer, from_checkout, omni)
-        out_of_tree = _out_of_tree_only(doc.data, arg_list.pointer, ctx.profiles)
+        minimum = _effective_minimum(data, arg_list.pointer, baseline)
+        build = _unreleased_build(data, arg_list.pointer, from_checkout, omni)
+        out_of_tree = _out_of_tree_only(data, arg_list.pointer, ctx.profiles)
         key = (repr(arg_list.items), minimum, build, omni, plugins, out_of_tree)
         verdicts = _verdicts(memo, key, arg_list.items)
         if verdicts and build is None and doc.kind == "recipe":
@@ -205,7 +205,9 @@ class _Reach:
         if not images:
             return None
         builds = {unreleased_build(image) for image in images}
-        if None in builds or (builds == {NIGHTLY_BUILD} and _requires_nightly(self.doc.data)):
+        if None in builds or (
+            builds == {NIGHTLY_BUILD} and _requires_nightly(as_dict(self.doc.data))
+        ):
             return None
         shown = " and ".join(f"`{image}`" for image in sorted(i for i in images if i))
         what = builds.pop() if len(builds) == 1 else "builds past every release"
@@ -275,7 +277,7 @@ def _sets_default_alone(doc: Document, lists: list[ArgList], flag: str) -> bool:
     an override may be there to replace another layer's value (last wins)."""
     if doc.kind != "recipe":
         return False  # a shared file's value can replace what a recipe sets
-    newest = newest_catalog("vllm-omni" if _is_omni(doc.data) else "vllm")
+    newest = newest_catalog("vllm-omni" if _is_omni(as_dict(doc.data)) else "vllm")
     setting = [
         arg_list
         for arg_list in lists
