@@ -308,6 +308,61 @@ def js_divide(a: float | int, b: float | int) -> float | int:
     return normalize_number(a / b)
 
 
+# Upstream compares and multiplies values straight from the YAML (`vram_minimum_gb || 0`,
+# `default_instances > 1`): a quoted number or a list is coerced there, never refused.
+
+
+def js_less_than(a: object, b: object) -> bool | None:
+    """``a < b`` before its undefined becomes false: IsLessThan on YAML values, None when a
+    side is NaN. Two strings (a list or a mapping is its String() here) compare by UTF-16 code
+    units; anything else compares as numbers."""
+    left, right = _primitive(a), _primitive(b)
+    if isinstance(left, str) and isinstance(right, str):
+        return _code_units(left) < _code_units(right)
+    x, y = _double(js_number(left)), _double(js_number(right))
+    return None if x != x or y != y else x < y
+
+
+def js_lt(a: object, b: object) -> bool:
+    """``a < b``."""
+    return js_less_than(a, b) is True
+
+
+def js_gt(a: object, b: object) -> bool:
+    """``a > b``."""
+    return js_less_than(b, a) is True
+
+
+def js_le(a: object, b: object) -> bool:
+    """``a <= b``: not ``b < a``, and false where that is undefined."""
+    return js_less_than(b, a) is False
+
+
+def js_ge(a: object, b: object) -> bool:
+    """``a >= b``."""
+    return js_less_than(a, b) is False
+
+
+def js_times(a: object, b: object) -> float | int:
+    """``a * b`` of any two values (each through Number())."""
+    return _integral(float(_double(js_number(a))) * float(_double(js_number(b))))
+
+
+def _double(number: float | int) -> float | int:
+    """The number as JS holds it: an integer past 2**53 rounds to a double."""
+    return number if type(number) is float else _integer_as_double(int(number))
+
+
+def _primitive(value: object) -> object:
+    """ToPrimitive with the number hint: a list or a mapping becomes its String()."""
+    return js_string(value) if type(value) in (list, dict) else value
+
+
+def _code_units(text: str) -> bytes:
+    """A string's UTF-16 code units, big-endian: their byte order is JS's string order."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
 # ---------------------------------------------------------------- JSON writer
 
 

@@ -1,4 +1,5 @@
-"""recipelint.jsvalue against real JavaScript: node computes ``String(x)`` and ``Number(x)``.
+"""recipelint.jsvalue against real JavaScript: node computes ``String(x)``, ``Number(x)`` and
+``String(a op b)`` for the comparisons and the product upstream applies to YAML values.
 
 Each test starts one node process and sends it one batch of values per generated
 example (a JSON line in, a JSON line of ``String(x)`` or ``String(Number(x))`` out). JSON has no
@@ -24,9 +25,14 @@ from hypothesis import strategies as st
 from recipelint.jsvalue import (
     MAX_SAFE_INTEGER,
     UNDEFINED,
+    js_ge,
+    js_gt,
+    js_le,
+    js_lt,
     js_number,
     js_number_string,
     js_string,
+    js_times,
 )
 
 NODE = shutil.which("node")
@@ -52,12 +58,21 @@ const decode = (value) => {
   if ("undefined" in value) return undefined;
   return Object.fromEntries(Object.entries(value.object).map(([k, v]) => [k, decode(v)]));
 };
+const binary = {
+  "<": (a, b) => a < b,
+  "<=": (a, b) => a <= b,
+  ">": (a, b) => a > b,
+  ">=": (a, b) => a >= b,
+  "*": (a, b) => a * b,
+};
 require("readline")
   .createInterface({ input: process.stdin })
   .on("line", (line) => {
     const { operation, values } = JSON.parse(line);
     const convert = operation === "Number" ? (value) => Number(value) : (value) => value;
-    const strings = values.map((value) => String(convert(decode(value))));
+    const strings = operation in binary
+      ? values.map(([a, b]) => String(binary[operation](decode(a), decode(b))))
+      : values.map((value) => String(convert(decode(value))));
     process.stdout.write(JSON.stringify(strings) + "\n");
   });
 """
@@ -175,3 +190,27 @@ def test_string_conversion_matches_node(node: Oracle, batch: list[Any]) -> None:
 @example([[None], [[" 7 "]], [], {}, True, None, UNDEFINED, "\x85 1", "5.", ".5e-3"])
 def test_number_conversion_matches_node(node: Oracle, batch: list[Any]) -> None:
     assert [js_number_string(js_number(value)) for value in batch] == node("Number", batch)
+
+
+COMPARISONS = {"<": js_lt, "<=": js_le, ">": js_gt, ">=": js_ge}
+# What recipes hold where upstream compares: numbers, text near the number grammar, and any
+# other value (lists, mappings, null, booleans, undefined).
+operands = st.one_of(numbers, numeric_text, st.text(max_size=4), values)
+
+
+@PROFILE
+@given(st.sampled_from(sorted(COMPARISONS)), st.lists(st.tuples(operands, operands), max_size=30))
+@example("<", [("96", 141), ("141", "96"), ([96], 141), ({}, 0), ("\U0001f600", "\uffff")])
+@example("<=", [("abc", 1), (1, "abc"), (None, 0), ([], ""), (2**53 + 1, 2**53)])
+def test_comparisons_match_node(node: Oracle, operator: str, pairs: list[tuple[Any, Any]]) -> None:
+    compare = COMPARISONS[operator]
+    expected = node(operator, [list(pair) for pair in pairs]) if pairs else []
+    assert [js_string(compare(a, b)) for a, b in pairs] == expected
+
+
+@PROFILE
+@given(st.lists(st.tuples(operands, operands), max_size=30))
+@example([(2, "48"), (2, [48]), (2, None), ("0x10", " 3 "), (10**400, 0), (-1, 0)])
+def test_product_matches_node(node: Oracle, pairs: list[tuple[Any, Any]]) -> None:
+    expected = node("*", [list(pair) for pair in pairs]) if pairs else []
+    assert [js_number_string(js_times(a, b)) for a, b in pairs] == expected

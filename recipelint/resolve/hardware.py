@@ -16,7 +16,11 @@ from recipelint.jsvalue import (
     get,
     is_number,
     js_in,
+    js_le,
+    js_number,
     js_or,
+    js_string,
+    js_times,
     truthy,
 )
 from recipelint.read.recipedata import Recipe
@@ -125,10 +129,9 @@ def fits_single_node(profile: JsValue, variant: JsValue) -> bool:
     node_vram = get(profile, "vram_gb")
     node_vram = node_vram if is_number(node_vram) else 0
     model_vram = js_or(get(variant, "vram_minimum_gb"), 0)
-    # JS compares any value; Python raises on a non-number (a divergence, not fixed here)
-    if model_vram <= 0 or node_vram <= 0:  # type: ignore[operator]
+    if js_le(model_vram, 0) or node_vram <= 0:
         return True
-    return bool(model_vram <= node_vram)  # type: ignore[operator]
+    return js_le(model_vram, node_vram)
 
 
 def pd_fits_single_node(profile: JsValue, variant: JsValue) -> bool:
@@ -140,8 +143,7 @@ def pd_fits_single_node(profile: JsValue, variant: JsValue) -> bool:
         return False
     node_vram = get(profile, "vram_gb")
     node_vram = node_vram if is_number(node_vram) else 0
-    # JS multiplies any value; Python raises on a list or a mapping (a divergence, not fixed here)
-    return bool(node_vram >= 2 * js_or(get(variant, "vram_minimum_gb"), 0))  # type: ignore[operator]
+    return node_vram >= js_times(2, js_or(get(variant, "vram_minimum_gb"), 0))
 
 
 def is_kv_store_brand_supported(profile: JsValue) -> bool:
@@ -245,11 +247,8 @@ def default_among(
     if "h200" in candidates:
         return "h200"
     candidates.sort(
-        # JS reads a list brand as its String(); Python raises on it (unhashable; not fixed here)
-        key=lambda hw: (
-            _BRAND_RANK.get(get(profiles[hw], "brand"), 9),  # type: ignore[arg-type]
-            icu_root_key(hw),
-        )
+        # JS looks a brand up by its String() (a list brand by its items)
+        key=lambda hw: (_BRAND_RANK.get(js_string(get(profiles[hw], "brand")), 9), icu_root_key(hw))
     )
     return candidates[0] if candidates else "h200"
 
@@ -270,7 +269,8 @@ def pick_fitting_variant(recipe: Recipe, profile: JsValue, hw_id: str) -> str | 
     fitting = [(key, v) for key, v in variants.items() if runs_on(profile, v, hw_id)]  # type: ignore[union-attr]
     if not fitting:
         return None
-    # JS negates any value; Python raises on a non-number (a divergence, not fixed here)
-    fitting.sort(key=lambda kv: -js_or(get(kv[1], "vram_minimum_gb"), 0))  # type: ignore[operator]
+    # Sorted by the comparator's b - a through Number(); a NaN difference (a mapping) counts
+    # as equal there, as a NaN key does in Python's sort (V8's is a port of it).
+    fitting.sort(key=lambda kv: -js_number(js_or(get(kv[1], "vram_minimum_gb"), 0)))
     best: str = fitting[0][0]
     return best

@@ -20,6 +20,8 @@ from recipelint.jsvalue import (
     get,
     is_number,
     js_divide,
+    js_le,
+    js_number,
     js_or,
     js_string,
     truthy,
@@ -315,13 +317,15 @@ class Placement:
             if is_number(declared) and declared > 0:
                 return declared if is_cpu else min(declared, gpu_count)
         vram = get(profile, "vram_gb")
-        # JS divides and compares any value; Python raises on a non-number (a divergence, not
-        # fixed here)
-        per_gpu = js_divide(vram, gpu_count) if truthy(vram) and truthy(gpu_count) else 0  # type: ignore[arg-type]
+        per_gpu = (
+            js_divide(js_number(vram), js_number(gpu_count))
+            if truthy(vram) and truthy(gpu_count)
+            else 0
+        )
         needed = js_or(get(variant, "vram_minimum_gb"), 0)
         if not truthy(needed) or not truthy(per_gpu) or per_gpu <= 0:
             return gpu_count
-        return 1 if needed <= per_gpu else gpu_count  # type: ignore[operator]
+        return 1 if js_le(needed, per_gpu) else gpu_count
 
     @property
     def pool_modes(self) -> list[str]:

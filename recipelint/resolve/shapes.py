@@ -8,6 +8,7 @@ Upstream: docs/upstream-behaviour.md#deploy-types and #rendering-documents.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple, Protocol, TypedDict
 
 from recipelint.jsvalue import (
@@ -19,6 +20,7 @@ from recipelint.jsvalue import (
     get,
     js_divide,
     js_floor,
+    js_gt,
     js_max,
     js_number,
     js_or,
@@ -158,9 +160,8 @@ def _kv_companion(synth: Synthesis) -> JsonDocument | None:
         return None
     # the command read above makes both mappings
     companion = option["companion"]  # type: ignore[index,call-overload]
-    # JS joins any value by its String(); Python raises on a non-string (not fixed here)
     description = " ".join(
-        part  # type: ignore[misc]
+        js_string(part)
         for part in (
             js_or(get(companion, "description"), ""),
             f"Requires: {js_string(option['install'])}"  # type: ignore[index,call-overload]
@@ -239,8 +240,8 @@ class PoolMeta(TypedDict):
     dpLocal: int | float  # noqa: N815 - the document's key
     dpSize: int | float  # noqa: N815
     poolGpus: int | float  # noqa: N815
-    currentNode: int  # noqa: N815
-    startRank: int  # noqa: N815
+    currentNode: int | float  # noqa: N815
+    startRank: int | float  # noqa: N815
 
 
 def _pd_role_meta(synth: Synthesis, role: str) -> PoolMeta:
@@ -259,6 +260,9 @@ def _pd_role_meta(synth: Synthesis, role: str) -> PoolMeta:
     tp = js_or(get(so_role, "tp"), get(role_cfg, "tp"), 1) if mode == "dep" else pool_gpus
     dp_local = js_max(1, js_floor(js_divide(gpus, js_number(tp)))) if mode == "dep" else 0
     dp_size = js_max(1, nodes) * dp_local if mode == "dep" else 1
+    # The first node of the pool: max(0, min(max(1, nodes) - 1, 0)), NaN for a NaN node count
+    # (a vram_minimum_gb that is no number), and the start rank NaN times dp_local
+    current_node = 0 if nodes == nodes else math.nan
     return {
         "nodes": nodes,
         "parallelism": mode,
@@ -266,8 +270,8 @@ def _pd_role_meta(synth: Synthesis, role: str) -> PoolMeta:
         "dpLocal": normalize_number(dp_local),
         "dpSize": normalize_number(dp_size),
         "poolGpus": normalize_number(pool_gpus),
-        "currentNode": 0,
-        "startRank": 0,
+        "currentNode": current_node,
+        "startRank": normalize_number(current_node * dp_local),
     }
 
 
@@ -338,8 +342,7 @@ def _brand_install(synth: Synthesis, raw: JsValue) -> JsValue:
 
 def _kv_router(kv: JsValue, instances: JsValue) -> JsonDocument | None:
     """The cache-aware router in front of the instances; none for a single instance."""
-    # JS compares any value; Python raises on a string or a list count (not fixed here)
-    if not instances > 1:  # type: ignore[operator]
+    if not js_gt(instances, 1):
         return None
     router, vllm = get(kv, "router"), get(kv, "vllm")
     port = js_or(get(vllm, "port"), 8000)

@@ -6,7 +6,6 @@ and #kv-store.
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Literal
 
@@ -18,8 +17,13 @@ from recipelint.jsvalue import (
     get,
     is_number,
     js_ceil,
+    js_divide,
+    js_ge,
+    js_le,
     js_max,
+    js_number,
     js_or,
+    js_times,
     truthy,
 )
 from recipelint.read.recipedata import Recipe
@@ -94,7 +98,7 @@ def _floor_from_block(block: JsValue, key: str) -> JsValue:
     )
 
 
-def min_gpus(recipe: Recipe, key: str, hw_id: str | None) -> JsValue:
+def min_gpus(recipe: Recipe, key: str, hw_id: str | None) -> int | float:
     """The recipe's GPU floor (`strategy_min_gpus`) for a strategy or a PD pool mode.
 
     docs/upstream-behaviour.md#node-counts.
@@ -105,18 +109,15 @@ def min_gpus(recipe: Recipe, key: str, hw_id: str | None) -> JsValue:
     if is_number(cfg):
         return cfg
     exact = _floor_from_block(cfg.get(hw_id, UNDEFINED), key) if hw_id and type(cfg) is dict else 0
-    # Math.max converts a string or a list floor to a number; Python's comparison raises on one
-    # (a divergence, not fixed here)
-    return js_max(_floor_from_block(cfg, key), exact)  # type: ignore[arg-type]
+    # Math.max reads a quoted or listed floor as a number
+    return js_max(js_number(_floor_from_block(cfg, key)), js_number(exact))
 
 
 def nodes_for_strategy(
     recipe: Recipe, key: str, gpus_per_node: JsValue, hw_id: str | None
 ) -> int | float:
     per_node = gpus_per_node if truthy(gpus_per_node) else 8
-    # JS divides any values; Python raises on a non-number floor or GPU count (a divergence, not
-    # fixed here)
-    nodes = js_ceil(min_gpus(recipe, key, hw_id) / per_node)  # type: ignore[operator]
+    nodes = js_ceil(js_divide(min_gpus(recipe, key, hw_id), js_number(per_node)))
     return nodes if truthy(nodes) else 1
 
 
@@ -125,9 +126,8 @@ def is_reachable(
 ) -> bool:
     scales_out = deploy_type in ("multi_node", "pd_cluster")
     per_node = gpus_per_node if truthy(gpus_per_node) else 8
-    # JS multiplies and compares any values; Python raises on a non-number (not fixed here)
-    reach = (MAX_NODES if scales_out else 1) * per_node  # type: ignore[operator]
-    return bool(reach >= min_gpus(recipe, key, hw_id))  # type: ignore[operator]
+    reach = js_times(MAX_NODES if scales_out else 1, per_node)
+    return js_ge(reach, min_gpus(recipe, key, hw_id))
 
 
 def recommend_strategy(
@@ -208,10 +208,9 @@ def pick_pd_nodes(
     node_vram = get(profile, "vram_gb")
     node_vram = node_vram if is_number(node_vram) else 0
     model_vram = js_or(get(variant, "vram_minimum_gb"), 0)
-    # JS compares and divides any value; Python raises on a non-number (a divergence, not fixed here)
-    if node_vram <= 0 or model_vram <= 0:  # type: ignore[operator]
+    if node_vram <= 0 or js_le(model_vram, 0):
         return None
-    per_role = math.ceil(model_vram / node_vram)  # type: ignore[operator]
+    per_role = js_ceil(js_divide(js_number(model_vram), node_vram))
     if per_role > MAX_PD_NODES_PER_ROLE:
         return SKIP
 

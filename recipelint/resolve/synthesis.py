@@ -20,6 +20,7 @@ from recipelint.jsvalue import (
     is_number,
     js_divide,
     js_floor,
+    js_gt,
     js_max,
     js_number,
     js_or,
@@ -188,9 +189,9 @@ class Synthesis(Selection):
         multi = deploy == "multi_node" and nodes > 1
         # Math.max(1, rank): the plan's ranks are ints
         rank = (node_rank if node_rank > 1 else 1) if node_role == "worker" else 0
-        # (compared before the single-node return: a non-number instance count fails alike; JS
-        # compares a string or a list one, Python raises: a divergence, not fixed here)
-        address = "$VLLM_INSTANCE_1" if self.kv_composing and self.instances > 1 else "$HEAD_IP"  # type: ignore[operator]
+        address = (
+            "$VLLM_INSTANCE_1" if self.kv_composing and js_gt(self.instances, 1) else "$HEAD_IP"
+        )
         s = js_string
         if not multi and deploy != "pd_cluster":
             return [flag, s(self.single_node_tp)]
@@ -463,14 +464,16 @@ MAX_RENDERED_ITEMS = 4096
 
 
 def array_length(value: object) -> int:
-    """`Array.from({length: v})`: how many GPUs, nodes or endpoints to list."""
-    if not is_number(value) or value != value or value <= 0:
+    """`Array.from({length: v})`: how many GPUs, nodes or endpoints to list (a quoted count
+    is read as its number)."""
+    length = value if type(value) is int else js_number(value)
+    if length != length or length <= 0:
         return 0
-    if value > MAX_RENDERED_ITEMS:
+    if length > MAX_RENDERED_ITEMS:
         raise RenderError(
             f"{js_string(value)} nodes, GPUs or instances is beyond any real deployment"
         )
-    return int(value)
+    return int(length)
 
 
 def follower_ranks(nodes: JsValue) -> list[int]:
