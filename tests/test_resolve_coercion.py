@@ -143,26 +143,34 @@ variants:
   default:
     precision: bf16
     vram_minimum_gb: {vram}
-compatible_strategies: [single_node_tp, pd_cluster]
+compatible_strategies: [single_node_tp, single_node_dep, pd_cluster]
+strategy_overrides:
+  pd_cluster:
+    prefill:
+      parallelism: dep
 """
 
 
-def _pools(root: Path, vram: str) -> set[tuple[object, object, object]]:
-    """(nodes, currentNode, startRank) of every prefill pool the recipe publishes."""
+def _pools(root: Path, vram: str) -> set[tuple[object, object, object, str]]:
+    """(nodes, currentNode, startRank, the --data-parallel-start-rank its command gives) of
+    every prefill pool (a DEP pool) the recipe publishes."""
     build_tree(root, {RECIPE: Fragment(PD_VARIANT.format(vram=vram))})
     files = compile_tree(root).files
     return {
-        (pool["nodes"], pool["currentNode"], pool["startRank"])
+        (pool["nodes"], pool["currentNode"], pool["startRank"], _start_rank(pool["argv"]))
         for path in files.paths()
         if path.startswith(FOLDER) and path.endswith("/pd_cluster.json")
         for pool in [json.loads(files.serialize(path))["prefill"]]
     }
 
 
+def _start_rank(argv: list[str]) -> str:
+    return argv[argv.index("--data-parallel-start-rank") + 1]
+
+
 def test_a_pd_pool_sized_from_a_vram_that_is_no_number_is_null_throughout(tmp_path: Path) -> None:
     """ceil("abc" / vram_gb) is NaN nodes per pool; its first node, max(0, min(max(1, NaN) - 1,
-    0)), and start rank are NaN too, which JSON writes as null."""
-    assert _pools(tmp_path / "text", '"abc"') == {(None, None, None)}
-    assert {(current, start) for _, current, start in _pools(tmp_path / "number", "700")} == {
-        (0, 0)
-    }
+    0)), and start rank are NaN too, which JSON writes as null and the command as NaN."""
+    assert _pools(tmp_path / "text", '"abc"') == {(None, None, None, "NaN")}
+    number = _pools(tmp_path / "number", "700")
+    assert {(current, start, flag) for _, current, start, flag in number} == {(0, 0, "0")}

@@ -8,7 +8,6 @@ Upstream: docs/upstream-behaviour.md#deploy-types and #rendering-documents.
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple, Protocol, TypedDict
 
 from recipelint.jsvalue import (
@@ -35,6 +34,7 @@ from recipelint.resolve.placement import Env
 from recipelint.resolve.synthesis import (
     Synthesis,
     array_length,
+    first_node_of_pool,
     follower_ranks,
 )
 
@@ -260,9 +260,7 @@ def _pd_role_meta(synth: Synthesis, role: str) -> PoolMeta:
     tp = js_or(get(so_role, "tp"), get(role_cfg, "tp"), 1) if mode == "dep" else pool_gpus
     dp_local = js_max(1, js_floor(js_divide(gpus, js_number(tp)))) if mode == "dep" else 0
     dp_size = js_max(1, nodes) * dp_local if mode == "dep" else 1
-    # The first node of the pool: max(0, min(max(1, nodes) - 1, 0)), NaN for a NaN node count
-    # (a vram_minimum_gb that is no number), and the start rank NaN times dp_local
-    current_node = 0 if nodes == nodes else math.nan
+    current_node = first_node_of_pool(nodes)
     return {
         "nodes": nodes,
         "parallelism": mode,

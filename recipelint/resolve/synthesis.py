@@ -8,6 +8,7 @@ Upstream: docs/upstream-behaviour.md#layer-order, #parallelism-flags, #env-layer
 
 from __future__ import annotations
 
+import math
 from typing import TypeAlias
 
 from recipelint.jsvalue import (
@@ -313,7 +314,7 @@ class Synthesis(Selection):
                 "--data-parallel-size-local",
                 s(normalize_number(dp_local)),
                 "--data-parallel-start-rank",
-                s(normalize_number(0 * dp_local)),
+                s(normalize_number(first_node_of_pool(nodes_in_pool) * dp_local)),
                 "--data-parallel-address",
                 f"${upper}_NODE_1",
                 "--data-parallel-rpc-port",
@@ -474,6 +475,12 @@ def array_length(value: object) -> int:
             f"{js_string(value)} nodes, GPUs or instances is beyond any real deployment"
         )
     return int(length)
+
+
+def first_node_of_pool(nodes: int | float) -> int | float:
+    """The node a PD pool's command is for, max(0, min(max(1, nodes) - 1, 0)): the first, or
+    NaN for a pool of NaN nodes (sized from a vram_minimum_gb that is no number)."""
+    return 0 if nodes == nodes else math.nan
 
 
 def follower_ranks(nodes: JsValue) -> list[int]:
