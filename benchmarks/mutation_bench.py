@@ -147,6 +147,11 @@ _NODE_RANK = (
     "node_rank is read for a worker only (a head's rank is 0), and every worker's call passes it"
 )
 _SAFE = "-MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER"
+_SAFE_ITEM = "-MAX_SAFE_INTEGER < item < MAX_SAFE_INTEGER"
+_SAFE_EDGE_PRINTS_ALIKE = (
+    "±(2**53 - 1) is exact as a double: the plain writer and the rewrite print it alike"
+)
+_INT_ROUNDS_TO_ITSELF = "an int then reaches math.floor/ceil, which return it unchanged"
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (_JS, "_format_decimal", "if 0 < n <= 21:", "if 0 < n <= 20:"): _DOUBLE_TEXT,
@@ -198,6 +203,73 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "if value is UNDEFINED:\nreturn math.nan",
         "pass",
     ): "the UNDEFINED branch's: undefined then falls through to the last line, NaN too",
+    (
+        _JS,
+        "js_number_string",
+        'return "Infinity" if value > 0 else "-Infinity"',
+        'return "Infinity" if value > 1 else "-Infinity"',
+    ): "the value is infinite here: above 1 exactly when it is above 0",
+    (
+        _JS,
+        "_integral",
+        "if math.isfinite(value) and value.is_integer() and -MAX_SAFE_INTEGER < value < "
+        "MAX_SAFE_INTEGER:",
+        "if math.isfinite(value) and value.is_integer() and -MAX_SAFE_INTEGER < value <= "
+        "MAX_SAFE_INTEGER:",
+    ): "2**53 - 1 is exact: as an int or a float it compares and is written alike",
+    (
+        _JS,
+        "js_divide",
+        "return math.inf if (a > 0) == (math.copysign(1, b) > 0) else -math.inf",
+        "return math.inf if (a > 0) == (math.copysign(1, b) >= 0) else -math.inf",
+    ): "copysign(1, b) is 1 or -1, never 0",
+    (
+        _JS,
+        "has_js_specials",
+        "if key[:1].isdigit() and _is_array_index(key):",
+        "if key[: 2].isdigit() and _is_array_index(key):",
+    ): "an array index is all digits: its first two characters are digits when its first is",
+    (
+        _JS,
+        "to_json_value",
+        f"if kind is float or (kind is int and not {_SAFE}):",
+        "if kind is float or (kind is int and not -MAX_SAFE_INTEGER < value <= MAX_SAFE_INTEGER):",
+    ): "2**53 - 1 is exact: written the same as an int or as a raw number",
+    (
+        _JS,
+        "_format_decimal",
+        'exponent = ("+" if e >= 0 else "-") + str(abs(e))',
+        'exponent = ("+" if e >= -1 else "-") + str(abs(e))',
+    ): "the exponent form is only reached for n > 21 or n <= -6, so e = n - 1 is never -1",
+    (
+        _JS,
+        "_integer_as_double",
+        "return math.inf if number > 0 else -math.inf",
+        "return math.inf if number >= 0 else -math.inf",
+    ): "only integers past 2**1024 overflow: never 0",
+    (_JS, "js_floor", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
+    (_JS, "js_ceil", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
+    (
+        _JS,
+        "has_js_specials",
+        f"elif kind is float or kind is int and not {_SAFE_ITEM}:",
+        "elif kind is float or kind is int and not -MAX_SAFE_INTEGER <= item < MAX_SAFE_INTEGER:",
+    ): _SAFE_EDGE_PRINTS_ALIKE,
+    (
+        _JS,
+        "has_js_specials",
+        f"elif kind is float or kind is int and not {_SAFE_ITEM}:",
+        "elif kind is float or kind is int and not -MAX_SAFE_INTEGER < item <= MAX_SAFE_INTEGER:",
+    ): _SAFE_EDGE_PRINTS_ALIKE,
+    (
+        _JS,
+        "json_number",
+        r'if re.fullmatch(r"-?\d+", text) and abs(int(text)) < MAX_SAFE_INTEGER:',
+        r'if re.fullmatch(r"-?\d+", text) and abs(int(text)) >= MAX_SAFE_INTEGER:',
+    ): (
+        "a text of digits is written the same as an int or as a raw literal (past 2**64, where "
+        "orjson refuses the int, by the stdlib writer)"
+    ),
     (
         _JS,
         "js_divide",

@@ -290,12 +290,12 @@ def js_ceil(value: float | int) -> float | int:
 
 
 def js_max(*values: float | int) -> float | int:
-    """``Math.max``: NaN wins, unlike Python's ``max``."""
+    """``Math.max``: NaN wins, unlike Python's ``max``, and +0 is larger than -0."""
     result: float | int = -math.inf
     for value in values:
         if value != value:
             return math.nan
-        if value > result:
+        if value > result or (value == result == 0 and math.copysign(1.0, value) > 0):
             result = value
     return result
 

@@ -17,14 +17,17 @@ from recipelint.jsvalue import (
     get,
     has_js_specials,
     is_number,
+    is_object,
     js_ceil,
     js_divide,
     js_floor,
     js_in,
+    js_key_order,
     js_max,
     js_number,
     js_number_string,
     js_or,
+    js_ordered,
     js_string,
     truthy,
 )
@@ -98,6 +101,43 @@ def test_number_conversion_and_math_max() -> None:
     assert js_number("") == 0 and js_number(None) == 0
     assert js_number("0x1F") == 31
     assert math.isnan(js_max(1, math.nan))
+
+
+@pytest.mark.parametrize("zeros", [(0, -0.0), (-0.0, 0), (-0.0, 0.0), (0.0, -0.0)])
+def test_math_max_of_signed_zeros_is_plus_zero(zeros: tuple[float, float]) -> None:
+    """Math.max(0, -0) and Math.max(-0, 0) are both +0 (1 / it is +Infinity)."""
+    assert math.copysign(1.0, js_max(*zeros)) == 1.0
+    assert math.copysign(1.0, js_max(-0.0, -0.0)) == -1.0
+
+
+@pytest.mark.parametrize("falsy", [0.0, -0.0, math.nan])
+def test_or_passes_over_a_falsy_float(falsy: float) -> None:
+    assert js_or(falsy, 5) == 5
+    assert js_or(0.5, 5) == 0.5
+
+
+@pytest.mark.parametrize(("value", "is_one"), [({}, True), ([], True), ("x", False), (None, False)])
+def test_is_object_is_a_mapping_or_a_sequence(value: object, is_one: bool) -> None:
+    assert is_object(value) is is_one
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_an_integer_past_the_safe_range_is_written_as_its_double(sign: int) -> None:
+    """2**53 + 1 is no double: JSON.stringify writes the nearest one, 2**53."""
+    assert dumps([sign * (2**53 + 1)], special=True) == f"[\n  {sign * 2**53}\n]".encode()
+
+
+def test_ordered_data_enumerates_every_mapping_as_javascript_does() -> None:
+    ordered = js_ordered({"b": [{"z": 1, "3": 2}], "1": {"y": 0, "0": 0}, "a": "2"})
+    assert list(ordered) == ["1", "b", "a"]
+    assert list(ordered["1"]) == ["0", "y"]
+    assert list(ordered["b"][0]) == ["3", "z"]
+
+
+def test_key_order_is_array_indices_ascending_then_insertion_order() -> None:
+    assert js_key_order(["b", "10", "a", "2", "01", "-1"]) == ["2", "10", "b", "a", "01", "-1"]
+    keys = ["b", "a"]
+    assert js_key_order(keys) is keys  # no index: the keys as they are
 
 
 def test_writer_matches_json_stringify_layout() -> None:
