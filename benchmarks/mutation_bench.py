@@ -106,6 +106,7 @@ DROP_RETURN = "drop-return"
 # too ("previous\nline").
 _JS, _LAYERS = "recipelint/jsvalue.py", "recipelint/resolve/layers.py"
 _STRATEGY = "recipelint/resolve/strategy.py"
+_HARDWARE = "recipelint/resolve/hardware.py"
 _DOCKER = "recipelint/resolve/docker.py"
 _PLACEMENT = "recipelint/resolve/placement.py"
 _PLAN = "recipelint/resolve/plan.py"
@@ -597,6 +598,20 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "assert hit.canonical is not None and catalog is not None",
         "assert hit.canonical is not None or catalog is not None",
     ): "both operands always hold there: hit is a Lookup whose known (canonical is not None) was just tested, and catalog is minimum (not None, since at_min came from it) or newest; the assert only narrows types for mypy, so neither form ever raises",
+    (
+        _STRATEGY,
+        "_floor_from_block",
+        "if block is None or block is UNDEFINED:",
+        "if block is None and block is UNDEFINED:",
+    ): "a null or absent block is no number and no mapping: the next lines return "
+    "coalesce(UNDEFINED, 0), 0 as well",
+    (
+        _STRATEGY,
+        "pick_pd_nodes",
+        "node_vram = node_vram if is_number(node_vram) else 0",
+        "node_vram = node_vram if is_number(node_vram) else -1",
+    ): "the next line returns None for any node_vram <= 0, -1 as 0, and node_vram is read "
+    "nowhere else",
 }
 
 
