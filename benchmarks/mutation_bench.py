@@ -148,6 +148,9 @@ _NODE_RANK = (
     "node_rank is read for a worker only (a head's rank is 0), and every worker's call passes it"
 )
 _SAFE = "-MAX_SAFE_INTEGER < value < MAX_SAFE_INTEGER"
+_OTHER_BRANDS = (
+    'key=lambda hw: (_BRAND_RANK.get(js_string(get(profiles[hw], "brand")), 9), icu_root_key(hw))'
+)
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (_JS, "_format_decimal", "if 0 < n <= 21:", "if 0 < n <= 20:"): _DOUBLE_TEXT,
@@ -612,6 +615,71 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "node_vram = node_vram if is_number(node_vram) else -1",
     ): "the next line returns None for any node_vram <= 0, -1 as 0, and node_vram is read "
     "nowhere else",
+    (
+        _HARDWARE,
+        "",
+        '_BRAND_RANK = {"NVIDIA": 0, "AMD": 1}',
+        '_BRAND_RANK = {"NVIDIA": -1, "AMD": 1}',
+    ): "the ranks are only compared with each other and default_among's 9: -1 < 1 < 9 orders "
+    "the brands as 0 < 1 < 9 does",
+    (
+        _HARDWARE,
+        "",
+        '_BRAND_RANK = {"NVIDIA": 0, "AMD": 1}',
+        '_BRAND_RANK = {"NVIDIA": 0, "AMD": 2}',
+    ): "the ranks are only compared with each other and default_among's 9: 0 < 2 < 9 orders "
+    "the brands as 0 < 1 < 9 does",
+    (
+        _HARDWARE,
+        "default_among",
+        _OTHER_BRANDS,
+        _OTHER_BRANDS.replace(", 9)", ", 10)"),
+    ): "any rank above AMD's 1 sorts the other brands after NVIDIA and AMD alike",
+    (
+        _HARDWARE,
+        "default_among",
+        _OTHER_BRANDS,
+        _OTHER_BRANDS.replace(", 9)", ", 8)"),
+    ): "any rank above AMD's 1 sorts the other brands after NVIDIA and AMD alike",
+    (
+        _HARDWARE,
+        "pd_fits_single_node",
+        "gpus = gpu_count_of(profile, 0)",
+        "gpus = gpu_count_of(profile, 1)",
+    ): "the fallback is only compared with 2 on the next line: 1 < 2 refuses as 0 < 2 does",
+    (
+        _HARDWARE,
+        "pd_fits_single_node",
+        "gpus = gpu_count_of(profile, 0)",
+        "gpus = gpu_count_of(profile, -1)",
+    ): "the fallback is only compared with 2 on the next line: -1 < 2 refuses as 0 < 2 does",
+    (
+        _HARDWARE,
+        "fits_single_node",
+        "node_vram = node_vram if is_number(node_vram) else 0",
+        "node_vram = node_vram if is_number(node_vram) else -1",
+    ): "the next test returns True for any node_vram <= 0, -1 as 0; the last line reads it only "
+    "when it is above 0",
+    (
+        _HARDWARE,
+        "fits_single_node",
+        'model_vram = js_or(get(variant, "vram_minimum_gb"), 0)',
+        'model_vram = js_or(get(variant, "vram_minimum_gb"), -1)',
+    ): "the fallback is read by js_le(model_vram, 0) first, which returns True for -1 as for 0",
+    (
+        _HARDWARE,
+        "hardware_key",
+        "return key\nreturn None",
+        "pass",
+    ): "the last statement of the function: falling off its end returns None as well",
+    (
+        _HARDWARE,
+        "of",
+        "return None",
+        "pass",
+    ): "a falsy constraint then gives _Wanted(UNDEFINED, UNDEFINED) (get reads no key of a "
+    "non-mapping), whose matches() tests neither falsy field and returns True, as None does for "
+    "both callers",
 }
 
 
