@@ -106,6 +106,7 @@ DROP_RETURN = "drop-return"
 # too ("previous\nline").
 _JS, _LAYERS = "recipelint/jsvalue.py", "recipelint/resolve/layers.py"
 _STRATEGY = "recipelint/resolve/strategy.py"
+_HARDWARE = "recipelint/resolve/hardware.py"
 _DOCKER = "recipelint/resolve/docker.py"
 _PLACEMENT = "recipelint/resolve/placement.py"
 _PLAN = "recipelint/resolve/plan.py"
@@ -152,6 +153,9 @@ _SAFE_EDGE_PRINTS_ALIKE = (
     "±(2**53 - 1) is exact as a double: the plain writer and the rewrite print it alike"
 )
 _INT_ROUNDS_TO_ITSELF = "an int then reaches math.floor/ceil, which return it unchanged"
+_OTHER_BRANDS = (
+    'key=lambda hw: (_BRAND_RANK.get(js_string(get(profiles[hw], "brand")), 9), icu_root_key(hw))'
+)
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (_JS, "_format_decimal", "if 0 < n <= 21:", "if 0 < n <= 20:"): _DOUBLE_TEXT,
@@ -669,6 +673,85 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "assert hit.canonical is not None and catalog is not None",
         "assert hit.canonical is not None or catalog is not None",
     ): "both operands always hold there: hit is a Lookup whose known (canonical is not None) was just tested, and catalog is minimum (not None, since at_min came from it) or newest; the assert only narrows types for mypy, so neither form ever raises",
+    (
+        _STRATEGY,
+        "_floor_from_block",
+        "if block is None or block is UNDEFINED:",
+        "if block is None and block is UNDEFINED:",
+    ): "a null or absent block is no number and no mapping: the next lines return "
+    "coalesce(UNDEFINED, 0), 0 as well",
+    (
+        _STRATEGY,
+        "pick_pd_nodes",
+        "node_vram = node_vram if is_number(node_vram) else 0",
+        "node_vram = node_vram if is_number(node_vram) else -1",
+    ): "the next line returns None for any node_vram <= 0, -1 as 0, and node_vram is read "
+    "nowhere else",
+    (
+        _HARDWARE,
+        "",
+        '_BRAND_RANK = {"NVIDIA": 0, "AMD": 1}',
+        '_BRAND_RANK = {"NVIDIA": -1, "AMD": 1}',
+    ): "the ranks are only compared with each other and default_among's 9: -1 < 1 < 9 orders "
+    "the brands as 0 < 1 < 9 does",
+    (
+        _HARDWARE,
+        "",
+        '_BRAND_RANK = {"NVIDIA": 0, "AMD": 1}',
+        '_BRAND_RANK = {"NVIDIA": 0, "AMD": 2}',
+    ): "the ranks are only compared with each other and default_among's 9: 0 < 2 < 9 orders "
+    "the brands as 0 < 1 < 9 does",
+    (
+        _HARDWARE,
+        "default_among",
+        _OTHER_BRANDS,
+        _OTHER_BRANDS.replace(", 9)", ", 10)"),
+    ): "any rank above AMD's 1 sorts the other brands after NVIDIA and AMD alike",
+    (
+        _HARDWARE,
+        "default_among",
+        _OTHER_BRANDS,
+        _OTHER_BRANDS.replace(", 9)", ", 8)"),
+    ): "any rank above AMD's 1 sorts the other brands after NVIDIA and AMD alike",
+    (
+        _HARDWARE,
+        "pd_fits_single_node",
+        "gpus = gpu_count_of(profile, 0)",
+        "gpus = gpu_count_of(profile, 1)",
+    ): "the fallback is only compared with 2 on the next line: 1 < 2 refuses as 0 < 2 does",
+    (
+        _HARDWARE,
+        "pd_fits_single_node",
+        "gpus = gpu_count_of(profile, 0)",
+        "gpus = gpu_count_of(profile, -1)",
+    ): "the fallback is only compared with 2 on the next line: -1 < 2 refuses as 0 < 2 does",
+    (
+        _HARDWARE,
+        "fits_single_node",
+        "node_vram = node_vram if is_number(node_vram) else 0",
+        "node_vram = node_vram if is_number(node_vram) else -1",
+    ): "the next test returns True for any node_vram <= 0, -1 as 0; the last line reads it only "
+    "when it is above 0",
+    (
+        _HARDWARE,
+        "fits_single_node",
+        'model_vram = js_or(get(variant, "vram_minimum_gb"), 0)',
+        'model_vram = js_or(get(variant, "vram_minimum_gb"), -1)',
+    ): "the fallback is read by js_le(model_vram, 0) first, which returns True for -1 as for 0",
+    (
+        _HARDWARE,
+        "hardware_key",
+        "return key\nreturn None",
+        "pass",
+    ): "the last statement of the function: falling off its end returns None as well",
+    (
+        _HARDWARE,
+        "of",
+        "return None",
+        "pass",
+    ): "a falsy constraint then gives _Wanted(UNDEFINED, UNDEFINED) (get reads no key of a "
+    "non-mapping), whose matches() tests neither falsy field and returns True, as None does for "
+    "both callers",
 }
 
 

@@ -56,8 +56,8 @@ def hardware_keyed_value(table: JsValue, profile: JsValue, hw_id: str | None) ->
 
     The first keyspace of docs/upstream-behaviour.md#hardware-keyspaces.
     """
-    if not isinstance(table, (dict, list)) or not truthy(table):
-        return UNDEFINED
+    # only a mapping is looked up; an empty one needs no guard (JS's `{}` is truthy, and its
+    # lookups below find nothing either)
     if type(table) is not dict:
         return UNDEFINED
     gen = generation_of(profile)
@@ -65,7 +65,7 @@ def hardware_keyed_value(table: JsValue, profile: JsValue, hw_id: str | None) ->
     brand_key = brand.lower() if type(brand) is str else None
     candidates = (
         table.get(hw_id, UNDEFINED) if hw_id is not None else UNDEFINED,
-        table.get(_key(gen), UNDEFINED) if truthy(gen) else UNDEFINED,
+        table.get(js_string(gen), UNDEFINED) if truthy(gen) else UNDEFINED,
         table.get(brand_key, UNDEFINED) if brand_key else UNDEFINED,
         table.get("default", UNDEFINED),
     )
@@ -81,7 +81,7 @@ def hardware_key(table: JsValue, profile: JsValue, hw_id: str | None) -> str | N
     brand_key = brand.lower() if type(brand) is str else None
     candidates = (
         hw_id if hw_id is not None else None,
-        _key(gen) if truthy(gen) else None,
+        js_string(gen) if truthy(gen) else None,
         brand_key if truthy(brand_key) else None,
         "default",
     )
@@ -89,12 +89,6 @@ def hardware_key(table: JsValue, profile: JsValue, hw_id: str | None) -> str | N
         if key is not None and table.get(key) is not None:  # `??` skips null and missing keys alike
             return key
     return None
-
-
-def _key(value: JsValue) -> str:
-    from recipelint.jsvalue import js_string
-
-    return value if type(value) is str else js_string(value)
 
 
 def precision_constraint(variant: JsValue) -> JsValue:
