@@ -251,6 +251,10 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "return math.inf if number > 0 else -math.inf",
         "return math.inf if number >= 0 else -math.inf",
     ): "only integers past 2**1024 overflow: never 0",
+    (_PLACEMENT, "serves", "return (", "pass"): (
+        "a placement that does not serve is replaced by a fresh one of the same inputs, which "
+        "renders alike (a placement only keeps what it worked out)"
+    ),
     (_JS, "js_floor", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (_JS, "js_ceil", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (
