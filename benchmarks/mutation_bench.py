@@ -107,6 +107,8 @@ DROP_RETURN = "drop-return"
 _JS, _LAYERS = "recipelint/jsvalue.py", "recipelint/resolve/layers.py"
 _STRATEGY = "recipelint/resolve/strategy.py"
 _DOCKER = "recipelint/resolve/docker.py"
+_DEPLOYMENT = "recipelint/resolve/deployment.py"
+_FEATURES = "recipelint/resolve/features.py"
 _PLACEMENT = "recipelint/resolve/placement.py"
 _PLAN = "recipelint/resolve/plan.py"
 _SHAPES = "recipelint/resolve/shapes.py"
@@ -153,6 +155,10 @@ _SAFE_EDGE_PRINTS_ALIKE = (
 )
 _INT_ROUNDS_TO_ITSELF = "an int then reaches math.floor/ceil, which return it unchanged"
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
+_KEY_POLARITY = (  # image_key's == flipped to !=
+    "each part of the key still tells the same two kinds of hardware apart, only inverted: "
+    "equal keys still mean equal docker_meta"
+)
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (_JS, "_format_decimal", "if 0 < n <= 21:", "if 0 < n <= 20:"): _DOUBLE_TEXT,
     (
@@ -669,6 +675,38 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "assert hit.canonical is not None and catalog is not None",
         "assert hit.canonical is not None or catalog is not None",
     ): "both operands always hold there: hit is a Lookup whose known (canonical is not None) was just tested, and catalog is minimum (not None, since at_min came from it) or newest; the assert only narrows types for mypy, so neither form ever raises",
+    # resolve/deployment.py, resolve/docker.py, resolve/features.py
+    (
+        _DEPLOYMENT,
+        "rank_problem",
+        ")\nreturn None",
+        "pass",
+    ): "the function's last line: it then falls off its end, returning None as well",
+    (
+        _DOCKER,
+        "image_key",
+        "return (",
+        "pass",
+    ): "the key only lets Placement share docker_meta between hardware: None computes it for each, alike",
+    (_DOCKER, "image_key", 'brand == "AMD",', 'brand != "AMD",'): _KEY_POLARITY,
+    (_DOCKER, "image_key", 'brand == "Intel",', 'brand != "Intel",'): _KEY_POLARITY,
+    (_DOCKER, "image_key", 'generation == "tpu",', 'generation != "tpu",'): _KEY_POLARITY,
+    (_DOCKER, "image_key", 'generation == "xpu",', 'generation != "xpu",'): _KEY_POLARITY,
+    (_DOCKER, "image_key", 'generation == "cpu",', 'generation != "cpu",'): _KEY_POLARITY,
+    (
+        _FEATURES,
+        "_resolve",
+        "if not truthy(mode):\nreturn None",
+        "pass",
+    ): "a falsy mode is no mapping: it reads no hardware_overrides and no args, so the last line "
+    "returns None as well",
+    (
+        _FEATURES,
+        "args_for",
+        "if not any(self._gate_of(name)[1] for name in enabled):",
+        "if not any(self._gate_of(name)[ 0] for name in enabled):",
+    ): "[0] is the feature: the list is then kept only when every feature is falsy (no args on any "
+    "strategy), a narrower cache that gives the same lists",
 }
 
 
@@ -738,6 +776,13 @@ def mutants(module: str) -> list[Mutant]:
     return found
 
 
+# Test files that speak for a module besides those its name finds: the rules that read a
+# resolve/ module's values test them where no test_resolve_<stem> file does.
+ALSO_TESTED_BY = {
+    "recipelint/resolve/deployment.py": ("test_rules_deployment.py",),
+}
+
+
 def tests_for(module: str, root: Path = PROJECT) -> list[str]:
     """The test files that speak for a module: its own, named after it, and the shared ones."""
     path = Path(module)
@@ -770,6 +815,7 @@ def tests_for(module: str, root: Path = PROJECT) -> list[str]:
         ]
     else:
         named = sorted(tests.glob(f"test_{path.stem}*.py"))
+    named += [tests / name for name in ALSO_TESTED_BY.get(path.as_posix(), ())]
     return [str(test.relative_to(root)) for test in named if test.is_file()]
 
 
