@@ -108,6 +108,8 @@ _JS, _LAYERS = "recipelint/jsvalue.py", "recipelint/resolve/layers.py"
 _STRATEGY = "recipelint/resolve/strategy.py"
 _HARDWARE = "recipelint/resolve/hardware.py"
 _DOCKER = "recipelint/resolve/docker.py"
+_DEPLOYMENT = "recipelint/resolve/deployment.py"
+_FEATURES = "recipelint/resolve/features.py"
 _PLACEMENT = "recipelint/resolve/placement.py"
 _PLAN = "recipelint/resolve/plan.py"
 _SHAPES = "recipelint/resolve/shapes.py"
@@ -157,6 +159,10 @@ _OTHER_BRANDS = (
     'key=lambda hw: (_BRAND_RANK.get(js_string(get(profiles[hw], "brand")), 9), icu_root_key(hw))'
 )
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
+_KEY_POLARITY = (  # image_key's == flipped to !=
+    "each part of the key still tells the same two kinds of hardware apart, only inverted: "
+    "equal keys still mean equal docker_meta"
+)
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (_JS, "_format_decimal", "if 0 < n <= 21:", "if 0 < n <= 20:"): _DOUBLE_TEXT,
     (
@@ -756,6 +762,38 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ): "a falsy constraint then gives _Wanted(UNDEFINED, UNDEFINED) (get reads no key of a "
     "non-mapping), whose matches() tests neither falsy field and returns True, as None does for "
     "both callers",
+    # resolve/deployment.py, resolve/docker.py, resolve/features.py
+    (
+        _DEPLOYMENT,
+        "rank_problem",
+        ")\nreturn None",
+        "pass",
+    ): "the function's last line: it then falls off its end, returning None as well",
+    (
+        _DOCKER,
+        "image_key",
+        "return (",
+        "pass",
+    ): "the key only lets Placement share docker_meta between hardware: None computes it for each, alike",
+    (_DOCKER, "image_key", 'brand == "AMD",', 'brand != "AMD",'): _KEY_POLARITY,
+    (_DOCKER, "image_key", 'brand == "Intel",', 'brand != "Intel",'): _KEY_POLARITY,
+    (_DOCKER, "image_key", 'generation == "tpu",', 'generation != "tpu",'): _KEY_POLARITY,
+    (_DOCKER, "image_key", 'generation == "xpu",', 'generation != "xpu",'): _KEY_POLARITY,
+    (_DOCKER, "image_key", 'generation == "cpu",', 'generation != "cpu",'): _KEY_POLARITY,
+    (
+        _FEATURES,
+        "_resolve",
+        "if not truthy(mode):\nreturn None",
+        "pass",
+    ): "a falsy mode is no mapping: it reads no hardware_overrides and no args, so the last line "
+    "returns None as well",
+    (
+        _FEATURES,
+        "args_for",
+        "if not any(self._gate_of(name)[1] for name in enabled):",
+        "if not any(self._gate_of(name)[ 0] for name in enabled):",
+    ): "[0] is the feature: the list is then kept only when every feature is falsy (no args on any "
+    "strategy), a narrower cache that gives the same lists",
 }
 
 
@@ -825,6 +863,13 @@ def mutants(module: str) -> list[Mutant]:
     return found
 
 
+# Test files that speak for a module besides those its name finds: the rules that read a
+# resolve/ module's values test them where no test_resolve_<stem> file does.
+ALSO_TESTED_BY = {
+    "recipelint/resolve/deployment.py": ("test_rules_deployment.py",),
+}
+
+
 def tests_for(module: str, root: Path = PROJECT) -> list[str]:
     """The test files that speak for a module: its own, named after it, and the shared ones."""
     path = Path(module)
@@ -857,6 +902,7 @@ def tests_for(module: str, root: Path = PROJECT) -> list[str]:
         ]
     else:
         named = sorted(tests.glob(f"test_{path.stem}*.py"))
+    named += [tests / name for name in ALSO_TESTED_BY.get(path.as_posix(), ())]
     return [str(test.relative_to(root)) for test in named if test.is_file()]
 
 

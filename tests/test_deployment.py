@@ -25,7 +25,10 @@ from recipelint.resolve.deployment import (
     image_facts,
     parameter_billions,
     platform_of,
+    positive_int,
+    rank_problem,
     ranks_of,
+    variant_weights_gb,
 )
 
 NEWEST = newest_catalog()
@@ -108,6 +111,7 @@ def test_a_multi_node_command_is_allotted_every_node_and_its_ranks_come_from_the
     tokens = argv.dedupe_tokens(rendered_layers(catalog, recipe, combo)[0])
     found = deployment_of_argv(catalog, recipe, combo, None, tokens, NEWEST)
     assert (found.nodes, found.gpus_per_node, found.gpus_allotted) == (2, 8, 16)
+    assert found.multi_node
     assert found.ranks.total == 8  # the override's -tp 8 comes after the emitter's 16
     assert (found.platform, found.arch, found.weights_gb) == ("cuda", "x86_64", 16.0)
     assert found.describe()[:2] == [
@@ -216,3 +220,75 @@ def test_without_allotted_gpus_the_weights_have_one_gpu_s_room() -> None:
     per_gpu = found.vram_per_gpu_gb
     assert found.weights_room_gb == per_gpu * min(found.ranks.weight_shards, found.gpus_allotted)
     assert dataclasses.replace(found, gpus_allotted=0).weights_room_gb == per_gpu
+
+
+def test_eight_bit_precisions_take_a_byte_per_parameter() -> None:
+    eight_bit = ("fp8", "mxfp8", "int8", "awq", "gptq")
+    assert [bytes_per_param(p) for p in eight_bit] == [1.0] * 5
+    assert bytes_per_param("FP16") == 2.0
+
+
+def test_a_size_reads_as_argparse_reads_it_a_positive_integer_or_its_digits() -> None:
+    assert [positive_int(value) for value in (8, 1, "8", " 2 ")] == [8, 1, 8, 2]
+    assert [positive_int(value) for value in (0, -1, "0", "-2", True, 2.5, "x", None)] == [None] * 8
+
+
+def test_a_checkpoint_described_as_mixed_precision_has_no_weight_figure() -> None:
+    recipe = base_recipe()  # parameter_count 8B
+    assert variant_weights_gb(recipe, {"precision": "fp8"}) == 8.0
+    mixed_label = {"precision": "fp8", "label": "FP8 mixed (attention in BF16)"}
+    assert variant_weights_gb(recipe, mixed_label) is None
+    recipe["meta"]["description"] = "Native FP4+FP8 weights."
+    assert variant_weights_gb(recipe, {"precision": "fp8"}) is None
+    # the recipe's words speak for the variant only where they name its precision
+    assert variant_weights_gb(recipe, {"precision": "bf16"}) == 16.0
+
+
+def test_a_recipe_joining_other_things_with_a_plus_is_not_mixed_precision() -> None:
+    recipe = base_recipe()
+    recipe["meta"]["description"] = "FP8 checkpoint with linear + MLA attention."
+    assert variant_weights_gb(recipe, {"precision": "fp8"}) == 8.0
+
+
+def test_an_x86_host_word_names_the_host_where_no_platform_says() -> None:
+    profile = {"brand": "Acme", "description": "Accelerator tray on an AMD EPYC host"}
+    assert platform_of(profile) is None
+    assert arch_of(profile) == "x86_64"
+    assert arch_of({"brand": "Acme"}) is None
+
+
+def _single_node_h200() -> Deployment:
+    catalog, recipe = _inputs(), base_recipe()
+    combo = Combination("default", "single_node_tp", "h200", 1)
+    tokens = rendered_layers(catalog, recipe, combo)[0]
+    return deployment_of_argv(catalog, recipe, combo, None, tokens, NEWEST)
+
+
+def test_a_single_node_command_may_leave_gpus_it_is_allotted_idle() -> None:
+    found = _single_node_h200()
+    assert (found.nodes, found.gpus_allotted, found.ranks.total) == (1, 8, 1)
+    assert not found.multi_node
+    assert rank_problem(found) is None
+
+
+def test_the_summary_names_the_platform_host_and_memory() -> None:
+    found = _single_node_h200()
+    assert found.describe()[2:] == [
+        "platform: cuda, host x86_64",
+        "memory: weights 16 GB, vram_minimum_gb 20 GB, room for them 141 GB",
+        "image: vllm/vllm-openai:latest",
+    ]
+    unknown = dataclasses.replace(found, platform=None, arch=None, vram_minimum_gb=None)
+    assert unknown.describe()[2:4] == [
+        "platform: unknown, host unknown",
+        "memory: weights 16 GB, room for them 141 GB",
+    ]
+
+
+def test_a_colocated_pd_role_with_more_ranks_than_half_a_node_is_told_so() -> None:
+    catalog, recipe = _inputs(), base_recipe()
+    recipe["compatible_strategies"] = ["single_node_tp", "pd_cluster"]
+    combo = Combination("default", "pd_cluster", "h200", 1, (), {"prefill": 0, "decode": 0})
+    tokens = rendered_layers(catalog, recipe, combo, "prefill")[0] + ["-tp", "8"]
+    found = deployment_of_argv(catalog, recipe, combo, "prefill", tokens, NEWEST)
+    assert rank_problem(found) == "the strategy allots 4 GPUs (half a node of 8)"

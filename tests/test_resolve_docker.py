@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from recipelint.resolve.docker import DockerMeta, docker_argv, docker_meta, dockerize
+from recipelint.resolve.docker import (
+    NIGHTLY_BUILD,
+    OTHER_BUILD,
+    DockerMeta,
+    Version,
+    docker_argv,
+    docker_meta,
+    docker_run,
+    dockerize,
+    parse_version,
+    runs_other_build,
+    unreleased_build,
+)
 
 NVIDIA = {"brand": "NVIDIA", "generation": "hopper", "gpu_count": 8}
 AMD = {"brand": "AMD", "generation": "amd", "gpu_count": 8}
@@ -60,3 +72,53 @@ def test_the_argv_form_mounts_a_local_model_folder_as_the_shell_form_does() -> N
     found = docker_argv(argv, ENV, META, 8000)
     assert found == dockerize("vllm serve /models/llama -tp 2", argv, ENV, META)["docker_argv"]
     assert found[10:12] == ["-v", "/models/llama:/models/llama:ro"]
+
+
+def test_an_argv_that_is_no_vllm_serve_is_run_whole_after_the_image() -> None:
+    argv = ["python", "-m", "vllm.entrypoints.openai.api_server", "--model", "org/model"]
+    found = dockerize(" ".join(argv), argv, ENV, META)
+    assert found["docker_argv"][-6:] == ["vllm/vllm-openai:latest", *argv]
+    assert found["docker_command"].endswith("vllm/vllm-openai:latest MODEL \\\n  " + " ".join(argv))
+    assert docker_argv(argv, ENV, META, 8000) == found["docker_argv"]
+    # nothing to serve: the argv form ends at the image
+    assert dockerize("", [], {}, META)["docker_argv"][-1] == "vllm/vllm-openai:latest"
+
+
+def test_the_shell_form_alone_is_the_one_the_wrapper_writes() -> None:
+    command = "vllm serve org/model \\\n  --max-model-len 4096"
+    argv = ["vllm", "serve", "org/model", "--max-model-len", "4096"]
+    found = docker_run(command, ENV, META, 8000)
+    assert found == dockerize(command, argv, ENV, META)["docker_command"]
+    assert found.endswith(
+        "-e HF_TOKEN=x \\\n  vllm/vllm-openai:latest org/model \\\n  --max-model-len 4096"
+    )
+
+
+def test_a_release_version_reads_no_release_candidate_or_post_number() -> None:
+    assert parse_version("v0.25.0") == Version(0, 25, 0, 1, 0, 0, "v0.25.0")
+    assert parse_version("0.25.0.dev3") == Version(0, 25, 0, 0, 0, 0, "0.25.0.dev3")
+    assert parse_version("0.25.0rc2.post1") == Version(0, 25, 0, 0, 2, 1, "0.25.0rc2.post1")
+
+
+def test_a_nightly_tag_or_an_image_of_another_project_is_no_release() -> None:
+    assert unreleased_build("vllm/vllm-openai:nightly") == NIGHTLY_BUILD
+    assert unreleased_build("vllm/vllm-openai:nightly-2026-01-10") == NIGHTLY_BUILD
+    assert unreleased_build("ghcr.io/acme/vllm:1.0") == OTHER_BUILD
+    for image in ("vllm/vllm-openai:v0.20.0", "vllm/vllm-openai:latest", "vllm/nightly", None):
+        assert unreleased_build(image) is None  # a release tag, `latest`, none at all
+
+
+def test_the_image_nearest_a_place_decides_whether_it_runs_another_build() -> None:
+    data: dict[str, Any] = {
+        "model": {"docker_image": "vllm/vllm-openai:v0.20.0"},
+        "variants": {
+            "community": {"docker_image": "ghcr.io/acme/vllm:1.0", "extra_args": []},
+            "plain": {"extra_args": []},
+        },
+    }
+    assert runs_other_build(data, ("variants", "community", "extra_args"))
+    assert not runs_other_build(data, ("variants", "plain", "extra_args"))
+    assert not runs_other_build(data, ("model", "base_args"))
+    # an image by brand runs another build when any of its images is one
+    data["model"]["docker_image"] = {"nvidia": "vllm/vllm-openai:latest", "amd": "rocm/vllm:1"}
+    assert runs_other_build(data, ("model", "base_args"))

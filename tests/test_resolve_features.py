@@ -14,7 +14,14 @@ from typing import Any
 import pytest
 
 from recipelint.resolve.command import Combination, RenderInputs, render_command
-from recipelint.resolve.features import allowed_for_strategy, companions
+from recipelint.resolve.features import (
+    FeatureContext,
+    FeatureResolver,
+    allowed_for_strategy,
+    companions,
+    feature_args,
+    feature_mode_problems,
+)
 
 PROFILES: dict[str, Any] = {
     "h200": {"brand": "NVIDIA", "generation": "hopper", "gpu_count": 8, "vram_gb": 1128},
@@ -139,3 +146,54 @@ def test_the_rendering_carries_the_companions_of_its_enabled_features() -> None:
         Combination("default", "single_node_tp", "h200", features=("f", "g")),
     )
     assert [c["feature"] for c in doc["companions"]] == ["f"]
+
+
+# ------------------------------------------------------------------ the mode a feature uses
+
+
+def test_without_a_default_a_modal_feature_uses_its_first_mode_the_hardware_supports() -> None:
+    feature = {
+        "modes": {
+            "first": {"args": ["--first"], "hardware": {"hopper": "unsupported"}},
+            "second": {"args": ["--second"]},
+        }
+    }
+    assert feature_tokens({"f": feature}, "mi300x") == ["--first"]
+    assert feature_tokens({"f": feature}, "h200") == ["--second"]
+
+
+# ------------------------------------------------------------------ the resolver's entry points
+
+
+def test_feature_args_gives_each_enabled_feature_s_list_in_order() -> None:
+    data = recipe({"f": {"args": ["--f"]}, "g": {"args": ["--g", "1"]}, "off": None})
+    ctx = FeatureContext(data, {}, "default", "single_node_tp", PROFILES["h200"], "h200", False)
+    assert feature_args(ctx, ["g", "off", "f"]) == [["--g", "1"], ["--f"]]
+
+
+def test_a_resolver_asked_for_several_strategies_keeps_each_allow_list() -> None:
+    data = recipe(
+        {"f": {"args": ["--f"], "strategies": ["single_node_tep"]}, "g": {"args": ["--g"]}}
+    )
+    resolver = FeatureResolver(data, {}, "default", PROFILES["h200"], "h200")
+    assert resolver.args_for(("f", "g"), "single_node_tep", False) == [["--f"], ["--g"]]
+    assert resolver.args_for(("f", "g"), "single_node_tp", False) == [["--g"]]
+    assert resolver.args_for(("g",), "single_node_tp", False) == [["--g"]]
+
+
+# ------------------------------------------------------------------ mode validation
+
+
+def test_a_mode_s_variants_that_are_no_list_are_a_problem() -> None:
+    data = recipe(
+        {
+            "f": {"modes": {"a": {"args": [], "variants": "default"}}},
+            "g": {"modes": {"b": {"args": [], "variants": ["default"]}}},
+        }
+    )
+    assert feature_mode_problems(data) == [
+        (
+            ("features", "f", "modes", "a", "variants"),
+            "features.f.modes.a.variants must be an array",
+        )
+    ]
