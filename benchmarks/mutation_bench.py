@@ -261,6 +261,15 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "a placement that does not serve is replaced by a fresh one of the same inputs, which "
         "renders alike (a placement only keeps what it worked out)"
     ),
+    (
+        _RULES_GUIDE_SECTIONS,
+        "_paragraph_before",
+        "while index >= 0 and not self.lines[index].strip():",
+        "while index >= -1 and not self.lines[index].strip():",
+    ): (
+        "index -1 (a fence on the first line) only reads the last line once: the paragraph loop "
+        "after it starts from 0 either way, so nothing is collected"
+    ),
     (_JS, "js_floor", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (_JS, "js_ceil", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (

@@ -71,3 +71,46 @@ def test_a_heading_names_hardware_a_feature_or_a_variant() -> None:
     assert parts_named("Default settings", words, data) == set()
     assert parts_named("Installation", words, data) == set()
     assert parts_named("Anything", words, {"features": "no mapping", "variants": [1]}) == set()
+
+
+def test_a_variant_is_named_by_the_checkpoint_it_serves_alone() -> None:
+    data = {"variants": {"quantized": {"model_id": "acme/demo-w4a16"}}}
+    words = HardwareWords(PROFILES, {})
+    assert parts_named("Serving acme/demo-W4A16", words, data) == {VARIANT_PART}
+
+
+def test_a_feature_is_named_by_two_words_of_its_description_or_its_one_word() -> None:
+    words = HardwareWords(PROFILES, {})
+    eagle = {"features": {"spec_decoding": {"description": "EAGLE3 speculative decoding"}}}
+    assert parts_named("EAGLE3 speculative drafting", words, eagle) == {FEATURE_PART}
+    assert parts_named("EAGLE3 drafting", words, eagle) == set()
+    mtp = {"features": {"spec_decoding": {"description": "MTP (multi-token prediction)"}}}
+    assert parts_named("MTP", words, mtp) == {FEATURE_PART}
+
+
+HOPPER = {
+    "h100": {"brand": "NVIDIA", "generation": "hopper", "display_name": "H100"},
+    "h200": {"brand": "NVIDIA", "generation": "hopper", "display_name": "H200"},
+    "gh": {"brand": "NVIDIA", "generation": "grace", "display_name": "Hopper"},
+    "b2": {"brand": "NVIDIA", "generation": "blackwell", "display_name": "B2"},
+}
+
+
+def test_hardware_words_name_every_profile_that_shares_them_most_specific_first() -> None:
+    words = HardwareWords(HOPPER, {})
+    assert words.named("on NVIDIA") == {"h100", "h200", "gh", "b2"}
+    assert words.named("the Grace boxes") == {"gh"}
+    # a display name (a profile) is more specific than the generation of the same word
+    assert words.named("on Hopper") == {"gh"}
+    assert words.named("on the B2") == {"b2"}  # two characters are enough
+
+
+def test_a_brand_before_a_slash_is_an_organisation_not_its_hardware() -> None:
+    words = HardwareWords(HOPPER, {})
+    assert words.named("weights from nvidia/Nemotron-Nano") == frozenset()
+
+
+def test_a_taxonomy_without_hardware_names_none_in_any_text() -> None:
+    words = HardwareWords({}, {})
+    assert words.named("Über die H100") == frozenset()
+    assert words.named("plain text") == frozenset()
