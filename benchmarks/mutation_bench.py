@@ -112,6 +112,11 @@ _PLAN = "recipelint/resolve/plan.py"
 _SHAPES = "recipelint/resolve/shapes.py"
 _SYNTHESIS = "recipelint/resolve/synthesis.py"
 _COMMAND = "recipelint/resolve/command.py"
+_COLLATION = "recipelint/resolve/collation.py"
+_ATTRIBUTION = "recipelint/resolve/attribution.py"
+_FORMATTING = "recipelint/resolve/formatting.py"
+_INSTALL = "recipelint/resolve/install.py"
+_INPUTS = "recipelint/resolve/inputs.py"
 _RULES_DEPLOYMENT = "recipelint/rules/deployment.py"
 _PROFILES = "recipelint/rules/hardware_profiles.py"
 _VARIANTS = "recipelint/rules/variants.py"
@@ -153,6 +158,18 @@ _SAFE_EDGE_PRINTS_ALIKE = (
 )
 _INT_ROUNDS_TO_ITSELF = "an int then reaches math.floor/ceil, which return it unchanged"
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
+_DIGIT_KEY = 'primary.append((2, unicodedata.digit(char, 0), ""))'
+_LETTER_KEY = "primary.append((3, 0, char.casefold()))"
+_PUNCT_KEY = 'primary.append((1, ord(char), ""))'
+_CASE_KEY = "tertiary.append(0 if not char.isupper() else 1)"
+_DIGIT_VALUE = (
+    "str.isdigit and unicodedata.digit read the same Unicode data: a character that is a digit "
+    "always has a digit value, so the default is never used"
+)
+_LETTERS_ONLY = (
+    "only letters carry this middle value and they compare on it only with letters (their "
+    "class 3 is unlike the others'), so any constant orders alike"
+)
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (_JS, "_format_decimal", "if 0 < n <= 21:", "if 0 < n <= 20:"): _DOUBLE_TEXT,
     (
@@ -669,6 +686,37 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "assert hit.canonical is not None and catalog is not None",
         "assert hit.canonical is not None or catalog is not None",
     ): "both operands always hold there: hit is a Lookup whose known (canonical is not None) was just tested, and catalog is minimum (not None, since at_min came from it) or newest; the assert only narrows types for mypy, so neither form ever raises",
+    # resolve/ collation, attribution, command, formatting, install, inputs
+    (
+        _COLLATION,
+        "icu_root_key",
+        _DIGIT_KEY,
+        'primary.append((2, unicodedata.digit(char, 1), ""))',
+    ): _DIGIT_VALUE,
+    (
+        _COLLATION,
+        "icu_root_key",
+        _DIGIT_KEY,
+        'primary.append((2, unicodedata.digit(char, -1), ""))',
+    ): _DIGIT_VALUE,
+    (_COLLATION, "icu_root_key", _LETTER_KEY, "primary.append((3, 1, char.casefold()))"): (
+        _LETTERS_ONLY
+    ),
+    (_COLLATION, "icu_root_key", _LETTER_KEY, "primary.append((3, -1, char.casefold()))"): (
+        _LETTERS_ONLY
+    ),
+    (_COLLATION, "icu_root_key", _LETTER_KEY, "primary.append(( 4, 0, char.casefold()))"): (
+        "letters stay the highest class (punctuation 1 < digits 2 < letters)"
+    ),
+    (_COLLATION, "icu_root_key", _PUNCT_KEY, 'primary.append(( 0, ord(char), ""))'): (
+        "punctuation stays the lowest class (punctuation < digits 2 < letters 3)"
+    ),
+    (_COLLATION, "icu_root_key", _CASE_KEY, "tertiary.append( -1 if not char.isupper() else 1)"): (
+        "lower case still weighs less than upper case (-1 < 1), and only the order is read"
+    ),
+    (_COLLATION, "icu_root_key", _CASE_KEY, "tertiary.append(0 if not char.isupper() else 2)"): (
+        "upper case still weighs more than lower case (0 < 2), and only the order is read"
+    ),
 }
 
 
@@ -738,6 +786,15 @@ def mutants(module: str) -> list[Mutant]:
     return found
 
 
+# resolve/ modules whose behaviour a reader's tests show best, named after that reader: what
+# `recipelint show` prints is attribution.py's join; the fallback default hardware is sorted
+# by collation.py's key.
+_RESOLVE_READERS = {
+    "attribution": ("test_show.py", "test_show_properties.py"),
+    "collation": ("test_resolve_hardware.py",),
+}
+
+
 def tests_for(module: str, root: Path = PROJECT) -> list[str]:
     """The test files that speak for a module: its own, named after it, and the shared ones."""
     path = Path(module)
@@ -762,6 +819,7 @@ def tests_for(module: str, root: Path = PROJECT) -> list[str]:
             for test in sorted(tests.glob(f"test_resolve_{path.stem}*.py"))
             if test not in named
         ]
+        named += [tests / name for name in _RESOLVE_READERS.get(path.stem, ())]
     elif path.stem == "argv":
         named = [
             tests / "test_argv.py",
