@@ -162,6 +162,10 @@ _DIGIT_KEY = 'primary.append((2, unicodedata.digit(char, 0), ""))'
 _LETTER_KEY = "primary.append((3, 0, char.casefold()))"
 _PUNCT_KEY = 'primary.append((1, ord(char), ""))'
 _CASE_KEY = "tertiary.append(0 if not char.isupper() else 1)"
+_LINE_RANK = (
+    "the synthesis reads node_rank for a worker only (any other line is rank 0 there), and "
+    "nothing reads an AttributedCommand's node_rank"
+)
 _DIGIT_VALUE = (
     "str.isdigit and unicodedata.digit read the same Unicode data: a character that is a digit "
     "always has a digit value, so the default is never used"
@@ -717,6 +721,54 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (_COLLATION, "icu_root_key", _CASE_KEY, "tertiary.append(0 if not char.isupper() else 2)"): (
         "upper case still weighs more than lower case (0 < 2), and only the order is read"
     ),
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line(role, role, None, 1, cast("JsonDocument", doc[role]), "", None)',
+        'yield _Line(role, role, None, 2, cast("JsonDocument", doc[role]), "", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line(role, role, None, 1, cast("JsonDocument", doc[role]), "", None)',
+        'yield _Line(role, role, None, 0, cast("JsonDocument", doc[role]), "", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line("serve", None, "head" if workers else None, 1, doc, "vllm_", None)',
+        'yield _Line("serve", None, "head" if workers else None, 2, doc, "vllm_", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line("serve", None, "head" if workers else None, 1, doc, "vllm_", None)',
+        'yield _Line("serve", None, "head" if workers else None, 0, doc, "vllm_", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line("head", None, "head", 1, doc, "head_", None)',
+        'yield _Line("head", None, "head", 2, doc, "head_", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line("head", None, "head", 1, doc, "head_", None)',
+        'yield _Line("head", None, "head", 0, doc, "head_", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line("serve", None, None, 1, doc, "", None)',
+        'yield _Line("serve", None, None, 2, doc, "", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line("serve", None, None, 1, doc, "", None)',
+        'yield _Line("serve", None, None, 0, doc, "", None)',
+    ): _LINE_RANK,
 }
 
 

@@ -1,0 +1,56 @@
+"""recipelint.resolve.attribution beyond what `recipelint show` prints (tests/test_show.py):
+every worker's join is attributed with its own node rank, and a join with nothing to keep."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_layers_kv import MOONCAKE
+from treehelp import base_recipe, embedded_inputs
+
+from recipelint.resolve.attribution import (
+    EMITTER,
+    ArgsAttribution,
+    Source,
+    Token,
+    attribute_args,
+    attributed_commands,
+)
+from recipelint.resolve.command import Combination, RenderInputs
+
+TAXONOMY, EMBEDDED = embedded_inputs()
+# The embedded strategies and a kv_store deployment that a multi-node strategy can compose with.
+INPUTS = RenderInputs(TAXONOMY, EMBEDDED.profiles, {**EMBEDDED.strategies, "kv_mooncake": MOONCAKE})
+
+
+def _start_rank(argv: list[Any]) -> Any:
+    return (
+        argv[argv.index("--data-parallel-start-rank") + 1]
+        if "--data-parallel-start-rank" in argv
+        else None
+    )
+
+
+@pytest.mark.parametrize("kv_offload", [None, "kv_mooncake"])
+def test_each_worker_of_three_dep_nodes_is_attributed_its_own_start_rank(
+    kv_offload: str | None,
+) -> None:
+    # Data-parallel ranks start at node rank x GPUs per node (8 on an H200): the third node's
+    # 16 is where a worker attributed another worker's rank would show 8.
+    recipe = base_recipe()
+    recipe["compatible_strategies"] = ["single_node_tp", "multi_node_dep"]
+    combo = Combination("default", "multi_node_dep", "h200", 3, kv_offload=kv_offload)
+    _doc, commands = attributed_commands(INPUTS, recipe, combo)
+    assert [c.label for c in commands][1:] == ["worker 1", "worker 2"]
+    assert [_start_rank(c.argv) for c in commands] == [None, "8", "16"]
+    for command in commands:
+        assert command.args.deduped() == command.argv[3:], command.label
+
+
+def test_a_join_with_no_truthy_token_has_no_unit() -> None:
+    assert attribute_args([], [], []) == ArgsAttribution((), ())
+    # upstream's filter(Boolean) drops them before the dedupe: they are told apart as falsy
+    assert attribute_args([], ["", ""], []) == ArgsAttribution(
+        (), (Token("", Source(None, 0, EMITTER)), Token("", Source(None, 1, EMITTER)))
+    )
