@@ -1,5 +1,6 @@
 """recipelint.resolve.attribution beyond what `recipelint show` prints (tests/test_show.py):
-every worker's join is attributed with its own node rank, and a join with nothing to keep."""
+every worker's join is attributed with its own node rank, a join with nothing to keep, and the
+NVLink-only variables a PD role leaves out off NVL4 hardware."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from treehelp import base_recipe, embedded_inputs
 
 from recipelint.resolve.attribution import (
     EMITTER,
+    NVL4_ONLY,
     ArgsAttribution,
     Source,
     Token,
@@ -54,3 +56,22 @@ def test_a_join_with_no_truthy_token_has_no_unit() -> None:
     assert attribute_args([], ["", ""], []) == ArgsAttribution(
         (), (Token("", Source(None, 0, EMITTER)), Token("", Source(None, 1, EMITTER)))
     )
+
+
+@pytest.mark.parametrize(("hardware", "left_out"), [("h200", True), ("gb200", False)])
+def test_a_pd_role_leaves_out_the_nvlink_only_variables_off_nvl4_hardware(
+    hardware: str, left_out: bool
+) -> None:
+    recipe = base_recipe()
+    recipe["compatible_strategies"] = ["single_node_tp", "pd_cluster"]
+    recipe["model"]["base_env"] = {"NCCL_CUMEM_ENABLE": "1", "KEEP": "x"}
+    doc, commands = attributed_commands(
+        INPUTS, recipe, Combination("default", "pd_cluster", hardware)
+    )
+    for command in commands:
+        assert command.role is not None
+        kept = {a.name: a.value for a in command.env if a.kept}
+        assert kept == doc[command.role]["env"], command.label
+        removed = {a.name for a in command.env if a.removed == NVL4_ONLY}
+        assert ("NCCL_CUMEM_ENABLE" in removed) is left_out
+        assert "KEEP" in kept
