@@ -162,6 +162,15 @@ _DIGIT_KEY = 'primary.append((2, unicodedata.digit(char, 0), ""))'
 _LETTER_KEY = "primary.append((3, 0, char.casefold()))"
 _PUNCT_KEY = 'primary.append((1, ord(char), ""))'
 _CASE_KEY = "tertiary.append(0 if not char.isupper() else 1)"
+_CACHE_SIZE = "an lru_cache's size changes what is kept, never what is returned"
+_FALLS_BACK = (
+    "the TypeError it then raises is serve_command's cue to take the direct path, dedupe_tokens "
+    "and format_command, which give the same command and argv"
+)
+_PLAIN_OR_DEDUPE = (
+    "None sends the list to dedupe_tokens, which gives what _plain_tokens gives, and a scalar "
+    "that is no string raises TypeError at token[:1], serve_command's cue to take that path too"
+)
 _LINE_RANK = (
     "the synthesis reads node_rank for a worker only (any other line is rank 0 there), and "
     "nothing reads an AttributedCommand's node_rank"
@@ -769,6 +778,48 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         'yield _Line("serve", None, None, 1, doc, "", None)',
         'yield _Line("serve", None, None, 0, doc, "", None)',
     ): _LINE_RANK,
+    (
+        _FORMATTING,
+        "",
+        "@functools.lru_cache(maxsize=4096)",
+        "@functools.lru_cache(maxsize= 4097)",
+    ): _CACHE_SIZE,
+    (
+        _FORMATTING,
+        "",
+        "@functools.lru_cache(maxsize=4096)",
+        "@functools.lru_cache(maxsize= 4095)",
+    ): _CACHE_SIZE,
+    (
+        _FORMATTING,
+        "check_serve_args",
+        "require_strings(dedupe_tokens(args))\nreturn",
+        "pass",
+    ): "the loop then judges the same deduped list again for each later token, alike",
+    (
+        _FORMATTING,
+        "_serve_tokens",
+        'return "vllm serve " + model_text + CONTINUATION + lines, deduped',
+        "pass",
+    ): _FALLS_BACK,
+    (
+        _FORMATTING,
+        "_serve_lines",
+        'return (_format_lines(deduped) if deduped else ""), deduped',
+        "pass",
+    ): _FALLS_BACK,
+    (_FORMATTING, "_plain_tokens", "if type(token) is not str:", "if type(token) is str:"): (
+        _PLAIN_OR_DEDUPE
+    ),
+    (_FORMATTING, "_plain_tokens", "if type(token) is not str:\nreturn None", "pass"): (
+        _PLAIN_OR_DEDUPE
+    ),
+    (
+        _FORMATTING,
+        "_plain_tokens",
+        "return tuple(token for token in args if token)  # type: ignore[misc]  # (strings, above)",
+        "pass  # type: ignore[misc]  # (strings, above)",
+    ): _PLAIN_OR_DEDUPE,
 }
 
 
