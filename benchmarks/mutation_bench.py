@@ -820,6 +820,13 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "return tuple(token for token in args if token)  # type: ignore[misc]  # (strings, above)",
         "pass  # type: ignore[misc]  # (strings, above)",
     ): _PLAIN_OR_DEDUPE,
+    (
+        _INSTALL,
+        "builds_from_checkout",
+        "return False  # a malformed install block is the schema stage's finding",
+        "pass  # a malformed install block is the schema stage's finding",
+    ): "synthesize_install raises neither on any loaded value (its reads are get, js_or, "
+    "js_string and type tests, and a loaded timestamp is text), so the handler never runs",
 }
 
 
