@@ -171,6 +171,9 @@ _PLAIN_OR_DEDUPE = (
     "None sends the list to dedupe_tokens, which gives what _plain_tokens gives, and a scalar "
     "that is no string raises TypeError at token[:1], serve_command's cue to take that path too"
 )
+_RANK_CLAMP = (
+    "a worker's rank is read as Math.max(1, rank), so 0 reads as 1, and no other line reads it"
+)
 _LINE_RANK = (
     "the synthesis reads node_rank for a worker only (any other line is rank 0 there), and "
     "nothing reads an AttributedCommand's node_rank"
@@ -827,6 +830,8 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "pass  # a malformed install block is the schema stage's finding",
     ): "synthesize_install raises neither on any loaded value (its reads are get, js_or, "
     "js_string and type tests, and a loaded timestamp is text), so the handler never runs",
+    (_COMMAND, "rendered_layers", "node_rank: int = 1,", "node_rank: int = 0,"): _RANK_CLAMP,
+    (_COMMAND, "command_parts", "node_rank: int = 1,", "node_rank: int = 0,"): _RANK_CLAMP,
 }
 
 
