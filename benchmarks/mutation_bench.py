@@ -832,6 +832,9 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     "js_string and type tests, and a loaded timestamp is text), so the handler never runs",
     (_COMMAND, "rendered_layers", "node_rank: int = 1,", "node_rank: int = 0,"): _RANK_CLAMP,
     (_COMMAND, "command_parts", "node_rank: int = 1,", "node_rank: int = 0,"): _RANK_CLAMP,
+    (_ATTRIBUTION, "unit_at", "return None", "pass"): (
+        "the function's last statement: falling off its end returns None as well"
+    ),
 }
 
 

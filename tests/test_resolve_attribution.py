@@ -1,13 +1,13 @@
 """recipelint.resolve.attribution beyond what `recipelint show` prints (tests/test_show.py):
 every worker's join is attributed with its own node rank, a join with nothing to keep, and the
-NVLink-only variables a PD role leaves out off NVL4 hardware."""
+NVLink-only variables a PD role leaves out off NVL4 hardware, and how a list is named."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from test_layers_kv import MOONCAKE
+from test_layers_kv import MOONCAKE, OFFLOAD, catalog, recipe
 from treehelp import base_recipe, embedded_inputs
 
 from recipelint.resolve.attribution import (
@@ -18,8 +18,9 @@ from recipelint.resolve.attribution import (
     Token,
     attribute_args,
     attributed_commands,
+    layer_name,
 )
-from recipelint.resolve.command import Combination, RenderInputs
+from recipelint.resolve.command import Combination, RenderInputs, command_parts
 
 TAXONOMY, EMBEDDED = embedded_inputs()
 # The embedded strategies and a kv_store deployment that a multi-node strategy can compose with.
@@ -75,3 +76,16 @@ def test_a_pd_role_leaves_out_the_nvlink_only_variables_off_nvl4_hardware(
         removed = {a.name for a in command.env if a.removed == NVL4_ONLY}
         assert ("NCCL_CUMEM_ENABLE" in removed) is left_out
         assert "KEEP" in kept
+
+
+def test_a_list_is_named_by_its_keys_after_the_kind_and_name_of_its_file() -> None:
+    inputs = catalog(offload={"kv_mooncake": OFFLOAD})
+    combo = Combination("default", "single_node_tp", "h200", kv_offload="kv_mooncake")
+    before, _emitter, after = command_parts(inputs, recipe(), combo)
+    assert [layer_name(layer) for layer in before + after] == [
+        "model.base_args",
+        "strategy single_node_tp vllm_args",
+        "taxonomy kv_offload.kv_mooncake.args",
+        "kv_store vllm.vllm_args",  # without the kv_store's name, its kind alone
+    ]
+    assert layer_name(after[-1], "kv_mooncake") == "kv_store kv_mooncake vllm.vllm_args"
