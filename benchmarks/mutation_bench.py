@@ -115,6 +115,11 @@ _PLAN = "recipelint/resolve/plan.py"
 _SHAPES = "recipelint/resolve/shapes.py"
 _SYNTHESIS = "recipelint/resolve/synthesis.py"
 _COMMAND = "recipelint/resolve/command.py"
+_COLLATION = "recipelint/resolve/collation.py"
+_ATTRIBUTION = "recipelint/resolve/attribution.py"
+_FORMATTING = "recipelint/resolve/formatting.py"
+_INSTALL = "recipelint/resolve/install.py"
+_INPUTS = "recipelint/resolve/inputs.py"
 _RULES_DEPLOYMENT = "recipelint/rules/deployment.py"
 _PROFILES = "recipelint/rules/hardware_profiles.py"
 _VARIANTS = "recipelint/rules/variants.py"
@@ -162,6 +167,33 @@ _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 nee
 _KEY_POLARITY = (  # image_key's == flipped to !=
     "each part of the key still tells the same two kinds of hardware apart, only inverted: "
     "equal keys still mean equal docker_meta"
+_DIGIT_KEY = 'primary.append((2, unicodedata.digit(char, 0), ""))'
+_LETTER_KEY = "primary.append((3, 0, char.casefold()))"
+_PUNCT_KEY = 'primary.append((1, ord(char), ""))'
+_CASE_KEY = "tertiary.append(0 if not char.isupper() else 1)"
+_CACHE_SIZE = "an lru_cache's size changes what is kept, never what is returned"
+_FALLS_BACK = (
+    "the TypeError it then raises is serve_command's cue to take the direct path, dedupe_tokens "
+    "and format_command, which give the same command and argv"
+)
+_PLAIN_OR_DEDUPE = (
+    "None sends the list to dedupe_tokens, which gives what _plain_tokens gives, and a scalar "
+    "that is no string raises TypeError at token[:1], serve_command's cue to take that path too"
+)
+_RANK_CLAMP = (
+    "a worker's rank is read as Math.max(1, rank), so 0 reads as 1, and no other line reads it"
+)
+_LINE_RANK = (
+    "the synthesis reads node_rank for a worker only (any other line is rank 0 there), and "
+    "nothing reads an AttributedCommand's node_rank"
+)
+_DIGIT_VALUE = (
+    "str.isdigit and unicodedata.digit read the same Unicode data: a character that is a digit "
+    "always has a digit value, so the default is never used"
+)
+_LETTERS_ONLY = (
+    "only letters carry this middle value and they compare on it only with letters (their "
+    "class 3 is unlike the others'), so any constant orders alike"
 )
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (_JS, "_format_decimal", "if 0 < n <= 21:", "if 0 < n <= 20:"): _DOUBLE_TEXT,
@@ -803,6 +835,139 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "if not any(self._gate_of(name)[ 0] for name in enabled):",
     ): "[0] is the feature: the list is then kept only when every feature is falsy (no args on any "
     "strategy), a narrower cache that gives the same lists",
+    # resolve/ collation, attribution, command, formatting, install, inputs
+    (
+        _COLLATION,
+        "icu_root_key",
+        _DIGIT_KEY,
+        'primary.append((2, unicodedata.digit(char, 1), ""))',
+    ): _DIGIT_VALUE,
+    (
+        _COLLATION,
+        "icu_root_key",
+        _DIGIT_KEY,
+        'primary.append((2, unicodedata.digit(char, -1), ""))',
+    ): _DIGIT_VALUE,
+    (_COLLATION, "icu_root_key", _LETTER_KEY, "primary.append((3, 1, char.casefold()))"): (
+        _LETTERS_ONLY
+    ),
+    (_COLLATION, "icu_root_key", _LETTER_KEY, "primary.append((3, -1, char.casefold()))"): (
+        _LETTERS_ONLY
+    ),
+    (_COLLATION, "icu_root_key", _LETTER_KEY, "primary.append(( 4, 0, char.casefold()))"): (
+        "letters stay the highest class (punctuation 1 < digits 2 < letters)"
+    ),
+    (_COLLATION, "icu_root_key", _PUNCT_KEY, 'primary.append(( 0, ord(char), ""))'): (
+        "punctuation stays the lowest class (punctuation < digits 2 < letters 3)"
+    ),
+    (_COLLATION, "icu_root_key", _CASE_KEY, "tertiary.append( -1 if not char.isupper() else 1)"): (
+        "lower case still weighs less than upper case (-1 < 1), and only the order is read"
+    ),
+    (_COLLATION, "icu_root_key", _CASE_KEY, "tertiary.append(0 if not char.isupper() else 2)"): (
+        "upper case still weighs more than lower case (0 < 2), and only the order is read"
+    ),
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line(role, role, None, 1, cast("JsonDocument", doc[role]), "", None)',
+        'yield _Line(role, role, None, 2, cast("JsonDocument", doc[role]), "", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line(role, role, None, 1, cast("JsonDocument", doc[role]), "", None)',
+        'yield _Line(role, role, None, 0, cast("JsonDocument", doc[role]), "", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line("serve", None, "head" if workers else None, 1, doc, "vllm_", None)',
+        'yield _Line("serve", None, "head" if workers else None, 2, doc, "vllm_", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line("serve", None, "head" if workers else None, 1, doc, "vllm_", None)',
+        'yield _Line("serve", None, "head" if workers else None, 0, doc, "vllm_", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line("head", None, "head", 1, doc, "head_", None)',
+        'yield _Line("head", None, "head", 2, doc, "head_", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line("head", None, "head", 1, doc, "head_", None)',
+        'yield _Line("head", None, "head", 0, doc, "head_", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line("serve", None, None, 1, doc, "", None)',
+        'yield _Line("serve", None, None, 2, doc, "", None)',
+    ): _LINE_RANK,
+    (
+        _ATTRIBUTION,
+        "_lines",
+        'yield _Line("serve", None, None, 1, doc, "", None)',
+        'yield _Line("serve", None, None, 0, doc, "", None)',
+    ): _LINE_RANK,
+    (
+        _FORMATTING,
+        "",
+        "@functools.lru_cache(maxsize=4096)",
+        "@functools.lru_cache(maxsize= 4097)",
+    ): _CACHE_SIZE,
+    (
+        _FORMATTING,
+        "",
+        "@functools.lru_cache(maxsize=4096)",
+        "@functools.lru_cache(maxsize= 4095)",
+    ): _CACHE_SIZE,
+    (
+        _FORMATTING,
+        "check_serve_args",
+        "require_strings(dedupe_tokens(args))\nreturn",
+        "pass",
+    ): "the loop then judges the same deduped list again for each later token, alike",
+    (
+        _FORMATTING,
+        "_serve_tokens",
+        'return "vllm serve " + model_text + CONTINUATION + lines, deduped',
+        "pass",
+    ): _FALLS_BACK,
+    (
+        _FORMATTING,
+        "_serve_lines",
+        'return (_format_lines(deduped) if deduped else ""), deduped',
+        "pass",
+    ): _FALLS_BACK,
+    (_FORMATTING, "_plain_tokens", "if type(token) is not str:", "if type(token) is str:"): (
+        _PLAIN_OR_DEDUPE
+    ),
+    (_FORMATTING, "_plain_tokens", "if type(token) is not str:\nreturn None", "pass"): (
+        _PLAIN_OR_DEDUPE
+    ),
+    (
+        _FORMATTING,
+        "_plain_tokens",
+        "return tuple(token for token in args if token)  # type: ignore[misc]  # (strings, above)",
+        "pass  # type: ignore[misc]  # (strings, above)",
+    ): _PLAIN_OR_DEDUPE,
+    (
+        _INSTALL,
+        "builds_from_checkout",
+        "return False  # a malformed install block is the schema stage's finding",
+        "pass  # a malformed install block is the schema stage's finding",
+    ): "synthesize_install raises neither on any loaded value (its reads are get, js_or, "
+    "js_string and type tests, and a loaded timestamp is text), so the handler never runs",
+    (_COMMAND, "rendered_layers", "node_rank: int = 1,", "node_rank: int = 0,"): _RANK_CLAMP,
+    (_COMMAND, "command_parts", "node_rank: int = 1,", "node_rank: int = 0,"): _RANK_CLAMP,
+    (_ATTRIBUTION, "unit_at", "return None", "pass"): (
+        "the function's last statement: falling off its end returns None as well"
+    ),
 }
 
 
@@ -876,6 +1041,12 @@ def mutants(module: str) -> list[Mutant]:
 # resolve/ module's values test them where no test_resolve_<stem> file does.
 ALSO_TESTED_BY = {
     "recipelint/resolve/deployment.py": ("test_rules_deployment.py",),
+# resolve/ modules whose behaviour a reader's tests show best, named after that reader: what
+# `recipelint show` prints is attribution.py's join; the fallback default hardware is sorted
+# by collation.py's key.
+_RESOLVE_READERS = {
+    "attribution": ("test_show.py", "test_show_properties.py"),
+    "collation": ("test_resolve_hardware.py",),
 }
 
 
@@ -903,6 +1074,7 @@ def tests_for(module: str, root: Path = PROJECT) -> list[str]:
             for test in sorted(tests.glob(f"test_resolve_{path.stem}*.py"))
             if test not in named
         ]
+        named += [tests / name for name in _RESOLVE_READERS.get(path.stem, ())]
     elif path.stem == "argv":
         named = [
             tests / "test_argv.py",

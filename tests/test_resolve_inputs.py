@@ -6,8 +6,9 @@ from typing import Any
 
 from test_layers_kv import catalog, recipe
 
+from recipelint.jsvalue import UNDEFINED
 from recipelint.resolve.command import render_command
-from recipelint.resolve.inputs import Combination, RenderInputs
+from recipelint.resolve.inputs import Combination, RenderInputs, typed
 
 PROFILES: dict[str, Any] = {
     "h200": {"brand": "NVIDIA", "generation": "hopper", "gpu_count": 8, "vram_gb": 1128},
@@ -36,3 +37,29 @@ def test_a_combination_is_for_one_node_unless_told_otherwise() -> None:
         None,
     )
     assert render_command(catalog(), recipe(), combo)["node_count"] == 1
+
+
+def test_only_an_nvidia_brand_reads_as_nvidia() -> None:
+    profiles = {**PROFILES, "mi300x": {"brand": "AMD", "generation": "cdna3", "gpu_count": 8}}
+    inputs = RenderInputs({"hardware_profiles": profiles}, profiles, {})
+    assert inputs.hardware("h200").nvidia is True
+    assert inputs.hardware("mi300x").nvidia is False
+
+
+def test_a_strategy_s_deploy_type_is_read_by_its_name_only() -> None:
+    inputs = catalog()
+    assert inputs.deploy_types["pd_cluster"] == "pd_cluster"
+    assert inputs.deploy_type_of("single_node_tp") == "single_node"
+    assert inputs.deploy_type_of("nope") is UNDEFINED
+    assert inputs.deploy_type_of(["pd_cluster"]) is UNDEFINED  # strategies[name] of a non-string
+
+
+def test_the_kv_deployments_are_the_kv_store_strategies() -> None:
+    assert catalog().kv_ids == ["kv_mooncake"]
+
+
+def test_typed_tells_apart_values_python_finds_equal() -> None:
+    assert typed(1) == (int, 1)
+    assert typed(0.5) == (float, (0.5).hex())
+    assert len({typed(1), typed(1.0), typed(True)}) == 3
+    assert typed(0.0) != typed(-0.0)
