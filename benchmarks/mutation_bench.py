@@ -752,6 +752,14 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     ): "a falsy constraint then gives _Wanted(UNDEFINED, UNDEFINED) (get reads no key of a "
     "non-mapping), whose matches() tests neither falsy field and returns True, as None does for "
     "both callers",
+    # resolve/plan, resolve/shapes, resolve/synthesis, argv
+    (
+        _PLAN,
+        "__init__",
+        "self._floors_only = shared.min_gpus_unset and (type(gpus) is int or type(gpus) is float)",
+        "self._floors_only = shared.min_gpus_unset and (type(gpus) is int or type(gpus) is not float)",
+    ): "without strategy_min_gpus nodes_for_strategy is 1 at any gpu_count (0 over any Number() "
+    "is 0, -0 or NaN, each read as 1), so the full path gives js_max(floor, 1), the floor too",
 }
 
 
