@@ -760,6 +760,9 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "self._floors_only = shared.min_gpus_unset and (type(gpus) is int or type(gpus) is not float)",
     ): "without strategy_min_gpus nodes_for_strategy is 1 at any gpu_count (0 over any Number() "
     "is 0, -0 or NaN, each read as 1), so the full path gives js_max(floor, 1), the floor too",
+    (_SHAPES, "", "SERVE_PORT = 8000", "SERVE_PORT = 8001"): "read nowhere: command.py "
+    "re-exports it and no module or test imports it (docker.wrap and _kv_router write their own "
+    "8000)",
 }
 
 
