@@ -156,6 +156,10 @@ _INT_ROUNDS_TO_ITSELF = "an int then reaches math.floor/ceil, which return it un
 _OTHER_BRANDS = (
     'key=lambda hw: (_BRAND_RANK.get(js_string(get(profiles[hw], "brand")), 9), icu_root_key(hw))'
 )
+_UNREAD_SERVE_PORT = (
+    "read nowhere: command.py re-exports it and no module or test imports it (docker.wrap and "
+    "_kv_router write their own 8000)"
+)
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (_JS, "_format_decimal", "if 0 < n <= 21:", "if 0 < n <= 20:"): _DOUBLE_TEXT,
@@ -760,9 +764,8 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "self._floors_only = shared.min_gpus_unset and (type(gpus) is int or type(gpus) is not float)",
     ): "without strategy_min_gpus nodes_for_strategy is 1 at any gpu_count (0 over any Number() "
     "is 0, -0 or NaN, each read as 1), so the full path gives js_max(floor, 1), the floor too",
-    (_SHAPES, "", "SERVE_PORT = 8000", "SERVE_PORT = 8001"): "read nowhere: command.py "
-    "re-exports it and no module or test imports it (docker.wrap and _kv_router write their own "
-    "8000)",
+    (_SHAPES, "", "SERVE_PORT = 8000", "SERVE_PORT = 8001"): _UNREAD_SERVE_PORT,
+    (_SHAPES, "", "SERVE_PORT = 8000", "SERVE_PORT = 7999"): _UNREAD_SERVE_PORT,
 }
 
 
