@@ -333,9 +333,9 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (
         _SYNTHESIS,
         "array_length",
-        "if not is_number(value) or value != value or value <= 0:",
-        "if not is_number(value) or value != value or value < 0:",
-    ): "a length 0 then reaches return int(value): 0 as well",
+        "if length != length or length <= 0:",
+        "if length != length or length < 0:",
+    ): "a length 0 (or -0.0) then reaches return int(length): 0 as well",
     (_COMMAND, "emitted", f"{_HEAD_TOKENS}1)", f"{_HEAD_TOKENS}2)"): _HEAD_RANK,
     (_COMMAND, "emitted", f"{_HEAD_TOKENS}1)", f"{_HEAD_TOKENS}0)"): _HEAD_RANK,
     (_COMMAND, "rendered_args", f"{_HEAD_ARGS}1)", f"{_HEAD_ARGS}0)"): _HEAD_RANK,
@@ -766,6 +766,21 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     "is 0, -0 or NaN, each read as 1), so the full path gives js_max(floor, 1), the floor too",
     (_SHAPES, "", "SERVE_PORT = 8000", "SERVE_PORT = 8001"): _UNREAD_SERVE_PORT,
     (_SHAPES, "", "SERVE_PORT = 8000", "SERVE_PORT = 7999"): _UNREAD_SERVE_PORT,
+    (
+        _SYNTHESIS,
+        "check_env",
+        "return",
+        "pass",
+    ): "only Judge.env calls it, for the shapes shape_of gives a deploy other than pd_cluster "
+    "(a pd_cluster deploy_type is its deploy too); were it reached, falling through works out "
+    "the same layers' pieces again, which raise only what build_env just did not",
+    (
+        _SYNTHESIS,
+        "array_length",
+        "return 0",
+        "return -1",
+    ): "every caller ranges up to it: range(n), range(1, n + 1), and in _pin_pd_devices only "
+    "after half > 0, where gpus - half >= gpus / 2 > 0; a stop of -1 is as empty as 0",
 }
 
 
