@@ -163,6 +163,10 @@ _INT_ROUNDS_TO_ITSELF = "an int then reaches math.floor/ceil, which return it un
 _OTHER_BRANDS = (
     'key=lambda hw: (_BRAND_RANK.get(js_string(get(profiles[hw], "brand")), 9), icu_root_key(hw))'
 )
+_UNREAD_SERVE_PORT = (
+    "read nowhere: command.py re-exports it and no module or test imports it (docker.wrap and "
+    "_kv_router write their own 8000)"
+)
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
 _KEY_POLARITY = (  # image_key's == flipped to !=
     "each part of the key still tells the same two kinds of hardware apart, only inverted: "
@@ -380,9 +384,9 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (
         _SYNTHESIS,
         "array_length",
-        "if not is_number(value) or value != value or value <= 0:",
-        "if not is_number(value) or value != value or value < 0:",
-    ): "a length 0 then reaches return int(value): 0 as well",
+        "if length != length or length <= 0:",
+        "if length != length or length < 0:",
+    ): "a length 0 (or -0.0) then reaches return int(length): 0 as well",
     (_COMMAND, "emitted", f"{_HEAD_TOKENS}1)", f"{_HEAD_TOKENS}2)"): _HEAD_RANK,
     (_COMMAND, "emitted", f"{_HEAD_TOKENS}1)", f"{_HEAD_TOKENS}0)"): _HEAD_RANK,
     (_COMMAND, "rendered_args", f"{_HEAD_ARGS}1)", f"{_HEAD_ARGS}0)"): _HEAD_RANK,
@@ -968,6 +972,31 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (_ATTRIBUTION, "unit_at", "return None", "pass"): (
         "the function's last statement: falling off its end returns None as well"
     ),
+    # resolve/plan, resolve/shapes, resolve/synthesis, argv
+    (
+        _PLAN,
+        "__init__",
+        "self._floors_only = shared.min_gpus_unset and (type(gpus) is int or type(gpus) is float)",
+        "self._floors_only = shared.min_gpus_unset and (type(gpus) is int or type(gpus) is not float)",
+    ): "without strategy_min_gpus nodes_for_strategy is 1 at any gpu_count (0 over any Number() "
+    "is 0, -0 or NaN, each read as 1), so the full path gives js_max(floor, 1), the floor too",
+    (_SHAPES, "", "SERVE_PORT = 8000", "SERVE_PORT = 8001"): _UNREAD_SERVE_PORT,
+    (_SHAPES, "", "SERVE_PORT = 8000", "SERVE_PORT = 7999"): _UNREAD_SERVE_PORT,
+    (
+        _SYNTHESIS,
+        "check_env",
+        "return",
+        "pass",
+    ): "only Judge.env calls it, for the shapes shape_of gives a deploy other than pd_cluster "
+    "(a pd_cluster deploy_type is its deploy too); were it reached, falling through works out "
+    "the same layers' pieces again, which raise only what build_env just did not",
+    (
+        _SYNTHESIS,
+        "array_length",
+        "return 0",
+        "return -1",
+    ): "every caller ranges up to it: range(n), range(1, n + 1), and in _pin_pd_devices only "
+    "after half > 0, where gpus - half >= gpus / 2 > 0; a stop of -1 is as empty as 0",
 }
 
 

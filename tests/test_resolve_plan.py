@@ -7,7 +7,12 @@ from typing import Any
 from treehelp import base_recipe, context_in_memory
 
 from recipelint.resolve.command import RenderInputs
-from recipelint.resolve.plan import Problems, planned_combinations, render_variant
+from recipelint.resolve.plan import (
+    Problems,
+    hardware_combinations,
+    planned_combinations,
+    render_variant,
+)
 
 TREE = context_in_memory()
 TAXONOMY: dict[str, Any] = TREE.taxonomy.data if TREE.taxonomy is not None else {}
@@ -67,3 +72,82 @@ def test_the_plan_follows_the_hardware_a_caller_answers_for_the_variant() -> Non
         ("h100", "single_node_tp", 1, True),
         ("b200", "single_node_tp", 1, True),
     ]
+
+
+KV_STRATEGIES = dict(STRATEGIES, kv_lb={"name": "kv_lb", "deploy_type": "kv_store_lb"})
+KV_INPUTS = RenderInputs(TAXONOMY, TAXONOMY["hardware_profiles"], KV_STRATEGIES)
+
+
+def test_features_follow_each_hardware_s_own_opt_ins() -> None:
+    # h200 is planned first: its features must not be reused for h100, which opts out of eagle
+    recipe = base_recipe()
+    recipe["features"] = {"fp8": {"args": ["--fp8"]}, "eagle": {"args": ["--eagle"]}}
+    recipe["hardware_opt_in_features"] = {"h100": ["eagle"]}
+    features = {
+        combo.hw_id: combo.features
+        for combo, _ in planned_combinations(INPUTS, recipe, "default", alternatives=False)
+    }
+    assert features["h200"] == ("fp8", "eagle")
+    assert features["b200"] == ("fp8", "eagle")
+    assert features["h100"] == ("fp8",)
+
+
+def test_hardware_that_cannot_scale_out_is_offered_single_node_strategies_only() -> None:
+    recipe = base_recipe()
+    recipe["compatible_strategies"] = ["single_node_tp", "single_node_tep", "multi_node_tp"]
+    recipe["compatible_strategies"].append("pd_cluster")
+    planned = hardware_combinations(INPUTS, recipe, "default", "rtx_pro_6000")
+    assert planned is not None
+    assert planned[0] == "single_node_tp"
+    assert list(planned[1]) == ["single_node_tp", "single_node_tep"]
+
+
+def test_hardware_combinations_name_every_alternative_offered() -> None:
+    recipe = base_recipe()
+    recipe["compatible_strategies"] = ["single_node_tp", "single_node_tep"]
+    planned = hardware_combinations(INPUTS, recipe, "default", "h200")
+    assert planned is not None
+    recommended, combos = planned
+    assert recommended == "single_node_tp"
+    assert {name: combo.strategy for name, combo in combos.items()} == {
+        "single_node_tp": "single_node_tp",
+        "single_node_tep": "single_node_tep",
+    }
+
+
+def test_a_recommendation_the_hardware_refuses_falls_back_past_pd_and_kv_strategies() -> None:
+    recipe = base_recipe()
+    recipe["compatible_strategies"] = ["pd_cluster", "single_node_tp", "single_node_tep"]
+    recipe["strategy_hardware"] = {"single_node_tp": {"h100": "unsupported"}}
+    recommended = {
+        combo.hw_id: combo.strategy
+        for combo, _ in planned_combinations(KV_INPUTS, recipe, "default", alternatives=False)
+    }
+    assert recommended["h200"] == "single_node_tp"
+    assert recommended["h100"] == "single_node_tep"
+
+
+def test_a_kv_deployment_serves_the_first_known_strategy_when_the_recommendation_is_unknown() -> (
+    None
+):
+    recipe = base_recipe()
+    recipe["compatible_strategies"] = ["no_such_strategy", "single_node_tep"]
+    recipe["default_strategy"] = "no_such_strategy"
+    kv = [
+        combo
+        for combo, _ in planned_combinations(KV_INPUTS, recipe, "default")
+        if combo.hw_id == "h200" and combo.kv_offload is not None
+    ]
+    assert [(combo.strategy, combo.kv_offload) for combo in kv] == [("single_node_tep", "kv_lb")]
+
+
+def test_an_omni_recipe_plans_no_combination() -> None:
+    recipe = base_recipe()
+    recipe["meta"]["tasks"] = ["omni"]
+    assert _planned(INPUTS, recipe) == []
+
+
+def test_the_plan_is_left_in_the_caller_s_memo_for_the_recipe_s_other_variants() -> None:
+    runs: dict[str, Any] = {}
+    assert _planned(INPUTS, base_recipe(), strategy_runs=runs, alternatives=False)
+    assert "plan" in runs

@@ -16,7 +16,7 @@ from unittest.mock import patch
 
 import pytest
 from hypothesis import given
-from test_layers_kv import MOONCAKE, PD, PROFILES, SINGLE, recipe
+from test_layers_kv import MOONCAKE, OFFLOAD, PD, PROFILES, SINGLE, catalog, recipe
 from test_properties_recipes import RENDER_PROFILE, base_inputs, recipes, to_yaml, with_recipe
 
 from recipelint.compile.compilation import Compiler
@@ -118,3 +118,79 @@ def test_a_multi_node_kv_instance_names_its_first_worker_s_command_and_argv() ->
     assert "--node-rank 1" in found["vllm_worker_command"]
     assert found["vllm_worker_argv"] == found["vllm_worker_argvs"][0]
     assert found["vllm_worker_argv"][:2] == ["vllm", "serve"]
+
+
+def test_a_kv_store_of_several_instances_routes_to_port_8000_unless_its_vllm_names_one() -> None:
+    served = recipe(compatible_strategies=["single_node_tp"])
+    for kv, port in (
+        (dict(KV, default_instances=2), "8000"),
+        (dict(KV, default_instances=2, vllm=dict(KV["vllm"], port=9100)), "9100"),
+    ):
+        inputs = RenderInputs(
+            {"hardware_profiles": KV_PROFILES},
+            KV_PROFILES,
+            {"single_node_tp": SINGLE, "kv_mooncake": kv},
+        )
+        combo = Combination("default", "single_node_tp", "h200", kv_offload="kv_mooncake")
+        router = render_command(inputs, served, combo)["router"]["command"]
+        assert f"--backend-url http://$VLLM_INSTANCE_1:{port} \\" in router
+        assert f"--backend-url http://$VLLM_INSTANCE_2:{port} \\" in router
+
+
+# --- companions: a feature's or a kv offload option's side command ----------------------------
+
+
+def test_an_enabled_feature_with_a_companion_command_lists_it() -> None:
+    with_companion = recipe(
+        features={"spec": {"args": ["--feature"], "companion": {"command": "spec-server --go  \n"}}}
+    )
+    combo = Combination("default", "single_node_tp", "h200", features=("spec",))
+    assert render_command(catalog(), with_companion, combo)["companions"] == [
+        {"feature": "spec", "label": "spec", "description": "", "command": "spec-server --go"}
+    ]
+    assert "companions" not in render_command(catalog(), recipe(), combo)
+
+
+def test_a_kv_offload_option_with_a_companion_command_lists_it() -> None:
+    option = dict(
+        OFFLOAD,
+        install="pip install lmcache",
+        companion={"command": "lmcache up\n", "label": "LMCache", "description": "Cache server."},
+    )
+    combo = Combination("default", "single_node_tp", "h200", kv_offload="native")
+    doc = render_command(catalog(offload={"native": option}), recipe(), combo)
+    assert doc["companions"] == [
+        {
+            "feature": "kv_offload:native",
+            "label": "LMCache",
+            "description": "Cache server. Requires: pip install lmcache",
+            "command": "lmcache up",
+        }
+    ]
+
+
+# --- multi node and PD cluster: what the documents name ----------------------------------------
+
+
+def test_a_multi_node_rendering_names_its_first_worker_s_command() -> None:
+    served = recipe(compatible_strategies=["multi_node_tp"])
+    doc = render_command(KV_INPUTS, served, Combination("default", "multi_node_tp", "h200", 3))
+    assert doc["worker_command"] == doc["worker_commands"][0]
+    assert "--node-rank 1" in doc["worker_command"]
+    assert doc["worker_argv"] == doc["worker_argvs"][0]
+
+
+def test_a_pd_pool_s_gpus_are_half_a_shared_node_or_all_of_its_own_nodes() -> None:
+    served = recipe(compatible_strategies=["pd_cluster", "single_node_tp"])
+    shared = render_command(catalog(), served, Combination("default", "pd_cluster", "h200"))
+    pools = Combination("default", "pd_cluster", "h200", pd_nodes={"prefill": 2, "decode": 1})
+    own = render_command(catalog(), served, pools)
+    pool = ("nodes", "parallelism", "poolGpus", "dpLocal", "dpSize")
+    assert [shared[role][key] for role in ("prefill", "decode") for key in pool] == [
+        0, "tp", 4, 0, 1,
+        0, "tp", 4, 0, 1,
+    ]  # fmt: skip
+    assert [own[role][key] for role in ("prefill", "decode") for key in pool] == [
+        2, "tp", 16, 0, 1,
+        1, "tp", 8, 0, 1,
+    ]  # fmt: skip

@@ -41,3 +41,59 @@ def test_a_dep_pool_over_two_nodes_doubles_its_ranks_and_balances_them_per_node(
     prefill, _ = _dep_pools(2)
     assert prefill[:4] == ["--data-parallel-size", "16", "--data-parallel-size-local", "8"]
     assert prefill[-2:] == ["--data-parallel-hybrid-lb", "--enable-expert-parallel"]
+
+
+def _pd_recipe(**overrides: Any) -> dict[str, Any]:
+    recipe = base_recipe()
+    recipe["compatible_strategies"] = ["pd_cluster", "single_node_tp", "single_node_dep"]
+    if overrides:
+        recipe["strategy_overrides"] = {"pd_cluster": overrides}
+    return recipe
+
+
+def test_a_pd_cluster_over_two_nodes_without_pool_sizes_gives_each_pool_a_node() -> None:
+    out = render_command(INPUTS, _pd_recipe(), Combination("default", "pd_cluster", "h200", 2))
+    for role in ("prefill", "decode"):
+        assert out[role]["argv"][-2:] == ["--tensor-parallel-size", "8"]
+        assert out[role]["env"]["CUDA_VISIBLE_DEVICES"] == "0,1,2,3,4,5,6,7"
+        assert (out[role]["nodes"], out[role]["poolGpus"]) == (1, 8)
+
+
+def test_a_pd_dep_pool_of_tp_0_renders_but_is_reported() -> None:
+    problems: list[Any] = []
+    recipe = _pd_recipe(prefill={"parallelism": "dep", "tp": 0})
+    out = render_command(INPUTS, recipe, Combination("default", "pd_cluster", "h200"), problems)
+    assert out["prefill"]["argv"][7:11] == [
+        "--tensor-parallel-size",
+        "0",
+        "--data-parallel-size",
+        "Infinity",
+    ]
+    assert problems == [
+        (
+            ("strategy_overrides", "pd_cluster", "prefill", "tp"),
+            "PD prefill pool `tp` must be a positive number, got 0: the rendered data-parallel "
+            "size would be Infinity",
+        )
+    ]
+
+
+def test_a_pd_cluster_sharing_a_one_gpu_node_pins_no_device() -> None:
+    # half of one GPU is none: neither role gets a CUDA_VISIBLE_DEVICES of its own
+    out = render_command(INPUTS, _pd_recipe(), Combination("default", "pd_cluster", "rtx_pro_6000"))
+    assert "CUDA_VISIBLE_DEVICES" not in out["prefill"]["env"]
+    assert "CUDA_VISIBLE_DEVICES" not in out["decode"]["env"]
+
+
+def test_a_bare_trailing_dp_size_local_override_makes_a_worker_s_start_rank_nan() -> None:
+    # upstream reads Number() of the token after the last such flag: undefined here
+    recipe = base_recipe()
+    recipe["compatible_strategies"] = ["multi_node_dep"]
+    recipe["strategy_overrides"] = {
+        "multi_node_dep": {
+            "extra_args": ["--data-parallel-size-local", "4", "--data-parallel-size-local"]
+        }
+    }
+    out = render_command(INPUTS, recipe, Combination("default", "multi_node_dep", "h200", 2))
+    start = out["worker_argv"].index("--data-parallel-start-rank")
+    assert out["worker_argv"][start + 1] == "NaN"
