@@ -1,6 +1,7 @@
 """RL380–RL383 (recipelint.rules.deployment): where each finding is placed, what it says, what
 stays silent, and the command line on a small tree; the ranks of an emitter's tokens, kept
-per token list, are what the plain computation gives."""
+per token list, are what the plain computation gives; the cap on the commands one recipe has
+judged."""
 
 from __future__ import annotations
 
@@ -15,13 +16,14 @@ from hypothesis import strategies as st
 from propertyprofile import property_profile
 from rulehelp import MULTI_NODE
 from rulehelp import findings_of as _findings
-from treehelp import Fragment, build_tree, context_text, findings_by_code
+from treehelp import CONTEXT, Fragment, build_tree, context_text, findings_by_code
 
 from recipelint.cli import main
 from recipelint.flags.catalog import newest_catalog
+from recipelint.resolve.command import Combination
 from recipelint.resolve.deployment import Deployment, rank_problem, ranks_of
 from recipelint.resolve.placement import Placement
-from recipelint.rules.deployment import _Shared
+from recipelint.rules.deployment import _Recipe, _Shared
 
 
 def test_a_strategys_own_tensor_size_that_leaves_a_multi_node_world_short_is_reported(
@@ -264,3 +266,63 @@ def test_the_deployment_rules_place_each_variant_on_each_hardware_once(tmp_path:
     with patch("recipelint.rules.deployment.Placement", Counted):
         assert _findings(tmp_path, MULTI_NODE + oversized, "RL380")
     assert made and len(made) == len(set(made))
+
+
+def test_an_image_a_variant_pins_over_the_models_is_reported_at_the_variants_pin(
+    tmp_path: Path,
+) -> None:
+    """The variant's docker_image hides the model's for that variant: the fix is in the variant,
+    even when both name the same image."""
+    image = "'vllm/vllm-openai:v0.20.0-aarch64'"
+    recipe = (
+        f"model:\n  docker_image: {image}\n"
+        "meta:\n  hardware:\n    dgx_spark_gb10: verified\n"
+        f"variants:\n  default:\n    docker_image: {image}\n"
+    )
+    [finding] = _findings(tmp_path, recipe, "RL381")
+    assert finding.pointer == ("variants", "default", "docker_image")
+    assert "but variants.default.docker_image also runs it on `h200`, `h100`" in finding.message
+
+
+def test_an_image_pinned_for_one_hardware_is_reported_there_apart_from_the_variants_pin(
+    tmp_path: Path,
+) -> None:
+    """An x86 host's own override that pins an Arm image is the pin to fix on that host; the
+    variant's pin of the same image is blamed for the other hosts only."""
+    image = "'vllm/vllm-openai:v0.20.0-aarch64'"
+    recipe = (
+        "meta:\n  hardware:\n    dgx_spark_gb10: verified\n"
+        f"variants:\n  default:\n    docker_image: {image}\n"
+        f"    hardware_overrides:\n      h100:\n        docker_image: {image}\n"
+    )
+    found = {d.pointer: d.message for d in _findings(tmp_path, recipe, "RL381")}
+    override = ("variants", "default", "hardware_overrides", "h100", "docker_image")
+    assert set(found) == {("variants", "default", "docker_image"), override}
+    assert found[override].endswith("also runs it on `h100` (x86_64 hosts)")
+    assert "`h100`" not in found[("variants", "default", "docker_image")]
+    assert "`h200`" in found[("variants", "default", "docker_image")]
+
+
+def test_a_recipe_planning_more_than_4000_commands_is_judged_on_the_first_4000(
+    tmp_path: Path,
+) -> None:
+    """The cap bounds what a hostile file costs: a size set for every command of 40 variants
+    over every strategy is about 4300 commands, and the later variants are never planned."""
+    judged: list[str] = []
+    real = _Recipe._deployment
+
+    def counted(self: _Recipe, combo: Combination, role: str | None) -> Deployment | None:
+        judged.append(combo.variant_key)
+        return real(self, combo, role)
+
+    strategies = ", ".join(path.stem for path in sorted((CONTEXT / "strategies").glob("*.yaml")))
+    variants = "".join(f"  v{i}:\n    precision: bf16\n" for i in range(39))
+    recipe = (
+        f"compatible_strategies: [{strategies}]\n"
+        "model:\n  architecture: moe\n  base_args: ['--tensor-parallel-size', '2']\n"
+        f"variants:\n{variants}"
+    )
+    with patch.object(_Recipe, "_deployment", counted):
+        _findings(tmp_path, recipe, "RL380")
+    assert len(judged) == 4000
+    assert judged[0] == "default" and "v38" not in judged
