@@ -171,6 +171,7 @@ _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 nee
 _KEY_POLARITY = (  # image_key's == flipped to !=
     "each part of the key still tells the same two kinds of hardware apart, only inverted: "
     "equal keys still mean equal docker_meta"
+)
 _DIGIT_KEY = 'primary.append((2, unicodedata.digit(char, 0), ""))'
 _LETTER_KEY = "primary.append((3, 0, char.casefold()))"
 _PUNCT_KEY = 'primary.append((1, ord(char), ""))'
@@ -1067,15 +1068,13 @@ def mutants(module: str) -> list[Mutant]:
 
 
 # Test files that speak for a module besides those its name finds: the rules that read a
-# resolve/ module's values test them where no test_resolve_<stem> file does.
+# resolve/ module's values test them where no test_resolve_<stem> file does; what `recipelint
+# show` prints is attribution.py's join; the fallback default hardware is sorted by
+# collation.py's key.
 ALSO_TESTED_BY = {
     "recipelint/resolve/deployment.py": ("test_rules_deployment.py",),
-# resolve/ modules whose behaviour a reader's tests show best, named after that reader: what
-# `recipelint show` prints is attribution.py's join; the fallback default hardware is sorted
-# by collation.py's key.
-_RESOLVE_READERS = {
-    "attribution": ("test_show.py", "test_show_properties.py"),
-    "collation": ("test_resolve_hardware.py",),
+    "recipelint/resolve/attribution.py": ("test_show.py", "test_show_properties.py"),
+    "recipelint/resolve/collation.py": ("test_resolve_hardware.py",),
 }
 
 
@@ -1103,7 +1102,6 @@ def tests_for(module: str, root: Path = PROJECT) -> list[str]:
             for test in sorted(tests.glob(f"test_resolve_{path.stem}*.py"))
             if test not in named
         ]
-        named += [tests / name for name in _RESOLVE_READERS.get(path.stem, ())]
     elif path.stem == "argv":
         named = [
             tests / "test_argv.py",
