@@ -326,3 +326,22 @@ def test_a_recipe_planning_more_than_4000_commands_is_judged_on_the_first_4000(
         _findings(tmp_path, recipe, "RL380")
     assert len(judged) == 4000
     assert judged[0] == "default" and "v38" not in judged
+
+
+def test_weights_past_one_gpu_are_judged_in_a_pool_of_one_gpu_even_with_tp_left_null(
+    tmp_path: Path,
+) -> None:
+    """A co-located PD pool on a node of three GPUs holds one of them (floor(3 / 2)): 100 GB
+    of weights outgrow its 80 GB. Leaving `tp` null declares no size, yet the pool is no half
+    node (120 GB), so the variant must still be planned and judged."""
+    taxonomy = context_text("taxonomy.yaml").replace(
+        "    gpu_count: 8\n    vram_gb: 640\n", "    gpu_count: 3\n    vram_gb: 240\n", 1
+    )
+    recipe = (
+        "compatible_strategies: [pd_cluster]\n"
+        "strategy_overrides:\n  single_node_tp:\n    tp: null\n"
+        "variants:\n  default:\n    vram_minimum_gb: 100\n    tp: null\n"
+    )
+    documents = {"models/acme/demo.yaml": Fragment(recipe), "taxonomy.yaml": taxonomy}
+    found = findings_by_code(tmp_path, documents).get("RL383", [])
+    assert any("h100" in finding.message for finding in found)

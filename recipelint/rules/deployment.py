@@ -310,7 +310,7 @@ def deployments(ctx: CheckContext) -> Iterator[Finding]:
         sizing = _sizing_scopes(ctx, shared, doc, flags) if "RL380" in enabled else ()
         imaged = "RL381" in enabled and _names_a_platform(doc.data)
         heavy = (
-            _heavy_variants(doc.data, ctx.profiles, shared.rooms, smallest, bool(sizing))
+            _heavy_variants(doc.data, ctx.profiles, shared.rooms, smallest)
             if enabled & {"RL382", "RL383"}
             else {}
         )
@@ -343,27 +343,24 @@ def _gpu_vram(profile: object) -> float | None:
     return vram / gpus if is_number(vram) and is_number(gpus) and gpus > 0 else None
 
 
-def _rooms(profile: object) -> tuple[float | None, float | None, bool]:
-    """(one GPU's VRAM, half the node's, whether the profile is offered only where declared)."""
-    return _gpu_vram(profile), _half_node(profile), get(profile, "restricted") is True
+def _rooms(profile: object) -> tuple[float | None, bool]:
+    """(one GPU's VRAM, whether the profile is offered only where declared)."""
+    return _gpu_vram(profile), get(profile, "restricted") is True
 
 
 def _heavy_variants(
     recipe: dict[str, JsonValue],
     profiles: dict[str, JsonValue],
-    rooms: dict[str, tuple[float | None, float | None, bool]],
+    rooms: dict[str, tuple[float | None, bool]],
     smallest: float,
-    sized: bool,
 ) -> dict[str, frozenset[str]]:
     """Variants whose vram_minimum_gb (their weights, without one) may exceed the room a
     command gives them, with the hardware where it may: both fit rules need the figure above
     the room (``smallest`` is the taxonomy's smallest GPU).
 
-    A command sized by upstream alone holds at least half a node (a co-located PD pool): TP
-    from vram_minimum_gb takes the whole node once the figure exceeds one GPU. A declared TP
-    size, or a list that sets one (``sized``), may hold as little as one GPU.
+    A command may hold as little as one GPU (a declared TP size, a list that sets one, a PD
+    pool's `tp`, a co-located pool on a node of three GPUs), so the room is one GPU's VRAM.
     """
-    declared_tp = get(get(get(recipe, "strategy_overrides"), "single_node_tp"), "tp") is not None
     declared_hardware = as_dict(as_dict(recipe.get("meta")).get("hardware"))
     found: dict[str, frozenset[str]] = {}
     for name, variant in as_dict(recipe.get("variants")).items():
@@ -372,23 +369,16 @@ def _heavy_variants(
             declared = variant_weights_gb(recipe, variant)
         if declared is None or declared <= smallest:
             continue
-        one_gpu = sized or declared_tp or get(variant, "tp") is not None
         outgrown = set()
         for hw_id in list_compatible_hardware(profiles, variant, recipe):
-            gpu, half_node, restricted = rooms[hw_id]
+            gpu, restricted = rooms[hw_id]
             if restricted and hw_id not in declared_hardware:
                 continue  # offered only to recipes that declare it (resolve.plan.variant_hardware)
-            room = gpu if one_gpu else half_node
-            if room is not None and declared > room:
+            if gpu is not None and declared > gpu:
                 outgrown.add(hw_id)
         if outgrown:
             found[name] = frozenset(outgrown)
     return found
-
-
-def _half_node(profile: object) -> float | None:
-    vram = get(profile, "vram_gb")
-    return vram / 2 if is_number(vram) else None
 
 
 # --- judging -------------------------------------------------------------------------------
