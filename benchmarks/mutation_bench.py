@@ -307,6 +307,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "index -1 (a fence on the first line) only reads the last line once: the paragraph loop "
         "after it starts from 0 either way, so nothing is collected"
     ),
+    (
+        _VARIANTS,
+        "_checkpoint",
+        'return str(model_id).rsplit("/", 1)[-1].lower()',
+        'return str(model_id).rsplit("/", 2)[-1].lower()',
+    ): "the last part of an rsplit is what follows the last slash, whatever the split count",
     (_JS, "js_floor", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (_JS, "js_ceil", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (

@@ -123,3 +123,34 @@ def test_a_draft_no_variant_fits_is_to_be_renamed_or_removed(tmp_path: Path) -> 
         "name a draft made for the checkpoints this recipe serves, or remove this "
         "--speculative-config"
     )
+
+
+def test_a_draft_named_for_the_recipes_own_checkpoint_fits_every_variant_of_it(
+    tmp_path: Path,
+) -> None:
+    """`demo-eagle3` is made for `demo`, the recipe's own checkpoint: no variant's name tells
+    against it (`demo-long` is not in it), and the organisation `acme` names nothing."""
+    assert _offering(tmp_path, "acme/demo-eagle3", BF16_AND_LONG) == []
+
+
+def test_fp4_and_nvfp4_labels_are_one_family(tmp_path: Path) -> None:
+    nvfp4 = {"default": {"precision": "nvfp4", "vram_minimum_gb": 20}}
+    assert _offering(tmp_path / "a", "acme/demo-FP4-eagle3", nvfp4) == []
+    [finding] = _offering(tmp_path / "b", "acme/demo-FP8-eagle3", nvfp4)
+    assert "fp8 draft" in finding.message
+
+
+def test_a_mode_offered_to_every_variant_needs_no_default_modes(tmp_path: Path) -> None:
+    """The mtp mode lists no variants: a checkpoint named for it opens with it anyway."""
+    mtp_variant = (
+        '  mtpv:\n    model_id: "acme/demo-MTP"\n    precision: bf16\n    vram_minimum_gb: 22\n'
+    )
+    found = findings_of(tmp_path, FUSED_DRAFT + mtp_variant, "RL502")
+    assert [finding.pointer for finding in found] == [("variants", "dspark")]
+
+
+def test_a_fused_draft_is_known_by_its_mode_name_as_well_as_its_method(tmp_path: Path) -> None:
+    renamed = FUSED_DRAFT.replace('"method":"dspark"', '"method":"eagle3"')
+    assert renamed != FUSED_DRAFT
+    [finding] = findings_of(tmp_path, renamed, "RL502")
+    assert finding.pointer == ("variants", "dspark")
