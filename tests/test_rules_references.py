@@ -17,12 +17,22 @@ from typing import Any
 
 import pytest
 from conftest import EMBEDDED_TREE
+from hypothesis import example, given
+from hypothesis import strategies as st
 from rulehelp import findings_of
 from treehelp import BlockYaml, base_recipe, checked, context_text, findings_by_code
 
 from recipelint.cli import main
 from recipelint.diagnostics import Diagnostic
-from recipelint.rules.references import Suggester, _respelling
+from recipelint.rules.references import (
+    MAX_RESPELLING_EDITS,
+    MAX_SUGGESTION_INPUT,
+    Keyspace,
+    Suggester,
+    _edits,
+    _respelling,
+    closest_name,
+)
 
 
 def recipe(**changes: Any) -> dict[str, Any]:
@@ -382,3 +392,63 @@ def test_a_respelling_is_offered_only_for_the_same_digits() -> None:
     known = ["Qwen/Qwen3-8B", "Qwen/Other"]
     assert _respelling("qwen/qwen3-8b", known, None) == "did you mean `Qwen/Qwen3-8B`?"
     assert _respelling("Qwen/Qwen3-6B", known, None) is None  # another size, not a typo
+
+
+def _plain_edits(one: str, other: str) -> int:
+    """Levenshtein distance, the whole table: what the banded computation must agree with."""
+    previous = list(range(len(other) + 1))
+    for i, a in enumerate(one, start=1):
+        current = [i]
+        for j, b in enumerate(other, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b)))
+        previous = current
+    return previous[-1]
+
+
+@given(st.text("abc", max_size=7), st.text("abc", max_size=7))
+@example("abcd", "ab")
+@example("abc", "")
+@example("aaa", "bbb")
+def test_edits_are_the_levenshtein_distance_up_to_one_past_the_limit(one: str, other: str) -> None:
+    assert _edits(one, other) == min(_plain_edits(one, other), MAX_RESPELLING_EDITS + 1)
+
+
+def test_no_suggestion_for_a_name_longer_than_any_id() -> None:
+    long_name = "h" * (MAX_SUGGESTION_INPUT + 1)
+    assert closest_name(long_name, [long_name]) is None
+    assert closest_name("h1000", ["h100"]) == "h100"
+
+
+def test_a_suggester_answers_fifty_times_then_stops() -> None:
+    suggest = Suggester(["h100", "h200"])
+    answers = [suggest("h1000") for _ in range(51)]
+    assert answers[:50] == ["h100"] * 50 and answers[50] is None
+
+
+def test_a_keyspace_names_the_kinds_of_key_it_reads() -> None:
+    assert Keyspace(exact=True).describe() == "exact hardware ids"
+    assert Keyspace(generation=True, nvidia=True).describe() == "generations, `nvidia`"
+    assert Keyspace(nvidia=True, brand=True).describe() == "brands"
+
+
+def test_a_mode_hardware_key_of_the_wrong_kind_is_told_the_kinds_it_may_use(
+    tmp_path: Path,
+) -> None:
+    mode = {
+        "args": ["--speculative-config", '{"method":"mtp"}'],
+        "hardware": {"nvidia": "unsupported"},
+    }
+    data = recipe(features={"spec_decoding": {"description": "x", "modes": {"mtp": mode}}})
+    documents = {"models/acme/demo.yaml": BlockYaml(data)}
+    [finding] = [d for d in checked(tmp_path, documents) if d.code == "RL202"]
+    assert finding.hint == "use one of: exact hardware ids, generations"
+
+
+def test_a_taxonomy_whose_strategies_are_no_list_judges_no_strategy_name(tmp_path: Path) -> None:
+    taxonomy = context_text("taxonomy.yaml")
+    assert "\nstrategies:\n" in taxonomy
+    start = taxonomy.index("\nstrategies:\n")
+    end = taxonomy.find("\n\n", start + 1)
+    unlisted = taxonomy[:start] + '\nstrategies: "single_node"' + taxonomy[end:]
+    documents = {"taxonomy.yaml": unlisted}
+    assert findings_by_code(tmp_path, documents).get("RL211", []) == []

@@ -231,6 +231,16 @@ def test_the_band_follows_the_variants_precision(tmp_path: Path) -> None:
     assert "a bf16 checkpoint needs 16–29 GB" in wide.message
 
 
+@pytest.mark.parametrize(("vram", "reported"), [("16", False), ("15.5", False), ("15", True)])
+def test_the_bands_low_end_allows_half_a_gigabyte_of_rounding(
+    tmp_path: Path, vram: str, reported: bool
+) -> None:
+    """8B in bf16 may need as little as 16 GB; a figure rounded down by up to half a GB is
+    still in the band."""
+    variant = f"  default:\n    precision: bf16\n    vram_minimum_gb: {vram}\n"
+    assert bool(_rl554(tmp_path, variant)) is reported
+
+
 def test_a_variant_serving_its_own_checkpoint_is_judged_unless_it_names_another_size(
     tmp_path: Path,
 ) -> None:
