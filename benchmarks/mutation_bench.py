@@ -141,6 +141,7 @@ _ENVIRONMENT = "recipelint/rules/environment.py"
 _SECURITY = "recipelint/rules/security.py"
 _TYPOGRAPHY = "recipelint/rules/typography.py"
 _VERSIONS = "recipelint/rules/versions.py"
+_RULES_ARGS = "recipelint/rules/args.py"
 _ENGINE_DROPS = (
     "the engine drops what this guard saves it from: findings in files out of focus, and a "
     "rule's findings beneath a pointer the schema stage already reports"
@@ -1004,6 +1005,27 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "return -1",
     ): "every caller ranges up to it: range(n), range(1, n + 1), and in _pin_pd_devices only "
     "after half > 0, where gpus - half >= gpus / 2 > 0; a stop of -1 is as empty as 0",
+    # rules/args.py, rules/hardware_profiles.py
+    (
+        _RULES_ARGS,
+        "_replaced_for",
+        'if strategy is None or scope.hardware is None or scope.layer not in ("recipe-hw", "variant-hw"):',
+        'if strategy is None and scope.hardware is None or scope.layer not in ("recipe-hw", "variant-hw"):',
+    ): "mapping keys are strings (js-yaml reads a null key as 'null'), so a None strategy or "
+    "hardware finds no override block either: False either way",
+    (
+        _RULES_ARGS,
+        "_report_conflicts",
+        "if len({o.unit.flag for o in occurrences}) < 2:",
+        "if len({o.unit.flag for o in occurrences}) < 1:",
+    ): "with one spelling every pair has a.flag == b.flag, for which _conflict gives None: "
+    "nothing is reported either way (the return only skips the pairing)",
+    (
+        _PROFILES,
+        "vram",
+        "return float(value)\nreturn None",
+        "pass",
+    ): "the property's last line: it then falls off its end, returning None as well",
 }
 
 

@@ -399,3 +399,49 @@ def test_a_parallel_size_the_gpus_cannot_hold_is_harmlessly_replaced(tmp_path: P
     assert codes(tmp_path / "over", data, "RL314") == []
     data["model"]["base_args"] = ["--tensor-parallel-size", "2"]
     assert len(codes(tmp_path / "under", data, "RL314")) == 1
+
+
+def test_a_dash_item_that_follows_no_flag_is_no_flag_s_value(tmp_path: Path) -> None:
+    # `-1` after a value or first in the list belongs to no option: dedupe reads it as a flag of
+    # its own, and no option loses its value.
+    after_value = 'model:\n  base_args: ["--served-model-name", "demo", "-1"]\n'
+    assert "RL307" not in _base_args(tmp_path / "a", after_value)
+    first = 'model:\n  base_args: ["-1", "--port", "8080"]\n'
+    assert "RL307" not in _base_args(tmp_path / "b", first)
+
+
+def test_flags_the_pd_cluster_emitter_writes_are_overridden_not_multiplied(
+    tmp_path: Path,
+) -> None:
+    # docs/upstream-behaviour.md#parallelism-flags: pd_cluster writes the whole DP and node set
+    # itself, so a recipe's `--node-rank` before it is dropped rather than added to its ranks.
+    data = recipe()
+    data["compatible_strategies"] = ["pd_cluster"]
+    data["model"]["base_args"] = ["--node-rank", "1"]
+    assert codes(tmp_path / "pd", data, "RL310") == []
+    [message] = codes(tmp_path / "pd2", data, "RL314")
+    assert message.endswith("on: pd_cluster")
+
+
+def test_a_single_node_dp_emitter_writes_the_dp_size_alone(tmp_path: Path) -> None:
+    # single_node_dep emits `--data-parallel-size` only: a local size or start rank beside it
+    # survives and resizes the ranks (the multi-node DP set is not written on one node).
+    data = recipe()
+    data["compatible_strategies"] = ["single_node_dep"]
+    data["model"]["base_args"] = ["--data-parallel-size-local", "2"]
+    [message] = codes(tmp_path, data, "RL310")
+    assert message.endswith("on: single_node_dep")
+
+
+def test_a_strategy_s_generation_block_meets_the_strategy_s_own_args(tmp_path: Path) -> None:
+    # The strategy's generation override replaces the recipe's and the variant's generation
+    # lists, not its own extra_args: on blackwell both join one command.
+    data = recipe()
+    data["strategy_overrides"] = {
+        "single_node_tp": {
+            "extra_args": ["--max-model-len", "8192"],
+            "hardware_overrides": {"blackwell": {"extra_args": ["--max_model_len", "4096"]}},
+        }
+    }
+    [message] = codes(tmp_path, data, "RL302")
+    assert "underscore and dash spellings" in message

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from treehelp import Fragment, build_tree, findings_by_code
+from treehelp import Fragment, build_tree, check_tree, findings_by_code
 
 from recipelint.cli import main
 from recipelint.diagnostics import Diagnostic, Severity
@@ -266,3 +266,36 @@ def test_two_same_sized_nodes_of_one_name_without_model_words_are_one_machine(
     fragment = _cpu_nodes({"xeon_a": "Xeon", "xeon_b": "Xeon"})
     [finding] = _findings(tmp_path, "RL392", fragment)
     assert finding.message.startswith("profile `xeon_b` describes the same machine as `xeon_a`")
+
+
+def test_what_follows_a_figure_is_read_for_forty_characters() -> None:
+    # A phrase around the figure, never the whole text: host memory named within 40 characters
+    # of the figure makes it no accelerator figure; named further on, it is another phrase's.
+    within = " of fast memory next to the board's DDR5"
+    assert len(within) == 40
+    assert memory_claims("80 GB" + within) == []
+    [claim] = memory_claims("80 GB " + within)
+    assert claim.gb == 80.0
+
+
+def test_profiles_without_a_positive_vram_are_not_compared(tmp_path: Path) -> None:
+    # vram_gb 0 is the schema stage's error (RL1xx); two such profiles are no known machine.
+    cpu = {"brand": "Intel", "generation": "cpu", "gpu_count": 4, "vram_gb": 0}
+    cpu["display_name"] = "Xeon"
+    fragment = Fragment(
+        "hardware_profiles:\n"
+        + "".join(
+            f"  {hw_id}:\n" + "".join(f"    {k}: {json.dumps(v)}\n" for k, v in cpu.items())
+            for hw_id in ("xeon_a", "xeon_b")
+        )
+    )
+    found = findings_by_code(tmp_path, {TAXONOMY: fragment})
+    assert "RL392" not in found and "RL390" not in found
+    assert any(code.startswith("RL1") for code in found)  # the schema stage's own report
+
+
+def test_a_tree_without_a_taxonomy_has_no_profile_findings(tmp_path: Path) -> None:
+    root = build_tree(tmp_path / "tree", {})
+    (root / TAXONOMY).unlink()
+    found = check_tree(root)
+    assert not any(d.code in ("RL390", "RL391", "RL392") for d in found)
