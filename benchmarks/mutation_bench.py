@@ -314,6 +314,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         'return str(model_id).rsplit("/", 1)[-1].lower()',
         'return str(model_id).rsplit("/", 2)[-1].lower()',
     ): "the last part of an rsplit is what follows the last slash, whatever the split count",
+    (
+        _RULES_DEPLOYMENT,
+        "_pin",
+        "ranked = [item for item in ranked if item[0] < 9]",
+        "ranked = [item for item in ranked if item[0] < 8]",
+    ): "the ranks given are 0, 1, 2 and 9: below 8 exactly when below 9",
     (_JS, "js_floor", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (_JS, "js_ceil", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (

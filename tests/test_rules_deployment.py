@@ -6,6 +6,7 @@ judged."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from recipelint.flags.catalog import newest_catalog
 from recipelint.resolve.command import Combination
 from recipelint.resolve.deployment import Deployment, rank_problem, ranks_of
 from recipelint.resolve.placement import Placement
-from recipelint.rules.deployment import _Recipe, _Shared
+from recipelint.rules.deployment import _gpu_vram, _gpus, _Recipe, _Shared, fit_problem
 
 
 def test_a_strategys_own_tensor_size_that_leaves_a_multi_node_world_short_is_reported(
@@ -345,3 +346,26 @@ def test_weights_past_one_gpu_are_judged_in_a_pool_of_one_gpu_even_with_tp_left_
     documents = {"models/acme/demo.yaml": Fragment(recipe), "taxonomy.yaml": taxonomy}
     found = findings_by_code(tmp_path, documents).get("RL383", [])
     assert any("h100" in finding.message for finding in found)
+
+
+def test_weights_that_exactly_fill_the_room_fit_and_no_room_judges_nothing() -> None:
+    """A variant without vram_minimum_gb is judged by its weights alone: RL382 only past the
+    room (a whole box of 96 GB here, which cannot scale out); with no room known, nothing."""
+    box = dataclasses.replace(_one_gpu_deployment([]), vram_minimum_gb=None)
+    assert fit_problem(dataclasses.replace(box, weights_gb=96.0)) is None
+    assert fit_problem(dataclasses.replace(box, weights_gb=96.5)) == "RL382"
+    unknown = dataclasses.replace(box, scalable=True, vram_per_node_gb=None, weights_gb=500.0)
+    assert fit_problem(unknown) is None
+
+
+def test_one_gpus_memory_needs_both_the_nodes_memory_and_its_gpus() -> None:
+    assert _gpu_vram({"vram_gb": 640, "gpu_count": 8}) == 80
+    assert _gpu_vram({"vram_gb": 640}) is None
+    assert _gpu_vram({"gpu_count": 8}) is None
+    assert _gpu_vram({"vram_gb": 640, "gpu_count": 0}) is None
+
+
+def test_the_gpus_a_copy_of_the_weights_is_spread_over_are_at_most_those_allotted() -> None:
+    assert _gpus(_one_gpu_deployment(["--tensor-parallel-size", "2"])) == "the 1 GPU"
+    two = dataclasses.replace(_one_gpu_deployment(["--tensor-parallel-size", "2"]), gpus_allotted=2)
+    assert _gpus(two) == "the 2 GPUs"
