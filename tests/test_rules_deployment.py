@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from propertyprofile import property_profile
 from rulehelp import MULTI_NODE
@@ -205,7 +205,7 @@ def test_extending_a_deployment_problem_to_another_hardware_changes_its_fingerpr
 TOKENS = st.lists(
     st.sampled_from(
         ["--tensor-parallel-size", "-tp", "--data-parallel-size", "--enable-expert-parallel"]
-        + ["2", 2, 2.0, True, "", 0, "--tensor-parallel-size=4", "--no-enable-expert-parallel"]
+        + ["2", 2, 2.0, 1, True, "", 0, "--tensor-parallel-size=4", "--no-enable-expert-parallel"]
     ),
     max_size=6,
 )
@@ -213,6 +213,7 @@ TOKENS = st.lists(
 
 @property_profile(300)
 @given(st.lists(TOKENS, min_size=1, max_size=4))
+@example([["--tensor-parallel-size", 1], ["--tensor-parallel-size", True]])  # equal, not alike
 def test_emitter_ranks_are_ranks_of(lists: list[list[object]]) -> None:
     shared = _Shared.__new__(_Shared)
     shared._ranks = {}
