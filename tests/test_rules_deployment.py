@@ -370,3 +370,17 @@ def test_the_gpus_a_copy_of_the_weights_is_spread_over_are_at_most_those_allotte
     assert _gpus(_one_gpu_deployment(["--tensor-parallel-size", "2"])) == "the 1 GPU"
     two = dataclasses.replace(_one_gpu_deployment(["--tensor-parallel-size", "2"]), gpus_allotted=2)
     assert _gpus(two) == "the 2 GPUs"
+
+
+def test_an_image_under_the_nvidia_key_is_judged_on_every_brand_it_serves(tmp_path: Path) -> None:
+    """The `nvidia` key of a docker_image map serves every brand the map does not name: a CUDA
+    image there runs on an NPU profile too, and is reported there."""
+    taxonomy = context_text("taxonomy.yaml").replace(
+        "  h100:\n    brand: NVIDIA\n    generation: hopper\n",
+        "  h100:\n    brand: Huawei\n    generation: ascend\n",
+        1,
+    )
+    recipe = "model:\n  docker_image:\n    nvidia: 'vllm/vllm-openai:v0.20.0-cu130'\n"
+    documents = {"models/acme/demo.yaml": Fragment(recipe), "taxonomy.yaml": taxonomy}
+    found = findings_by_code(tmp_path, documents).get("RL381", [])
+    assert any("h100" in d.message and "NPU accelerators" in d.message for d in found)

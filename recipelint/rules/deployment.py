@@ -324,18 +324,13 @@ def deployments(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _names_a_platform(recipe: dict[str, JsonValue]) -> bool:
-    """Whether an image the recipe pins names a CPU architecture, or a platform other than the
-    one of the brand key it is pinned under (`docker_image.amd` naming ROCm is its own)."""
-    for image in recipe_images(recipe):
-        facts = image_facts(image.reference)
-        brand = image.pointer[-1] if image.pointer[-2:-1] == ("docker_image",) else None
-        if facts.arch or (facts.platform and facts.platform != BRAND_PLATFORMS.get(str(brand))):
-            return True
-    return False
-
-
-# The platform of the hardware each brand key of a docker_image map is chosen for.
-BRAND_PLATFORMS = {"nvidia": "cuda", "amd": "rocm", "tpu": "tpu"}
+    """Whether an image the recipe pins names a CPU architecture or a platform. One under a
+    brand key may still run elsewhere: the `nvidia` key serves every brand the image table
+    does not name, the `amd` key an AMD CPU."""
+    return any(
+        facts.arch or facts.platform
+        for facts in (image_facts(image.reference) for image in recipe_images(recipe))
+    )
 
 
 def _gpu_vram(profile: object) -> float | None:
