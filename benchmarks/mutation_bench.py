@@ -320,6 +320,19 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "ranked = [item for item in ranked if item[0] < 9]",
         "ranked = [item for item in ranked if item[0] < 8]",
     ): "the ranks given are 0, 1, 2 and 9: below 8 exactly when below 9",
+    (
+        _RULES_DEPLOYMENT,
+        "_pin",
+        'if len(pointer) > 3 and pointer[2] == "hardware_overrides":',
+        'if len(pointer) >= 3 and pointer[2] == "hardware_overrides":',
+    ): "an image's pointer ends at docker_image (or a brand key under it): one whose third "
+    "part is hardware_overrides goes on to the hardware and docker_image, so it is longer than 3",
+    (
+        _RULES_DEPLOYMENT,
+        "_pin",
+        "rank = 0 if pointer[3] == hw_id else 9",
+        "rank = -1 if pointer[3] == hw_id else 9",
+    ): "ranks are only compared with each other and with 9: -1 keeps the hardware's own pin first",
     (_JS, "js_floor", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (_JS, "js_ceil", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (

@@ -24,7 +24,7 @@ from recipelint.flags.catalog import newest_catalog
 from recipelint.resolve.command import Combination
 from recipelint.resolve.deployment import Deployment, rank_problem, ranks_of
 from recipelint.resolve.placement import Placement
-from recipelint.rules.deployment import _gpu_vram, _gpus, _Recipe, _Shared, fit_problem
+from recipelint.rules.deployment import _fit_hint, _gpu_vram, _gpus, _Recipe, _Shared, fit_problem
 
 
 def test_a_strategys_own_tensor_size_that_leaves_a_multi_node_world_short_is_reported(
@@ -384,3 +384,27 @@ def test_an_image_under_the_nvidia_key_is_judged_on_every_brand_it_serves(tmp_pa
     documents = {"models/acme/demo.yaml": Fragment(recipe), "taxonomy.yaml": taxonomy}
     found = findings_by_code(tmp_path, documents).get("RL381", [])
     assert any("h100" in d.message and "NPU accelerators" in d.message for d in found)
+
+
+def test_a_declared_size_equal_to_the_weights_confirms_them() -> None:
+    """vram_minimum_gb at the weights' own estimate agrees they are that large: RL382."""
+    box = dataclasses.replace(_one_gpu_deployment([]), weights_gb=100.0, vram_minimum_gb=100.0)
+    assert fit_problem(box) == "RL382"
+    assert fit_problem(dataclasses.replace(box, vram_minimum_gb=99.0)) == "RL383"
+    assert fit_problem(dataclasses.replace(box, weights_gb=90.0)) == "RL383"
+
+
+def test_the_fit_hint_follows_what_can_give_the_weights_more_room() -> None:
+    box = _one_gpu_deployment([])
+    assert _fit_hint(box).startswith("keep the variant off that hardware")
+    scalable = dataclasses.replace(box, scalable=True)
+    assert _fit_hint(scalable).startswith("size the command over more GPUs")
+    assert _fit_hint(dataclasses.replace(scalable, nodes=2)).startswith("raise strategy_min_gpus")
+
+
+def test_a_profile_without_memory_is_no_room_to_outgrow(tmp_path: Path) -> None:
+    taxonomy = context_text("taxonomy.yaml").replace("    vram_gb: 1128\n", "", 1)
+    recipe = "variants:\n  default:\n    precision: bf16\n    vram_minimum_gb: 900\n"
+    documents = {"models/acme/demo.yaml": Fragment(recipe), "taxonomy.yaml": taxonomy}
+    found = findings_by_code(tmp_path, documents)
+    assert not any("h200" in d.message for d in found.get("RL383", []) + found.get("RL382", []))
