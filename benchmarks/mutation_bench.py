@@ -333,6 +333,25 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "rank = 0 if pointer[3] == hw_id else 9",
         "rank = -1 if pointer[3] == hw_id else 9",
     ): "ranks are only compared with each other and with 9: -1 keeps the hardware's own pin first",
+    (
+        _RULES_DEPLOYMENT,
+        "sized",
+        "if not self.sizing:\nreturn False",
+        "pass",
+    ): "with no sizing scope the any() below is over nothing: False as well",
+    (
+        _RULES_DEPLOYMENT,
+        "sharing_key",
+        "if last is not None and last[0] is combo and last[1] == role:\nreturn last[2]",
+        "pass",
+    ): "the key is worked out again for the same combination and role, alike",
+    (
+        _RULES_DEPLOYMENT,
+        "add",
+        'if "RL380" in self.codes and recipe.sized(combo):',
+        'if "RL380" in self.codes or recipe.sized(combo):',
+    ): "with RL380 on, a command no list sizes finds no setter and reports nothing; with it off, "
+    "the engine drops RL380 findings (checked with --select RL382,RL383)",
     (_JS, "js_floor", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (_JS, "js_ceil", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (

@@ -408,3 +408,18 @@ def test_a_profile_without_memory_is_no_room_to_outgrow(tmp_path: Path) -> None:
     documents = {"models/acme/demo.yaml": Fragment(recipe), "taxonomy.yaml": taxonomy}
     found = findings_by_code(tmp_path, documents)
     assert not any("h200" in d.message for d in found.get("RL383", []) + found.get("RL382", []))
+
+
+def test_each_pd_roles_oversize_is_reported_at_its_own_item(tmp_path: Path) -> None:
+    """The prefill and decode commands of one combination are judged one after the other: each
+    role's finding names the item of its own block."""
+    recipe = (
+        "compatible_strategies: [single_node_tp, pd_cluster]\n"
+        "strategy_overrides:\n  pd_cluster:\n"
+        "    prefill:\n      extra_args: ['--tensor-parallel-size', '16']\n"
+        "    decode:\n      extra_args: ['--tensor-parallel-size', '32']\n"
+    )
+    found = _findings(tmp_path, recipe, "RL380")
+    pointers = {finding.pointer for finding in found}
+    assert ("strategy_overrides", "pd_cluster", "prefill", "extra_args", 0) in pointers
+    assert ("strategy_overrides", "pd_cluster", "decode", "extra_args", 0) in pointers
