@@ -121,6 +121,7 @@ _FORMATTING = "recipelint/resolve/formatting.py"
 _INSTALL = "recipelint/resolve/install.py"
 _INPUTS = "recipelint/resolve/inputs.py"
 _RULES_DEPLOYMENT = "recipelint/rules/deployment.py"
+_RULES_COMMON = "recipelint/rules/common.py"
 _PROFILES = "recipelint/rules/hardware_profiles.py"
 _VARIANTS = "recipelint/rules/variants.py"
 _REFERENCES = "recipelint/rules/references.py"
@@ -352,6 +353,19 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         'if "RL380" in self.codes or recipe.sized(combo):',
     ): "with RL380 on, a command no list sizes finds no setter and reports nothing; with it off, "
     "the engine drops RL380 findings (checked with --select RL382,RL383)",
+    (
+        _RULES_COMMON,
+        "__call__",
+        "if found is None or found[0] is not items:  # the list is kept: its id stays its own",
+        "if found is None or found[ -1] is not items:  # the list is kept: its id stays its own",
+    ): "the units are never the items: every list is looked up by its repr again, with the "
+    "same units",
+    (
+        _RULES_COMMON,
+        "_expand",
+        "elif not isinstance(value, dict):\nreturn",
+        "pass",
+    ): "the branch is one arm of an if-chain: pass ends the chain and the function, as return does",
     (_JS, "js_floor", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (_JS, "js_ceil", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (
