@@ -366,6 +366,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "elif not isinstance(value, dict):\nreturn",
         "pass",
     ): "the branch is one arm of an if-chain: pass ends the chain and the function, as return does",
+    (
+        _JS,
+        "_double",
+        "if type(number) is float or -MAX_SAFE_INTEGER < number < MAX_SAFE_INTEGER:",
+        "if type(number) is float or -MAX_SAFE_INTEGER < number <= MAX_SAFE_INTEGER:",
+    ): "2**53 - 1 is exact as a double: kept as the int or rounded, it compares alike",
     (_JS, "js_floor", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (_JS, "js_ceil", "if type(value) is int:\nreturn value", "pass"): _INT_ROUNDS_TO_ITSELF,
     (

@@ -316,6 +316,9 @@ def js_less_than(a: object, b: object) -> bool | None:
     """``a < b`` before its undefined becomes false: IsLessThan on YAML values, None when a
     side is NaN. Two strings (a list or a mapping is its String() here) compare by UTF-16 code
     units; anything else compares as numbers."""
+    if type(a) in _NUMBERS and type(b) in _NUMBERS:  # the usual case: two numbers
+        x, y = _double(a), _double(b)  # type: ignore[arg-type]
+        return None if x != x or y != y else x < y
     left, right = _primitive(a), _primitive(b)
     if isinstance(left, str) and isinstance(right, str):
         return _code_units(left) < _code_units(right)
@@ -348,9 +351,14 @@ def js_times(a: object, b: object) -> float | int:
     return _integral(float(_double(js_number(a))) * float(_double(js_number(b))))
 
 
+_NUMBERS: Final = (int, float)
+
+
 def _double(number: float | int) -> float | int:
     """The number as JS holds it: an integer past 2**53 rounds to a double."""
-    return number if type(number) is float else _integer_as_double(int(number))
+    if type(number) is float or -MAX_SAFE_INTEGER < number < MAX_SAFE_INTEGER:
+        return number
+    return _integer_as_double(int(number))
 
 
 def _primitive(value: object) -> object:

@@ -29,6 +29,7 @@ from recipelint.jsvalue import (
     js_or,
     js_ordered,
     js_string,
+    normalize_number,
     truthy,
 )
 
@@ -368,3 +369,13 @@ def test_the_slow_writer_keeps_javascript_numbers_beside_lone_surrogates() -> No
         '{\n  "s": "a\\ud800",\n  "n": [\n    1e+21,\n    1.5,\n    1152921504606847000,\n'
         "    null\n  ]\n}"
     )
+
+
+def test_normalize_number_keeps_an_int_and_collapses_an_integral_float() -> None:
+    assert normalize_number(5) == 5 and type(normalize_number(5)) is int
+    assert type(normalize_number(5.0)) is int and normalize_number(5.5) == 5.5
+
+
+@pytest.mark.parametrize(("a", "b", "result"), [(-0.5, 0, -math.inf), (0.5, -0.0, -math.inf)])
+def test_dividing_a_fraction_by_zero_takes_both_signs(a: float, b: float, result: float) -> None:
+    assert js_divide(a, b) == result
