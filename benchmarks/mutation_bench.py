@@ -1084,6 +1084,11 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "return float(value)\nreturn None",
         "pass",
     ): "the property's last line: it then falls off its end, returning None as well",
+    (_VERSIONS, "claims", "return True", "pass"): (
+        "a fenced line outside unclaimed_lines then goes to _claimed_in_section, where that line "
+        "is in its own section's range and holds the image (GUIDE_IMAGE matches no newline), so "
+        "it is written and claimed: True either way (the return only skips splitting the guide)"
+    ),
 }
 
 

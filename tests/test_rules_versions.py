@@ -23,6 +23,8 @@ from recipelint.rules.versions import (
     GUIDE_MINIMUM,
     IMAGE_REFERENCE,
     GuideClaims,
+    _guide_images,
+    asked_releases,
     guide_minimums,
     parse_version,
     split_image,
@@ -422,3 +424,47 @@ def test_a_version_asked_for_in_a_variant_s_section_is_still_a_disagreement(
     # Its own min_vllm_version is where the variant's requirement belongs.
     assert len(_rl405(tmp_path / "a", "### RTX Pro 6000 NVFP4", nvfp4)) == 1
     assert len(_rl405(tmp_path / "b", "### Serving acme/demo-NVFP4", nvfp4)) == 1
+
+
+def test_a_guide_asking_for_a_patch_release_or_later_reads_all_three_numbers() -> None:
+    assert asked_releases("Needs vLLM 0.10.1 or later, or vLLM >= 0.9") == ["0.10.1", "0.9.0"]
+
+
+def test_a_guide_minimum_with_a_patch_must_be_the_field_s_exact_release(tmp_path: Path) -> None:
+    """0.20.1 is not 0.20.0: only a minimum written without its patch agrees with any patch."""
+    [finding] = findings_of(tmp_path, "guide: |\n  - vLLM >= 0.20.1\n", "RL405")
+    assert finding.message.startswith("the guide asks for vLLM >= 0.20.1, but")
+
+
+def test_words_about_an_image_are_judged_by_their_own_section_only() -> None:
+    """The section before runs the image with docker; this one only in a manifest."""
+    guide = "\n".join(
+        (
+            "## Launch",
+            "```bash",
+            "docker run --gpus all vllm/vllm-openai:demo-preview acme/demo",
+            "```",
+            "## Kubernetes",
+            "The manifest uses vllm/vllm-openai:demo-preview on the cluster",
+            "```yaml",
+            "image: vllm/vllm-openai:demo-preview",
+            "```",
+        )
+    )
+    claims = GuideClaims.of(guide)
+    (words,) = (m for m in _guide_images(guide) if m.string.count("\n", 0, m.start()) == 5)
+    assert claims.sections == (0, 4)
+    assert not claims.claims(words)
+
+
+def test_only_a_named_commit_makes_an_image() -> None:
+    """`docker commit CONTAINER` makes an image without a name; its last word is the container."""
+
+    def aliases(command: str) -> frozenset[str]:
+        return GuideClaims.of(f"```bash\n{command}\n```").aliases
+
+    assert aliases("docker commit builder") == frozenset()
+    assert aliases("docker commit builder --pause") == frozenset()
+    assert aliases("docker commit -p builder vllm/vllm-openai:snapshot") == {
+        "vllm/vllm-openai:snapshot"
+    }
