@@ -279,3 +279,40 @@ def test_a_hostile_recipe_plans_at_most_two_thousand_commands() -> None:
     plan = commandplan.plan_of(ctx, commandplan.render_inputs(ctx), doc)
     assert plan is not None
     assert plan[1] == every[:2000]
+
+
+# --- the images a recipe's lists reach ------------------------------------------------------
+
+
+def test_each_recipe_list_a_command_joins_maps_to_the_images_of_its_hardware() -> None:
+    fragment = (
+        "compatible_strategies: [single_node_tp, single_node_tep]\n"
+        "model:\n  docker_image: {amd: 'vllm/vllm-openai-rocm:v0.20.0'}\n"
+        "  base_args: ['--max-num-seqs', '8']\n"
+        "hardware_overrides:\n  hopper: {extra_args: ['--b', '2']}\n  cpu: {extra_args: ['--c']}\n"
+    )
+    ctx, doc, _assembler, _combos = _planned(fragment)
+    # single_node_tep's own vllm_args are the strategy file's, not the recipe's; no command
+    # runs on cpu hardware (xeon6 is restricted and not declared).
+    assert commandplan.images_reached(ctx, doc) == {
+        ("model", "base_args"): frozenset(
+            {"vllm/vllm-openai:latest", "vllm/vllm-openai-rocm:v0.20.0"}
+        ),
+        ("hardware_overrides", "hopper", "extra_args"): frozenset({"vllm/vllm-openai:latest"}),
+    }
+
+
+def test_the_images_a_recipe_reaches_are_unknown_when_its_commands_cannot_all_be_told() -> None:
+    def reached(text: str) -> object:
+        tree, doc = tree_in_memory(RECIPE, text)
+        return commandplan.images_reached(CheckContext(tree, Config()), doc)
+
+    assert reached(document_text(RECIPE, Fragment("meta:\n  tasks: [omni]\n"))) is None
+    assert reached(document_text(RECIPE, Fragment("meta:\n  hardware: 5\n"))) is None
+    hostile = base_recipe()  # exactly MAX_COMBINATIONS planned: the cap is reached
+    hostile["compatible_strategies"] = ["single_node_tp", "single_node_tep", "pd_cluster"]
+    hostile["variants"] = {
+        f"v{i}": {"precision": "bf16", "vram_minimum_gb": 20} for i in range(250)
+    }
+    assert reached(json.dumps(hostile)) is None
+    assert reached(document_text(RECIPE, Fragment("{}"))) == {}  # told: it holds no list
