@@ -281,6 +281,30 @@ def test_a_hostile_recipe_plans_at_most_two_thousand_commands() -> None:
     assert plan[1] == every[:2000]
 
 
+def test_a_hardware_whose_generation_is_no_string_is_planned_on_its_own() -> None:
+    # `generation: true` and `generation: 1` are equal (and hash alike) in Python, but the
+    # compiler looks them up as "true" and "1": odd_b alone is refused single_node_tep.
+    text = context_text("taxonomy.yaml")
+    odd = (
+        "  odd_a:\n    brand: Acme\n    generation: true\n    gpu_count: 8\n    vram_gb: 640\n"
+        "  odd_b:\n    brand: Acme\n    generation: 1\n    gpu_count: 8\n    vram_gb: 640\n"
+    )
+    at = text.index("hardware_profiles:\n") + len("hardware_profiles:\n")
+    taxonomy = parse_yaml(
+        text[:at] + odd + text[at:], CONTEXT / "taxonomy.yaml", "taxonomy", "taxonomy.yaml"
+    )
+    fragment = (
+        "compatible_strategies: [single_node_tp, single_node_tep]\n"
+        "strategy_hardware:\n  single_node_tep: {'1': unsupported}\n"
+    )
+    _ctx, _doc, _assembler, combos = _planned(fragment, taxonomy)
+    assert [command for command in _commands(combos) if command[0].startswith("odd_")] == [
+        ("odd_a", "single_node_tp", None, ("odd_a",)),
+        ("odd_a", "single_node_tep", None, ("odd_a",)),
+        ("odd_b", "single_node_tp", None, ("odd_b",)),
+    ]
+
+
 # --- the images a recipe's lists reach ------------------------------------------------------
 
 
