@@ -583,7 +583,7 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "_selections",
         "if cached is None or cached[0] is not units:",
         "if cached is None or cached[ 1] is not units:",
-    ): "cached[1] is the list of selections made for the memo, never the units list itself: the memo always misses, and _arg_selections reads the very same layer again, giving the same selections in the same order",
+    ): "cached[1] is the list of selections made for the memo, never the units list itself: the memo always misses, and _unit_selections reads the very same units again, giving the same selections in the same order",
     (
         _RULES_BACKENDS,
         "",
