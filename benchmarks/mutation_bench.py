@@ -198,6 +198,15 @@ _DIGIT_VALUE = (
     "str.isdigit and unicodedata.digit read the same Unicode data: a character that is a digit "
     "always has a digit value, so the default is never used"
 )
+_VERDICT_MEMO = (
+    "the size of a memo of a pure function (the hardware catalog is read-only): a call evicted "
+    "or kept returns the same verdict"
+)
+_NO_CAPABILITIES = (
+    "target_of gives capabilities to cuda targets only, so a target that reaches here without "
+    "them asks about no capability: runs is the empty set, never {'no'}, and the function "
+    "returns None all the same"
+)
 _LETTERS_ONLY = (
     "only letters carry this middle value and they compare on it only with letters (their "
     "class 3 is unlike the others'), so any constant orders alike"
@@ -589,7 +598,7 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "",
         "@functools.lru_cache(maxsize=4096)",
         "@functools.lru_cache(maxsize= 4097)",
-    ): "the size of a memo of a pure function (the hardware catalog is read-only): a call evicted or kept returns the same verdict",
+    ): _VERDICT_MEMO,
     (
         _RULES_BACKENDS,
         "_moe_verdict",
@@ -1084,6 +1093,24 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "return float(value)\nreturn None",
         "pass",
     ): "the property's last line: it then falls off its end, returning None as well",
+    (
+        _RULES_BACKENDS,
+        "",
+        "@functools.lru_cache(maxsize=4096)",
+        "@functools.lru_cache(maxsize= 4095)",
+    ): _VERDICT_MEMO,
+    (
+        _RULES_BACKENDS,
+        "_moe_verdict",
+        'if target.platform != "cuda" or not target.capabilities:\nreturn None',
+        "pass",
+    ): _NO_CAPABILITIES,
+    (
+        _RULES_BACKENDS,
+        "_verdict",
+        'if target.platform != "cuda" or not target.capabilities:\nreturn None',
+        "pass",
+    ): _NO_CAPABILITIES,
 }
 
 
