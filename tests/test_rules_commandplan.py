@@ -281,17 +281,27 @@ def test_a_hostile_recipe_plans_at_most_two_thousand_commands() -> None:
     assert plan[1] == every[:2000]
 
 
+def _taxonomy_with(profiles: dict[str, str]) -> Document:
+    """The embedded taxonomy with these profiles first, each given by its keys (one a line)."""
+    text = context_text("taxonomy.yaml")
+    added = "".join(
+        f"  {hw_id}:\n" + "".join(f"    {line}\n" for line in keys.splitlines())
+        for hw_id, keys in profiles.items()
+    )
+    at = text.index("hardware_profiles:\n") + len("hardware_profiles:\n")
+    return parse_yaml(
+        text[:at] + added + text[at:], CONTEXT / "taxonomy.yaml", "taxonomy", "taxonomy.yaml"
+    )
+
+
 def test_a_hardware_whose_generation_is_no_string_is_planned_on_its_own() -> None:
     # `generation: true` and `generation: 1` are equal (and hash alike) in Python, but the
     # compiler looks them up as "true" and "1": odd_b alone is refused single_node_tep.
-    text = context_text("taxonomy.yaml")
-    odd = (
-        "  odd_a:\n    brand: Acme\n    generation: true\n    gpu_count: 8\n    vram_gb: 640\n"
-        "  odd_b:\n    brand: Acme\n    generation: 1\n    gpu_count: 8\n    vram_gb: 640\n"
-    )
-    at = text.index("hardware_profiles:\n") + len("hardware_profiles:\n")
-    taxonomy = parse_yaml(
-        text[:at] + odd + text[at:], CONTEXT / "taxonomy.yaml", "taxonomy", "taxonomy.yaml"
+    taxonomy = _taxonomy_with(
+        {
+            "odd_a": "brand: Acme\ngeneration: true\ngpu_count: 8\nvram_gb: 640",
+            "odd_b": "brand: Acme\ngeneration: 1\ngpu_count: 8\nvram_gb: 640",
+        }
     )
     fragment = (
         "compatible_strategies: [single_node_tp, single_node_tep]\n"
@@ -303,6 +313,23 @@ def test_a_hardware_whose_generation_is_no_string_is_planned_on_its_own() -> Non
         ("odd_a", "single_node_tep", None, ("odd_a",)),
         ("odd_b", "single_node_tp", None, ("odd_b",)),
     ]
+
+
+def test_hardware_of_another_brand_in_a_generation_has_a_command_of_its_own() -> None:
+    # A hardware's lower-case brand selects its list where no generation key does: acme_h,
+    # a hopper of another brand, does not join the nvidia list h200 and h100 read.
+    taxonomy = _taxonomy_with(
+        {"acme_h": "brand: Acme\ngeneration: hopper\ngpu_count: 8\nvram_gb: 640"}
+    )
+    fragment = "hardware_overrides:\n  nvidia: {extra_args: ['--n']}\n"
+    _ctx, _doc, assembler, combos = _planned(fragment, taxonomy)
+    nvidia = ("hardware_overrides", "nvidia", "extra_args")
+    found = {
+        combo.members: [layer.pointer for layer in assembler.layers(combo)]
+        for combo in combos
+        if combo.hw_id in ("h200", "acme_h")
+    }
+    assert found == {("h200", "h100"): [nvidia], ("acme_h",): []}
 
 
 # --- the images a recipe's lists reach ------------------------------------------------------
@@ -324,6 +351,27 @@ def test_each_recipe_list_a_command_joins_maps_to_the_images_of_its_hardware() -
         ),
         ("hardware_overrides", "hopper", "extra_args"): frozenset({"vllm/vllm-openai:latest"}),
     }
+
+
+def test_a_list_reaches_the_image_of_every_hardware_its_command_stands_for() -> None:
+    # The layers read the generation a profile lists under either key, the image only one
+    # under `generation`: tpu_b, with the tpu generation under `gpu_generation`, shares
+    # tpu_a's command but runs in the NVIDIA image.
+    taxonomy = _taxonomy_with(
+        {
+            "tpu_a": "brand: Google\ngeneration: tpu\ngpu_count: 8\nvram_gb: 256",
+            "tpu_b": "brand: Google\ngpu_generation: tpu\ngpu_count: 8\nvram_gb: 256",
+        }
+    )
+    ctx, doc, _assembler, combos = _planned(
+        "hardware_overrides:\n  tpu: {extra_args: [--t]}\n", taxonomy
+    )
+    assert [c.members for c in combos if c.hw_id.startswith("tpu_")] == [("tpu_a", "tpu_b")]
+    reached = commandplan.images_reached(ctx, doc)
+    assert reached is not None
+    assert reached[("hardware_overrides", "tpu", "extra_args")] == frozenset(
+        {"vllm/vllm-tpu:latest", "vllm/vllm-openai:latest"}
+    )
 
 
 def test_the_images_a_recipe_reaches_are_unknown_when_its_commands_cannot_all_be_told() -> None:
