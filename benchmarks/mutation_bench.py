@@ -1111,6 +1111,15 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         'if target.platform != "cuda" or not target.capabilities:\nreturn None',
         "pass",
     ): _NO_CAPABILITIES,
+    (
+        _RULES_COMMANDPLAN,
+        "command_choices",
+        "hw_id = group[0]",
+        "hw_id = group[ -1]",
+    ): "the hardware of a tuple class are profile ids the recipe never names, with equal string "
+    "generation and brand, gpu_count and scalability (any other is a class of its own), and "
+    "strategies_on reads nothing else of a hardware: its id finds nothing in the recipe's tables, "
+    "so the last is offered the strategies the first is",
 }
 
 
