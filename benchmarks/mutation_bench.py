@@ -198,6 +198,15 @@ _DIGIT_VALUE = (
     "str.isdigit and unicodedata.digit read the same Unicode data: a character that is a digit "
     "always has a digit value, so the default is never used"
 )
+_VERDICT_MEMO = (
+    "the size of a memo of a pure function (the hardware catalog is read-only): a call evicted "
+    "or kept returns the same verdict"
+)
+_NO_CAPABILITIES = (
+    "target_of gives capabilities to cuda targets only, so a target that reaches here without "
+    "them asks about no capability: runs is the empty set, never {'no'}, and the function "
+    "returns None all the same"
+)
 _LETTERS_ONLY = (
     "only letters carry this middle value and they compare on it only with letters (their "
     "class 3 is unlike the others'), so any constant orders alike"
@@ -583,13 +592,13 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "_selections",
         "if cached is None or cached[0] is not units:",
         "if cached is None or cached[ 1] is not units:",
-    ): "cached[1] is the list of selections made for the memo, never the units list itself: the memo always misses, and _arg_selections reads the very same layer again, giving the same selections in the same order",
+    ): "cached[1] is the list of selections made for the memo, never the units list itself: the memo always misses, and _unit_selections reads the very same units again, giving the same selections in the same order",
     (
         _RULES_BACKENDS,
         "",
         "@functools.lru_cache(maxsize=4096)",
         "@functools.lru_cache(maxsize= 4097)",
-    ): "the size of a memo of a pure function (the hardware catalog is read-only): a call evicted or kept returns the same verdict",
+    ): _VERDICT_MEMO,
     (
         _RULES_BACKENDS,
         "_moe_verdict",
@@ -1089,6 +1098,33 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "is in its own section's range and holds the image (GUIDE_IMAGE matches no newline), so "
         "it is written and claimed: True either way (the return only skips splitting the guide)"
     ),
+    (
+        _RULES_BACKENDS,
+        "",
+        "@functools.lru_cache(maxsize=4096)",
+        "@functools.lru_cache(maxsize= 4095)",
+    ): _VERDICT_MEMO,
+    (
+        _RULES_BACKENDS,
+        "_moe_verdict",
+        'if target.platform != "cuda" or not target.capabilities:\nreturn None',
+        "pass",
+    ): _NO_CAPABILITIES,
+    (
+        _RULES_BACKENDS,
+        "_verdict",
+        'if target.platform != "cuda" or not target.capabilities:\nreturn None',
+        "pass",
+    ): _NO_CAPABILITIES,
+    (
+        _RULES_COMMANDPLAN,
+        "command_choices",
+        "hw_id = group[0]",
+        "hw_id = group[ -1]",
+    ): "the hardware of a tuple class are profile ids the recipe never names, with equal string "
+    "generation and brand, gpu_count and scalability (any other is a class of its own), and "
+    "strategies_on reads nothing else of a hardware: its id finds nothing in the recipe's tables, "
+    "so the last is offered the strategies the first is",
 }
 
 

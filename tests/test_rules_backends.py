@@ -149,6 +149,45 @@ def test_moe_backends_are_read_as_vllm_spells_them_and_unknown_ones_are_left_alo
     ]
 
 
+def test_a_moe_backend_is_judged_only_on_the_platforms_whose_oracles_validate_it() -> None:
+    # The CPU platform runs its own MoE kernels whatever --moe-backend asks for:
+    # flashinfer_cutlass, a CUDA kernel, is reported for AMD alone.
+    fragment = (
+        'model:\n  min_vllm_version: "0.20.0"\n'
+        "meta:\n  hardware: {xeon6: verified, mi300x: verified}\n"
+        'hardware_overrides:\n  cpu:\n    extra_args: ["--moe-backend", "flashinfer_cutlass"]\n'
+        '  amd:\n    extra_args: ["--moe-backend", "flashinfer_cutlass"]\n'
+    )
+    assert [(code, pointer) for code, pointer, _ in _seen(fragment)] == [
+        ("RL373", ("hardware_overrides", "amd", "extra_args", 1))
+    ]
+
+
+def test_lists_of_equal_items_are_each_reported_at_their_own_place() -> None:
+    # The two lists share their units (a list's units are read once per distinct list): the
+    # selection xeon6 reads is still the cpu list's.
+    fragment = (
+        'model:\n  min_vllm_version: "0.20.0"\n'
+        "meta:\n  hardware: {xeon6: verified}\n"
+        'hardware_overrides:\n  amd:\n    extra_args: ["--attention-backend", "FLASHINFER"]\n'
+        '  cpu:\n    extra_args: ["--attention-backend", "FLASHINFER"]\n'
+    )
+    assert [
+        (code, pointer, message.split(", but")[0]) for code, pointer, message in _seen(fragment)
+    ] == [
+        (
+            "RL370",
+            ("hardware_overrides", "amd", "extra_args", 1),
+            f"`--attention-backend FLASHINFER` selects the attention backend `FLASHINFER` for {AMD_HARDWARE}",
+        ),
+        (
+            "RL371",
+            ("hardware_overrides", "cpu", "extra_args", 1),
+            "`--attention-backend FLASHINFER` selects the attention backend `FLASHINFER` for xeon6",
+        ),
+    ]
+
+
 def test_a_release_that_refuses_outweighs_an_earlier_one_that_falls_back() -> None:
     # ROCm 0.11.1 runs its own backend for CPU_ATTN; from 0.12.0 it refuses it.
     fragment = (

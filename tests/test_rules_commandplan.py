@@ -279,3 +279,112 @@ def test_a_hostile_recipe_plans_at_most_two_thousand_commands() -> None:
     plan = commandplan.plan_of(ctx, commandplan.render_inputs(ctx), doc)
     assert plan is not None
     assert plan[1] == every[:2000]
+
+
+def _taxonomy_with(profiles: dict[str, str]) -> Document:
+    """The embedded taxonomy with these profiles first, each given by its keys (one a line)."""
+    text = context_text("taxonomy.yaml")
+    added = "".join(
+        f"  {hw_id}:\n" + "".join(f"    {line}\n" for line in keys.splitlines())
+        for hw_id, keys in profiles.items()
+    )
+    at = text.index("hardware_profiles:\n") + len("hardware_profiles:\n")
+    return parse_yaml(
+        text[:at] + added + text[at:], CONTEXT / "taxonomy.yaml", "taxonomy", "taxonomy.yaml"
+    )
+
+
+def test_a_hardware_whose_generation_is_no_string_is_planned_on_its_own() -> None:
+    # `generation: true` and `generation: 1` are equal (and hash alike) in Python, but the
+    # compiler looks them up as "true" and "1": odd_b alone is refused single_node_tep.
+    taxonomy = _taxonomy_with(
+        {
+            "odd_a": "brand: Acme\ngeneration: true\ngpu_count: 8\nvram_gb: 640",
+            "odd_b": "brand: Acme\ngeneration: 1\ngpu_count: 8\nvram_gb: 640",
+        }
+    )
+    fragment = (
+        "compatible_strategies: [single_node_tp, single_node_tep]\n"
+        "strategy_hardware:\n  single_node_tep: {'1': unsupported}\n"
+    )
+    _ctx, _doc, _assembler, combos = _planned(fragment, taxonomy)
+    assert [command for command in _commands(combos) if command[0].startswith("odd_")] == [
+        ("odd_a", "single_node_tp", None, ("odd_a",)),
+        ("odd_a", "single_node_tep", None, ("odd_a",)),
+        ("odd_b", "single_node_tp", None, ("odd_b",)),
+    ]
+
+
+def test_hardware_of_another_brand_in_a_generation_has_a_command_of_its_own() -> None:
+    # A hardware's lower-case brand selects its list where no generation key does: acme_h,
+    # a hopper of another brand, does not join the nvidia list h200 and h100 read.
+    taxonomy = _taxonomy_with(
+        {"acme_h": "brand: Acme\ngeneration: hopper\ngpu_count: 8\nvram_gb: 640"}
+    )
+    fragment = "hardware_overrides:\n  nvidia: {extra_args: ['--n']}\n"
+    _ctx, _doc, assembler, combos = _planned(fragment, taxonomy)
+    nvidia = ("hardware_overrides", "nvidia", "extra_args")
+    found = {
+        combo.members: [layer.pointer for layer in assembler.layers(combo)]
+        for combo in combos
+        if combo.hw_id in ("h200", "acme_h")
+    }
+    assert found == {("h200", "h100"): [nvidia], ("acme_h",): []}
+
+
+# --- the images a recipe's lists reach ------------------------------------------------------
+
+
+def test_each_recipe_list_a_command_joins_maps_to_the_images_of_its_hardware() -> None:
+    fragment = (
+        "compatible_strategies: [single_node_tp, single_node_tep]\n"
+        "model:\n  docker_image: {amd: 'vllm/vllm-openai-rocm:v0.20.0'}\n"
+        "  base_args: ['--max-num-seqs', '8']\n"
+        "hardware_overrides:\n  hopper: {extra_args: ['--b', '2']}\n  cpu: {extra_args: ['--c']}\n"
+    )
+    ctx, doc, _assembler, _combos = _planned(fragment)
+    # single_node_tep's own vllm_args are the strategy file's, not the recipe's; no command
+    # runs on cpu hardware (xeon6 is restricted and not declared).
+    assert commandplan.images_reached(ctx, doc) == {
+        ("model", "base_args"): frozenset(
+            {"vllm/vllm-openai:latest", "vllm/vllm-openai-rocm:v0.20.0"}
+        ),
+        ("hardware_overrides", "hopper", "extra_args"): frozenset({"vllm/vllm-openai:latest"}),
+    }
+
+
+def test_a_list_reaches_the_image_of_every_hardware_its_command_stands_for() -> None:
+    # The layers read the generation a profile lists under either key, the image only one
+    # under `generation`: tpu_b, with the tpu generation under `gpu_generation`, shares
+    # tpu_a's command but runs in the NVIDIA image.
+    taxonomy = _taxonomy_with(
+        {
+            "tpu_a": "brand: Google\ngeneration: tpu\ngpu_count: 8\nvram_gb: 256",
+            "tpu_b": "brand: Google\ngpu_generation: tpu\ngpu_count: 8\nvram_gb: 256",
+        }
+    )
+    ctx, doc, _assembler, combos = _planned(
+        "hardware_overrides:\n  tpu: {extra_args: [--t]}\n", taxonomy
+    )
+    assert [c.members for c in combos if c.hw_id.startswith("tpu_")] == [("tpu_a", "tpu_b")]
+    reached = commandplan.images_reached(ctx, doc)
+    assert reached is not None
+    assert reached[("hardware_overrides", "tpu", "extra_args")] == frozenset(
+        {"vllm/vllm-tpu:latest", "vllm/vllm-openai:latest"}
+    )
+
+
+def test_the_images_a_recipe_reaches_are_unknown_when_its_commands_cannot_all_be_told() -> None:
+    def reached(text: str) -> object:
+        tree, doc = tree_in_memory(RECIPE, text)
+        return commandplan.images_reached(CheckContext(tree, Config()), doc)
+
+    assert reached(document_text(RECIPE, Fragment("meta:\n  tasks: [omni]\n"))) is None
+    assert reached(document_text(RECIPE, Fragment("meta:\n  hardware: 5\n"))) is None
+    hostile = base_recipe()  # exactly MAX_COMBINATIONS planned: the cap is reached
+    hostile["compatible_strategies"] = ["single_node_tp", "single_node_tep", "pd_cluster"]
+    hostile["variants"] = {
+        f"v{i}": {"precision": "bf16", "vram_minimum_gb": 20} for i in range(250)
+    }
+    assert reached(json.dumps(hostile)) is None
+    assert reached(document_text(RECIPE, Fragment("{}"))) == {}  # told: it holds no list

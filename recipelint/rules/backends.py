@@ -129,28 +129,35 @@ class BackendChoice:
     spelled: str  # how the command selects it, for the message
 
 
+# What a list's units select, before the list places it: (kind, name, item index, spelled).
+UnitSelection = tuple[str, str, int, str]
+
+
 def _arg_selections(catalog: FlagCatalog, layer: ArgList) -> Iterator[BackendChoice]:
-    for unit in layer.units:
+    for kind, name, index, spelled in _unit_selections(catalog, layer.units):
+        yield BackendChoice(kind, name, layer.doc, layer.at(index), spelled)
+
+
+def _unit_selections(catalog: FlagCatalog, units: list[ArgUnit]) -> Iterator[UnitSelection]:
+    for unit in units:
         hit = catalog.lookup(unit.name)
         if hit.canonical not in SELECTING:
             continue  # most options select nothing: their value and place are not worked out
         value = unit.inline_value if unit.inline_value is not None else unit.text_value
         if value is None:
             continue
-        at = layer.at(unit.index if unit.value_index is None else unit.value_index)
+        at = unit.index if unit.value_index is None else unit.value_index
         if hit.canonical == "--attention-backend":
-            yield BackendChoice(ATTENTION, value, layer.doc, at, f"--attention-backend {value}")
+            yield ATTENTION, value, at, f"--attention-backend {value}"
         elif hit.canonical == "--quantization":
-            yield BackendChoice(QUANTIZATION_KIND, value, layer.doc, at, f"{unit.name} {value}")
+            yield QUANTIZATION_KIND, value, at, f"{unit.name} {value}"
         elif hit.canonical == "--moe-backend":
             # vLLM's parser lower-cases the choice and turns dashes into underscores.
-            name = value.lower().replace("-", "_")
-            yield BackendChoice(MOE_KIND, name, layer.doc, at, f"{unit.name} {value}")
+            yield MOE_KIND, value.lower().replace("-", "_"), at, f"{unit.name} {value}"
         elif hit.canonical == "--attention-config":
             backend = _config_backend(hit.json_path, value)
             if backend is not None:
-                shown = f"{unit.name} backend {backend}"
-                yield BackendChoice(ATTENTION, backend, layer.doc, at, shown)
+                yield ATTENTION, backend, at, f"{unit.name} backend {backend}"
 
 
 def _config_backend(path: tuple[str, ...], value: str) -> str | None:
@@ -190,11 +197,12 @@ ENV_RULE_STEPS = tuple(
 class SelectionMemo:
     """What one recipe's lists select, read once for all its combinations.
 
-    ``lists``: a recipe list's selections by the identity of its units (the units are kept, so
+    ``lists``: what a recipe list's units select, by the identity of the units (they are kept, so
     the id is not reused): the combinations share their lists, and reading a list's flags is the
-    cost. ``env_steps``: an env step's selections under (step, what the step reads)."""
+    cost. Lists of equal items share their units, so each list places what they select itself.
+    ``env_steps``: an env step's selections under (step, what the step reads)."""
 
-    lists: dict[int, tuple[list[ArgUnit], list[BackendChoice]]] = field(default_factory=dict)
+    lists: dict[int, tuple[list[ArgUnit], list[UnitSelection]]] = field(default_factory=dict)
     env_steps: dict[tuple[object, ...], list[BackendChoice]] = field(default_factory=dict)
 
 
@@ -207,8 +215,9 @@ def _selections(
             units = arg_layer.units
             cached = memo.lists.get(id(units))
             if cached is None or cached[0] is not units:
-                cached = memo.lists[id(units)] = (units, list(_arg_selections(flags, arg_layer)))
-            yield from cached[1]
+                cached = memo.lists[id(units)] = (units, list(_unit_selections(flags, units)))
+            for kind, name, index, spelled in cached[1]:
+                yield BackendChoice(kind, name, arg_layer.doc, arg_layer.at(index), spelled)
     yield from _env_step_selections(assembler, combo, memo)
 
 

@@ -86,14 +86,12 @@ def _mentioned(value: object, profiles: dict[str, JsonValue], found: set[str]) -
 
 def _hardware_class(hw_id: str, profile: JsValue, mentioned: set[str]) -> HardwareClass:
     """Hardware the recipe never names gets the same layers as any other of its generation and size."""
-    if hw_id in mentioned:
+    gen, brand = generation_of(profile), get(profile, "brand")
+    # The strategies offered read the generation and brand as strings: true and 1 are equal
+    # keys here but "true" and "1" there, so an unusual profile is a class of its own.
+    if hw_id in mentioned or type(gen) is not str or type(brand) is not str:
         return hw_id
-    return (
-        generation_of(profile),
-        get(profile, "brand"),
-        get(profile, "gpu_count"),
-        is_scalable(profile),
-    )
+    return (gen, brand, get(profile, "gpu_count"), is_scalable(profile))
 
 
 # Tables the argument layers look up by exact hardware id, generation or lower-case brand,
