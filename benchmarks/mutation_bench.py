@@ -1084,6 +1084,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "return float(value)\nreturn None",
         "pass",
     ): "the property's last line: it then falls off its end, returning None as well",
+    (
+        _RULES_GUIDE_HARDWARE,
+        "_short_q",
+        'at = text.find("-q", at + 1)',
+        'at = text.find("-q", at + 2)',
+    ): 'text[at + 1] is the "q" just found, so no "-q" starts there: the next is found alike',
 }
 
 
