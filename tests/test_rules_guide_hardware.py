@@ -659,3 +659,40 @@ def test_a_block_left_open_at_a_guide_s_end_is_read_to_its_last_line(tmp_path: P
     assert finding.message.startswith(
         "the guide runs `vllm/vllm-openai-rocm:latest` under “NVIDIA H100”"
     )
+
+
+def test_an_image_is_underlined_with_its_tag(tmp_path: Path) -> None:
+    markdown = "## NVIDIA H100\n\n```bash\ndocker run vllm/vllm-openai-rocm:v0.9.2 acme/demo\n```\n"
+    [finding] = _rl607(tmp_path, markdown)
+    line, column = _line_of(tmp_path, "vllm/vllm-openai-rocm")
+    assert (finding.span.line, finding.span.column) == (line, column)
+    assert finding.span.end_column == column + len("vllm/vllm-openai-rocm:v0.9.2")
+
+
+def test_a_selection_for_the_default_hardware_confines_nothing(tmp_path: Path) -> None:
+    # `default` is no hardware of one generation: the list is rendered for any.
+    recipe = 'hardware_overrides:\n  default:\n    extra_args: ["--moe-backend", "triton"]\n'
+    markdown = "## Launch\n\n```bash\nvllm serve acme/demo --moe-backend triton\n```\n"
+    assert _rl607(tmp_path, markdown, recipe) == []
+
+
+# --- the blocks skipped for selecting nothing ---------------------------------------------
+
+
+def test_a_prose_command_right_after_a_block_that_selects_nothing_is_read(
+    tmp_path: Path,
+) -> None:
+    markdown = (
+        "## AMD MI300X\n\n```bash\necho hi\n```\n"
+        "Run `vllm serve acme/demo --attention-backend FLASHINFER`.\n"
+    )
+    assert _sections(tmp_path, markdown) == ["AMD MI300X"]
+
+
+def test_words_on_a_fence_s_own_line_are_no_prose_command(tmp_path: Path) -> None:
+    # A tilde fence takes any text after its language; the plain reading fences that line.
+    command = "`vllm serve acme/demo --attention-backend FLASHINFER`"
+    opening = f"## AMD MI300X\n\n~~~bash {command}\necho hi\n~~~\n"
+    assert _rl607(tmp_path / "opening", opening) == []
+    closing = f"## AMD MI300X\n\n~~~bash\necho hi\n~~~ {command}\n"
+    assert _rl607(tmp_path / "closing", closing) == []
