@@ -444,3 +444,53 @@ def test_a_recipe_value_that_is_no_json_leaves_the_guide_s_refusal(tmp_path: Pat
     assert [d.message for d in found["RL605"]] == [
         "the guide's serve command passes `--swap-space`, which no release from 0.20.0 on accepts"
     ]
+
+
+def test_an_option_only_the_minimum_runs_is_to_be_dropped(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo --swap-space 4\n```"
+    [(_code, _text, _message, hint)] = _found(tmp_path, body, **_min("0.17.1"))
+    assert hint == (
+        "drop it, or write the form later releases accept: no release after vLLM 0.17.1 runs "
+        "it, so raising min_vllm_version does not help"
+    )
+
+
+def test_a_json_key_is_judged_by_its_config_not_by_its_option(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo --compilation-config.bogus_key 1\n```"
+    assert [found[:3] for found in _found(tmp_path, body)] == [
+        (
+            "RL605",
+            "--compilation-config.bogus_key",
+            "the guide's serve command passes `--compilation-config.bogus_key`, which no release "
+            "from 0.20.0 on accepts (unknown key)",
+        )
+    ]
+
+
+def test_unknown_options_in_a_row_are_each_reported(tmp_path: Path) -> None:
+    # An unknown option takes no word: the next one is judged as an option of its own.
+    body = "```bash\nvllm serve acme/demo --bogus-one --bogus-two\n```"
+    assert [found[:2] for found in _found(tmp_path, body)] == [
+        ("RL604", "--bogus-one"),
+        ("RL604", "--bogus-two"),
+    ]
+
+
+def test_an_option_the_reader_fills_in_leaves_the_next_to_be_judged(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo --max-model-len=$LEN --bogus-option\n```"
+    assert [found[:2] for found in _found(tmp_path, body)] == [("RL604", "--bogus-option")]
+
+
+def test_an_option_holding_its_value_reads_no_next_word() -> None:
+    judge = command_judge("0.20.0", "vllm")
+    assert judge.reads_next_word("--max-model-len")
+    # `=` and the `-O3` shorthand carry the value; a negation takes none.
+    for word in ("--max-model-len=8192", "-O3", "--no-enable-prefix-caching"):
+        assert not judge.reads_next_word(word), word
+        assert judge.reading(word, "8", False) == judge.reading(word, None, False), word
+
+
+def test_argparse_s_own_help_options_are_not_judged(tmp_path: Path) -> None:
+    # No catalog lists them: every parser has them.
+    body = "```bash\nvllm serve acme/demo --help\nvllm serve acme/demo -h --bogus-option\n```"
+    assert [found[:2] for found in _found(tmp_path, body)] == [("RL604", "--bogus-option")]
