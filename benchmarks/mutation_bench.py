@@ -1125,6 +1125,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     "generation and brand, gpu_count and scalability (any other is a class of its own), and "
     "strategies_on reads nothing else of a hardware: its id finds nothing in the recipe's tables, "
     "so the last is offered the strategies the first is",
+    (
+        _RULES_GUIDE_HARDWARE,
+        "_short_q",
+        'at = text.find("-q", at + 1)',
+        'at = text.find("-q", at + 2)',
+    ): 'text[at + 1] is the "q" just found, so no "-q" starts there: the next is found alike',
 }
 
 

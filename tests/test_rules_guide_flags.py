@@ -370,3 +370,127 @@ def test_an_option_the_recipe_s_args_are_refused_for_is_left_to_them_at_any_buil
     )
     assert [d.pointer for d in found.get("RL359", [])] == [("model", "base_args", 0)]
     assert found.get("RL605", []) == []
+
+
+def test_a_section_asking_for_a_nightly_build_is_judged_by_the_newest_release(
+    tmp_path: Path,
+) -> None:
+    """`--enable-extensible-kv-cache` is new in the newest catalogued release; `--swap-space`
+    was dropped long before it."""
+    newest = available_versions()[-1]
+    section = "## Fast path\n\nNeeds a nightly build.\n\n```bash\nvllm serve acme/demo {}\n```"
+    new = section.format("--enable-extensible-kv-cache")
+    assert _found(tmp_path / "new", new, **_min("0.11.0")) == []
+    [(code, text, message, _hint)] = _found(
+        tmp_path / "dropped", section.format("--swap-space 4"), **_min("0.11.0")
+    )
+    assert (code, text) == ("RL605", "--swap-space")
+    assert message.endswith(f"which no release from {newest} on accepts")
+
+
+# --- which releases a command claims, and the finding's words for them --------------------
+
+
+def test_a_checkpoint_given_as_the_first_word_is_the_variant_served(tmp_path: Path) -> None:
+    """The variant raises the minimum to 0.13.0, where `--attention-backend` arrived."""
+    rest = VARIANT.format("acme/demo-fp8") + '    min_vllm_version: "0.13.0"\n'
+    body = "```bash\nvllm serve acme/demo-fp8 --attention-backend FLASH_ATTN\n```"
+    assert _found(tmp_path, body, **_min("0.11.0"), rest=rest) == []
+
+
+def test_a_refusal_by_releases_the_recipe_s_list_is_not_refused_by_is_the_guide_s(
+    tmp_path: Path,
+) -> None:
+    """The variant's list runs from 0.12.0, refused there alone; the guide's command from the
+    recipe's 0.11.0, refused by 0.11.0 too: a cause of its own, not a repeat of RL358's."""
+    rest = (
+        'variants:\n  fast:\n    precision: fp8\n    min_vllm_version: "0.12.0"\n'
+        '    extra_args: ["--attention-backend", "FLASH_ATTN"]\n'
+    )
+    body = "```bash\nvllm serve acme/demo --attention-backend FLASH_ATTN\n```"
+    found = findings_by_code(tmp_path, {RECIPE: _recipe(body, 'min_vllm_version: "0.11.0"', rest)})
+    assert [d.pointer for d in found["RL358"]] == [("variants", "fast", "extra_args", 0)]
+    [guide] = found["RL605"]
+    assert guide.message.startswith(
+        "the guide's serve command passes `--attention-backend`, which vLLM 0.11.0 refuses"
+    )
+
+
+def test_an_option_refused_again_after_a_run_that_took_it_is_not_told_to_be_dropped(
+    tmp_path: Path,
+) -> None:
+    """`--enable-reasoning` is refused by 0.7.0, taken from 0.7.1 to 0.9.2 and refused again
+    from 0.10.0: neither raising the minimum nor dropping it is the whole story."""
+    body = "```bash\nvllm serve acme/demo --enable-reasoning\n```"
+    newest = available_versions()[-1]
+    assert _found(tmp_path, body, **_min("0.7.0")) == [
+        (
+            "RL605",
+            "--enable-reasoning",
+            "the guide's serve command passes `--enable-reasoning`, which vLLM 0.7.0, 0.10.0 to "
+            f"{newest} refuse, though the recipe claims every release from 0.7.0 on",
+            "write the form every release from 0.7.0 on accepts (`recipelint flags history FLAG` "
+            "shows each release's reading)",
+        )
+    ]
+
+
+def test_a_recipe_value_that_is_no_json_leaves_the_guide_s_refusal(tmp_path: Path) -> None:
+    # The recipe's lists are read for JSON sub-keys when a guide verdict may repeat theirs.
+    body = "```bash\nvllm serve acme/demo --swap-space 4\n```"
+    model = 'min_vllm_version: "0.20.0"\n  base_args: ["--compilation-config", "{oops"]'
+    found = findings_by_code(tmp_path, {RECIPE: _recipe(body, model)})
+    assert [d.pointer for d in found["RL308"]] == [("model", "base_args", 1)]
+    assert [d.message for d in found["RL605"]] == [
+        "the guide's serve command passes `--swap-space`, which no release from 0.20.0 on accepts"
+    ]
+
+
+def test_an_option_only_the_minimum_runs_is_to_be_dropped(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo --swap-space 4\n```"
+    [(_code, _text, _message, hint)] = _found(tmp_path, body, **_min("0.17.1"))
+    assert hint == (
+        "drop it, or write the form later releases accept: no release after vLLM 0.17.1 runs "
+        "it, so raising min_vllm_version does not help"
+    )
+
+
+def test_a_json_key_is_judged_by_its_config_not_by_its_option(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo --compilation-config.bogus_key 1\n```"
+    assert [found[:3] for found in _found(tmp_path, body)] == [
+        (
+            "RL605",
+            "--compilation-config.bogus_key",
+            "the guide's serve command passes `--compilation-config.bogus_key`, which no release "
+            "from 0.20.0 on accepts (unknown key)",
+        )
+    ]
+
+
+def test_unknown_options_in_a_row_are_each_reported(tmp_path: Path) -> None:
+    # An unknown option takes no word: the next one is judged as an option of its own.
+    body = "```bash\nvllm serve acme/demo --bogus-one --bogus-two\n```"
+    assert [found[:2] for found in _found(tmp_path, body)] == [
+        ("RL604", "--bogus-one"),
+        ("RL604", "--bogus-two"),
+    ]
+
+
+def test_an_option_the_reader_fills_in_leaves_the_next_to_be_judged(tmp_path: Path) -> None:
+    body = "```bash\nvllm serve acme/demo --max-model-len=$LEN --bogus-option\n```"
+    assert [found[:2] for found in _found(tmp_path, body)] == [("RL604", "--bogus-option")]
+
+
+def test_an_option_holding_its_value_reads_no_next_word() -> None:
+    judge = command_judge("0.20.0", "vllm")
+    assert judge.reads_next_word("--max-model-len")
+    # `=` and the `-O3` shorthand carry the value; a negation takes none.
+    for word in ("--max-model-len=8192", "-O3", "--no-enable-prefix-caching"):
+        assert not judge.reads_next_word(word), word
+        assert judge.reading(word, "8", False) == judge.reading(word, None, False), word
+
+
+def test_argparse_s_own_help_options_are_not_judged(tmp_path: Path) -> None:
+    # No catalog lists them: every parser has them.
+    body = "```bash\nvllm serve acme/demo --help\nvllm serve acme/demo -h --bogus-option\n```"
+    assert [found[:2] for found in _found(tmp_path, body)] == [("RL604", "--bogus-option")]

@@ -375,6 +375,8 @@ SHORT_Q_TEXT = st.text(
 
 @property_profile(800)
 @given(SHORT_Q_TEXT)
+# `-q` first: nothing stands before it, not even the whitespace that ends the text.
+@example("-q ")
 def test_short_options_are_the_pattern_s(text: str) -> None:
     assert _selects(text) == bool(SELECTING_TEXT.search(text))
 
@@ -563,3 +565,134 @@ def test_a_heading_after_a_prose_command_is_not_its_section(tmp_path: Path) -> N
         "## AMD MI300X\n\nSee below.\n"
     )
     assert _rl607(tmp_path, markdown) == []
+
+
+# --- what narrows the hardware a command is judged for ------------------------------------
+
+
+def test_four_hardware_are_all_named_and_a_fifth_is_left_to_an_ellipsis(tmp_path: Path) -> None:
+    block = "```bash\nvllm serve acme/demo --attention-backend ROCM_AITER_FA\n```\n"
+    [four] = _rl607(tmp_path / "four", "## H100, H200, B200 and B300\n\n" + block)
+    assert "for B200, B300, H100, H200, but in vLLM" in four.message
+    [five] = _rl607(tmp_path / "five", "## H100, H200, B200, B300 and GB200\n\n" + block)
+    assert "for B200, B300, GB200 NVL4, H100, …, but in vLLM" in five.message
+
+
+def test_hardware_no_built_in_platform_runs_is_not_judged(tmp_path: Path) -> None:
+    # vLLM's catalogs describe no plugin platform: a section for its hardware cannot refuse.
+    taxonomy = context_text("taxonomy.yaml").replace(
+        "hardware_profiles:\n",
+        "hardware_profiles:\n  npu_x:\n    brand: Huawei\n    generation: npu\n"
+        '    display_name: "NPU X"\n    description: "An NPU"\n    gpu_count: 1\n'
+        "    vram_gb: 64\n    multi_node: false\n",
+        1,
+    )
+    guide = _guide("## Huawei NPU X\n\n" + FLASHINFER_BLOCK)
+    found = findings_by_code(tmp_path, {RECIPE: guide, "taxonomy.yaml": taxonomy})
+    assert "RL607" not in found
+
+
+def test_a_command_running_an_image_serves_only_the_brands_it_is_built_for(
+    tmp_path: Path,
+) -> None:
+    served = {}
+    for image in ("vllm/vllm-openai", "vllm/vllm-openai-rocm"):
+        markdown = (
+            f"## Launch\n\n```bash\ndocker run {image}:latest acme/demo --moe-backend triton\n```\n"
+        )
+        [finding] = _rl607(tmp_path / image.replace("/", "_"), markdown, BLACKWELL_ONLY_MOE)
+        served[image] = finding.message.split("also serves ")[1]
+    assert served == {
+        "vllm/vllm-openai": "h200, h100",
+        "vllm/vllm-openai-rocm": "mi300x, mi325x, mi355x",
+    }
+
+
+def test_a_backend_selected_by_the_variable_is_the_one_the_recipe_selects_by_option(
+    tmp_path: Path,
+) -> None:
+    recipe = (
+        'hardware_overrides:\n  blackwell:\n    extra_args: ["--attention-backend", "FLASHINFER"]\n'
+    )
+    markdown = "## Launch\n\n```bash\nVLLM_ATTENTION_BACKEND=FLASHINFER vllm serve acme/demo\n```\n"
+    [finding] = _rl607(tmp_path, markdown, recipe)
+    assert finding.message.startswith(
+        "the recipe selects the attention backend `FLASHINFER` only for blackwell hardware "
+        "(hardware_overrides.blackwell.extra_args), but the guide's command under no hardware "
+        "heading that selects it also serves h200, h100, mi300x, mi325x, …"
+    )
+
+
+# One variant, for B200 only (a TPU is restricted, offered only where meta.hardware names it).
+B200_ONLY_TRITON = """\
+variants:
+  default:
+    precision: bf16
+    vram_minimum_gb: 20
+  nvfp4:
+    model_id: acme/demo-NVFP4
+    precision: bf16
+    vram_minimum_gb: 10
+    supported_hardware: [b200, trillium]
+    extra_args: ["--moe-backend", "triton"]
+"""
+
+
+def test_a_variant_whose_hardware_cannot_be_worked_out_confines_nothing(tmp_path: Path) -> None:
+    markdown = "## NVIDIA\n\n```bash\nvllm serve acme/demo --moe-backend triton\n```\n"
+    [finding] = _rl607(tmp_path / "valid", markdown, B200_ONLY_TRITON)
+    assert "only for blackwell hardware (variants.nvfp4.extra_args)" in finding.message
+    # A string where meta.hardware maps hardware: asking it for the TPU throws, as upstream's
+    # `in` does, so no variant's hardware is known.
+    broken = 'meta:\n  hardware: "trillium"\n' + B200_ONLY_TRITON
+    assert _rl607(tmp_path / "broken", markdown, broken) == []
+
+
+def test_a_block_left_open_at_a_guide_s_end_is_read_to_its_last_line(tmp_path: Path) -> None:
+    # `|-` keeps no final line break: the block's last line is the guide's last.
+    guide = Fragment(
+        "guide: |-\n  ## NVIDIA H100\n\n  ```bash\n"
+        "  docker run --gpus all vllm/vllm-openai-rocm:latest acme/demo"
+    )
+    [finding] = findings_by_code(tmp_path, {RECIPE: guide})["RL607"]
+    assert (finding.span.line, finding.span.column) == _line_of(tmp_path, "vllm/vllm-openai-rocm")
+    assert finding.message.startswith(
+        "the guide runs `vllm/vllm-openai-rocm:latest` under “NVIDIA H100”"
+    )
+
+
+def test_an_image_is_underlined_with_its_tag(tmp_path: Path) -> None:
+    markdown = "## NVIDIA H100\n\n```bash\ndocker run vllm/vllm-openai-rocm:v0.9.2 acme/demo\n```\n"
+    [finding] = _rl607(tmp_path, markdown)
+    line, column = _line_of(tmp_path, "vllm/vllm-openai-rocm")
+    assert (finding.span.line, finding.span.column) == (line, column)
+    assert finding.span.end_column == column + len("vllm/vllm-openai-rocm:v0.9.2")
+
+
+def test_a_selection_for_the_default_hardware_confines_nothing(tmp_path: Path) -> None:
+    # `default` is no hardware of one generation: the list is rendered for any.
+    recipe = 'hardware_overrides:\n  default:\n    extra_args: ["--moe-backend", "triton"]\n'
+    markdown = "## Launch\n\n```bash\nvllm serve acme/demo --moe-backend triton\n```\n"
+    assert _rl607(tmp_path, markdown, recipe) == []
+
+
+# --- the blocks skipped for selecting nothing ---------------------------------------------
+
+
+def test_a_prose_command_right_after_a_block_that_selects_nothing_is_read(
+    tmp_path: Path,
+) -> None:
+    markdown = (
+        "## AMD MI300X\n\n```bash\necho hi\n```\n"
+        "Run `vllm serve acme/demo --attention-backend FLASHINFER`.\n"
+    )
+    assert _sections(tmp_path, markdown) == ["AMD MI300X"]
+
+
+def test_words_on_a_fence_s_own_line_are_no_prose_command(tmp_path: Path) -> None:
+    # A tilde fence takes any text after its language; the plain reading fences that line.
+    command = "`vllm serve acme/demo --attention-backend FLASHINFER`"
+    opening = f"## AMD MI300X\n\n~~~bash {command}\necho hi\n~~~\n"
+    assert _rl607(tmp_path / "opening", opening) == []
+    closing = f"## AMD MI300X\n\n~~~bash\necho hi\n~~~ {command}\n"
+    assert _rl607(tmp_path / "closing", closing) == []
