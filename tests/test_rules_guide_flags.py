@@ -245,10 +245,15 @@ def test_a_value_refused_over_runs_of_releases_names_each_run(tmp_path: Path) ->
         "raise min_vllm_version past 0.33.0, or write the form every release from 0.15.0 on accepts"
     ]
     gaps = "```bash\nvllm serve acme/demo --block-size 1024\n```"
-    assert [found[2] for found in _found(tmp_path / "gaps", gaps, **_min("0.4.0"))] == [
-        "the guide's serve command passes `--block-size 1024`, which vLLM 0.4.0 to 0.5.4, 0.6.0 "
-        "to 0.17.1 refuse (invalid choice or type), though the recipe claims every release "
-        "from 0.4.0 on"
+    assert [found[2:] for found in _found(tmp_path / "gaps", gaps, **_min("0.4.0"))] == [
+        (
+            "the guide's serve command passes `--block-size 1024`, which vLLM 0.4.0 to 0.5.4, "
+            "0.6.0 to 0.17.1 refuse (invalid choice or type), though the recipe claims every "
+            "release from 0.4.0 on",
+            # The minimum refuses it too: every release past the last refusal runs it.
+            "raise min_vllm_version past 0.17.1, or write the form every release from 0.4.0 on "
+            "accepts",
+        )
     ]
 
 

@@ -572,7 +572,7 @@ def _refusal_hint(statuses: list[ReleaseStatus], release: str, claim: Claim) -> 
             "drop it, or write the form later releases accept: no release after vLLM "
             f"{statuses[accepted[-1]].version} runs it, so raising {claim.minimum} does not help"
         )
-    if refused[-1] < accepted[-1] and refused[0] > 0:
+    if refused[-1] < accepted[-1]:
         return (
             f"raise {claim.minimum} past {statuses[refused[-1]].version}, or write the form "
             f"every release from {release} on accepts"
