@@ -169,6 +169,10 @@ _UNREAD_SERVE_PORT = (
     "read nowhere: command.py re-exports it and no module or test imports it (docker.wrap and "
     "_kv_router write their own 8000)"
 )
+_VARIANT_LIST_POINTER = (
+    "an argument list under variants is at one of resolve.layers' places, variants.<key>.extra_args "
+    "or variants.<key>.hardware_overrides.<hw>.extra_args: its pointer has 3 or 5 parts, never 1 or 2"
+)
 _DOUBLE_TEXT = "the text of a double (repr) has at most 17 digits, so n = 21 needs k <= 21"
 _KEY_POLARITY = (  # image_key's == flipped to !=
     "each part of the key still tells the same two kinds of hardware apart, only inverted: "
@@ -1131,6 +1135,18 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         'at = text.find("-q", at + 1)',
         'at = text.find("-q", at + 2)',
     ): 'text[at + 1] is the "q" just found, so no "-q" starts there: the next is found alike',
+    (
+        _RULES_GUIDE_FLAGS,
+        "_list_release",
+        'if len(pointer) >= 2 and pointer[0] == "variants":',
+        'if len(pointer) >= 1 and pointer[0] == "variants":',
+    ): _VARIANT_LIST_POINTER,
+    (
+        _RULES_GUIDE_FLAGS,
+        "_list_release",
+        'if len(pointer) >= 2 and pointer[0] == "variants":',
+        'if len(pointer) > 2 and pointer[0] == "variants":',
+    ): _VARIANT_LIST_POINTER,
 }
 
 

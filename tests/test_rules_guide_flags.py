@@ -11,12 +11,18 @@ from hypothesis import strategies as st
 from treehelp import Fragment, findings_by_code
 
 from recipelint.flags.catalog import available_versions
+from recipelint.jsvalue import JsonValue
 from recipelint.read.load import parse_yaml
 from recipelint.read.tree import load_tree
 from recipelint.rules.common import guide_text
 from recipelint.rules.guide import GuideFacts, _package
-from recipelint.rules.guide_flags import CommandJudge, command_judge, guide_release
-from recipelint.rules.guide_shell import guide_commands
+from recipelint.rules.guide_flags import (
+    CommandJudge,
+    command_judge,
+    deployed_claim,
+    guide_release,
+)
+from recipelint.rules.guide_shell import GuideCommand, guide_commands
 
 
 @settings(max_examples=150, deadline=None)
@@ -499,3 +505,52 @@ def test_argparse_s_own_help_options_are_not_judged(tmp_path: Path) -> None:
     # No catalog lists them: every parser has them.
     body = "```bash\nvllm serve acme/demo --help\nvllm serve acme/demo -h --bogus-option\n```"
     assert [found[:2] for found in _found(tmp_path, body)] == [("RL604", "--bogus-option")]
+
+
+def test_a_guide_is_first_judged_at_the_recipe_s_minimum_else_at_the_newest_release() -> None:
+    newest = available_versions()[-1]
+    assert guide_release({"model": {"min_vllm_version": "0.11.0"}}) == "0.11.0"
+    assert guide_release({"model": {"min_vllm_version": "nightly"}}) == newest
+    assert guide_release({"model": {}}) == newest
+
+
+def test_a_minimum_older_than_every_catalog_reads_options_as_the_oldest_catalog(
+    tmp_path: Path,
+) -> None:
+    """--device takes a value in the oldest catalog; the newest no longer knows it."""
+    body = "```bash\nvllm serve acme/demo --device cuda\n```"
+    oldest = available_versions()[0]
+    older = _found(tmp_path / "older", body, **_min("0.3.0"))
+    assert [found[2] for found in older] == [
+        "the guide's serve command passes `--device`, which vLLM 0.10.0 and newer refuse "
+        "(unrecognized arguments): vLLM 0.9.2 is the last release that runs it"
+    ]
+    assert older == _found(tmp_path / "oldest", body, **_min(oldest))
+
+
+def test_hardware_running_different_open_ended_images_claim_the_first_in_order() -> None:
+    """Both run the newest release and what follows it; the claim names one image, the same
+    whatever order the section lists its hardware in."""
+    data: dict[str, JsonValue] = {
+        "model": {
+            "model_id": "acme/demo",
+            "docker_image": {
+                "nvidia": "vllm/vllm-openai:nightly",
+                "amd": "vllm/vllm-openai-rocm:nightly",
+            },
+        }
+    }
+    hardware: list[tuple[str, JsonValue]] = [
+        ("h100", {"brand": "NVIDIA"}),
+        ("mi300x", {"brand": "AMD"}),
+    ]
+    command = GuideCommand(words=("acme/demo",), lines=((1, "vllm serve acme/demo"),))
+    for section in (hardware, hardware[::-1]):
+        claimed = deployed_claim(data, section, command, "0.11.0")
+        assert claimed is not None
+        release, claim = claimed
+        assert (release, claim.image, claim.open_ended) == (
+            available_versions()[-1],
+            "vllm/vllm-openai-rocm:nightly",
+            True,
+        )
