@@ -129,6 +129,7 @@ _VOCABULARY = "recipelint/rules/vocabulary.py"
 _RULES_BACKENDS = "recipelint/rules/backends.py"
 _RULES_COMMANDPLAN = "recipelint/rules/commandplan.py"
 _RULES_GUIDE = "recipelint/rules/guide.py"
+_RULES_CONTEXT = "recipelint/rules/context.py"
 _RULES_GUIDE_FLAGS = "recipelint/rules/guide_flags.py"
 _RULES_GUIDE_HARDWARE = "recipelint/rules/guide_hardware.py"
 _RULES_GUIDE_SECTIONS = "recipelint/rules/guide_sections.py"
@@ -1147,6 +1148,20 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         'if len(pointer) >= 2 and pointer[0] == "variants":',
         'if len(pointer) > 2 and pointer[0] == "variants":',
     ): _VARIANT_LIST_POINTER,
+    (
+        _RULES_CONTEXT,
+        "_by_name",
+        'name = doc.data.get("name") if doc.usable and isinstance(doc.data, dict) else None',
+        'name = doc.data.get("name") if doc.usable or isinstance(doc.data, dict) else None',
+    ): "a document is usable exactly when its data is a mapping (the loader marks only a mapping "
+    "usable and clears the data of any other), so either condition alone says the same",
+    (
+        _RULES_GUIDE,
+        "_serve_flag_verdicts",
+        "else (0, 0, finding.code)",
+        "else ( 1, 0, finding.code)",
+    ): "a span's columns count from 1, so (0, 0, code) and (1, 0, code) both differ from every "
+    "placed finding's key and stand alike for the findings without a span",
 }
 
 

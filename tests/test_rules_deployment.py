@@ -423,3 +423,22 @@ def test_each_pd_roles_oversize_is_reported_at_its_own_item(tmp_path: Path) -> N
     pointers = {finding.pointer for finding in found}
     assert ("strategy_overrides", "pd_cluster", "prefill", "extra_args", 0) in pointers
     assert ("strategy_overrides", "pd_cluster", "decode", "extra_args", 0) in pointers
+
+
+def test_a_host_on_its_default_image_is_not_blamed_on_another_hardware_s_pin(
+    tmp_path: Path,
+) -> None:
+    """xeon6 pins the x86 CPU image that is also upstream's default for every CPU host: an Arm
+    host runs it as that default, not through xeon6's pin, so the pin is no fault of its."""
+    arm_host = (
+        "  graviton4:\n    brand: AWS\n    generation: cpu\n    arch: aarch64\n"
+        "    display_name: Graviton 4\n    gpu_count: 1\n    vram_gb: 512\n"
+    )
+    taxonomy = context_text("taxonomy.yaml").replace("  xeon6:\n", arm_host + "  xeon6:\n", 1)
+    recipe = (
+        "meta:\n  hardware:\n    xeon6: verified\n    graviton4: verified\n"
+        "variants:\n  default:\n    hardware_overrides:\n      xeon6:\n"
+        "        docker_image: 'vllm/vllm-openai-cpu:latest-x86_64'\n"
+    )
+    documents = {"models/acme/demo.yaml": Fragment(recipe), "taxonomy.yaml": taxonomy}
+    assert findings_by_code(tmp_path, documents).get("RL381", []) == []

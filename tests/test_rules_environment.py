@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from treehelp import CONTEXT, Fragment, findings_by_code
+from treehelp import CONTEXT, Fragment, build_tree, check_tree, findings_by_code
 
 from recipelint.diagnostics import Severity
 from recipelint.flags.env_catalog import env_span
@@ -253,3 +253,10 @@ def test_without_a_minimum_a_misspelling_is_matched_against_the_newest_release(
     (diag,) = findings_by_code(tmp_path, _env('    VLLM_USEV1: "1"\n', "0.3.0"))["RL361"]
     assert diag.message == "no vLLM release reads `VLLM_USEV1`: setting it does nothing"
     assert diag.hint == "remove it, or check the name against `recipelint env list`"
+
+
+def test_env_is_judged_in_a_tree_without_a_taxonomy(tmp_path: Path) -> None:
+    root = build_tree(tmp_path, _env('    VLLM_USE_V1: "1"\n'))
+    (root / "taxonomy.yaml").unlink()
+    found = [d for d in check_tree(root) if d.code.startswith("RL36")]
+    assert [(d.code, d.pointer) for d in found] == [("RL361", ("model", "base_env", "VLLM_USE_V1"))]

@@ -524,3 +524,16 @@ def test_a_command_run_with_omni_is_judged_against_vllm_omni(tmp_path: Path) -> 
     found = _findings(tmp_path, body)
     assert [_written(tmp_path, f) for f in found["RL604"]] == ["--bogus-option"]
     assert found["RL604"][0].message.endswith("an option no vLLM release accepts")
+
+
+def test_a_pinned_image_s_release_stands_in_a_section_asking_for_a_newer_one(
+    tmp_path: Path,
+) -> None:
+    """The image runs 0.11.0 alone, whatever its section asks for: --attention-backend came
+    with 0.13.0."""
+    body = (
+        "## Launch\n\nThis needs vLLM >= 0.13.0.\n\n```bash\n"
+        "docker run vllm/vllm-openai:v0.11.0 acme/demo --attention-backend FLASH_ATTN\n```"
+    )
+    [finding] = _findings(tmp_path, body, "0.11.0")["RL605"]
+    assert finding.message.endswith("the image `vllm/vllm-openai:v0.11.0` runs that release")
