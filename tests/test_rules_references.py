@@ -449,6 +449,6 @@ def test_a_taxonomy_whose_strategies_are_no_list_judges_no_strategy_name(tmp_pat
     assert "\nstrategies:\n" in taxonomy
     start = taxonomy.index("\nstrategies:\n")
     end = taxonomy.find("\n\n", start + 1)
-    unlisted = taxonomy[:start] + '\nstrategies: "single_node"' + taxonomy[end:]
-    documents = {"taxonomy.yaml": unlisted}
-    assert findings_by_code(tmp_path, documents).get("RL211", []) == []
+    for name, strategies in (("text", '\nstrategies: "single_node"'), ("missing", "")):
+        documents = {"taxonomy.yaml": taxonomy[:start] + strategies + taxonomy[end:]}
+        assert findings_by_code(tmp_path / name, documents).get("RL211", []) == [], name
