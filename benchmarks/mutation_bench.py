@@ -1162,6 +1162,15 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "else ( 1, 0, finding.code)",
     ): "a span's columns count from 1, so (0, 0, code) and (1, 0, code) both differ from every "
     "placed finding's key and stand alike for the findings without a span",
+    (
+        _RULES_RESOLVED,
+        "_scoped",
+        "return len(pointer) > 2 and (",
+        "return len(pointer) > 2 or (",
+    ): "a list outside strategy_overrides and hardware_overrides binds no strategy and no "
+    "hardware, for which _Judge.dead returns None; the variant hardware it reads on the way were "
+    "worked out by recipe_hardware already, and pick_fitting_variant reads parsed data through "
+    "get, js_or and js_le, which raise on none: the same lists are reported",
 }
 
 
