@@ -550,6 +550,16 @@ def test_a_value_sharing_only_a_long_tail_gets_no_did_you_mean(tmp_path: Path) -
     assert typo.hint == "did you mean `FLASH_ATTN_MLA`?"
 
 
+def test_a_value_a_word_short_of_a_known_one_is_proposed_past_closer_rated_ones(
+    tmp_path: Path,
+) -> None:
+    """difflib rates three backends sharing the tail `_MLA_SPARSE_DSV4` above the one that is
+    this value with its first word written out."""
+    [diag] = findings(tmp_path, "0.30.0", ["--attention-backend", "MLA_SPARSE_DSV4"])
+    assert diag.code == "RL353"
+    assert diag.hint == "did you mean `FLASHINFER_MLA_SPARSE_DSV4`?"
+
+
 def test_a_deprecation_quotes_the_newest_release_s_wording(tmp_path: Path) -> None:
     """0.33.0 says `--mamba-cache-mode` "will be removed in v0.33.0", 0.34.0 that it will be
     removed in v0.34.0 and still accepts it: the newest word is quoted, and named as its."""

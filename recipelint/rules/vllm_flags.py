@@ -1206,8 +1206,11 @@ def _value_hint(spec: FlagSpec, value: str) -> str | None:
             "human_int_or_auto": "give an integer such as 8192 or 128k, or auto",
         }.get(spec.type or "")
     # difflib rates values alike that share a long tail (`B12X_MLA_SPARSE`, `XPU_MLA_SPARSE`):
-    # only a candidate a typo away is proposed, otherwise the known values are listed.
-    close = tight_matches(value, difflib.get_close_matches(value, known, n=3, cutoff=0.6))
+    # only a candidate a typo away is proposed, otherwise the known values are listed. Every
+    # candidate difflib rates is tried, best first: the one a word away may rank below three
+    # that share the tail (`MLA_SPARSE_DSV4` is FLASHINFER_MLA_SPARSE_DSV4 without its first word).
+    rated = difflib.get_close_matches(value, known, n=len(known), cutoff=0.6)
+    close = tight_matches(value, rated)
     if close:
         return f"did you mean `{close[0]}`?"
     shown = ", ".join(known[:8]) + (", …" if len(known) > 8 else "")
