@@ -1171,6 +1171,12 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     "hardware, for which _Judge.dead returns None; the variant hardware it reads on the way were "
     "worked out by recipe_hardware already, and pick_fitting_variant reads parsed data through "
     "get, js_or and js_le, which raise on none: the same lists are reported",
+    (
+        _RULES_VLLM_FLAGS,
+        "_release_runs",
+        'return last.join([", ".join(texts[:-1]), texts[-1]] if len(texts) > 1 else texts)',
+        'return last.join([", ".join(texts[:-1]), texts[-1]] if len(texts) > 2 else texts)',
+    ): "for two runs the first branch joins [texts[0], texts[1]] with last, as the second does",
 }
 
 
