@@ -17,7 +17,14 @@ from click.testing import CliRunner
 from hypothesis import example, given
 from hypothesis import strategies as st
 from propertyprofile import property_profile
-from treehelp import Fragment, build_tree, context_text, findings_by_code
+from treehelp import (
+    NPU_PROFILE,
+    Fragment,
+    build_tree,
+    context_text,
+    findings_by_code,
+    taxonomy_with,
+)
 
 from recipelint.cli import cli
 from recipelint.diagnostics import Diagnostic, Severity
@@ -580,13 +587,7 @@ def test_four_hardware_are_all_named_and_a_fifth_is_left_to_an_ellipsis(tmp_path
 
 def test_hardware_no_built_in_platform_runs_is_not_judged(tmp_path: Path) -> None:
     # vLLM's catalogs describe no plugin platform: a section for its hardware cannot refuse.
-    taxonomy = context_text("taxonomy.yaml").replace(
-        "hardware_profiles:\n",
-        "hardware_profiles:\n  npu_x:\n    brand: Huawei\n    generation: npu\n"
-        '    display_name: "NPU X"\n    description: "An NPU"\n    gpu_count: 1\n'
-        "    vram_gb: 64\n    multi_node: false\n",
-        1,
-    )
+    taxonomy = taxonomy_with(NPU_PROFILE)
     guide = _guide("## Huawei NPU X\n\n" + FLASHINFER_BLOCK)
     found = findings_by_code(tmp_path, {RECIPE: guide, "taxonomy.yaml": taxonomy})
     assert "RL607" not in found
@@ -624,18 +625,10 @@ def test_a_backend_selected_by_the_variable_is_the_one_the_recipe_selects_by_opt
 
 
 # One variant, for B200 only (a TPU is restricted, offered only where meta.hardware names it).
-B200_ONLY_TRITON = """\
-variants:
-  default:
-    precision: bf16
-    vram_minimum_gb: 20
-  nvfp4:
-    model_id: acme/demo-NVFP4
-    precision: bf16
-    vram_minimum_gb: 10
-    supported_hardware: [b200, trillium]
-    extra_args: ["--moe-backend", "triton"]
-"""
+B200_ONLY_TRITON = NVFP4_ONLY_TRITON.replace(
+    "    precision: nvfp4\n    vram_minimum_gb: 10\n",
+    "    precision: bf16\n    vram_minimum_gb: 10\n    supported_hardware: [b200, trillium]\n",
+)
 
 
 def test_a_variant_whose_hardware_cannot_be_worked_out_confines_nothing(tmp_path: Path) -> None:

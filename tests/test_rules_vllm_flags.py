@@ -511,15 +511,9 @@ def test_an_unknown_flag_gets_no_far_fetched_did_you_mean(tmp_path: Path) -> Non
 def test_a_value_for_an_out_of_tree_platform_only_is_the_plugins(tmp_path: Path) -> None:
     # vllm-ascend registers `--quantization ascend`; no built-in platform runs its NPUs, so
     # a list that runs only there gets RL360's info, not RL353's typo warning.
-    from treehelp import base_recipe, context_text, findings_by_code
+    from treehelp import NPU_PROFILE, base_recipe, findings_by_code, taxonomy_with
 
-    taxonomy = context_text("taxonomy.yaml").replace(
-        "hardware_profiles:\n",
-        "hardware_profiles:\n  npu_x:\n    brand: Huawei\n    generation: npu\n"
-        '    display_name: "NPU X"\n    description: "An NPU"\n    gpu_count: 1\n'
-        "    vram_gb: 64\n    multi_node: false\n",
-        1,
-    )
+    taxonomy = taxonomy_with(NPU_PROFILE)
     recipe = base_recipe()
     recipe["variants"]["npu"] = {
         "model_id": "acme/demo-w8a8",

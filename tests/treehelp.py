@@ -8,7 +8,7 @@ data (written as JSON, which is YAML with one value per line), as :class:`BlockY
 as a :class:`Fragment` merged into the catalog's base document of its kind, as the
 rule catalog's examples are. A document at a context file's path (``taxonomy.yaml``,
 ``strategies/x.yaml``) replaces that file; :func:`context_text` gives the embedded
-text to edit. :func:`base_recipe` is the catalog's base recipe as data to change,
+text to edit, :func:`taxonomy_with` the taxonomy with profiles of the test's own added. :func:`base_recipe` is the catalog's base recipe as data to change,
 :func:`checked` every finding of the tree (context files included, a focus or a
 configuration applied), :func:`check_tree` the same of a tree the test changed after
 building it, :func:`stdin_check` a buffer checked as a file of the tree, and
@@ -84,6 +84,21 @@ def base_recipe() -> dict[str, Any]:
 def context_text(rel: str) -> str:
     """The embedded tree's file at ``rel`` (``taxonomy.yaml``), to write back edited."""
     return (CONTEXT / rel).read_text(encoding="utf-8")
+
+
+# A hardware profile no built-in platform of vLLM's runs (a plugin's NPU), as taxonomy text.
+NPU_PROFILE = (
+    "  npu_x:\n    brand: Huawei\n    generation: npu\n"
+    '    display_name: "NPU X"\n    description: "An NPU"\n    gpu_count: 1\n'
+    "    vram_gb: 64\n    multi_node: false\n"
+)
+
+
+def taxonomy_with(profiles: str) -> str:
+    """The embedded taxonomy with ``profiles`` (taxonomy text) first among its hardware."""
+    return context_text("taxonomy.yaml").replace(
+        "hardware_profiles:\n", "hardware_profiles:\n" + profiles, 1
+    )
 
 
 def build_context(root: Path) -> Path:
