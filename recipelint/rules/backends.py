@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import orjson
@@ -134,7 +134,12 @@ UnitSelection = tuple[str, str, int, str]
 
 
 def _arg_selections(catalog: FlagCatalog, layer: ArgList) -> Iterator[BackendChoice]:
-    for kind, name, index, spelled in _unit_selections(catalog, layer.units):
+    return _placed(layer, _unit_selections(catalog, layer.units))
+
+
+def _placed(layer: ArgList, selections: Iterable[UnitSelection]) -> Iterator[BackendChoice]:
+    """What a list's units select, at the list's own items."""
+    for kind, name, index, spelled in selections:
         yield BackendChoice(kind, name, layer.doc, layer.at(index), spelled)
 
 
@@ -216,8 +221,7 @@ def _selections(
             cached = memo.lists.get(id(units))
             if cached is None or cached[0] is not units:
                 cached = memo.lists[id(units)] = (units, list(_unit_selections(flags, units)))
-            for kind, name, index, spelled in cached[1]:
-                yield BackendChoice(kind, name, arg_layer.doc, arg_layer.at(index), spelled)
+            yield from _placed(arg_layer, cached[1])
     yield from _env_step_selections(assembler, combo, memo)
 
 
